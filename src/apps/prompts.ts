@@ -1,0 +1,305 @@
+/**
+ * The six guided prompts of the apps workbench. Names, titles, order,
+ * argument names, required flags and completion families follow REA; the
+ * wording is ours. Steps name only tools this server has today.
+ *
+ * @module
+ */
+
+import type { PromptContract } from "../core/prompts.ts";
+import {
+  BINARY_SESSION,
+  CLOSE_BINARY,
+  LIST_DOCUMENTS,
+  LIST_PROCEDURES,
+  OPEN_BINARY,
+  SET_CURRENT_DOCUMENT,
+} from "./tool_names.ts";
+
+const TARGET_PATH = {
+  name: "target_path",
+  description: "Absolute path of the target; leave out when the right target is already open.",
+  required: false,
+};
+
+/** The contracts, in `prompts/list` order. */
+export const APPS_PROMPTS: PromptContract[] = [
+  {
+    name: "investigate_feature",
+    title: "Investigate a feature",
+    description:
+      "Follow one feature of a shipped binary from discovery to bounded, cited per-procedure Evidence.",
+    objective:
+      "Locate the code behind the requested feature and support every claim about it with Evidence, without implying that original source was recovered.",
+    arguments: [
+      {
+        name: "feature",
+        description: "The feature, behaviour, literal string or symbol to investigate.",
+        required: true,
+      },
+      TARGET_PATH,
+      {
+        name: "document",
+        description: "The analysis document to work in (as list_documents names it).",
+        required: false,
+        completion: "document",
+      },
+      {
+        name: "procedure",
+        description: "A procedure name or 0x address to examine first.",
+        required: false,
+        completion: "procedure",
+      },
+      {
+        name: "provider_id",
+        description: "Preferred analysis provider (auto or an id); honoured only if it is usable.",
+        required: false,
+        completion: "provider",
+      },
+    ],
+    steps: [
+      {
+        tools: [BINARY_SESSION, OPEN_BINARY],
+        instruction:
+          "Read the session status first: which providers are usable, what each capability needs, which roots are allowed. Open target_path only if the right target is not already active.",
+      },
+      {
+        tools: [LIST_DOCUMENTS, SET_CURRENT_DOCUMENT],
+        instruction:
+          "List the documents and make current only a document that the listing returned.",
+      },
+      {
+        tools: [LIST_PROCEDURES],
+        instruction:
+          "Page through the procedures (follow next_offset until has_more is false, or state which pages you skipped) and pick candidates by name or address. A similar name is a lead, not a finding.",
+      },
+    ],
+  },
+  {
+    name: "compare_application_versions",
+    title: "Compare application versions",
+    description:
+      "Compare two shipped builds through complete listings, treating every data gap as unknown rather than unchanged.",
+    objective:
+      "Establish what differs between the baseline and the candidate build, each difference backed by Evidence from both sides under identical bounds.",
+    arguments: [
+      {
+        name: "left_target_path",
+        description: "Absolute path of the baseline (older) build.",
+        required: true,
+      },
+      {
+        name: "right_target_path",
+        description: "Absolute path of the candidate (newer) build.",
+        required: true,
+      },
+      {
+        name: "left_manifest_id",
+        description: "A retained baseline manifest to reuse or check.",
+        required: false,
+        completion: "manifest",
+      },
+      {
+        name: "right_manifest_id",
+        description: "A retained candidate manifest to reuse or check.",
+        required: false,
+        completion: "manifest",
+      },
+      {
+        name: "focus_occurrence_id",
+        description:
+          "A retained occurrence to look at first; choosing it authorises no extraction.",
+        required: false,
+        completion: "occurrence",
+      },
+    ],
+    steps: [
+      {
+        tools: [OPEN_BINARY, LIST_DOCUMENTS, LIST_PROCEDURES],
+        instruction:
+          "Open the baseline and walk every procedure page of each document; keep each page's evidence_id.",
+      },
+      {
+        tools: [OPEN_BINARY, LIST_DOCUMENTS, LIST_PROCEDURES],
+        instruction:
+          "Open the candidate (Evidence from the baseline stays in the session) and walk its pages with the same limits.",
+      },
+      {
+        tools: [BINARY_SESSION],
+        instruction:
+          "Compare only complete page sets. A procedure missing from a side whose listing was incomplete is unknown, not removed; a changed digest with equal listings is still a change.",
+      },
+    ],
+  },
+  {
+    name: "verify_reconstruction",
+    title: "Verify a reconstruction",
+    description:
+      "Check a finite reconstruction specification claim by claim against retained comparison Evidence.",
+    objective:
+      "Give each claim of the reconstruction goal a pass, fail or unknown verdict grounded in retained Evidence, never widening a verdict into global equivalence.",
+    arguments: [
+      {
+        name: "reconstruction_goal",
+        description: "The bounded behaviour or structure the rebuild must meet.",
+        required: true,
+      },
+      {
+        name: "comparison_evidence_id",
+        description: "A retained comparison Evidence record to use in a claim.",
+        required: false,
+        completion: "evidence",
+      },
+      {
+        name: "provider_id",
+        description: "A provider whose limits the verification must respect.",
+        required: false,
+        completion: "provider",
+      },
+    ],
+    steps: [
+      {
+        tools: [BINARY_SESSION],
+        instruction:
+          "Confirm the session state and that every Evidence id you intend to cite is retained (read rea://evidence/<id> by its exact URI).",
+      },
+      {
+        tools: [OPEN_BINARY, LIST_PROCEDURES],
+        instruction:
+          "Collect any missing observation with equal scope on both sides. A dimension you could not observe completely stays unknown.",
+      },
+    ],
+  },
+  {
+    name: "trace_crash",
+    title: "Trace a crash",
+    description:
+      "Connect a crash symptom to bounded static Evidence, keeping the observed failure apart from its presumed cause.",
+    objective:
+      "Map the crash signal to the procedures it implicates, separating what was observed, what is statically reachable and what is inferred.",
+    arguments: [
+      {
+        name: "crash_signal",
+        description: "The symptom: message, exception, signal, faulting address or reproduction.",
+        required: true,
+      },
+      TARGET_PATH,
+      {
+        name: "document",
+        description: "The analysis document to work in.",
+        required: false,
+        completion: "document",
+      },
+      {
+        name: "procedure",
+        description: "A procedure believed to be near the crash.",
+        required: false,
+        completion: "procedure",
+      },
+      {
+        name: "capture_evidence_id",
+        description: "An already retained process capture of the crash.",
+        required: false,
+        completion: "capture",
+      },
+    ],
+    steps: [
+      {
+        tools: [BINARY_SESSION, OPEN_BINARY],
+        instruction: "Establish target and provider state before opening or analysing anything.",
+      },
+      {
+        tools: [LIST_DOCUMENTS, SET_CURRENT_DOCUMENT, LIST_PROCEDURES],
+        instruction:
+          "Walk the complete procedure listing and place each crash address after the nearest procedure start. Without a procedure size that placement is an inference, and a similar-looking symbol alone never locates the fault.",
+      },
+    ],
+  },
+  {
+    name: "audit_residual_unknowns",
+    title: "Audit residual unknowns",
+    description:
+      "Review the questions still open in this session against retained Evidence and name the cheapest probes that would settle them.",
+    objective:
+      "Close no question silently: each open question is either settled by cited Evidence or stays open with the probe that would settle it.",
+    arguments: [
+      {
+        name: "audit_scope",
+        description: "The decision, risk or investigation the audit serves.",
+        required: true,
+      },
+      {
+        name: "unknown_id",
+        description: "One open unknown to audit; all open ones when left out.",
+        required: false,
+        completion: "unknown",
+      },
+      {
+        name: "evidence_id",
+        description: "A retained Evidence record bearing on the audit.",
+        required: false,
+        completion: "evidence",
+      },
+    ],
+    steps: [
+      {
+        tools: [BINARY_SESSION],
+        instruction:
+          "Start from the session state and the retained Evidence; read each cited record by its exact URI.",
+      },
+      {
+        tools: [LIST_DOCUMENTS, LIST_PROCEDURES],
+        instruction:
+          "Run only the cheapest Evidence-producing probe for each open question, and keep the question open when the probe was bounded or incomplete.",
+      },
+    ],
+  },
+  {
+    name: "prepare_bounded_process_capture",
+    title: "Prepare a bounded process capture",
+    description:
+      "Plan the smallest approval-gated process experiment, with every boundary spelled out, before anything runs.",
+    objective:
+      "Produce a capture plan that names the exact executable, roots, environment variable names, inputs, limits and cleanup, and that runs only with every approval in place.",
+    arguments: [
+      {
+        name: "behavior_question",
+        description: "What the run must answer, and when to stop.",
+        required: true,
+      },
+      {
+        name: "executable",
+        description: "Absolute path of the program to run.",
+        required: true,
+      },
+      {
+        name: "working_directory",
+        description: "Absolute working directory for the run.",
+        required: true,
+      },
+      {
+        name: "prior_capture_evidence_id",
+        description: "An earlier retained capture to compare with or refine.",
+        required: false,
+        completion: "capture",
+      },
+    ],
+    steps: [
+      {
+        tools: [BINARY_SESSION],
+        instruction:
+          "Read the capabilities, permissions and operator policy before proposing a run. An unavailable capability is reported as unavailable, never a reason to widen policy.",
+      },
+      {
+        tools: [OPEN_BINARY, LIST_PROCEDURES],
+        instruction:
+          "Inspect the executable statically first so the plan's questions are specific; nothing in this step runs it.",
+      },
+      {
+        tools: [CLOSE_BINARY],
+        instruction:
+          "When the plan is written, close the target only if its Evidence is no longer needed: closing clears the session's Evidence.",
+      },
+    ],
+  },
+];

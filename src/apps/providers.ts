@@ -1,0 +1,180 @@
+/**
+ * Analysis providers and REA-style selection: `auto` binds only when exactly
+ * one candidate is usable; an explicit id never falls back to another.
+ *
+ * @module
+ */
+
+import { ToolFailure } from "../core/errors.ts";
+import type { ProviderIdentity } from "../core/evidence.ts";
+import { VERSION } from "../version.ts";
+import { formatAddress, type LoadedTarget } from "./target.ts";
+
+/** Whether a candidate can run on this host. */
+export interface Availability {
+  status: "available" | "unavailable";
+  code: string | null;
+  reason: string;
+}
+
+/** Whether a candidate can analyse a target. */
+export interface TargetSupport {
+  status: "supported" | "unsupported" | "unknown";
+  code: string | null;
+  reason: string;
+}
+
+/** One item of a procedure page. */
+export interface ProcedureItem {
+  address: string;
+  value: string;
+}
+
+/** A page of procedures (spec §2.4 shape). */
+export interface ProcedurePage {
+  items: ProcedureItem[];
+  offset: number;
+  limit: number;
+  total: number;
+  has_more: boolean;
+  next_offset: number | null;
+}
+
+/** A deep analysis provider. */
+export interface AnalysisProvider {
+  identity: ProviderIdentity;
+  /** Operations it implements. */
+  capabilities: string[];
+  /** Side-effect free: never starts anything. */
+  availability(): Availability;
+  supports(target: LoadedTarget): TargetSupport;
+  listDocuments(target: LoadedTarget): string[];
+  listProcedures(target: LoadedTarget, offset: number, limit: number): ProcedurePage;
+}
+
+/** The built-in pure-TypeScript provider. */
+export function nativeProvider(): AnalysisProvider {
+  return {
+    identity: { id: "native", name: "Casefile native reader", version: VERSION },
+    capabilities: ["list_documents", "list_procedures"],
+    availability: () => ({
+      status: "available",
+      code: null,
+      reason: "Built in; needs no helper program.",
+    }),
+    supports: (target) =>
+      target.format === "elf"
+        ? { status: "supported", code: null, reason: "ELF is read natively." }
+        : {
+          status: "unsupported",
+          code: "target_format_unsupported",
+          reason: `${target.format} is not read natively.`,
+        },
+    listDocuments: (target) => [target.name],
+    listProcedures: (target, offset, limit) => {
+      const functions = target.elf.functions;
+      const slice = functions.slice(offset, offset + limit);
+      const end = offset + slice.length;
+      const hasMore = end < functions.length;
+      return {
+        items: slice.map((fn) => ({ address: formatAddress(fn.address), value: fn.name })),
+        offset,
+        limit,
+        total: functions.length,
+        has_more: hasMore,
+        next_offset: hasMore ? end : null,
+      };
+    },
+  };
+}
+
+/** The pattern a provider id must match. */
+export const PROVIDER_ID_PATTERN: RegExp = /^[a-z][a-z0-9-]{0,63}$/;
+
+/** A chosen provider for the open target. */
+export interface Binding {
+  provider: AnalysisProvider;
+  selectionSource: "request" | "environment" | "auto-single-candidate";
+}
+
+/**
+ * Selects a provider for a target. `auto` keeps the available candidates that
+ * support the target: one binds, several are ambiguous, none leaves the target
+ * unbound (null). A concrete id binds that provider or fails; it never falls back.
+ */
+export function selectProvider(
+  candidates: readonly AnalysisProvider[],
+  target: LoadedTarget,
+  requested: string,
+  source: "request" | "environment" | "default",
+): Binding | null {
+  const ids = candidates.map((c) => c.identity.id);
+  if (requested !== "auto") {
+    if (!PROVIDER_ID_PATTERN.test(requested)) {
+      throw selectionError(
+        "unknown_provider",
+        `Provider id ${
+          JSON.stringify(requested)
+        } is malformed: it must match ^[a-z][a-z0-9-]*$ and be 1 to 64 characters.`,
+        requested,
+        ids,
+      );
+    }
+    const provider = candidates.find((c) => c.identity.id === requested);
+    if (!provider) {
+      throw selectionError(
+        "unknown_provider",
+        `No provider ${requested} is registered; candidates: ${ids.join(", ")}.`,
+        requested,
+        ids,
+      );
+    }
+    const availability = provider.availability();
+    if (availability.status !== "available") {
+      throw selectionError(
+        "provider_unavailable",
+        `Provider ${requested} is unavailable: ${availability.reason}`,
+        requested,
+        ids,
+      );
+    }
+    const support = provider.supports(target);
+    if (support.status !== "supported") {
+      throw selectionError(
+        "target_unsupported",
+        `Provider ${requested} cannot analyse ${target.name}: ${support.reason}`,
+        requested,
+        ids,
+      );
+    }
+    return { provider, selectionSource: source === "environment" ? "environment" : "request" };
+  }
+  const usable = candidates.filter((c) =>
+    c.availability().status === "available" && c.supports(target).status === "supported"
+  );
+  if (usable.length > 1) {
+    throw selectionError(
+      "ambiguous",
+      `More than one provider can analyse ${target.name} (${
+        usable.map((c) => c.identity.id).join(", ")
+      }); pass provider_id to choose one.`,
+      "auto",
+      ids,
+    );
+  }
+  const only = usable[0];
+  return only ? { provider: only, selectionSource: "auto-single-candidate" } : null;
+}
+
+function selectionError(
+  reason: string,
+  message: string,
+  requested: string,
+  candidates: string[],
+): ToolFailure {
+  return new ToolFailure("provider_unavailable", message, {
+    action:
+      "Call binary_session to see the candidates and their availability, then choose one or use auto.",
+    details: { reason, requested, candidates },
+  });
+}

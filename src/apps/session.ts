@@ -1,0 +1,180 @@
+/**
+ * The binary session of one connection: the open target, its provider
+ * binding and the current document. Opens and closes are serialised; a failed
+ * open leaves the previous state untouched.
+ *
+ * @module
+ */
+
+import { ToolFailure } from "../core/errors.ts";
+import { isGranted } from "../core/permissions.ts";
+import type { RootDirectory } from "../core/workbench.ts";
+import { readTargetFile } from "./paths.ts";
+import { type AnalysisProvider, type Binding, selectProvider } from "./providers.ts";
+import { type LoadedTarget, loadTarget } from "./target.ts";
+
+/** Environment variable naming a default provider (needs `--allow-env`). */
+export const PROVIDER_ENV = "CASEFILE_ANALYSIS_PROVIDER";
+
+/** What `open` did. */
+export interface OpenOutcome {
+  /** `opened` a first target, `switched` from another, `reopened` the same one. */
+  action: "opened" | "switched" | "reopened";
+  target: LoadedTarget;
+  binding: Binding | null;
+}
+
+/** One connection's binary session. */
+export class BinarySession {
+  readonly roots: readonly RootDirectory[];
+  readonly candidates: readonly AnalysisProvider[];
+  #target: LoadedTarget | null = null;
+  #binding: Binding | null = null;
+  #currentDocument: string | null = null;
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(roots: readonly RootDirectory[], candidates: readonly AnalysisProvider[]) {
+    this.roots = roots;
+    this.candidates = [...candidates].sort((a, b) =>
+      a.identity.id < b.identity.id ? -1 : a.identity.id > b.identity.id ? 1 : 0
+    );
+  }
+
+  /** The open target, or null. */
+  get target(): LoadedTarget | null {
+    return this.#target;
+  }
+
+  /** The provider binding, or null (no target, or opened unbound). */
+  get binding(): Binding | null {
+    return this.#binding;
+  }
+
+  /** The current document, or null. */
+  get currentDocument(): string | null {
+    return this.#currentDocument;
+  }
+
+  /** Opens (or reopens, or switches to) a target. */
+  open(path: string, providerId?: string): Promise<OpenOutcome> {
+    return this.#serialised(async () => {
+      const file = await readTargetFile(path, this.roots);
+      const target = await loadTarget(file);
+      const previous = this.#target;
+      const same = previous !== null && previous.realPath === target.realPath &&
+        previous.sha256 === target.sha256;
+      const { requested, source } = this.#selector(providerId);
+      let binding: Binding | null;
+      if (same && providerId === undefined) {
+        binding = this.#binding;
+      } else {
+        binding = selectProvider(this.candidates, target, requested, source);
+      }
+      this.#target = target;
+      this.#binding = binding;
+      if (!same || this.#currentDocument === null) {
+        this.#currentDocument = binding ? binding.provider.listDocuments(target)[0] ?? null : null;
+      }
+      return {
+        action: previous === null ? "opened" : same ? "reopened" : "switched",
+        target,
+        binding,
+      };
+    });
+  }
+
+  /** Closes the target; returns whether one was open. */
+  close(): Promise<boolean> {
+    return this.#serialised(() => {
+      const wasOpen = this.#target !== null;
+      this.#target = null;
+      this.#binding = null;
+      this.#currentDocument = null;
+      return Promise.resolve(wasOpen);
+    });
+  }
+
+  /** Sets the current document; it must be one the provider lists. */
+  setCurrentDocument(document: string): string[] {
+    const { target, provider } = this.requireProvider("set_current_document");
+    const documents = provider.listDocuments(target);
+    if (!documents.includes(document)) {
+      throw new ToolFailure(
+        "invalid_request",
+        `No document ${JSON.stringify(document)} in ${target.name}; documents: ${
+          JSON.stringify(documents)
+        }.`,
+        { action: "Call list_documents and pass one of the names it returns." },
+      );
+    }
+    this.#currentDocument = document;
+    return documents;
+  }
+
+  /** The open target, or a clear error. */
+  requireTarget(): LoadedTarget {
+    if (!this.#target) {
+      throw new ToolFailure("target_unavailable", "No target is open.", {
+        action: "Call open_binary with the absolute path of a file under an allowed root.",
+      });
+    }
+    return this.#target;
+  }
+
+  /** The target and its bound provider, which must implement `operation`. */
+  requireProvider(operation: string): { target: LoadedTarget; provider: AnalysisProvider } {
+    const target = this.requireTarget();
+    const provider = this.#binding?.provider;
+    if (!provider) {
+      throw new ToolFailure(
+        "capability_unavailable",
+        `${operation} needs an analysis provider, but ${target.name} opened unbound: no candidate supports it.`,
+        { action: "Call binary_session to see why each candidate was rejected." },
+      );
+    }
+    if (!provider.capabilities.includes(operation) && operation !== "set_current_document") {
+      throw new ToolFailure(
+        "capability_unavailable",
+        `Provider ${provider.identity.id} does not implement ${operation}.`,
+      );
+    }
+    return { target, provider };
+  }
+
+  /** Resolves the document argument: explicit (must exist) or the current one. */
+  resolveDocument(document: string | undefined): string {
+    const { target, provider } = this.requireProvider("list_documents");
+    const documents = provider.listDocuments(target);
+    if (document === undefined || document === "") {
+      return this.#currentDocument ?? documents[0] ?? target.name;
+    }
+    if (!documents.includes(document)) {
+      throw new ToolFailure(
+        "invalid_request",
+        `No document ${JSON.stringify(document)} in ${target.name}; documents: ${
+          JSON.stringify(documents)
+        }.`,
+        { action: "Call list_documents and pass one of the names it returns, or omit document." },
+      );
+    }
+    return document;
+  }
+
+  #selector(providerId: string | undefined): {
+    requested: string;
+    source: "request" | "environment" | "default";
+  } {
+    if (providerId !== undefined) return { requested: providerId, source: "request" };
+    if (isGranted("env", PROVIDER_ENV)) {
+      const fromEnv = Deno.env.get(PROVIDER_ENV);
+      if (fromEnv) return { requested: fromEnv, source: "environment" };
+    }
+    return { requested: "auto", source: "default" };
+  }
+
+  #serialised<T>(operation: () => Promise<T>): Promise<T> {
+    const next = this.#queue.then(operation, operation);
+    this.#queue = next.catch(() => {});
+    return next;
+  }
+}

@@ -1,0 +1,464 @@
+/**
+ * The apps workbench: binary session tools, their completion families, the
+ * Evidence resources and the six guided prompts.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import type { ToolDefinition } from "../core/catalog.ts";
+import {
+  discoverPaged,
+  discoveryCandidates,
+  MAX_COMPLETION_VALUE_LENGTH,
+} from "../core/completion.ts";
+import { EVIDENCE_ID_PATTERN, evidenceUri } from "../core/evidence.ts";
+import { flagFor, type PermissionNeed } from "../core/permissions.ts";
+import type {
+  CompletionFamily,
+  RootDirectory,
+  Workbench,
+  WorkbenchModule,
+  WorkbenchServices,
+} from "../core/workbench.ts";
+import { VERSION } from "../version.ts";
+import { APPS_PROMPTS } from "./prompts.ts";
+import { type AnalysisProvider, nativeProvider } from "./providers.ts";
+import { BinarySession } from "./session.ts";
+import type { LoadedTarget } from "./target.ts";
+import {
+  BINARY_SESSION,
+  CLOSE_BINARY,
+  LIST_DOCUMENTS,
+  LIST_PROCEDURES,
+  OPEN_BINARY,
+  SET_CURRENT_DOCUMENT,
+} from "./tool_names.ts";
+
+/** Largest `list_procedures` page. */
+export const MAX_PROCEDURE_PAGE = 500;
+
+/** The apps workbench module. */
+export const appsWorkbench: WorkbenchModule = {
+  name: "apps",
+  permissionNeeds: (roots: readonly RootDirectory[]): PermissionNeed[] =>
+    roots.map((root) => ({
+      name: "read",
+      target: root.path,
+      purpose: `open targets under ${root.path}`,
+    })),
+  create: createAppsWorkbench,
+};
+
+const providerSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  version: z.string().nullable(),
+});
+
+const targetSchema = z.object({
+  path: z.string().describe("The path as requested."),
+  real_path: z.string().describe("The resolved real path."),
+  name: z.string(),
+  size: z.number().int(),
+  sha256: z.string(),
+  format: z.string(),
+  architecture: z.string().nullable(),
+  machine: z.string(),
+  bits: z.number().int(),
+  endianness: z.string(),
+  elf_type: z.string(),
+  entry: z.string(),
+  has_symtab: z.boolean(),
+  procedure_count: z.number().int(),
+  warnings: z.array(z.string()),
+});
+
+const sessionSchema = z.object({
+  server: z.object({ name: z.string(), version: z.string() }),
+  target: targetSchema.nullable(),
+  current_document: z.string().nullable(),
+  analysis_provider_binding: z.object({ provider: providerSchema, selection_source: z.string() })
+    .nullable(),
+  analysis_provider_candidates: z.array(z.object({
+    provider: providerSchema,
+    availability: z.object({ status: z.string(), code: z.string().nullable(), reason: z.string() }),
+    target_support: z.object({
+      status: z.string(),
+      code: z.string().nullable(),
+      reason: z.string(),
+    }),
+    selected: z.boolean(),
+    capabilities: z.array(z.string()),
+  })),
+  capabilities: z.array(z.object({
+    name: z.string(),
+    available: z.boolean(),
+    reason: z.string(),
+    enable_with: z.string().nullable(),
+  })),
+  permissions: z.array(z.object({
+    name: z.string(),
+    target: z.string().nullable(),
+    state: z.string(),
+    flag: z.string(),
+    purpose: z.string(),
+  })),
+  policy: z.object({
+    read_only: z.boolean(),
+    process_launch: z.boolean(),
+    file_writes: z.boolean(),
+  }),
+  roots: z.array(z.object({ path: z.string(), real_path: z.string().nullable() })),
+  ledger: z.object({
+    records: z.number().int(),
+    max_records: z.number().int(),
+    bytes: z.number().int(),
+    max_bytes: z.number().int(),
+  }),
+});
+
+const procedurePageSchema = z.object({
+  document: z.string(),
+  items: z.array(z.object({ address: z.string(), value: z.string() })),
+  offset: z.number().int(),
+  limit: z.number().int(),
+  total: z.number().int(),
+  has_more: z.boolean(),
+  next_offset: z.number().int().nullable(),
+});
+
+function createAppsWorkbench(services: WorkbenchServices): Workbench {
+  const candidates: AnalysisProvider[] = [nativeProvider()];
+  const session = new BinarySession(services.roots, candidates);
+  const { ledger } = services;
+
+  const policyFacts = () => ({
+    read_only: services.policy.readOnly,
+    process_launch: services.policy.allowProcessLaunch && !services.policy.readOnly,
+    file_writes: services.policy.allowFileWrites && !services.policy.readOnly,
+  });
+
+  const describeTarget = (target: LoadedTarget) => ({
+    path: target.requestedPath,
+    real_path: target.realPath,
+    name: target.name,
+    size: target.size,
+    sha256: target.sha256,
+    format: target.format,
+    architecture: target.elf.architecture,
+    machine: target.elf.machineName,
+    bits: target.elf.bits,
+    endianness: target.elf.endianness,
+    elf_type: target.elf.type,
+    entry: `0x${target.elf.entry.toString(16)}`,
+    has_symtab: target.elf.hasSymtab,
+    procedure_count: target.elf.functions.length,
+    warnings: target.elf.warnings.slice(0, 50),
+  });
+
+  const status = () => {
+    const target = session.target;
+    const binding = session.binding;
+    const grantedRoots = services.permissions.filter((p) => p.name === "read");
+    const readable = grantedRoots.filter((p) => p.state === "granted");
+    return {
+      server: { name: "casefile", version: VERSION },
+      target: target ? describeTarget(target) : null,
+      current_document: session.currentDocument,
+      analysis_provider_binding: binding
+        ? { provider: binding.provider.identity, selection_source: binding.selectionSource }
+        : null,
+      analysis_provider_candidates: session.candidates.map((provider) => ({
+        provider: provider.identity,
+        availability: provider.availability(),
+        target_support: target
+          ? provider.supports(target)
+          : { status: "unknown", code: null, reason: "No target is open." },
+        selected: binding?.provider === provider,
+        capabilities: provider.capabilities,
+      })),
+      capabilities: [
+        {
+          name: "open_targets",
+          available: readable.length > 0,
+          reason: services.roots.length === 0
+            ? "No --root is configured, so nothing can be opened."
+            : readable.length > 0
+            ? `Targets can be opened under ${readable.map((p) => p.target).join(", ")}.`
+            : "No allowed root is readable: read permission was not granted.",
+          enable_with: readable.length > 0
+            ? null
+            : services.roots.length === 0
+            ? "--root DIR --allow-read=DIR"
+            : grantedRoots.map((p) => p.flag).join(" "),
+        },
+        {
+          name: "list_procedures",
+          available: true,
+          reason: "ELF .symtab and .dynsym function symbols, and the entry point, read natively.",
+          enable_with: null,
+        },
+        {
+          name: "process_capture",
+          available: false,
+          reason: "Process capture is not implemented in this version.",
+          enable_with: null,
+        },
+      ],
+      permissions: services.permissions.map((p) => ({
+        name: p.name,
+        target: p.target ?? null,
+        state: p.state,
+        flag: p.flag ?? flagFor(p.name, p.target),
+        purpose: p.purpose,
+      })),
+      policy: policyFacts(),
+      roots: services.roots.map((root) => ({ path: root.path, real_path: root.realPath })),
+      ledger: {
+        records: ledger.size,
+        max_records: ledger.maxRecords,
+        bytes: ledger.bytes,
+        max_bytes: ledger.maxBytes,
+      },
+    };
+  };
+
+  const observation = (
+    operation: string,
+    provider: AnalysisProvider,
+    target: LoadedTarget,
+    parameters: Record<string, unknown>,
+    result: Record<string, unknown>,
+  ) => ({
+    kind: "evidence" as const,
+    draft: {
+      subject: target.subject,
+      provider: provider.identity,
+      operation,
+      parameters,
+      normalized_result: result,
+      limitations: target.elf.warnings.map((w) => `ELF reader: ${w}`).slice(0, 100),
+    },
+  });
+
+  const tools: ToolDefinition[] = [
+    {
+      name: BINARY_SESSION,
+      description:
+        "Report the session: open target, provider binding and candidates, capabilities with the flag that enables each missing one, permissions, policy, roots and ledger usage. Starts nothing; call it first.",
+      input: z.strictObject({}),
+      result: sessionSchema,
+      effects: {},
+      producesEvidence: false,
+      run: () => Promise.resolve({ kind: "result", result: status() }),
+    },
+    {
+      name: OPEN_BINARY,
+      description:
+        "Open an ELF file under an allowed root as the session's target (reopening the same file keeps its provider binding; another file switches, keeping the session's Evidence). Refuses relative paths, paths outside the roots (also via symlinks), directories and non-ELF files.",
+      input: z.strictObject({
+        path: z.string().min(1).max(4096).describe("Absolute path of the file to open."),
+        provider_id: z.string().min(1).max(64).optional().describe(
+          "auto (default) or a provider id from binary_session; an explicit id never falls back.",
+        ),
+      }),
+      result: z.object({
+        action: z.enum(["opened", "switched", "reopened"]),
+        target: targetSchema,
+        documents: z.array(z.string()),
+        current_document: z.string().nullable(),
+        analysis_provider_binding: z.object({
+          provider: providerSchema,
+          selection_source: z.string(),
+        })
+          .nullable(),
+      }),
+      effects: { mutatesSession: true },
+      producesEvidence: false,
+      run: async (args) => {
+        const outcome = await session.open(
+          args.path as string,
+          args.provider_id as string | undefined,
+        );
+        const documents = outcome.binding
+          ? outcome.binding.provider.listDocuments(outcome.target)
+          : [];
+        return {
+          kind: "result",
+          result: {
+            action: outcome.action,
+            target: describeTarget(outcome.target),
+            documents,
+            current_document: session.currentDocument,
+            analysis_provider_binding: outcome.binding
+              ? {
+                provider: outcome.binding.provider.identity,
+                selection_source: outcome.binding.selectionSource,
+              }
+              : null,
+          },
+        };
+      },
+    },
+    {
+      name: CLOSE_BINARY,
+      description:
+        "Close the target and clear the session: every Evidence record is discarded, so snapshot or copy what you still need first.",
+      input: z.strictObject({}),
+      result: z.object({ closed: z.boolean(), cleared_records: z.number().int() }),
+      effects: { mutatesSession: true, mayDiscardData: true, idempotent: false },
+      producesEvidence: false,
+      run: async () => {
+        const closed = await session.close();
+        const cleared = ledger.size;
+        ledger.clear();
+        return { kind: "result", result: { closed, cleared_records: cleared } };
+      },
+    },
+    {
+      name: LIST_DOCUMENTS,
+      description:
+        "List the analysis documents of the open target (one per ELF file). Recorded as Evidence.",
+      input: z.strictObject({}),
+      result: z.object({ documents: z.array(z.string()), current_document: z.string().nullable() }),
+      effects: { mutatesSession: true },
+      producesEvidence: true,
+      run: () => {
+        const { target, provider } = session.requireProvider(LIST_DOCUMENTS);
+        const documents = provider.listDocuments(target);
+        return Promise.resolve(
+          observation(LIST_DOCUMENTS, provider, target, {}, {
+            documents,
+            current_document: session.currentDocument,
+          }),
+        );
+      },
+    },
+    {
+      name: SET_CURRENT_DOCUMENT,
+      description: "Make a document returned by list_documents the current one.",
+      input: z.strictObject({
+        document: z.string().min(1).max(4096).describe("A document name from list_documents."),
+      }),
+      result: z.object({ current_document: z.string(), documents: z.array(z.string()) }),
+      effects: { mutatesSession: true },
+      producesEvidence: false,
+      run: (args) => {
+        const documents = session.setCurrentDocument(args.document as string);
+        return Promise.resolve({
+          kind: "result",
+          result: { current_document: args.document as string, documents },
+        });
+      },
+    },
+    {
+      name: LIST_PROCEDURES,
+      description:
+        `List procedures (function symbols from .symtab and .dynsym, plus the entry point) sorted by address, one page at a time: follow next_offset until has_more is false. Addresses are 0x-prefixed lowercase hex. At most ${MAX_PROCEDURE_PAGE} per page; each page is recorded as Evidence. A stripped binary lists only its dynamic exports and entry point.`,
+      input: z.strictObject({
+        offset: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0).describe(
+          "Index of the first procedure to return.",
+        ),
+        limit: z.number().int().min(1).max(MAX_PROCEDURE_PAGE).default(100).describe(
+          `Procedures per page (1 to ${MAX_PROCEDURE_PAGE}).`,
+        ),
+        document: z.string().max(4096).optional().describe(
+          "A document from list_documents; the current document when left out.",
+        ),
+      }),
+      result: procedurePageSchema,
+      effects: { mutatesSession: true },
+      producesEvidence: true,
+      run: (args) => {
+        const { target, provider } = session.requireProvider(LIST_PROCEDURES);
+        const document = session.resolveDocument(args.document as string | undefined);
+        const offset = args.offset as number;
+        const limit = args.limit as number;
+        const page = provider.listProcedures(target, offset, limit);
+        const limitations = target.elf.hasSymtab ? [] : [
+          "The target has no .symtab: only dynamic exports and the entry point are listed; internal functions are not discovered.",
+        ];
+        const outcome = observation(
+          LIST_PROCEDURES,
+          provider,
+          target,
+          { offset, limit, document: (args.document as string | undefined) ?? null },
+          { document, ...page },
+        );
+        outcome.draft.limitations.push(...limitations);
+        return Promise.resolve(outcome);
+      },
+    },
+  ];
+
+  const completionFamilies: Record<string, CompletionFamily> = {
+    document: {
+      source: () => {
+        const { target, provider } = session.requireProvider(LIST_DOCUMENTS);
+        const documents: unknown[] = provider.listDocuments(target);
+        return documents.every((d) => typeof d === "string" && d.length > 0) ? documents : [];
+      },
+    },
+    procedure: {
+      source: async (context) => {
+        const document = context.arguments.document;
+        if (typeof document === "string" && document.length > MAX_COMPLETION_VALUE_LENGTH) {
+          return [];
+        }
+        const { target, provider } = session.requireProvider(LIST_PROCEDURES);
+        if (typeof document === "string" && document !== "") session.resolveDocument(document);
+        const result = await discoverPaged((offset, limit) => {
+          const page = provider.listProcedures(target, offset, limit);
+          return Promise.resolve({
+            items: page.items.map((item) => ({ key: item.address, name: item.value })),
+            hasMore: page.has_more,
+            nextOffset: page.next_offset,
+          });
+        }, { pageSize: MAX_PROCEDURE_PAGE, maxKeys: 5000, signal: context.signal });
+        return discoveryCandidates(result);
+      },
+    },
+    provider: {
+      source: () => ["auto", ...session.candidates.map((c) => c.identity.id)],
+    },
+    evidence: {
+      source: () => ledger.list().map((record) => record.evidence_id),
+    },
+  };
+
+  return {
+    name: "apps",
+    tools,
+    prompts: APPS_PROMPTS,
+    completionFamilies,
+    resourceTemplates: [
+      {
+        name: "evidence",
+        title: "Evidence record",
+        uriTemplate: "rea://evidence/{evidenceId}",
+        description: "A retained Evidence v2 record of this session, by its exact id.",
+        mimeType: "application/json",
+        variables: { evidenceId: completionFamilies.evidence as CompletionFamily },
+        list: () =>
+          ledger.list().map((record) => ({
+            uri: evidenceUri(record.evidence_id),
+            name: record.evidence_id,
+            description: `${record.operation} by ${record.provider.id}`,
+            mimeType: "application/json",
+          })),
+        read: (variables, uri) => {
+          const id = variables.evidenceId ?? "";
+          const record = EVIDENCE_ID_PATTERN.test(id) ? ledger.get(id) : undefined;
+          return Promise.resolve(
+            record ? { uri, mimeType: "application/json", text: JSON.stringify(record) } : null,
+          );
+        },
+      },
+    ],
+    status,
+    close: async () => {
+      await session.close();
+    },
+  };
+}

@@ -1,0 +1,202 @@
+/**
+ * The command line: flags, transports, signals.
+ *
+ * @module
+ */
+
+import { parseArgs } from "node:util";
+import { isGranted } from "./core/permissions.ts";
+import { LOG_LEVELS, type LogLevel, stderrLogger } from "./core/log.ts";
+import { serveHttp } from "./http.ts";
+import { StdioServerTransport } from "./sdk.ts";
+import { createServer, type CreateServerOptions } from "./server.ts";
+import { VERSION } from "./version.ts";
+
+/** Environment variable holding the HTTP bearer token (needs `--allow-env=CASEFILE_TOKEN`). */
+export const TOKEN_ENV = "CASEFILE_TOKEN";
+
+/** The usage text. */
+export const USAGE = `casefile ${VERSION} — an MCP server for evidence-backed investigations
+
+Usage: casefile [options]
+
+Transport (stdio unless --http is given):
+  --http [HOST:]PORT     serve Streamable HTTP at http://HOST:PORT/mcp (HOST defaults to 127.0.0.1)
+  --token TOKEN          require "Authorization: Bearer TOKEN" on HTTP (or set ${TOKEN_ENV})
+  --allow-host NAME      also accept this Host header on HTTP (repeatable)
+  --allow-origin ORIGIN  also accept this Origin header on HTTP (repeatable)
+
+Targets and policy:
+  --root DIR             a directory targets may be opened from (repeatable; also grant --allow-read=DIR)
+  --read-only            hide and refuse tools with effects outside the session
+  --log-level LEVEL      stderr threshold: ${LOG_LEVELS.join(", ")} (default warning)
+
+  -h, --help             print this help
+  -V, --version          print the version
+`;
+
+/** Parsed command line. */
+export interface CliConfig {
+  http: { hostname: string; port: number } | null;
+  token: string | undefined;
+  allowedHosts: string[];
+  allowedOrigins: string[];
+  server: CreateServerOptions;
+  help: boolean;
+  version: boolean;
+}
+
+/** A command line the parser refuses. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+/** Parses arguments; throws UsageError with a readable message. */
+export function parseCli(args: string[]): CliConfig {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        http: { type: "string" },
+        token: { type: "string" },
+        "allow-host": { type: "string", multiple: true },
+        "allow-origin": { type: "string", multiple: true },
+        root: { type: "string", multiple: true },
+        "read-only": { type: "boolean" },
+        "log-level": { type: "string" },
+        help: { type: "boolean", short: "h" },
+        version: { type: "boolean", short: "V" },
+      },
+    });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  const values = parsed.values;
+  const logLevel = values["log-level"] ?? "warning";
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(", ")}; got ${logLevel}`);
+  }
+  return {
+    http: values.http === undefined ? null : parseHostPort(values.http),
+    token: values.token,
+    allowedHosts: values["allow-host"] ?? [],
+    allowedOrigins: values["allow-origin"] ?? [],
+    server: {
+      roots: values.root ?? [],
+      readOnly: values["read-only"] ?? false,
+      logLevel: logLevel as LogLevel,
+    },
+    help: values.help ?? false,
+    version: values.version ?? false,
+  };
+}
+
+/** `8787`, `127.0.0.1:8787`, `[::1]:8787`. */
+export function parseHostPort(text: string): { hostname: string; port: number } {
+  const found = /^(?:(\[[0-9a-fA-F:]+\]|[^:[\]]+):)?(\d{1,5})$/.exec(text);
+  const port = Number(found?.[2]);
+  if (!found || port > 65535) {
+    throw new UsageError(
+      `--http expects [HOST:]PORT with PORT 0-65535; got ${JSON.stringify(text)}`,
+    );
+  }
+  const host = found[1] ?? "127.0.0.1";
+  return { hostname: host.startsWith("[") ? host.slice(1, -1) : host, port };
+}
+
+/** Runs the CLI; resolves with the exit code. */
+export async function runCli(args: string[]): Promise<number> {
+  let config: CliConfig;
+  try {
+    config = parseCli(args);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    writeErr(`casefile: ${error.message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (config.help) {
+    writeOut(USAGE);
+    return 0;
+  }
+  if (config.version) {
+    writeOut(`casefile ${VERSION}\n`);
+    return 0;
+  }
+  const log = stderrLogger(config.server.logLevel ?? "warning");
+  if (config.http) {
+    const token = config.token ??
+      (isGranted("env", TOKEN_ENV) ? Deno.env.get(TOKEN_ENV) || undefined : undefined);
+    let endpoint;
+    try {
+      endpoint = await serveHttp({
+        hostname: config.http.hostname,
+        port: config.http.port,
+        token,
+        allowedHosts: config.allowedHosts,
+        allowedOrigins: config.allowedOrigins,
+        createSession: () => createServer(config.server),
+        log,
+        onListen: ({ hostname, port }) =>
+          log(
+            "notice",
+            `listening on http://${
+              hostname.includes(":") ? `[${hostname}]` : hostname
+            }:${port}/mcp`,
+          ),
+      });
+    } catch (error) {
+      const hint = error instanceof Deno.errors.NotCapable
+        ? ` (grant --allow-net=${config.http.hostname}:${config.http.port})`
+        : "";
+      writeErr(
+        `casefile: cannot listen on ${config.http.hostname}:${config.http.port}: ${
+          (error as Error).message
+        }${hint}\n`,
+      );
+      return 1;
+    }
+    writeErr(`casefile: listening on ${endpoint.url}${token ? " (bearer token required)" : ""}\n`);
+    const stop = onTermination(() => endpoint.shutdown());
+    await endpoint.finished;
+    stop();
+    return 0;
+  }
+  const casefile = createServer(config.server);
+  const transport = new StdioServerTransport();
+  const closed = new Promise<void>((resolve) => {
+    transport.onclose = () => resolve();
+  });
+  await casefile.connect(transport);
+  // The SDK's stdio transport does not notice stdin EOF by itself; watch for it.
+  const { stdin } = await import("node:process");
+  stdin.once("end", () => void casefile.close());
+  const stop = onTermination(() => casefile.close());
+  await closed;
+  stop();
+  return 0;
+}
+
+function onTermination(shutdown: () => Promise<void>): () => void {
+  const handler = (): void => {
+    shutdown().catch(() => {}).finally(() => Deno.exit(0));
+  };
+  const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
+  for (const signal of signals) Deno.addSignalListener(signal, handler);
+  return () => {
+    for (const signal of signals) Deno.removeSignalListener(signal, handler);
+  };
+}
+
+function writeOut(text: string): void {
+  Deno.stdout.writeSync(new TextEncoder().encode(text));
+}
+
+function writeErr(text: string): void {
+  Deno.stderr.writeSync(new TextEncoder().encode(text));
+}

@@ -1,0 +1,133 @@
+/**
+ * The tool catalog: every tool declares its effects once, and its MCP
+ * annotations, its title and whether `--read-only` keeps it all derive from
+ * that declaration.
+ *
+ * @module
+ */
+
+import type { z } from "zod";
+import type { EvidenceDraft } from "./evidence.ts";
+
+/** What running a tool may do beyond computing an answer. */
+export interface ToolEffects {
+  /** Changes the analysed target (renames, comments). */
+  mutatesTarget?: boolean;
+  /** Changes session state (records Evidence, opens a target). */
+  mutatesSession?: boolean;
+  /** Writes files on the host. */
+  writesFilesystem?: boolean;
+  /** Starts a process on the host. */
+  launchesProcess?: boolean;
+  /** Talks to the network. */
+  accessesNetwork?: boolean;
+  /** May throw away data the session held. */
+  mayDiscardData?: boolean;
+  /** Repeating the call with the same input has no further effect. @default true */
+  idempotent?: boolean;
+}
+
+/** MCP tool annotations. */
+export interface ToolAnnotations {
+  title: string;
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+/** `open_binary` → `Open Binary`. */
+export function titleFor(name: string): string {
+  return name.split("_").map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join(" ");
+}
+
+/** Derives annotations from effects, and from nothing else. */
+export function annotationsFor(name: string, effects: ToolEffects): ToolAnnotations {
+  const anyEffect = Boolean(
+    effects.mutatesTarget || effects.mutatesSession || effects.writesFilesystem ||
+      effects.launchesProcess || effects.accessesNetwork || effects.mayDiscardData,
+  );
+  return {
+    title: titleFor(name),
+    readOnlyHint: !anyEffect,
+    destructiveHint: Boolean(effects.mayDiscardData),
+    idempotentHint: effects.idempotent ?? true,
+    openWorldHint: Boolean(effects.launchesProcess || effects.accessesNetwork),
+  };
+}
+
+/**
+ * Whether a tool stays available under `--read-only`: it may record Evidence
+ * in the session, but must not touch the target, the filesystem, processes or
+ * the network.
+ */
+export function allowedWhenReadOnly(effects: ToolEffects): boolean {
+  return !(effects.mutatesTarget || effects.writesFilesystem || effects.launchesProcess ||
+    effects.accessesNetwork);
+}
+
+/** Progress and cancellation for one call. */
+export interface ToolContext {
+  /** Aborted when the client cancels. */
+  signal: AbortSignal;
+  /** Sends a progress notification when the client asked for progress; otherwise a no-op. */
+  progress(progress: number, total?: number, message?: string): Promise<void>;
+}
+
+/** A resource link to return beside a result. */
+export interface ResourceLinkSpec {
+  uri: string;
+  name: string;
+  description?: string;
+  mimeType?: string;
+}
+
+/** What a tool produced. */
+export type ToolOutcome =
+  | { kind: "evidence"; draft: EvidenceDraft }
+  | { kind: "result"; result: unknown; links?: ResourceLinkSpec[] };
+
+/** One tool. */
+export interface ToolDefinition {
+  name: string;
+  /** When to use it and its limits. */
+  description: string;
+  /** A zod object schema; every field `.describe()`d. */
+  input: z.ZodObject;
+  /** The schema of `result` in the structured output. */
+  result: z.ZodType;
+  /** Declared once; everything else derives from it. */
+  effects: ToolEffects;
+  /** Whether a success is recorded as Evidence. */
+  producesEvidence: boolean;
+  run(args: Record<string, unknown>, context: ToolContext): Promise<ToolOutcome>;
+}
+
+/** The registered tools, in registration order. */
+export class ToolCatalog {
+  #tools = new Map<string, ToolDefinition>();
+
+  /** Registers a tool; names are unique snake_case. */
+  add(tool: ToolDefinition): void {
+    if (!/^[a-z][a-z0-9_]*$/.test(tool.name)) {
+      throw new TypeError(`Tool name ${JSON.stringify(tool.name)} is not snake_case`);
+    }
+    if (this.#tools.has(tool.name)) throw new RangeError(`Tool ${tool.name} is already registered`);
+    this.#tools.set(tool.name, tool);
+  }
+
+  /** A tool by name. */
+  get(name: string): ToolDefinition | undefined {
+    return this.#tools.get(name);
+  }
+
+  /** Whether a tool is registered. */
+  has(name: string): boolean {
+    return this.#tools.has(name);
+  }
+
+  /** All tools in registration order. */
+  list(): ToolDefinition[] {
+    return [...this.#tools.values()];
+  }
+}

@@ -1,0 +1,305 @@
+/**
+ * Evidence v2 records and the session ledger that retains them.
+ *
+ * An Evidence id is `ev_` + SHA-256 of the RFC 8785 canonical JSON of the
+ * record's projection (the record without its id, with the subject reduced to
+ * its content identity), so the same observation gets the same id in every run.
+ *
+ * @module
+ */
+
+import { canonicalJson, type JsonObject, type JsonValue, sha256Hex } from "./canonical_json.ts";
+import { ToolFailure } from "./errors.ts";
+
+/** Formats a subject may have. */
+export type SubjectFormat =
+  | "elf"
+  | "pe"
+  | "mach-o"
+  | "mach-o-universal"
+  | "zip"
+  | "directory"
+  | "file"
+  | "unknown";
+
+/** What an observation is about. */
+export interface EvidenceSubject {
+  name: string;
+  digest: { sha256: string };
+  format: SubjectFormat;
+  architecture: "x86" | "x86_64" | "arm" | "arm64" | null;
+  local_path: string;
+}
+
+/** Who made an observation. */
+export interface ProviderIdentity {
+  id: string;
+  name: string;
+  version: string | null;
+}
+
+/** A location an observation points at. */
+export type EvidenceLocation =
+  | { kind: "address"; address: string }
+  | { kind: "address-range"; start: string; end: string }
+  | { kind: "artifact-path"; path: string }
+  | { kind: "file-offset"; offset: number }
+  | { kind: "file-offset-range"; start: number; end: number };
+
+/** An Evidence v2 record. */
+export interface EvidenceRecord {
+  schema_version: 2;
+  evidence_id: string;
+  subject: EvidenceSubject | null;
+  provider: ProviderIdentity;
+  predicate_type: string;
+  operation: string;
+  parameters: JsonObject;
+  raw_result: JsonValue;
+  normalized_result: JsonValue;
+  confidence: "observed" | "derived" | "inferred";
+  authority:
+    | "shipped-artifact"
+    | "controlled-replay"
+    | "historical-reference"
+    | "external-service"
+    | "analyst-inference";
+  environment: JsonObject | null;
+  limitations: string[];
+  locations: EvidenceLocation[];
+  evidence_links: string[];
+}
+
+/** What a producer supplies; everything else takes the documented default. */
+export interface EvidenceDraft {
+  subject: EvidenceSubject | null;
+  provider: ProviderIdentity;
+  operation: string;
+  /** The inputs (JSON-serialisable). */
+  parameters: Record<string, unknown>;
+  /** The validated result (JSON-serialisable). */
+  normalized_result: unknown;
+  /** @default "rea.analysis/v2" */
+  predicate_type?: string;
+  /** @default null */
+  raw_result?: unknown;
+  /** @default "observed" */
+  confidence?: EvidenceRecord["confidence"];
+  /** @default "shipped-artifact" */
+  authority?: EvidenceRecord["authority"];
+  /** @default null */
+  environment?: JsonObject | null;
+  /** @default [] */
+  limitations?: string[];
+  /** @default [] */
+  locations?: EvidenceLocation[];
+  /** @default [] */
+  evidence_links?: string[];
+}
+
+/** Prepended to the limitations of a record that has no subject. */
+export const NO_SUBJECT_LIMITATION =
+  "The artifact this observation concerns has no content identity: no subject digest was available.";
+
+/** The pattern of an Evidence id. */
+export const EVIDENCE_ID_PATTERN: RegExp = /^ev_[0-9a-f]{64}$/;
+
+/** The resource URI of a retained record. */
+export function evidenceUri(evidenceId: string): string {
+  return `rea://evidence/${evidenceId}`;
+}
+
+/** The projection an id is computed from. */
+function projection(record: Omit<EvidenceRecord, "evidence_id">): JsonObject {
+  const { subject, ...rest } = record;
+  return {
+    ...(rest as unknown as JsonObject),
+    subject: subject === null
+      ? null
+      : { digest: subject.digest, format: subject.format, architecture: subject.architecture },
+  };
+}
+
+/** Computes the id of a record from its content. */
+export async function computeEvidenceId(
+  record: Omit<EvidenceRecord, "evidence_id">,
+): Promise<string> {
+  return `ev_${await sha256Hex(canonicalJson(projection(record)))}`;
+}
+
+/** Builds a complete record (with its id) from a draft. */
+export async function createEvidence(draft: EvidenceDraft): Promise<EvidenceRecord> {
+  const limitations = [...(draft.limitations ?? [])];
+  if (draft.subject === null) limitations.unshift(NO_SUBJECT_LIMITATION);
+  const body = {
+    schema_version: 2,
+    subject: draft.subject,
+    provider: draft.provider,
+    predicate_type: draft.predicate_type ?? "rea.analysis/v2",
+    operation: draft.operation,
+    parameters: draft.parameters,
+    raw_result: draft.raw_result ?? null,
+    normalized_result: draft.normalized_result,
+    confidence: draft.confidence ?? "observed",
+    authority: draft.authority ?? "shipped-artifact",
+    environment: draft.environment ?? null,
+    limitations,
+    locations: draft.locations ?? [],
+    evidence_links: draft.evidence_links ?? [],
+  };
+  // Round-trip through JSON so the stored record holds exactly what the id covers.
+  const normalized = JSON.parse(JSON.stringify(body)) as Omit<EvidenceRecord, "evidence_id">;
+  return { evidence_id: await computeEvidenceId(normalized), ...normalized };
+}
+
+/** Bounds of a {@linkcode EvidenceLedger}. */
+export interface LedgerLimits {
+  /** @default 10000 */
+  maxRecords?: number;
+  /** @default 64 MiB */
+  maxBytes?: number;
+}
+
+/** Outcome of {@linkcode EvidenceLedger.record}. */
+export interface RecordOutcome {
+  status: "added" | "duplicate";
+  record: EvidenceRecord;
+}
+
+/**
+ * The session's retained Evidence. Recording is idempotent; nothing is ever
+ * evicted: a full ledger refuses new records with a clear error.
+ */
+export class EvidenceLedger {
+  readonly maxRecords: number;
+  readonly maxBytes: number;
+  #records = new Map<string, EvidenceRecord>();
+  #sizes = new Map<string, number>();
+  #bytes = 0;
+  #reserved = { records: 0, bytes: 0 };
+  #listeners = new Set<(record: EvidenceRecord | null) => void>();
+
+  constructor(limits: LedgerLimits = {}) {
+    this.maxRecords = limits.maxRecords ?? 10_000;
+    this.maxBytes = limits.maxBytes ?? 64 * 1024 * 1024;
+  }
+
+  /** Records retained. */
+  get size(): number {
+    return this.#records.size + this.#reserved.records;
+  }
+
+  /** UTF-8 bytes of the retained records' JSON. */
+  get bytes(): number {
+    return this.#bytes + this.#reserved.bytes;
+  }
+
+  /**
+   * Counts other session state (such as unknown revisions) against the same
+   * caps. Later workbenches call this; it is exposed now so the caps are shared.
+   */
+  reserve(records: number, bytes: number): void {
+    this.#assertRoom(records, bytes);
+    this.#reserved.records += records;
+    this.#reserved.bytes += bytes;
+  }
+
+  /** Verifies a record's id and retains it. */
+  async record(record: EvidenceRecord): Promise<RecordOutcome> {
+    const { evidence_id: id, ...body } = record;
+    const expected = await computeEvidenceId(body);
+    if (id !== expected) {
+      throw new ToolFailure(
+        "evidence_integrity_mismatch",
+        `Evidence ${id} does not match its content (recomputed ${expected}).`,
+      );
+    }
+    const existing = this.#records.get(id);
+    if (existing) {
+      if (!sameContent(existing, record)) {
+        throw new ToolFailure(
+          "evidence_integrity_mismatch",
+          `Evidence ${id} conflicts with the record already retained under that id.`,
+        );
+      }
+      return { status: "duplicate", record: existing };
+    }
+    const size = new TextEncoder().encode(JSON.stringify(record)).length;
+    this.#assertRoom(1, size);
+    this.#records.set(id, record);
+    this.#sizes.set(id, size);
+    this.#bytes += size;
+    for (const listener of this.#listeners) {
+      try {
+        listener(record);
+      } catch {
+        // An observer's failure never fails the mutation.
+      }
+    }
+    return { status: "added", record };
+  }
+
+  /** A retained record, or undefined. */
+  get(id: string): EvidenceRecord | undefined {
+    return this.#records.get(id);
+  }
+
+  /** All records, sorted by id (bundle order). */
+  list(): EvidenceRecord[] {
+    return [...this.#records.values()].sort((a, b) =>
+      a.evidence_id < b.evidence_id ? -1 : a.evidence_id > b.evidence_id ? 1 : 0
+    );
+  }
+
+  /** Removes everything and resets the counters. */
+  clear(): void {
+    this.#records.clear();
+    this.#sizes.clear();
+    this.#bytes = 0;
+    this.#reserved = { records: 0, bytes: 0 };
+    for (const listener of this.#listeners) {
+      try {
+        listener(null);
+      } catch {
+        // contained
+      }
+    }
+  }
+
+  /** Calls `listener` after every added record, and with null after a clear. */
+  onChange(listener: (record: EvidenceRecord | null) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #assertRoom(records: number, bytes: number): void {
+    if (this.size + records > this.maxRecords) {
+      throw new ToolFailure(
+        "limit_exceeded",
+        `The Evidence ledger is full: it holds ${this.size} of at most ${this.maxRecords} records.`,
+        {
+          action: "Snapshot what you need, then call close_binary to clear the session's Evidence.",
+          details: { limit: "records", max: this.maxRecords },
+        },
+      );
+    }
+    if (this.bytes + bytes > this.maxBytes) {
+      throw new ToolFailure(
+        "limit_exceeded",
+        `The Evidence ledger is full: adding ${bytes} bytes would pass its ${this.maxBytes}-byte cap (${this.bytes} used).`,
+        {
+          action: "Ask for smaller pages, or call close_binary to clear the session's Evidence.",
+          details: { limit: "bytes", max: this.maxBytes },
+        },
+      );
+    }
+  }
+}
+
+function sameContent(a: EvidenceRecord, b: EvidenceRecord): boolean {
+  const strip = (r: EvidenceRecord): unknown => ({
+    ...r,
+    subject: r.subject === null ? null : { ...r.subject, name: "", local_path: "" },
+  });
+  return canonicalJson(strip(a)) === canonicalJson(strip(b));
+}

@@ -1,0 +1,98 @@
+/**
+ * Deno permission probing (never prompting) and the translation of
+ * `Deno.errors.NotCapable` into a tool error that names the missing flag.
+ *
+ * @module
+ */
+
+import { ToolFailure } from "./errors.ts";
+
+/** A permission the server may use. */
+export interface PermissionNeed {
+  name: "read" | "write" | "run" | "net" | "env";
+  /** The path, program, host or variable; omitted for a blanket grant. */
+  target?: string;
+  /** What it enables, in a few words. */
+  purpose: string;
+}
+
+/** A probed permission. */
+export interface PermissionStatus extends PermissionNeed {
+  state: "granted" | "denied" | "prompt";
+  /** The flag that grants it. */
+  flag: string;
+}
+
+/** The flag that grants a permission. */
+export function flagFor(name: PermissionNeed["name"], target?: string): string {
+  return target ? `--allow-${name}=${target}` : `--allow-${name}`;
+}
+
+/** Queries each need without prompting (`Deno.permissions.querySync`). */
+export function probePermissions(needs: readonly PermissionNeed[]): PermissionStatus[] {
+  return needs.map((need) => {
+    let state: PermissionStatus["state"] = "denied";
+    try {
+      const descriptor = descriptorFor(need);
+      state = Deno.permissions.querySync(descriptor).state;
+    } catch {
+      state = "denied";
+    }
+    return { ...need, state, flag: flagFor(need.name, need.target) };
+  });
+}
+
+/** Whether a single permission is granted right now, without prompting. */
+export function isGranted(name: PermissionNeed["name"], target?: string): boolean {
+  try {
+    return Deno.permissions.querySync(descriptorFor({ name, target, purpose: "" })).state ===
+      "granted";
+  } catch {
+    return false;
+  }
+}
+
+function descriptorFor(need: PermissionNeed): Deno.PermissionDescriptor {
+  switch (need.name) {
+    case "read":
+      return need.target ? { name: "read", path: need.target } : { name: "read" };
+    case "write":
+      return need.target ? { name: "write", path: need.target } : { name: "write" };
+    case "run":
+      return need.target ? { name: "run", command: need.target } : { name: "run" };
+    case "net":
+      return need.target ? { name: "net", host: need.target } : { name: "net" };
+    case "env":
+      return need.target ? { name: "env", variable: need.target } : { name: "env" };
+  }
+}
+
+const REQUIRES = /Requires (\w+) access to "?([^",]*)"?/;
+
+/**
+ * Turns a permission error (`Deno.errors.NotCapable`, or `PermissionDenied`)
+ * into a tool failure naming the flag that would allow it; null for any
+ * other error.
+ */
+export function permissionFailure(error: unknown): ToolFailure | null {
+  const notCapable = (Deno.errors as Record<string, unknown>).NotCapable as
+    | (new (...args: unknown[]) => Error)
+    | undefined;
+  const isPermission = (notCapable !== undefined && error instanceof notCapable) ||
+    error instanceof Deno.errors.PermissionDenied;
+  if (!isPermission) return null;
+  const message = (error as Error).message;
+  const found = REQUIRES.exec(message);
+  const name = found?.[1];
+  const target = found?.[2];
+  const flag = name ? flagFor(name as PermissionNeed["name"], target || undefined) : "--allow-…";
+  return new ToolFailure(
+    "permission_required",
+    `The server lacks a Deno permission: ${message.split(",")[0]}.`,
+    {
+      action: `Restart the server with ${flag} (or a wider grant that covers it).`,
+      restartRequired: true,
+      details: { flag },
+    },
+  );
+}

@@ -1,0 +1,220 @@
+/**
+ * Streamable HTTP transport under `Deno.serve`: stateful sessions (one
+ * Casefile server per MCP session, so progress and server-to-client requests
+ * work), DNS-rebinding protection through Host and Origin checks, and an
+ * optional bearer token.
+ *
+ * Requires `--allow-net` for the listening address.
+ *
+ * @module
+ */
+
+import { WebStandardStreamableHTTPServerTransport } from "./sdk.ts";
+import type { CasefileServer } from "./server.ts";
+import type { Logger } from "./core/log.ts";
+
+/** Options of {@linkcode serveHttp}. */
+export interface ServeHttpOptions {
+  /** @default "127.0.0.1" */
+  hostname?: string;
+  /** 0 picks a free port. @default 8787 */
+  port?: number;
+  /** Require `Authorization: Bearer <token>`. @default undefined (no token) */
+  token?: string;
+  /** Extra `Host` header values to accept (`name` or `name:port`). @default [] */
+  allowedHosts?: string[];
+  /** Extra `Origin` values to accept. @default [] */
+  allowedOrigins?: string[];
+  /** Most concurrent sessions. @default 64 */
+  maxSessions?: number;
+  /** Sessions idle this long are closed. @default 3_600_000 (1 hour) */
+  idleTimeoutMs?: number;
+  /** Builds the server of one new session. */
+  createSession: () => CasefileServer;
+  /** Where to log. */
+  log: Logger;
+  /** Called once the listener is bound. */
+  onListen?: (address: { hostname: string; port: number }) => void;
+}
+
+/** A running HTTP endpoint. */
+export interface HttpEndpoint {
+  /** The bound address. */
+  readonly hostname: string;
+  readonly port: number;
+  /** `http://host:port/mcp`. */
+  readonly url: string;
+  /** Open sessions. */
+  sessionCount(): number;
+  /** Closes every session and stops listening. */
+  shutdown(): Promise<void>;
+  /** Resolves when the listener has stopped. */
+  readonly finished: Promise<void>;
+}
+
+interface Session {
+  transport: WebStandardStreamableHTTPServerTransport;
+  casefile: CasefileServer;
+  lastSeen: number;
+}
+
+const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"];
+
+/** Starts the endpoint; resolves once it listens. */
+export function serveHttp(options: ServeHttpOptions): Promise<HttpEndpoint> {
+  const hostname = options.hostname ?? "127.0.0.1";
+  const maxSessions = options.maxSessions ?? 64;
+  const idleTimeoutMs = options.idleTimeoutMs ?? 3_600_000;
+  const sessions = new Map<string, Session>();
+  const log = options.log;
+  let allowedHosts = new Set<string>();
+  let allowedOrigins = new Set<string>();
+
+  const closeSession = async (id: string): Promise<void> => {
+    const session = sessions.get(id);
+    if (!session) return;
+    sessions.delete(id);
+    await session.casefile.close().catch(() => {});
+  };
+
+  const handle = async (request: Request): Promise<Response> => {
+    const url = new URL(request.url);
+    const host = request.headers.get("host") ?? "";
+    if (!allowedHosts.has(host.toLowerCase())) {
+      return jsonError(403, -32000, `Forbidden: Host ${JSON.stringify(host)} is not allowed.`);
+    }
+    const origin = request.headers.get("origin");
+    if (origin !== null && !allowedOrigins.has(origin.toLowerCase())) {
+      return jsonError(403, -32000, `Forbidden: Origin ${JSON.stringify(origin)} is not allowed.`);
+    }
+    if (url.pathname !== "/mcp") return new Response("Not found\n", { status: 404 });
+    if (options.token !== undefined && !bearerMatches(request, options.token)) {
+      return new Response(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          error: { code: -32001, message: "Unauthorized" },
+          id: null,
+        }),
+        {
+          status: 401,
+          headers: {
+            "content-type": "application/json",
+            "www-authenticate": 'Bearer realm="casefile"',
+          },
+        },
+      );
+    }
+    const sessionId = request.headers.get("mcp-session-id");
+    if (sessionId !== null) {
+      const session = sessions.get(sessionId);
+      if (!session) return jsonError(404, -32001, "Session not found");
+      session.lastSeen = Date.now();
+      return await session.transport.handleRequest(request);
+    }
+    if (request.method !== "POST") {
+      return jsonError(400, -32000, "Bad Request: no valid session id; send initialize first.");
+    }
+    if (sessions.size >= maxSessions) {
+      return jsonError(503, -32000, `Too many sessions (at most ${maxSessions}); close one first.`);
+    }
+    const casefile = options.createSession();
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => crypto.randomUUID(),
+      onsessioninitialized: (id) => {
+        sessions.set(id, { transport, casefile, lastSeen: Date.now() });
+        log("info", `HTTP session ${id} opened`);
+      },
+      onsessionclosed: (id) => {
+        log("info", `HTTP session ${id} closed`);
+        void closeSession(id);
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) void closeSession(transport.sessionId);
+    };
+    await casefile.connect(transport);
+    const response = await transport.handleRequest(request);
+    if (!transport.sessionId) await casefile.close().catch(() => {}); // not an initialize
+    return response;
+  };
+
+  const reaper = setInterval(() => {
+    const cutoff = Date.now() - idleTimeoutMs;
+    for (const [id, session] of sessions) {
+      if (session.lastSeen < cutoff) {
+        log("info", `HTTP session ${id} idle; closing it`);
+        void closeSession(id);
+      }
+    }
+  }, Math.min(idleTimeoutMs, 60_000));
+  Deno.unrefTimer(reaper);
+
+  return new Promise((resolve, reject) => {
+    let server: Deno.HttpServer<Deno.NetAddr>;
+    try {
+      server = Deno.serve({
+        hostname,
+        port: options.port ?? 8787,
+        onListen: (addr) => {
+          const port = addr.port;
+          allowedHosts = new Set(
+            [
+              ...LOOPBACK_NAMES.flatMap((name) => [name, `${name}:${port}`]),
+              hostname,
+              `${hostname}:${port}`,
+              ...(options.allowedHosts ?? []),
+            ].map((h) => h.toLowerCase()),
+          );
+          allowedOrigins = new Set(
+            [
+              ...LOOPBACK_NAMES.map((name) => `http://${name}:${port}`),
+              `http://${hostname}:${port}`,
+              ...(options.allowedOrigins ?? []),
+            ].map((o) => o.toLowerCase()),
+          );
+          options.onListen?.({ hostname, port });
+        },
+        onError: (error) => {
+          log("error", `HTTP handler failed: ${String(error)}`);
+          return jsonError(500, -32603, "Internal error");
+        },
+      }, handle);
+    } catch (error) {
+      clearInterval(reaper);
+      reject(error);
+      return;
+    }
+    const port = server.addr.port;
+    const finished = server.finished.finally(() => clearInterval(reaper));
+    resolve({
+      hostname,
+      port,
+      url: `http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}/mcp`,
+      sessionCount: () => sessions.size,
+      finished,
+      shutdown: async () => {
+        clearInterval(reaper);
+        await Promise.all([...sessions.keys()].map(closeSession));
+        await server.shutdown();
+      },
+    });
+  });
+}
+
+function bearerMatches(request: Request, token: string): boolean {
+  const header = request.headers.get("authorization") ?? "";
+  const match = /^Bearer\s+(.+)$/i.exec(header);
+  if (!match) return false;
+  const given = new TextEncoder().encode(match[1]);
+  const expected = new TextEncoder().encode(token);
+  let diff = given.length ^ expected.length;
+  for (let i = 0; i < expected.length; i++) diff |= (given[i] ?? 0) ^ (expected[i] ?? 0);
+  return diff === 0;
+}
+
+function jsonError(status: number, code: number, message: string): Response {
+  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), {
+    status,
+    headers: { "content-type": "application/json" },
+  });
+}

@@ -1,0 +1,94 @@
+/**
+ * Test helper: a Casefile server and an SDK Client joined by the SDK's
+ * in-memory transport.
+ *
+ * @module
+ */
+
+import { Client } from "@modelcontextprotocol/sdk/client";
+// @ts-types="@modelcontextprotocol/sdk/inMemory"
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { type CasefileServer, createServer, type CreateServerOptions } from "../../src/server.ts";
+
+/** A connected pair. */
+export interface Connected {
+  client: Client;
+  casefile: CasefileServer;
+  close(): Promise<void>;
+}
+
+/** Connects a fresh server (with `options`) to a fresh client. */
+export async function connect(
+  options: CreateServerOptions = {},
+  clientOptions: ConstructorParameters<typeof Client>[1] = {},
+): Promise<Connected> {
+  const casefile = createServer(options);
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await casefile.connect(serverSide);
+  const client = new Client({ name: "casefile-test", version: "1.0.0" }, clientOptions);
+  await client.connect(clientSide);
+  return {
+    client,
+    casefile,
+    close: async () => {
+      await client.close();
+      await casefile.close();
+    },
+  };
+}
+
+/** The structured content of a tool result, typed loosely for assertions. */
+// deno-lint-ignore no-explicit-any
+export type Loose = any;
+
+/** Calls a tool and returns its result. */
+export async function call(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<{ isError: boolean; structured: Loose; raw: Loose }> {
+  const raw = await client.callTool({ name, arguments: args });
+  return { isError: raw.isError === true, structured: raw.structuredContent, raw };
+}
+
+/** Calls a tool that must succeed; throws with the error body otherwise. */
+export async function ok(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<Loose> {
+  const { isError, structured } = await call(client, name, args);
+  if (isError) throw new Error(`${name} failed: ${JSON.stringify(structured)}`);
+  return structured;
+}
+
+/** Calls a tool that must fail; returns its error body. */
+export async function fails(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<Loose> {
+  const { isError, structured } = await call(client, name, args);
+  if (!isError) throw new Error(`${name} unexpectedly succeeded: ${JSON.stringify(structured)}`);
+  return structured.error;
+}
+
+/** Whether a program is on PATH (`which`). */
+export function hasProgram(name: string): boolean {
+  try {
+    const result = new Deno.Command("which", { args: [name], stdout: "null", stderr: "null" })
+      .outputSync();
+    return result.success;
+  } catch {
+    return false;
+  }
+}
+
+/** Runs a program and returns its stdout. */
+export async function run(program: string, args: string[]): Promise<string> {
+  const out = await new Deno.Command(program, { args, stdout: "piped", stderr: "piped" }).output();
+  if (!out.success) {
+    throw new Error(`${program} ${args.join(" ")} failed: ${new TextDecoder().decode(out.stderr)}`);
+  }
+  return new TextDecoder().decode(out.stdout);
+}

@@ -1,0 +1,113 @@
+/**
+ * `list_procedures`, walked through a real MCP client, against binutils `nm`
+ * on real binaries of the machine.
+ */
+
+import assert from "node:assert/strict";
+import type { Client } from "@modelcontextprotocol/sdk/client";
+import { connect, hasProgram, type Loose, ok, run } from "./helpers/in_memory.ts";
+
+const HAS_NM = hasProgram("nm");
+const HAS_CC = hasProgram("cc");
+
+/** nm's function symbols: address → names (sysv format gives the ELF symbol type). */
+async function nmFunctions(path: string, dynamic: boolean): Promise<Map<string, Set<string>>> {
+  const args = [...(dynamic ? ["-D"] : []), "--defined-only", "-f", "sysv", path];
+  const functions = new Map<string, Set<string>>();
+  for (const line of (await run("nm", args)).split("\n")) {
+    const cells = line.split("|").map((cell) => cell.trim());
+    if (cells.length < 7) continue;
+    const [rawName, value, , type] = cells;
+    if (type !== "FUNC" && type !== "<OS specific>: 10") continue; // 10 = STT_GNU_IFUNC
+    const name = rawName!.replace(/@.*$/, "");
+    const address = `0x${BigInt(`0x${value}`).toString(16)}`;
+    if (!functions.has(address)) functions.set(address, new Set());
+    functions.get(address)!.add(name);
+  }
+  return functions;
+}
+
+/** Every procedure of the current target, through list_procedures pages of 500. */
+async function walk(client: Client): Promise<Map<string, string>> {
+  const procedures = new Map<string, string>();
+  let offset: number | null = 0;
+  while (offset !== null) {
+    const page: Loose = await ok(client, "list_procedures", { offset, limit: 500 });
+    for (const item of page.result.items) {
+      assert.ok(!procedures.has(item.address), `${item.address} listed twice`);
+      procedures.set(item.address, item.value);
+    }
+    offset = page.result.next_offset;
+  }
+  return procedures;
+}
+
+async function compare(path: string, dynamic: boolean): Promise<void> {
+  const { client, close } = await connect({ roots: ["/", Deno.realPathSync("/tmp")] });
+  try {
+    const opened = await ok(client, "open_binary", { path });
+    const entry: string = opened.result.target.entry;
+    const listed = await walk(client);
+    const expected = await nmFunctions(path, dynamic);
+    for (const [address, names] of expected) {
+      assert.ok(
+        listed.has(address),
+        `${path}: nm function at ${address} (${[...names]}) is missing`,
+      );
+      assert.ok(
+        names.has(listed.get(address)!),
+        `${path}: ${address} is named ${listed.get(address)}, nm says ${[...names]}`,
+      );
+    }
+    for (const [address, name] of listed) {
+      if (expected.has(address)) continue;
+      // The only procedure nm cannot show is the entry point when no symbol starts there.
+      assert.equal(address, entry, `${path}: ${address} (${name}) is not an nm function`);
+      assert.equal(name, "");
+    }
+    assert.ok(expected.size > 0);
+  } finally {
+    await close();
+  }
+}
+
+Deno.test({
+  name: "list_procedures walks libc's dynamic functions exactly as nm -D --defined-only lists them",
+  ignore: !HAS_NM,
+  fn: () => compare(Deno.realPathSync("/lib/x86_64-linux-gnu/libc.so.6"), true),
+});
+
+Deno.test({
+  name:
+    "list_procedures on a stripped system executable equals nm -D --defined-only plus the entry point",
+  ignore: !HAS_NM,
+  fn: () => compare("/usr/bin/ls", true),
+});
+
+Deno.test({
+  name: "list_procedures on an unstripped program the test compiles equals nm --defined-only",
+  ignore: !HAS_NM || !HAS_CC,
+  fn: async () => {
+    const dir = await Deno.makeTempDir({ prefix: "casefile-nm-" });
+    try {
+      await Deno.writeTextFile(
+        `${dir}/prog.c`,
+        [
+          "#include <stdio.h>",
+          "static int helper(int x) { return x * 3; }",
+          "__attribute__((weak)) int weak_hook(int x) { return x + 1; }",
+          "int visible(int x) { return helper(x) + weak_hook(x); }",
+          'int main(int argc, char **argv) { (void)argv; printf("%d\\n", visible(argc)); return 0; }',
+        ].join("\n"),
+      );
+      await run("cc", ["-O0", "-g0", "-o", `${dir}/prog`, `${dir}/prog.c`]);
+      await compare(`${dir}/prog`, false);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+for (const name of [HAS_NM ? "" : "nm", HAS_CC ? "" : "cc"].filter(Boolean)) {
+  console.log(`skip: ${name} is not installed; the nm comparisons that need it are ignored`);
+}
