@@ -21,10 +21,37 @@ export { type CasefileServer, createServer, type CreateServerOptions } from "./s
 export { type HttpEndpoint, serveHttp, type ServeHttpOptions } from "./src/http.ts";
 export { runCli } from "./src/cli.ts";
 export { VERSION } from "./src/version.ts";
-export type { EvidenceRecord, LedgerLimits } from "./src/core/evidence.ts";
+export type { McpTransport } from "./src/server.ts";
+export type { JsonObject, JsonValue } from "./src/core/canonical_json.ts";
+export {
+  EvidenceLedger,
+  type EvidenceLocation,
+  type EvidenceRecord,
+  type EvidenceSubject,
+  type LedgerLimits,
+  type ProviderIdentity,
+  type RecordOutcome,
+  type SubjectFormat,
+} from "./src/core/evidence.ts";
+export {
+  type ErrorCategory,
+  type ErrorCode,
+  type Remediation,
+  type ToolErrorBody,
+  ToolFailure,
+  type ToolFailureOptions,
+} from "./src/core/errors.ts";
+export type { ToolEffects } from "./src/core/catalog.ts";
 export type { PolicyRequest, PolicyRule, PolicyTransform } from "./src/core/policy.ts";
-export type { LogLevel } from "./src/core/log.ts";
-export type { WorkbenchModule } from "./src/core/workbench.ts";
+export {
+  type PromptArgument,
+  type PromptChange,
+  type PromptContract,
+  PromptRegistry,
+  type PromptStep,
+  type RenderedPrompt,
+} from "./src/core/prompts.ts";
+export { LOG_LEVELS, type Logger, type LogLevel } from "./src/core/log.ts";
 
 if (import.meta.main) {
   const { runCli } = await import("./src/cli.ts");

@@ -15,7 +15,7 @@ import type { Logger } from "./core/log.ts";
 
 /** Options of {@linkcode serveHttp}. */
 export interface ServeHttpOptions {
-  /** @default "127.0.0.1" */
+  /** The address to bind. @default "127.0.0.1" */
   hostname?: string;
   /** 0 picks a free port. @default 8787 */
   port?: number;
@@ -41,6 +41,7 @@ export interface ServeHttpOptions {
 export interface HttpEndpoint {
   /** The bound address. */
   readonly hostname: string;
+  /** The bound port. */
   readonly port: number;
   /** `http://host:port/mcp`. */
   readonly url: string;

@@ -82,24 +82,47 @@ export interface CreateServerOptions {
   policyTransforms?: PolicyTransform[];
   /** Ledger caps. @default 10,000 records and 64 MiB */
   ledgerLimits?: LedgerLimits;
-  /** The workbenches to load. @default [the apps workbench] */
-  workbenches?: WorkbenchModule[];
+}
+
+/**
+ * An MCP transport as the SDK defines it (`StdioServerTransport`,
+ * `WebStandardStreamableHTTPServerTransport`, `InMemoryTransport`, or your own).
+ */
+export interface McpTransport {
+  /** Starts receiving messages. */
+  start(): Promise<void>;
+  /** Sends one JSON-RPC message. */
+  send(message: unknown, options?: unknown): Promise<void>;
+  /** Closes the connection. */
+  close(): Promise<void>;
+  /** Set by the server: called when the connection closes. */
+  onclose?: () => void;
+  /** Set by the server: called on a transport error. */
+  onerror?: (error: Error) => void;
+  /** Set by the server: called for each received message. */
+  onmessage?: (message: never, extra?: never) => void;
+  /** The session id, for transports that have one. */
+  sessionId?: string;
 }
 
 /** A server for one connection. */
 export interface CasefileServer {
-  /** The SDK server (low-level), for custom transports. */
-  readonly server: Server;
   /** The guided prompts; changing them notifies connected clients. */
   readonly prompts: PromptRegistry;
-  /** The tools. */
-  readonly catalog: ToolCatalog;
   /** The session's Evidence. */
   readonly ledger: EvidenceLedger;
   /** Connects to a transport (stdio, Streamable HTTP, in-memory). */
-  connect(transport: Transport): Promise<void>;
+  connect(transport: McpTransport): Promise<void>;
   /** Closes the connection and releases the session. */
   close(): Promise<void>;
+}
+
+/** A server with its assembly exposed, for tests and for workbench authors inside the project. */
+export interface AssembledServer extends CasefileServer {
+  /** The SDK server (low-level). */
+  readonly server: Server;
+  /** The tools. */
+  readonly catalog: ToolCatalog;
 }
 
 const SERVER_INSTRUCTIONS =
@@ -121,6 +144,14 @@ const RESOURCE_PAGE = 500;
  * ```
  */
 export function createServer(options: CreateServerOptions = {}): CasefileServer {
+  return assembleServer(options, [appsWorkbench]);
+}
+
+/** Builds a server from explicit workbench modules. */
+export function assembleServer(
+  options: CreateServerOptions,
+  modules: readonly WorkbenchModule[],
+): AssembledServer {
   const roots = resolveRoots(options.roots ?? []);
   const profile: Required<PolicyProfile> = {
     readOnly: options.readOnly ?? false,
@@ -158,7 +189,6 @@ export function createServer(options: CreateServerOptions = {}): CasefileServer 
         .catch(() => {});
     }
   };
-  const modules = options.workbenches ?? [appsWorkbench];
   const permissions = probePermissions(modules.flatMap((m) => m.permissionNeeds(roots)));
   const subscriptions = new Set<string>();
   const services: WorkbenchServices = {
@@ -400,8 +430,8 @@ export function createServer(options: CreateServerOptions = {}): CasefileServer 
     prompts,
     catalog,
     ledger,
-    async connect(transport: Transport): Promise<void> {
-      await server.connect(transport);
+    async connect(transport: McpTransport): Promise<void> {
+      await server.connect(transport as unknown as Transport);
       connected = true;
     },
     async close(): Promise<void> {

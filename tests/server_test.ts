@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { call, connect, fails, type Loose, ok } from "./helpers/in_memory.ts";
+import { connect, fails, type Loose, ok } from "./helpers/in_memory.ts";
 import type { WorkbenchModule } from "../src/core/workbench.ts";
 import { APPS_PROMPTS } from "../src/apps/prompts.ts";
 import { createEvidence } from "../src/core/evidence.ts";

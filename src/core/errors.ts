@@ -50,11 +50,17 @@ export interface Remediation {
 
 /** The `structuredContent.error` object of a failed tool call. */
 export interface ToolErrorBody {
+  /** The failure code. */
   code: ErrorCode;
+  /** The broad class of failure. */
   category: ErrorCategory;
+  /** A sentence saying what went wrong. */
   message: string;
+  /** Whether the same call may succeed later. */
   retryable: boolean;
+  /** What to do next. */
   remediation: Remediation;
+  /** Extra structured facts. */
   details?: Record<string, unknown>;
 }
 
@@ -83,13 +89,13 @@ const DEFAULT_CATEGORY: Record<ErrorCode, ErrorCategory> = {
 
 /** Options of a {@linkcode ToolFailure}. */
 export interface ToolFailureOptions {
-  /** @default the code's usual category */
+  /** The broad class. @default the code's usual category */
   category?: ErrorCategory;
-  /** @default false */
+  /** Whether retrying may help. @default false */
   retryable?: boolean;
-  /** @default "Correct the request and call the tool again." */
+  /** The next step for the caller. @default "Correct the request and call the tool again." */
   action?: string;
-  /** @default false */
+  /** Whether the fix needs a server restart. @default false */
   restartRequired?: boolean;
   /** Extra structured facts about the failure. */
   details?: Record<string, unknown>;
@@ -105,6 +111,7 @@ export class ToolFailure extends Error {
   /** The serialisable body. */
   readonly body: ToolErrorBody;
 
+  /** Creates a failure with a code, a message and what to do next. */
   constructor(code: ErrorCode, message: string, options: ToolFailureOptions = {}) {
     super(message);
     this.name = "ToolFailure";

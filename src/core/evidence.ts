@@ -24,17 +24,25 @@ export type SubjectFormat =
 
 /** What an observation is about. */
 export interface EvidenceSubject {
+  /** The file's base name. */
   name: string;
+  /** The content digest that identifies the subject. */
   digest: { sha256: string };
+  /** The file format. */
   format: SubjectFormat;
+  /** The processor architecture, when known. */
   architecture: "x86" | "x86_64" | "arm" | "arm64" | null;
+  /** Where the file was read from (not part of the id). */
   local_path: string;
 }
 
 /** Who made an observation. */
 export interface ProviderIdentity {
+  /** A stable provider id such as `native`. */
   id: string;
+  /** A human-readable name. */
   name: string;
+  /** The provider version, when known. */
   version: string | null;
 }
 
@@ -48,25 +56,40 @@ export type EvidenceLocation =
 
 /** An Evidence v2 record. */
 export interface EvidenceRecord {
+  /** Always 2. */
   schema_version: 2;
+  /** `ev_` + 64 lowercase hex. */
   evidence_id: string;
+  /** What was observed, or null. */
   subject: EvidenceSubject | null;
+  /** Who observed it. */
   provider: ProviderIdentity;
+  /** The kind of statement, e.g. `rea.analysis/v2`. */
   predicate_type: string;
+  /** The tool or operation that produced it. */
   operation: string;
+  /** The inputs, with null for absent ones. */
   parameters: JsonObject;
+  /** The unprocessed provider output, or null. */
   raw_result: JsonValue;
+  /** The validated result. */
   normalized_result: JsonValue;
+  /** How directly it was observed. */
   confidence: "observed" | "derived" | "inferred";
+  /** Where the observation's authority comes from. */
   authority:
     | "shipped-artifact"
     | "controlled-replay"
     | "historical-reference"
     | "external-service"
     | "analyst-inference";
+  /** Where it was observed, or null. */
   environment: JsonObject | null;
+  /** What the observation does not cover. */
   limitations: string[];
+  /** Addresses, offsets or paths it points at. */
   locations: EvidenceLocation[];
+  /** Evidence it was derived from. */
   evidence_links: string[];
 }
 
@@ -154,15 +177,17 @@ export async function createEvidence(draft: EvidenceDraft): Promise<EvidenceReco
 
 /** Bounds of a {@linkcode EvidenceLedger}. */
 export interface LedgerLimits {
-  /** @default 10000 */
+  /** Most records (Evidence plus other counted state). @default 10000 */
   maxRecords?: number;
-  /** @default 64 MiB */
+  /** Most UTF-8 bytes of record JSON. @default 64 MiB */
   maxBytes?: number;
 }
 
 /** Outcome of {@linkcode EvidenceLedger.record}. */
 export interface RecordOutcome {
+  /** Whether the record was new. */
   status: "added" | "duplicate";
+  /** The retained record. */
   record: EvidenceRecord;
 }
 
@@ -171,7 +196,9 @@ export interface RecordOutcome {
  * evicted: a full ledger refuses new records with a clear error.
  */
 export class EvidenceLedger {
+  /** Most records retained. */
   readonly maxRecords: number;
+  /** Most bytes retained. */
   readonly maxBytes: number;
   #records = new Map<string, EvidenceRecord>();
   #sizes = new Map<string, number>();
@@ -179,6 +206,7 @@ export class EvidenceLedger {
   #reserved = { records: 0, bytes: 0 };
   #listeners = new Set<(record: EvidenceRecord | null) => void>();
 
+  /** Creates an empty ledger with the given caps. */
   constructor(limits: LedgerLimits = {}) {
     this.maxRecords = limits.maxRecords ?? 10_000;
     this.maxBytes = limits.maxBytes ?? 64 * 1024 * 1024;

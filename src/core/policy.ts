@@ -14,6 +14,7 @@ import { ToolFailure } from "./errors.ts";
 
 /** What is being asked for. */
 export interface PolicyRequest {
+  /** What kind of operation is asked for. */
   kind: "tool" | "resource" | "prompt" | "completion" | "effect";
   /** Tool name, resource URI, prompt name, completion reference, or effect subject. */
   name: string;

@@ -12,8 +12,11 @@ export const MAX_PROMPT_ARGUMENT_LENGTH = 4096;
 
 /** One declared argument. */
 export interface PromptArgument {
+  /** The argument name. */
   name: string;
+  /** What the value means. */
   description: string;
+  /** Whether `prompts/get` needs it. */
   required: boolean;
   /** The completion family that suggests values; only optional arguments have one. */
   completion?: string;
@@ -23,22 +26,31 @@ export interface PromptArgument {
 export interface PromptStep {
   /** Tools the step uses, in order. Each must exist in the tool catalog. */
   tools: string[];
+  /** What to do in this step. */
   instruction: string;
 }
 
 /** A guided prompt. */
 export interface PromptContract {
+  /** The prompt name (snake_case). */
   name: string;
+  /** The title shown by clients. */
   title: string;
+  /** One sentence for `prompts/list`. */
   description: string;
+  /** One sentence rendered into the prompt. */
   objective: string;
+  /** Declared arguments, in order. */
   arguments: PromptArgument[];
+  /** Ordered workflow steps. */
   steps: PromptStep[];
 }
 
 /** The rendered prompt, in MCP's `prompts/get` result shape. */
 export interface RenderedPrompt {
+  /** The contract's description. */
   description: string;
+  /** Exactly one user message. */
   messages: { role: "user"; content: { type: "text"; text: string } }[];
 }
 

@@ -8,21 +8,28 @@
 import { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/inMemory"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { type CasefileServer, createServer, type CreateServerOptions } from "../../src/server.ts";
+import {
+  type AssembledServer,
+  assembleServer,
+  type CreateServerOptions,
+} from "../../src/server.ts";
+import { appsWorkbench } from "../../src/apps/workbench.ts";
+import type { WorkbenchModule } from "../../src/core/workbench.ts";
 
 /** A connected pair. */
 export interface Connected {
   client: Client;
-  casefile: CasefileServer;
+  casefile: AssembledServer;
   close(): Promise<void>;
 }
 
 /** Connects a fresh server (with `options`) to a fresh client. */
 export async function connect(
-  options: CreateServerOptions = {},
+  options: CreateServerOptions & { workbenches?: WorkbenchModule[] } = {},
   clientOptions: ConstructorParameters<typeof Client>[1] = {},
 ): Promise<Connected> {
-  const casefile = createServer(options);
+  const { workbenches, ...serverOptions } = options;
+  const casefile = assembleServer(serverOptions, workbenches ?? [appsWorkbench]);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await casefile.connect(serverSide);
   const client = new Client({ name: "casefile-test", version: "1.0.0" }, clientOptions);

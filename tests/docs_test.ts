@@ -1,0 +1,21 @@
+import assert from "node:assert/strict";
+import { goldenTools, spliceTable, toolTable } from "./generate_docs.ts";
+
+Deno.test("README.md's tool table matches the registered catalog (run `deno task docs` to refresh)", async () => {
+  const readme = await Deno.readTextFile(new URL("../README.md", import.meta.url));
+  // deno fmt pads table cells; compare the cells, not the padding.
+  const cells = (text: string) =>
+    text.split("\n").map((line) => line.replace(/\s*\|\s*/g, "|").replace(/-{3,}/g, "---"));
+  assert.deepEqual(cells(spliceTable(readme, await toolTable())), cells(readme));
+});
+
+Deno.test("tools/list matches the golden schemas in tests/golden/tools.json", async () => {
+  const golden = await Deno.readTextFile(new URL("./golden/tools.json", import.meta.url));
+  assert.equal(await goldenTools(), golden);
+});
+
+Deno.test("VERSION equals deno.json's version", async () => {
+  const { VERSION } = await import("../src/version.ts");
+  const config = JSON.parse(await Deno.readTextFile(new URL("../deno.json", import.meta.url)));
+  assert.equal(VERSION, config.version);
+});
