@@ -338,10 +338,11 @@ export function assembleServer(
       let family: CompletionFamily | undefined;
       let refName: string;
       if (ref.type === "ref/prompt") {
-        const contract = prompts.get(ref.name);
-        if (!contract) throw new McpError(ErrorCode.InvalidParams, `Prompt ${ref.name} not found`);
-        const declared = contract.arguments.find((a) => a.name === argument.name);
-        family = declared?.completion ? families.get(declared.completion) : undefined;
+        if (!prompts.has(ref.name)) {
+          throw new McpError(ErrorCode.InvalidParams, `Prompt ${ref.name} not found`);
+        }
+        const name = prompts.completionFamily(ref.name, argument.name);
+        family = name ? families.get(name) : undefined;
         refName = `prompt:${ref.name}`;
       } else {
         const template = templates.find((t) => t.uriTemplate === ref.uri);

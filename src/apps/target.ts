@@ -54,7 +54,7 @@ export async function loadTarget(file: TargetFile): Promise<LoadedTarget> {
     }
     throw error;
   }
-  const sha256 = await sha256Hex(bytes);
+  const sha256 = sha256Hex(bytes);
   return {
     requestedPath: file.requestedPath,
     realPath: file.realPath,

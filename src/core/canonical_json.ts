@@ -4,6 +4,8 @@
  * @module
  */
 
+import { createHash } from "node:crypto";
+
 /** A JSON value as this project stores it. */
 export type JsonValue =
   | null
@@ -28,56 +30,94 @@ export type JsonObject = { [key: string]: JsonValue };
  * ```
  */
 export function canonicalJson(value: unknown): string {
+  slowPathNeeded = false;
+  depths = new WeakMap();
+  const text = JSON.stringify(value, canonicalReplacer);
+  if (text === undefined) {
+    throw new TypeError(`Cannot canonicalise JSON: unsupported ${typeof value} value`);
+  }
+  if (!slowPathNeeded) return text;
+  // An object with array-index keys: property order cannot express code-unit order.
   const parts: string[] = [];
-  write(value, parts, 0);
+  writeSlow(JSON.parse(text), parts);
   return parts.join("");
 }
 
+let slowPathNeeded = false;
+let depths = new WeakMap<object, number>();
 const MAX_DEPTH = 256;
+const INDEX_KEY = /^(?:0|[1-9][0-9]*)$/;
 
-function write(value: unknown, out: string[], depth: number): void {
-  if (depth > MAX_DEPTH) {
-    throw new RangeError(`Cannot canonicalise JSON: nesting deeper than ${MAX_DEPTH}`);
-  }
-  if (value === null) {
-    out.push("null");
-  } else if (typeof value === "boolean") {
-    out.push(value ? "true" : "false");
-  } else if (typeof value === "number") {
-    if (!Number.isFinite(value)) {
-      throw new TypeError(`Cannot canonicalise JSON: ${value} is not a finite number`);
-    }
-    out.push(JSON.stringify(value));
-  } else if (typeof value === "string") {
-    out.push(JSON.stringify(value));
-  } else if (Array.isArray(value)) {
+function writeSlow(value: unknown, out: string[]): void {
+  if (Array.isArray(value)) {
     out.push("[");
-    for (let i = 0; i < value.length; i++) {
+    value.forEach((item, i) => {
       if (i > 0) out.push(",");
-      const item = value[i];
-      write(item === undefined ? null : item, out, depth + 1);
-    }
+      writeSlow(item, out);
+    });
     out.push("]");
-  } else if (typeof value === "object") {
+  } else if (typeof value === "object" && value !== null) {
     const record = value as Record<string, unknown>;
-    const keys = Object.keys(record).filter((key) => record[key] !== undefined).sort();
     out.push("{");
-    keys.forEach((key, i) => {
+    Object.keys(record).sort().forEach((key, i) => {
       if (i > 0) out.push(",");
       out.push(JSON.stringify(key), ":");
-      write(record[key], out, depth + 1);
+      writeSlow(record[key], out);
     });
     out.push("}");
   } else {
-    throw new TypeError(`Cannot canonicalise JSON: unsupported ${typeof value} value`);
+    out.push(JSON.stringify(value));
+  }
+}
+
+// Native JSON.stringify writes numbers and strings exactly as RFC 8785 asks; the
+// replacer only orders object keys (copying an object only when its keys are out
+// of order) and refuses what JSON cannot represent faithfully.
+function canonicalReplacer(this: unknown, _key: string, value: unknown): unknown {
+  if (typeof value === "object" && value !== null) {
+    const depth = (depths.get(this as object) ?? 0) + 1;
+    if (depth > MAX_DEPTH) {
+      throw new RangeError(`Cannot canonicalise JSON: nesting deeper than ${MAX_DEPTH}`);
+    }
+    depths.set(value, depth);
+  }
+  switch (typeof value) {
+    case "number":
+      if (!Number.isFinite(value)) {
+        throw new TypeError(`Cannot canonicalise JSON: ${value} is not a finite number`);
+      }
+      return value;
+    case "bigint":
+    case "function":
+    case "symbol":
+      throw new TypeError(`Cannot canonicalise JSON: unsupported ${typeof value} value`);
+    case "object": {
+      if (value === null || Array.isArray(value)) return value;
+      const record = value as Record<string, unknown>;
+      const keys = Object.keys(record);
+      // Index-like keys always come first in Object.keys, so the first tells.
+      if (keys.length > 1 && INDEX_KEY.test(keys[0]!)) slowPathNeeded = true;
+      let sorted = true;
+      for (let i = 1; i < keys.length; i++) {
+        if (keys[i - 1]! > keys[i]!) {
+          sorted = false;
+          break;
+        }
+      }
+      if (sorted) return value;
+      const copy: Record<string, unknown> = {};
+      for (const key of keys.sort()) copy[key] = record[key];
+      depths.set(copy, depths.get(value) ?? 1);
+      return copy;
+    }
+    default:
+      return value;
   }
 }
 
 /** Lowercase hex SHA-256 of a string's UTF-8 bytes or of raw bytes. */
-export async function sha256Hex(data: string | Uint8Array): Promise<string> {
-  const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
-  const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
-  return toHex(new Uint8Array(digest));
+export function sha256Hex(data: string | Uint8Array): string {
+  return createHash("sha256").update(data).digest("hex");
 }
 
 /** Lowercase hex of bytes. */

@@ -64,8 +64,13 @@ export function emptyCompletion(): CompletionAnswer {
 
 /** NFKC, then default-locale `toLowerCase()`. */
 export function normalizeForMatch(text: string): string {
-  return text.normalize("NFKC").toLowerCase();
+  // Printable ASCII is its own NFKC form; skip the costlier normalisation for it.
+  return (PRINTABLE_ASCII.test(text) ? text : text.normalize("NFKC")).toLowerCase();
 }
+
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+const NON_ASCII = /[^\x00-\x7f]/;
+const AT_OR_ABOVE_SURROGATES = /[\ud800-\uffff]/;
 
 /**
  * Compares two strings by Unicode code point (not UTF-16 code unit): a
@@ -131,29 +136,61 @@ export function match(
   options: CompletionOptions = {},
 ): string[] | null {
   const normalize = options.normalize ?? true;
+  const substring = options.match === "prefix-then-substring";
   const input = options.upperCaseInput ? value.toUpperCase() : value;
   const needle = normalize ? normalizeForMatch(input) : input;
-  const seen = new Set<string>();
-  const prefixed: string[] = [];
-  const contained: string[] = [];
+  let prefixed: string[] = [];
+  let contained: string[] = [];
+  // Code-unit order equals code-point order unless a string holds a unit ≥ U+D800.
+  let unitOrderIsCodePointOrder = true;
   const scanned = Math.min(candidates.length, MAX_CANDIDATES_SCANNED);
   for (let i = 0; i < scanned; i++) {
     const candidate = candidates[i];
     if (typeof candidate !== "string") return null;
     if (candidate.length === 0 || candidate.length > MAX_COMPLETION_VALUE_LENGTH) continue;
-    if (seen.has(candidate)) continue;
-    seen.add(candidate);
-    const haystack = normalize ? normalizeForMatch(candidate) : candidate;
-    if (haystack.startsWith(needle)) prefixed.push(candidate);
-    else if (options.match === "prefix-then-substring" && haystack.includes(needle)) {
-      contained.push(candidate);
+    let isPrefix: boolean;
+    let haystack: string | undefined;
+    if (!normalize) {
+      isPrefix = candidate.startsWith(needle);
+      if (unitOrderIsCodePointOrder && AT_OR_ABOVE_SURROGATES.test(candidate)) {
+        unitOrderIsCodePointOrder = false;
+      }
+    } else if (!NON_ASCII.test(candidate)) {
+      // ASCII is its own NFKC form and lower-cases unit by unit: compare the prefix only.
+      isPrefix = candidate.length >= needle.length &&
+        candidate.slice(0, needle.length).toLowerCase() === needle;
+    } else {
+      if (unitOrderIsCodePointOrder && AT_OR_ABOVE_SURROGATES.test(candidate)) {
+        unitOrderIsCodePointOrder = false;
+      }
+      haystack = normalizeForMatch(candidate);
+      isPrefix = haystack.startsWith(needle);
+    }
+    if (isPrefix) prefixed.push(candidate);
+    else if (substring) {
+      haystack ??= normalize ? candidate.toLowerCase() : candidate;
+      if (haystack.includes(needle)) contained.push(candidate);
     }
   }
+  // Exact duplicates match alike, so removing them from the matches is enough.
   if ((options.order ?? "code-point") === "code-point") {
-    prefixed.sort(compareCodePoints);
-    contained.sort(compareCodePoints);
+    const compare = unitOrderIsCodePointOrder ? undefined : compareCodePoints;
+    prefixed = withoutAdjacentDuplicates(prefixed.sort(compare));
+    contained = withoutAdjacentDuplicates(contained.sort(compare));
+  } else {
+    prefixed = [...new Set(prefixed)];
+    contained = [...new Set(contained)];
   }
   return contained.length === 0 ? prefixed : prefixed.concat(contained);
+}
+
+function withoutAdjacentDuplicates(sorted: string[]): string[] {
+  let kept = 0;
+  for (let i = 0; i < sorted.length; i++) {
+    if (i === 0 || sorted[i] !== sorted[kept - 1]) sorted[kept++] = sorted[i]!;
+  }
+  sorted.length = kept;
+  return sorted;
 }
 
 /** One page of a paged listing, as discovery expects it. */

@@ -144,14 +144,12 @@ function projection(record: Omit<EvidenceRecord, "evidence_id">): JsonObject {
 }
 
 /** Computes the id of a record from its content. */
-export async function computeEvidenceId(
-  record: Omit<EvidenceRecord, "evidence_id">,
-): Promise<string> {
-  return `ev_${await sha256Hex(canonicalJson(projection(record)))}`;
+export function computeEvidenceId(record: Omit<EvidenceRecord, "evidence_id">): string {
+  return `ev_${sha256Hex(canonicalJson(projection(record)))}`;
 }
 
 /** Builds a complete record (with its id) from a draft. */
-export async function createEvidence(draft: EvidenceDraft): Promise<EvidenceRecord> {
+export function createEvidence(draft: EvidenceDraft): Promise<EvidenceRecord> {
   const limitations = [...(draft.limitations ?? [])];
   if (draft.subject === null) limitations.unshift(NO_SUBJECT_LIMITATION);
   const body = {
@@ -172,7 +170,20 @@ export async function createEvidence(draft: EvidenceDraft): Promise<EvidenceReco
   };
   // Round-trip through JSON so the stored record holds exactly what the id covers.
   const normalized = JSON.parse(JSON.stringify(body)) as Omit<EvidenceRecord, "evidence_id">;
-  return { evidence_id: await computeEvidenceId(normalized), ...normalized };
+  const record = deepFreeze({ evidence_id: computeEvidenceId(normalized), ...normalized });
+  minted.add(record);
+  return Promise.resolve(record);
+}
+
+// Records built by createEvidence are frozen, so their ids need no re-verification.
+const minted = new WeakSet<EvidenceRecord>();
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
 }
 
 /** Bounds of a {@linkcode EvidenceLedger}. */
@@ -233,9 +244,17 @@ export class EvidenceLedger {
   }
 
   /** Verifies a record's id and retains it. */
-  async record(record: EvidenceRecord): Promise<RecordOutcome> {
+  record(record: EvidenceRecord): Promise<RecordOutcome> {
+    try {
+      return Promise.resolve(this.#record(record));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  #record(record: EvidenceRecord): RecordOutcome {
     const { evidence_id: id, ...body } = record;
-    const expected = await computeEvidenceId(body);
+    const expected = minted.has(record) ? id : computeEvidenceId(body);
     if (id !== expected) {
       throw new ToolFailure(
         "evidence_integrity_mismatch",
@@ -254,17 +273,19 @@ export class EvidenceLedger {
     }
     const size = new TextEncoder().encode(JSON.stringify(record)).length;
     this.#assertRoom(1, size);
-    this.#records.set(id, record);
+    // Keep a private, immutable copy of anything this module did not mint itself.
+    const kept = minted.has(record) ? record : deepFreeze(structuredClone(record));
+    this.#records.set(id, kept);
     this.#sizes.set(id, size);
     this.#bytes += size;
     for (const listener of this.#listeners) {
       try {
-        listener(record);
+        listener(kept);
       } catch {
         // An observer's failure never fails the mutation.
       }
     }
-    return { status: "added", record };
+    return { status: "added", record: kept };
   }
 
   /** A retained record, or undefined. */

@@ -85,7 +85,7 @@ export function validatePromptArguments(
   const problems: string[] = [];
   for (const argument of contract.arguments) {
     const raw = supplied?.[argument.name];
-    if (raw === undefined || raw === null) {
+    if (raw === undefined) {
       if (argument.required) problems.push(`${argument.name} is required`);
       continue;
     }
@@ -124,7 +124,7 @@ export function renderPrompt(
     "",
     `Objective: ${contract.objective}`,
     "",
-    CONTEXT_LABEL + JSON.stringify(data),
+    CONTEXT_LABEL + canonicalJson(data),
     "",
     "## Ordered workflow",
     "",
@@ -198,14 +198,15 @@ export class PromptRegistry {
     return existed;
   }
 
-  /** A contract by name. */
+  /** A copy of a contract, by name. */
   get(name: string): PromptContract | undefined {
-    return this.#contracts.get(name);
+    const contract = this.#contracts.get(name);
+    return contract && structuredClone(contract);
   }
 
-  /** All contracts in registration order. */
+  /** Copies of all contracts, in registration order. */
   list(): PromptContract[] {
-    return [...this.#contracts.values()];
+    return [...this.#contracts.values()].map((contract) => structuredClone(contract));
   }
 
   /** Validates and renders; throws PromptArgumentError or RangeError (unknown prompt). */
@@ -215,8 +216,18 @@ export class PromptRegistry {
     return renderPrompt(contract, validatePromptArguments(contract, supplied));
   }
 
+  /** The completion family of a prompt argument, or undefined. */
+  completionFamily(prompt: string, argument: string): string | undefined {
+    return this.#contracts.get(prompt)?.arguments.find((a) => a.name === argument)?.completion;
+  }
+
+  /** Whether a prompt is registered. */
+  has(name: string): boolean {
+    return this.#contracts.has(name);
+  }
+
   /** SHA-256 of the canonical JSON of the catalog sorted by name. */
-  digest(): Promise<string> {
+  digest(): string {
     const entries = this.list()
       .map(({ name, title, description, arguments: args, steps }) => ({
         name,
