@@ -78,6 +78,7 @@ export function parseCli(args: string[]): CliConfig {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
   const values = parsed.values;
+  if (values.token === "") throw new UsageError("--token must not be empty");
   const logLevel = values["log-level"] ?? "warning";
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(", ")}; got ${logLevel}`);
@@ -161,7 +162,12 @@ export async function runCli(args: string[]): Promise<number> {
       );
       return 1;
     }
-    writeErr(`casefile: listening on ${endpoint.url}${token ? " (bearer token required)" : ""}\n`);
+    const auth = token
+      ? "bearer token required"
+      : isGranted("env", TOKEN_ENV)
+      ? "no bearer token"
+      : `no bearer token; ${TOKEN_ENV} is not read without --allow-env=${TOKEN_ENV}`;
+    writeErr(`casefile: listening on ${endpoint.url} (${auth})\n`);
     const stop = onTermination(() => endpoint.shutdown());
     await endpoint.finished;
     stop();
@@ -169,6 +175,19 @@ export async function runCli(args: string[]): Promise<number> {
   }
   const casefile = createServer(config.server);
   const transport = new StdioServerTransport();
+  // Answer lines that are not JSON-RPC instead of dropping them silently.
+  transport.onerror = (error) => {
+    const reply = {
+      jsonrpc: "2.0",
+      id: null,
+      error: error instanceof SyntaxError
+        ? { code: -32700, message: `Parse error: ${error.message}` }
+        : { code: -32600, message: "Invalid Request: not a JSON-RPC 2.0 message" },
+    };
+    if (error instanceof SyntaxError || error.name === "ZodError") {
+      transport.send(reply as never).catch(() => {});
+    }
+  };
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
   });

@@ -158,18 +158,19 @@ export function serveHttp(options: ServeHttpOptions): Promise<HttpEndpoint> {
         port: options.port ?? 8787,
         onListen: (addr) => {
           const port = addr.port;
+          const self = hostname.includes(":") ? `[${hostname}]` : hostname;
           allowedHosts = new Set(
             [
               ...LOOPBACK_NAMES.flatMap((name) => [name, `${name}:${port}`]),
-              hostname,
-              `${hostname}:${port}`,
+              self,
+              `${self}:${port}`,
               ...(options.allowedHosts ?? []),
             ].map((h) => h.toLowerCase()),
           );
           allowedOrigins = new Set(
             [
               ...LOOPBACK_NAMES.map((name) => `http://${name}:${port}`),
-              `http://${hostname}:${port}`,
+              `http://${self}:${port}`,
               ...(options.allowedOrigins ?? []),
             ].map((o) => o.toLowerCase()),
           );

@@ -7,7 +7,7 @@
 
 import { isAbsolute, normalize, sep } from "node:path";
 import { ToolFailure } from "../core/errors.ts";
-import { permissionFailure } from "../core/permissions.ts";
+import { flagFor, permissionFailure } from "../core/permissions.ts";
 import type { RootDirectory } from "../core/workbench.ts";
 
 /** Largest file opened as a binary target. */
@@ -64,7 +64,7 @@ export async function readTargetFile(
   try {
     realPath = await Deno.realPath(requestedPath);
   } catch (error) {
-    throw ioFailure(error, requestedPath);
+    throw ioFailure(error, requestedPath, roots);
   }
   if (!roots.some((root) => root.realPath !== null && isWithin(realPath, root.realPath))) {
     throw outsideRoots(requestedPath, roots, realPath);
@@ -73,7 +73,7 @@ export async function readTargetFile(
   try {
     file = await Deno.open(realPath, { read: true });
   } catch (error) {
-    throw ioFailure(error, requestedPath);
+    throw ioFailure(error, requestedPath, roots);
   }
   try {
     const info = await file.stat();
@@ -105,7 +105,7 @@ export async function readTargetFile(
     };
   } catch (error) {
     if (error instanceof ToolFailure) throw error;
-    throw ioFailure(error, requestedPath);
+    throw ioFailure(error, requestedPath, roots);
   } finally {
     file.close();
   }
@@ -135,8 +135,10 @@ function outsideRoots(
   );
 }
 
-function ioFailure(error: unknown, path: string): ToolFailure {
-  const permission = permissionFailure(error);
+function ioFailure(error: unknown, path: string, roots: readonly RootDirectory[]): ToolFailure {
+  // Name the root's grant, which covers every target under it, rather than the one file.
+  const root = roots.find((r) => isWithin(path, r.path));
+  const permission = permissionFailure(error, root ? flagFor("read", root.path) : undefined);
   if (permission) return permission;
   if (error instanceof Deno.errors.NotFound) {
     return new ToolFailure("target_unavailable", `No such file: ${path}.`, {

@@ -18,7 +18,8 @@ export interface PermissionNeed {
 
 /** A probed permission. */
 export interface PermissionStatus extends PermissionNeed {
-  state: "granted" | "denied" | "prompt";
+  /** `not_granted`: neither granted nor denied; under `--no-prompt` it is refused. */
+  state: "granted" | "denied" | "not_granted";
   /** The flag that grants it. */
   flag: string;
 }
@@ -33,8 +34,8 @@ export function probePermissions(needs: readonly PermissionNeed[]): PermissionSt
   return needs.map((need) => {
     let state: PermissionStatus["state"] = "denied";
     try {
-      const descriptor = descriptorFor(need);
-      state = Deno.permissions.querySync(descriptor).state;
+      const queried = Deno.permissions.querySync(descriptorFor(need)).state;
+      state = queried === "prompt" ? "not_granted" : queried;
     } catch {
       state = "denied";
     }
@@ -71,10 +72,11 @@ const REQUIRES = /Requires (\w+) access to "?([^",]*)"?/;
 
 /**
  * Turns a permission error (`Deno.errors.NotCapable`, or `PermissionDenied`)
- * into a tool failure naming the flag that would allow it; null for any
+ * into a tool failure naming the flag that would allow it (`preferredFlag`
+ * when the caller knows a better grant, such as a whole root); null for any
  * other error.
  */
-export function permissionFailure(error: unknown): ToolFailure | null {
+export function permissionFailure(error: unknown, preferredFlag?: string): ToolFailure | null {
   const notCapable = (Deno.errors as Record<string, unknown>).NotCapable as
     | (new (...args: unknown[]) => Error)
     | undefined;
@@ -85,7 +87,8 @@ export function permissionFailure(error: unknown): ToolFailure | null {
   const found = REQUIRES.exec(message);
   const name = found?.[1];
   const target = found?.[2];
-  const flag = name ? flagFor(name as PermissionNeed["name"], target || undefined) : "--allow-…";
+  const flag = preferredFlag ??
+    (name ? flagFor(name as PermissionNeed["name"], target || undefined) : "--allow-…");
   return new ToolFailure(
     "permission_required",
     `The server lacks a Deno permission: ${message.split(",")[0]}.`,
