@@ -189,6 +189,8 @@ const MAX_NAME_BYTES = 65536;
 /** Most warnings kept; the rest are counted in a final warning. */
 const MAX_WARNINGS = 100;
 const DEFAULT_MAX_SYMBOLS = 4_000_000;
+/** String-table bytes decoded per parse, at most this many times the file size (plus 1 MiB). */
+const STRING_BUDGET_FACTOR = 4;
 
 const SEGMENT_TYPE_NAMES: ReadonlyMap<number, string> = new Map([
   [0, "PT_NULL"],
@@ -339,10 +341,26 @@ class StringTable {
   #cache: Map<number, string> | null = null;
   #nextNul: Int32Array | null = null;
 
-  constructor(bytes: Uint8Array, label: string) {
+  /** Lookups answered with `""` because the parse's string budget ran out. */
+  skipped = 0;
+  #budget: StringBudget;
+  #exhausted = false;
+
+  constructor(bytes: Uint8Array, label: string, budget: StringBudget) {
     this.#bytes = bytes;
     this.size = bytes.length;
     this.label = label;
+    this.#budget = budget;
+  }
+
+  /** Takes `bytes` from the shared budget, or marks this table exhausted. */
+  #charge(bytes: number): boolean {
+    if (this.#budget.remaining < bytes) {
+      this.#exhausted = true;
+      return false;
+    }
+    this.#budget.remaining -= bytes;
+    return true;
   }
 
   /** Name at `offset`, or `""` (counted in `badOffsets`) when out of range. */
@@ -352,8 +370,13 @@ class StringTable {
       this.badOffsets++;
       return "";
     }
+    if (this.#exhausted) {
+      this.skipped++;
+      return "";
+    }
     let text = this.#text;
     if (text === undefined) {
+      if (!this.#charge(size)) return this.get(offset);
       // One decode of the whole table. If its length equals the byte count,
       // every non-ASCII byte became exactly one U+FFFD in place (only valid
       // multi-byte sequences and multi-byte invalid runs decode to fewer code
@@ -369,7 +392,10 @@ class StringTable {
     else {
       end = text !== null ? text.indexOf("\0", offset) : this.#bytes.indexOf(0, offset);
       if (end < 0) end = size;
-      if (end - offset > MAX_NAME_BYTES) this.#nextNul = buildNextNul(this.#bytes);
+      if (end - offset > MAX_NAME_BYTES) {
+        if (!this.#charge(size)) return this.get(offset);
+        this.#nextNul = buildNextNul(this.#bytes);
+      }
     }
     if (end - offset > MAX_NAME_BYTES) {
       this.cutNames++;
@@ -384,6 +410,15 @@ class StringTable {
     }
     return name;
   }
+}
+
+/**
+ * Bytes of string tables a parse may decode or index in total. Every table is
+ * decoded at most once, but a hostile file can declare many tables over the
+ * same bytes; this keeps the total work proportional to the file size.
+ */
+interface StringBudget {
+  remaining: number;
 }
 
 /** For each position, the position of the next NUL byte (or the length). */
@@ -408,7 +443,7 @@ const SOURCE_OF_RANK: readonly ElfSymbolSource[] = ["symtab", "dynsym", "dynamic
 const RANK_OTHER = 3;
 
 /** Shared bigints for small sizes, which repeat a lot. */
-const SMALL_BIGINTS: (bigint | undefined)[] = new Array(65536);
+const SMALL_BIGINTS: (bigint | undefined)[] = new Array(16384);
 
 /** Indices 0..n-1 stably ordered by 32-bit key: two 16-bit counting-sort passes. */
 function radixOrder(keys: Uint32Array, n: number): Uint32Array {
@@ -475,7 +510,7 @@ class Collector {
     const n = this.count;
     const hi = this.hi;
     const lo = this.lo;
-    let sameHigh = n < SAFE_HIGH_WORD;
+    let sameHigh = true;
     const high = n > 0 ? hi[0]! : 0;
     for (let i = 1; sameHigh && i < n; i++) if (hi[i] !== high) sameHigh = false;
     if (sameHigh && n >= 2048) return radixOrder(lo, n);
@@ -573,6 +608,12 @@ class Parser {
   entryHi = -1;
   sections: ElfSection[] = [];
   segments: ElfSegment[] = [];
+  /** e_shoff, once the section headers are known to be usable (else 0). */
+  shoff = 0;
+  stringTables: Map<number, StringTable | null> = new Map();
+  stringBudget: StringBudget;
+  /** Sorted starts of the sections with file bytes and of the section header table. */
+  structureStarts: Float64Array | null = null;
 
   constructor(bytes: Uint8Array, maxSymbols: number) {
     this.bytes = bytes;
@@ -580,6 +621,7 @@ class Parser {
     this.length = bytes.length;
     this.maxSymbols = maxSymbols;
     this.symbolBudget = maxSymbols;
+    this.stringBudget = { remaining: STRING_BUDGET_FACTOR * bytes.length + (1 << 20) };
   }
 
   warn(message: string): void {
@@ -766,16 +808,50 @@ class Parser {
 
   /**
    * How many entries of a table lie inside the file; warns when not all do.
+   * When the table runs past the end of the file and `next` (the offset of
+   * the next known structure) is given, the entries stop there instead: a
+   * declared size that large is wrong, and what follows is not symbols.
    */
-  fitTable(what: string, offset: number, count: number, entrySize: number): number {
+  fitTable(
+    what: string,
+    offset: number,
+    count: number,
+    entrySize: number,
+    next: number | null = null,
+  ): number {
     if (offset + count * entrySize <= this.length) return count;
-    const fit = offset >= this.length ? 0 : Math.floor((this.length - offset) / entrySize);
+    const limit = next !== null && next > offset && next < this.length ? next : this.length;
+    const fit = offset >= limit ? 0 : Math.floor((limit - offset) / entrySize);
     this.warn(
       `Cannot parse ELF ${what}: table at offset ${hex(offset)} with ${count} entries of ` +
         `${entrySize} bytes runs past the end of the ${this.length}-byte file` +
-        (fit > 0 ? `; reading the ${fit} entries that fit` : ""),
+        (fit === 0
+          ? ""
+          : limit < this.length
+          ? `; reading the ${fit} entries before the next section at offset ${hex(limit)}`
+          : `; reading the ${fit} entries that fit`),
     );
     return fit;
+  }
+
+  /** The smallest start of a section with file bytes, or of the section header table, after `offset`. */
+  nextStructure(offset: number): number | null {
+    let starts = this.structureStarts;
+    if (starts === null) {
+      const list = this.sections
+        .filter((s) => s.type !== 0 && s.type !== 8 && s.size > 0)
+        .map((s) => s.offset);
+      if (this.shoff > 0) list.push(this.shoff);
+      starts = this.structureStarts = Float64Array.from(list).sort();
+    }
+    let low = 0;
+    let high = starts.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (starts[mid]! <= offset) low = mid + 1;
+      else high = mid;
+    }
+    return starts[low] ?? null;
   }
 
   // ----- Section headers
@@ -809,9 +885,11 @@ class Parser {
       if (count === 0) return;
     }
     const usable = this.fitTable("section headers", h.shoff, count, expected);
+    if (usable === 0) return;
+    this.shoff = h.shoff;
     const is64 = this.is64;
     const sections = this.sections;
-    let pastEnd = 0;
+    const pastEnd: ElfSection[] = [];
     const nameOffsets = new Array<number>(usable);
     for (let i = 0; i < usable; i++) {
       const o = h.shoff + i * expected;
@@ -830,16 +908,20 @@ class Parser {
         info: this.u32(o + (is64 ? 44 : 28)),
         entrySize: this.word(o + (is64 ? 56 : 36)),
       };
-      if (type !== 8 && type !== 0 && section.offset + section.size > this.length) pastEnd++;
+      if (type !== 8 && type !== 0 && section.offset + section.size > this.length) {
+        pastEnd.push(section);
+      }
       sections.push(section);
     }
-    if (pastEnd > 0) {
+    this.nameSections(h, section0, nameOffsets);
+    if (pastEnd.length > 0) {
+      const n = pastEnd.length;
+      const listed = pastEnd.slice(0, 5).map(sectionLabel).join(", ");
       this.warn(
-        `${pastEnd} section${pastEnd === 1 ? "" : "s"} extend past the end of the ` +
-          `${this.length}-byte file`,
+        `${n} section${n === 1 ? " extends" : "s extend"} past the end of the ` +
+          `${this.length}-byte file: ${listed}${n > 5 ? ", …" : ""}`,
       );
     }
-    this.nameSections(h, section0, nameOffsets);
   }
 
   nameSections(h: Header, section0: SectionZero | null, nameOffsets: number[]): void {
@@ -868,11 +950,19 @@ class Parser {
     for (const section of this.sections) {
       section.name = strings.get(nameOffsets[section.index] ?? 0);
     }
-    this.reportStrings(strings, "sections");
+    this.reportStrings(strings, "section");
   }
 
   /** A string table over a section's bytes, clamped to the file, or null with a warning. */
   stringTable(section: ElfSection, what: string): StringTable | null {
+    const cached = this.stringTables.get(section.index);
+    if (cached !== undefined) return cached;
+    const table = this.openStringTable(section, what);
+    this.stringTables.set(section.index, table);
+    return table;
+  }
+
+  openStringTable(section: ElfSection, what: string): StringTable | null {
     const label = `${sectionLabel(section)}`;
     if (section.type === 8 || section.offset >= this.length) {
       this.warn(
@@ -890,22 +980,43 @@ class Parser {
       );
       end = this.length;
     }
-    return new StringTable(this.bytes.subarray(section.offset, end), label);
+    return new StringTable(this.bytes.subarray(section.offset, end), label, this.stringBudget);
   }
 
-  reportStrings(strings: StringTable, what: string): void {
-    if (strings.badOffsets > 0) {
+  /** Warns about bad name offsets and cut names seen in a string table. */
+  reportStrings(strings: StringTable, noun: "section" | "symbol", where = ""): void {
+    const bad = strings.badOffsets;
+    if (bad > 0) {
       this.warn(
-        `${strings.badOffsets} ${what} have name offsets past the end of the ${strings.size}-byte ` +
-          `string table ${strings.label}; their names are empty`,
+        `${bad} ${noun}${bad === 1 ? "" : "s"}${where} ${
+          bad === 1 ? "has a name offset" : "have name offsets"
+        } ` +
+          `past the end of the ${strings.size}-byte string table ${strings.label}; ` +
+          `${bad === 1 ? "its name is" : "their names are"} empty`,
       );
     }
-    if (strings.cutNames > 0) {
+    const cut = strings.cutNames;
+    if (cut > 0) {
       this.warn(
-        `${strings.cutNames} ${what} have names in ${strings.label} longer than ` +
-          `${MAX_NAME_BYTES} bytes; they were cut`,
+        `${cut} ${noun}${cut === 1 ? "" : "s"}${where} ${
+          cut === 1 ? "has a name" : "have names"
+        } ` +
+          `longer than ${MAX_NAME_BYTES} bytes in ${strings.label}; ` +
+          `${cut === 1 ? "it was" : "they were"} cut`,
       );
     }
+    const skipped = strings.skipped;
+    if (skipped > 0) {
+      this.warn(
+        `${skipped} ${noun}${
+          skipped === 1 ? "" : "s"
+        }${where} got no name from ${strings.label}: ` +
+          `the string tables of this file add up to more than ${STRING_BUDGET_FACTOR} times its size`,
+      );
+    }
+    strings.badOffsets = 0;
+    strings.cutNames = 0;
+    strings.skipped = 0;
   }
 
   // ----- Symbols
@@ -943,13 +1054,20 @@ class Parser {
         continue;
       }
       let count = Math.floor(section.size / stride);
-      if (section.size % stride !== 0) {
+      // (A size that runs past the end of the file is wrong anyway; fitTable says so.)
+      if (section.size % stride !== 0 && section.offset + section.size <= this.length) {
         this.warn(
           `Symbol table ${label} is ${section.size} bytes, not a multiple of its ${stride}-byte ` +
             `entry size; ignoring the last ${section.size % stride} bytes`,
         );
       }
-      count = this.fitTable(`symbol table ${label}`, section.offset, count, stride);
+      count = this.fitTable(
+        `symbol table ${label}`,
+        section.offset,
+        count,
+        stride,
+        this.nextStructure(section.offset),
+      );
       if (source === "dynsym" && count > 0) sawDynsym = true;
       const strings = this.linkedStrings(section, label);
       this.readSymbolTable({ label, offset: section.offset, count, stride, strings, source });
@@ -1067,7 +1185,7 @@ class Parser {
       n++;
     }
     c.count = n;
-    if (strings !== null) this.reportStrings(strings, `symbols in ${table.label}`);
+    if (strings !== null) this.reportStrings(strings, "symbol", ` in ${table.label}`);
   }
 
   // ----- PT_DYNAMIC fallback
@@ -1155,9 +1273,25 @@ class Parser {
           `(${count} entries)`,
       );
     }
+    // Tables do not overlap: the symbols end before the next dynamic table.
+    const strOffset = strtab === null ? null : this.toFileOffset(strtab);
+    let next: number | null = null;
+    for (const address of [strtab, hash, gnuHash]) {
+      const at = address === null ? null : this.toFileOffset(address);
+      if (at !== null && at > symOffset && (next === null || at < next)) next = at;
+    }
+    if (next !== null && symOffset + count * stride > next) {
+      const fit = Math.floor((next - symOffset) / stride);
+      this.warn(
+        `The ${count} entries of ${label} would overlap the dynamic table at offset ${
+          hex(next)
+        }; ` +
+          `reading the first ${fit}`,
+      );
+      count = fit;
+    }
     count = this.fitTable(label, symOffset, count, stride);
     let strings: StringTable | null = null;
-    const strOffset = strtab === null ? null : this.toFileOffset(strtab);
     if (strOffset === null) {
       this.warn(`Cannot read the strings of ${label}: DT_STRTAB is missing or not in the file`);
     } else {
@@ -1174,6 +1308,7 @@ class Parser {
       strings = new StringTable(
         this.bytes.subarray(strOffset, strOffset + size),
         "DT_STRTAB",
+        this.stringBudget,
       );
     }
     this.readSymbolTable({ label, offset: symOffset, count, stride, strings, source: "dynamic" });

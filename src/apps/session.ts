@@ -59,7 +59,7 @@ export class BinarySession {
   open(path: string, providerId?: string): Promise<OpenOutcome> {
     return this.#serialised(async () => {
       const file = await readTargetFile(path, this.roots);
-      const target = await loadTarget(file);
+      const target = loadTarget(file);
       const previous = this.#target;
       const same = previous !== null && previous.realPath === target.realPath &&
         previous.sha256 === target.sha256;

@@ -25,7 +25,7 @@ export interface LoadedTarget {
 }
 
 /** Identifies and parses a file; refuses formats no provider reads, with a clear message. */
-export async function loadTarget(file: TargetFile): Promise<LoadedTarget> {
+export function loadTarget(file: TargetFile): LoadedTarget {
   const { bytes } = file;
   const name = basename(file.requestedPath);
   if (!isElf(bytes)) {

@@ -69,6 +69,7 @@ export function normalizeForMatch(text: string): string {
 }
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+// deno-lint-ignore no-control-regex -- the class is "not ASCII", control characters included
 const NON_ASCII = /[^\x00-\x7f]/;
 const AT_OR_ABOVE_SURROGATES = /[\ud800-\uffff]/;
 
