@@ -19,6 +19,8 @@ export class ElfParseError extends Error {
   readonly offset: number | null;
 
   /**
+   * Creates the error.
+   *
    * @param message A plain sentence saying what is wrong.
    * @param offset File offset of the offending bytes, if known.
    */
@@ -29,7 +31,10 @@ export class ElfParseError extends Error {
   }
 }
 
-/** One section header. */
+/**
+ * One section header. File offsets and sizes are numbers: exact below 2^53,
+ * and values that large only occur in damaged files (they are then approximate).
+ */
 export interface ElfSection {
   /** Position in the section header table (0 is the null section). */
   index: number;
@@ -55,7 +60,7 @@ export interface ElfSection {
   entrySize: number;
 }
 
-/** One program header. */
+/** One program header (offsets and sizes are numbers, as in {@linkcode ElfSection}). */
 export interface ElfSegment {
   /** `p_type`. */
   type: number;
@@ -363,6 +368,18 @@ class StringTable {
     return true;
   }
 
+  /**
+   * The decoded table when names can be sliced from it directly: it decodes
+   * byte for byte, no next-NUL index was needed, and the budget allowed the
+   * decode. Callers must use {@linkcode get} for offsets past the end and
+   * for names longer than {@linkcode MAX_NAME_BYTES}, then ask again.
+   */
+  fastText(): string | null {
+    if (this.#text === undefined && this.size > 0) this.get(0);
+    if (this.#exhausted || this.#nextNul !== null) return null;
+    return this.#text ?? null;
+  }
+
   /** Name at `offset`, or `""` (counted in `badOffsets`) when out of range. */
   get(offset: number): string {
     const size = this.size;
@@ -442,6 +459,12 @@ const BINDING_OF_RANK: readonly Binding[] = ["global", "weak", "local", "other"]
 const SOURCE_OF_RANK: readonly ElfSymbolSource[] = ["symtab", "dynsym", "dynamic", "entry"];
 const RANK_OTHER = 3;
 
+/**
+ * From this many symbols on, addresses are ordered by a radix sort (whose
+ * fixed cost of 2 x 65536 buckets then pays off); below, by one native sort.
+ */
+const RADIX_THRESHOLD = 1 << 17;
+
 /** Shared bigints for small sizes, which repeat a lot. */
 const SMALL_BIGINTS: (bigint | undefined)[] = new Array(16384);
 
@@ -513,7 +536,7 @@ class Collector {
     let sameHigh = true;
     const high = n > 0 ? hi[0]! : 0;
     for (let i = 1; sameHigh && i < n; i++) if (hi[i] !== high) sameHigh = false;
-    if (sameHigh && n >= 2048) return radixOrder(lo, n);
+    if (sameHigh && n >= RADIX_THRESHOLD) return radixOrder(lo, n);
     if (sameHigh) {
       // With one high word, lo * 2^21 + index is exact below 2^53, so one
       // native numeric sort of the packed values orders the indices.
@@ -1129,6 +1152,9 @@ class Parser {
     let n = c.count;
     let { hi: his, lo: los, sizes, ranks, kinds } = c;
     const names = c.names;
+    let text = strings === null ? null : strings.fastText();
+    const textLength = text === null ? 0 : text.length;
+    const textHasAt = text !== null && text.includes("@");
     let o = table.offset;
     for (let i = 0; i < count; i++, o += stride) {
       const info = bytes[o + infoAt]!;
@@ -1181,7 +1207,22 @@ class Parser {
       if (size !== size) c.bigSizes.set(n, view.getBigUint64(o + sizeAt, le));
       ranks[n] = rank;
       kinds[n] = type === STT_FUNC ? KIND_FUNCTION : KIND_IFUNC;
-      names[n] = strings === null ? "" : symbolName(strings, view.getUint32(o, le));
+      // Inline fast path for the usual table (see StringTable.fastText).
+      const nameAt = view.getUint32(o, le);
+      let name: string | undefined;
+      if (text !== null && nameAt < textLength) {
+        let end = text.indexOf("\0", nameAt);
+        if (end < 0) end = textLength;
+        if (end - nameAt <= MAX_NAME_BYTES) {
+          name = text.substring(nameAt, end);
+          if (textHasAt) name = withoutVersion(name);
+        }
+      }
+      if (name === undefined) {
+        name = symbolName(strings, nameAt);
+        text = strings === null ? null : strings.fastText();
+      }
+      names[n] = name;
       n++;
     }
     c.count = n;
@@ -1450,8 +1491,11 @@ function isBetter(rank: number, name: string, currentRank: number, current: stri
 
 /** The name at `offset` without a `@VERSION` / `@@VERSION` suffix. */
 function symbolName(strings: StringTable | null, offset: number): string {
-  if (strings === null) return "";
-  const name = strings.get(offset);
+  return strings === null ? "" : withoutVersion(strings.get(offset));
+}
+
+/** `name` without a `@VERSION` / `@@VERSION` suffix. */
+function withoutVersion(name: string): string {
   const at = name.indexOf("@");
   return at > 0 ? name.substring(0, at) : name;
 }
