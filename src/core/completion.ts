@@ -75,7 +75,8 @@ const AT_OR_ABOVE_SURROGATES = /[\ud800-\uffff]/;
 
 /**
  * Compares two strings by Unicode code point (not UTF-16 code unit): a
- * supplementary-plane character sorts after every BMP character.
+ * supplementary-plane character sorts after every BMP character. Defined for
+ * well-formed strings; a lone surrogate ranks with the supplementary plane.
  */
 export function compareCodePoints(a: string, b: string): number {
   const length = Math.min(a.length, b.length);
@@ -116,7 +117,7 @@ export async function complete(
   }
   let raw: readonly unknown[];
   try {
-    raw = await source(context);
+    raw = await untilAborted(Promise.resolve(source(context)), context.signal);
   } catch {
     return emptyCompletion();
   }
@@ -128,6 +129,17 @@ export async function complete(
     total: matches.length,
     hasMore: matches.length > MAX_COMPLETION_VALUES,
   };
+}
+
+/** Settles with the promise, or rejects as soon as the signal aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }
 
 /** The matching step alone: every match within the scan bound, ordered; null if malformed. */
