@@ -5,7 +5,6 @@
  * the stdio cold start (against a minimal SDK server).
  */
 
-import { z } from "zod";
 import { complete } from "../src/core/completion.ts";
 import type { WorkbenchModule } from "../src/core/workbench.ts";
 import { appsWorkbench } from "../src/apps/workbench.ts";
