@@ -850,3 +850,36 @@ Deno.test("policy transforms rewrite completion values and rules can refuse prom
     await close();
   }
 });
+
+Deno.test("open_binary reports read progress and a cancelled open leaves the previous target open", async () => {
+  const big = new Uint8Array((await Deno.readFile(LS)).length + 48 * 1024 * 1024);
+  big.set(await Deno.readFile(LS));
+  await Deno.writeFile(`${fixture.root}/big`, big);
+  const { client, close } = await connect({ roots: [fixture.root] });
+  try {
+    await ok(client, "open_binary", { path: `${fixture.root}/ls` });
+    const controller = new AbortController();
+    const events: number[] = [];
+    const attempt = client.callTool(
+      { name: "open_binary", arguments: { path: `${fixture.root}/big` } },
+      undefined,
+      {
+        signal: controller.signal,
+        onprogress: (event) => {
+          events.push(event.progress);
+          controller.abort();
+        },
+      },
+    );
+    await assert.rejects(attempt);
+    assert.ok(events.length >= 1 && events[0]! < big.length, JSON.stringify(events));
+    // Opens are serialised: this one runs after the cancelled one has settled.
+    const after = await ok(client, "open_binary", { path: `${fixture.root}/ls` });
+    assert.equal(after.result.action, "reopened", "the cancelled open did not switch targets");
+    const reopened = await ok(client, "open_binary", { path: `${fixture.root}/big` });
+    assert.equal(reopened.result.target.size, big.length);
+  } finally {
+    await close();
+    await Deno.remove(`${fixture.root}/big`);
+  }
+});

@@ -13,6 +13,17 @@ import type { RootDirectory } from "../core/workbench.ts";
 /** Largest file opened as a binary target. */
 export const MAX_TARGET_BYTES = 2 * 1024 * 1024 * 1024 - 1;
 
+/** Progress and cancellation for reading a target. */
+export interface ReadOptions {
+  /** Aborts the read; the call then fails with `cancelled`. */
+  signal?: AbortSignal;
+  /** Called after each chunk with the bytes read so far and the file size. */
+  onProgress?: (read: number, size: number) => void | Promise<void>;
+}
+
+/** Bytes read per chunk (and per progress report). */
+export const READ_CHUNK_BYTES = 16 * 1024 * 1024;
+
 /** A regular file under an allowed root, read whole. */
 export interface TargetFile {
   /** The path as the caller gave it (normalised). */
@@ -39,6 +50,7 @@ export function isWithin(path: string, root: string): boolean {
 export async function readTargetFile(
   requested: string,
   roots: readonly RootDirectory[],
+  options: ReadOptions = {},
 ): Promise<TargetFile> {
   if (requested.includes("\0")) throw invalid("The path contains a NUL character.");
   if (!isAbsolute(requested)) {
@@ -93,10 +105,25 @@ export async function readTargetFile(
     }
     const bytes = new Uint8Array(info.size);
     let filled = 0;
+    let reported = 0;
     while (filled < bytes.length) {
-      const n = await file.read(bytes.subarray(filled));
+      if (options.signal?.aborted) {
+        throw new ToolFailure("cancelled", `Opening ${requestedPath} was cancelled.`, {
+          retryable: true,
+          action: "Call open_binary again when you need this target.",
+        });
+      }
+      const n = await file.read(
+        bytes.subarray(filled, Math.min(bytes.length, filled + READ_CHUNK_BYTES)),
+      );
       if (n === null) break;
       filled += n;
+      if (
+        options.onProgress && (filled - reported >= READ_CHUNK_BYTES || filled === bytes.length)
+      ) {
+        reported = filled;
+        await options.onProgress(filled, bytes.length);
+      }
     }
     return {
       requestedPath,

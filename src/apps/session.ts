@@ -9,7 +9,7 @@
 import { ToolFailure } from "../core/errors.ts";
 import { isGranted } from "../core/permissions.ts";
 import type { RootDirectory } from "../core/workbench.ts";
-import { readTargetFile } from "./paths.ts";
+import { type ReadOptions, readTargetFile } from "./paths.ts";
 import { type AnalysisProvider, type Binding, selectProvider } from "./providers.ts";
 import { type LoadedTarget, loadTarget } from "./target.ts";
 
@@ -56,9 +56,9 @@ export class BinarySession {
   }
 
   /** Opens (or reopens, or switches to) a target. */
-  open(path: string, providerId?: string): Promise<OpenOutcome> {
+  open(path: string, providerId?: string, options: ReadOptions = {}): Promise<OpenOutcome> {
     return this.#serialised(async () => {
-      const file = await readTargetFile(path, this.roots);
+      const file = await readTargetFile(path, this.roots, options);
       const target = loadTarget(file);
       const previous = this.#target;
       const same = previous !== null && previous.realPath === target.realPath &&

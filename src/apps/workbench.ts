@@ -276,10 +276,15 @@ function createAppsWorkbench(services: WorkbenchServices): Workbench {
       }),
       effects: { mutatesSession: true },
       producesEvidence: false,
-      run: async (args) => {
+      run: async (args, context) => {
         const outcome = await session.open(
           args.path as string,
           args.provider_id as string | undefined,
+          {
+            signal: context.signal,
+            onProgress: (read, size) =>
+              context.progress(read, size, `read ${read} of ${size} bytes`),
+          },
         );
         const documents = outcome.binding
           ? outcome.binding.provider.listDocuments(outcome.target)

@@ -267,6 +267,8 @@ export interface HttpServerOptions {
   env?: Record<string, string>;
   /** `--allow-env=<value>` for the server. */
   allowEnv?: string;
+  /** Extra roots, each also granted with `--allow-read`. */
+  roots?: string[];
 }
 
 /** The startup line of `--http 127.0.0.1:…`; group 1 is the port. */
@@ -279,9 +281,16 @@ export const LISTENING: RegExp = /casefile: listening on http:\/\/127\.0\.0\.1:(
  */
 export async function startHttpServer(options: HttpServerOptions = {}): Promise<HttpServer> {
   const proc = ServerProcess.spawn(
-    ["--http", "127.0.0.1:0", "--root", "/usr/bin", ...(options.args ?? [])],
+    [
+      "--http",
+      "127.0.0.1:0",
+      "--root",
+      "/usr/bin",
+      ...(options.roots ?? []).flatMap((root) => ["--root", root]),
+      ...(options.args ?? []),
+    ],
     {
-      allowRead: ["/usr/bin"],
+      allowRead: ["/usr/bin", ...(options.roots ?? [])],
       allowNet: "127.0.0.1",
       allowEnv: options.allowEnv,
       env: options.env,
