@@ -94,20 +94,10 @@ export class BinarySession {
     });
   }
 
-  /** Sets the current document; it must be one the provider lists. */
+  /** Sets the current document; it must be one the provider lists. Returns the documents. */
   setCurrentDocument(document: string): string[] {
-    const { target, provider } = this.requireProvider("set_current_document");
-    const documents = provider.listDocuments(target);
-    if (!documents.includes(document)) {
-      throw new ToolFailure(
-        "invalid_request",
-        `No document ${JSON.stringify(document)} in ${target.name}; documents: ${
-          JSON.stringify(documents)
-        }.`,
-        { action: "Call list_documents and pass one of the names it returns." },
-      );
-    }
-    this.#currentDocument = document;
+    const documents = this.#documents();
+    this.#currentDocument = this.#listed(document, documents);
     return documents;
   }
 
@@ -132,7 +122,7 @@ export class BinarySession {
         { action: "Call binary_session to see why each candidate was rejected." },
       );
     }
-    if (!provider.capabilities.includes(operation) && operation !== "set_current_document") {
+    if (!provider.capabilities.includes(operation)) {
       throw new ToolFailure(
         "capability_unavailable",
         `Provider ${provider.identity.id} does not implement ${operation}.`,
@@ -143,18 +133,26 @@ export class BinarySession {
 
   /** Resolves the document argument: explicit (must exist) or the current one. */
   resolveDocument(document: string | undefined): string {
-    const { target, provider } = this.requireProvider("list_documents");
-    const documents = provider.listDocuments(target);
+    const documents = this.#documents();
     if (document === undefined || document === "") {
-      return this.#currentDocument ?? documents[0] ?? target.name;
+      return this.#currentDocument ?? documents[0] ?? this.requireTarget().name;
     }
+    return this.#listed(document, documents);
+  }
+
+  #documents(): string[] {
+    const { target, provider } = this.requireProvider("list_documents");
+    return provider.listDocuments(target);
+  }
+
+  #listed(document: string, documents: string[]): string {
     if (!documents.includes(document)) {
       throw new ToolFailure(
         "invalid_request",
-        `No document ${JSON.stringify(document)} in ${target.name}; documents: ${
+        `No document ${JSON.stringify(document)} in ${this.requireTarget().name}; documents: ${
           JSON.stringify(documents)
         }.`,
-        { action: "Call list_documents and pass one of the names it returns, or omit document." },
+        { action: "Call list_documents and pass one of the names it returns." },
       );
     }
     return document;
