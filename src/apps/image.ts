@@ -1,0 +1,118 @@
+/**
+ * The format-neutral view of a binary that providers and analysis read: one
+ * `BinaryImage` per analysis document (an ELF or PE file, one slice of a
+ * universal Mach-O, a WebAssembly module). Each format reader translates its
+ * own structures into this shape; nothing here knows a file format.
+ *
+ * @module
+ */
+
+/** Processor families this project names. */
+export type Architecture = "x86" | "x86_64" | "arm" | "arm64" | "wasm32" | "other";
+
+/** A mapped region of the image. */
+export interface ImageSection {
+  /** Section (or segment) name as the format spells it, e.g. `.text`, `__TEXT,__text`. */
+  name: string;
+  /** Virtual address of the first byte (for WebAssembly: the file offset). */
+  address: bigint;
+  /** Size in memory. */
+  size: bigint;
+  /** File offset of the bytes, or null when the region has none in the file (bss). */
+  fileOffset: number | null;
+  /** Bytes present in the file. */
+  fileSize: number;
+  readable: boolean;
+  writable: boolean;
+  executable: boolean;
+}
+
+/** Where a function start was learned. */
+export type FunctionSource =
+  | "symtab"
+  | "dynsym"
+  | "dynamic"
+  | "entry"
+  | "export"
+  | "pdata"
+  | "function-starts"
+  | "eh-frame"
+  | "name-section"
+  | "code-section"
+  | "call-target";
+
+/** One function start: a procedure. */
+export interface ImageFunction {
+  address: bigint;
+  /** Size in bytes when known (0 when not). */
+  size: bigint;
+  /** Preferred name, possibly mangled; "" when unnamed. */
+  name: string;
+  /** Every distinct name seen at this address (sorted). */
+  names: string[];
+  source: FunctionSource;
+}
+
+/** An imported function or data symbol. */
+export interface ImageImport {
+  /** The library it comes from, when the format says (DT_NEEDED is not per symbol in ELF). */
+  library: string | null;
+  /** Symbol name, or `#<ordinal>` for an import by ordinal. */
+  name: string;
+  /** Address a call goes through: PLT stub, IAT slot, symbol stub; null when unknown. */
+  address: bigint | null;
+}
+
+/** An exported symbol. */
+export interface ImageExport {
+  name: string;
+  /** Null for a forwarder or re-export. */
+  address: bigint | null;
+  /** `library.symbol` a forwarder or re-export points at. */
+  forwardedTo?: string;
+}
+
+/** The format-neutral view of one analysis document. */
+export interface BinaryImage {
+  format: "elf" | "pe" | "mach-o" | "wasm";
+  /** A short document name, e.g. the file name or `7za (arm64)` for a universal slice. */
+  document: string;
+  architecture: Architecture;
+  /** Machine name as the format spells it (`x86-64`, `AMD64`, `CPU_TYPE_ARM64`, …). */
+  machine: string;
+  bits: 32 | 64;
+  endianness: "little" | "big";
+  /** Entry point address, or null when the image has none. */
+  entry: bigint | null;
+  sections: ImageSection[];
+  /** Unique by address, ascending. */
+  functions: ImageFunction[];
+  imports: ImageImport[];
+  exports: ImageExport[];
+  /** Libraries the image links against. */
+  libraries: string[];
+  /** Build or UUID identity when the format records one (hex). */
+  buildId: string | null;
+  /** What was skipped or bounded while reading (partial results). */
+  warnings: string[];
+  /** Byte offset of this document inside the opened file (non-zero for universal slices). */
+  fileBase: number;
+  /** Bytes of this document (a subarray of the opened file). */
+  bytes: Uint8Array;
+}
+
+/** Maps a virtual address to an offset into `image.bytes`, or null when no section holds it in the file. */
+export function addressToOffset(image: BinaryImage, address: bigint): number | null {
+  for (const section of image.sections) {
+    if (section.fileOffset === null) continue;
+    if (address >= section.address && address < section.address + BigInt(section.fileSize)) {
+      return section.fileOffset + Number(address - section.address);
+    }
+  }
+  return null;
+}
+
+/** The section holding `address` in memory, or undefined. */
+export function sectionAt(image: BinaryImage, address: bigint): ImageSection | undefined {
+  return image.sections.find((s) => address >= s.address && address < s.address + s.size);
+}
