@@ -690,3 +690,487 @@ export function standardDynsym(): FixtureSymbol[] {
     f("dyn_only", TEXT + 0xf0, 6),
   ];
 }
+
+// ---------------------------------------------------------------------------
+// Raw layouts: sections at chosen offsets, for the dynamic section, notes,
+// .eh_frame and PLT tests.
+
+/** An endian-aware byte builder for section contents. */
+export class ByteBuilder {
+  #writer: Writer;
+
+  constructor(readonly littleEndian: boolean, readonly bits: 32 | 64) {
+    this.#writer = new Writer(littleEndian, bits);
+  }
+
+  get length(): number {
+    return this.#writer.length;
+  }
+
+  u8(value: number, at?: number): this {
+    this.#writer.u8(value & 0xff, at);
+    return this;
+  }
+
+  u16(value: number, at?: number): this {
+    this.#writer.u16(value & 0xffff, at);
+    return this;
+  }
+
+  u32(value: number, at?: number): this {
+    this.#writer.u32(value, at);
+    return this;
+  }
+
+  u64(value: number | bigint, at?: number): this {
+    this.#writer.u64(BigInt.asUintN(64, BigInt(value)), at);
+    return this;
+  }
+
+  /** An address-sized field. */
+  word(value: number | bigint, at?: number): this {
+    if (this.bits === 64) return this.u64(value, at);
+    return this.u32(Number(BigInt.asUintN(32, BigInt(value))), at);
+  }
+
+  uleb(value: number | bigint): this {
+    let v = BigInt(value);
+    do {
+      const byte = Number(v & 0x7fn);
+      v >>= 7n;
+      this.u8(v === 0n ? byte : byte | 0x80);
+    } while (v !== 0n);
+    return this;
+  }
+
+  sleb(value: number | bigint): this {
+    let v = BigInt(value);
+    for (;;) {
+      const byte = Number(v & 0x7fn);
+      v >>= 7n;
+      const done = (v === 0n && (byte & 0x40) === 0) || (v === -1n && (byte & 0x40) !== 0);
+      this.u8(done ? byte : byte | 0x80);
+      if (done) return this;
+    }
+  }
+
+  raw(data: Uint8Array | number[]): this {
+    this.#writer.raw(Uint8Array.from(data));
+    return this;
+  }
+
+  cstring(text: string): this {
+    return this.raw([...new TextEncoder().encode(text), 0]);
+  }
+
+  alignTo(alignment: number): this {
+    this.#writer.alignTo(alignment);
+    return this;
+  }
+
+  bytes(): Uint8Array {
+    return this.#writer.result();
+  }
+}
+
+/** One section of a raw layout. */
+export interface RawSection {
+  name: string;
+  type: number;
+  /** sh_flags (SHF_WRITE 1, SHF_ALLOC 2, SHF_EXECINSTR 4). */
+  flags?: number;
+  /** File offset (also the address, plus {@linkcode BASE}, for allocated sections). */
+  offset: number;
+  data?: Uint8Array;
+  /** sh_size when it differs from the data's length (SHT_NOBITS, damage). */
+  size?: number;
+  align?: number;
+  entsize?: number;
+  /** sh_link: a section name or a raw index. */
+  link?: string | number;
+  info?: number;
+}
+
+/** One extra program header of a raw layout (a PT_LOAD over the whole file always comes first). */
+export interface RawSegment {
+  type: number;
+  flags?: number;
+  offset: number;
+  size: number;
+  align?: number;
+}
+
+/** What {@linkcode buildRawElf} builds. */
+export interface RawElfOptions {
+  bits: 32 | 64;
+  endianness: "little" | "big";
+  machine?: number;
+  type?: number;
+  entry?: number;
+  sections: RawSection[];
+  segments?: RawSegment[];
+  /** Whether to write the section header table; defaults to true. */
+  sectionHeaders?: boolean;
+}
+
+/** A raw layout as built. */
+export interface RawElf {
+  bytes: Uint8Array;
+  /** Section index by name. */
+  index: Map<string, number>;
+  /** File offset of each section's header by name. */
+  headerOffset: Map<string, number>;
+}
+
+/**
+ * Builds an ELF file whose sections sit at the offsets given (all at least
+ * 0x200, past the headers), with one PT_LOAD mapping the whole file at
+ * {@linkcode BASE} and then the extra program headers; `.shstrtab` and the
+ * section header table follow the last section.
+ */
+export function buildRawElf(options: RawElfOptions): RawElf {
+  const is64 = options.bits === 64;
+  const le = options.endianness === "little";
+  const w = new Writer(le, options.bits);
+  const ehsize = is64 ? 64 : 52;
+  const phentsize = is64 ? 56 : 32;
+  const shentsize = is64 ? 64 : 40;
+  const segments = options.segments ?? [];
+  w.ensure(0x200);
+  w.length = 0x200;
+  for (const s of options.sections) {
+    if (s.data !== undefined && s.type !== 8) w.raw(s.data, s.offset);
+  }
+  const index = new Map<string, number>();
+  options.sections.forEach((s, i) => index.set(s.name, i + 1));
+  const names = new Strings();
+  const nameOffsets = options.sections.map((s) => names.add(s.name));
+  const shstrtabName = names.add(".shstrtab");
+  w.alignTo(8);
+  const shstrOffset = w.length;
+  w.raw(names.bytes());
+  const withSections = options.sectionHeaders ?? true;
+  w.alignTo(8);
+  const shoff = withSections ? w.length : 0;
+  const headerOffset = new Map<string, number>();
+  if (withSections) {
+    w.raw(new Uint8Array(shentsize));
+    const all = [
+      ...options.sections.map((s, i) => ({ ...s, nameOffset: nameOffsets[i]! })),
+      {
+        name: ".shstrtab",
+        type: 3,
+        offset: shstrOffset,
+        size: names.bytes().length,
+        nameOffset: shstrtabName,
+      } as RawSection & { nameOffset: number },
+    ];
+    for (const s of all) {
+      headerOffset.set(s.name, w.length);
+      const flags = s.flags ?? 0;
+      const link = typeof s.link === "string" ? index.get(s.link) ?? 0 : s.link ?? 0;
+      w.u32(s.nameOffset);
+      w.u32(s.type);
+      w.word(flags);
+      w.word(flags & 2 ? BASE + s.offset : 0);
+      w.word(s.offset);
+      w.word(s.size ?? s.data?.length ?? 0);
+      w.u32(link);
+      w.u32(s.info ?? 0);
+      w.word(s.align ?? 1);
+      w.word(s.entsize ?? 0);
+    }
+  }
+  const fileSize = w.length;
+  w.raw(Uint8Array.of(0x7f, 0x45, 0x4c, 0x46, is64 ? 2 : 1, le ? 1 : 2, 1, 0), 0);
+  w.u16(options.type ?? ET_EXEC, 16);
+  w.u16(options.machine ?? (is64 ? 62 : 3), 18);
+  w.u32(1, 20);
+  w.word(options.entry ?? BASE + 0x200, 24);
+  w.word(ehsize, is64 ? 32 : 28);
+  w.word(shoff, is64 ? 40 : 32);
+  const at = is64 ? 52 : 40;
+  w.u16(ehsize, at);
+  w.u16(phentsize, at + 2);
+  w.u16(1 + segments.length, at + 4);
+  w.u16(shentsize, at + 6);
+  w.u16(withSections ? options.sections.length + 2 : 0, at + 8);
+  w.u16(withSections ? options.sections.length + 1 : 0, at + 10);
+  const all: RawSegment[] = [{ type: 1, flags: 7, offset: 0, size: fileSize, align: 0x1000 }];
+  all.push(...segments);
+  all.forEach((s, i) => {
+    const o = ehsize + i * phentsize;
+    if (is64) {
+      w.u32(s.type, o);
+      w.u32(s.flags ?? 4, o + 4);
+      w.u64(s.offset, o + 8);
+      w.u64(BASE + s.offset, o + 16);
+      w.u64(BASE + s.offset, o + 24);
+      w.u64(s.size, o + 32);
+      w.u64(s.size, o + 40);
+      w.u64(s.align ?? 4, o + 48);
+    } else {
+      w.u32(s.type, o);
+      w.u32(s.offset, o + 4);
+      w.u32(BASE + s.offset, o + 8);
+      w.u32(BASE + s.offset, o + 12);
+      w.u32(s.size, o + 16);
+      w.u32(s.size, o + 20);
+      w.u32(s.flags ?? 4, o + 24);
+      w.u32(s.align ?? 4, o + 28);
+    }
+  });
+  return { bytes: w.result(), index, headerOffset };
+}
+
+/** DW_EH_PE encodings the fixtures use. */
+export const PE = {
+  absptr: 0x00,
+  uleb128: 0x01,
+  udata2: 0x02,
+  udata4: 0x03,
+  udata8: 0x04,
+  sleb128: 0x09,
+  sdata2: 0x0a,
+  sdata4: 0x0b,
+  sdata8: 0x0c,
+  pcrel: 0x10,
+  datarel: 0x30,
+  indirect: 0x80,
+  omit: 0xff,
+} as const;
+
+/** A record of a fixture `.eh_frame`. */
+export type EhRecord =
+  | {
+    kind: "cie";
+    /** Defaults to "zR". */
+    augmentation?: string;
+    /** The 'R' encoding; defaults to pcrel | sdata4. */
+    fdeEncoding?: number;
+    /** Defaults to 1. */
+    version?: number;
+    /** The 'P' personality pointer's encoding and value. */
+    personality?: { encoding: number; value: number };
+    /** The 'L' LSDA encoding. */
+    lsdaEncoding?: number;
+    /** Write a 64-bit (0xffffffff + 8 bytes) length. */
+    dwarf64?: boolean;
+  }
+  | {
+    kind: "fde";
+    /** Index (into the record list) of the CIE. */
+    cie: number;
+    pcBegin: number;
+    pcRange: number;
+    dwarf64?: boolean;
+    /** A raw CIE pointer value instead of the real one. */
+    ciePointer?: number;
+  }
+  | { kind: "zero" }
+  | { kind: "raw"; bytes: number[] };
+
+/** Encodes `value` as DW_EH_PE `encoding` for a field at `fieldAddress`. */
+export function encodePointer(
+  b: ByteBuilder,
+  encoding: number,
+  value: number,
+  fieldAddress: number,
+  dataBase = 0,
+): void {
+  let v = BigInt(value);
+  if ((encoding & 0x70) === PE.pcrel) v -= BigInt(fieldAddress);
+  if ((encoding & 0x70) === PE.datarel) v -= BigInt(dataBase);
+  switch (encoding & 0x0f) {
+    case PE.absptr:
+      b.word(v);
+      break;
+    case PE.uleb128:
+      b.uleb(v);
+      break;
+    case PE.sleb128:
+      b.sleb(v);
+      break;
+    case PE.udata2:
+    case PE.sdata2:
+      b.u16(Number(BigInt.asUintN(16, v)));
+      break;
+    case PE.udata4:
+    case PE.sdata4:
+      b.u32(Number(BigInt.asUintN(32, v)));
+      break;
+    case PE.udata8:
+    case PE.sdata8:
+      b.u64(v);
+      break;
+    default:
+      // An unknown format: write four bytes so that the record has a body.
+      b.u32(Number(BigInt.asUintN(32, v)));
+  }
+}
+
+/**
+ * Encodes `.eh_frame` records for a section at `address`. Returns the bytes
+ * and the offset of each record (for .eh_frame_hdr tables and damage).
+ */
+export function encodeEhFrame(
+  records: EhRecord[],
+  options: { address: number; bits: 32 | 64; littleEndian: boolean; dataBase?: number },
+): { bytes: Uint8Array; offsets: number[] } {
+  const b = new ByteBuilder(options.littleEndian, options.bits);
+  const offsets: number[] = [];
+  const encodings: number[] = [];
+  for (const record of records) {
+    offsets.push(b.length);
+    if (record.kind === "zero") {
+      b.u32(0);
+      encodings.push(-1);
+      continue;
+    }
+    if (record.kind === "raw") {
+      b.raw(record.bytes);
+      encodings.push(-1);
+      continue;
+    }
+    const start = b.length;
+    const dwarf64 = record.dwarf64 ?? false;
+    const headerSize = dwarf64 ? 12 : 4;
+    // Body first, into its own builder, at its final address.
+    const bodyAt = options.address + start + headerSize;
+    const body = new ByteBuilder(options.littleEndian, options.bits);
+    if (record.kind === "cie") {
+      const augmentation = record.augmentation ?? "zR";
+      const fdeEncoding = record.fdeEncoding ?? (PE.pcrel | PE.sdata4);
+      encodings.push(augmentation.includes("R") ? fdeEncoding : PE.absptr);
+      body.u32(0).u8(record.version ?? 1).cstring(augmentation);
+      if (augmentation === "eh") body.word(0);
+      body.uleb(1).sleb(-8).u8(16);
+      if (augmentation.startsWith("z")) {
+        const data = new ByteBuilder(options.littleEndian, options.bits);
+        for (const c of augmentation.slice(1)) {
+          if (c === "R") data.u8(fdeEncoding);
+          else if (c === "P") {
+            const p = record.personality ?? { encoding: PE.absptr, value: 0 };
+            data.u8(p.encoding);
+            // Field address: after the uleb length (one byte here) and what came before.
+            const fieldAddress = bodyAt + body.length + 1 + data.length;
+            encodePointer(data, p.encoding & 0x7f, p.value, fieldAddress, options.dataBase);
+          } else if (c === "L") data.u8(record.lsdaEncoding ?? PE.absptr);
+        }
+        body.uleb(data.length).raw(data.bytes());
+      }
+      body.raw([0x0c, 0x07, 0x08]); // DW_CFA_def_cfa: r7 ofs 8
+    } else {
+      encodings.push(-1);
+      const cieOffset = offsets[record.cie]!;
+      const cieEncoding = encodings[record.cie]!;
+      const cieRecord = records[record.cie]!;
+      const pointer = record.ciePointer ?? (start + headerSize - cieOffset);
+      body.u32(pointer);
+      const encoding = cieEncoding < 0 ? PE.absptr : cieEncoding;
+      encodePointer(body, encoding, record.pcBegin, bodyAt + body.length, options.dataBase);
+      encodePointer(body, encoding & 0x0f, record.pcRange, 0);
+      if (cieRecord.kind === "cie" && (cieRecord.augmentation ?? "zR").startsWith("z")) {
+        body.uleb(0);
+      }
+      body.raw([0x41, 0x0e, 0x10]); // DW_CFA_advance_loc 1; DW_CFA_def_cfa_offset 16
+    }
+    // Pad the record to a multiple of the address size with DW_CFA_nop.
+    const pad = options.bits === 64 ? 8 : 4;
+    while ((headerSize + body.length) % pad !== 0) body.u8(0);
+    if (dwarf64) b.u32(0xffffffff).u64(body.length);
+    else b.u32(body.length);
+    b.raw(body.bytes());
+  }
+  return { bytes: b.bytes(), offsets };
+}
+
+/**
+ * An `.eh_frame_hdr` at `address` (version 1, eh_frame_ptr pcrel|sdata4,
+ * fde_count udata4, table datarel|sdata4) listing `entries` as given.
+ */
+export function encodeEhFrameHdr(
+  address: number,
+  ehFrameAddress: number,
+  entries: { location: number; fde: number }[],
+  littleEndian: boolean,
+): Uint8Array {
+  const b = new ByteBuilder(littleEndian, 32);
+  b.u8(1).u8(PE.pcrel | PE.sdata4).u8(PE.udata4).u8(PE.datarel | PE.sdata4);
+  b.u32((ehFrameAddress - (address + 4)) >>> 0);
+  b.u32(entries.length);
+  for (const e of entries) b.u32((e.location - address) >>> 0).u32((e.fde - address) >>> 0);
+  return b.bytes();
+}
+
+/** `.dynamic` contents: the (tag, value) pairs as given (add [0, 0] for DT_NULL). */
+export function encodeDynamic(
+  entries: [number, number | bigint][],
+  bits: 32 | 64,
+  littleEndian: boolean,
+): Uint8Array {
+  const b = new ByteBuilder(littleEndian, bits);
+  for (const [tag, value] of entries) b.word(tag).word(value);
+  return b.bytes();
+}
+
+/** One note: header, name and descriptor, each padded to `alignment`. */
+export function encodeNote(
+  name: string,
+  type: number,
+  desc: Uint8Array,
+  littleEndian: boolean,
+  options: { alignment?: 4 | 8; namesz?: number; descsz?: number } = {},
+): Uint8Array {
+  const alignment = options.alignment ?? 4;
+  const nameBytes = name === "" ? new Uint8Array(0) : new TextEncoder().encode(`${name}\0`);
+  const b = new ByteBuilder(littleEndian, 32);
+  b.u32(options.namesz ?? nameBytes.length).u32(options.descsz ?? desc.length).u32(type);
+  b.raw(nameBytes).alignTo(alignment);
+  b.raw(desc).alignTo(alignment);
+  return b.bytes();
+}
+
+/** A dynamic symbol for {@linkcode encodeSymbols}. */
+export interface RawSymbol {
+  name: string;
+  value?: number;
+  size?: number;
+  type: number;
+  bind: number;
+  /** st_shndx (0 for undefined). */
+  shndx: number;
+}
+
+/** A symbol table (with its null symbol first) and its string table. */
+export function encodeSymbols(
+  symbols: RawSymbol[],
+  bits: 32 | 64,
+  littleEndian: boolean,
+): { symbols: Uint8Array; strings: Uint8Array } {
+  const strings = new Strings();
+  const b = new ByteBuilder(littleEndian, bits);
+  for (const s of [{ name: "", type: 0, bind: 0, shndx: 0 } as RawSymbol, ...symbols]) {
+    const name = strings.add(s.name);
+    const info = (s.bind << 4) | s.type;
+    if (bits === 64) {
+      b.u32(name).u8(info).u8(0).u16(s.shndx).u64(s.value ?? 0).u64(s.size ?? 0);
+    } else b.u32(name).u32(s.value ?? 0).u32(s.size ?? 0).u8(info).u8(0).u16(s.shndx);
+  }
+  return { symbols: b.bytes(), strings: strings.bytes() };
+}
+
+/** RELA (or REL, without addends) relocations: [offset, symbol index, type, addend]. */
+export function encodeRelocations(
+  relocations: [number, number, number, number?][],
+  options: { bits: 32 | 64; littleEndian: boolean; rela: boolean },
+): Uint8Array {
+  const b = new ByteBuilder(options.littleEndian, options.bits);
+  for (const [offset, symbol, type, addend] of relocations) {
+    b.word(offset);
+    if (options.bits === 64) b.u64((BigInt(symbol) << 32n) | BigInt(type));
+    else b.u32(((symbol << 8) | type) >>> 0);
+    if (options.rela) b.word(BigInt(addend ?? 0));
+  }
+  return b.bytes();
+}

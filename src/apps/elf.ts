@@ -1,7 +1,13 @@
 /**
  * A dependency-free ELF reader: header, program headers, section headers and
  * the function symbols of `.symtab` / `.dynsym` (or, for binaries without
- * usable section headers, of the dynamic symbol table found via PT_DYNAMIC).
+ * usable section headers, of the dynamic symbol table found via PT_DYNAMIC);
+ * the dynamic section (DT_NEEDED, DT_SONAME, DT_RUNPATH, …), the GNU build
+ * id note, function starts from the FDEs of `.eh_frame` (through
+ * `.eh_frame_hdr`'s search table when there is one, or PT_GNU_EH_FRAME when
+ * the section headers are gone), the dynamic symbols, and the PLT stubs and
+ * imports resolved through JUMP_SLOT / GLOB_DAT relocations for x86-64,
+ * i386, AArch64 and ARM32.
  *
  * It takes bytes and never touches the file system. Damage in optional parts
  * of a file is reported in {@linkcode ElfImage.warnings}; only a file that
@@ -133,8 +139,134 @@ export interface ElfImage {
   functions: ElfFunction[];
   /** Whether there is a SHT_SYMTAB section; `false` means the file is stripped. */
   hasSymtab: boolean;
+  /** What the dynamic section says (empty lists and nulls when there is none). */
+  dynamic: ElfDynamic;
+  /** The NT_GNU_BUILD_ID note as lowercase hex, or null when there is none. */
+  buildId: string | null;
+  /**
+   * One function start per FDE of `.eh_frame` (pc_begin and pc_range), sorted
+   * by address, then size. Empty for relocatable files, whose `.eh_frame`
+   * addresses are not yet relocated, and for ARM32, which unwinds through
+   * `.ARM.exidx` instead.
+   */
+  ehFrameFunctions: ElfAddressRange[];
+  /** The symbols of the dynamic symbol table, in table order (without the null symbol). */
+  dynamicSymbols: ElfDynamicSymbol[];
+  /**
+   * PLT stubs (`.plt`, `.plt.sec`, `.plt.got`) whose GOT slot is relocated,
+   * for x86-64, i386, AArch64 and ARM32, sorted by address.
+   */
+  pltStubs: ElfPltStub[];
+  /**
+   * JUMP_SLOT and GLOB_DAT relocations against undefined dynamic symbols, with
+   * the PLT stub that jumps through the slot when there is one; sorted by GOT
+   * address.
+   */
+  imports: ElfImport[];
   /** Human-readable notes about what was skipped or bounded; empty for a sound file. */
   warnings: string[];
+}
+
+/** An address range: a function start and its size in bytes. */
+export interface ElfAddressRange {
+  /** First address. */
+  address: bigint;
+  /** Size in bytes. */
+  size: bigint;
+}
+
+/** One entry of the dynamic section. */
+export interface ElfDynamicEntry {
+  /** `d_tag` (exact below 2^53; only damaged files have larger tags). */
+  tag: number;
+  /** Readable tag, such as `DT_NEEDED`, or `0x…` when unknown. */
+  tagName: string;
+  /** `d_val` / `d_ptr`. */
+  value: bigint;
+}
+
+/** The dynamic section, read through PT_DYNAMIC (or the SHT_DYNAMIC section). */
+export interface ElfDynamic {
+  /** DT_NEEDED libraries, in order. */
+  needed: string[];
+  /** DT_SONAME. */
+  soname: string | null;
+  /** DT_RUNPATH. */
+  runpath: string | null;
+  /** DT_RPATH. */
+  rpath: string | null;
+  /** DT_FLAGS. */
+  flags: bigint | null;
+  /** DT_FLAGS_1. */
+  flags1: bigint | null;
+  /** DT_INIT. */
+  init: bigint | null;
+  /** DT_FINI. */
+  fini: bigint | null;
+  /** DT_INIT_ARRAY and DT_INIT_ARRAYSZ (size 0 when DT_INIT_ARRAYSZ is missing). */
+  initArray: ElfAddressRange | null;
+  /** DT_FINI_ARRAY and DT_FINI_ARRAYSZ. */
+  finiArray: ElfAddressRange | null;
+  /** Every entry before the first DT_NULL, in order. */
+  entries: ElfDynamicEntry[];
+}
+
+/** One symbol of the dynamic symbol table. */
+export interface ElfDynamicSymbol {
+  /** Position in the table (the null symbol is 0, so the first listed is 1). */
+  index: number;
+  /** Name without any `@VERSION` suffix (`""` when unnamed or unreadable). */
+  name: string;
+  /** `st_value` as stored (for ARM functions, bit 0 is the Thumb bit). */
+  value: bigint;
+  /** `st_size`. */
+  size: bigint;
+  /** `ELF_ST_TYPE`. */
+  type:
+    | "notype"
+    | "object"
+    | "function"
+    | "section"
+    | "file"
+    | "common"
+    | "tls"
+    | "ifunc"
+    | "other";
+  /** `ELF_ST_BIND`. */
+  binding: "local" | "global" | "weak" | "other";
+  /** `st_shndx`. */
+  sectionIndex: number;
+  /** Whether `st_shndx` is not SHN_UNDEF. */
+  defined: boolean;
+}
+
+/** A PLT stub and the symbol whose GOT slot it jumps through. */
+export interface ElfPltStub {
+  /** Address of the stub's first instruction. */
+  address: bigint;
+  /**
+   * Symbol of the slot's relocation. For an IRELATIVE slot, the name of the
+   * function symbol at the resolver address, or `""`.
+   */
+  name: string;
+  /** The GOT slot the stub jumps through. */
+  gotAddress: bigint;
+  /** The section holding the stub (`.plt`, `.plt.sec` or `.plt.got`). */
+  section: string;
+  /** For an IRELATIVE slot, the resolver address (the relocation's addend); else null. */
+  irelative: bigint | null;
+}
+
+/** An imported symbol: a GOT slot the dynamic loader fills from another object. */
+export interface ElfImport {
+  /** Symbol name, without any `@VERSION` suffix. */
+  name: string;
+  /** The GOT slot. */
+  gotAddress: bigint;
+  /** The PLT stub that jumps through the slot, or null when none does. */
+  stubAddress: bigint | null;
+  /** JUMP_SLOT (called through the PLT) or GLOB_DAT (address taken or data). */
+  kind: "jump-slot" | "glob-dat";
 }
 
 /** Options for {@linkcode parseElf}. */
@@ -146,6 +278,12 @@ export interface ParseElfOptions {
    * @default {4_000_000}
    */
   maxSymbols?: number;
+  /**
+   * Most `.eh_frame` FDEs to read; the rest are skipped with a warning.
+   *
+   * @default {2_000_000}
+   */
+  maxFdes?: number;
 }
 
 // ---------------------------------------------------------------------------
@@ -194,6 +332,7 @@ const MAX_NAME_BYTES = 65536;
 /** Most warnings kept; the rest are counted in a final warning. */
 const MAX_WARNINGS = 100;
 const DEFAULT_MAX_SYMBOLS = 4_000_000;
+const DEFAULT_MAX_FDES = 2_000_000;
 /** String-table bytes decoded per parse, at most this many times the file size (plus 1 MiB). */
 const STRING_BUDGET_FACTOR = 4;
 
@@ -314,7 +453,11 @@ export function parseElf(bytes: Uint8Array, options: ParseElfOptions = {}): ElfI
   if (!Number.isSafeInteger(maxSymbols) || maxSymbols < 0) {
     throw new RangeError(`maxSymbols must be a non-negative integer, got ${maxSymbols}`);
   }
-  return new Parser(bytes, maxSymbols).parse();
+  const maxFdes = options.maxFdes ?? DEFAULT_MAX_FDES;
+  if (!Number.isSafeInteger(maxFdes) || maxFdes < 0) {
+    throw new RangeError(`maxFdes must be a non-negative integer, got ${maxFdes}`);
+  }
+  return new Parser(bytes, maxSymbols, maxFdes).parse();
 }
 
 // ---------------------------------------------------------------------------
@@ -340,6 +483,8 @@ class StringTable {
   readonly label: string;
   badOffsets = 0;
   cutNames = 0;
+  /** Whether {@linkcode Parser.reportStrings} has warned about this table. */
+  reported = false;
   #bytes: Uint8Array;
   /** The whole table decoded, when byte offsets equal code-unit offsets in it. */
   #text: string | null | undefined = undefined;
@@ -615,6 +760,7 @@ class Parser {
   readonly view: DataView;
   readonly length: number;
   readonly maxSymbols: number;
+  readonly maxFdes: number;
   le = true;
   is64 = true;
   machine = 0;
@@ -637,12 +783,25 @@ class Parser {
   stringBudget: StringBudget;
   /** Sorted starts of the sections with file bytes and of the section header table. */
   structureStarts: Float64Array | null = null;
+  /** `p_align` of each program header, by position. */
+  segmentAlignments: number[] = [];
+  /** `sh_addralign` of each section header, by index. */
+  sectionAlignments: number[] = [];
+  /** The dynamic symbol table the function symbols were read from, if any. */
+  dynamicTable: SymbolTableRef | null = null;
+  /** Whether {@linkcode readDynamic} has looked at (and warned about) PT_DYNAMIC's extent. */
+  dynamicSegmentChecked = false;
+  /** The dynamic section, once read. */
+  dynamicInfo: ElfDynamic = emptyDynamic();
+  /** DT_* values (first of each tag) of the dynamic section. */
+  dynamicTags: Map<number, bigint> = new Map();
 
-  constructor(bytes: Uint8Array, maxSymbols: number) {
+  constructor(bytes: Uint8Array, maxSymbols: number, maxFdes: number) {
     this.bytes = bytes;
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.length = bytes.length;
     this.maxSymbols = maxSymbols;
+    this.maxFdes = maxFdes;
     this.symbolBudget = maxSymbols;
     this.stringBudget = { remaining: STRING_BUDGET_FACTOR * bytes.length + (1 << 20) };
   }
@@ -683,6 +842,7 @@ class Parser {
     this.readFunctions();
     const functions = this.functions.build();
     this.addEntry(functions);
+    const extras = this.readExtras(functions);
     if (this.droppedWarnings > 0) {
       this.warnings.push(`${this.droppedWarnings} more warnings were omitted`);
     }
@@ -699,6 +859,12 @@ class Parser {
       segments: this.segments,
       functions,
       hasSymtab: this.sections.some((s) => s.type === SHT_SYMTAB),
+      dynamic: this.dynamicInfo,
+      buildId: extras.buildId,
+      ehFrameFunctions: extras.ehFrameFunctions,
+      dynamicSymbols: extras.dynamicSymbols,
+      pltStubs: extras.pltStubs,
+      imports: extras.imports,
       warnings: this.warnings,
     };
   }
@@ -826,6 +992,7 @@ class Parser {
         fileSize: this.word(o + (is64 ? 32 : 16)),
         memorySize: this.word(o + (is64 ? 40 : 20)),
       });
+      this.segmentAlignments.push(this.word(o + (is64 ? 48 : 28)));
     }
   }
 
@@ -931,6 +1098,7 @@ class Parser {
         info: this.u32(o + (is64 ? 44 : 28)),
         entrySize: this.word(o + (is64 ? 56 : 36)),
       };
+      this.sectionAlignments.push(this.word(o + (is64 ? 48 : 32)));
       if (type !== 8 && type !== 0 && section.offset + section.size > this.length) {
         pastEnd.push(section);
       }
@@ -1037,6 +1205,7 @@ class Parser {
           `the string tables of this file add up to more than ${STRING_BUDGET_FACTOR} times its size`,
       );
     }
+    if (bad > 0 || cut > 0 || skipped > 0) strings.reported = true;
     strings.badOffsets = 0;
     strings.cutNames = 0;
     strings.skipped = 0;
@@ -1093,7 +1262,16 @@ class Parser {
       );
       if (source === "dynsym" && count > 0) sawDynsym = true;
       const strings = this.linkedStrings(section, label);
-      this.readSymbolTable({ label, offset: section.offset, count, stride, strings, source });
+      const table: SymbolTableRef = {
+        label,
+        offset: section.offset,
+        count,
+        stride,
+        strings,
+        source,
+      };
+      if (source === "dynsym" && this.dynamicTable === null) this.dynamicTable = table;
+      this.readSymbolTable(table);
     }
     if (!sawDynsym) {
       const dynamic = this.segments.find((s) => s.type === PT_DYNAMIC);
@@ -1130,6 +1308,7 @@ class Parser {
           `maxSymbols limit of ${this.maxSymbols} remain; reading the first ${this.symbolBudget}`,
       );
       count = this.symbolBudget;
+      table.count = count;
     }
     this.symbolBudget -= count;
     const view = this.view;
@@ -1232,6 +1411,7 @@ class Parser {
   // ----- PT_DYNAMIC fallback
 
   readDynamic(dynamic: ElfSegment): void {
+    this.dynamicSegmentChecked = true;
     const entrySize = this.is64 ? 16 : 8;
     if (dynamic.offset >= this.length) {
       this.warn(
@@ -1352,7 +1532,21 @@ class Parser {
         this.stringBudget,
       );
     }
-    this.readSymbolTable({ label, offset: symOffset, count, stride, strings, source: "dynamic" });
+    const table: SymbolTableRef = {
+      label,
+      offset: symOffset,
+      count,
+      stride,
+      strings,
+      source: "dynamic",
+    };
+    this.dynamicTable = table;
+    this.readSymbolTable(table);
+  }
+
+  /** Reads the dynamic section, the build id, `.eh_frame` and the PLT (see {@linkcode ExtrasReader}). */
+  readExtras(functions: ElfFunction[]): Extras {
+    return new ExtrasReader(this, functions).read();
   }
 
   /** Translates a virtual address to a file offset through the PT_LOAD segments. */
@@ -1458,6 +1652,1730 @@ class Parser {
     }
     functions.splice(low, 0, entry);
   }
+}
+
+// ---------------------------------------------------------------------------
+// Dynamic section, notes, .eh_frame and the PLT
+
+/** What {@linkcode ExtrasReader} adds to an {@linkcode ElfImage}. */
+interface Extras {
+  buildId: string | null;
+  ehFrameFunctions: ElfAddressRange[];
+  dynamicSymbols: ElfDynamicSymbol[];
+  pltStubs: ElfPltStub[];
+  imports: ElfImport[];
+}
+
+const ET_REL = 1;
+const EM_386 = 3;
+const EM_X86_64 = 62;
+const EM_AARCH64 = 183;
+
+const PT_NOTE = 4;
+const PT_GNU_EH_FRAME = 0x6474e550;
+
+const SHT_PROGBITS = 1;
+const SHT_RELA = 4;
+const SHT_DYNAMIC = 6;
+const SHT_NOTE = 7;
+const SHT_NOBITS = 8;
+const SHT_REL = 9;
+const SHT_X86_64_UNWIND = 0x70000001;
+const SHF_ALLOC = 2n;
+
+const DT_NEEDED = 1;
+const DT_PLTRELSZ = 2;
+const DT_PLTGOT = 3;
+const DT_RELA = 7;
+const DT_RELASZ = 8;
+const DT_RELAENT = 9;
+const DT_INIT = 12;
+const DT_FINI = 13;
+const DT_SONAME = 14;
+const DT_RPATH = 15;
+const DT_REL = 17;
+const DT_RELSZ = 18;
+const DT_RELENT = 19;
+const DT_PLTREL = 20;
+const DT_JMPREL = 23;
+const DT_INIT_ARRAY = 25;
+const DT_FINI_ARRAY = 26;
+const DT_INIT_ARRAYSZ = 27;
+const DT_FINI_ARRAYSZ = 28;
+const DT_RUNPATH = 29;
+const DT_FLAGS = 30;
+const DT_FLAGS_1 = 0x6ffffffb;
+
+const NT_GNU_BUILD_ID = 3;
+
+/** Most dynamic entries kept; real files have well under a hundred. */
+const MAX_DYNAMIC_ENTRIES = 65536;
+/** Longest build id accepted, in bytes (real ones are 8 to 32). */
+const MAX_BUILD_ID_BYTES = 1024;
+/** Longest CIE augmentation string read. */
+const MAX_AUGMENTATION = 64;
+
+const DYNAMIC_TAG_NAMES: ReadonlyMap<number, string> = new Map([
+  [0, "DT_NULL"],
+  [1, "DT_NEEDED"],
+  [2, "DT_PLTRELSZ"],
+  [3, "DT_PLTGOT"],
+  [4, "DT_HASH"],
+  [5, "DT_STRTAB"],
+  [6, "DT_SYMTAB"],
+  [7, "DT_RELA"],
+  [8, "DT_RELASZ"],
+  [9, "DT_RELAENT"],
+  [10, "DT_STRSZ"],
+  [11, "DT_SYMENT"],
+  [12, "DT_INIT"],
+  [13, "DT_FINI"],
+  [14, "DT_SONAME"],
+  [15, "DT_RPATH"],
+  [16, "DT_SYMBOLIC"],
+  [17, "DT_REL"],
+  [18, "DT_RELSZ"],
+  [19, "DT_RELENT"],
+  [20, "DT_PLTREL"],
+  [21, "DT_DEBUG"],
+  [22, "DT_TEXTREL"],
+  [23, "DT_JMPREL"],
+  [24, "DT_BIND_NOW"],
+  [25, "DT_INIT_ARRAY"],
+  [26, "DT_FINI_ARRAY"],
+  [27, "DT_INIT_ARRAYSZ"],
+  [28, "DT_FINI_ARRAYSZ"],
+  [29, "DT_RUNPATH"],
+  [30, "DT_FLAGS"],
+  [32, "DT_PREINIT_ARRAY"],
+  [33, "DT_PREINIT_ARRAYSZ"],
+  [34, "DT_SYMTAB_SHNDX"],
+  [35, "DT_RELRSZ"],
+  [36, "DT_RELR"],
+  [37, "DT_RELRENT"],
+  [0x6ffffdf5, "DT_GNU_PRELINKED"],
+  [0x6ffffef5, "DT_GNU_HASH"],
+  [0x6ffffef6, "DT_TLSDESC_PLT"],
+  [0x6ffffef7, "DT_TLSDESC_GOT"],
+  [0x6ffffff0, "DT_VERSYM"],
+  [0x6ffffff9, "DT_RELACOUNT"],
+  [0x6ffffffa, "DT_RELCOUNT"],
+  [0x6ffffffb, "DT_FLAGS_1"],
+  [0x6ffffffc, "DT_VERDEF"],
+  [0x6ffffffd, "DT_VERDEFNUM"],
+  [0x6ffffffe, "DT_VERNEED"],
+  [0x6fffffff, "DT_VERNEEDNUM"],
+  [0x7ffffffd, "DT_AUXILIARY"],
+  [0x7fffffff, "DT_FILTER"],
+]);
+
+/** JUMP_SLOT, GLOB_DAT and IRELATIVE relocation types by e_machine. */
+const RELOCATION_TYPES: ReadonlyMap<
+  number,
+  { jumpSlot: number; globDat: number; irelative: number }
+> = new Map([
+  [EM_X86_64, { jumpSlot: 7, globDat: 6, irelative: 37 }],
+  [EM_386, { jumpSlot: 7, globDat: 6, irelative: 42 }],
+  [EM_AARCH64, { jumpSlot: 1026, globDat: 1025, irelative: 1032 }],
+  [EM_ARM, { jumpSlot: 22, globDat: 21, irelative: 160 }],
+]);
+
+const SYMBOL_TYPES: readonly ElfDynamicSymbol["type"][] = [
+  "notype",
+  "object",
+  "function",
+  "section",
+  "file",
+  "common",
+  "tls",
+];
+const SYMBOL_BINDINGS: readonly ElfDynamicSymbol["binding"][] = ["local", "global", "weak"];
+
+// DW_EH_PE pointer encodings: the low nibble is the format, bits 4-6 the
+// application, bit 7 "indirect"; 0xff means "omitted".
+const PE_ABSPTR = 0x00;
+const PE_ULEB128 = 0x01;
+const PE_UDATA2 = 0x02;
+const PE_UDATA4 = 0x03;
+const PE_UDATA8 = 0x04;
+const PE_SIGNED = 0x08;
+const PE_SLEB128 = 0x09;
+const PE_SDATA2 = 0x0a;
+const PE_SDATA4 = 0x0b;
+const PE_SDATA8 = 0x0c;
+const PE_PCREL = 0x10;
+const PE_DATAREL = 0x30;
+const PE_INDIRECT = 0x80;
+const PE_OMIT = 0xff;
+
+/** Outcomes of {@linkcode ExtrasReader.readRecord}. */
+const RECORD_OK = 0;
+const RECORD_ZERO = 1;
+const RECORD_TRUNCATED = 2;
+const RECORD_RESERVED = 3;
+const RECORD_PAST_END = 4;
+const RECORD_TOO_SHORT = 5;
+
+/** A byte range of the file and the address its first byte has (when mapped). */
+interface Region {
+  offset: number;
+  end: number;
+  /** Address of `offset`, or NaN when unknown. */
+  address: number;
+  label: string;
+}
+
+/** What an FDE needs from its CIE. */
+interface Cie {
+  fdeEncoding: number;
+  pointerSize: number;
+}
+
+/** FDEs as they are decoded (values are numbers below 2^53, else bigints). */
+interface FdeSink {
+  starts: (number | bigint)[];
+  sizes: (number | bigint)[];
+}
+
+/** Damage counted while reading `.eh_frame`, reported once per kind. */
+class ProblemCounter {
+  #counts = new Map<string, { count: number; first: number }>();
+
+  add(reason: string, offset: number): void {
+    const known = this.#counts.get(reason);
+    if (known === undefined) this.#counts.set(reason, { count: 1, first: offset });
+    else known.count++;
+  }
+
+  entries(): [string, { count: number; first: number }][] {
+    return [...this.#counts];
+  }
+}
+
+/** One relocated GOT slot. */
+interface Slot {
+  symbol: number;
+  type: number;
+  kind: "jump-slot" | "glob-dat" | "irelative";
+  /** RELA addend; for REL, read from the slot when needed. */
+  addend: bigint | null;
+}
+
+/**
+ * Reads what {@linkcode Parser} leaves out: the dynamic section, the build id
+ * note, `.eh_frame` function starts, the dynamic symbols, and the PLT stubs
+ * and imports. It uses the parser's headers and helpers, checks every read
+ * against the file, and reports damage through the parser's warnings.
+ */
+class ExtrasReader {
+  readonly p: Parser;
+  readonly functions: ElfFunction[];
+  readonly bytes: Uint8Array;
+  readonly view: DataView;
+  readonly length: number;
+  readonly le: boolean;
+  readonly is64: boolean;
+  readonly pointerSize: 4 | 8;
+  // The last record read by readRecord.
+  recordStart = 0;
+  recordContent = 0;
+  recordEnd = 0;
+  recordId = 0;
+  // The end of the last value read by readEncoded / uleb / sleb, and why it failed.
+  next = 0;
+  problem = "";
+  #gotBase: number | null | undefined = undefined;
+  /**
+   * Bytes of note, PLT and relocation sections left to scan: a hostile file
+   * can declare thousands of such sections over the same bytes, and this
+   * keeps the work proportional to the file size.
+   */
+  #scanBudget: number;
+  #budgetWarned = false;
+
+  constructor(p: Parser, functions: ElfFunction[]) {
+    this.p = p;
+    this.functions = functions;
+    this.bytes = p.bytes;
+    this.view = p.view;
+    this.length = p.length;
+    this.le = p.le;
+    this.is64 = p.is64;
+    this.pointerSize = p.is64 ? 8 : 4;
+    this.#scanBudget = STRING_BUDGET_FACTOR * p.length + (1 << 20);
+  }
+
+  /** Takes `region`'s bytes from the scan budget; false (warned once) when it has run out. */
+  charge(region: Region): boolean {
+    const bytes = region.end - region.offset;
+    if (bytes <= this.#scanBudget) {
+      this.#scanBudget -= bytes;
+      return true;
+    }
+    if (!this.#budgetWarned) {
+      this.#budgetWarned = true;
+      this.warn(
+        `Skipped ${region.label} and later note, PLT and relocation sections: together they ` +
+          `add up to more than ${STRING_BUDGET_FACTOR} times the size of the file`,
+      );
+    }
+    return false;
+  }
+
+  read(): Extras {
+    this.guard("the dynamic section", () => this.readDynamicSection(), undefined);
+    const buildId = this.guard("the build id note", () => this.readBuildId(), null);
+    const ehFrameFunctions = this.guard("the .eh_frame section", () => this.readEhFrame(), []);
+    const dynamicSymbols = this.guard(
+      "the dynamic symbols",
+      () => this.readDynamicSymbols(),
+      [],
+    );
+    const { pltStubs, imports } = this.guard(
+      "the PLT and GOT relocations",
+      () => this.readPlt(dynamicSymbols),
+      { pltStubs: [], imports: [] },
+    );
+    return { buildId, ehFrameFunctions, dynamicSymbols, pltStubs, imports };
+  }
+
+  /**
+   * Runs `read`, turning an unexpected exception into a warning. Every read
+   * is checked first, so this is a last line of defence, not the mechanism.
+   */
+  guard<T>(what: string, read: () => T, fallback: T): T {
+    try {
+      return read();
+    } catch (error) {
+      this.p.warn(
+        `Internal error while reading ${what}: ${
+          error instanceof Error ? error.message : String(error)
+        }; it is skipped`,
+      );
+      return fallback;
+    }
+  }
+
+  warn(message: string): void {
+    this.p.warn(message);
+  }
+
+  u8(at: number): number {
+    return this.bytes[at]!;
+  }
+
+  u16(at: number): number {
+    return this.view.getUint16(at, this.le);
+  }
+
+  u32(at: number): number {
+    return this.view.getUint32(at, this.le);
+  }
+
+  /** File offset of `address` through PT_LOAD, else through an allocated section. */
+  offsetOf(address: bigint | number): number | null {
+    const a = typeof address === "bigint" ? address : BigInt(address);
+    const viaSegment = this.p.toFileOffset(a);
+    if (viaSegment !== null || this.p.segments.length > 0) return viaSegment;
+    for (const s of this.p.sections) {
+      if (s.type === SHT_NOBITS || (s.flags & SHF_ALLOC) === 0n) continue;
+      if (a >= s.address && a - s.address < BigInt(s.size)) {
+        const offset = s.offset + Number(a - s.address);
+        return offset < this.length ? offset : null;
+      }
+    }
+    return null;
+  }
+
+  /** End (exclusive) of the PT_LOAD file bytes holding file offset `offset`. */
+  loadEnd(offset: number): number {
+    for (const s of this.p.segments) {
+      if (s.type !== PT_LOAD) continue;
+      if (offset >= s.offset && offset < s.offset + s.fileSize) {
+        return Math.min(s.offset + s.fileSize, this.length);
+      }
+    }
+    return this.length;
+  }
+
+  /** The file bytes of a section as a region, or null when it has none. */
+  sectionRegion(section: ElfSection): Region | null {
+    if (section.type === SHT_NOBITS || section.size === 0 || section.offset >= this.length) {
+      return null;
+    }
+    const address = section.address < 2n ** 53n ? Number(section.address) : NaN;
+    return {
+      offset: section.offset,
+      end: Math.min(section.offset + section.size, this.length),
+      address,
+      label: sectionLabel(section),
+    };
+  }
+
+  /** A NUL-terminated string at `at`, not past `end` nor longer than MAX_NAME_BYTES. */
+  cString(at: number, end: number): string {
+    const limit = Math.min(end, at + MAX_NAME_BYTES);
+    let stop = this.bytes.subarray(at, limit).indexOf(0);
+    stop = stop < 0 ? limit : at + stop;
+    return decoder.decode(this.bytes.subarray(at, stop));
+  }
+
+  // ----- Dynamic section
+
+  readDynamicSection(): void {
+    const p = this.p;
+    const segment = p.segments.find((s) => s.type === PT_DYNAMIC);
+    const section = p.sections.find((s) => s.type === SHT_DYNAMIC);
+    let region: Region | null = null;
+    if (segment !== undefined && segment.fileSize > 0 && segment.offset < this.length) {
+      const end = segment.offset + segment.fileSize;
+      if (end > this.length && !p.dynamicSegmentChecked) {
+        this.warn(
+          `PT_DYNAMIC (${segment.fileSize} bytes at offset ${hex(segment.offset)}) runs past ` +
+            `the end of the ${this.length}-byte file; reading what fits`,
+        );
+      }
+      region = {
+        offset: segment.offset,
+        end: Math.min(end, this.length),
+        address: NaN,
+        label: "PT_DYNAMIC",
+      };
+    } else if (section !== undefined) {
+      region = this.sectionRegion(section);
+    }
+    if (region === null) return;
+    const entrySize = this.is64 ? 16 : 8;
+    const entries: ElfDynamicEntry[] = [];
+    const tags = p.dynamicTags;
+    let terminated = false;
+    let capped = false;
+    for (let o = region.offset; o + entrySize <= region.end; o += entrySize) {
+      const tag = p.word(o);
+      if (tag === DT_NULL) {
+        terminated = true;
+        break;
+      }
+      if (entries.length === MAX_DYNAMIC_ENTRIES) {
+        this.warn(
+          `The dynamic section (${region.label}) has more than ${MAX_DYNAMIC_ENTRIES} entries; ` +
+            `reading the first ${MAX_DYNAMIC_ENTRIES}`,
+        );
+        capped = true;
+        break;
+      }
+      const value = p.addr(o + entrySize / 2);
+      entries.push({ tag, tagName: DYNAMIC_TAG_NAMES.get(tag) ?? hex(tag), value });
+      if (!tags.has(tag)) tags.set(tag, value);
+    }
+    if (!terminated && !capped) {
+      this.warn(
+        `The dynamic section (${region.label}, ${region.end - region.offset} bytes at offset ${
+          hex(region.offset)
+        }) has no DT_NULL terminator; reading its ${entries.length} entries`,
+      );
+    }
+    // Names come from DT_STRTAB (what the loader uses), else the section's sh_link.
+    let strings: { offset: number; end: number } | null = null;
+    const strtab = tags.get(DT_STRTAB);
+    const strsz = tags.get(DT_STRSZ);
+    const strOffset = strtab === undefined ? null : this.offsetOf(strtab);
+    if (strOffset !== null) {
+      const size = strsz === undefined ? this.length : Number(strsz);
+      strings = { offset: strOffset, end: Math.min(strOffset + size, this.length) };
+    } else if (section !== undefined) {
+      const linked = p.sections[section.link];
+      if (linked !== undefined && linked.type === SHT_STRTAB && linked.index !== section.index) {
+        const r = this.sectionRegion(linked);
+        if (r !== null) strings = { offset: r.offset, end: r.end };
+      }
+    }
+    const needed: string[] = [];
+    let soname: string | null = null;
+    let runpath: string | null = null;
+    let rpath: string | null = null;
+    let bad = 0;
+    let missing = 0;
+    const name = (value: bigint): string | null => {
+      if (strings === null) {
+        missing++;
+        return null;
+      }
+      if (value >= BigInt(strings.end - strings.offset)) {
+        bad++;
+        return null;
+      }
+      return this.cString(strings.offset + Number(value), strings.end);
+    };
+    for (const { tag, value } of entries) {
+      if (tag === DT_NEEDED) {
+        const n = name(value);
+        if (n !== null) needed.push(n);
+      } else if (tag === DT_SONAME && soname === null) soname = name(value);
+      else if (tag === DT_RUNPATH && runpath === null) runpath = name(value);
+      else if (tag === DT_RPATH && rpath === null) rpath = name(value);
+    }
+    if (missing > 0) {
+      this.warn(
+        `Cannot read the names of ${missing} dynamic entr${missing === 1 ? "y" : "ies"} ` +
+          `(DT_NEEDED, DT_SONAME, DT_RPATH, DT_RUNPATH): DT_STRTAB is missing or not in the file`,
+      );
+    }
+    if (bad > 0) {
+      this.warn(
+        `${bad} dynamic entr${bad === 1 ? "y has a name offset" : "ies have name offsets"} past ` +
+          `the end of the ${strings!.end - strings!.offset}-byte dynamic string table; ` +
+          `${bad === 1 ? "it is" : "they are"} skipped`,
+      );
+    }
+    const range = (addressTag: number, sizeTag: number): ElfAddressRange | null => {
+      const address = tags.get(addressTag);
+      return address === undefined ? null : { address, size: tags.get(sizeTag) ?? 0n };
+    };
+    p.dynamicInfo = {
+      needed,
+      soname,
+      runpath,
+      rpath,
+      flags: tags.get(DT_FLAGS) ?? null,
+      flags1: tags.get(DT_FLAGS_1) ?? null,
+      init: tags.get(DT_INIT) ?? null,
+      fini: tags.get(DT_FINI) ?? null,
+      initArray: range(DT_INIT_ARRAY, DT_INIT_ARRAYSZ),
+      finiArray: range(DT_FINI_ARRAY, DT_FINI_ARRAYSZ),
+      entries,
+    };
+  }
+
+  // ----- Notes
+
+  readBuildId(): string | null {
+    const p = this.p;
+    const regions: { region: Region; alignment: number }[] = [];
+    for (const s of p.sections) {
+      if (s.type !== SHT_NOTE) continue;
+      const region = this.sectionRegion(s);
+      if (region !== null) regions.push({ region, alignment: p.sectionAlignments[s.index] ?? 4 });
+    }
+    if (regions.length === 0) {
+      p.segments.forEach((s, i) => {
+        if (s.type !== PT_NOTE || s.fileSize === 0 || s.offset >= this.length) return;
+        regions.push({
+          region: {
+            offset: s.offset,
+            end: Math.min(s.offset + s.fileSize, this.length),
+            address: NaN,
+            label: `PT_NOTE (program header ${i})`,
+          },
+          alignment: p.segmentAlignments[i] ?? 4,
+        });
+      });
+    }
+    let buildId: string | null = null;
+    for (const { region, alignment } of regions) {
+      if (!this.charge(region)) break;
+      const found = this.readNotes(region, alignment === 8 ? 8 : 4);
+      if (buildId === null) buildId = found;
+    }
+    return buildId;
+  }
+
+  /** Walks the notes of one region; returns the first GNU build id in it, if any. */
+  readNotes(region: Region, pad: 4 | 8): string | null {
+    let buildId: string | null = null;
+    const end = region.end;
+    for (let o = region.offset; o + 12 <= end;) {
+      const namesz = this.u32(o);
+      const descsz = this.u32(o + 4);
+      const type = this.u32(o + 8);
+      const descAt = o + roundUp(12 + namesz, pad);
+      if (o + 12 + namesz > end || descAt + descsz > end) {
+        this.warn(
+          `The note at offset ${hex(o)} in ${region.label} has namesz ${namesz} and descsz ` +
+            `${descsz}, which run past the end of its ${end - region.offset}-byte region; the ` +
+            `rest of the region is skipped`,
+        );
+        break;
+      }
+      const isGnu = namesz === 4 && this.bytes[o + 12] === 0x47 && this.bytes[o + 13] === 0x4e &&
+        this.bytes[o + 14] === 0x55 && this.bytes[o + 15] === 0;
+      if (isGnu && type === NT_GNU_BUILD_ID && buildId === null) {
+        if (descsz > MAX_BUILD_ID_BYTES) {
+          this.warn(
+            `The GNU build id note at offset ${hex(o)} in ${region.label} is ${descsz} bytes, ` +
+              `more than ${MAX_BUILD_ID_BYTES}; it is ignored`,
+          );
+        } else {
+          buildId = Array.from(this.bytes.subarray(descAt, descAt + descsz), hex2).join("");
+        }
+      }
+      o = descAt + roundUp(descsz, pad);
+    }
+    return buildId;
+  }
+
+  // ----- .eh_frame
+
+  readEhFrame(): ElfAddressRange[] {
+    const p = this.p;
+    if (p.fileType === ET_REL) return [];
+    const named = (name: string): Region | null => {
+      const s = p.sections.find((s) =>
+        s.name === name && (s.type === SHT_PROGBITS || s.type === SHT_X86_64_UNWIND)
+      );
+      return s === undefined ? null : this.sectionRegion(s);
+    };
+    let hdr = named(".eh_frame_hdr");
+    if (hdr === null) {
+      const segment = p.segments.find((s) => s.type === PT_GNU_EH_FRAME);
+      if (segment !== undefined && segment.fileSize > 0 && segment.offset < this.length) {
+        hdr = {
+          offset: segment.offset,
+          end: Math.min(segment.offset + segment.fileSize, this.length),
+          address: segment.virtualAddress < 2n ** 53n ? Number(segment.virtualAddress) : NaN,
+          label: "PT_GNU_EH_FRAME",
+        };
+      }
+    }
+    let frame = named(".eh_frame");
+    const sizeKnown = frame !== null;
+    let problems = new ProblemCounter();
+    const sink: FdeSink = { starts: [], sizes: [] };
+    let table: { at: number; count: number; encoding: number; size: number } | null = null;
+    if (hdr !== null) {
+      const found = this.readEhFrameHdr(hdr, frame);
+      if (found !== null) {
+        if (frame === null && found.frame !== null) frame = found.frame;
+        table = found.table;
+      }
+    }
+    if (frame === null) return [];
+    if (Number.isNaN(frame.address)) {
+      this.warn(`Cannot read ${frame.label}: its address is not known`);
+      return [];
+    }
+    const cies = new Map<number, Cie | null>();
+    let fromTable = false;
+    if (table !== null && hdr !== null) {
+      const offsets = this.readFdeTable(hdr, frame, table, cies, sink, problems);
+      fromTable = true;
+      if (sizeKnown && offsets !== null) {
+        // Cross-check: the table must list exactly the FDEs of .eh_frame.
+        const walked: number[] = [];
+        if (this.walkEhFrame(frame, true, null, cies, walked, problems)) {
+          offsets.sort((a, b) => a - b);
+          let same = offsets.length === walked.length;
+          for (let i = 0; same && i < walked.length; i++) same = walked[i] === offsets[i];
+          if (!same) {
+            let missing = 0;
+            const listed = new Set(offsets);
+            for (const o of walked) if (!listed.has(o)) missing++;
+            this.warn(
+              `The .eh_frame_hdr table lists ${offsets.length} FDEs but ${frame.label} holds ` +
+                `${walked.length} (${missing} not in the table); reading ${frame.label} instead`,
+            );
+            sink.starts.length = 0;
+            sink.sizes.length = 0;
+            problems = new ProblemCounter();
+            fromTable = false;
+          }
+        }
+      }
+    }
+    if (!fromTable) this.walkEhFrame(frame, sizeKnown, sink, cies, null, problems);
+    for (const [reason, { count, first }] of problems.entries()) {
+      this.warn(
+        `${count} record${count === 1 ? "" : "s"} of ${frame.label} (the first at offset ${
+          hex(first)
+        }) ${reason}; ${count === 1 ? "it was" : "they were"} skipped`,
+      );
+    }
+    return buildRanges(sink);
+  }
+
+  /**
+   * Reads the `.eh_frame_hdr` header: the `.eh_frame` it points at (when
+   * `frame` is not known from the section headers) and its search table.
+   */
+  readEhFrameHdr(hdr: Region, frame: Region | null): {
+    frame: Region | null;
+    table: { at: number; count: number; encoding: number; size: number } | null;
+  } | null {
+    const o = hdr.offset;
+    if (hdr.end - o < 4) {
+      this.warn(`Cannot read ${hdr.label}: it is ${hdr.end - o} bytes, needs at least 4`);
+      return null;
+    }
+    const version = this.u8(o);
+    if (version !== 1) {
+      this.warn(`Cannot read ${hdr.label}: its version is ${version}, expected 1`);
+      return null;
+    }
+    const pointerEncoding = this.u8(o + 1);
+    const countEncoding = this.u8(o + 2);
+    const tableEncoding = this.u8(o + 3);
+    const dataBase = hdr.address;
+    const pointer = pointerEncoding === PE_OMIT
+      ? null
+      : this.readEncoded(pointerEncoding, o + 4, hdr.end, hdr, dataBase);
+    if (pointerEncoding !== PE_OMIT && pointer === null) {
+      this.warn(`Cannot read the eh_frame_ptr of ${hdr.label}: ${this.problem}`);
+      return null;
+    }
+    let at = pointer === null ? o + 4 : this.next;
+    let found: Region | null = null;
+    if (pointer !== null) {
+      if (frame !== null) {
+        if (typeof pointer !== "number" || pointer !== frame.address) {
+          this.warn(
+            `The eh_frame_ptr of ${hdr.label} is ${hex(pointer)}, but ${frame.label} is at ` +
+              `${hex(frame.address)}; using ${frame.label}`,
+          );
+        }
+      } else {
+        const offset = this.offsetOf(pointer);
+        if (offset === null) {
+          this.warn(
+            `Cannot read .eh_frame: the eh_frame_ptr ${hex(pointer)} of ${hdr.label} is not in ` +
+              `the file`,
+          );
+        } else {
+          found = {
+            offset,
+            end: this.loadEnd(offset),
+            address: typeof pointer === "number" ? pointer : NaN,
+            label: `.eh_frame (at eh_frame_ptr ${hex(pointer)})`,
+          };
+        }
+      }
+    }
+    if (countEncoding === PE_OMIT || tableEncoding === PE_OMIT) {
+      return { frame: found, table: null };
+    }
+    const count = this.readEncoded(countEncoding, at, hdr.end, hdr, dataBase);
+    if (count === null || typeof count !== "number") {
+      this.warn(`Cannot read the FDE count of ${hdr.label}: ${this.problem || "it is too large"}`);
+      return { frame: found, table: null };
+    }
+    at = this.next;
+    const size = fixedSize(tableEncoding, this.pointerSize);
+    if (size === null || (tableEncoding & PE_INDIRECT) !== 0) {
+      this.warn(
+        `Cannot use the search table of ${hdr.label}: its encoding ${
+          hex(tableEncoding)
+        } has no fixed size`,
+      );
+      return { frame: found, table: null };
+    }
+    const fit = Math.floor((hdr.end - at) / (2 * size));
+    let usable = count;
+    if (count > fit) {
+      this.warn(
+        `The search table of ${hdr.label} claims ${count} entries of ${2 * size} bytes, but ` +
+          `only ${fit} fit; reading ${fit}`,
+      );
+      usable = fit;
+    }
+    return { frame: found, table: { at, count: usable, encoding: tableEncoding, size } };
+  }
+
+  /**
+   * Decodes the FDEs the `.eh_frame_hdr` table points at into `sink`, and
+   * returns their offsets (for the cross-check against a walk), or null when
+   * the table was unusable.
+   */
+  readFdeTable(
+    hdr: Region,
+    frame: Region,
+    table: { at: number; count: number; encoding: number; size: number },
+    cies: Map<number, Cie | null>,
+    sink: FdeSink,
+    problems: ProblemCounter,
+  ): number[] | null {
+    const offsets: number[] = [];
+    let count = table.count;
+    if (count > this.p.maxFdes) {
+      this.warn(
+        `The search table of ${hdr.label} lists ${count} FDEs, more than the maxFdes limit of ` +
+          `${this.p.maxFdes}; reading the first ${this.p.maxFdes}`,
+      );
+      count = this.p.maxFdes;
+    }
+    const fast = table.encoding === (PE_DATAREL | PE_SDATA4);
+    const base = hdr.address;
+    let previous = -Infinity;
+    let unsorted = 0;
+    let mismatched = 0;
+    let firstMismatch = 0;
+    let at = table.at;
+    for (let i = 0; i < count; i++, at += 2 * table.size) {
+      let location: number | bigint | null;
+      let address: number | bigint | null;
+      if (fast) {
+        location = base + this.view.getInt32(at, this.le);
+        address = base + this.view.getInt32(at + 4, this.le);
+      } else {
+        location = this.readEncoded(table.encoding, at, at + table.size, hdr, base);
+        address = this.readEncoded(table.encoding, at + table.size, at + 2 * table.size, hdr, base);
+      }
+      if (location === null || address === null) {
+        problems.add(`could not be found through the search table: ${this.problem}`, at);
+        continue;
+      }
+      if (typeof location === "number") {
+        if (location < previous) unsorted++;
+        previous = location;
+      }
+      const delta = typeof address === "number" ? address - frame.address : NaN;
+      const offset = frame.offset + delta;
+      if (!(delta >= 0) || offset + 8 > frame.end) {
+        problems.add(
+          `are listed in the search table of ${hdr.label} at an address outside ${frame.label}`,
+          at,
+        );
+        continue;
+      }
+      const status = this.readRecord(offset, frame.end);
+      if (status !== RECORD_OK || this.recordId === 0) {
+        problems.add(
+          `are listed in the search table of ${hdr.label} but are not FDEs ` +
+            `(${status === RECORD_OK ? "a CIE" : recordProblem(status)})`,
+          offset,
+        );
+        continue;
+      }
+      offsets.push(offset);
+      const before = sink.starts.length;
+      this.decodeFde(frame, sink, cies, problems);
+      if (sink.starts.length > before && sink.starts[before] !== location) {
+        if (mismatched++ === 0) firstMismatch = offset;
+      }
+    }
+    if (unsorted > 0) {
+      this.warn(
+        `The search table of ${hdr.label} is not sorted (${unsorted} entries out of order)`,
+      );
+    }
+    if (mismatched > 0) {
+      this.warn(
+        `${mismatched} entr${mismatched === 1 ? "y" : "ies"} of the search table of ${hdr.label} ` +
+          `give${mismatched === 1 ? "s" : ""} an initial location that differs from the FDE's ` +
+          `pc_begin (the first FDE at offset ${hex(firstMismatch)}); using the FDE's`,
+      );
+    }
+    return offsets;
+  }
+
+  /**
+   * Walks the records of `.eh_frame` in order, decoding FDEs into `sink`
+   * (or, without a sink, only noting FDE offsets in `offsets`). A zero length
+   * ends the walk when the section's size is not known; otherwise it is a
+   * terminator word that is skipped. Returns whether the walk saw no damage
+   * to the record structure.
+   */
+  walkEhFrame(
+    frame: Region,
+    sizeKnown: boolean,
+    sink: FdeSink | null,
+    cies: Map<number, Cie | null>,
+    offsets: number[] | null,
+    problems: ProblemCounter,
+  ): boolean {
+    const max = this.p.maxFdes;
+    let fdes = 0;
+    for (let at = frame.offset; at < frame.end;) {
+      const status = this.readRecord(at, frame.end);
+      if (status === RECORD_ZERO) {
+        if (!sizeKnown) break;
+        at += 4;
+        continue;
+      }
+      if (status !== RECORD_OK) {
+        if (!sizeKnown && status === RECORD_TRUNCATED) break;
+        this.warn(
+          `Stopped reading ${frame.label} at offset ${hex(at)}: ${recordProblem(status)}` +
+            (status === RECORD_TRUNCATED || status === RECORD_PAST_END
+              ? ` (the region ends at offset ${hex(frame.end)})`
+              : ""),
+        );
+        return false;
+      }
+      const end = this.recordEnd;
+      if (this.recordId !== 0) {
+        if (fdes === max) {
+          this.warn(
+            `${frame.label} holds more than the maxFdes limit of ${max} FDEs; reading the ` +
+              `first ${max}`,
+          );
+          return true;
+        }
+        fdes++;
+        if (offsets !== null) offsets.push(at);
+        if (sink !== null) this.decodeFde(frame, sink, cies, problems);
+      }
+      at = end;
+    }
+    return true;
+  }
+
+  /**
+   * Reads the length and CIE id of the record at `at` into `record*`. A
+   * length of 0xffffffff is followed by a 64-bit length; the CIE id / CIE
+   * pointer is 4 bytes either way, as `.eh_frame` defines it.
+   */
+  readRecord(at: number, end: number): number {
+    if (at + 4 > end) return RECORD_TRUNCATED;
+    const length32 = this.u32(at);
+    if (length32 === 0) return RECORD_ZERO;
+    let content = at + 4;
+    let length = length32;
+    if (length32 === 0xffffffff) {
+      if (at + 12 > end) return RECORD_TRUNCATED;
+      const a = this.u32(at + 4);
+      const b = this.u32(at + 8);
+      const high = this.le ? b : a;
+      if (high >= SAFE_HIGH_WORD) return RECORD_PAST_END;
+      length = high * TWO_32 + (this.le ? a : b);
+      content = at + 12;
+    } else if (length32 >= 0xfffffff0) return RECORD_RESERVED;
+    const recordEnd = content + length;
+    if (recordEnd > end) return RECORD_PAST_END;
+    if (length < 4) return RECORD_TOO_SHORT;
+    this.recordStart = at;
+    this.recordContent = content;
+    this.recordEnd = recordEnd;
+    this.recordId = this.u32(content);
+    return RECORD_OK;
+  }
+
+  /** Decodes the FDE just read by {@linkcode readRecord} into `sink`. */
+  decodeFde(
+    frame: Region,
+    sink: FdeSink,
+    cies: Map<number, Cie | null>,
+    problems: ProblemCounter,
+  ): void {
+    const start = this.recordStart;
+    const idAt = this.recordContent;
+    const end = this.recordEnd;
+    const pointer = this.recordId;
+    if (pointer > idAt - frame.offset) {
+      problems.add(
+        "have a CIE pointer that points before the start of the section",
+        start,
+      );
+      return;
+    }
+    const cieAt = idAt - pointer;
+    if (cieAt === start) {
+      problems.add("have a CIE pointer that points at the FDE itself", start);
+      return;
+    }
+    let cie = cies.get(cieAt);
+    if (cie === undefined) {
+      cie = this.readCie(cieAt, frame);
+      if (cie === null) {
+        problems.add(`have an unusable CIE: ${this.problem}`, start);
+        cies.set(cieAt, null);
+        return;
+      }
+      cies.set(cieAt, cie);
+    } else if (cie === null) {
+      // The reason was counted with the first FDE of this CIE.
+      problems.add("have a CIE that an earlier FDE found unusable", start);
+      return;
+    }
+    const encoding = cie.fdeEncoding;
+    const at = idAt + 4;
+    let begin: number | bigint | null;
+    let range: number | bigint | null;
+    if (encoding === (PE_PCREL | PE_SDATA4) && at + 8 <= end) {
+      // The common case, inline.
+      begin = frame.address + (at - frame.offset) + this.view.getInt32(at, this.le);
+      range = this.view.getInt32(at + 4, this.le);
+      if (begin < 0 || begin >= (this.is64 ? 2 ** 53 : TWO_32) || range < 0) {
+        begin = this.readEncoded(encoding, at, end, frame, NaN, cie.pointerSize);
+        range = begin === null
+          ? null
+          : this.readEncoded(encoding & 0x0f, this.next, end, frame, NaN, cie.pointerSize);
+      }
+    } else {
+      begin = this.readEncoded(encoding, at, end, frame, this.gotBase(), cie.pointerSize);
+      range = begin === null
+        ? null
+        : this.readEncoded(encoding & 0x0f, this.next, end, frame, NaN, cie.pointerSize);
+    }
+    if (begin === null || range === null) {
+      problems.add(`have an unreadable pc_begin or pc_range: ${this.problem}`, start);
+      return;
+    }
+    sink.starts.push(begin);
+    sink.sizes.push(range);
+  }
+
+  /** Parses the CIE at `at`; null (with `problem` set) when unusable. */
+  readCie(at: number, frame: Region): Cie | null {
+    if (at < frame.offset || at >= frame.end) {
+      this.problem = `the CIE pointer leads to offset ${hex(at)}, outside ${frame.label}`;
+      return null;
+    }
+    const status = this.readRecord(at, frame.end);
+    if (status !== RECORD_OK) {
+      this.problem = `the record at offset ${hex(at)} ${recordProblem(status)}`;
+      return null;
+    }
+    if (this.recordId !== 0) {
+      this.problem = `the record at offset ${hex(at)} is not a CIE`;
+      return null;
+    }
+    const end = this.recordEnd;
+    let o = this.recordContent + 4;
+    const truncated = (): null => {
+      this.problem = `the CIE at offset ${hex(at)} is truncated`;
+      return null;
+    };
+    if (o >= end) return truncated();
+    const version = this.u8(o++);
+    if (version !== 1 && version !== 3 && version !== 4) {
+      this.problem = `the CIE at offset ${hex(at)} has version ${version}, expected 1, 3 or 4`;
+      return null;
+    }
+    const nul = this.bytes.subarray(o, Math.min(end, o + MAX_AUGMENTATION + 1)).indexOf(0);
+    if (nul < 0) {
+      this.problem = `the CIE at offset ${hex(at)} has no augmentation string ending within ` +
+        `${MAX_AUGMENTATION} bytes`;
+      return null;
+    }
+    const augmentation = decoder.decode(this.bytes.subarray(o, o + nul));
+    o += nul + 1;
+    let pointerSize = this.pointerSize;
+    if (version === 4) {
+      if (o + 2 > end) return truncated();
+      const size = this.u8(o);
+      if (size !== 4 && size !== 8) {
+        this.problem = `the CIE at offset ${hex(at)} has address size ${size}`;
+        return null;
+      }
+      pointerSize = size;
+      o += 2;
+    }
+    if (augmentation === "eh") o += this.pointerSize; // GCC 2.x: a pointer to EH data
+    // Code and data alignment factors, return address register.
+    for (let i = 0; i < 3; i++) {
+      if (i === 2 && version === 1) o++;
+      else {
+        this.uleb(o, end);
+        o = this.next;
+      }
+      if (o > end) return truncated();
+    }
+    let fdeEncoding = PE_ABSPTR;
+    if (augmentation.startsWith("z")) {
+      const length = this.uleb(o, end);
+      o = this.next;
+      if (Number.isNaN(length) || o + length > end) return truncated();
+      const dataEnd = o + length;
+      for (let i = 1; i < augmentation.length; i++) {
+        const c = augmentation[i];
+        if (c === "R") {
+          if (o >= dataEnd) return truncated();
+          fdeEncoding = this.u8(o++);
+        } else if (c === "P") {
+          if (o >= dataEnd) return truncated();
+          const encoding = this.u8(o++);
+          // Only the format matters here: the bytes are skipped, not used.
+          if (this.readEncoded(encoding & 0x0f, o, dataEnd, frame, NaN, pointerSize) === null) {
+            this.problem = `the personality pointer of the CIE at offset ${hex(at)}: ` +
+              this.problem;
+            return null;
+          }
+          o = this.next;
+        } else if (c === "L") {
+          if (o >= dataEnd) return truncated();
+          o++;
+        } else if (c === "S" || c === "B" || c === "G") {
+          // Signal frame, AArch64 pointer authentication B key, MTE tagged frame: no data.
+        } else {
+          // Unknown: its data cannot be skipped, so only what came before is known.
+          if (augmentation.includes("R", i)) {
+            this.problem = `the CIE at offset ${hex(at)} has augmentation "${augmentation}", ` +
+              `whose '${c}' hides the FDE pointer encoding`;
+            return null;
+          }
+          break;
+        }
+      }
+    } else if (augmentation !== "" && augmentation !== "eh") {
+      this.problem = `the CIE at offset ${hex(at)} has the unknown augmentation "${augmentation}"`;
+      return null;
+    }
+    if (fdeEncoding === PE_OMIT || !knownEncoding(fdeEncoding)) {
+      this.problem = `the CIE at offset ${hex(at)} has the unknown FDE pointer encoding ${
+        hex(fdeEncoding)
+      }`;
+      return null;
+    }
+    return { fdeEncoding, pointerSize };
+  }
+
+  /** The datarel base of `.eh_frame` pointers: the GOT (DT_PLTGOT, else .got.plt or .got). */
+  gotBase(): number {
+    if (this.#gotBase === undefined) {
+      let base: bigint | undefined = this.p.dynamicTags.get(DT_PLTGOT);
+      if (base === undefined) {
+        base = (this.p.sections.find((s) => s.name === ".got.plt") ??
+          this.p.sections.find((s) => s.name === ".got"))?.address;
+      }
+      this.#gotBase = base !== undefined && base < 2n ** 53n ? Number(base) : null;
+    }
+    return this.#gotBase ?? NaN;
+  }
+
+  /**
+   * Reads a DW_EH_PE-encoded pointer at `at` (not past `end`) in `region`,
+   * setting `next` to the byte after it. Returns a number when the value is
+   * below 2^53 (always, in practice), else a bigint; null with `problem` set
+   * when the encoding is unknown or unsupported, the value is truncated, or
+   * a base it needs is unknown (NaN `dataBase`).
+   */
+  readEncoded(
+    encoding: number,
+    at: number,
+    end: number,
+    region: Region,
+    dataBase: number,
+    pointerSize: number = this.pointerSize,
+  ): number | bigint | null {
+    if (encoding === PE_OMIT) {
+      this.problem = "the value is omitted (DW_EH_PE_omit)";
+      return null;
+    }
+    let raw: number | bigint;
+    const format = encoding & 0x0f;
+    let size = 0;
+    switch (format) {
+      case PE_ABSPTR:
+      case PE_SIGNED:
+        size = pointerSize;
+        break;
+      case PE_UDATA2:
+      case PE_SDATA2:
+        size = 2;
+        break;
+      case PE_UDATA4:
+      case PE_SDATA4:
+        size = 4;
+        break;
+      case PE_UDATA8:
+      case PE_SDATA8:
+        size = 8;
+        break;
+      case PE_ULEB128:
+      case PE_SLEB128:
+        break;
+      default:
+        this.problem = `unknown pointer encoding ${hex(encoding)}`;
+        return null;
+    }
+    if (size > 0) {
+      if (at + size > end) {
+        this.problem = `a ${size}-byte value at offset ${hex(at)} runs past its record`;
+        return null;
+      }
+      const signed = format >= PE_SIGNED;
+      if (size === 2) raw = signed ? this.view.getInt16(at, this.le) : this.u16(at);
+      else if (size === 4) raw = signed ? this.view.getInt32(at, this.le) : this.u32(at);
+      else {
+        raw = signed ? this.view.getBigInt64(at, this.le) : this.view.getBigUint64(at, this.le);
+        if (raw < 2n ** 53n && raw > -(2n ** 53n)) raw = Number(raw);
+      }
+      this.next = at + size;
+    } else {
+      raw = format === PE_ULEB128 ? this.ulebBig(at, end) : this.slebBig(at, end);
+      if (this.next > end || this.next - at > 10) {
+        this.problem = `a LEB128 value at offset ${hex(at)} runs past its record`;
+        return null;
+      }
+      if (raw < 2n ** 53n && raw > -(2n ** 53n)) raw = Number(raw);
+    }
+    let base: number;
+    switch (encoding & 0x70) {
+      case 0:
+        base = 0;
+        break;
+      case PE_PCREL:
+        base = region.address + (at - region.offset);
+        break;
+      case PE_DATAREL:
+        base = dataBase;
+        if (Number.isNaN(base)) {
+          this.problem = `DW_EH_PE_datarel (${hex(encoding)}) needs a base that is not known here`;
+          return null;
+        }
+        break;
+      default:
+        this.problem = `unsupported pointer encoding ${hex(encoding)}`;
+        return null;
+    }
+    const after = this.next;
+    let value = addWrapped(raw, base, pointerSize);
+    if ((encoding & PE_INDIRECT) !== 0) {
+      const offset = this.offsetOf(value);
+      if (offset === null || offset + pointerSize > this.length) {
+        this.problem = `the indirect pointer ${hex(value)} is not in the file`;
+        return null;
+      }
+      value = pointerSize === 8 ? this.view.getBigUint64(offset, this.le) : this.u32(offset);
+      if (typeof value === "bigint" && value < 2n ** 53n) value = Number(value);
+      this.next = after;
+    }
+    return value;
+  }
+
+  /** An unsigned LEB128 as a number (NaN when too large or unterminated); sets `next`. */
+  uleb(at: number, end: number): number {
+    let value = 0;
+    let scale = 1;
+    for (let o = at; o < end && o < at + 8; o++) {
+      const byte = this.bytes[o]!;
+      value += (byte & 0x7f) * scale;
+      scale *= 128;
+      if ((byte & 0x80) === 0) {
+        this.next = o + 1;
+        return value;
+      }
+    }
+    this.next = end + 1;
+    return NaN;
+  }
+
+  /** An unsigned LEB128 of up to 10 bytes as a bigint; sets `next` (past `end` when unterminated). */
+  ulebBig(at: number, end: number): bigint {
+    let value = 0n;
+    let shift = 0n;
+    for (let o = at; o < end && o < at + 10; o++) {
+      const byte = this.bytes[o]!;
+      value |= BigInt(byte & 0x7f) << shift;
+      shift += 7n;
+      if ((byte & 0x80) === 0) {
+        this.next = o + 1;
+        return BigInt.asUintN(64, value);
+      }
+    }
+    this.next = end + 11;
+    return 0n;
+  }
+
+  /** A signed LEB128 of up to 10 bytes as a bigint; sets `next` like {@linkcode ulebBig}. */
+  slebBig(at: number, end: number): bigint {
+    let value = 0n;
+    let shift = 0n;
+    for (let o = at; o < end && o < at + 10; o++) {
+      const byte = this.bytes[o]!;
+      value |= BigInt(byte & 0x7f) << shift;
+      shift += 7n;
+      if ((byte & 0x80) === 0) {
+        this.next = o + 1;
+        if ((byte & 0x40) !== 0) value -= 1n << shift;
+        return BigInt.asIntN(64, value);
+      }
+    }
+    this.next = end + 11;
+    return 0n;
+  }
+
+  // ----- Dynamic symbols
+
+  readDynamicSymbols(): ElfDynamicSymbol[] {
+    const table = this.p.dynamicTable;
+    if (table === null) return [];
+    const strings = table.strings;
+    const symbols: ElfDynamicSymbol[] = [];
+    const is64 = this.is64;
+    const le = this.le;
+    const view = this.view;
+    for (let i = 1, o = table.offset + table.stride; i < table.count; i++, o += table.stride) {
+      const info = this.bytes[o + (is64 ? 4 : 12)]!;
+      const sectionIndex = this.u16(o + (is64 ? 6 : 14));
+      const value = is64 ? view.getBigUint64(o + 8, le) : BigInt(view.getUint32(o + 4, le));
+      const size = is64 ? view.getBigUint64(o + 16, le) : BigInt(view.getUint32(o + 8, le));
+      const type = info & 0xf;
+      symbols.push({
+        index: i,
+        name: symbolName(strings, this.u32(o)),
+        value,
+        size,
+        type: type === STT_GNU_IFUNC ? "ifunc" : SYMBOL_TYPES[type] ?? "other",
+        binding: SYMBOL_BINDINGS[info >> 4] ?? "other",
+        sectionIndex,
+        defined: sectionIndex !== SHN_UNDEF,
+      });
+    }
+    if (strings !== null) {
+      // Names of function symbols were already checked; report only new damage.
+      if (strings.reported) {
+        strings.badOffsets = 0;
+        strings.cutNames = 0;
+        strings.skipped = 0;
+      } else this.p.reportStrings(strings, "symbol", ` in ${table.label}`);
+    }
+    return symbols;
+  }
+
+  // ----- PLT and GOT relocations
+
+  readPlt(symbols: ElfDynamicSymbol[]): { pltStubs: ElfPltStub[]; imports: ElfImport[] } {
+    const p = this.p;
+    const types = RELOCATION_TYPES.get(p.machine) ?? null;
+    const slots = this.readSlots(types);
+    if (slots.size === 0) return { pltStubs: [], imports: [] };
+    const symbolAt = (index: number): ElfDynamicSymbol | undefined => {
+      const s = symbols[index - 1];
+      return s !== undefined && s.index === index ? s : undefined;
+    };
+    const pltStubs: ElfPltStub[] = [];
+    const stubOfSlot = new Map<number, bigint>();
+    if (types !== null) {
+      for (const section of p.sections) {
+        if (section.name !== ".plt" && section.name !== ".plt.sec" && section.name !== ".plt.got") {
+          continue;
+        }
+        const region = this.sectionRegion(section);
+        if (region === null || Number.isNaN(region.address)) continue;
+        if (!this.charge(region)) break;
+        for (const [address, slot] of this.decodeStubs(section, region)) {
+          const relocation = slots.get(slot);
+          if (relocation === undefined) continue;
+          let name = "";
+          let irelative: bigint | null = null;
+          if (relocation.kind === "irelative") {
+            irelative = relocation.addend ?? this.readSlot(slot);
+            if (irelative !== null) name = this.functionAt(irelative);
+          } else name = symbolAt(relocation.symbol)?.name ?? "";
+          if (relocation.kind !== "irelative" && name === "") continue;
+          pltStubs.push({
+            address: BigInt(address),
+            name,
+            gotAddress: BigInt(slot),
+            section: section.name,
+            irelative,
+          });
+          if (!stubOfSlot.has(slot)) stubOfSlot.set(slot, BigInt(address));
+        }
+      }
+      pltStubs.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+    }
+    const imports: ElfImport[] = [];
+    const order = [...slots.keys()].sort((a, b) => a - b);
+    let missing = 0;
+    for (const slot of order) {
+      const relocation = slots.get(slot)!;
+      if (relocation.kind === "irelative" || relocation.symbol === 0) continue;
+      const symbol = symbolAt(relocation.symbol);
+      if (symbol === undefined) {
+        missing++;
+        continue;
+      }
+      if (symbol.defined || symbol.name === "") continue;
+      imports.push({
+        name: symbol.name,
+        gotAddress: BigInt(slot),
+        stubAddress: stubOfSlot.get(slot) ?? null,
+        kind: relocation.kind,
+      });
+    }
+    if (missing > 0) {
+      this.warn(
+        `${missing} PLT/GOT relocation${missing === 1 ? " names a symbol" : "s name symbols"} ` +
+          `past the end of the ${symbols.length + 1}-entry dynamic symbol table; ` +
+          `${missing === 1 ? "it is" : "they are"} skipped`,
+      );
+    }
+    return { pltStubs, imports };
+  }
+
+  /** Name of the function symbol starting at `address`, or `""`. */
+  functionAt(address: bigint): string {
+    const functions = this.functions;
+    let low = 0;
+    let high = functions.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (functions[mid]!.address < address) low = mid + 1;
+      else high = mid;
+    }
+    const f = functions[low];
+    return f !== undefined && f.address === address ? f.name : "";
+  }
+
+  /** The pointer stored in the GOT slot at `address` (REL relocations keep the addend there). */
+  readSlot(address: number): bigint | null {
+    const offset = this.offsetOf(address);
+    if (offset === null || offset + this.pointerSize > this.length) return null;
+    return this.is64 ? this.view.getBigUint64(offset, this.le) : BigInt(this.u32(offset));
+  }
+
+  /**
+   * The GOT slots that JUMP_SLOT, GLOB_DAT and IRELATIVE relocations fill,
+   * keyed by address: from DT_JMPREL and DT_RELA / DT_REL, else from the
+   * `.rela.plt` / `.rel.plt` and other allocated relocation sections.
+   */
+  readSlots(
+    types: { jumpSlot: number; globDat: number; irelative: number } | null,
+  ): Map<number, Slot> {
+    const p = this.p;
+    const tags = p.dynamicTags;
+    const slots = new Map<number, Slot>();
+    const tables: { region: Region; rela: boolean; plt: boolean; entrySize: number | null }[] = [];
+    const fromTags = (
+      addressTag: number,
+      sizeTag: number,
+      entryTag: number | null,
+      rela: boolean,
+      plt: boolean,
+      label: string,
+    ): void => {
+      const address = tags.get(addressTag);
+      const size = tags.get(sizeTag);
+      if (address === undefined || size === undefined || size === 0n) return;
+      const offset = this.offsetOf(address);
+      if (offset === null) {
+        this.warn(`Cannot read ${label}: its address ${hex(address)} is not in the file`);
+        return;
+      }
+      const end = offset + Number(size);
+      if (end > this.length) {
+        this.warn(
+          `${label} (${size} bytes at offset ${hex(offset)}) runs past the end of the ` +
+            `${this.length}-byte file; reading what fits`,
+        );
+      }
+      const entry = entryTag === null ? undefined : tags.get(entryTag);
+      tables.push({
+        region: { offset, end: Math.min(end, this.length), address: NaN, label },
+        rela,
+        plt,
+        entrySize: entry === undefined ? null : Number(entry),
+      });
+    };
+    if (tags.has(DT_JMPREL) || tags.has(DT_RELA) || tags.has(DT_REL)) {
+      const pltRel = tags.get(DT_PLTREL);
+      const pltIsRela = pltRel === undefined ? this.is64 : pltRel === BigInt(DT_RELA);
+      fromTags(DT_JMPREL, DT_PLTRELSZ, null, pltIsRela, true, "DT_JMPREL");
+      fromTags(DT_RELA, DT_RELASZ, DT_RELAENT, true, false, "DT_RELA");
+      fromTags(DT_REL, DT_RELSZ, DT_RELENT, false, false, "DT_REL");
+    } else {
+      for (const s of p.sections) {
+        if ((s.type !== SHT_RELA && s.type !== SHT_REL) || (s.flags & SHF_ALLOC) === 0n) continue;
+        const region = this.sectionRegion(s);
+        if (region === null) continue;
+        tables.push({
+          region,
+          rela: s.type === SHT_RELA,
+          plt: s.name === ".rela.plt" || s.name === ".rel.plt",
+          entrySize: s.entrySize === 0 ? null : s.entrySize,
+        });
+      }
+    }
+    const is64 = this.is64;
+    const le = this.le;
+    const view = this.view;
+    for (const { region, rela, plt, entrySize } of tables) {
+      if (!this.charge(region)) break;
+      const standard = rela ? (is64 ? 24 : 12) : (is64 ? 16 : 8);
+      if (entrySize !== null && entrySize !== standard) {
+        this.warn(
+          `Cannot read ${region.label}: its entries are ${entrySize} bytes, expected ${standard}`,
+        );
+        continue;
+      }
+      const size = region.end - region.offset;
+      if (size % standard !== 0 && region.end < this.length) {
+        this.warn(
+          `${region.label} is ${size} bytes, not a multiple of its ${standard}-byte entries; ` +
+            `ignoring the last ${size % standard} bytes`,
+        );
+      }
+      for (let o = region.offset; o + standard <= region.end; o += standard) {
+        let type: number;
+        let symbol: number;
+        let slot: number;
+        if (is64) {
+          const a = view.getUint32(o + 8, le);
+          const b = view.getUint32(o + 12, le);
+          type = le ? a : b;
+          symbol = le ? b : a;
+          slot = this.p.word(o);
+        } else {
+          const info = view.getUint32(o + 4, le);
+          type = info & 0xff;
+          symbol = info >>> 8;
+          slot = view.getUint32(o, le);
+        }
+        let kind: Slot["kind"];
+        if (types === null) {
+          if (!plt || symbol === 0) continue;
+          kind = "jump-slot";
+        } else if (type === types.jumpSlot) kind = "jump-slot";
+        else if (type === types.globDat) kind = "glob-dat";
+        else if (type === types.irelative) kind = "irelative";
+        else continue;
+        if (slot >= 2 ** 53) continue;
+        const addend = rela
+          ? (is64 ? view.getBigInt64(o + 16, le) : BigInt(view.getInt32(o + 8, le)))
+          : null;
+        if (!slots.has(slot)) {
+          slots.set(slot, {
+            symbol,
+            type,
+            kind,
+            addend: addend === null ? null : BigInt.asUintN(is64 ? 64 : 32, addend),
+          });
+        }
+      }
+    }
+    return slots;
+  }
+
+  /** [stub address, GOT slot] for each stub of a PLT section the decoder recognises. */
+  decodeStubs(section: ElfSection, region: Region): [number, number][] {
+    const machine = this.p.machine;
+    const stubs: [number, number][] = [];
+    const size = region.end - region.offset;
+    if (machine === EM_X86_64 || machine === EM_386) {
+      const endbr = machine === EM_X86_64 ? 0xfa : 0xfb;
+      const startsWithEndbr = size >= 4 && this.bytes[region.offset] === 0xf3 &&
+        this.bytes[region.offset + 1] === 0x0f && this.bytes[region.offset + 2] === 0x1e &&
+        this.bytes[region.offset + 3] === endbr;
+      const stride = section.entrySize === 8 || section.entrySize === 16
+        ? section.entrySize
+        : section.name === ".plt.got" && !startsWithEndbr
+        ? 8
+        : 16;
+      if (size % stride !== 0) {
+        this.warn(
+          `PLT section ${sectionLabel(section)} is ${size} bytes, not a multiple of its ` +
+            `${stride}-byte entries; ignoring the last ${size % stride} bytes`,
+        );
+      }
+      for (let o = region.offset; o + stride <= region.end; o += stride) {
+        const slot = this.x86Slot(o, o + stride, endbr, machine === EM_X86_64, region);
+        if (slot !== null) stubs.push([region.address + (o - region.offset), slot]);
+      }
+      return stubs;
+    }
+    if (machine !== EM_AARCH64 && machine !== EM_ARM) return stubs;
+    if (size % 4 !== 0) {
+      this.warn(
+        `PLT section ${sectionLabel(section)} is ${size} bytes, not a multiple of 4-byte ` +
+          `instructions; ignoring the last ${size % 4} bytes`,
+      );
+    }
+    const end = region.offset + (size - (size % 4));
+    for (let o = region.offset; o + 4 <= end;) {
+      const address = region.address + (o - region.offset);
+      const found = machine === EM_AARCH64
+        ? this.aarch64Stub(o, end, address)
+        : this.armStub(o, end, address);
+      if (found === null) {
+        o += 4;
+        continue;
+      }
+      stubs.push([address, found.slot]);
+      o = found.next;
+    }
+    return stubs;
+  }
+
+  /**
+   * The GOT slot an x86 PLT entry at `o` jumps through: `[endbr] [bnd] jmp
+   * *slot`, where the slot is `disp32(%rip)` on x86-64 and either an absolute
+   * `disp32` or `disp32(%ebx)` (relative to the GOT) on i386.
+   */
+  x86Slot(o: number, end: number, endbr: number, is64: boolean, region: Region): number | null {
+    const b = this.bytes;
+    let at = o;
+    if (b[at] === 0xf3 && b[at + 1] === 0x0f && b[at + 2] === 0x1e && b[at + 3] === endbr) at += 4;
+    if (b[at] === 0xf2) at++; // bnd (MPX)
+    if (at + 6 > end || b[at] !== 0xff) return null;
+    const modrm = b[at + 1];
+    const disp = this.view.getInt32(at + 2, this.le);
+    if (is64) {
+      if (modrm !== 0x25) return null;
+      return region.address + (at + 6 - region.offset) + disp;
+    }
+    if (modrm === 0x25) return disp >>> 0;
+    if (modrm === 0xa3) {
+      const got = this.gotBase();
+      return Number.isNaN(got) ? null : (got + disp) >>> 0;
+    }
+    return null;
+  }
+
+  /**
+   * An AArch64 PLT stub at `o`: `[bti c] adrp x16, page; ldr x17, [x16, #off];
+   * add x16, x16, #off; [autia1716 | autib1716] br x17`.
+   */
+  aarch64Stub(o: number, end: number, address: number): { slot: number; next: number } | null {
+    let at = o;
+    let pc = address;
+    if (at + 4 <= end && this.u32(at) === 0xd503245f) { // bti c
+      at += 4;
+      pc += 4;
+    }
+    if (at + 16 > end) return null;
+    const adrp = this.u32(at);
+    const ldr = this.u32(at + 4);
+    const add = this.u32(at + 8);
+    if (((adrp & 0x9f00001f) >>> 0) !== 0x90000010) return null; // adrp x16
+    if (((ldr & 0xffc003ff) >>> 0) !== 0xf9400211) return null; // ldr x17, [x16, #imm]
+    if (((add & 0xffc003ff) >>> 0) !== 0x91000210) return null; // add x16, x16, #imm
+    let brAt = at + 12;
+    const maybeAuth = this.u32(brAt);
+    if (maybeAuth === 0xd503219f || maybeAuth === 0xd50321df) brAt += 4; // autia1716 / autib1716
+    if (brAt + 4 > end || this.u32(brAt) !== 0xd61f0220) return null; // br x17
+    const immlo = (adrp >>> 29) & 3;
+    const immhi = (adrp >>> 5) & 0x7ffff;
+    let pages = immhi * 4 + immlo;
+    if (pages >= 0x100000) pages -= 0x200000; // 21-bit signed
+    const page = Math.floor(pc / 4096) * 4096 + pages * 4096;
+    const slot = page + ((ldr >>> 10) & 0xfff) * 8;
+    return slot < 0 ? null : { slot, next: brAt + 4 };
+  }
+
+  /**
+   * An ARM (A32) PLT stub at `o`: `add ip, pc, #imm; [add ip, ip, #imm]…;
+   * ldr pc, [ip, #imm]!`, the slot being pc + 8 plus the immediates.
+   */
+  armStub(o: number, end: number, address: number): { slot: number; next: number } | null {
+    if (o + 12 > end) return null;
+    const first = this.u32(o);
+    if (((first & 0xfffff000) >>> 0) !== 0xe28fc000) return null; // add ip, pc, #imm
+    let sum = address + 8 + armImmediate(first);
+    let at = o + 4;
+    for (let i = 0; i < 2 && at + 4 <= end; i++) {
+      const insn = this.u32(at);
+      if (((insn & 0xfffff000) >>> 0) !== 0xe28cc000) break; // add ip, ip, #imm
+      sum += armImmediate(insn);
+      at += 4;
+    }
+    if (at + 4 > end) return null;
+    const load = this.u32(at);
+    if (((load & 0xfffff000) >>> 0) !== 0xe5bcf000) return null; // ldr pc, [ip, #imm]!
+    return { slot: (sum + (load & 0xfff)) >>> 0, next: at + 4 };
+  }
+}
+
+/** The value of an A32 data-processing modified immediate (imm8 rotated right by 2 * rot). */
+function armImmediate(insn: number): number {
+  const rotation = ((insn >>> 8) & 0xf) * 2;
+  const imm8 = insn & 0xff;
+  return ((imm8 >>> rotation) | (imm8 << (32 - rotation))) >>> 0;
+}
+
+/** `value` rounded up to a multiple of `alignment`. */
+function roundUp(value: number, alignment: number): number {
+  return Math.ceil(value / alignment) * alignment;
+}
+
+/** Whether a DW_EH_PE encoding is one this reader decodes. */
+function knownEncoding(encoding: number): boolean {
+  const format = encoding & 0x0f;
+  const application = encoding & 0x70;
+  const formatKnown = format <= PE_UDATA8 || (format >= PE_SIGNED && format <= PE_SDATA8);
+  return formatKnown && (application === 0 || application === PE_PCREL ||
+    application === PE_DATAREL);
+}
+
+/** The size of a fixed-size DW_EH_PE format, or null for LEB128 and unknown formats. */
+function fixedSize(encoding: number, pointerSize: number): number | null {
+  if (!knownEncoding(encoding)) return null;
+  switch (encoding & 0x0f) {
+    case PE_ABSPTR:
+    case PE_SIGNED:
+      return pointerSize;
+    case PE_UDATA2:
+    case PE_SDATA2:
+      return 2;
+    case PE_UDATA4:
+    case PE_SDATA4:
+      return 4;
+    case PE_UDATA8:
+    case PE_SDATA8:
+      return 8;
+    default:
+      return null;
+  }
+}
+
+/** `raw + base` modulo 2^(8 * size): a number below 2^53, else a bigint. */
+function addWrapped(raw: number | bigint, base: number, size: number): number | bigint {
+  if (typeof raw === "number") {
+    const sum = raw + base;
+    if (size === 4) return ((sum % TWO_32) + TWO_32) % TWO_32;
+    if (sum >= 0 && sum < 2 ** 53) return sum;
+  }
+  const wrapped = BigInt.asUintN(size * 8, BigInt(raw) + BigInt(base));
+  return wrapped < 2n ** 53n ? Number(wrapped) : wrapped;
+}
+
+/** What a {@linkcode ExtrasReader.readRecord} outcome means, as a clause. */
+function recordProblem(status: number): string {
+  switch (status) {
+    case RECORD_ZERO:
+      return "has length 0 (a terminator)";
+    case RECORD_TRUNCATED:
+      return "has a length field that runs past the end of the section";
+    case RECORD_RESERVED:
+      return "has a reserved length value (0xfffffff0 to 0xfffffffe)";
+    case RECORD_PAST_END:
+      return "has a length that runs past the end of the section";
+    case RECORD_TOO_SHORT:
+      return "has a length too short to hold its CIE id";
+    default:
+      return "is unreadable";
+  }
+}
+
+/** The decoded FDEs as ranges, sorted by address, then size. */
+function buildRanges(sink: FdeSink): ElfAddressRange[] {
+  const n = sink.starts.length;
+  const ranges: ElfAddressRange[] = new Array(n);
+  let sorted = true;
+  let previous: ElfAddressRange | null = null;
+  for (let i = 0; i < n; i++) {
+    const start = sink.starts[i]!;
+    const size = sink.sizes[i]!;
+    const range = {
+      address: typeof start === "bigint" ? start : BigInt(start),
+      size: typeof size === "bigint" ? size : BigInt(size),
+    };
+    if (previous !== null && compareRanges(previous, range) > 0) sorted = false;
+    ranges[i] = previous = range;
+  }
+  if (!sorted) ranges.sort(compareRanges);
+  return ranges;
+}
+
+function compareRanges(a: ElfAddressRange, b: ElfAddressRange): number {
+  if (a.address !== b.address) return a.address < b.address ? -1 : 1;
+  return a.size < b.size ? -1 : a.size > b.size ? 1 : 0;
+}
+
+function emptyDynamic(): ElfDynamic {
+  return {
+    needed: [],
+    soname: null,
+    runpath: null,
+    rpath: null,
+    flags: null,
+    flags1: null,
+    init: null,
+    fini: null,
+    initArray: null,
+    finiArray: null,
+    entries: [],
+  };
 }
 
 interface Header {

@@ -116,3 +116,14 @@ export function addressToOffset(image: BinaryImage, address: bigint): number | n
 export function sectionAt(image: BinaryImage, address: bigint): ImageSection | undefined {
   return image.sections.find((s) => address >= s.address && address < s.address + s.size);
 }
+
+/** Maps an offset into `image.bytes` to a virtual address, or null when no section maps it. */
+export function offsetToAddress(image: BinaryImage, offset: number): bigint | null {
+  for (const section of image.sections) {
+    if (section.fileOffset === null || section.fileSize === 0) continue;
+    if (offset >= section.fileOffset && offset < section.fileOffset + section.fileSize) {
+      return section.address + BigInt(offset - section.fileOffset);
+    }
+  }
+  return null;
+}

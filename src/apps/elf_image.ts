@@ -1,0 +1,222 @@
+/**
+ * The ELF reader's view of a file ({@linkcode ElfImage}) translated into the
+ * format-neutral {@linkcode BinaryImage}.
+ *
+ * @module
+ */
+
+import { type ElfImage, parseElf, type ParseElfOptions } from "./elf.ts";
+import type {
+  BinaryImage,
+  ImageExport,
+  ImageFunction,
+  ImageImport,
+  ImageSection,
+} from "./image.ts";
+
+/** Options for {@linkcode elfImage}. */
+export interface ElfImageOptions extends ParseElfOptions {
+  /** The result of `parseElf(bytes)` when the caller already has it (the limits are then unused). */
+  parsed?: ElfImage;
+  /**
+   * Whether to add the `.eh_frame` function starts that no symbol names.
+   *
+   * @default {true}
+   */
+  ehFrameFunctions?: boolean;
+}
+
+const SHF_WRITE = 1n;
+const SHF_ALLOC = 2n;
+const SHF_EXECINSTR = 4n;
+const SHF_TLS = 0x400n;
+const SHT_NOBITS = 8;
+const PT_LOAD = 1;
+const PF_X = 1;
+const PF_W = 2;
+const PF_R = 4;
+const EM_ARM = 40;
+
+/**
+ * Reads an ELF file into a {@linkcode BinaryImage}.
+ *
+ * - `sections`: the allocated sections (SHF_ALLOC) of the section header
+ *   table, except `.tbss`-like SHT_NOBITS TLS sections, which take no address
+ *   space of their own; without section headers, the PT_LOAD segments,
+ *   named `LOAD[0]`, `LOAD[1]`, … in program header order.
+ * - `functions`: the symbol functions and the entry point, plus one function
+ *   per `.eh_frame` FDE whose start no symbol names (source `"eh-frame"`,
+ *   unnamed, sized by the FDE's pc_range) when it lies in an executable
+ *   section or segment; unless `options.ehFrameFunctions` is false. A symbol
+ *   function of size 0 takes the size of an FDE starting at the same address.
+ * - `imports`: undefined dynamic symbols of type STT_FUNC, STT_GNU_IFUNC or
+ *   STT_NOTYPE, with the PLT stub address when one calls through their GOT
+ *   slot; `library` is null, since ELF does not bind a symbol to a library.
+ * - `exports`: defined global and weak dynamic STT_FUNC, STT_GNU_IFUNC and
+ *   STT_OBJECT symbols in dynamic symbol table order, each name and address
+ *   once (Thumb bit cleared for ARM functions).
+ * - `entry`: null for relocatable files and when `e_entry` is 0.
+ *
+ * @param bytes The whole file.
+ * @param document A short name for the document, such as the file name.
+ * @param options Parser limits, or an existing parse of `bytes`.
+ * @throws {ElfParseError} When the bytes are not an ELF file (see {@linkcode parseElf}).
+ */
+export function elfImage(
+  bytes: Uint8Array,
+  document: string,
+  options: ElfImageOptions = {},
+): BinaryImage {
+  const elf = options.parsed ?? parseElf(bytes, options);
+  const sections = imageSections(elf, bytes.length);
+  return {
+    format: "elf",
+    document,
+    architecture: elf.architecture ?? "other",
+    machine: elf.machineName,
+    bits: elf.bits,
+    endianness: elf.endianness,
+    entry: elf.type === "relocatable" || elf.entry === 0n
+      ? null
+      : elf.machine === EM_ARM
+      ? elf.entry & ~1n
+      : elf.entry,
+    sections,
+    functions: imageFunctions(elf, sections, options.ehFrameFunctions ?? true),
+    imports: imageImports(elf),
+    exports: imageExports(elf),
+    libraries: [...elf.dynamic.needed],
+    buildId: elf.buildId,
+    warnings: [...elf.warnings],
+    fileBase: 0,
+    bytes,
+  };
+}
+
+function imageSections(elf: ElfImage, fileLength: number): ImageSection[] {
+  const sections: ImageSection[] = [];
+  for (const s of elf.sections) {
+    if ((s.flags & SHF_ALLOC) === 0n) continue;
+    const nobits = s.type === SHT_NOBITS;
+    if (nobits && (s.flags & SHF_TLS) !== 0n) continue;
+    const inFile = !nobits && s.offset < fileLength;
+    sections.push({
+      name: s.name,
+      address: s.address,
+      size: BigInt(s.size),
+      fileOffset: inFile ? s.offset : null,
+      fileSize: inFile ? Math.min(s.size, fileLength - s.offset) : 0,
+      readable: true,
+      writable: (s.flags & SHF_WRITE) !== 0n,
+      executable: (s.flags & SHF_EXECINSTR) !== 0n,
+    });
+  }
+  if (sections.length > 0) return sections;
+  let index = 0;
+  for (const segment of elf.segments) {
+    if (segment.type !== PT_LOAD) continue;
+    const inFile = segment.fileSize > 0 && segment.offset < fileLength;
+    sections.push({
+      name: `LOAD[${index++}]`,
+      address: segment.virtualAddress,
+      size: BigInt(segment.memorySize),
+      fileOffset: inFile ? segment.offset : null,
+      fileSize: inFile ? Math.min(segment.fileSize, fileLength - segment.offset) : 0,
+      readable: (segment.flags & PF_R) !== 0,
+      writable: (segment.flags & PF_W) !== 0,
+      executable: (segment.flags & PF_X) !== 0,
+    });
+  }
+  return sections;
+}
+
+function imageFunctions(
+  elf: ElfImage,
+  sections: ImageSection[],
+  withEhFrame: boolean,
+): ImageFunction[] {
+  // PLT sections hold import stubs (reported as imports), not functions; the
+  // linker's FDE that covers a whole .plt would otherwise read as one procedure.
+  const code = sections.filter((s) => s.executable && !/^\.i?plt/.test(s.name))
+    .map((s) => [s.address, s.address + s.size]);
+  const inCode = (address: bigint): boolean => {
+    for (const [start, end] of code) if (address >= start! && address < end!) return true;
+    return false;
+  };
+  // Both lists are sorted by address: merge them. Several FDEs may share a
+  // start; the largest pc_range wins.
+  const fdes = withEhFrame ? elf.ehFrameFunctions : [];
+  const symbols = elf.functions;
+  const functions: ImageFunction[] = [];
+  let j = 0;
+  for (let i = 0; i <= symbols.length; i++) {
+    const f = symbols[i];
+    // FDE starts below this symbol function (or all that remain).
+    while (j < fdes.length && (f === undefined || fdes[j]!.address < f.address)) {
+      const address = fdes[j]!.address;
+      let size = fdes[j++]!.size;
+      while (j < fdes.length && fdes[j]!.address === address) {
+        if (fdes[j]!.size > size) size = fdes[j]!.size;
+        j++;
+      }
+      if (inCode(address)) {
+        functions.push({ address, size, name: "", names: [], source: "eh-frame" });
+      }
+    }
+    if (f === undefined) break;
+    let size = f.size;
+    while (j < fdes.length && fdes[j]!.address === f.address) {
+      if (size === 0n || (f.size === 0n && fdes[j]!.size > size)) size = fdes[j]!.size;
+      j++;
+    }
+    functions.push({
+      address: f.address,
+      size,
+      name: f.name,
+      names: [...f.names],
+      source: f.source,
+    });
+  }
+  return functions;
+}
+
+function imageImports(elf: ElfImage): ImageImport[] {
+  const stubs = new Map<string, bigint>();
+  for (const i of elf.imports) {
+    if (i.stubAddress !== null && !stubs.has(i.name)) stubs.set(i.name, i.stubAddress);
+  }
+  const imports: ImageImport[] = [];
+  const seen = new Set<string>();
+  for (const s of elf.dynamicSymbols) {
+    if (s.defined || s.name === "") continue;
+    if (s.type !== "function" && s.type !== "ifunc" && s.type !== "notype") continue;
+    if (seen.has(s.name)) continue;
+    seen.add(s.name);
+    imports.push({ library: null, name: s.name, address: stubs.get(s.name) ?? null });
+  }
+  return imports;
+}
+
+function imageExports(elf: ElfImage): ImageExport[] {
+  const exports: ImageExport[] = [];
+  // Addresses seen per name, to drop exact duplicates (the same name and address twice).
+  const seen = new Map<string, bigint | bigint[]>();
+  for (const s of elf.dynamicSymbols) {
+    if (!s.defined || s.name === "") continue;
+    if (s.binding !== "global" && s.binding !== "weak") continue;
+    const isFunction = s.type === "function" || s.type === "ifunc";
+    if (!isFunction && s.type !== "object") continue;
+    const address = isFunction && elf.machine === EM_ARM ? s.value & ~1n : s.value;
+    const known = seen.get(s.name);
+    if (known === undefined) seen.set(s.name, address);
+    else if (typeof known === "bigint") {
+      if (known === address) continue;
+      seen.set(s.name, [known, address]);
+    } else {
+      if (known.includes(address)) continue;
+      known.push(address);
+    }
+    exports.push({ name: s.name, address });
+  }
+  return exports;
+}
