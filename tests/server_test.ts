@@ -235,7 +235,7 @@ Deno.test("prompts/get renders data as one JSON line, drops undeclared arguments
       1,
       "the hostile value did not add a heading",
     );
-    const positions = ["`list_documents`", "`set_current_document`", "`list_procedures`"].map((t) =>
+    const positions = ["`list_documents`", "`search_strings`", "`analyze_function`"].map((t) =>
       text.indexOf(t)
     );
     assert.deepEqual([...positions].sort((a, b) => a - b), positions);
@@ -400,7 +400,12 @@ Deno.test("open_binary refuses bad paths and bad files clearly and leaves the se
     const cases: [string, Record<string, unknown>, string, RegExp][] = [
       ["nonexistent", { path: `${fixture.root}/missing` }, "target_unavailable", /No such file/],
       ["directory", { path: `${fixture.root}/subdir` }, "invalid_request", /is a directory/],
-      ["text file", { path: `${fixture.root}/notes.txt` }, "invalid_request", /not an ELF file/],
+      [
+        "text file",
+        { path: `${fixture.root}/notes.txt` },
+        "invalid_request",
+        /not a supported binary/,
+      ],
       ["empty file", { path: `${fixture.root}/empty` }, "invalid_request", /empty/],
       ["truncated header", { path: `${fixture.root}/truncated-header` }, "invalid_request", /ELF/],
       [
@@ -479,7 +484,7 @@ Deno.test("open_binary on corrupt tables opens a partial target whose Evidence s
         warnings.some((w) => /past the end/.test(w)),
         `${name}: ${JSON.stringify(warnings)}`,
       );
-      const page = await ok(client, "list_procedures", { limit: 10 });
+      const page = await ok(client, "list_procedures", { limit: 500 });
       assert.ok(page.result.items.some((i: Loose) => i.address === opened.result.target.entry));
       const record = JSON.parse(
         ((await client.readResource({ uri: page.evidence_uri })).contents[0] as Loose).text,

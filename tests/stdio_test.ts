@@ -15,14 +15,10 @@ import {
   ServerProcess,
 } from "./helpers/spawn.ts";
 
-const EXPECTED_TOOLS = [
-  "binary_session",
-  "open_binary",
-  "close_binary",
-  "list_documents",
-  "set_current_document",
-  "list_procedures",
-];
+// Every tool the catalog registers, as the golden schemas record them.
+const EXPECTED_TOOLS: string[] = (JSON.parse(
+  Deno.readTextFileSync(new URL("./golden/tools.json", import.meta.url)),
+) as { name: string }[]).map((tool) => tool.name);
 
 const EXPECTED_PROMPTS = [
   "investigate_feature",
@@ -288,7 +284,7 @@ Deno.test("mod.ts over stdio opens an ELF copy under a temp root and refuses non
 
     const text = toolError(await call(`${root}/notes.txt`));
     assert.equal(text.code, "invalid_request");
-    assert.match(text.message, /not an ELF file/);
+    assert.match(text.message, /not a supported binary/);
 
     const empty = toolError(await call(`${root}/empty`));
     assert.equal(empty.code, "invalid_request");

@@ -8,12 +8,24 @@
 
 import type { PromptContract } from "../core/prompts.ts";
 import {
+  ANALYZE_FUNCTION,
+  BINARY_OVERVIEW,
   BINARY_SESSION,
+  BUILD_CALL_PATH,
   CLOSE_BINARY,
+  COMPARE_FUNCTIONS,
   LIST_DOCUMENTS,
   LIST_PROCEDURES,
   OPEN_BINARY,
+  PROCEDURE_ADDRESS,
+  PROCEDURE_CALLEES,
+  PROCEDURE_CALLERS,
+  RESOLVE_CONTAINING_PROCEDURE,
+  SEARCH_PROCEDURES,
+  SEARCH_STRINGS,
   SET_CURRENT_DOCUMENT,
+  TRACE_FEATURE,
+  XREFS,
 } from "./tool_names.ts";
 
 const TARGET_PATH = {
@@ -64,14 +76,19 @@ export const APPS_PROMPTS: PromptContract[] = [
           "Read the session status first: which providers are usable, what each capability needs, which roots are allowed. Open target_path only if the right target is not already active.",
       },
       {
-        tools: [LIST_DOCUMENTS, SET_CURRENT_DOCUMENT],
+        tools: [LIST_DOCUMENTS, SET_CURRENT_DOCUMENT, BINARY_OVERVIEW],
         instruction:
-          "List the documents and make current only a document that the listing returned.",
+          "Make current only a document that list_documents returned, then take its bounded overview (format, architecture, procedure sources, imports, strings).",
       },
       {
-        tools: [LIST_PROCEDURES],
+        tools: [SEARCH_STRINGS, SEARCH_PROCEDURES, PROCEDURE_ADDRESS],
         instruction:
-          "Page through the procedures (follow next_offset until has_more is false, or state which pages you skipped) and pick candidates by name or address. A similar name is a lead, not a finding.",
+          "Search literally first (regex only when needed), follow every next_offset the question needs or name the pages you skipped, and turn chosen names into canonical addresses.",
+      },
+      {
+        tools: [ANALYZE_FUNCTION, XREFS, PROCEDURE_CALLERS, PROCEDURE_CALLEES, TRACE_FEATURE],
+        instruction:
+          "Build dossiers for the candidates and cross-check their references and call edges. Whatever is reachable only indirectly, or through a truncated or incomplete scan, stays unknown.",
       },
     ],
   },
@@ -125,6 +142,11 @@ export const APPS_PROMPTS: PromptContract[] = [
           "Open the candidate (Evidence from the baseline stays in the session) and walk its pages with the same limits.",
       },
       {
+        tools: [OPEN_BINARY, ANALYZE_FUNCTION, COMPARE_FUNCTIONS],
+        instruction:
+          "When code-level localisation is needed, analyse explicitly paired procedures with identical limits on both targets, then compare the two dossiers.",
+      },
+      {
         tools: [BINARY_SESSION],
         instruction:
           "Compare only complete page sets. A procedure missing from a side whose listing was incomplete is unknown, not removed; a changed digest with equal listings is still a change.",
@@ -164,9 +186,9 @@ export const APPS_PROMPTS: PromptContract[] = [
           "Confirm the session state and that every Evidence id you intend to cite is retained (read rea://evidence/<id> by its exact URI).",
       },
       {
-        tools: [OPEN_BINARY, LIST_PROCEDURES],
+        tools: [OPEN_BINARY, ANALYZE_FUNCTION, COMPARE_FUNCTIONS],
         instruction:
-          "Collect any missing observation with equal scope on both sides. A dimension you could not observe completely stays unknown.",
+          "Create any bounded comparison still missing, with equal scope on both sides. A dimension you could not observe completely stays unknown.",
       },
     ],
   },
@@ -205,13 +227,18 @@ export const APPS_PROMPTS: PromptContract[] = [
     ],
     steps: [
       {
-        tools: [BINARY_SESSION, OPEN_BINARY],
+        tools: [BINARY_SESSION, OPEN_BINARY, BINARY_OVERVIEW],
         instruction: "Establish target and provider state before opening or analysing anything.",
       },
       {
-        tools: [LIST_DOCUMENTS, SET_CURRENT_DOCUMENT, LIST_PROCEDURES],
+        tools: [SEARCH_STRINGS, SEARCH_PROCEDURES, RESOLVE_CONTAINING_PROCEDURE, ANALYZE_FUNCTION],
         instruction:
-          "Walk the complete procedure listing and place each crash address after the nearest procedure start. Without a procedure size that placement is an inference, and a similar-looking symbol alone never locates the fault.",
+          "Map the crash text or addresses to bounded dossiers. A similar-looking symbol alone never locates the fault; a containment bounded only by the next start is an inference.",
+      },
+      {
+        tools: [XREFS, PROCEDURE_CALLERS, BUILD_CALL_PATH],
+        instruction:
+          "Follow corroborated references and caller chains. Frontiers from indirect calls, depth limits or paging are recorded as unknowns, not as absence.",
       },
     ],
   },

@@ -49,30 +49,50 @@ export interface AnalysisProvider {
   availability(): Availability;
   supports(target: LoadedTarget): TargetSupport;
   listDocuments(target: LoadedTarget): string[];
-  listProcedures(target: LoadedTarget, offset: number, limit: number): ProcedurePage;
+  listProcedures(
+    target: LoadedTarget,
+    document: string,
+    offset: number,
+    limit: number,
+  ): ProcedurePage;
 }
 
-/** The built-in pure-TypeScript provider. */
+/** Operations of the native provider. */
+export const NATIVE_CAPABILITIES: readonly string[] = [
+  "list_documents",
+  "list_procedures",
+  "binary_overview",
+  "search_strings",
+  "search_procedures",
+  "procedure_address",
+  "resolve_containing_procedure",
+  "analyze_function",
+  "xrefs",
+  "procedure_callers",
+  "procedure_callees",
+  "build_call_path",
+  "trace_feature",
+];
+
+/** The built-in pure-TypeScript provider (format readers plus Capstone for code). */
 export function nativeProvider(): AnalysisProvider {
   return {
     identity: { id: "native", name: "Casefile native reader", version: VERSION },
-    capabilities: ["list_documents", "list_procedures"],
+    capabilities: [...NATIVE_CAPABILITIES],
     availability: () => ({
       status: "available",
       code: null,
       reason: "Built in; needs no helper program.",
     }),
-    supports: (target) =>
-      target.format === "elf"
-        ? { status: "supported", code: null, reason: "ELF is read natively." }
-        : {
-          status: "unsupported",
-          code: "target_format_unsupported",
-          reason: `${target.format} is not read natively.`,
-        },
-    listDocuments: (target) => [target.name],
-    listProcedures: (target, offset, limit) => {
-      const functions = target.elf.functions;
+    supports: (target) => ({
+      status: "supported",
+      code: null,
+      reason: `${target.formatName} is read natively.`,
+    }),
+    listDocuments: (target) => target.documents.map((d) => d.document),
+    listProcedures: (target, document, offset, limit) => {
+      const image = target.documents.find((d) => d.document === document) ?? target.documents[0]!;
+      const functions = image.functions;
       const slice = functions.slice(offset, offset + limit);
       const end = offset + slice.length;
       const hasMore = end < functions.length;

@@ -11,6 +11,8 @@ import { isGranted } from "../core/permissions.ts";
 import type { RootDirectory } from "../core/workbench.ts";
 import { type ReadOptions, readTargetFile } from "./paths.ts";
 import { type AnalysisProvider, type Binding, selectProvider } from "./providers.ts";
+import type { ProgramAnalysis } from "./analysis/program.ts";
+import type { BinaryImage } from "./image.ts";
 import { type LoadedTarget, loadTarget } from "./target.ts";
 
 /** Environment variable naming a default provider (needs `--allow-env`). */
@@ -83,6 +85,11 @@ export class BinarySession {
     });
   }
 
+  /** Resolves once every open or close already requested has finished. */
+  idle(): Promise<void> {
+    return this.#queue.then(() => {}, () => {});
+  }
+
   /** Closes the target; returns whether one was open. */
   close(): Promise<boolean> {
     return this.#serialised(() => {
@@ -129,6 +136,26 @@ export class BinarySession {
       );
     }
     return { target, provider };
+  }
+
+  /** The analysis of a document (named, or the current one) under the bound provider. */
+  analysis(operation: string, document?: string): {
+    target: LoadedTarget;
+    provider: AnalysisProvider;
+    document: string;
+    image: BinaryImage;
+    program: ProgramAnalysis;
+  } {
+    const { target, provider } = this.requireProvider(operation);
+    const name = this.resolveDocument(document);
+    const image = target.documents.find((d) => d.document === name) ?? target.documents[0]!;
+    return {
+      target,
+      provider,
+      document: image.document,
+      image,
+      program: target.programs.get(image.document)!,
+    };
   }
 
   /** Resolves the document argument: explicit (must exist) or the current one. */

@@ -1,6 +1,7 @@
 /**
- * A loaded target: the bytes of an opened file, its content identity and
- * the parsed structure the providers read.
+ * A loaded target: the bytes of an opened file, its content identity, its
+ * analysis documents (one per ELF/PE/WebAssembly file, one per Mach-O slice)
+ * and the analysis state of each.
  *
  * @module
  */
@@ -9,67 +10,92 @@ import { basename } from "node:path";
 import { sha256Hex } from "../core/canonical_json.ts";
 import { ToolFailure } from "../core/errors.ts";
 import type { EvidenceSubject } from "../core/evidence.ts";
-import { type ElfImage, ElfParseError, isElf, parseElf } from "./elf.ts";
+import { ProgramAnalysis } from "./analysis/program.ts";
+import { FORMAT_READERS, readerFor } from "./formats.ts";
+import type { BinaryImage } from "./image.ts";
 import type { TargetFile } from "./paths.ts";
 
-/** An opened ELF target. */
+/** An opened binary. */
 export interface LoadedTarget {
   requestedPath: string;
   realPath: string;
   name: string;
   size: number;
   sha256: string;
-  format: "elf";
-  elf: ElfImage;
+  /** The format: elf, pe, mach-o or wasm. */
+  format: BinaryImage["format"];
+  /** The reader's name for messages: ELF, PE, Mach-O, WebAssembly. */
+  formatName: string;
+  documents: BinaryImage[];
   subject: EvidenceSubject;
+  /** Analysis state per document name. */
+  programs: Map<string, ProgramAnalysis>;
 }
 
-/** Identifies and parses a file; refuses formats no provider reads, with a clear message. */
+const SUBJECT_ARCHITECTURES = new Set(["x86", "x86_64", "arm", "arm64"]);
+
+/** Identifies and parses a file; refuses formats no reader knows, with a clear message. */
 export function loadTarget(file: TargetFile): LoadedTarget {
   const { bytes } = file;
   const name = basename(file.requestedPath);
-  if (!isElf(bytes)) {
+  const reader = readerFor(bytes);
+  if (!reader) {
     const head = [...bytes.subarray(0, 8)].map((b) => b.toString(16).padStart(2, "0")).join(" ");
+    const known = FORMAT_READERS.map((r) => r.name).join(", ");
     throw new ToolFailure(
       "invalid_request",
       bytes.length === 0
         ? `Cannot open ${file.requestedPath}: the file is empty.`
-        : `Cannot open ${file.requestedPath}: not an ELF file (first bytes: ${head}). Supported formats: ELF.`,
-      { action: "Open an ELF executable, shared library or object file." },
+        : `Cannot open ${file.requestedPath}: not a supported binary (first bytes: ${head}). Supported formats: ${known}.`,
+      { action: `Open an ${known} file.` },
     );
   }
-  let elf: ElfImage;
+  let documents: BinaryImage[];
   try {
-    elf = parseElf(bytes);
+    documents = reader.read(bytes, name);
   } catch (error) {
-    if (error instanceof ElfParseError) {
+    if (error instanceof Error && error.name.endsWith("ParseError")) {
+      const offset = (error as Error & { offset?: number | null }).offset;
       throw new ToolFailure(
         "invalid_request",
         `Cannot open ${file.requestedPath}: ${error.message}`,
         {
           action: "The file is truncated or corrupted; open an intact copy.",
-          details: error.offset === null ? {} : { offset: error.offset },
+          details: offset === null || offset === undefined
+            ? { format: reader.name }
+            : { format: reader.name, offset },
         },
       );
     }
     throw error;
   }
+  if (documents.length === 0) {
+    throw new ToolFailure(
+      "invalid_request",
+      `Cannot open ${file.requestedPath}: the ${reader.name} file holds no document.`,
+    );
+  }
   const sha256 = sha256Hex(bytes);
+  const first = documents[0]!;
   return {
     requestedPath: file.requestedPath,
     realPath: file.realPath,
     name,
     size: bytes.length,
     sha256,
-    format: "elf",
-    elf,
+    format: first.format,
+    formatName: reader.name,
+    documents,
     subject: {
       name,
       digest: { sha256 },
-      format: "elf",
-      architecture: elf.architecture,
+      format: reader.subjectFormat(documents),
+      architecture: documents.length === 1 && SUBJECT_ARCHITECTURES.has(first.architecture)
+        ? first.architecture as EvidenceSubject["architecture"]
+        : null,
       local_path: file.realPath,
     },
+    programs: new Map(documents.map((d) => [d.document, new ProgramAnalysis(d)])),
   };
 }
 

@@ -22,9 +22,11 @@ import type {
   WorkbenchServices,
 } from "../core/workbench.ts";
 import { VERSION } from "../version.ts";
+import { analysisTools } from "./analysis_tools.ts";
 import { APPS_PROMPTS } from "./prompts.ts";
 import { type AnalysisProvider, nativeProvider } from "./providers.ts";
 import { BinarySession } from "./session.ts";
+import type { BinaryImage } from "./image.ts";
 import type { LoadedTarget } from "./target.ts";
 import {
   BINARY_SESSION,
@@ -62,15 +64,20 @@ const targetSchema = z.object({
   name: z.string(),
   size: z.number().int(),
   sha256: z.string(),
-  format: z.string(),
-  architecture: z.string().nullable(),
+  format: z.string().describe("elf, pe, mach-o or wasm."),
+  documents: z.array(z.string()).describe(
+    "Analysis documents: one per file, one per universal slice.",
+  ),
+  document: z.string().describe("The document the following fields describe (the current one)."),
+  architecture: z.string(),
   machine: z.string(),
   bits: z.number().int(),
   endianness: z.string(),
-  elf_type: z.string(),
-  entry: z.string(),
-  has_symtab: z.boolean(),
+  entry: z.string().nullable(),
   procedure_count: z.number().int(),
+  import_count: z.number().int(),
+  export_count: z.number().int(),
+  build_id: z.string().nullable(),
   warnings: z.array(z.string()),
 });
 
@@ -128,6 +135,18 @@ const procedurePageSchema = z.object({
   next_offset: z.number().int().nullable(),
 });
 
+/** What a procedure listing can and cannot contain, from where its starts came. */
+export function procedureCoverage(image: BinaryImage): string[] {
+  const sources = new Set(image.functions.map((fn) => fn.source));
+  if (sources.has("symtab") || sources.has("name-section") || sources.has("code-section")) {
+    return [];
+  }
+  const from = [...sources].sort().join(", ") || "nothing";
+  return [
+    `No full symbol table: procedure starts come from ${from}; functions recorded nowhere else are not listed.`,
+  ];
+}
+
 function createAppsWorkbench(services: WorkbenchServices): Workbench {
   const candidates: AnalysisProvider[] = [nativeProvider()];
   const session = new BinarySession(services.roots, candidates);
@@ -139,23 +158,30 @@ function createAppsWorkbench(services: WorkbenchServices): Workbench {
     file_writes: services.policy.allowFileWrites && !services.policy.readOnly,
   });
 
-  const describeTarget = (target: LoadedTarget) => ({
-    path: target.requestedPath,
-    real_path: target.realPath,
-    name: target.name,
-    size: target.size,
-    sha256: target.sha256,
-    format: target.format,
-    architecture: target.elf.architecture,
-    machine: target.elf.machineName,
-    bits: target.elf.bits,
-    endianness: target.elf.endianness,
-    elf_type: target.elf.type,
-    entry: `0x${target.elf.entry.toString(16)}`,
-    has_symtab: target.elf.hasSymtab,
-    procedure_count: target.elf.functions.length,
-    warnings: target.elf.warnings.slice(0, 50),
-  });
+  const describeTarget = (target: LoadedTarget) => {
+    const current = session.currentDocument;
+    const image = target.documents.find((d) => d.document === current) ?? target.documents[0]!;
+    return {
+      path: target.requestedPath,
+      real_path: target.realPath,
+      name: target.name,
+      size: target.size,
+      sha256: target.sha256,
+      format: target.format,
+      documents: target.documents.map((d) => d.document),
+      document: image.document,
+      architecture: image.architecture,
+      machine: image.machine,
+      bits: image.bits,
+      endianness: image.endianness,
+      entry: image.entry === null ? null : `0x${image.entry.toString(16)}`,
+      procedure_count: image.functions.length,
+      import_count: image.imports.length,
+      export_count: image.exports.length,
+      build_id: image.buildId,
+      warnings: image.warnings.slice(0, 50),
+    };
+  };
 
   const status = () => {
     const target = session.target;
@@ -196,7 +222,8 @@ function createAppsWorkbench(services: WorkbenchServices): Workbench {
         {
           name: "list_procedures",
           available: true,
-          reason: "ELF .symtab and .dynsym function symbols, and the entry point, read natively.",
+          reason:
+            "Procedure starts from symbol tables, exports, .pdata, LC_FUNCTION_STARTS, .eh_frame and WebAssembly code sections, read natively.",
           enable_with: null,
         },
         {
@@ -228,6 +255,7 @@ function createAppsWorkbench(services: WorkbenchServices): Workbench {
     operation: string,
     provider: AnalysisProvider,
     target: LoadedTarget,
+    image: BinaryImage,
     parameters: Record<string, unknown>,
     result: Record<string, unknown>,
   ) => ({
@@ -238,7 +266,7 @@ function createAppsWorkbench(services: WorkbenchServices): Workbench {
       operation,
       parameters,
       normalized_result: result,
-      limitations: target.elf.warnings.map((w) => `ELF reader: ${w}`).slice(0, 100),
+      limitations: image.warnings.map((w) => `${target.formatName} reader: ${w}`).slice(0, 100),
     },
   });
 
@@ -256,7 +284,7 @@ function createAppsWorkbench(services: WorkbenchServices): Workbench {
     {
       name: OPEN_BINARY,
       description:
-        "Open an ELF file under an allowed root as the session's target (reopening the same file keeps its provider binding; another file switches, keeping the session's Evidence). Refuses relative paths, paths outside the roots (also via symlinks), directories and non-ELF files.",
+        "Open an ELF, PE, Mach-O (thin or universal) or WebAssembly file under an allowed root as the session's target (reopening the same file keeps its provider binding; another file switches, keeping the session's Evidence). Reports read progress for large files. Refuses relative paths, paths outside the roots (also via symlinks), directories and unsupported formats.",
       input: z.strictObject({
         path: z.string().min(1).max(4096).describe("Absolute path of the file to open."),
         provider_id: z.string().min(1).max(64).optional().describe(
@@ -324,16 +352,17 @@ function createAppsWorkbench(services: WorkbenchServices): Workbench {
     {
       name: LIST_DOCUMENTS,
       description:
-        "List the analysis documents of the open target (one per ELF file). Recorded as Evidence.",
+        "List the analysis documents of the open target (one per ELF, PE or WebAssembly file; one per slice of a universal Mach-O). Recorded as Evidence.",
       input: z.strictObject({}),
       result: z.object({ documents: z.array(z.string()), current_document: z.string().nullable() }),
       effects: { mutatesSession: true },
       producesEvidence: true,
-      run: () => {
-        const { target, provider } = session.requireProvider(LIST_DOCUMENTS);
+      run: async () => {
+        await session.idle();
+        const { target, provider, image } = session.analysis(LIST_DOCUMENTS);
         const documents = provider.listDocuments(target);
         return Promise.resolve(
-          observation(LIST_DOCUMENTS, provider, target, {}, {
+          observation(LIST_DOCUMENTS, provider, target, image, {}, {
             documents,
             current_document: session.currentDocument,
           }),
@@ -349,7 +378,8 @@ function createAppsWorkbench(services: WorkbenchServices): Workbench {
       result: z.object({ current_document: z.string(), documents: z.array(z.string()) }),
       effects: { mutatesSession: true },
       producesEvidence: false,
-      run: (args) => {
+      run: async (args) => {
+        await session.idle();
         const documents = session.setCurrentDocument(args.document as string);
         return Promise.resolve({
           kind: "result",
@@ -375,27 +405,30 @@ function createAppsWorkbench(services: WorkbenchServices): Workbench {
       result: procedurePageSchema,
       effects: { mutatesSession: true },
       producesEvidence: true,
-      run: (args) => {
-        const { target, provider } = session.requireProvider(LIST_PROCEDURES);
-        const document = session.resolveDocument(args.document as string | undefined);
+      run: async (args) => {
+        await session.idle();
+        const { target, provider, image, document } = session.analysis(
+          LIST_PROCEDURES,
+          args.document as string | undefined,
+        );
         const offset = args.offset as number;
         const limit = args.limit as number;
-        const page = provider.listProcedures(target, offset, limit);
-        const limitations = target.elf.hasSymtab ? [] : [
-          "The target has no .symtab: only dynamic exports and the entry point are listed; internal functions are not discovered.",
-        ];
+        const page = provider.listProcedures(target, document, offset, limit);
         const outcome = observation(
           LIST_PROCEDURES,
           provider,
           target,
+          image,
           { offset, limit, document: (args.document as string | undefined) ?? null },
           { document, ...page },
         );
-        outcome.draft.limitations.push(...limitations);
+        outcome.draft.limitations.push(...procedureCoverage(image));
         return Promise.resolve(outcome);
       },
     },
   ];
+
+  tools.push(...analysisTools({ session, ledger, observation }));
 
   const completionFamilies: Record<string, CompletionFamily> = {
     document: {
@@ -411,10 +444,12 @@ function createAppsWorkbench(services: WorkbenchServices): Workbench {
         if (typeof document === "string" && document.length > MAX_COMPLETION_VALUE_LENGTH) {
           return [];
         }
-        const { target, provider } = session.requireProvider(LIST_PROCEDURES);
-        if (typeof document === "string" && document !== "") session.resolveDocument(document);
+        const { target, provider, document: chosen } = session.analysis(
+          LIST_PROCEDURES,
+          typeof document === "string" ? document : undefined,
+        );
         const result = await discoverPaged((offset, limit) => {
-          const page = provider.listProcedures(target, offset, limit);
+          const page = provider.listProcedures(target, chosen, offset, limit);
           return Promise.resolve({
             items: page.items.map((item) => ({ key: item.address, name: item.value })),
             hasMore: page.has_more,

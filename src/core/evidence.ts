@@ -17,6 +17,7 @@ export type SubjectFormat =
   | "pe"
   | "mach-o"
   | "mach-o-universal"
+  | "wasm"
   | "zip"
   | "directory"
   | "file"

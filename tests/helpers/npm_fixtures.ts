@@ -66,7 +66,9 @@ async function fetchPackage(spec: string): Promise<string | null> {
       stderr: "piped",
     }).output();
     if (!untar.success) {
-      console.log(`skip: cannot unpack ${tarball}: ${new TextDecoder().decode(untar.stderr).trim()}`);
+      console.log(
+        `skip: cannot unpack ${tarball}: ${new TextDecoder().decode(untar.stderr).trim()}`,
+      );
       return null;
     }
     await Deno.writeTextFile(`${directory}/.complete`, `${tarball}\n`);

@@ -1,0 +1,269 @@
+/**
+ * Decoding a procedure's code and reading its control flow and references
+ * from the decoded instructions: direct and indirect calls and jumps,
+ * returns, and the addresses instructions compute (RIP-relative operands,
+ * AArch64 `adrp`+`add`/`ldr` pairs, ARM literal-pool loads).
+ *
+ * @module
+ */
+
+import { Disassembler, type Instruction, type InstructionSet } from "../disasm/capstone.ts";
+import { addressToOffset, type BinaryImage, type ImageFunction } from "../image.ts";
+
+/** The instruction set of an image, or null when it is not one we decode. */
+export function instructionSetOf(image: BinaryImage, address?: bigint): InstructionSet | null {
+  switch (image.architecture) {
+    case "x86":
+      return "x86";
+    case "x86_64":
+      return "x86_64";
+    case "arm64":
+      return "arm64";
+    case "arm":
+      // Thumb code is marked by an odd symbol address; readers clear the bit, so
+      // default to ARM unless the caller says otherwise.
+      return address !== undefined && (address & 1n) === 1n ? "thumb" : "arm";
+    default:
+      return null;
+  }
+}
+
+const handles = new Map<InstructionSet, Promise<Disassembler>>();
+
+/** A shared Capstone handle per instruction set. */
+export function disassemblerFor(set: InstructionSet): Promise<Disassembler> {
+  let handle = handles.get(set);
+  if (!handle) {
+    handle = Disassembler.open(set);
+    handles.set(set, handle);
+    handle.catch(() => handles.delete(set));
+  }
+  return handle;
+}
+
+/** Bounds of one procedure decode. */
+export interface DecodeLimits {
+  /** Most instructions decoded. */
+  maxInstructions: number;
+  /** Most bytes read when the procedure's size is unknown. */
+  maxBytesWhenUnsized: number;
+}
+
+/** A decoded procedure. */
+export interface DecodedProcedure {
+  instructions: Instruction[];
+  /** Bytes covered by the decoded instructions. */
+  decodedBytes: number;
+  /** The procedure's extent: from its size, or up to the next known start. */
+  end: bigint;
+  /** True when the instruction cap cut the decode short. */
+  truncated: boolean;
+  /** True when decoding stopped on bytes that are not an instruction before the end. */
+  stoppedOnInvalid: boolean;
+  /** How `end` was determined. */
+  extent: "symbol-size" | "next-function" | "byte-cap";
+}
+
+/** The end of a procedure: its size when known, else the next function start, else a cap. */
+export function procedureEnd(
+  image: BinaryImage,
+  fn: ImageFunction,
+  cap: number,
+): { end: bigint; extent: DecodedProcedure["extent"] } {
+  if (fn.size > 0n) return { end: fn.address + fn.size, extent: "symbol-size" };
+  const next = nextFunctionStart(image.functions, fn.address);
+  if (next !== null && next - fn.address <= BigInt(cap)) {
+    return { end: next, extent: "next-function" };
+  }
+  return { end: fn.address + BigInt(cap), extent: "byte-cap" };
+}
+
+/** The first function start after `address`, or null. */
+export function nextFunctionStart(
+  functions: readonly ImageFunction[],
+  address: bigint,
+): bigint | null {
+  let lo = 0;
+  let hi = functions.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (functions[mid]!.address <= address) lo = mid + 1;
+    else hi = mid;
+  }
+  return functions[lo]?.address ?? null;
+}
+
+/** Decodes one procedure within limits. Throws when the instruction set is not supported. */
+export async function decodeProcedure(
+  image: BinaryImage,
+  fn: ImageFunction,
+  limits: DecodeLimits,
+): Promise<DecodedProcedure> {
+  const set = instructionSetOf(image, fn.address);
+  if (!set) throw new Error(`${image.architecture} code is not disassembled`);
+  const { end, extent } = procedureEnd(image, fn, limits.maxBytesWhenUnsized);
+  const start = set === "thumb" ? fn.address & ~1n : fn.address;
+  const offset = addressToOffset(image, start);
+  if (offset === null) {
+    return {
+      instructions: [],
+      decodedBytes: 0,
+      end,
+      truncated: false,
+      stoppedOnInvalid: true,
+      extent,
+    };
+  }
+  const wanted = Number(end - start);
+  const code = image.bytes.subarray(
+    offset,
+    Math.min(image.bytes.length, offset + Math.max(0, wanted)),
+  );
+  const disassembler = await disassemblerFor(set);
+  const instructions = disassembler.disassemble(code, start, limits.maxInstructions);
+  const decodedBytes = instructions.reduce((sum, i) => sum + i.size, 0);
+  const truncated = instructions.length >= limits.maxInstructions && decodedBytes < code.length;
+  return {
+    instructions,
+    decodedBytes,
+    end,
+    truncated,
+    stoppedOnInvalid: !truncated && decodedBytes < code.length,
+    extent,
+  };
+}
+
+/** What one instruction does to control flow and which addresses it names. */
+export interface InstructionFlow {
+  kind: "call" | "jump" | "conditional-jump" | "return" | "other";
+  /** Direct branch target, when the operand is an address. */
+  target: bigint | null;
+  /** True for a call or jump through a register or memory. */
+  indirect: boolean;
+  /** Addresses the instruction computes or reads (data references, memory slots). */
+  references: bigint[];
+}
+
+const HEX = /^#?(-?0x[0-9a-f]+|-?\d+)$/i;
+const RIP = /\[rip ([+-]) (0x[0-9a-f]+|\d+)\]/i;
+const ARM_PC_LITERAL = /\[pc, #(-?0x[0-9a-f]+|-?\d+)\]/i;
+
+function parseNumber(text: string): bigint | null {
+  const m = HEX.exec(text.trim());
+  if (!m) return null;
+  const raw = m[1]!;
+  const negative = raw.startsWith("-");
+  const value = BigInt(negative ? raw.slice(1) : raw);
+  return negative ? -value : value;
+}
+
+/**
+ * Reads control flow and references from a decoded procedure, instruction by
+ * instruction, tracking AArch64 `adrp` pages per register.
+ */
+export function flowOf(
+  set: InstructionSet,
+  instructions: readonly Instruction[],
+): InstructionFlow[] {
+  const pages = new Map<string, bigint>();
+  return instructions.map((insn) => {
+    const mnemonic = insn.mnemonic.toLowerCase();
+    const operands = insn.operands.toLowerCase();
+    const flow: InstructionFlow = { kind: "other", target: null, indirect: false, references: [] };
+    if (set === "x86" || set === "x86_64") {
+      const rip = RIP.exec(operands);
+      if (rip) {
+        const displacement = BigInt(rip[2]!);
+        const next = insn.address + BigInt(insn.size);
+        flow.references.push(rip[1] === "+" ? next + displacement : next - displacement);
+      }
+      if (mnemonic === "call" || mnemonic.startsWith("call")) flow.kind = "call";
+      else if (mnemonic === "jmp" || mnemonic.startsWith("jmp")) flow.kind = "jump";
+      else if (/^(j[a-z]+|loop[a-z]*|jrcxz|jecxz)$/.test(mnemonic)) flow.kind = "conditional-jump";
+      else if (/^(ret|retf|retn|iret[dq]?)$/.test(mnemonic)) flow.kind = "return";
+      if (flow.kind === "call" || flow.kind === "jump" || flow.kind === "conditional-jump") {
+        const direct = parseNumber(operands);
+        if (direct !== null) flow.target = direct;
+        else flow.indirect = true;
+      } else if (set === "x86") {
+        // 32-bit code names absolute addresses in immediates and memory operands.
+        for (const m of operands.matchAll(/(?:^|[\s,[])(0x[0-9a-f]{5,8})(?:\]|$|,)/g)) {
+          flow.references.push(BigInt(m[1]!));
+        }
+      }
+      return flow;
+    }
+    if (set === "arm64") {
+      const parts = operands.split(",").map((p) => p.trim());
+      if (mnemonic === "bl") flow.kind = "call";
+      else if (mnemonic === "b") flow.kind = "jump";
+      else if (/^(b\.[a-z]+|cbn?z|tbn?z)$/.test(mnemonic)) flow.kind = "conditional-jump";
+      else if (mnemonic === "ret" || mnemonic === "retaa" || mnemonic === "retab") {
+        flow.kind = "return";
+      } else if (/^blr/.test(mnemonic)) {
+        flow.kind = "call";
+        flow.indirect = true;
+      } else if (/^br/.test(mnemonic)) {
+        flow.kind = "jump";
+        flow.indirect = true;
+      }
+      if (
+        (flow.kind === "call" || flow.kind === "jump" || flow.kind === "conditional-jump") &&
+        !flow.indirect
+      ) {
+        flow.target = parseNumber(parts[parts.length - 1] ?? "");
+      }
+      if (mnemonic === "adrp") {
+        const page = parseNumber(parts[1] ?? "");
+        if (page !== null && parts[0]) pages.set(parts[0], page);
+      } else if (mnemonic === "adr") {
+        const address = parseNumber(parts[1] ?? "");
+        if (address !== null) flow.references.push(address);
+      } else if (mnemonic === "add" && parts.length === 3) {
+        const page = pages.get(parts[1]!);
+        const offset = parseNumber(parts[2]!);
+        if (page !== undefined && offset !== null) flow.references.push(page + offset);
+      } else if (/^(ldr|ldrb|ldrh|ldrsw|ldrsb|ldrsh|str|strb|strh|ldp|stp)$/.test(mnemonic)) {
+        const memory = /\[(x\d+|sp), #(-?0x[0-9a-f]+|-?\d+)\]/.exec(operands);
+        if (memory) {
+          const page = pages.get(memory[1]!);
+          const offset = parseNumber(memory[2]!);
+          if (page !== undefined && offset !== null) flow.references.push(page + offset);
+        } else if (mnemonic.startsWith("ldr")) {
+          const literal = parseNumber(parts[parts.length - 1] ?? "");
+          if (literal !== null && !(parts[parts.length - 1] ?? "").includes("[")) {
+            flow.references.push(literal);
+          }
+        }
+      }
+      return flow;
+    }
+    // ARM and Thumb.
+    const last = operands.split(",").pop()?.trim() ?? "";
+    if (/^blx?$/.test(mnemonic)) {
+      flow.kind = "call";
+      const direct = parseNumber(last);
+      if (direct !== null) flow.target = direct;
+      else flow.indirect = true;
+    } else if (mnemonic === "b" || mnemonic === "b.w") {
+      flow.kind = "jump";
+      flow.target = parseNumber(last);
+    } else if (
+      /^b(eq|ne|cs|hs|cc|lo|mi|pl|vs|vc|hi|ls|ge|lt|gt|le)(\.w|\.n)?$/.test(mnemonic) ||
+      /^cbn?z$/.test(mnemonic)
+    ) {
+      flow.kind = "conditional-jump";
+      flow.target = parseNumber(last);
+    } else if (mnemonic === "bx" && operands === "lr") flow.kind = "return";
+    else if (mnemonic === "bx") {
+      flow.kind = "jump";
+      flow.indirect = true;
+    } else if (/^pop/.test(mnemonic) && operands.includes("pc")) flow.kind = "return";
+    const literal = ARM_PC_LITERAL.exec(operands);
+    if (literal && mnemonic.startsWith("ldr")) {
+      const pc = (insn.address + (set === "thumb" ? 4n : 8n)) & ~3n;
+      flow.references.push(pc + BigInt(literal[1]!));
+    }
+    return flow;
+  });
+}

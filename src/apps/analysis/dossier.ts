@@ -1,0 +1,311 @@
+/**
+ * The bounded function dossier behind `analyze_function`: the procedure's
+ * extent, its instructions up to a cap, callees, callers, references to and
+ * from it, the strings and names it uses, and its basic blocks — with every
+ * bound that cut something short stated.
+ *
+ * @module
+ */
+
+import { sha256Hex } from "../../core/canonical_json.ts";
+import { demangle } from "../disasm/demangle.ts";
+import { addressToOffset, type ImageFunction, sectionAt } from "../image.ts";
+import { decodeProcedure, flowOf, instructionSetOf } from "./code.ts";
+import type { ProgramAnalysis, ReferenceIndex } from "./program.ts";
+import { readStringAt } from "./strings.ts";
+
+/** Hex with `0x`. */
+export function hex(address: bigint): string {
+  return `0x${address.toString(16)}`;
+}
+
+/** Limits of a dossier. */
+export interface DossierLimits {
+  /** Items per collection page. */
+  limit: number;
+  /** Instructions decoded at most. */
+  maxInstructions: number;
+  /** Include the instruction listing. */
+  includeAssembly: boolean;
+  /** First instruction of the listing page. */
+  assemblyOffset: number;
+  /** First item of every collection page. */
+  collectionOffset: number;
+}
+
+/** A page of a collection. */
+export interface Page<T> {
+  items: T[];
+  total: number | null;
+  returned: number;
+  truncated: boolean;
+  next_offset: number | null;
+}
+
+function page<T>(all: T[], offset: number, limit: number, totalKnown = true): Page<T> {
+  const items = all.slice(offset, offset + limit);
+  const more = offset + items.length < all.length;
+  return {
+    items,
+    total: totalKnown ? all.length : null,
+    returned: items.length,
+    truncated: more,
+    next_offset: more ? offset + items.length : null,
+  };
+}
+
+/** A callee of the procedure. */
+export interface CalleeEntry {
+  address: string;
+  name: string;
+  kind: "procedure" | "import" | "unknown";
+  call_sites: string[];
+}
+
+/** The procedure's direct callees and indirect call sites, read from its decoded code. */
+export interface CallSummary {
+  callees: CalleeEntry[];
+  indirect_call_sites: string[];
+  tail_jumps: CalleeEntry[];
+}
+
+/** Names a target address: a procedure, an import, or nothing. */
+export function nameTarget(
+  program: ProgramAnalysis,
+  address: bigint,
+): { name: string; kind: "procedure" | "import" | "unknown" } {
+  const fn = program.functionStartingAt(address);
+  if (fn) return { name: fn.name, kind: "procedure" };
+  const imported = program.importAt(address);
+  if (imported) return { name: imported.name, kind: "import" };
+  return { name: "", kind: "unknown" };
+}
+
+/** Builds the dossier. `index` supplies callers and incoming references when given. */
+export async function buildDossier(
+  program: ProgramAnalysis,
+  fn: ImageFunction,
+  limits: DossierLimits,
+  index: ReferenceIndex | null,
+): Promise<Record<string, unknown>> {
+  const image = program.image;
+  const limitations: string[] = [];
+  const set = instructionSetOf(image, fn.address);
+  if (!set) {
+    throw new Error(`${image.architecture} code is not disassembled by this provider`);
+  }
+  const decoded = await decodeProcedure(image, fn, {
+    maxInstructions: limits.maxInstructions,
+    maxBytesWhenUnsized: 1 << 20,
+  });
+  if (decoded.truncated) {
+    limitations.push(
+      `Only the first ${limits.maxInstructions} instructions were decoded; raise max_instructions (at most 5000) for the rest.`,
+    );
+  }
+  if (decoded.stoppedOnInvalid) {
+    limitations.push(
+      `Decoding stopped at ${
+        hex(fn.address + BigInt(decoded.decodedBytes))
+      }: the bytes there are not an instruction (data in code, or a wrong extent).`,
+    );
+  }
+  if (decoded.extent !== "symbol-size") {
+    limitations.push(
+      decoded.extent === "next-function"
+        ? "The procedure has no recorded size; its extent runs to the next known procedure start."
+        : "The procedure has no recorded size and no later start is known; decoding stopped at a byte cap.",
+    );
+  }
+  const flows = flowOf(set, decoded.instructions);
+  const callees = new Map<bigint, CalleeEntry>();
+  const tails = new Map<bigint, CalleeEntry>();
+  const indirect: string[] = [];
+  const outgoing: { from: string; to: string; target: string; name: string }[] = [];
+  const strings = new Map<
+    bigint,
+    { address: string; value: string; encoding: string; from: string[] }
+  >();
+  const names = new Set<string>();
+  const leaders = new Set<bigint>([fn.address]);
+  const inside = (a: bigint): boolean => a >= fn.address && a < decoded.end;
+  decoded.instructions.forEach((insn, k) => {
+    const flow = flows[k]!;
+    const next = insn.address + BigInt(insn.size);
+    if (flow.kind === "call") {
+      if (flow.target !== null) {
+        let entry = callees.get(flow.target);
+        if (!entry) {
+          entry = {
+            address: hex(flow.target),
+            ...nameTarget(program, flow.target),
+            call_sites: [],
+          };
+          callees.set(flow.target, entry);
+        }
+        entry.call_sites.push(hex(insn.address));
+        if (entry.name) names.add(entry.name);
+      } else {
+        // A call through memory may name an import slot (IAT, GOT).
+        const slot = flow.references.map((r) => program.importAt(r)).find(Boolean);
+        if (slot) {
+          const key = slot.address!;
+          let entry = callees.get(key);
+          if (!entry) {
+            entry = { address: hex(key), name: slot.name, kind: "import", call_sites: [] };
+            callees.set(key, entry);
+          }
+          entry.call_sites.push(hex(insn.address));
+          names.add(slot.name);
+        } else indirect.push(hex(insn.address));
+      }
+    }
+    if (flow.kind === "jump" || flow.kind === "conditional-jump") {
+      if (flow.target !== null && inside(flow.target)) leaders.add(flow.target);
+      else if (flow.target !== null) {
+        let entry = tails.get(flow.target);
+        if (!entry) {
+          entry = {
+            address: hex(flow.target),
+            ...nameTarget(program, flow.target),
+            call_sites: [],
+          };
+          tails.set(flow.target, entry);
+        }
+        entry.call_sites.push(hex(insn.address));
+      }
+      leaders.add(next);
+    }
+    if (flow.kind === "return") leaders.add(next);
+    for (const ref of flow.references) {
+      const offset = addressToOffset(image, ref);
+      const target = nameTarget(program, ref);
+      const section = sectionAt(image, ref);
+      const text = offset !== null && !section?.executable ? readStringAt(image, offset) : null;
+      let kind = "unmapped";
+      if (text) {
+        kind = "string";
+        const known = strings.get(ref);
+        if (known) known.from.push(hex(insn.address));
+        else {strings.set(ref, {
+            address: hex(ref),
+            value: text.value,
+            encoding: text.encoding,
+            from: [hex(insn.address)],
+          });}
+      } else if (target.kind !== "unknown") {
+        kind = target.kind;
+        if (target.name) names.add(target.name);
+      } else if (section) kind = section.executable ? "code" : "data";
+      outgoing.push({ from: hex(insn.address), to: hex(ref), target: kind, name: target.name });
+    }
+  });
+  // Basic blocks over the decoded instructions.
+  const blocks: { start: string; end: string; successors: string[] }[] = [];
+  let blockStart: bigint | null = null;
+  decoded.instructions.forEach((insn, k) => {
+    const flow = flows[k]!;
+    const next = insn.address + BigInt(insn.size);
+    if (blockStart === null) blockStart = insn.address;
+    const endsBlock = flow.kind === "jump" || flow.kind === "conditional-jump" ||
+      flow.kind === "return" ||
+      leaders.has(next) || k === decoded.instructions.length - 1;
+    if (!endsBlock) return;
+    const successors: string[] = [];
+    if (flow.kind !== "return" && flow.kind !== "jump" && inside(next)) successors.push(hex(next));
+    if (
+      (flow.kind === "jump" || flow.kind === "conditional-jump") && flow.target !== null &&
+      inside(flow.target)
+    ) {
+      successors.push(hex(flow.target));
+    }
+    blocks.push({ start: hex(blockStart), end: hex(next), successors });
+    blockStart = null;
+  });
+  const callers: { address: string; name: string; call_sites: string[] }[] = [];
+  const incoming: { from: string; procedure: string; kind: string }[] = [];
+  if (index) {
+    const grouped = new Map<bigint, string[]>();
+    for (const ref of index.to(fn.address)) {
+      incoming.push({ from: hex(ref.from), procedure: hex(ref.procedure), kind: ref.kind });
+      if (ref.kind === "call") {
+        const sites = grouped.get(ref.procedure) ?? [];
+        sites.push(hex(ref.from));
+        grouped.set(ref.procedure, sites);
+      }
+    }
+    for (const [procedure, sites] of grouped) {
+      callers.push({
+        address: hex(procedure),
+        name: program.functionStartingAt(procedure)?.name ?? "",
+        call_sites: sites,
+      });
+    }
+    if (!index.complete) limitations.push(...index.limitations.map((l) => `Callers: ${l}`));
+  } else {
+    limitations.push(
+      "Callers and incoming references were not computed (include_callers was false).",
+    );
+  }
+  if (indirect.length > 0) {
+    limitations.push(
+      `${indirect.length} indirect call site(s): their targets are unknown statically.`,
+    );
+  }
+  const { limit, collectionOffset: at } = limits;
+  const listing = decoded.instructions.map((insn) => ({
+    address: hex(insn.address),
+    bytes: [...insn.bytes].map((b) => b.toString(16).padStart(2, "0")).join(""),
+    mnemonic: insn.mnemonic,
+    operands: insn.operands,
+  }));
+  const calleeList = [...callees.values()].sort((
+    a,
+    b,
+  ) => (BigInt(a.address) < BigInt(b.address) ? -1 : 1));
+  const mnemonics = decoded.instructions.map((i) => i.mnemonic);
+  const counts: Record<string, number> = {};
+  for (const m of mnemonics) counts[m] = (counts[m] ?? 0) + 1;
+  return {
+    procedure: {
+      address: hex(fn.address),
+      name: fn.name,
+      demangled: demangle(fn.name),
+      source: fn.source,
+      size: fn.size > 0n ? Number(fn.size) : null,
+      end: hex(decoded.end),
+      extent: decoded.extent,
+      signature: null,
+      locals: null,
+      classification: callees.size === 0 && indirect.length === 0 ? "leaf" : "non-leaf",
+    },
+    pseudocode: null,
+    assembly: limits.includeAssembly
+      ? page(listing, limits.assemblyOffset, Math.min(limit * 5, 2500))
+      : null,
+    callers: page(callers, at, limit, index?.complete ?? false),
+    callees: page(calleeList, at, limit),
+    tail_jumps: page([...tails.values()], at, limit),
+    indirect_call_sites: page(indirect, at, limit),
+    incoming_references: page(incoming, at, limit, index?.complete ?? false),
+    outgoing_references: page(outgoing, at, limit),
+    referenced_strings: page([...strings.values()], at, limit),
+    referenced_names: page([...names].sort(), at, limit),
+    basic_blocks: page(blocks, at, limit),
+    fingerprint: {
+      mnemonics_sha256: sha256Hex(mnemonics.join("\n")),
+      mnemonic_counts: counts,
+      instruction_count: mnemonics.length,
+    },
+    instruction_scan: {
+      scanned: decoded.instructions.length,
+      bytes: decoded.decodedBytes,
+      truncated: decoded.truncated,
+      stopped_on_invalid: decoded.stoppedOnInvalid,
+    },
+    limitations: [
+      "No decompiler is available: pseudocode, signature and locals are not recovered.",
+      ...limitations,
+    ],
+  };
+}

@@ -1,0 +1,58 @@
+/**
+ * The binary formats a target may be in, each with its detector and the
+ * reader that turns its bytes into `BinaryImage` documents.
+ *
+ * @module
+ */
+
+import type { SubjectFormat } from "../core/evidence.ts";
+import { elfImage } from "./elf_image.ts";
+import type { BinaryImage } from "./image.ts";
+import { isMachO, machOImages } from "./macho.ts";
+import { isPe, peImage } from "./pe.ts";
+import { isElf } from "./elf.ts";
+import { isWasm, wasmImage } from "./wasm.ts";
+
+/** One format. */
+export interface FormatReader {
+  /** Name used in messages and results. */
+  name: string;
+  detect(bytes: Uint8Array): boolean;
+  /** The documents of the file; throws the reader's parse error on unusable input. */
+  read(bytes: Uint8Array, fileName: string): BinaryImage[];
+  /** The subject format recorded in Evidence. */
+  subjectFormat(documents: readonly BinaryImage[]): SubjectFormat;
+}
+
+/** Readers in detection order (most specific magic first). */
+export const FORMAT_READERS: readonly FormatReader[] = [
+  {
+    name: "ELF",
+    detect: isElf,
+    read: (bytes, fileName) => [elfImage(bytes, fileName)],
+    subjectFormat: () => "elf",
+  },
+  {
+    name: "PE",
+    detect: isPe,
+    read: (bytes, fileName) => [peImage(bytes, fileName)],
+    subjectFormat: () => "pe",
+  },
+  {
+    name: "Mach-O",
+    detect: isMachO,
+    read: (bytes, fileName) => machOImages(bytes, fileName),
+    subjectFormat: (documents) => (documents.length > 1 ? "mach-o-universal" : "mach-o"),
+  },
+  {
+    name: "WebAssembly",
+    detect: isWasm,
+    read: (bytes, fileName) => [wasmImage(bytes, fileName)],
+    subjectFormat: () => "wasm",
+  },
+];
+
+/** The reader for these bytes, or undefined. */
+export function readerFor(bytes: Uint8Array): FormatReader | undefined {
+  return FORMAT_READERS.find((reader) => reader.detect(bytes));
+}

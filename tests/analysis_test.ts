@@ -1,0 +1,313 @@
+/**
+ * The static-analysis tools through a real MCP client, on programs the test
+ * compiles (so the expected structure is known) and on real third-party PE,
+ * Mach-O and WebAssembly files.
+ */
+
+import assert from "node:assert/strict";
+import { connect, fails, type Loose, ok } from "./helpers/in_memory.ts";
+import { hasProgram, run } from "./helpers/programs.ts";
+import { npmFixture } from "./helpers/npm_fixtures.ts";
+
+const HAS_CC = hasProgram("cc");
+const HAS_CXX = hasProgram("c++");
+
+const C_SOURCE = `
+#include <stdio.h>
+#include <string.h>
+__attribute__((noinline)) int leaf(int x) { return x * 7 + 1; }
+__attribute__((noinline)) int middle(int x) { return leaf(x) + leaf(x + 1); }
+__attribute__((noinline)) const char *uses_marker(int x) {
+  static const char *marker = "CASEFILE-MARKER-7731";
+  return x > 3 ? marker : "short";
+}
+__attribute__((noinline)) int prints(const char *s) { return puts(s); }
+int main(int argc, char **argv) {
+  (void)argv;
+  int v = middle(argc);
+  prints(uses_marker(v));
+  return (int)strlen(uses_marker(argc));
+}
+`;
+
+async function compileC(dir: string, name: string, flags: string[]): Promise<string> {
+  await Deno.writeTextFile(`${dir}/prog.c`, C_SOURCE);
+  await run("cc", [...flags, "-fno-inline", "-o", `${dir}/${name}`, `${dir}/prog.c`]);
+  return `${dir}/${name}`;
+}
+
+Deno.test({
+  name: "analysis tools follow a compiled program from a string to the procedures that use it",
+  ignore: !HAS_CC,
+  fn: async () => {
+    const dir = Deno.realPathSync(await Deno.makeTempDir({ prefix: "casefile-analysis-" }));
+    const { client, close } = await connect({ roots: [dir] });
+    try {
+      const path = await compileC(dir, "prog", ["-O1"]);
+      await ok(client, "open_binary", { path });
+
+      const overview = await ok(client, "binary_overview");
+      assert.equal(overview.result.format, "elf");
+      assert.equal(overview.result.disassembly, "x86_64");
+      assert.ok(overview.result.string_count > 10);
+      assert.ok(overview.result.libraries.some((l: string) => l.startsWith("libc.so")));
+
+      const strings = await ok(client, "search_strings", { query: "casefile-marker" });
+      assert.equal(strings.result.total, 1);
+      const marker = strings.result.items[0];
+      assert.equal(marker.value, "CASEFILE-MARKER-7731");
+      assert.match(marker.address, /^0x[0-9a-f]+$/);
+      const regex = await ok(client, "search_strings", {
+        query: "^CASEFILE-[A-Z]+-\\d+$",
+        mode: "regex",
+        case_sensitive: true,
+      });
+      assert.equal(regex.result.total, 1);
+
+      const found = await ok(client, "search_procedures", { query: "uses_mark" });
+      assert.deepEqual(found.result.items.map((i: Loose) => i.name), ["uses_marker"]);
+      const usesMarker = found.result.items[0].address;
+      const addressOf = await ok(client, "procedure_address", { procedure: "middle" });
+      assert.match(addressOf.result.address, /^0x/);
+
+      const refs = await ok(client, "xrefs", { address: marker.address });
+      assert.ok(
+        refs.result.items.some((r: Loose) => r.procedure === usesMarker),
+        JSON.stringify(refs.result),
+      );
+      assert.equal(refs.result.reference_scan.complete, true);
+
+      const callers = await ok(client, "procedure_callers", { procedure: "leaf" });
+      assert.deepEqual(callers.result.items.map((c: Loose) => c.name), ["middle"]);
+      assert.equal(callers.result.items[0].call_sites.length, 2);
+
+      const callees = await ok(client, "procedure_callees", { procedure: "main" });
+      const calleeNames = callees.result.items.map((c: Loose) => c.name);
+      for (const name of ["middle", "uses_marker", "prints"]) {
+        assert.ok(calleeNames.includes(name), name);
+      }
+      const printsCallees = await ok(client, "procedure_callees", { procedure: "prints" });
+      assert.ok(
+        printsCallees.result.items.some((c: Loose) => c.kind === "import" && c.name === "puts") ||
+          printsCallees.result.items.some((c: Loose) => c.name === "puts"),
+        JSON.stringify(printsCallees.result),
+      );
+
+      const dossier = await ok(client, "analyze_function", {
+        procedure: "uses_marker",
+        include_assembly: true,
+      });
+      assert.ok(
+        dossier.result.referenced_strings.items.some((s: Loose) =>
+          s.value === "CASEFILE-MARKER-7731"
+        ),
+      );
+      assert.ok(dossier.result.assembly.items.length > 0);
+      assert.ok(dossier.result.basic_blocks.total >= 1);
+      assert.equal(dossier.result.instruction_scan.truncated, false);
+      assert.ok(dossier.result.callers.items.some((c: Loose) => c.name === "main"));
+      const inside = BigInt(dossier.result.procedure.address) + 1n;
+      const containing = await ok(client, "resolve_containing_procedure", {
+        address: `0x${inside.toString(16)}`,
+      });
+      assert.equal(containing.result.procedure.name, "uses_marker");
+      assert.equal(containing.result.procedure.offset, 1);
+
+      const path1 = await ok(client, "build_call_path", { from: "main", to: "leaf" });
+      assert.equal(path1.result.found, true);
+      assert.deepEqual(path1.result.path.map((p: Loose) => p.name), ["main", "middle", "leaf"]);
+      const none = await ok(client, "build_call_path", { from: "leaf", to: "main" });
+      assert.equal(none.result.found, false);
+
+      const trace = await ok(client, "trace_feature", { query: "CASEFILE-MARKER" });
+      assert.equal(trace.result.string_hit_total, 1);
+      assert.ok(trace.result.procedures.some((p: Loose) => p.name === "uses_marker" && p.dossier));
+
+      const small = await ok(client, "analyze_function", {
+        procedure: "main",
+        max_instructions: 2,
+      });
+      assert.equal(small.result.instruction_scan.truncated, true);
+      const record = JSON.parse(
+        ((await client.readResource({ uri: small.evidence_uri })).contents[0] as Loose).text,
+      );
+      assert.ok(record.limitations.some((l: string) => /first 2 instructions/.test(l)));
+    } finally {
+      await close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "compare_functions tells equal, different and incomparable dossiers apart across two targets",
+  ignore: !HAS_CC,
+  fn: async () => {
+    const dir = Deno.realPathSync(await Deno.makeTempDir({ prefix: "casefile-compare-" }));
+    const { client, close } = await connect({ roots: [dir] });
+    try {
+      const a = await compileC(dir, "a", ["-O0"]);
+      const b = await compileC(dir, "b", ["-O2"]);
+      await ok(client, "open_binary", { path: a });
+      const left = await ok(client, "analyze_function", { procedure: "middle" });
+      const leftAgain = await ok(client, "analyze_function", {
+        procedure: "middle",
+        include_callers: false,
+      });
+      const leftSmall = await ok(client, "analyze_function", {
+        procedure: "middle",
+        max_instructions: 3,
+      });
+      await ok(client, "open_binary", { path: b });
+      const right = await ok(client, "analyze_function", { procedure: "middle" });
+      const same = await ok(client, "compare_functions", {
+        left_evidence_id: left.evidence_id,
+        right_evidence_id: leftAgain.evidence_id,
+      });
+      assert.equal(same.result.verdict, "equal-in-every-dimension");
+      const different = await ok(client, "compare_functions", {
+        left_evidence_id: left.evidence_id,
+        right_evidence_id: right.evidence_id,
+      });
+      assert.equal(different.result.verdict, "different");
+      assert.equal(
+        different.result.dimensions.find((d: Loose) => d.name === "instruction_sequence").verdict,
+        "different",
+      );
+      const mismatched = await fails(client, "compare_functions", {
+        left_evidence_id: left.evidence_id,
+        right_evidence_id: leftSmall.evidence_id,
+      });
+      assert.match(mismatched.message, /different limits/);
+      const wrongKind = await fails(client, "compare_functions", {
+        left_evidence_id: left.evidence_id,
+        right_evidence_id: `ev_${"0".repeat(64)}`,
+      });
+      assert.match(wrongKind.message, /not retained/);
+      const record = JSON.parse(
+        ((await client.readResource({ uri: different.evidence_uri })).contents[0] as Loose).text,
+      );
+      assert.deepEqual(record.evidence_links, [left.evidence_id, right.evidence_id]);
+      assert.equal(record.predicate_type, "rea.function-comparison/v1");
+    } finally {
+      await close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "search_procedures matches demangled C++ names and procedure_address accepts them",
+  ignore: !HAS_CXX,
+  fn: async () => {
+    const dir = Deno.realPathSync(await Deno.makeTempDir({ prefix: "casefile-cxx-" }));
+    const { client, close } = await connect({ roots: [dir] });
+    try {
+      await Deno.writeTextFile(
+        `${dir}/prog.cc`,
+        "namespace casefile { struct Probe { __attribute__((noinline)) int measure(int x) const { return x * 3; } }; }\n" +
+          "int main(int argc, char**) { casefile::Probe p; return p.measure(argc); }\n",
+      );
+      await run("c++", ["-O1", "-o", `${dir}/prog`, `${dir}/prog.cc`]);
+      await ok(client, "open_binary", { path: `${dir}/prog` });
+      const found = await ok(client, "search_procedures", { query: "casefile::Probe::measure" });
+      assert.equal(found.result.items.length, 1);
+      assert.equal(found.result.items[0].demangled, "casefile::Probe::measure(int) const");
+      assert.match(found.result.items[0].name, /^_ZNK8casefile5Probe7measureEi$/);
+      const resolved = await ok(client, "procedure_address", {
+        procedure: "casefile::Probe::measure(int) const",
+      });
+      assert.equal(resolved.result.address, found.result.items[0].address);
+    } finally {
+      await close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test("analysis tools refuse bad queries and unknown procedures clearly", async () => {
+  const { client, close } = await connect({ roots: ["/usr/bin"] });
+  try {
+    await ok(client, "open_binary", { path: "/usr/bin/ls" });
+    assert.match(
+      (await fails(client, "search_strings", { query: "(a+)+$", mode: "regex" })).message,
+      /nests quantifiers/,
+    );
+    assert.match(
+      (await fails(client, "search_strings", { query: "[unclosed", mode: "regex" })).message,
+      /Invalid regular expression/,
+    );
+    assert.match(
+      (await fails(client, "analyze_function", { procedure: "no_such_function_here" })).message,
+      /No procedure is named/,
+    );
+    assert.match(
+      (await fails(client, "xrefs", { address: "not-an-address" })).message,
+      /Invalid arguments/,
+    );
+    assert.match(
+      (await fails(client, "search_strings", { query: "x", limit: 101 })).message,
+      /Invalid arguments/,
+    );
+    const status = await ok(client, "binary_session");
+    assert.equal(status.result.target.name, "ls");
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("analysis tools work on real PE, Mach-O and WebAssembly files", async () => {
+  const pe = await npmFixture("7zip-bin@5.2.0", "win/x64/7za.exe");
+  const macho = await npmFixture("7zip-bin@5.2.0", "mac/arm64/7za");
+  const wasm = await npmFixture("gecko-profiler-demangle@0.4.0", "index_bg.wasm");
+  const roots = [pe, macho, wasm].filter((p): p is string => p !== null).map((p) =>
+    p.replace(/\/[^/]+$/, "")
+  );
+  if (roots.length === 0) return;
+  const { client, close } = await connect({ roots });
+  try {
+    if (pe) {
+      const opened = await ok(client, "open_binary", { path: pe });
+      assert.equal(opened.result.target.format, "pe");
+      assert.equal(opened.result.target.architecture, "x86_64");
+      const overview = await ok(client, "binary_overview");
+      assert.ok(overview.result.procedures_by_source.pdata > 100);
+      const entry = await ok(client, "resolve_containing_procedure", {
+        address: opened.result.target.entry,
+      });
+      assert.ok(entry.result.procedure);
+      const dossier = await ok(client, "analyze_function", {
+        procedure: entry.result.procedure.address,
+        include_callers: false,
+      });
+      assert.ok(dossier.result.instruction_scan.scanned > 0);
+    }
+    if (macho) {
+      const opened = await ok(client, "open_binary", { path: macho });
+      assert.equal(opened.result.target.format, "mach-o");
+      assert.equal(opened.result.target.architecture, "arm64");
+      const list = await ok(client, "list_procedures", { limit: 5 });
+      const first = list.result.items.find((i: Loose) => i.address);
+      const dossier = await ok(client, "analyze_function", {
+        procedure: first.address,
+        include_callers: false,
+      });
+      assert.ok(dossier.result.instruction_scan.scanned > 0);
+    }
+    if (wasm) {
+      const opened = await ok(client, "open_binary", { path: wasm });
+      assert.equal(opened.result.target.format, "wasm");
+      const list = await ok(client, "list_procedures", { limit: 3 });
+      assert.ok(list.result.total > 10);
+      const refused = await fails(client, "analyze_function", {
+        procedure: list.result.items[0].address,
+      });
+      assert.equal(refused.code, "capability_unavailable");
+      const strings = await ok(client, "search_strings", { query: "demangle" });
+      assert.ok(strings.result.total >= 0);
+    }
+  } finally {
+    await close();
+  }
+});
