@@ -17,18 +17,10 @@ const HAS_NM = hasProgram("nm");
 const HAS_STRINGS = hasProgram("strings");
 if (!library) console.log("skip: no shared library with functions found");
 
-const rss = (): number => Deno.memoryUsage().rss;
-const baseline = rss();
-let peak = baseline;
-const sample = (): void => {
-  peak = Math.max(peak, rss());
-};
-
 if (library) {
   const size = Deno.statSync(library).size;
   const session = await connect({ roots: ["/"] });
   await ok(session.client, "open_binary", { path: library });
-  sample();
 
   Deno.bench({
     name: "list_procedures: every page of 500 (library open)",
@@ -43,7 +35,6 @@ if (library) {
             .next_offset;
         }
       });
-      sample();
     },
   });
   if (HAS_NM) {
@@ -82,7 +73,6 @@ if (library) {
         b,
         () => ok(fresh.client, "search_strings", { query: "error", limit: 10 }),
       );
-      sample();
       await fresh.close();
     },
   });
@@ -157,7 +147,6 @@ Deno.bench({
       sources = overview.result.procedures_by_source;
     });
     console.log(`deno binary: ${count} procedures, by source ${JSON.stringify(sources)}`);
-    sample();
     await session.close();
   },
 });

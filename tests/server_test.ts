@@ -877,7 +877,7 @@ Deno.test("open_binary reports read progress and a cancelled open leaves the pre
       },
     );
     await assert.rejects(attempt);
-    assert.ok(events.length >= 1 && events[0]! < big.length, JSON.stringify(events));
+    assert.ok(events.length >= 1 && events[0]! < 50, JSON.stringify(events));
     // Opens are serialised: this one runs after the cancelled one has settled.
     const after = await ok(client, "open_binary", { path: `${fixture.root}/ls` });
     assert.equal(after.result.action, "reopened", "the cancelled open did not switch targets");

@@ -11,6 +11,11 @@ import { isGranted } from "../core/permissions.ts";
 import type { RootDirectory } from "../core/workbench.ts";
 import { type ReadOptions, readTargetFile } from "./paths.ts";
 import { type AnalysisProvider, type Binding, selectProvider } from "./providers.ts";
+import {
+  discoverCallTargets,
+  DISCOVERY_MAX_INSTRUCTIONS,
+  needsDiscovery,
+} from "./analysis/discovery.ts";
 import type { ProgramAnalysis } from "./analysis/program.ts";
 import type { BinaryImage } from "./image.ts";
 import { type LoadedTarget, loadTarget } from "./target.ts";
@@ -58,10 +63,23 @@ export class BinarySession {
   }
 
   /** Opens (or reopens, or switches to) a target. */
-  open(path: string, providerId?: string, options: ReadOptions = {}): Promise<OpenOutcome> {
+  open(
+    path: string,
+    providerId?: string,
+    options: ReadOptions & {
+      onDiscoveryProgress?: (done: number, total: number, message: string) => void | Promise<void>;
+    } = {},
+  ): Promise<OpenOutcome> {
     return this.#serialised(async () => {
       const file = await readTargetFile(path, this.roots, options);
       const target = loadTarget(file);
+      for (const image of target.documents) {
+        if (!needsDiscovery(image)) continue;
+        await discoverCallTargets(image, DISCOVERY_MAX_INSTRUCTIONS, {
+          signal: options.signal,
+          onProgress: options.onDiscoveryProgress,
+        });
+      }
       const previous = this.#target;
       const same = previous !== null && previous.realPath === target.realPath &&
         previous.sha256 === target.sha256;

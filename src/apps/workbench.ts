@@ -135,16 +135,29 @@ const procedurePageSchema = z.object({
   next_offset: z.number().int().nullable(),
 });
 
-/** What a procedure listing can and cannot contain, from where its starts came. */
+const coverage = new WeakMap<BinaryImage, string[]>();
+
+/** What a procedure listing can and cannot contain, from where its starts came (computed once). */
 export function procedureCoverage(image: BinaryImage): string[] {
-  const sources = new Set(image.functions.map((fn) => fn.source));
-  if (sources.has("symtab") || sources.has("name-section") || sources.has("code-section")) {
-    return [];
+  let known = coverage.get(image);
+  if (!known) {
+    const sources = new Set(image.functions.map((fn) => fn.source));
+    const table = [
+      "symtab",
+      "name-section",
+      "code-section",
+      "pdata",
+      "function-starts",
+      "eh-frame",
+    ];
+    known = table.some((source) => sources.has(source as never)) ? [] : [
+      `No full function table: procedure starts come from ${
+        [...sources].sort().join(", ") || "nothing"
+      }; functions recorded nowhere else are not listed.`,
+    ];
+    coverage.set(image, known);
   }
-  const from = [...sources].sort().join(", ") || "nothing";
-  return [
-    `No full symbol table: procedure starts come from ${from}; functions recorded nowhere else are not listed.`,
-  ];
+  return known;
 }
 
 function createAppsWorkbench(services: WorkbenchServices): Workbench {
@@ -310,8 +323,15 @@ function createAppsWorkbench(services: WorkbenchServices): Workbench {
           args.provider_id as string | undefined,
           {
             signal: context.signal,
+            // One monotonic scale for both phases: reading is 0–50 %, discovery 50–100 %.
             onProgress: (read, size) =>
-              context.progress(read, size, `read ${read} of ${size} bytes`),
+              context.progress(
+                Math.floor((50 * read) / Math.max(1, size)),
+                100,
+                `read ${read} of ${size} bytes`,
+              ),
+            onDiscoveryProgress: (done, total, message) =>
+              context.progress(50 + Math.floor((50 * done) / Math.max(1, total)), 100, message),
           },
         );
         const documents = outcome.binding

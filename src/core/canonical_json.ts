@@ -117,8 +117,16 @@ function canonicalReplacer(this: unknown, _key: string, value: unknown): unknown
 
 /** Lowercase hex SHA-256 of a string's UTF-8 bytes or of raw bytes. */
 export function sha256Hex(data: string | Uint8Array): string {
-  return createHash("sha256").update(data).digest("hex");
+  const hash = createHash("sha256");
+  if (typeof data === "string") return hash.update(data).digest("hex");
+  // Feed large buffers in slices: the hash copies what it is given.
+  for (let offset = 0; offset < data.length; offset += HASH_SLICE) {
+    hash.update(data.subarray(offset, Math.min(data.length, offset + HASH_SLICE)));
+  }
+  return hash.digest("hex");
 }
+
+const HASH_SLICE = 8 * 1024 * 1024;
 
 /** Lowercase hex of bytes. */
 export function toHex(bytes: Uint8Array): string {

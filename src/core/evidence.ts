@@ -169,9 +169,24 @@ export function createEvidence(draft: EvidenceDraft): Promise<EvidenceRecord> {
     locations: draft.locations ?? [],
     evidence_links: draft.evidence_links ?? [],
   };
-  // Round-trip through JSON so the stored record holds exactly what the id covers.
-  const normalized = JSON.parse(JSON.stringify(body)) as Omit<EvidenceRecord, "evidence_id">;
-  const record = deepFreeze({ evidence_id: computeEvidenceId(normalized), ...normalized });
+  // One canonical pass over the projection gives both the id and, parsed back,
+  // a JSON-clean record holding exactly what the id covers.
+  const subject = draft.subject === null
+    ? null
+    : JSON.parse(JSON.stringify(draft.subject)) as EvidenceSubject;
+  const projected = {
+    ...body,
+    subject: subject === null
+      ? null
+      : { digest: subject.digest, format: subject.format, architecture: subject.architecture },
+  };
+  const canonical = canonicalJson(projected);
+  const parsed = JSON.parse(canonical) as Omit<EvidenceRecord, "evidence_id">;
+  const record = deepFreeze({
+    evidence_id: `ev_${sha256Hex(canonical)}`,
+    ...parsed,
+    subject,
+  } as EvidenceRecord);
   minted.add(record);
   return Promise.resolve(record);
 }

@@ -47,6 +47,8 @@ export interface DecodeLimits {
   maxInstructions: number;
   /** Most bytes read when the procedure's size is unknown. */
   maxBytesWhenUnsized: number;
+  /** Keep each instruction's bytes (for listings). @default true */
+  withBytes?: boolean;
 }
 
 /** A decoded procedure. */
@@ -120,7 +122,9 @@ export async function decodeProcedure(
     Math.min(image.bytes.length, offset + Math.max(0, wanted)),
   );
   const disassembler = await disassemblerFor(set);
-  const instructions = disassembler.disassemble(code, start, limits.maxInstructions);
+  const instructions = disassembler.disassemble(code, start, limits.maxInstructions, {
+    withBytes: limits.withBytes ?? true,
+  });
   const decodedBytes = instructions.reduce((sum, i) => sum + i.size, 0);
   const truncated = instructions.length >= limits.maxInstructions && decodedBytes < code.length;
   return {

@@ -184,26 +184,27 @@ export class ProgramAnalysis {
     const functions = this.image.functions;
     const set = instructionSetOf(this.image);
     const limitations: string[] = [];
-    let from = new Float64Array(1024);
-    let owner = new Float64Array(1024);
+    // Compact edges: the procedure's index, the instruction's offset in it, the target, the kind.
+    let procedures = new Uint32Array(1024);
+    let deltas = new Uint32Array(1024);
     let to = new Float64Array(1024);
     let kinds = new Uint8Array(1024);
     let count = 0;
-    const push = (a: bigint, p: bigint, b: bigint, kind: EdgeKind): void => {
+    const grow = <T extends Float64Array | Uint32Array | Uint8Array>(old: T): T => {
+      const next = new (old.constructor as new (n: number) => T)(old.length * 2);
+      next.set(old);
+      return next;
+    };
+    const push = (procedure: number, delta: number, target: bigint, kind: EdgeKind): void => {
       if (count === to.length) {
-        const grow = <T extends Float64Array | Uint8Array>(old: T): T => {
-          const next = new (old.constructor as new (n: number) => T)(old.length * 2);
-          next.set(old);
-          return next;
-        };
-        from = grow(from);
-        owner = grow(owner);
+        procedures = grow(procedures);
+        deltas = grow(deltas);
         to = grow(to);
         kinds = grow(kinds);
       }
-      from[count] = Number(a);
-      owner[count] = Number(p);
-      to[count] = Number(b);
+      procedures[count] = procedure;
+      deltas[count] = delta;
+      to[count] = Number(target);
       kinds[count] = KIND_CODE[kind];
       count++;
     };
@@ -227,6 +228,7 @@ export class ProgramAnalysis {
       const decoded = await decodeProcedure(this.image, fn, {
         maxInstructions: budget,
         maxBytesWhenUnsized: 1 << 20,
+        withBytes: false,
       });
       scannedProcedures++;
       scannedInstructions += decoded.instructions.length;
@@ -234,10 +236,11 @@ export class ProgramAnalysis {
       const flows = flowOf(instructionSetOf(this.image, fn.address)!, decoded.instructions);
       decoded.instructions.forEach((insn, k) => {
         const flow = flows[k]!;
+        const delta = Number(insn.address - fn.address);
         if (flow.target !== null) {
-          push(insn.address, fn.address, flow.target, flow.kind === "call" ? "call" : "jump");
+          push(i, delta, flow.target, flow.kind === "call" ? "call" : "jump");
         }
-        for (const ref of flow.references) push(insn.address, fn.address, ref, "data");
+        for (const ref of flow.references) push(i, delta, ref, "data");
       });
       if (i % report === 0) {
         await control.onProgress?.(
@@ -252,12 +255,11 @@ export class ProgramAnalysis {
         "Some procedures were longer than the per-procedure bound; their later references are unknown.",
       );
     }
-    // Sort edges by target for lookup.
+    // Sort edge indices by target (then source) for lookup; the edges stay where they are.
     const order = new Uint32Array(count);
     for (let i = 0; i < count; i++) order[i] = i;
-    order.sort((a, b) => to[a]! - to[b]! || from[a]! - from[b]!);
-    const sortedTo = new Float64Array(count);
-    for (let i = 0; i < count; i++) sortedTo[i] = to[order[i]!]!;
+    const source = (e: number): number => Number(functions[procedures[e]!]!.address) + deltas[e]!;
+    order.sort((a, b) => to[a]! - to[b]! || source(a) - source(b));
     return {
       scannedProcedures,
       totalProcedures: functions.length,
@@ -271,15 +273,16 @@ export class ProgramAnalysis {
         let hi = count;
         while (lo < hi) {
           const mid = (lo + hi) >> 1;
-          if (sortedTo[mid]! < key) lo = mid + 1;
+          if (to[order[mid]!]! < key) lo = mid + 1;
           else hi = mid;
         }
         const found: Reference[] = [];
-        for (let i = lo; i < count && sortedTo[i] === key; i++) {
+        for (let i = lo; i < count && to[order[i]!] === key; i++) {
           const e = order[i]!;
+          const procedure = functions[procedures[e]!]!.address;
           found.push({
-            from: BigInt(from[e]!),
-            procedure: BigInt(owner[e]!),
+            from: procedure + BigInt(deltas[e]!),
+            procedure,
             to: BigInt(to[e]!),
             kind: CODE_KIND[kinds[e]!]!,
           });

@@ -113,6 +113,7 @@ function loadEngine(): Promise<CapstoneExports> {
 }
 
 const decoder = new TextDecoder();
+const EMPTY = new Uint8Array(0);
 
 function cString(memory: WebAssembly.Memory, pointer: number, max: number): string {
   const bytes = new Uint8Array(memory.buffer, pointer, max);
@@ -157,8 +158,15 @@ export class Disassembler {
   /**
    * Decodes up to `maxInstructions` instructions from `code`, which starts at
    * `address`. Stops early at the first byte sequence that is not an instruction.
+   * With `withBytes: false` the instructions carry no copy of their bytes.
    */
-  disassemble(code: Uint8Array, address: bigint, maxInstructions: number): Instruction[] {
+  disassemble(
+    code: Uint8Array,
+    address: bigint,
+    maxInstructions: number,
+    options: { withBytes?: boolean } = {},
+  ): Instruction[] {
+    const withBytes = options.withBytes ?? true;
     if (this.#handle === 0) throw new Error("Disassembler is closed");
     const cs = this.#cs;
     const length = Math.min(code.length, MAX_DECODE_BYTES);
@@ -179,13 +187,56 @@ export class Disassembler {
         instructions[i] = {
           address: view.getBigUint64(at + INSN.address, true),
           size,
-          bytes: new Uint8Array(cs.memory.buffer.slice(at + INSN.bytes, at + INSN.bytes + size)),
+          bytes: withBytes
+            ? new Uint8Array(cs.memory.buffer.slice(at + INSN.bytes, at + INSN.bytes + size))
+            : EMPTY,
           mnemonic: cString(cs.memory, at + INSN.mnemonic, 32),
           operands: cString(cs.memory, at + INSN.operands, 160),
         };
       }
       cs.free(base, count);
       return instructions;
+    } finally {
+      cs.release(insnOut);
+      cs.release(codePointer);
+    }
+  }
+
+  /**
+   * Decodes like {@linkcode Disassembler.disassemble} but builds no objects:
+   * calls `visit` with each instruction's offset from `address`, its size and
+   * a view of its bytes (valid only during the call). Returns the count and
+   * the bytes covered. For sweeps over large code.
+   */
+  sweep(
+    code: Uint8Array,
+    address: bigint,
+    maxInstructions: number,
+    visit: (offset: number, size: number, bytes: Uint8Array) => void,
+  ): { count: number; bytes: number } {
+    if (this.#handle === 0) throw new Error("Disassembler is closed");
+    const cs = this.#cs;
+    const length = Math.min(code.length, MAX_DECODE_BYTES);
+    if (length === 0 || maxInstructions <= 0) return { count: 0, bytes: 0 };
+    const codePointer = cs.malloc(length);
+    const insnOut = cs.malloc(4);
+    if (codePointer === 0 || insnOut === 0) throw new Error("Capstone could not allocate memory");
+    try {
+      new Uint8Array(cs.memory.buffer, codePointer, length).set(code.subarray(0, length));
+      const count = cs.disasm(this.#handle, codePointer, length, address, maxInstructions, insnOut);
+      if (count === 0) return { count: 0, bytes: 0 };
+      const base = new DataView(cs.memory.buffer).getUint32(insnOut, true);
+      const view = new DataView(cs.memory.buffer);
+      const heap = new Uint8Array(cs.memory.buffer);
+      let covered = 0;
+      for (let i = 0; i < count; i++) {
+        const at = base + i * INSN.size;
+        const size = view.getUint16(at + INSN.length, true);
+        visit(covered, size, heap.subarray(at + INSN.bytes, at + INSN.bytes + size));
+        covered += size;
+      }
+      cs.free(base, count);
+      return { count, bytes: covered };
     } finally {
       cs.release(insnOut);
       cs.release(codePointer);
