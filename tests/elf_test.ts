@@ -11,6 +11,8 @@
  */
 
 import assert from "node:assert/strict";
+import { hasProgram } from "./helpers/programs.ts";
+import { mulberry32 } from "./helpers/random.ts";
 import {
   type ElfFunction,
   type ElfImage,
@@ -35,17 +37,6 @@ import {
 
 // ---------------------------------------------------------------------------
 // Environment
-
-/** Whether `name` may be run (per --allow-run) and runs. */
-function hasProgram(name: string): boolean {
-  if (Deno.permissions.querySync({ name: "run", command: name }).state !== "granted") return false;
-  try {
-    new Deno.Command(name, { args: ["--version"], stdout: "null", stderr: "null" }).outputSync();
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const hasNm = hasProgram("nm");
 const hasReadelf = hasProgram("readelf");
@@ -299,17 +290,6 @@ function parseDamaged(bytes: Uint8Array, label: string): ElfImage | ElfParseErro
   }
   for (const w of image.warnings) assert.equal(typeof w, "string", label);
   return image;
-}
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 // ----- nm / readelf

@@ -11,6 +11,8 @@
  */
 
 import assert from "node:assert/strict";
+import { hasProgram } from "./helpers/programs.ts";
+import { mulberry32 } from "./helpers/random.ts";
 import type { BinaryImage } from "../src/apps/image.ts";
 import {
   isMachO,
@@ -49,17 +51,6 @@ import { npmFixture } from "./helpers/npm_fixtures.ts";
 
 // ---------------------------------------------------------------------------
 // Environment
-
-/** Whether `name` may be run (per --allow-run) and runs. */
-function hasProgram(name: string): boolean {
-  if (Deno.permissions.querySync({ name: "run", command: name }).state !== "granted") return false;
-  try {
-    new Deno.Command(name, { args: ["--version"], stdout: "null", stderr: "null" }).outputSync();
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const OBJDUMP = "llvm-objdump-14";
 const NM = "llvm-nm-14";
@@ -102,17 +93,6 @@ async function run(program: string, args: string[]): Promise<string> {
 // Helpers
 
 const hex = (n: bigint | number): string => `0x${n.toString(16)}`;
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Asserts that every address in a parse result is a bigint and the images are well formed. */
 function checkResult(file: MachOFile, images: BinaryImage[], label: string): void {

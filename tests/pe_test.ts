@@ -11,6 +11,7 @@
  */
 
 import assert from "node:assert/strict";
+import { hasProgram } from "./helpers/programs.ts";
 import { addressToOffset, type BinaryImage } from "../src/apps/image.ts";
 import {
   isPe,
@@ -46,17 +47,6 @@ import {
 
 // ---------------------------------------------------------------------------
 // Environment
-
-/** Whether `name` may be run (per --allow-run) and runs. */
-function hasProgram(name: string): boolean {
-  if (Deno.permissions.querySync({ name: "run", command: name }).state !== "granted") return false;
-  try {
-    new Deno.Command(name, { args: ["--version"], stdout: "null", stderr: "null" }).outputSync();
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const READOBJ = "llvm-readobj-14";
 const LLVM_OBJDUMP = "llvm-objdump-14";

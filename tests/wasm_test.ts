@@ -12,6 +12,8 @@
  */
 
 import assert from "node:assert/strict";
+import { hasProgram } from "./helpers/programs.ts";
+import { mulberry32 } from "./helpers/random.ts";
 import type { BinaryImage } from "../src/apps/image.ts";
 import {
   isWasm,
@@ -34,17 +36,6 @@ import {
 
 // ---------------------------------------------------------------------------
 // Environment
-
-/** Whether `name` may be run (per --allow-run) and runs. */
-function hasProgram(name: string): boolean {
-  if (Deno.permissions.querySync({ name: "run", command: name }).state !== "granted") return false;
-  try {
-    new Deno.Command(name, { args: ["--version"], stdout: "null", stderr: "null" }).outputSync();
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const hasWabt = hasProgram("wasm-objdump");
 const hasLlvmObjdump = hasProgram("llvm-objdump-14");
@@ -195,17 +186,6 @@ function checkImage(image: BinaryImage, label: string): void {
   }
   for (const i of image.imports) assert.equal(i.address, null, label);
   for (const w of image.warnings) assert.equal(typeof w, "string", label);
-}
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** A module of the header and the given raw bytes. */

@@ -30,88 +30,94 @@ export type JsonObject = { [key: string]: JsonValue };
  * ```
  */
 export function canonicalJson(value: unknown): string {
-  slowPathNeeded = false;
-  depths = new WeakMap();
-  const text = JSON.stringify(value, canonicalReplacer);
-  if (text === undefined) {
-    throw new TypeError(`Cannot canonicalise JSON: unsupported ${typeof value} value`);
-  }
-  if (!slowPathNeeded) return text;
-  // An object with array-index keys: property order cannot express code-unit order.
-  const parts: string[] = [];
-  writeSlow(JSON.parse(text), parts);
-  return parts.join("");
+  if (value === undefined) throw new TypeError("Cannot canonicalise JSON: undefined value");
+  const out: string[] = [];
+  write(value, out, 0);
+  return out.join("");
 }
 
-let slowPathNeeded = false;
-let depths = new WeakMap<object, number>();
 const MAX_DEPTH = 256;
 const INDEX_KEY = /^(?:0|[1-9][0-9]*)$/;
 
-function writeSlow(value: unknown, out: string[]): void {
+// Subtrees whose objects already list their keys in order are written by the
+// native JSON.stringify, whose numbers and strings are RFC 8785's; the rest
+// are written here with sorted keys.
+function write(value: unknown, out: string[], depth: number): void {
+  if (depth > MAX_DEPTH) {
+    throw new RangeError(`Cannot canonicalise JSON: nesting deeper than ${MAX_DEPTH}`);
+  }
+  if (alreadyCanonical(value, depth)) {
+    out.push(JSON.stringify(value));
+    return;
+  }
+  if (typeof value === "number") {
+    throw new TypeError(`Cannot canonicalise JSON: ${value} is not a finite number`);
+  }
+  if (typeof value !== "object" || value === null) {
+    throw new TypeError(`Cannot canonicalise JSON: unsupported ${typeof value} value`);
+  }
+  const json = (value as { toJSON?: () => unknown }).toJSON;
+  if (typeof json === "function") {
+    write(json.call(value), out, depth);
+    return;
+  }
   if (Array.isArray(value)) {
     out.push("[");
-    value.forEach((item, i) => {
+    for (let i = 0; i < value.length; i++) {
       if (i > 0) out.push(",");
-      writeSlow(item, out);
-    });
+      const item = value[i];
+      if (item === undefined) out.push("null");
+      else write(item, out, depth + 1);
+    }
     out.push("]");
-  } else if (typeof value === "object" && value !== null) {
-    const record = value as Record<string, unknown>;
-    out.push("{");
-    Object.keys(record).sort().forEach((key, i) => {
-      if (i > 0) out.push(",");
-      out.push(JSON.stringify(key), ":");
-      writeSlow(record[key], out);
-    });
-    out.push("}");
-  } else {
-    out.push(JSON.stringify(value));
+    return;
   }
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record).filter((key) => record[key] !== undefined).sort();
+  out.push("{");
+  keys.forEach((key, i) => {
+    if (i > 0) out.push(",");
+    out.push(JSON.stringify(key), ":");
+    write(record[key], out, depth + 1);
+  });
+  out.push("}");
 }
 
-// Native JSON.stringify writes numbers and strings exactly as RFC 8785 asks; the
-// replacer only orders object keys (copying an object only when its keys are out
-// of order) and refuses what JSON cannot represent faithfully.
-function canonicalReplacer(this: unknown, _key: string, value: unknown): unknown {
-  if (typeof value === "object" && value !== null) {
-    const depth = (depths.get(this as object) ?? 0) + 1;
-    if (depth > MAX_DEPTH) {
-      throw new RangeError(`Cannot canonicalise JSON: nesting deeper than ${MAX_DEPTH}`);
-    }
-    depths.set(value, depth);
-  }
+/** True when `JSON.stringify(value)` is already RFC 8785 output. */
+function alreadyCanonical(value: unknown, depth: number): boolean {
+  if (depth > MAX_DEPTH) return false;
   switch (typeof value) {
+    case "string":
+    case "boolean":
+      return true;
     case "number":
-      if (!Number.isFinite(value)) {
-        throw new TypeError(`Cannot canonicalise JSON: ${value} is not a finite number`);
-      }
-      return value;
-    case "bigint":
-    case "function":
-    case "symbol":
-      throw new TypeError(`Cannot canonicalise JSON: unsupported ${typeof value} value`);
+      return Number.isFinite(value);
     case "object": {
-      if (value === null || Array.isArray(value)) return value;
-      const record = value as Record<string, unknown>;
-      const keys = Object.keys(record);
-      // Index-like keys always come first in Object.keys, so the first tells.
-      if (keys.length > 1 && INDEX_KEY.test(keys[0]!)) slowPathNeeded = true;
-      let sorted = true;
-      for (let i = 1; i < keys.length; i++) {
-        if (keys[i - 1]! > keys[i]!) {
-          sorted = false;
-          break;
+      if (value === null) return true;
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) {
+          const item = value[i];
+          if (item === undefined || !alreadyCanonical(item, depth + 1)) return false;
         }
+        return true;
       }
-      if (sorted) return value;
-      const copy: Record<string, unknown> = {};
-      for (const key of keys.sort()) copy[key] = record[key];
-      depths.set(copy, depths.get(value) ?? 1);
-      return copy;
+      if (typeof (value as { toJSON?: unknown }).toJSON === "function") return false;
+      let previous: string | null = null;
+      let count = 0;
+      for (const key in value) {
+        if (!Object.hasOwn(value, key)) return false;
+        if (previous !== null && previous >= key) return false;
+        // Index-like keys are ordered numerically by the engine, not by code unit.
+        if (count === 0 && INDEX_KEY.test(key)) return false;
+        const child = (value as Record<string, unknown>)[key];
+        if (child === undefined || !alreadyCanonical(child, depth + 1)) return false;
+        previous = key;
+        count++;
+      }
+      return true;
     }
     default:
-      return value;
+      return false;
   }
 }
 

@@ -1,11 +1,11 @@
 /** Test helpers for external programs. */
 
-/** Whether a program is on PATH (`which`). */
+/** Whether `name` may be run (per --allow-run) and runs (`name --version`). */
 export function hasProgram(name: string): boolean {
+  if (Deno.permissions.querySync({ name: "run", command: name }).state !== "granted") return false;
   try {
-    const result = new Deno.Command("which", { args: [name], stdout: "null", stderr: "null" })
-      .outputSync();
-    return result.success;
+    new Deno.Command(name, { args: ["--version"], stdout: "null", stderr: "null" }).outputSync();
+    return true;
   } catch {
     return false;
   }
