@@ -29,6 +29,8 @@ Transport (stdio unless --http is given):
 Targets and policy:
   --root DIR             a directory targets may be opened from (repeatable; also grant --allow-read=DIR)
   --read-only            hide and refuse tools with effects outside the session
+  --allow-process-launch operator policy: allow starting helper programs (the objdump provider;
+                         Deno must also grant them, e.g. --allow-run=objdump)
   --log-level LEVEL      stderr threshold: ${LOG_LEVELS.join(", ")} (default warning)
 
   -h, --help             print this help
@@ -69,6 +71,7 @@ export function parseCli(args: string[]): CliConfig {
         "allow-origin": { type: "string", multiple: true },
         root: { type: "string", multiple: true },
         "read-only": { type: "boolean" },
+        "allow-process-launch": { type: "boolean" },
         "log-level": { type: "string" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "V" },
@@ -91,6 +94,7 @@ export function parseCli(args: string[]): CliConfig {
     server: {
       roots: values.root ?? [],
       readOnly: values["read-only"] ?? false,
+      allowProcessLaunch: values["allow-process-launch"] ?? false,
       logLevel: logLevel as LogLevel,
     },
     help: values.help ?? false,

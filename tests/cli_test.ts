@@ -172,7 +172,7 @@ Deno.test("parseCli defaults to stdio with no roots, no token and log level warn
     token: undefined,
     allowedHosts: [],
     allowedOrigins: [],
-    server: { roots: [], readOnly: false, logLevel: "warning" },
+    server: { roots: [], readOnly: false, allowProcessLaunch: false, logLevel: "warning" },
     help: false,
     version: false,
   });
@@ -192,12 +192,14 @@ Deno.test("parseCli collects repeatable --root, --allow-host and --allow-origin 
     "--token",
     "s3cret",
     "--read-only",
+    "--allow-process-launch",
     "--log-level",
     "debug",
   ]);
   assert.deepEqual(config.server, {
     roots: ["/usr/bin", "/usr/lib"],
     readOnly: true,
+    allowProcessLaunch: true,
     logLevel: "debug",
   });
   assert.deepEqual(config.allowedHosts, ["a.test", "b.test:80"]);

@@ -556,7 +556,11 @@ Deno.test("binary_session reports candidates, permissions with flags, policy, ro
     assert.equal(status.analysis_provider_binding, null);
     assert.deepEqual(status.analysis_provider_candidates.map((c: Loose) => c.provider.id), [
       "native",
+      "objdump",
     ]);
+    const objdump = status.analysis_provider_candidates[1];
+    assert.equal(objdump.availability.status, "unavailable");
+    assert.match(objdump.availability.reason, /--allow-process-launch/);
     assert.equal(status.analysis_provider_candidates[0].target_support.status, "unknown");
     const read = status.permissions.find((p: Loose) => p.target === fixture.root);
     assert.equal(read.name, "read");
@@ -642,8 +646,8 @@ Deno.test("completion/complete suggests live documents, procedures, providers an
       });
     assert.deepEqual((await complete("document", "")).completion.values, [], "no target: nothing");
     assert.deepEqual((await complete("provider_id", "")).completion, {
-      values: ["auto", "native"],
-      total: 2,
+      values: ["auto", "native", "objdump"],
+      total: 3,
       hasMore: false,
     });
     assert.deepEqual((await complete("provider_id", "NAT")).completion.values, ["native"]);
@@ -841,7 +845,7 @@ Deno.test("policy transforms rewrite completion values and rules can refuse prom
       ref: { type: "ref/prompt", name: "investigate_feature" },
       argument: { name: "provider_id", value: "" },
     });
-    assert.deepEqual(answer.completion.values, ["pseudo:4", "pseudo:6"]);
+    assert.deepEqual(answer.completion.values, ["pseudo:4", "pseudo:6", "pseudo:7"]);
     await assert.rejects(
       client.getPrompt({ name: "trace_crash", arguments: { crash_signal: "SIGSEGV" } }),
       /disabled by policy/,

@@ -54,7 +54,7 @@ export interface AnalysisProvider {
     document: string,
     offset: number,
     limit: number,
-  ): ProcedurePage;
+  ): Promise<ProcedurePage>;
 }
 
 /** Operations of the native provider. */
@@ -96,14 +96,14 @@ export function nativeProvider(): AnalysisProvider {
       const slice = functions.slice(offset, offset + limit);
       const end = offset + slice.length;
       const hasMore = end < functions.length;
-      return {
+      return Promise.resolve({
         items: slice.map((fn) => ({ address: formatAddress(fn.address), value: fn.name })),
         offset,
         limit,
         total: functions.length,
         has_more: hasMore,
         next_offset: hasMore ? end : null,
-      };
+      });
     },
   };
 }

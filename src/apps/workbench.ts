@@ -24,6 +24,7 @@ import type {
 import { VERSION } from "../version.ts";
 import { analysisTools } from "./analysis_tools.ts";
 import { APPS_PROMPTS } from "./prompts.ts";
+import { objdumpProvider } from "./objdump_provider.ts";
 import { type AnalysisProvider, nativeProvider } from "./providers.ts";
 import { BinarySession } from "./session.ts";
 import type { BinaryImage } from "./image.ts";
@@ -161,7 +162,13 @@ export function procedureCoverage(image: BinaryImage): string[] {
 }
 
 function createAppsWorkbench(services: WorkbenchServices): Workbench {
-  const candidates: AnalysisProvider[] = [nativeProvider()];
+  const candidates: AnalysisProvider[] = [
+    nativeProvider(),
+    objdumpProvider(
+      services.gate,
+      () => services.policy.allowProcessLaunch && !services.policy.readOnly,
+    ),
+  ];
   const session = new BinarySession(services.roots, candidates);
   const { ledger } = services;
 
@@ -433,7 +440,7 @@ function createAppsWorkbench(services: WorkbenchServices): Workbench {
         );
         const offset = args.offset as number;
         const limit = args.limit as number;
-        const page = provider.listProcedures(target, document, offset, limit);
+        const page = await provider.listProcedures(target, document, offset, limit);
         const outcome = observation(
           LIST_PROCEDURES,
           provider,
@@ -468,9 +475,9 @@ function createAppsWorkbench(services: WorkbenchServices): Workbench {
           LIST_PROCEDURES,
           typeof document === "string" ? document : undefined,
         );
-        const result = await discoverPaged((offset, limit) => {
-          const page = provider.listProcedures(target, chosen, offset, limit);
-          return Promise.resolve({
+        const result = await discoverPaged(async (offset, limit) => {
+          const page = await provider.listProcedures(target, chosen, offset, limit);
+          return ({
             items: page.items.map((item) => ({ key: item.address, name: item.value })),
             hasMore: page.has_more,
             nextOffset: page.next_offset,
