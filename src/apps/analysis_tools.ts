@@ -69,6 +69,13 @@ const limitOf = (max: number, fallback: number) =>
   z.number().int().min(1).max(max).default(fallback).describe(`Items per page (1 to ${max}).`);
 const anyResult = z.record(z.string(), z.unknown());
 
+/** The query fields shared by the search tools. */
+const searchFields = {
+  query: z.string().min(1).max(4096).describe("The text, or the pattern when mode is regex."),
+  mode: z.enum(["literal", "regex"]).default("literal").describe("literal (substring) or regex."),
+  case_sensitive: z.boolean().default(false).describe("Match case exactly."),
+};
+
 /** The largest regular expression accepted by the search tools. */
 export const MAX_PATTERN_LENGTH = 256;
 // Nested quantifiers such as (a+)+ can take exponential time; JavaScript cannot interrupt a regex.
@@ -111,6 +118,14 @@ interface ListPage<T> {
   total: number;
   has_more: boolean;
   next_offset: number | null;
+}
+
+function matcherOf(args: Record<string, unknown>): (value: string) => boolean {
+  return compileQuery(
+    args.query as string,
+    args.mode as "literal" | "regex",
+    args.case_sensitive as boolean,
+  );
 }
 
 function pageOf<T>(all: T[], start: number, limit: number): ListPage<T> {
@@ -292,11 +307,7 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
       description:
         "Search the document's strings (printable ASCII and UTF-16LE runs of 4 or more, anywhere in the file, as `strings -a` finds them) by literal substring (default) or regular expression; case-insensitive unless case_sensitive. Paged, at most 100 per page; total counts every match.",
       input: z.strictObject({
-        query: z.string().min(1).max(4096).describe("The text, or the pattern when mode is regex."),
-        mode: z.enum(["literal", "regex"]).default("literal").describe(
-          "literal (substring) or regex.",
-        ),
-        case_sensitive: z.boolean().default(false).describe("Match case exactly."),
+        ...searchFields,
         encoding: z.enum(["any", "ascii", "utf-16le"]).default("any").describe(
           "Restrict to one encoding.",
         ),
@@ -308,11 +319,7 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
       effects: { mutatesSession: true },
       producesEvidence: true,
       run: (args, context) => {
-        const matcher = compileQuery(
-          args.query as string,
-          args.mode as "literal" | "regex",
-          args.case_sensitive as boolean,
-        );
+        const matcher = matcherOf(args);
         const parameters = {
           query: args.query,
           mode: args.mode,
@@ -362,11 +369,7 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
       description:
         "Search procedure names (raw and demangled C++/Rust) by literal substring (default) or regular expression; case-insensitive unless case_sensitive. Paged, at most 100 per page.",
       input: z.strictObject({
-        query: z.string().min(1).max(4096).describe("The text, or the pattern when mode is regex."),
-        mode: z.enum(["literal", "regex"]).default("literal").describe(
-          "literal (substring) or regex.",
-        ),
-        case_sensitive: z.boolean().default(false).describe("Match case exactly."),
+        ...searchFields,
         offset,
         limit: limitOf(100, 20),
         document,
@@ -375,11 +378,7 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
       effects: { mutatesSession: true },
       producesEvidence: true,
       run: (args) => {
-        const matcher = compileQuery(
-          args.query as string,
-          args.mode as "literal" | "regex",
-          args.case_sensitive as boolean,
-        );
+        const matcher = matcherOf(args);
         const parameters = {
           query: args.query,
           mode: args.mode,
