@@ -255,7 +255,11 @@ export class ProgramAnalysis {
         "Some procedures were longer than the per-procedure bound; their later references are unknown.",
       );
     }
-    // Sort edge indices by target (then source) for lookup; the edges stay where they are.
+    // Give back the growth headroom, then sort edge indices by target (then source) for lookup.
+    procedures = procedures.slice(0, count);
+    deltas = deltas.slice(0, count);
+    to = to.slice(0, count);
+    kinds = kinds.slice(0, count);
     const order = new Uint32Array(count);
     for (let i = 0; i < count; i++) order[i] = i;
     const source = (e: number): number => Number(functions[procedures[e]!]!.address) + deltas[e]!;

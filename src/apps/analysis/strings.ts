@@ -98,7 +98,13 @@ export async function scanStrings(
     }
     await options.onProgress?.(Math.floor(n / 2 + (phase + 1) * n / 4), n);
   }
-  return { offsets, lengths, encodings, count };
+  // Give back the growth headroom.
+  return {
+    offsets: offsets.slice(0, count),
+    lengths: lengths.slice(0, count),
+    encodings: encodings.slice(0, count),
+    count,
+  };
 }
 
 const ascii = new TextDecoder("latin1");
