@@ -679,3 +679,26 @@ Deno.test("EvidenceLedger keeps its own copy of a record it did not create", asy
   assert.deepEqual(ledger.get(pristine.evidence_id), pristine);
   assert.deepEqual(ledger.list(), [pristine]);
 });
+
+Deno.test("EvidenceLedger counts each record's UTF-8 JSON size exactly, non-ASCII and astral text included", async () => {
+  const ledger = new EvidenceLedger();
+  let expected = 0;
+  for (const text of ["plain", "café", "日本語", "😀 astral", "\ud800 lone"]) {
+    const record = await createEvidence({
+      subject: {
+        name: `file-${text}`,
+        digest: { sha256: "a".repeat(64) },
+        format: "elf",
+        architecture: "x86_64",
+        local_path: `/tmp/${text}`,
+      },
+      provider: { id: "native", name: "n", version: null },
+      operation: "probe",
+      parameters: { text },
+      normalized_result: { text, nested: [{ b: text, a: 1 }] },
+    });
+    expected += new TextEncoder().encode(JSON.stringify(record)).length;
+    await ledger.record(record);
+    assert.equal(ledger.bytes, expected, text);
+  }
+});

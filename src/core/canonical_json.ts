@@ -102,17 +102,19 @@ function alreadyCanonical(value: unknown, depth: number): boolean {
         return true;
       }
       if (typeof (value as { toJSON?: unknown }).toJSON === "function") return false;
-      let previous: string | null = null;
-      let count = 0;
-      for (const key in value) {
-        if (!Object.hasOwn(value, key)) return false;
-        if (previous !== null && previous >= key) return false;
+      if (Object.getPrototypeOf(value) !== Object.prototype) return false;
+      const keys = Object.keys(value);
+      const record = value as Record<string, unknown>;
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i]!;
+        if (i > 0 && keys[i - 1]! >= key) return false;
         // Index-like keys are ordered numerically by the engine, not by code unit.
-        if (count === 0 && INDEX_KEY.test(key)) return false;
-        const child = (value as Record<string, unknown>)[key];
+        if (i === 0) {
+          const first = key.charCodeAt(0);
+          if (first >= 48 && first <= 57 && INDEX_KEY.test(key)) return false;
+        }
+        const child = record[key];
         if (child === undefined || !alreadyCanonical(child, depth + 1)) return false;
-        previous = key;
-        count++;
       }
       return true;
     }

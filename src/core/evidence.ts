@@ -182,17 +182,39 @@ export function createEvidence(draft: EvidenceDraft): Promise<EvidenceRecord> {
   };
   const canonical = canonicalJson(projected);
   const parsed = JSON.parse(canonical) as Omit<EvidenceRecord, "evidence_id">;
-  const record = deepFreeze({
-    evidence_id: `ev_${sha256Hex(canonical)}`,
-    ...parsed,
-    subject,
-  } as EvidenceRecord);
-  minted.add(record);
+  const id = `ev_${sha256Hex(canonical)}`;
+  const record = deepFreeze({ evidence_id: id, ...parsed, subject } as EvidenceRecord);
+  // JSON length does not depend on key order: the stored record's size is the
+  // projection's, with the full subject in place of the reduced one, plus the id member.
+  const size = utf8Length(canonical) - utf8Length(JSON.stringify(projected.subject)) +
+    utf8Length(JSON.stringify(subject)) + `"evidence_id":"${id}",`.length;
+  minted.set(record, size);
   return Promise.resolve(record);
 }
 
-// Records built by createEvidence are frozen, so their ids need no re-verification.
-const minted = new WeakSet<EvidenceRecord>();
+// Records built by createEvidence are frozen, so their ids need no re-verification;
+// each maps to its JSON size in UTF-8 bytes.
+const minted = new WeakMap<EvidenceRecord, number>();
+
+/** UTF-8 length of a string without encoding it. */
+function utf8Length(text: string): number {
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0x80) continue;
+    if (unit < 0x800) bytes += 1;
+    else if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        bytes += 2; // a pair: 2 units, 4 bytes
+        i++;
+        continue;
+      }
+      bytes += 2;
+    } else bytes += 2;
+  }
+  return bytes;
+}
 
 function deepFreeze<T>(value: T): T {
   if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
@@ -287,7 +309,7 @@ export class EvidenceLedger {
       }
       return { status: "duplicate", record: existing };
     }
-    const size = new TextEncoder().encode(JSON.stringify(record)).length;
+    const size = minted.get(record) ?? new TextEncoder().encode(JSON.stringify(record)).length;
     this.#assertRoom(1, size);
     // Keep a private, immutable copy of anything this module did not mint itself.
     const kept = minted.has(record) ? record : deepFreeze(structuredClone(record));
