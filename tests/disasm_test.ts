@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { Disassembler, type InstructionSet } from "../src/apps/disasm/capstone.ts";
 import { CAPSTONE_WASM_BYTES, CAPSTONE_WASM_SHA256 } from "../src/apps/disasm/capstone_wasm.ts";
-import { demangle } from "../src/apps/disasm/demangle.ts";
+import { demangle, ensureDemangler } from "../src/apps/disasm/demangle.ts";
 import { parseElf } from "../src/apps/elf.ts";
 import { sha256Hex } from "../src/core/canonical_json.ts";
 import { capstoneWasmPath } from "./generate_capstone_wasm.ts";
@@ -18,6 +18,7 @@ const HAS_OBJDUMP = hasProgram("objdump");
 const HAS_LLVM_OBJDUMP = hasProgram("llvm-objdump-14");
 const HAS_CXXFILT = hasProgram("c++filt");
 const LIBC = Deno.realPathSync("/lib/x86_64-linux-gnu/libc.so.6");
+await ensureDemangler();
 
 Deno.test("the embedded Capstone wasm equals the pinned npm package's file", async () => {
   const path = await capstoneWasmPath();

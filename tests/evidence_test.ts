@@ -702,3 +702,29 @@ Deno.test("EvidenceLedger counts each record's UTF-8 JSON size exactly, non-ASCI
     assert.equal(ledger.bytes, expected, text);
   }
 });
+
+Deno.test("createEvidence() freezes a transferred plain result in place and gives the same id as a copy", async () => {
+  const make = () => ({ items: [{ address: "0x10", value: "f" }], total: 1, note: "ü" });
+  const base = {
+    subject: null,
+    provider: { id: "native", name: "n", version: null },
+    operation: "probe",
+    parameters: { offset: 0 },
+  };
+  const result = make();
+  const moved = await createEvidence({ ...base, normalized_result: result, transferred: true });
+  const copied = await createEvidence({ ...base, normalized_result: make() });
+  assert.equal(moved.normalized_result, result, "kept in place");
+  assert.ok(Object.isFrozen(result) && Object.isFrozen(result.items[0]));
+  assert.equal(moved.evidence_id, copied.evidence_id);
+  assert.deepEqual(moved, copied);
+  const { evidence_id: _id, ...body } = moved;
+  assert.equal(computeEvidenceId(body), moved.evidence_id);
+  // A result that is not plain JSON is copied as before.
+  const dated = await createEvidence({
+    ...base,
+    normalized_result: { when: new Date(0) },
+    transferred: true,
+  });
+  assert.deepEqual(dated.normalized_result, { when: "1970-01-01T00:00:00.000Z" });
+});

@@ -17,6 +17,7 @@ import {
   needsDiscovery,
 } from "./analysis/discovery.ts";
 import type { ProgramAnalysis } from "./analysis/program.ts";
+import { ensureDemangler } from "./disasm/demangle.ts";
 import type { BinaryImage } from "./image.ts";
 import { type LoadedTarget, loadTarget } from "./target.ts";
 
@@ -71,7 +72,10 @@ export class BinarySession {
     } = {},
   ): Promise<OpenOutcome> {
     return this.#serialised(async () => {
-      const file = await readTargetFile(path, this.roots, options);
+      const [file] = await Promise.all([
+        readTargetFile(path, this.roots, options),
+        ensureDemangler(),
+      ]);
       const target = loadTarget(file);
       for (const image of target.documents) {
         if (!needsDiscovery(image)) continue;

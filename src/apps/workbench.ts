@@ -12,7 +12,7 @@ import {
   discoveryCandidates,
   MAX_COMPLETION_VALUE_LENGTH,
 } from "../core/completion.ts";
-import { EVIDENCE_ID_PATTERN, evidenceUri } from "../core/evidence.ts";
+import { EVIDENCE_ID_PATTERN, type EvidenceDraft, evidenceUri } from "../core/evidence.ts";
 import { flagFor, type PermissionNeed } from "../core/permissions.ts";
 import type {
   CompletionFamily,
@@ -278,7 +278,7 @@ function createAppsWorkbench(services: WorkbenchServices): Workbench {
     image: BinaryImage,
     parameters: Record<string, unknown>,
     result: Record<string, unknown>,
-  ) => ({
+  ): { kind: "evidence"; draft: EvidenceDraft & { limitations: string[] } } => ({
     kind: "evidence" as const,
     draft: {
       subject: target.subject,
@@ -450,6 +450,8 @@ function createAppsWorkbench(services: WorkbenchServices): Workbench {
           { document, ...page },
         );
         outcome.draft.limitations.push(...procedureCoverage(image));
+        // The page was built for this record alone: freeze it instead of copying it.
+        outcome.draft.transferred = true;
         return Promise.resolve(outcome);
       },
     },

@@ -83,6 +83,34 @@ function write(value: unknown, out: string[], depth: number): void {
   out.push("}");
 }
 
+/**
+ * Whether a value is plain JSON data: null, booleans, finite numbers, strings,
+ * arrays and plain objects of those, with no `undefined`, at most 256 deep.
+ */
+export function isPlainJson(value: unknown, depth = 0): boolean {
+  if (depth > MAX_DEPTH) return false;
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return true;
+    case "number":
+      return Number.isFinite(value);
+    case "object": {
+      if (value === null) return true;
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) if (!isPlainJson(value[i], depth + 1)) return false;
+        return true;
+      }
+      if (Object.getPrototypeOf(value) !== Object.prototype) return false;
+      const record = value as Record<string, unknown>;
+      for (const key of Object.keys(record)) if (!isPlainJson(record[key], depth + 1)) return false;
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
 /** True when `JSON.stringify(value)` is already RFC 8785 output. */
 function alreadyCanonical(value: unknown, depth: number): boolean {
   if (depth > MAX_DEPTH) return false;

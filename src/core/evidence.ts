@@ -8,7 +8,13 @@
  * @module
  */
 
-import { canonicalJson, type JsonObject, type JsonValue, sha256Hex } from "./canonical_json.ts";
+import {
+  canonicalJson,
+  isPlainJson,
+  type JsonObject,
+  type JsonValue,
+  sha256Hex,
+} from "./canonical_json.ts";
 import { ToolFailure } from "./errors.ts";
 
 /** Formats a subject may have. */
@@ -119,6 +125,12 @@ export interface EvidenceDraft {
   locations?: EvidenceLocation[];
   /** @default [] */
   evidence_links?: string[];
+  /**
+   * The producer hands `normalized_result` over and will not touch it again:
+   * when it is plain JSON it is frozen in place instead of copied.
+   * @default false
+   */
+  transferred?: boolean;
 }
 
 /** Prepended to the limitations of a record that has no subject. */
@@ -181,8 +193,17 @@ export function createEvidence(draft: EvidenceDraft): Promise<EvidenceRecord> {
       : { digest: subject.digest, format: subject.format, architecture: subject.architecture },
   };
   const canonical = canonicalJson(projected);
-  const parsed = JSON.parse(canonical) as Omit<EvidenceRecord, "evidence_id">;
   const id = `ev_${sha256Hex(canonical)}`;
+  let parsed: Omit<EvidenceRecord, "evidence_id">;
+  if (draft.transferred && isPlainJson(draft.normalized_result)) {
+    // Copy only the small parts; the result itself is already JSON-clean.
+    parsed = {
+      ...JSON.parse(canonicalJson({ ...projected, normalized_result: null })),
+      normalized_result: draft.normalized_result as JsonValue,
+    };
+  } else {
+    parsed = JSON.parse(canonical) as Omit<EvidenceRecord, "evidence_id">;
+  }
   const record = deepFreeze({ evidence_id: id, ...parsed, subject } as EvidenceRecord);
   // JSON length does not depend on key order: the stored record's size is the
   // projection's, with the full subject in place of the reduced one, plus the id member.

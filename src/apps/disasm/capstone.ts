@@ -7,8 +7,6 @@
  * @module
  */
 
-import { CAPSTONE_WASM_BYTES, CAPSTONE_WASM_GZIP_BASE64 } from "./capstone_wasm.ts";
-
 /** Instruction sets this wrapper decodes. */
 export type InstructionSet = "x86" | "x86_64" | "arm" | "thumb" | "arm64";
 
@@ -57,6 +55,8 @@ let engine: Promise<CapstoneExports> | null = null;
 /** Decodes the embedded wasm and instantiates it once. */
 function loadEngine(): Promise<CapstoneExports> {
   engine ??= (async () => {
+    // The 1.3 MB module is loaded on first use, not at start-up.
+    const { CAPSTONE_WASM_BYTES, CAPSTONE_WASM_GZIP_BASE64 } = await import("./capstone_wasm.ts");
     const packed = Uint8Array.fromBase64(CAPSTONE_WASM_GZIP_BASE64.replace(/\s+/g, ""));
     const stream = new Blob([packed]).stream().pipeThrough(new DecompressionStream("gzip"));
     const wasm = new Uint8Array(await new Response(stream).arrayBuffer());
