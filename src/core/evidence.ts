@@ -320,16 +320,10 @@ export class EvidenceLedger {
         `Evidence ${id} does not match its content (recomputed ${expected}).`,
       );
     }
+    // Both ids are verified against their content, and the id covers everything
+    // but subject.name and subject.local_path: the same id means the same record.
     const existing = this.#records.get(id);
-    if (existing) {
-      if (!sameContent(existing, record)) {
-        throw new ToolFailure(
-          "evidence_integrity_mismatch",
-          `Evidence ${id} conflicts with the record already retained under that id.`,
-        );
-      }
-      return { status: "duplicate", record: existing };
-    }
+    if (existing) return { status: "duplicate", record: existing };
     const size = minted.get(record) ?? new TextEncoder().encode(JSON.stringify(record)).length;
     this.#assertRoom(1, size);
     // Keep a private, immutable copy of anything this module did not mint itself.
@@ -402,12 +396,4 @@ export class EvidenceLedger {
       );
     }
   }
-}
-
-function sameContent(a: EvidenceRecord, b: EvidenceRecord): boolean {
-  const strip = (r: EvidenceRecord): unknown => ({
-    ...r,
-    subject: r.subject === null ? null : { ...r.subject, name: "", local_path: "" },
-  });
-  return canonicalJson(strip(a)) === canonicalJson(strip(b));
 }
