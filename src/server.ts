@@ -284,7 +284,11 @@ export function assembleServer(
               { action: "Check the tool's inputSchema and call it again." },
             );
           }
-          const outcome = await tool.run(parsed.data as Record<string, unknown>, context);
+          const data = parsed.data as Record<string, unknown>;
+          const parameters = Object.fromEntries(
+            Object.keys(tool.input.shape).map((key) => [key, data[key] ?? null]),
+          );
+          const outcome = await tool.run(data, { ...context, parameters });
           if (extra.signal.aborted) throw new ToolFailure("cancelled", `${name} was cancelled.`);
           if (outcome.kind === "evidence") {
             const record = await createEvidence(outcome.draft);

@@ -11,7 +11,7 @@ import { z } from "zod";
 import type { ToolContext, ToolDefinition, ToolOutcome } from "../core/catalog.ts";
 import { ToolFailure } from "../core/errors.ts";
 import type { EvidenceDraft, EvidenceLedger, EvidenceRecord } from "../core/evidence.ts";
-import { buildDossier, hex, nameTarget } from "./analysis/dossier.ts";
+import { buildDossier, callersOf, hex, nameTarget } from "./analysis/dossier.ts";
 import { decodeProcedure, flowOf, instructionSetOf } from "./analysis/code.ts";
 import type { AnalysisControl, ProgramAnalysis, ReferenceIndex } from "./analysis/program.ts";
 import { describeString, stringMatcher, stringValue } from "./analysis/strings.ts";
@@ -259,48 +259,51 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
       effects: { mutatesSession: true },
       producesEvidence: true,
       run: (args, context) =>
-        observe(BINARY_OVERVIEW, args.document as string | undefined, {
-          document: args.document ?? null,
-        }, async ({ image, program }) => {
-          const strings = await program.strings(progressOf(context));
-          const bySource: Record<string, number> = {};
-          for (const fn of image.functions) bySource[fn.source] = (bySource[fn.source] ?? 0) + 1;
-          return {
-            result: {
-              format: image.format,
-              architecture: image.architecture,
-              machine: image.machine,
-              bits: image.bits,
-              endianness: image.endianness,
-              entry: image.entry === null ? null : hex(image.entry),
-              build_id: image.buildId,
-              procedure_count: image.functions.length,
-              procedures_by_source: bySource,
-              import_count: image.imports.length,
-              export_count: image.exports.length,
-              libraries: image.libraries.slice(0, 100),
-              string_count: strings.count,
-              section_count: image.sections.length,
-              sections: image.sections.slice(0, 32).map((s) => ({
-                name: s.name,
-                address: hex(s.address),
-                size: Number(s.size),
-                flags: `${s.readable ? "r" : "-"}${s.writable ? "w" : "-"}${
-                  s.executable ? "x" : "-"
-                }`,
-              })),
-              disassembly: instructionSetOf(image) ?? "unavailable",
-            },
-            limitations: [
-              ...(image.sections.length > 32
-                ? [`Only the first 32 of ${image.sections.length} sections are listed.`]
-                : []),
-              ...(image.libraries.length > 100
-                ? [`Only the first 100 of ${image.libraries.length} libraries are listed.`]
-                : []),
-            ],
-          };
-        }),
+        observe(
+          BINARY_OVERVIEW,
+          args.document as string | undefined,
+          context.parameters,
+          async ({ image, program }) => {
+            const strings = await program.strings(progressOf(context));
+            const bySource: Record<string, number> = {};
+            for (const fn of image.functions) bySource[fn.source] = (bySource[fn.source] ?? 0) + 1;
+            return {
+              result: {
+                format: image.format,
+                architecture: image.architecture,
+                machine: image.machine,
+                bits: image.bits,
+                endianness: image.endianness,
+                entry: image.entry === null ? null : hex(image.entry),
+                build_id: image.buildId,
+                procedure_count: image.functions.length,
+                procedures_by_source: bySource,
+                import_count: image.imports.length,
+                export_count: image.exports.length,
+                libraries: image.libraries.slice(0, 100),
+                string_count: strings.count,
+                section_count: image.sections.length,
+                sections: image.sections.slice(0, 32).map((s) => ({
+                  name: s.name,
+                  address: hex(s.address),
+                  size: Number(s.size),
+                  flags: `${s.readable ? "r" : "-"}${s.writable ? "w" : "-"}${
+                    s.executable ? "x" : "-"
+                  }`,
+                })),
+                disassembly: instructionSetOf(image) ?? "unavailable",
+              },
+              limitations: [
+                ...(image.sections.length > 32
+                  ? [`Only the first 32 of ${image.sections.length} sections are listed.`]
+                  : []),
+                ...(image.libraries.length > 100
+                  ? [`Only the first 100 of ${image.libraries.length} libraries are listed.`]
+                  : []),
+              ],
+            };
+          },
+        ),
     },
     {
       name: SEARCH_STRINGS,
@@ -320,19 +323,10 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
       producesEvidence: true,
       run: (args, context) => {
         const matcher = matcherOf(args);
-        const parameters = {
-          query: args.query,
-          mode: args.mode,
-          case_sensitive: args.case_sensitive,
-          encoding: args.encoding,
-          offset: args.offset,
-          limit: args.limit,
-          document: args.document ?? null,
-        };
         return observe(
           SEARCH_STRINGS,
           args.document as string | undefined,
-          parameters,
+          context.parameters,
           async ({ image, program }) => {
             const table = await program.strings(progressOf(context));
             const wanted = args.encoding === "ascii" ? 0 : args.encoding === "utf-16le" ? 1 : -1;
@@ -377,20 +371,12 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
       result: anyResult,
       effects: { mutatesSession: true },
       producesEvidence: true,
-      run: (args) => {
+      run: (args, context) => {
         const matcher = matcherOf(args);
-        const parameters = {
-          query: args.query,
-          mode: args.mode,
-          case_sensitive: args.case_sensitive,
-          offset: args.offset,
-          limit: args.limit,
-          document: args.document ?? null,
-        };
         return observe(
           SEARCH_PROCEDURES,
           args.document as string | undefined,
-          parameters,
+          context.parameters,
           ({ image }) => {
             const hits = image.functions.filter((fn) => {
               if (!fn.name) return false;
@@ -425,24 +411,26 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
       result: anyResult,
       effects: { mutatesSession: true },
       producesEvidence: true,
-      run: (args) =>
-        observe(PROCEDURE_ADDRESS, args.document as string | undefined, {
-          procedure: args.procedure,
-          document: args.document ?? null,
-        }, ({ program }) => {
-          const fn = findProcedure(program, args.procedure as string);
-          return Promise.resolve({
-            result: {
-              address: hex(fn.address),
-              name: fn.name,
-              names: fn.names,
-              demangled: demangle(fn.name),
-              source: fn.source,
-              size: fn.size > 0n ? Number(fn.size) : null,
-              matched_by: ADDRESS.test(args.procedure as string) ? "address" : "name",
-            },
-          });
-        }),
+      run: (args, context) =>
+        observe(
+          PROCEDURE_ADDRESS,
+          args.document as string | undefined,
+          context.parameters,
+          ({ program }) => {
+            const fn = findProcedure(program, args.procedure as string);
+            return Promise.resolve({
+              result: {
+                address: hex(fn.address),
+                name: fn.name,
+                names: fn.names,
+                demangled: demangle(fn.name),
+                source: fn.source,
+                size: fn.size > 0n ? Number(fn.size) : null,
+                matched_by: ADDRESS.test(args.procedure as string) ? "address" : "name",
+              },
+            });
+          },
+        ),
     },
     {
       name: RESOLVE_CONTAINING_PROCEDURE,
@@ -452,40 +440,42 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
       result: anyResult,
       effects: { mutatesSession: true },
       producesEvidence: true,
-      run: (args) =>
-        observe(RESOLVE_CONTAINING_PROCEDURE, args.document as string | undefined, {
-          address: args.address,
-          document: args.document ?? null,
-        }, ({ image, program }) => {
-          const at = BigInt(args.address as string);
-          const found = program.containing(at);
-          const section = image.sections.find((s) => at >= s.address && at < s.address + s.size);
-          return Promise.resolve({
-            result: {
-              address: hex(at),
-              section: section?.name ?? null,
-              procedure: found
-                ? {
-                  address: hex(found.fn.address),
-                  name: found.fn.name,
-                  demangled: demangle(found.fn.name),
-                  size: found.fn.size > 0n ? Number(found.fn.size) : null,
-                  offset: Number(at - found.fn.address),
-                  bounded_by: found.bounded,
-                }
-                : null,
-            },
-            limitations: found?.bounded === "next-start"
-              ? [
-                "The procedure has no recorded size: containment assumes it runs to the next known start.",
-              ]
-              : found
-              ? []
-              : [
-                "No known procedure contains this address; the listing may be incomplete for this document.",
-              ],
-          });
-        }),
+      run: (args, context) =>
+        observe(
+          RESOLVE_CONTAINING_PROCEDURE,
+          args.document as string | undefined,
+          context.parameters,
+          ({ image, program }) => {
+            const at = BigInt(args.address as string);
+            const found = program.containing(at);
+            const section = image.sections.find((s) => at >= s.address && at < s.address + s.size);
+            return Promise.resolve({
+              result: {
+                address: hex(at),
+                section: section?.name ?? null,
+                procedure: found
+                  ? {
+                    address: hex(found.fn.address),
+                    name: found.fn.name,
+                    demangled: demangle(found.fn.name),
+                    size: found.fn.size > 0n ? Number(found.fn.size) : null,
+                    offset: Number(at - found.fn.address),
+                    bounded_by: found.bounded,
+                  }
+                  : null,
+              },
+              limitations: found?.bounded === "next-start"
+                ? [
+                  "The procedure has no recorded size: containment assumes it runs to the next known start.",
+                ]
+                : found
+                ? []
+                : [
+                  "No known procedure contains this address; the listing may be incomplete for this document.",
+                ],
+            });
+          },
+        ),
     },
     {
       name: ANALYZE_FUNCTION,
@@ -509,20 +499,10 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
       effects: { mutatesSession: true },
       producesEvidence: true,
       run: (args, context) => {
-        const parameters = {
-          procedure: args.procedure,
-          limit: args.limit,
-          max_instructions: args.max_instructions,
-          include_assembly: args.include_assembly,
-          assembly_offset: args.assembly_offset,
-          collection_offset: args.collection_offset,
-          include_callers: args.include_callers,
-          document: args.document ?? null,
-        };
         return observe(
           ANALYZE_FUNCTION,
           args.document as string | undefined,
-          parameters,
+          context.parameters,
           async ({ image, program }) => {
             if (!program.decodable) throw notDecodable(image, ANALYZE_FUNCTION);
             const fn = findProcedure(program, args.procedure as string);
@@ -554,32 +534,32 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
       effects: { mutatesSession: true },
       producesEvidence: true,
       run: (args, context) =>
-        observe(XREFS, args.document as string | undefined, {
-          address: args.address,
-          offset: args.offset,
-          limit: args.limit,
-          document: args.document ?? null,
-        }, async ({ image, program }) => {
-          if (!program.decodable) throw notDecodable(image, XREFS);
-          const index = await indexFor(program, context);
-          const refs = index.to(BigInt(args.address as string)).map((r) => ({
-            from: hex(r.from),
-            procedure: hex(r.procedure),
-            procedure_name: program.functionStartingAt(r.procedure)?.name ?? "",
-            kind: r.kind,
-          }));
-          return {
-            result: {
-              address: args.address,
-              ...pageOf(refs, args.offset as number, args.limit as number),
-              reference_scan: indexFacts(index),
-            },
-            limitations: [
-              ...index.limitations,
-              "References through registers, jump tables or relocations resolved at load time are not seen.",
-            ],
-          };
-        }),
+        observe(
+          XREFS,
+          args.document as string | undefined,
+          context.parameters,
+          async ({ image, program }) => {
+            if (!program.decodable) throw notDecodable(image, XREFS);
+            const index = await indexFor(program, context);
+            const refs = index.to(BigInt(args.address as string)).map((r) => ({
+              from: hex(r.from),
+              procedure: hex(r.procedure),
+              procedure_name: program.functionStartingAt(r.procedure)?.name ?? "",
+              kind: r.kind,
+            }));
+            return {
+              result: {
+                address: args.address,
+                ...pageOf(refs, args.offset as number, args.limit as number),
+                reference_scan: indexFacts(index),
+              },
+              limitations: [
+                ...index.limitations,
+                "References through registers, jump tables or relocations resolved at load time are not seen.",
+              ],
+            };
+          },
+        ),
     },
     {
       name: PROCEDURE_CALLERS,
@@ -590,39 +570,28 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
       effects: { mutatesSession: true },
       producesEvidence: true,
       run: (args, context) =>
-        observe(PROCEDURE_CALLERS, args.document as string | undefined, {
-          procedure: args.procedure,
-          offset: args.offset,
-          limit: args.limit,
-          document: args.document ?? null,
-        }, async ({ image, program }) => {
-          if (!program.decodable) throw notDecodable(image, PROCEDURE_CALLERS);
-          const fn = findProcedure(program, args.procedure as string);
-          const index = await indexFor(program, context);
-          const grouped = new Map<bigint, string[]>();
-          for (const ref of index.to(fn.address)) {
-            if (ref.kind !== "call") continue;
-            const sites = grouped.get(ref.procedure) ?? [];
-            sites.push(hex(ref.from));
-            grouped.set(ref.procedure, sites);
-          }
-          const callers = [...grouped].map(([at, sites]) => ({
-            address: hex(at),
-            name: program.functionStartingAt(at)?.name ?? "",
-            call_sites: sites,
-          }));
-          return {
-            result: {
-              procedure: { address: hex(fn.address), name: fn.name },
-              ...pageOf(callers, args.offset as number, args.limit as number),
-              reference_scan: indexFacts(index),
-            },
-            limitations: [
-              ...index.limitations,
-              "Calls through pointers, vtables or import thunks of other modules are not seen.",
-            ],
-          };
-        }),
+        observe(
+          PROCEDURE_CALLERS,
+          args.document as string | undefined,
+          context.parameters,
+          async ({ image, program }) => {
+            if (!program.decodable) throw notDecodable(image, PROCEDURE_CALLERS);
+            const fn = findProcedure(program, args.procedure as string);
+            const index = await indexFor(program, context);
+            const callers = callersOf(program, index, fn.address);
+            return {
+              result: {
+                procedure: { address: hex(fn.address), name: fn.name },
+                ...pageOf(callers, args.offset as number, args.limit as number),
+                reference_scan: indexFacts(index),
+              },
+              limitations: [
+                ...index.limitations,
+                "Calls through pointers, vtables or import thunks of other modules are not seen.",
+              ],
+            };
+          },
+        ),
     },
     {
       name: PROCEDURE_CALLEES,
@@ -640,36 +609,37 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
       result: anyResult,
       effects: { mutatesSession: true },
       producesEvidence: true,
-      run: (args) =>
-        observe(PROCEDURE_CALLEES, args.document as string | undefined, {
-          procedure: args.procedure,
-          offset: args.offset,
-          limit: args.limit,
-          max_instructions: args.max_instructions,
-          document: args.document ?? null,
-        }, async ({ image, program }) => {
-          if (!program.decodable) throw notDecodable(image, PROCEDURE_CALLEES);
-          const fn = findProcedure(program, args.procedure as string);
-          const dossier = await buildDossier(program, fn, {
-            limit: 100_000,
-            maxInstructions: args.max_instructions as number,
-            includeAssembly: false,
-            assemblyOffset: 0,
-            collectionOffset: 0,
-          }, null);
-          const callees = (dossier.callees as { items: unknown[] }).items;
-          const indirect = (dossier.indirect_call_sites as { items: string[] }).items;
-          const scan = dossier.instruction_scan as Record<string, unknown>;
-          return {
-            result: {
-              procedure: { address: hex(fn.address), name: fn.name },
-              ...pageOf(callees, args.offset as number, args.limit as number),
-              indirect_call_sites: indirect,
-              instruction_scan: scan,
-            },
-            limitations: (dossier.limitations as string[]).filter((l) => !l.startsWith("Callers")),
-          };
-        }),
+      run: (args, context) =>
+        observe(
+          PROCEDURE_CALLEES,
+          args.document as string | undefined,
+          context.parameters,
+          async ({ image, program }) => {
+            if (!program.decodable) throw notDecodable(image, PROCEDURE_CALLEES);
+            const fn = findProcedure(program, args.procedure as string);
+            const dossier = await buildDossier(program, fn, {
+              limit: 100_000,
+              maxInstructions: args.max_instructions as number,
+              includeAssembly: false,
+              assemblyOffset: 0,
+              collectionOffset: 0,
+            }, null);
+            const callees = (dossier.callees as { items: unknown[] }).items;
+            const indirect = (dossier.indirect_call_sites as { items: string[] }).items;
+            const scan = dossier.instruction_scan as Record<string, unknown>;
+            return {
+              result: {
+                procedure: { address: hex(fn.address), name: fn.name },
+                ...pageOf(callees, args.offset as number, args.limit as number),
+                indirect_call_sites: indirect,
+                instruction_scan: scan,
+              },
+              limitations: (dossier.limitations as string[]).filter((l) =>
+                !l.startsWith("Callers")
+              ),
+            };
+          },
+        ),
     },
     {
       name: BUILD_CALL_PATH,
@@ -690,104 +660,105 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
       effects: { mutatesSession: true },
       producesEvidence: true,
       run: (args, context) =>
-        observe(BUILD_CALL_PATH, args.document as string | undefined, {
-          from: args.from,
-          to: args.to,
-          max_depth: args.max_depth,
-          max_nodes: args.max_nodes,
-          document: args.document ?? null,
-        }, async ({ image, program }) => {
-          if (!program.decodable) throw notDecodable(image, BUILD_CALL_PATH);
-          const start = findProcedure(program, args.from as string);
-          const goal = findProcedure(program, args.to as string);
-          const maxDepth = args.max_depth as number;
-          const maxNodes = args.max_nodes as number;
-          const parent = new Map<bigint, bigint | null>([[start.address, null]]);
-          let frontier: bigint[] = [start.address];
-          const unknowns: { procedure: string; reason: string }[] = [];
-          let depth = 0;
-          let found = start.address === goal.address;
-          let stopped: string | null = null;
-          while (!found && frontier.length > 0 && depth < maxDepth) {
-            const next: bigint[] = [];
-            for (const at of frontier) {
-              if (context.signal.aborted) {
-                throw new ToolFailure("cancelled", "build_call_path was cancelled.");
-              }
-              const fn = program.functionStartingAt(at);
-              if (!fn) continue;
-              const decoded = await decodeProcedure(image, fn, {
-                maxInstructions: 5000,
-                maxBytesWhenUnsized: 1 << 20,
-              });
-              const flows = flowOf(instructionSetOf(image, fn.address)!, decoded.instructions);
-              if (decoded.truncated) {
-                unknowns.push({ procedure: hex(at), reason: "instruction-limit" });
-              }
-              if (flows.some((f) => f.kind === "call" && f.indirect)) {
-                unknowns.push({ procedure: hex(at), reason: "indirect-call" });
-              }
-              for (const flow of flows) {
-                if ((flow.kind !== "call" && flow.kind !== "jump") || flow.target === null) {
-                  continue;
+        observe(
+          BUILD_CALL_PATH,
+          args.document as string | undefined,
+          context.parameters,
+          async ({ image, program }) => {
+            if (!program.decodable) throw notDecodable(image, BUILD_CALL_PATH);
+            const start = findProcedure(program, args.from as string);
+            const goal = findProcedure(program, args.to as string);
+            const maxDepth = args.max_depth as number;
+            const maxNodes = args.max_nodes as number;
+            const parent = new Map<bigint, bigint | null>([[start.address, null]]);
+            let frontier: bigint[] = [start.address];
+            const unknowns: { procedure: string; reason: string }[] = [];
+            let depth = 0;
+            let found = start.address === goal.address;
+            let stopped: string | null = null;
+            while (!found && frontier.length > 0 && depth < maxDepth) {
+              const next: bigint[] = [];
+              for (const at of frontier) {
+                if (context.signal.aborted) {
+                  throw new ToolFailure("cancelled", "build_call_path was cancelled.");
                 }
-                if (flow.kind === "jump" && program.functionStartingAt(flow.target) === undefined) {
-                  continue;
+                const fn = program.functionStartingAt(at);
+                if (!fn) continue;
+                const decoded = await decodeProcedure(image, fn, {
+                  maxInstructions: 5000,
+                  maxBytesWhenUnsized: 1 << 20,
+                });
+                const flows = flowOf(instructionSetOf(image, fn.address)!, decoded.instructions);
+                if (decoded.truncated) {
+                  unknowns.push({ procedure: hex(at), reason: "instruction-limit" });
                 }
-                if (parent.has(flow.target)) continue;
-                if (parent.size >= maxNodes) {
-                  stopped = "node-limit";
-                  break;
+                if (flows.some((f) => f.kind === "call" && f.indirect)) {
+                  unknowns.push({ procedure: hex(at), reason: "indirect-call" });
                 }
-                parent.set(flow.target, at);
-                if (flow.target === goal.address) {
-                  found = true;
-                  break;
+                for (const flow of flows) {
+                  if ((flow.kind !== "call" && flow.kind !== "jump") || flow.target === null) {
+                    continue;
+                  }
+                  if (
+                    flow.kind === "jump" && program.functionStartingAt(flow.target) === undefined
+                  ) {
+                    continue;
+                  }
+                  if (parent.has(flow.target)) continue;
+                  if (parent.size >= maxNodes) {
+                    stopped = "node-limit";
+                    break;
+                  }
+                  parent.set(flow.target, at);
+                  if (flow.target === goal.address) {
+                    found = true;
+                    break;
+                  }
+                  if (program.functionStartingAt(flow.target)) next.push(flow.target);
+                  else if (!program.importAt(flow.target)) {
+                    unknowns.push({ procedure: hex(flow.target), reason: "not-a-known-procedure" });
+                  }
                 }
-                if (program.functionStartingAt(flow.target)) next.push(flow.target);
-                else if (!program.importAt(flow.target)) {
-                  unknowns.push({ procedure: hex(flow.target), reason: "not-a-known-procedure" });
-                }
+                if (found || stopped) break;
               }
               if (found || stopped) break;
+              frontier = next;
+              depth++;
+              await context.progress(
+                depth,
+                maxDepth,
+                `searched depth ${depth}, ${parent.size} procedures`,
+              );
             }
-            if (found || stopped) break;
-            frontier = next;
-            depth++;
-            await context.progress(
-              depth,
-              maxDepth,
-              `searched depth ${depth}, ${parent.size} procedures`,
-            );
-          }
-          if (!found && !stopped && frontier.length > 0 && depth >= maxDepth) {
-            stopped = "depth-limit";
-          }
-          const path: { address: string; name: string }[] = [];
-          if (found) {
-            for (let at: bigint | null = goal.address; at !== null; at = parent.get(at) ?? null) {
-              path.unshift({ address: hex(at), name: nameTarget(program, at).name });
+            if (!found && !stopped && frontier.length > 0 && depth >= maxDepth) {
+              stopped = "depth-limit";
             }
-          }
-          return {
-            result: {
-              from: { address: hex(start.address), name: start.name },
-              to: { address: hex(goal.address), name: goal.name },
-              found,
-              path,
-              depth: found ? path.length - 1 : depth,
-              visited: parent.size,
-              stopped_by: found ? null : stopped,
-              unknowns: unknowns.slice(0, 200),
-              unknown_count: unknowns.length,
-            },
-            limitations: found ? [] : [
-              "No direct-call path was found within the bounds. That is not evidence of absence: " +
-              (stopped ? `the search stopped at its ${stopped}; ` : "") +
-              `${unknowns.length} frontier(s) could not be followed (indirect calls, instruction limits, unknown targets).`,
-            ],
-          };
-        }),
+            const path: { address: string; name: string }[] = [];
+            if (found) {
+              for (let at: bigint | null = goal.address; at !== null; at = parent.get(at) ?? null) {
+                path.unshift({ address: hex(at), name: nameTarget(program, at).name });
+              }
+            }
+            return {
+              result: {
+                from: { address: hex(start.address), name: start.name },
+                to: { address: hex(goal.address), name: goal.name },
+                found,
+                path,
+                depth: found ? path.length - 1 : depth,
+                visited: parent.size,
+                stopped_by: found ? null : stopped,
+                unknowns: unknowns.slice(0, 200),
+                unknown_count: unknowns.length,
+              },
+              limitations: found ? [] : [
+                "No direct-call path was found within the bounds. That is not evidence of absence: " +
+                (stopped ? `the search stopped at its ${stopped}; ` : "") +
+                `${unknowns.length} frontier(s) could not be followed (indirect calls, instruction limits, unknown targets).`,
+              ],
+            };
+          },
+        ),
     },
     {
       name: TRACE_FEATURE,
@@ -807,112 +778,112 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
       effects: { mutatesSession: true },
       producesEvidence: true,
       run: (args, context) =>
-        observe(TRACE_FEATURE, args.document as string | undefined, {
-          query: args.query,
-          limit: args.limit,
-          max_operations: args.max_operations,
-          document: args.document ?? null,
-        }, async ({ image, program }) => {
-          const table = await program.strings(progressOf(context));
-          const matcher = stringMatcher(args.query as string, "literal", false);
-          const hits: number[] = [];
-          for (let i = 0; i < table.count; i++) {
-            if (matcher(stringValue(image.bytes, table, i, 4096))) hits.push(i);
-          }
-          const kept = hits.slice(0, args.limit as number);
-          const limitations: string[] = [];
-          if (hits.length > kept.length) {
-            limitations.push(
-              `${
-                hits.length - kept.length
-              } further string hits were not followed (limit ${args.limit}).`,
-            );
-          }
-          const strings = kept.map((i) => describeString(image, table, i));
-          const procedures = new Map<bigint, { address: string; name: string; via: string[] }>();
-          let indexFactsValue: Record<string, unknown> | null = null;
-          const named = program.functionsNamed(args.query as string);
-          if (program.decodable) {
-            const index = await indexFor(program, context);
-            indexFactsValue = indexFacts(index);
-            limitations.push(...index.limitations);
-            for (const hit of strings) {
-              if (hit.address === null) continue;
-              for (const ref of index.to(BigInt(hit.address))) {
-                const entry = procedures.get(ref.procedure) ??
-                  {
-                    address: hex(ref.procedure),
-                    name: program.functionStartingAt(ref.procedure)?.name ?? "",
-                    via: [],
-                  };
-                entry.via.push(`${hex(ref.from)} → ${hit.address}`);
-                procedures.set(ref.procedure, entry);
+        observe(
+          TRACE_FEATURE,
+          args.document as string | undefined,
+          context.parameters,
+          async ({ image, program }) => {
+            const table = await program.strings(progressOf(context));
+            const matcher = stringMatcher(args.query as string, "literal", false);
+            const hits: number[] = [];
+            for (let i = 0; i < table.count; i++) {
+              if (matcher(stringValue(image.bytes, table, i, 4096))) hits.push(i);
+            }
+            const kept = hits.slice(0, args.limit as number);
+            const limitations: string[] = [];
+            if (hits.length > kept.length) {
+              limitations.push(
+                `${
+                  hits.length - kept.length
+                } further string hits were not followed (limit ${args.limit}).`,
+              );
+            }
+            const strings = kept.map((i) => describeString(image, table, i));
+            const procedures = new Map<bigint, { address: string; name: string; via: string[] }>();
+            let indexFactsValue: Record<string, unknown> | null = null;
+            const named = program.functionsNamed(args.query as string);
+            if (program.decodable) {
+              const index = await indexFor(program, context);
+              indexFactsValue = indexFacts(index);
+              limitations.push(...index.limitations);
+              for (const hit of strings) {
+                if (hit.address === null) continue;
+                for (const ref of index.to(BigInt(hit.address))) {
+                  const entry = procedures.get(ref.procedure) ??
+                    {
+                      address: hex(ref.procedure),
+                      name: program.functionStartingAt(ref.procedure)?.name ?? "",
+                      via: [],
+                    };
+                  entry.via.push(`${hex(ref.from)} → ${hit.address}`);
+                  procedures.set(ref.procedure, entry);
+                }
+              }
+            } else {
+              limitations.push(
+                `${image.architecture} code is not disassembled: references to the strings cannot be followed.`,
+              );
+            }
+            for (const fn of named) {
+              if (!procedures.has(fn.address)) {
+                procedures.set(fn.address, {
+                  address: hex(fn.address),
+                  name: fn.name,
+                  via: ["name"],
+                });
               }
             }
-          } else {
-            limitations.push(
-              `${image.architecture} code is not disassembled: references to the strings cannot be followed.`,
-            );
-          }
-          for (const fn of named) {
-            if (!procedures.has(fn.address)) {
-              procedures.set(fn.address, {
-                address: hex(fn.address),
-                name: fn.name,
-                via: ["name"],
+            const maxOps = args.max_operations as number;
+            const list = [...procedures.values()];
+            if (list.length > maxOps) {
+              limitations.push(
+                `${
+                  list.length - maxOps
+                } procedures were found but not analysed (max_operations ${maxOps}).`,
+              );
+            }
+            const dossiers = [];
+            for (const entry of list.slice(0, maxOps)) {
+              const fn = program.functionStartingAt(BigInt(entry.address));
+              if (!fn || !program.decodable) {
+                dossiers.push({ ...entry, dossier: null });
+                continue;
+              }
+              const d = await buildDossier(program, fn, {
+                limit: 20,
+                maxInstructions: 1000,
+                includeAssembly: false,
+                assemblyOffset: 0,
+                collectionOffset: 0,
+              }, null);
+              dossiers.push({
+                ...entry,
+                dossier: {
+                  procedure: d.procedure,
+                  callees: (d.callees as { items: { address: string; name: string }[] }).items.map((
+                    c,
+                  ) => ({ address: c.address, name: c.name })),
+                  referenced_strings: (d.referenced_strings as { items: { value: string }[] }).items
+                    .map((s) => s.value),
+                  instruction_scan: d.instruction_scan,
+                },
               });
             }
-          }
-          const maxOps = args.max_operations as number;
-          const list = [...procedures.values()];
-          if (list.length > maxOps) {
-            limitations.push(
-              `${
-                list.length - maxOps
-              } procedures were found but not analysed (max_operations ${maxOps}).`,
-            );
-          }
-          const dossiers = [];
-          for (const entry of list.slice(0, maxOps)) {
-            const fn = program.functionStartingAt(BigInt(entry.address));
-            if (!fn || !program.decodable) {
-              dossiers.push({ ...entry, dossier: null });
-              continue;
-            }
-            const d = await buildDossier(program, fn, {
-              limit: 20,
-              maxInstructions: 1000,
-              includeAssembly: false,
-              assemblyOffset: 0,
-              collectionOffset: 0,
-            }, null);
-            dossiers.push({
-              ...entry,
-              dossier: {
-                procedure: d.procedure,
-                callees: (d.callees as { items: { address: string; name: string }[] }).items.map((
-                  c,
-                ) => ({ address: c.address, name: c.name })),
-                referenced_strings: (d.referenced_strings as { items: { value: string }[] }).items
-                  .map((s) => s.value),
-                instruction_scan: d.instruction_scan,
+            return {
+              result: {
+                query: args.query,
+                string_hits: strings,
+                string_hit_total: hits.length,
+                named_procedures: named.map((fn) => ({ address: hex(fn.address), name: fn.name })),
+                procedures: dossiers,
+                procedure_total: list.length,
+                reference_scan: indexFactsValue,
+                operations_used: Math.min(list.length, maxOps),
               },
-            });
-          }
-          return {
-            result: {
-              query: args.query,
-              string_hits: strings,
-              string_hit_total: hits.length,
-              named_procedures: named.map((fn) => ({ address: hex(fn.address), name: fn.name })),
-              procedures: dossiers,
-              procedure_total: list.length,
-              reference_scan: indexFactsValue,
-              operations_used: Math.min(list.length, maxOps),
-            },
-            limitations,
-          };
-        }),
+              limitations,
+            };
+          },
+        ),
     },
     {
       name: COMPARE_FUNCTIONS,

@@ -432,7 +432,7 @@ function createAppsWorkbench(services: WorkbenchServices): Workbench {
       result: procedurePageSchema,
       effects: { mutatesSession: true },
       producesEvidence: true,
-      run: async (args) => {
+      run: async (args, context) => {
         await session.idle();
         const { target, provider, image, document } = session.analysis(
           LIST_PROCEDURES,
@@ -446,7 +446,7 @@ function createAppsWorkbench(services: WorkbenchServices): Workbench {
           provider,
           target,
           image,
-          { offset, limit, document: (args.document as string | undefined) ?? null },
+          context.parameters,
           { document, ...page },
         );
         outcome.draft.limitations.push(...procedureCoverage(image));

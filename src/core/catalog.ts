@@ -72,6 +72,11 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Sends a progress notification when the client asked for progress; otherwise a no-op. */
   progress(progress: number, total?: number, message?: string): Promise<void>;
+  /**
+   * The call's inputs as Evidence records them: every declared input key in
+   * schema order, with defaults applied and null for keys left out.
+   */
+  parameters: Record<string, unknown>;
 }
 
 /** A resource link to return beside a result. */

@@ -81,6 +81,26 @@ export function nameTarget(
   return { name: "", kind: "unknown" };
 }
 
+/** Procedures that call `address` directly, each with its call sites, from the index. */
+export function callersOf(
+  program: ProgramAnalysis,
+  index: ReferenceIndex,
+  address: bigint,
+): { address: string; name: string; call_sites: string[] }[] {
+  const grouped = new Map<bigint, string[]>();
+  for (const ref of index.to(address)) {
+    if (ref.kind !== "call") continue;
+    const sites = grouped.get(ref.procedure) ?? [];
+    sites.push(hex(ref.from));
+    grouped.set(ref.procedure, sites);
+  }
+  return [...grouped].map(([at, sites]) => ({
+    address: hex(at),
+    name: program.functionStartingAt(at)?.name ?? "",
+    call_sites: sites,
+  }));
+}
+
 /** Builds the dossier. `index` supplies callers and incoming references when given. */
 export async function buildDossier(
   program: ProgramAnalysis,
@@ -225,22 +245,10 @@ export async function buildDossier(
   const callers: { address: string; name: string; call_sites: string[] }[] = [];
   const incoming: { from: string; procedure: string; kind: string }[] = [];
   if (index) {
-    const grouped = new Map<bigint, string[]>();
     for (const ref of index.to(fn.address)) {
       incoming.push({ from: hex(ref.from), procedure: hex(ref.procedure), kind: ref.kind });
-      if (ref.kind === "call") {
-        const sites = grouped.get(ref.procedure) ?? [];
-        sites.push(hex(ref.from));
-        grouped.set(ref.procedure, sites);
-      }
     }
-    for (const [procedure, sites] of grouped) {
-      callers.push({
-        address: hex(procedure),
-        name: program.functionStartingAt(procedure)?.name ?? "",
-        call_sites: sites,
-      });
-    }
+    callers.push(...callersOf(program, index, fn.address));
     if (!index.complete) limitations.push(...index.limitations.map((l) => `Callers: ${l}`));
   } else {
     limitations.push(
