@@ -31,6 +31,8 @@ Targets and policy:
   --read-only            hide and refuse tools with effects outside the session
   --allow-process-launch operator policy: allow starting helper programs (the objdump provider;
                          Deno must also grant them, e.g. --allow-run=objdump)
+  --allow-file-writes    operator policy: allow tools that write files (extract_artifact;
+                         Deno must also grant the output directory's parent with --allow-write)
   --log-level LEVEL      stderr threshold: ${LOG_LEVELS.join(", ")} (default warning)
 
   -h, --help             print this help
@@ -72,6 +74,7 @@ export function parseCli(args: string[]): CliConfig {
         root: { type: "string", multiple: true },
         "read-only": { type: "boolean" },
         "allow-process-launch": { type: "boolean" },
+        "allow-file-writes": { type: "boolean" },
         "log-level": { type: "string" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "V" },
@@ -95,6 +98,7 @@ export function parseCli(args: string[]): CliConfig {
       roots: values.root ?? [],
       readOnly: values["read-only"] ?? false,
       allowProcessLaunch: values["allow-process-launch"] ?? false,
+      allowFileWrites: values["allow-file-writes"] ?? false,
       logLevel: logLevel as LogLevel,
     },
     help: values.help ?? false,

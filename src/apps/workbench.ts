@@ -171,6 +171,8 @@ function createAppsWorkbench(services: WorkbenchServices): Workbench {
   ];
   const session = new BinarySession(services.roots, candidates);
   const { ledger } = services;
+  /** Session state beside the ledger (registries, stores) that close_binary clears with it. */
+  const closeHooks: Array<() => void> = [];
 
   const policyFacts = () => ({
     read_only: services.policy.readOnly,
@@ -373,6 +375,7 @@ function createAppsWorkbench(services: WorkbenchServices): Workbench {
         const closed = await session.close();
         const cleared = ledger.size;
         ledger.clear();
+        for (const clear of closeHooks) clear();
         return { kind: "result", result: { closed, cleared_records: cleared } };
       },
     },
