@@ -172,7 +172,13 @@ Deno.test("parseCli defaults to stdio with no roots, no token and log level warn
     token: undefined,
     allowedHosts: [],
     allowedOrigins: [],
-    server: { roots: [], readOnly: false, allowProcessLaunch: false, logLevel: "warning" },
+    server: {
+      roots: [],
+      readOnly: false,
+      allowProcessLaunch: false,
+      allowFileWrites: false,
+      logLevel: "warning",
+    },
     help: false,
     version: false,
   });
@@ -193,6 +199,7 @@ Deno.test("parseCli collects repeatable --root, --allow-host and --allow-origin 
     "s3cret",
     "--read-only",
     "--allow-process-launch",
+    "--allow-file-writes",
     "--log-level",
     "debug",
   ]);
@@ -200,6 +207,7 @@ Deno.test("parseCli collects repeatable --root, --allow-host and --allow-origin 
     roots: ["/usr/bin", "/usr/lib"],
     readOnly: true,
     allowProcessLaunch: true,
+    allowFileWrites: true,
     logLevel: "debug",
   });
   assert.deepEqual(config.allowedHosts, ["a.test", "b.test:80"]);
