@@ -4,12 +4,14 @@
  * @module
  */
 
+import { normalize } from "node:path";
 import { parseArgs } from "node:util";
 import { isGranted } from "./core/permissions.ts";
 import { LOG_LEVELS, type LogLevel, stderrLogger } from "./core/log.ts";
 import { serveHttp } from "./http.ts";
 import { StdioServerTransport } from "./sdk.ts";
 import { createServer, type CreateServerOptions } from "./server.ts";
+import type { CapturePolicySettings } from "./core/workbench.ts";
 import { VERSION } from "./version.ts";
 
 /** Environment variable holding the HTTP bearer token (needs `--allow-env=CASEFILE_TOKEN`). */
@@ -34,6 +36,20 @@ Targets and policy:
   --allow-file-writes    operator policy: allow tools that write files (extract_artifact;
                          Deno must also grant the output directory's parent with --allow-write)
   --log-level LEVEL      stderr threshold: ${LOG_LEVELS.join(", ")} (default warning)
+
+Process capture (capture_process_scenario; --allow-process-launch is the master switch):
+  --allow-capture PATH   an executable captures may run, or a directory whose files they may run
+                         (repeatable; Deno must also grant each program, e.g. --allow-run=PATH)
+  --capture-root DIR     working directories and filesystem roots must lie inside one (repeatable)
+  --capture-env NAME     an environment variable name captures may set or inherit (repeatable)
+  --capture-allow-network
+                         allow network_access "host" (default: a private network namespace only)
+  --confirm-captures     a human confirms each capture plan (the client needs form elicitation)
+  --capture-policy FILE  the same as JSON: {"executables":[…],"roots":[…],"environment":[…],
+                         "allow_host_network":false,"require_human_confirmation":false}; merged
+                         with the flags (grant --allow-read=FILE)
+  Captures use sh and setsid (grant --allow-run=sh,setsid,kill and --allow-read=/proc), and
+  strace, unshare, gdb, prlimit and a pids cgroup (--allow-write=/sys/fs/cgroup) when granted.
 
   -h, --help             print this help
   -V, --version          print the version
@@ -75,6 +91,12 @@ export function parseCli(args: string[]): CliConfig {
         "read-only": { type: "boolean" },
         "allow-process-launch": { type: "boolean" },
         "allow-file-writes": { type: "boolean" },
+        "allow-capture": { type: "string", multiple: true },
+        "capture-root": { type: "string", multiple: true },
+        "capture-env": { type: "string", multiple: true },
+        "capture-allow-network": { type: "boolean" },
+        "confirm-captures": { type: "boolean" },
+        "capture-policy": { type: "string" },
         "log-level": { type: "string" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "V" },
@@ -89,6 +111,7 @@ export function parseCli(args: string[]): CliConfig {
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(", ")}; got ${logLevel}`);
   }
+  const capturePolicy = parseCapturePolicy(values);
   return {
     http: values.http === undefined ? null : parseHostPort(values.http),
     token: values.token,
@@ -100,10 +123,112 @@ export function parseCli(args: string[]): CliConfig {
       allowProcessLaunch: values["allow-process-launch"] ?? false,
       allowFileWrites: values["allow-file-writes"] ?? false,
       logLevel: logLevel as LogLevel,
+      ...(capturePolicy ? { capturePolicy } : {}),
     },
     help: values.help ?? false,
     version: values.version ?? false,
   };
+}
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const POLICY_KEYS = [
+  "executables",
+  "roots",
+  "environment",
+  "allow_host_network",
+  "require_human_confirmation",
+];
+
+/**
+ * The operator capture policy from the capture flags and `--capture-policy FILE`
+ * (lists merged, booleans or-ed); undefined when no capture flag is given.
+ */
+export function parseCapturePolicy(values: {
+  "allow-capture"?: string[];
+  "capture-root"?: string[];
+  "capture-env"?: string[];
+  "capture-allow-network"?: boolean;
+  "confirm-captures"?: boolean;
+  "capture-policy"?: string;
+}): CapturePolicySettings | undefined {
+  const policy: CapturePolicySettings = {
+    executables: absolutePaths(values["allow-capture"] ?? [], "--allow-capture"),
+    roots: absolutePaths(values["capture-root"] ?? [], "--capture-root"),
+    environment: envNames(values["capture-env"] ?? [], "--capture-env"),
+    allowHostNetwork: values["capture-allow-network"] ?? false,
+    requireHumanConfirmation: values["confirm-captures"] ?? false,
+  };
+  const file = values["capture-policy"];
+  if (file !== undefined) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(Deno.readTextFileSync(file));
+    } catch (error) {
+      const hint = error instanceof Deno.errors.NotCapable ? ` (grant --allow-read=${file})` : "";
+      throw new UsageError(
+        `--capture-policy ${file}: ${error instanceof Error ? error.message : error}${hint}`,
+      );
+    }
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+      throw new UsageError(`--capture-policy ${file}: expected a JSON object`);
+    }
+    const record = parsed as Record<string, unknown>;
+    const unknown = Object.keys(record).filter((k) => !POLICY_KEYS.includes(k));
+    if (unknown.length > 0) {
+      throw new UsageError(
+        `--capture-policy ${file}: unknown key(s) ${unknown.join(", ")}; allowed: ${
+          POLICY_KEYS.join(", ")
+        }`,
+      );
+    }
+    const list = (key: string): string[] => {
+      const value = record[key] ?? [];
+      if (!Array.isArray(value) || !value.every((v) => typeof v === "string")) {
+        throw new UsageError(`--capture-policy ${file}: ${key} must be an array of strings`);
+      }
+      return value as string[];
+    };
+    const flag = (key: string): boolean => {
+      const value = record[key] ?? false;
+      if (typeof value !== "boolean") {
+        throw new UsageError(`--capture-policy ${file}: ${key} must be true or false`);
+      }
+      return value;
+    };
+    policy.executables.push(...absolutePaths(list("executables"), `${file} executables`));
+    policy.roots.push(...absolutePaths(list("roots"), `${file} roots`));
+    policy.environment.push(...envNames(list("environment"), `${file} environment`));
+    policy.allowHostNetwork ||= flag("allow_host_network");
+    policy.requireHumanConfirmation ||= flag("require_human_confirmation");
+  }
+  const given = file !== undefined || policy.executables.length > 0 ||
+    policy.roots.length > 0 || policy.environment.length > 0 || policy.allowHostNetwork ||
+    policy.requireHumanConfirmation;
+  if (!given) return undefined;
+  policy.executables = [...new Set(policy.executables)];
+  policy.roots = [...new Set(policy.roots)];
+  policy.environment = [...new Set(policy.environment)];
+  return policy;
+}
+
+function absolutePaths(paths: string[], what: string): string[] {
+  return paths.map((path) => {
+    if (!path.startsWith("/")) {
+      throw new UsageError(`${what} expects an absolute path; got ${JSON.stringify(path)}`);
+    }
+    return normalize(path);
+  });
+}
+
+function envNames(names: string[], what: string): string[] {
+  for (const name of names) {
+    if (!ENV_NAME.test(name)) {
+      throw new UsageError(
+        `${what} expects an environment variable name; got ${JSON.stringify(name)}`,
+      );
+    }
+  }
+  return names;
 }
 
 /** `8787`, `127.0.0.1:8787`, `[::1]:8787`. */

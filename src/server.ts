@@ -32,6 +32,8 @@ import {
 import {
   allowedWhenReadOnly,
   annotationsFor,
+  type ElicitationAnswer,
+  type ElicitationSchema,
   ToolCatalog,
   type ToolDefinition,
 } from "./core/catalog.ts";
@@ -50,6 +52,7 @@ import {
 } from "./core/policy.ts";
 import { PromptArgumentError, PromptRegistry } from "./core/prompts.ts";
 import {
+  type CapturePolicySettings,
   compileUriTemplate,
   type CompletionFamily,
   type ResourceTemplateDefinition,
@@ -82,6 +85,23 @@ export interface CreateServerOptions {
   policyTransforms?: PolicyTransform[];
   /** Ledger caps. @default 10,000 records and 64 MiB */
   ledgerLimits?: LedgerLimits;
+  /**
+   * Operator policy for process captures: which executables, roots and
+   * environment names a capture may use. Captures also need `allowProcessLaunch`.
+   * @default nothing allowed
+   */
+  capturePolicy?: {
+    /** Absolute paths of executables, or of directories whose files, captures may run. @default [] */
+    executables?: string[];
+    /** Directories working directories and filesystem roots must lie in. @default [] */
+    roots?: string[];
+    /** Environment variable names a capture may set or inherit. @default [] */
+    environment?: string[];
+    /** Allow captures on the host network instead of a private namespace. @default false */
+    allowHostNetwork?: boolean;
+    /** Require a human's confirmation (form elicitation) of every capture plan. @default false */
+    requireHumanConfirmation?: boolean;
+  };
 }
 
 /**
@@ -129,6 +149,8 @@ const SERVER_INSTRUCTIONS =
   "Casefile investigates shipped binaries with evidence. Start with binary_session, then open_binary on a path under an allowed root. Every observation comes back with an evidence_id; cite it, and read rea://evidence/<id> for the full record. Guided prompts (prompts/list) give ordered workflows; completion/complete suggests only identifiers that exist in this session.";
 
 const RESOURCE_PAGE = 500;
+/** How long a human has to answer an elicitation. */
+const ELICITATION_TIMEOUT_MS = 600_000;
 
 /**
  * Creates a server for one MCP connection. Reads nothing and starts nothing
@@ -191,10 +213,18 @@ export function assembleServer(
   };
   const permissions = probePermissions(modules.flatMap((m) => m.permissionNeeds(roots)));
   const subscriptions = new Set<string>();
+  const capturePolicy: CapturePolicySettings = {
+    executables: [...(options.capturePolicy?.executables ?? [])],
+    roots: [...(options.capturePolicy?.roots ?? [])],
+    environment: [...(options.capturePolicy?.environment ?? [])],
+    allowHostNetwork: options.capturePolicy?.allowHostNetwork ?? false,
+    requireHumanConfirmation: options.capturePolicy?.requireHumanConfirmation ?? false,
+  };
   const services: WorkbenchServices = {
     ledger,
     gate,
     policy: profile,
+    capturePolicy,
     log,
     permissions,
     roots,
@@ -257,8 +287,30 @@ export function assembleServer(
         );
       }
       const progressToken = extra._meta?.progressToken;
+      const canElicit = Boolean(server.getClientCapabilities()?.elicitation?.form);
       const context = {
         signal: extra.signal,
+        ...(canElicit
+          ? {
+            elicit: async (
+              message: string,
+              requestedSchema: ElicitationSchema,
+            ): Promise<ElicitationAnswer> => {
+              const answer = await server.elicitInput(
+                { mode: "form", message, requestedSchema: requestedSchema as never },
+                {
+                  relatedRequestId: extra.requestId,
+                  signal: extra.signal,
+                  timeout: ELICITATION_TIMEOUT_MS,
+                },
+              );
+              return {
+                action: answer.action,
+                ...(answer.content ? { content: answer.content as Record<string, unknown> } : {}),
+              };
+            },
+          }
+          : {}),
         progress: async (progress: number, total?: number, message?: string): Promise<void> => {
           if (progressToken === undefined) return;
           await extra.sendNotification({
@@ -289,6 +341,16 @@ export function assembleServer(
             Object.keys(tool.input.shape).map((key) => [key, data[key] ?? null]),
           );
           const outcome = await tool.run(data, { ...context, parameters });
+          if (outcome.kind === "recorded") {
+            // Already committed: report it even if the client cancelled meanwhile.
+            const { evidence } = outcome;
+            return evidenceResult(
+              outcome.result as JsonValue,
+              evidence.evidence_id,
+              name,
+              outcome.links,
+            );
+          }
           if (extra.signal.aborted) throw new ToolFailure("cancelled", `${name} was cancelled.`);
           if (outcome.kind === "evidence") {
             const record = await createEvidence(outcome.draft);
@@ -531,7 +593,12 @@ function describeTool(tool: ToolDefinition): Tool {
   };
 }
 
-function evidenceResult(result: JsonValue, evidenceId: string, toolName: string): CallToolResult {
+function evidenceResult(
+  result: JsonValue,
+  evidenceId: string,
+  toolName: string,
+  links: { uri: string; name: string; description?: string; mimeType?: string }[] = [],
+): CallToolResult {
   const uri = evidenceUri(evidenceId);
   const structured = { result, evidence_id: evidenceId, evidence_uri: uri };
   return {
@@ -550,6 +617,7 @@ function evidenceResult(result: JsonValue, evidenceId: string, toolName: string)
         description: `Evidence recorded by ${toolName}`,
         mimeType: "application/json",
       },
+      ...links.map((link) => ({ type: "resource_link" as const, ...link })),
     ],
   };
 }

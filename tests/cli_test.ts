@@ -345,3 +345,79 @@ Deno.test("mod.ts over stdio without --allow-read initializes and reports open_b
   const exit = await server.waitExit(5_000);
   assert.equal(exit.code, 0, server.stderr.text());
 });
+
+Deno.test("parseCli reads the capture policy flags and leaves it out when none is given", () => {
+  assert.equal(parseCli([]).server.capturePolicy, undefined);
+  const config = parseCli([
+    "--allow-process-launch",
+    "--allow-capture",
+    "/opt/app/bin/",
+    "--allow-capture",
+    "/usr/bin/true",
+    "--capture-root",
+    "/srv/work",
+    "--capture-env",
+    "API_TOKEN",
+    "--capture-allow-network",
+    "--confirm-captures",
+  ]);
+  assert.deepEqual(config.server.capturePolicy, {
+    executables: ["/opt/app/bin/", "/usr/bin/true"],
+    roots: ["/srv/work"],
+    environment: ["API_TOKEN"],
+    allowHostNetwork: true,
+    requireHumanConfirmation: true,
+  });
+  for (
+    const flag of ["--allow-capture", "--capture-root", "--capture-policy", "--confirm-captures"]
+  ) {
+    assert.ok(USAGE.includes(flag), `usage mentions ${flag}`);
+  }
+});
+
+Deno.test("parseCli merges --capture-policy FILE with the flags and refuses bad entries", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "casefile-cli-policy-" });
+  try {
+    const file = `${dir}/policy.json`;
+    await Deno.writeTextFile(
+      file,
+      JSON.stringify({
+        executables: ["/opt/tool"],
+        roots: ["/srv/a", "/srv/work"],
+        environment: ["MODE"],
+        require_human_confirmation: true,
+      }),
+    );
+    const config = parseCli(["--capture-policy", file, "--capture-root", "/srv/work"]);
+    assert.deepEqual(config.server.capturePolicy, {
+      executables: ["/opt/tool"],
+      roots: ["/srv/work", "/srv/a"],
+      environment: ["MODE"],
+      allowHostNetwork: false,
+      requireHumanConfirmation: true,
+    });
+    const bad: [unknown, RegExp][] = [
+      [{ executables: ["relative/tool"] }, /absolute path/],
+      [{ environment: ["NOT-A-NAME"] }, /environment variable name/],
+      [{ roots: "/srv" }, /array of strings/],
+      [{ allow_host_network: "yes" }, /true or false/],
+      [{ surprise: true }, /unknown key/],
+      [[], /JSON object/],
+    ];
+    for (const [content, message] of bad) {
+      await Deno.writeTextFile(file, JSON.stringify(content));
+      assert.throws(
+        () => parseCli(["--capture-policy", file]),
+        (error: unknown) => error instanceof UsageError && message.test(error.message),
+        JSON.stringify(content),
+      );
+    }
+    await Deno.writeTextFile(file, "{not json");
+    assert.throws(() => parseCli(["--capture-policy", file]), UsageError);
+    assert.throws(() => parseCli(["--capture-policy", `${dir}/missing.json`]), UsageError);
+    assert.throws(() => parseCli(["--allow-capture", "bin/tool"]), /absolute path/);
+    assert.throws(() => parseCli(["--capture-env", "1X"]), /environment variable name/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

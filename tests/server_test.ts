@@ -399,7 +399,12 @@ Deno.test("open_binary refuses bad paths and bad files clearly and leaves the se
     await ok(client, "open_binary", { path: `${fixture.root}/ls` });
     const cases: [string, Record<string, unknown>, string, RegExp][] = [
       ["nonexistent", { path: `${fixture.root}/missing` }, "target_unavailable", /No such file/],
-      ["directory", { path: `${fixture.root}/subdir` }, "invalid_request", /is a directory/],
+      [
+        "provider on a directory",
+        { path: `${fixture.root}/subdir`, provider_id: "native" },
+        "invalid_request",
+        /artifact/,
+      ],
       [
         "text file",
         { path: `${fixture.root}/notes.txt` },

@@ -260,7 +260,7 @@ Deno.test("mod.ts over stdio serves tools, open_binary, list_procedures, complet
   });
 });
 
-Deno.test("mod.ts over stdio opens an ELF copy under a temp root and refuses non-ELF, directory, relative and outside paths", async () => {
+Deno.test("mod.ts over stdio opens an ELF copy under a temp root and opens a directory as an artifact and refuses non-ELF, relative and outside paths", async () => {
   const root = await Deno.makeTempDir({ prefix: "casefile-stdio-" });
   try {
     const realRoot = await Deno.realPath(root);
@@ -290,9 +290,13 @@ Deno.test("mod.ts over stdio opens an ELF copy under a temp root and refuses non
     assert.equal(empty.code, "invalid_request");
     assert.match(empty.message, /empty/);
 
-    const directory = toolError(await call(`${root}/subdir`));
-    assert.equal(directory.code, "invalid_request");
-    assert.match(directory.message, /directory/);
+    // A directory opens as an artifact target, not a binary.
+    const directory = structured<{ result: { artifact_target: { kind: string } } }>(
+      await call(`${root}/subdir`),
+    );
+    assert.equal(directory.result.artifact_target.kind, "directory");
+    // Back to the binary, so the refusals below are seen to leave it open.
+    structured(await call(`${root}/ls-copy`));
 
     const relative = toolError(await call("ls-copy"));
     assert.equal(relative.code, "invalid_request");

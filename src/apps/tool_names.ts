@@ -36,3 +36,31 @@ export const BUILD_CALL_PATH = "build_call_path";
 export const TRACE_FEATURE = "trace_feature";
 /** Two dossiers compared. */
 export const COMPARE_FUNCTIONS = "compare_functions";
+/** Inventory the active artifact target. */
+export const INVENTORY_ARTIFACT = "inventory_artifact";
+/** Compare two retained inventories. */
+export const COMPARE_ARTIFACTS = "compare_artifacts";
+/** Extract chosen members (approved writes only). */
+export const EXTRACT_ARTIFACT = "extract_artifact";
+/** Snapshot the session's Evidence as a bundle. */
+export const SNAPSHOT_EVIDENCE_BUNDLE = "snapshot_evidence_bundle";
+/** Release a retained bundle. */
+export const RELEASE_EVIDENCE_BUNDLE = "release_evidence_bundle";
+/** Check a reconstruction specification against retained comparisons. */
+export const VERIFY_RECONSTRUCTION = "verify_reconstruction";
+/** Record a residual unknown (approval-gated registry write). */
+export const RECORD_UNKNOWN = "record_unknown";
+/** Compare-and-swap update of a residual unknown. */
+export const UPDATE_UNKNOWN = "update_unknown";
+/** Current heads of the residual-unknowns registry. */
+export const LIST_UNKNOWNS = "list_unknowns";
+/** Whether an unknown is resolved, and as a verified truth claim. */
+export const VERIFY_UNKNOWN_RESOLUTION = "verify_unknown_resolution";
+/** Run an approved, bounded process capture. */
+export const CAPTURE_PROCESS_SCENARIO = "capture_process_scenario";
+/** Two captures compared. */
+export const COMPARE_PROCESS_CAPTURES = "compare_process_captures";
+/** A runtime address tied to its static procedure. */
+export const CORRELATE_STATIC_AND_RUNTIME = "correlate_static_and_runtime";
+/** Changed behaviour across comparisons. */
+export const FIND_CHANGED_BEHAVIOR = "find_changed_behavior";

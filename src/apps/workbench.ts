@@ -13,6 +13,8 @@ import {
   MAX_COMPLETION_VALUE_LENGTH,
 } from "../core/completion.ts";
 import { EVIDENCE_ID_PATTERN, type EvidenceDraft, evidenceUri } from "../core/evidence.ts";
+import type { JsonValue } from "../core/canonical_json.ts";
+import { ToolFailure } from "../core/errors.ts";
 import { flagFor, type PermissionNeed } from "../core/permissions.ts";
 import type {
   CompletionFamily,
@@ -23,6 +25,13 @@ import type {
 } from "../core/workbench.ts";
 import { VERSION } from "../version.ts";
 import { analysisTools } from "./analysis_tools.ts";
+import { captureCandidates, captureCapability, captureTools } from "./capture_tools.ts";
+import { unknownCompletionFamily, unknownResourceTemplate, unknownTools } from "./unknown_tools.ts";
+import { UnknownRegistry } from "./unknowns/registry.ts";
+import { artifactTools } from "./artifact_tools.ts";
+import { validateCapture } from "./capture/result.ts";
+import { deriveComparisonStatus } from "./capture/compare.ts";
+import { type ArtifactTarget, openArtifact, resolveTargetPath } from "./artifacts/target.ts";
 import { APPS_PROMPTS } from "./prompts.ts";
 import { objdumpProvider } from "./objdump_provider.ts";
 import { type AnalysisProvider, nativeProvider } from "./providers.ts";
@@ -82,9 +91,38 @@ const targetSchema = z.object({
   warnings: z.array(z.string()),
 });
 
+const artifactTargetSchema = z.object({
+  path: z.string().describe("The path as requested."),
+  real_path: z.string(),
+  name: z.string(),
+  kind: z.enum(["directory", "file"]),
+  format: z.string().describe(
+    "directory, tar, deb, ar, zip (or jar, apk, whl, ipa, nupkg), gzip, xz or zstd.",
+  ),
+  size: z.number().int().describe("File size; for a directory, the bytes of its regular files."),
+  sha256: z.string().describe(
+    "The root's content digest; for a directory, the digest of its listing.",
+  ),
+  retained_scans: z.number().int(),
+});
+
+const describeArtifact = (target: ArtifactTarget) => ({
+  path: target.requestedPath,
+  real_path: target.realPath,
+  name: target.name,
+  kind: target.kind,
+  format: target.format,
+  size: target.size,
+  sha256: target.sha256,
+  retained_scans: target.snapshots.size,
+});
+
 const sessionSchema = z.object({
   server: z.object({ name: z.string(), version: z.string() }),
   target: targetSchema.nullable(),
+  artifact_target: artifactTargetSchema.nullable().describe(
+    "The active artifact target (directory or archive), when the target is not a binary.",
+  ),
   current_document: z.string().nullable(),
   analysis_provider_binding: z.object({ provider: providerSchema, selection_source: z.string() })
     .nullable(),
@@ -173,6 +211,27 @@ function createAppsWorkbench(services: WorkbenchServices): Workbench {
   const { ledger } = services;
   /** Session state beside the ledger (registries, stores) that close_binary clears with it. */
   const closeHooks: Array<() => void> = [];
+  /** The residual-unknowns registry; its revisions count against the ledger's caps. */
+  const unknowns = new UnknownRegistry(ledger);
+  closeHooks.push(() => unknowns.clear());
+  /** The active artifact target (a directory or archive), when the target is not a binary. */
+  let artifact: ArtifactTarget | null = null;
+  closeHooks.push(() => {
+    artifact = null;
+  });
+  const requireArtifact = (operation: string): ArtifactTarget => {
+    if (artifact) return artifact;
+    throw new ToolFailure(
+      "target_unavailable",
+      session.target
+        ? `${operation} works on an artifact target (a directory or archive), but the active target is the binary ${session.target.name}.`
+        : `${operation} needs an artifact target, and none is open.`,
+      {
+        action:
+          "Call open_binary with the absolute path of a directory, tar, .deb, zip-family or compressed file.",
+      },
+    );
+  };
 
   const policyFacts = () => ({
     read_only: services.policy.readOnly,
@@ -213,6 +272,7 @@ function createAppsWorkbench(services: WorkbenchServices): Workbench {
     return {
       server: { name: "casefile", version: VERSION },
       target: target ? describeTarget(target) : null,
+      artifact_target: artifact ? describeArtifact(artifact) : null,
       current_document: session.currentDocument,
       analysis_provider_binding: binding
         ? { provider: binding.provider.identity, selection_source: binding.selectionSource }
@@ -248,12 +308,10 @@ function createAppsWorkbench(services: WorkbenchServices): Workbench {
             "Procedure starts from symbol tables, exports, .pdata, LC_FUNCTION_STARTS, .eh_frame and WebAssembly code sections, read natively.",
           enable_with: null,
         },
-        {
-          name: "process_capture",
-          available: false,
-          reason: "Process capture is not implemented in this version.",
-          enable_with: null,
-        },
+        captureCapability(
+          services.capturePolicy,
+          services.policy.allowProcessLaunch && !services.policy.readOnly,
+        ),
       ],
       permissions: services.permissions.map((p) => ({
         name: p.name,
@@ -306,16 +364,23 @@ function createAppsWorkbench(services: WorkbenchServices): Workbench {
     {
       name: OPEN_BINARY,
       description:
-        "Open an ELF, PE, Mach-O (thin or universal) or WebAssembly file under an allowed root as the session's target (reopening the same file keeps its provider binding; another file switches, keeping the session's Evidence). Reports read progress for large files. Refuses relative paths, paths outside the roots (also via symlinks), directories and unsupported formats.",
+        "Open a target under an allowed root: an ELF, PE, Mach-O (thin or universal) or WebAssembly file as a binary target for static analysis, or a directory or archive (tar, .deb/ar, zip family, gzip/xz/zstd) as an artifact target for inventory_artifact. Reopening the same target keeps its state; another one switches, keeping the session's Evidence. Opening records the content identity (a directory's is the digest of every file in it, so opening one reads it all) and reports progress. Refuses relative paths, paths outside the roots (also via symlinks), devices and unsupported formats.",
       input: z.strictObject({
-        path: z.string().min(1).max(4096).describe("Absolute path of the file to open."),
+        path: z.string().min(1).max(4096).describe(
+          "Absolute path of the file or directory to open.",
+        ),
         provider_id: z.string().min(1).max(64).optional().describe(
           "auto (default) or a provider id from binary_session; an explicit id never falls back.",
         ),
       }),
       result: z.object({
         action: z.enum(["opened", "switched", "reopened"]),
-        target: targetSchema,
+        target: targetSchema.nullable().describe(
+          "The binary target, or null for an artifact target.",
+        ),
+        artifact_target: artifactTargetSchema.nullable().describe(
+          "The artifact target (directory or archive), or null for a binary target.",
+        ),
         documents: z.array(z.string()),
         current_document: z.string().nullable(),
         analysis_provider_binding: z.object({
@@ -327,6 +392,38 @@ function createAppsWorkbench(services: WorkbenchServices): Workbench {
       effects: { mutatesSession: true },
       producesEvidence: false,
       run: async (args, context) => {
+        const resolved = await resolveTargetPath(args.path as string, services.roots);
+        if (resolved.kind !== "file") {
+          if (args.provider_id !== undefined) {
+            throw new ToolFailure(
+              "invalid_request",
+              `${resolved.requestedPath} is an artifact (directory or archive); analysis providers apply to binaries only.`,
+              { action: "Call open_binary without provider_id." },
+            );
+          }
+          const opened = await openArtifact(resolved, {
+            signal: context.signal,
+            onProgress: (bytes, entries) =>
+              context.progress(bytes, undefined, `hashed ${bytes} bytes, ${entries} entries`),
+          });
+          const same = artifact !== null && artifact.realPath === opened.realPath &&
+            artifact.sha256 === opened.sha256;
+          const hadTarget = artifact !== null || session.target !== null;
+          await session.close();
+          if (!same) artifact = opened;
+          return {
+            kind: "result",
+            result: {
+              action: same ? "reopened" : hadTarget ? "switched" : "opened",
+              target: null,
+              artifact_target: describeArtifact(artifact!),
+              documents: [],
+              current_document: null,
+              analysis_provider_binding: null,
+            },
+          };
+        }
+        const hadArtifact = artifact !== null;
         const outcome = await session.open(
           args.path as string,
           args.provider_id as string | undefined,
@@ -346,11 +443,13 @@ function createAppsWorkbench(services: WorkbenchServices): Workbench {
         const documents = outcome.binding
           ? outcome.binding.provider.listDocuments(outcome.target)
           : [];
+        artifact = null;
         return {
           kind: "result",
           result: {
-            action: outcome.action,
+            action: hadArtifact && outcome.action === "opened" ? "switched" : outcome.action,
             target: describeTarget(outcome.target),
+            artifact_target: null,
             documents,
             current_document: session.currentDocument,
             analysis_provider_binding: outcome.binding
@@ -372,7 +471,7 @@ function createAppsWorkbench(services: WorkbenchServices): Workbench {
       effects: { mutatesSession: true, mayDiscardData: true, idempotent: false },
       producesEvidence: false,
       run: async () => {
-        const closed = await session.close();
+        const closed = (await session.close()) || artifact !== null;
         const cleared = ledger.size;
         ledger.clear();
         for (const clear of closeHooks) clear();
@@ -461,6 +560,30 @@ function createAppsWorkbench(services: WorkbenchServices): Workbench {
   ];
 
   tools.push(...analysisTools({ session, ledger, observation }));
+  tools.push(...captureTools({ session, ledger, policy: services.capturePolicy, observation }));
+  tools.push(...unknownTools({
+    registry: unknowns,
+    subject: () => session.target?.subject ?? artifact?.subject ?? null,
+    notifyResourceUpdated: services.notifyResourceUpdated,
+  }));
+  const artifacts = artifactTools({
+    ledger,
+    roots: services.roots,
+    requireArtifact,
+    unknowns: () => ({
+      revisions: unknowns.revisions() as unknown as JsonValue[],
+      heads: unknowns.heads(),
+    }),
+    isValidCapture: (value) => validateCapture(value).valid,
+    deriveBehavioralStatus: (value) => {
+      const dimensions = (value as { dimensions?: unknown } | null)?.dimensions;
+      return dimensions && typeof dimensions === "object"
+        ? deriveComparisonStatus(dimensions as Parameters<typeof deriveComparisonStatus>[0])
+        : null;
+    },
+  });
+  tools.push(...artifacts.tools);
+  closeHooks.push(() => artifacts.bundles.clear());
 
   const completionFamilies: Record<string, CompletionFamily> = {
     document: {
@@ -497,6 +620,11 @@ function createAppsWorkbench(services: WorkbenchServices): Workbench {
     evidence: {
       source: () => ledger.list().map((record) => record.evidence_id),
     },
+    capture: {
+      source: () => captureCandidates(ledger),
+    },
+    unknown: unknownCompletionFamily(unknowns),
+    ...artifacts.families,
   };
 
   return {
@@ -527,6 +655,8 @@ function createAppsWorkbench(services: WorkbenchServices): Workbench {
           );
         },
       },
+      unknownResourceTemplate(unknowns),
+      ...artifacts.resourceTemplates,
     ],
     status,
     close: async () => {

@@ -7,7 +7,7 @@
  */
 
 import type { z } from "zod";
-import type { EvidenceDraft } from "./evidence.ts";
+import type { EvidenceDraft, EvidenceRecord } from "./evidence.ts";
 
 /** What running a tool may do beyond computing an answer. */
 export interface ToolEffects {
@@ -77,6 +77,25 @@ export interface ToolContext {
    * schema order, with defaults applied and null for keys left out.
    */
   parameters: Record<string, unknown>;
+  /**
+   * Asks the human at the client to fill in a form (MCP form elicitation).
+   * Present only when the client declared the `elicitation` (form) capability.
+   */
+  elicit?(message: string, requestedSchema: ElicitationSchema): Promise<ElicitationAnswer>;
+}
+
+/** A flat form schema for {@linkcode ToolContext.elicit} (MCP restricts forms to primitive fields). */
+export interface ElicitationSchema {
+  type: "object";
+  properties: Record<string, Record<string, unknown>>;
+  required?: string[];
+}
+
+/** The human's answer to an elicitation. */
+export interface ElicitationAnswer {
+  /** `accept` with content, or `decline` / `cancel` without. */
+  action: "accept" | "decline" | "cancel";
+  content?: Record<string, unknown>;
 }
 
 /** A resource link to return beside a result. */
@@ -90,7 +109,13 @@ export interface ResourceLinkSpec {
 /** What a tool produced. */
 export type ToolOutcome =
   | { kind: "evidence"; draft: EvidenceDraft }
-  | { kind: "result"; result: unknown; links?: ResourceLinkSpec[] };
+  | { kind: "result"; result: unknown; links?: ResourceLinkSpec[] }
+  /**
+   * The tool retained `evidence` in the ledger itself, atomically with other
+   * session state (a registry write): the server reports `result` with that
+   * record's id, and the links beside it.
+   */
+  | { kind: "recorded"; evidence: EvidenceRecord; result: unknown; links?: ResourceLinkSpec[] };
 
 /** One tool. */
 export interface ToolDefinition {

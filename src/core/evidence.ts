@@ -25,6 +25,12 @@ export type SubjectFormat =
   | "mach-o-universal"
   | "wasm"
   | "zip"
+  | "tar"
+  | "ar"
+  | "deb"
+  | "gzip"
+  | "xz"
+  | "zstd"
   | "directory"
   | "file"
   | "unknown";

@@ -58,12 +58,32 @@ export interface RootDirectory {
   realPath: string | null;
 }
 
+/**
+ * The operator's process-capture policy (from `--allow-capture`, `--capture-root`,
+ * `--capture-env`, `--capture-allow-network`, `--confirm-captures` or `--capture-policy`).
+ * `--allow-process-launch` stays the master switch.
+ */
+export interface CapturePolicySettings {
+  /** Absolute paths of executables, or of directories whose files, captures may run. @default [] */
+  executables: string[];
+  /** Directories working directories and filesystem roots must lie in. @default [] */
+  roots: string[];
+  /** Environment variable names a capture may set or inherit. @default [] */
+  environment: string[];
+  /** Whether a capture may use the host's network instead of a private namespace. @default false */
+  allowHostNetwork: boolean;
+  /** Whether every capture needs a human's confirmation of the exact plan. @default false */
+  requireHumanConfirmation: boolean;
+}
+
 /** Services the core lends to each workbench of a connection. */
 export interface WorkbenchServices {
   ledger: EvidenceLedger;
   gate: PolicyGate;
   /** The operator's policy settings. */
   policy: Readonly<Required<PolicyProfile>>;
+  /** The operator's process-capture policy. */
+  capturePolicy: Readonly<CapturePolicySettings>;
   log: Logger;
   /** Permissions probed at start. */
   permissions: readonly PermissionStatus[];

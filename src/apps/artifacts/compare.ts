@@ -1,0 +1,314 @@
+/**
+ * Artifact comparison: merges each side's retained inventory pages into one
+ * graph (refusing pages of different manifests or disagreeing duplicates),
+ * then matches occurrences by logical path into added, removed, changed,
+ * moved, unchanged and unknown. Missing pages or unreadable members never
+ * count as unchanged.
+ *
+ * @module
+ */
+
+import { canonicalJson } from "../../core/canonical_json.ts";
+import type {
+  ArtifactEdge,
+  ArtifactManifest,
+  ArtifactNode,
+  ArtifactOccurrence,
+  IntegrityContradiction,
+  InventoryPage,
+} from "./model.ts";
+import { compareCodePoints } from "./scan.ts";
+
+/** One side's pages merged. */
+export interface MergedInventory {
+  manifest: ArtifactManifest;
+  nodes: Map<string, ArtifactNode>;
+  occurrences: Map<string, ArtifactOccurrence>;
+  edges: Map<string, ArtifactEdge>;
+  contradictions: IntegrityContradiction[];
+  /** Every node, occurrence and edge the manifest counts is present. */
+  complete: boolean;
+  missing: { nodes: number; occurrences: number; edges: number };
+  evidenceIds: string[];
+}
+
+/** Why pages cannot be merged. */
+export class MergeError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "MergeError";
+  }
+}
+
+/** Merges the pages of one inventory; throws MergeError when they disagree. */
+export function mergePages(
+  pages: ReadonlyArray<{ evidenceId: string; page: InventoryPage }>,
+): MergedInventory {
+  const first = pages[0];
+  if (!first) throw new MergeError("No inventory page was given.");
+  const manifestJson = canonicalJson(first.page.manifest);
+  const contradictionsJson = canonicalJson(first.page.integrity_contradictions);
+  const nodes = new Map<string, ArtifactNode>();
+  const occurrences = new Map<string, ArtifactOccurrence>();
+  const edges = new Map<string, ArtifactEdge>();
+  const put = <T>(map: Map<string, T>, key: string, value: T, what: string): void => {
+    const existing = map.get(key);
+    if (existing === undefined) map.set(key, value);
+    else if (canonicalJson(existing) !== canonicalJson(value)) {
+      throw new MergeError(`Two pages disagree about ${what} ${key}.`);
+    }
+  };
+  for (const { evidenceId, page } of pages) {
+    if (canonicalJson(page.manifest) !== manifestJson) {
+      throw new MergeError(
+        `Evidence ${evidenceId} belongs to manifest ${page.manifest.manifest_id}, not ${first.page.manifest.manifest_id}: pages of one side must come from one inventory.`,
+      );
+    }
+    if (canonicalJson(page.integrity_contradictions) !== contradictionsJson) {
+      throw new MergeError(`Evidence ${evidenceId} lists different integrity contradictions.`);
+    }
+    for (const node of page.nodes.items) put(nodes, node.artifact_id, node, "node");
+    for (const occ of page.occurrences.items) {
+      put(occurrences, occ.occurrence_id, occ, "occurrence");
+    }
+    for (const edge of page.edges.items) put(edges, edge.edge_id, edge, "edge");
+  }
+  const manifest = first.page.manifest;
+  const missing = {
+    nodes: manifest.node_count - nodes.size,
+    occurrences: manifest.occurrence_count - occurrences.size,
+    edges: manifest.edge_count - edges.size,
+  };
+  return {
+    manifest,
+    nodes,
+    occurrences,
+    edges,
+    contradictions: first.page.integrity_contradictions,
+    complete: missing.nodes === 0 && missing.occurrences === 0 && missing.edges === 0,
+    missing,
+    evidenceIds: pages.map((p) => p.evidenceId),
+  };
+}
+
+/** How one path differs. */
+export type ChangeStatus = "added" | "removed" | "changed" | "moved" | "unchanged" | "unknown";
+
+/** One path's comparison. */
+export interface ArtifactChange {
+  logical_path: string;
+  status: ChangeStatus;
+  /** For `moved`: the path the same content had on the left. */
+  moved_from: string | null;
+  /** The dimensions that differ (or could not be compared, for `unknown`). */
+  dimensions: string[];
+  left: ChangeSide | null;
+  right: ChangeSide | null;
+}
+
+/** What one side held at a path. */
+export interface ChangeSide {
+  occurrence_id: string;
+  entry_kind: string;
+  content_kind: string | null;
+  format: string | null;
+  sha256: string | null;
+  size: number | null;
+  executable: boolean;
+  mode: number | null;
+  link_target: string | null;
+  hash_status: string;
+}
+
+/** The whole comparison before paging. */
+export interface ArtifactComparison {
+  status: "truncated" | "contradiction" | "unknown" | "unchanged" | "changed";
+  changes: ArtifactChange[];
+  counts: Record<ChangeStatus, number>;
+  limitations: string[];
+}
+
+/** Compares two merged inventories path by path. */
+export function compareInventories(
+  left: MergedInventory,
+  right: MergedInventory,
+): ArtifactComparison {
+  const byPath = (inventory: MergedInventory) => {
+    const map = new Map<string, ArtifactOccurrence>();
+    for (const occ of inventory.occurrences.values()) {
+      if (occ.logical_path !== ".") map.set(occ.logical_path, occ);
+    }
+    return map;
+  };
+  const leftPaths = byPath(left);
+  const rightPaths = byPath(right);
+  const side = (inventory: MergedInventory, occ: ArtifactOccurrence): ChangeSide => ({
+    occurrence_id: occ.occurrence_id,
+    entry_kind: occ.entry_kind,
+    content_kind: occ.content_kind,
+    format: occ.artifact_id ? inventory.nodes.get(occ.artifact_id)?.format ?? null : null,
+    sha256: occ.sha256,
+    size: occ.size,
+    executable: occ.executable,
+    mode: occ.mode,
+    link_target: occ.link_target,
+    hash_status: occ.hash_status,
+  });
+  const changes: ArtifactChange[] = [];
+  const removedByContent = new Map<string, string[]>();
+  for (const [path, occ] of leftPaths) {
+    if (!rightPaths.has(path) && occ.sha256 && occ.entry_kind === "file") {
+      const list = removedByContent.get(occ.sha256) ?? [];
+      list.push(path);
+      removedByContent.set(occ.sha256, list);
+    }
+  }
+  const movedSources = new Set<string>();
+  for (const [path, r] of rightPaths) {
+    const l = leftPaths.get(path);
+    if (!l) {
+      const from = r.sha256 && r.entry_kind === "file"
+        ? removedByContent.get(r.sha256)?.shift()
+        : undefined;
+      if (from) movedSources.add(from);
+      changes.push({
+        logical_path: path,
+        status: from ? "moved" : "added",
+        moved_from: from ?? null,
+        dimensions: from ? ["path"] : [],
+        left: from ? side(left, leftPaths.get(from)!) : null,
+        right: side(right, r),
+      });
+      continue;
+    }
+    const a = side(left, l);
+    const b = side(right, r);
+    const unreadable = [a, b].some((s) =>
+      s.hash_status !== "verified" && s.entry_kind !== "symlink" && s.entry_kind !== "special"
+    );
+    const differing: string[] = [];
+    if (a.entry_kind !== b.entry_kind) differing.push("kind");
+    if (a.sha256 !== b.sha256 && a.sha256 !== null && b.sha256 !== null) differing.push("content");
+    if (a.format !== b.format && a.format !== null && b.format !== null) differing.push("format");
+    if (a.size !== b.size && a.size !== null && b.size !== null) differing.push("size");
+    if (a.executable !== b.executable) differing.push("executable");
+    if (a.mode !== b.mode) differing.push("mode");
+    if (a.link_target !== b.link_target) differing.push("link_target");
+    let status: ChangeStatus;
+    let dimensions = differing;
+    if (differing.length > 0) status = "changed";
+    else if (unreadable) {
+      status = "unknown";
+      dimensions = ["content"];
+    } else status = "unchanged";
+    changes.push({ logical_path: path, status, moved_from: null, dimensions, left: a, right: b });
+  }
+  for (const [path, l] of leftPaths) {
+    if (rightPaths.has(path) || movedSources.has(path)) continue;
+    changes.push({
+      logical_path: path,
+      status: "removed",
+      moved_from: null,
+      dimensions: [],
+      left: side(left, l),
+      right: null,
+    });
+  }
+  changes.sort((x, y) => compareCodePoints(x.logical_path, y.logical_path));
+  const counts: Record<ChangeStatus, number> = {
+    added: 0,
+    removed: 0,
+    changed: 0,
+    moved: 0,
+    unchanged: 0,
+    unknown: 0,
+  };
+  for (const change of changes) counts[change.status]++;
+  const limitations: string[] = [];
+  for (const [name, inventory] of [["left", left], ["right", right]] as const) {
+    if (!inventory.complete) {
+      limitations.push(
+        `The ${name} page set is incomplete: ${inventory.missing.nodes} node(s), ${inventory.missing.occurrences} occurrence(s) and ${inventory.missing.edges} edge(s) of manifest ${inventory.manifest.manifest_id} were not supplied; paths on missing pages are reported as added or removed although they may exist.`,
+      );
+    }
+    if (!inventory.manifest.complete) {
+      limitations.push(
+        `The ${name} inventory did not cover its whole artifact (a limit or damaged member); see its Evidence limitations.`,
+      );
+    }
+  }
+  const status: ArtifactComparison["status"] = !left.complete || !right.complete
+    ? "truncated"
+    : left.contradictions.length > 0 || right.contradictions.length > 0
+    ? "contradiction"
+    : !left.manifest.complete || !right.manifest.complete || counts.unknown > 0
+    ? "unknown"
+    : changes.every((c) => c.status === "unchanged")
+    ? "unchanged"
+    : "changed";
+  return { status, changes, counts, limitations };
+}
+
+/** Procedure-level differences between two versions of one binary. */
+export interface SymbolSummary {
+  left_procedures: number;
+  right_procedures: number;
+  added: string[];
+  removed: string[];
+  resized: Array<{ name: string; left_size: number; right_size: number }>;
+  added_count: number;
+  removed_count: number;
+  resized_count: number;
+  /** Names seen at more than one address on a side are compared by count only. */
+  ambiguous_names: number;
+  truncated: boolean;
+}
+
+/** The most names listed per category. */
+export const SYMBOL_LIST_CAP = 100;
+
+/** Compares procedure lists by name. */
+export function compareProcedures(
+  left: ReadonlyArray<{ name: string; size: number }>,
+  right: ReadonlyArray<{ name: string; size: number }>,
+): SymbolSummary {
+  const index = (list: ReadonlyArray<{ name: string; size: number }>) => {
+    const map = new Map<string, number[]>();
+    for (const { name, size } of list) {
+      if (!name) continue;
+      const sizes = map.get(name) ?? [];
+      sizes.push(size);
+      map.set(name, sizes);
+    }
+    return map;
+  };
+  const l = index(left);
+  const r = index(right);
+  const added = [...r.keys()].filter((name) => !l.has(name)).sort(compareCodePoints);
+  const removed = [...l.keys()].filter((name) => !r.has(name)).sort(compareCodePoints);
+  const resized: SymbolSummary["resized"] = [];
+  let ambiguous = 0;
+  for (const [name, sizes] of l) {
+    const other = r.get(name);
+    if (!other) continue;
+    if (sizes.length !== 1 || other.length !== 1) {
+      ambiguous++;
+      continue;
+    }
+    if (sizes[0] !== other[0]) resized.push({ name, left_size: sizes[0]!, right_size: other[0]! });
+  }
+  resized.sort((a, b) => compareCodePoints(a.name, b.name));
+  return {
+    left_procedures: left.length,
+    right_procedures: right.length,
+    added: added.slice(0, SYMBOL_LIST_CAP),
+    removed: removed.slice(0, SYMBOL_LIST_CAP),
+    resized: resized.slice(0, SYMBOL_LIST_CAP),
+    added_count: added.length,
+    removed_count: removed.length,
+    resized_count: resized.length,
+    ambiguous_names: ambiguous,
+    truncated: added.length > SYMBOL_LIST_CAP || removed.length > SYMBOL_LIST_CAP ||
+      resized.length > SYMBOL_LIST_CAP,
+  };
+}

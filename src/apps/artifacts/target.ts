@@ -1,0 +1,254 @@
+/**
+ * Artifact targets: a directory or an archive file (tar, ar/deb, zip family,
+ * gzip/xz/zstd) opened as the session's target. Opening records the root's
+ * content identity; every inventory re-verifies it.
+ *
+ * @module
+ */
+
+import { basename, isAbsolute, normalize } from "node:path";
+import { ToolFailure } from "../../core/errors.ts";
+import type { EvidenceSubject, SubjectFormat } from "../../core/evidence.ts";
+import { flagFor, permissionFailure } from "../../core/permissions.ts";
+import type { RootDirectory } from "../../core/workbench.ts";
+import { isWithin } from "../paths.ts";
+import { fileSource } from "./byte_source.ts";
+import {
+  type ArtifactNode,
+  type ArtifactSnapshot,
+  LIMIT_BOUNDS,
+  type TraversalLimits,
+} from "./model.ts";
+import { hashSource, scanArtifact, type ScanRoot } from "./scan.ts";
+import { sniff } from "./sniff.ts";
+
+/** An opened artifact. */
+export interface ArtifactTarget {
+  kind: "directory" | "file";
+  requestedPath: string;
+  realPath: string;
+  name: string;
+  /** File size; for a directory, the bytes of its regular files. */
+  size: number;
+  /** The root's content digest (for a directory, the digest of its listing). */
+  sha256: string;
+  format: ArtifactNode["format"];
+  subject: EvidenceSubject;
+  /** Scans by their limits, so pages of one inventory project one snapshot. */
+  snapshots: Map<string, ArtifactSnapshot>;
+}
+
+/** What a path under a root is, checked before anything is opened. */
+export type ResolvedPath =
+  | { kind: "directory"; requestedPath: string; realPath: string }
+  | { kind: "archive"; requestedPath: string; realPath: string }
+  | { kind: "file"; requestedPath: string; realPath: string };
+
+/**
+ * Resolves a requested path against the roots (lexically, then after
+ * symlinks) and says whether it is a directory, an archive or another file.
+ *
+ * Requires `--allow-read` for the roots.
+ */
+export async function resolveTargetPath(
+  requested: string,
+  roots: readonly RootDirectory[],
+): Promise<ResolvedPath> {
+  if (requested.includes("\0")) throw invalid("The path contains a NUL character.");
+  if (!isAbsolute(requested)) {
+    throw invalid(`The path must be absolute; got ${JSON.stringify(requested)}.`);
+  }
+  if (roots.length === 0) {
+    throw new ToolFailure(
+      "outside_approved_root",
+      "No root is configured, so no target can be opened.",
+      {
+        action:
+          "Restart the server with --root DIR (and --allow-read=DIR) for the directories to investigate.",
+        restartRequired: true,
+      },
+    );
+  }
+  const requestedPath = normalize(requested);
+  const lexical = (root: RootDirectory): boolean =>
+    isWithin(requestedPath, root.path) ||
+    (root.realPath !== null && isWithin(requestedPath, root.realPath));
+  if (!roots.some(lexical)) throw outsideRoots(requestedPath, roots);
+  let realPath: string;
+  let info: Deno.FileInfo;
+  try {
+    realPath = await Deno.realPath(requestedPath);
+  } catch (error) {
+    throw ioFailure(error, requestedPath, roots);
+  }
+  // The resolved path is checked before anything else touches it.
+  if (!roots.some((root) => root.realPath !== null && isWithin(realPath, root.realPath))) {
+    throw outsideRoots(requestedPath, roots, realPath);
+  }
+  try {
+    info = await Deno.stat(realPath);
+  } catch (error) {
+    throw ioFailure(error, requestedPath, roots);
+  }
+  if (info.isDirectory) return { kind: "directory", requestedPath, realPath };
+  if (!info.isFile) {
+    throw invalid(`${requestedPath} is not a regular file or directory (device, socket or FIFO).`);
+  }
+  let head: Uint8Array;
+  try {
+    const source = await fileSource(realPath);
+    try {
+      head = await source.read(0, Math.min(4096, source.size));
+    } finally {
+      source.close();
+    }
+  } catch (error) {
+    throw ioFailure(error, requestedPath, roots);
+  }
+  const sniffed = sniff(head, basename(realPath));
+  return sniffed.container !== null && !sniffed.executableFormat
+    ? { kind: "archive", requestedPath, realPath }
+    : { kind: "file", requestedPath, realPath };
+}
+
+/** Options of {@linkcode openArtifact}. */
+export interface OpenArtifactOptions {
+  signal?: AbortSignal;
+  onProgress?: (bytesRead: number, entries: number) => void | Promise<void>;
+}
+
+/**
+ * Opens a directory or archive: records its content identity. A directory's
+ * identity needs every file's digest, so opening one reads all of it (not the
+ * insides of archives).
+ */
+export async function openArtifact(
+  resolved: ResolvedPath,
+  options: OpenArtifactOptions = {},
+): Promise<ArtifactTarget> {
+  const name = basename(resolved.realPath) || resolved.realPath;
+  const root: ScanRoot = {
+    kind: resolved.kind === "directory" ? "directory" : "file",
+    realPath: resolved.realPath,
+    name,
+  };
+  let sha256: string;
+  let size: number;
+  let format: ArtifactNode["format"];
+  const limitations: string[] = [];
+  if (root.kind === "directory") {
+    const identityLimits: TraversalLimits = { ...LIMIT_BOUNDS, max_depth: 0 };
+    const snapshot = await scanArtifact(root, { limits: identityLimits, ...options });
+    sha256 = snapshot.manifest.root_sha256;
+    size = snapshot.bytes_read;
+    format = "directory";
+    if (!snapshot.manifest.complete) {
+      limitations.push(...snapshot.limitations.slice(0, 20));
+    }
+  } else {
+    const source = await fileSource(resolved.realPath);
+    try {
+      size = source.size;
+      sha256 = await hashSource(source, options.signal);
+      const head = await source.read(0, Math.min(4096, source.size));
+      const sniffed = sniff(head, name);
+      format = sniffed.container === "ar" && sniffed.flavour === "deb"
+        ? "deb"
+        : sniffed.container === "zip" && sniffed.flavour &&
+            ["jar", "apk", "whl", "ipa", "nupkg"].includes(sniffed.flavour)
+        ? sniffed.flavour as ArtifactNode["format"]
+        : (sniffed.container ?? "file") as ArtifactNode["format"];
+    } finally {
+      source.close();
+    }
+  }
+  return {
+    kind: root.kind,
+    requestedPath: resolved.requestedPath,
+    realPath: resolved.realPath,
+    name,
+    size,
+    sha256,
+    format,
+    subject: {
+      name,
+      digest: { sha256 },
+      format: subjectFormat(format),
+      architecture: null,
+      local_path: resolved.realPath,
+    },
+    snapshots: new Map(),
+  };
+}
+
+function subjectFormat(format: ArtifactNode["format"]): SubjectFormat {
+  switch (format) {
+    case "directory":
+    case "zip":
+    case "tar":
+    case "ar":
+    case "deb":
+    case "gzip":
+    case "xz":
+    case "zstd":
+      return format;
+    case "jar":
+    case "apk":
+    case "whl":
+    case "ipa":
+    case "nupkg":
+      return "zip";
+    default:
+      return "file";
+  }
+}
+
+/** The key a snapshot is retained under. */
+export function limitsKey(limits: TraversalLimits, integrity: string): string {
+  return JSON.stringify([
+    limits.max_entries,
+    limits.max_total_bytes,
+    limits.max_entry_bytes,
+    limits.max_compression_ratio,
+    limits.max_depth,
+    limits.max_path_bytes,
+    integrity,
+  ]);
+}
+
+function invalid(message: string): ToolFailure {
+  return new ToolFailure("invalid_request", message, {
+    action: "Pass the absolute path of a file or directory under an allowed root.",
+  });
+}
+
+function outsideRoots(
+  path: string,
+  roots: readonly RootDirectory[],
+  realPath?: string,
+): ToolFailure {
+  const via = realPath && realPath !== path ? ` (it resolves to ${realPath})` : "";
+  const names = roots.map((root) => root.path);
+  return new ToolFailure(
+    "outside_approved_root",
+    `${path}${via} is outside the allowed roots: ${names.join(", ")}.`,
+    {
+      action:
+        "Open a path under an allowed root, or restart the server with another --root (and matching --allow-read).",
+      details: { roots: names },
+    },
+  );
+}
+
+function ioFailure(error: unknown, path: string, roots: readonly RootDirectory[]): ToolFailure {
+  const root = roots.find((r) => isWithin(path, r.path));
+  const permission = permissionFailure(error, root ? flagFor("read", root.path) : undefined);
+  if (permission) return permission;
+  if (error instanceof Deno.errors.NotFound) {
+    return new ToolFailure("target_unavailable", `No such file or directory: ${path}.`, {
+      action: "Check the path (binary_session lists the allowed roots).",
+    });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new ToolFailure("target_unavailable", `Cannot read ${path}: ${message}.`);
+}
