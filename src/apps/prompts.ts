@@ -12,19 +12,29 @@ import {
   BINARY_OVERVIEW,
   BINARY_SESSION,
   BUILD_CALL_PATH,
-  CLOSE_BINARY,
+  CAPTURE_PROCESS_SCENARIO,
+  COMPARE_ARTIFACTS,
   COMPARE_FUNCTIONS,
+  COMPARE_PROCESS_CAPTURES,
+  CORRELATE_STATIC_AND_RUNTIME,
+  FIND_CHANGED_BEHAVIOR,
+  INVENTORY_ARTIFACT,
   LIST_DOCUMENTS,
-  LIST_PROCEDURES,
+  LIST_UNKNOWNS,
   OPEN_BINARY,
   PROCEDURE_ADDRESS,
   PROCEDURE_CALLEES,
   PROCEDURE_CALLERS,
+  RECORD_UNKNOWN,
   RESOLVE_CONTAINING_PROCEDURE,
   SEARCH_PROCEDURES,
   SEARCH_STRINGS,
   SET_CURRENT_DOCUMENT,
+  SNAPSHOT_EVIDENCE_BUNDLE,
   TRACE_FEATURE,
+  UPDATE_UNKNOWN,
+  VERIFY_RECONSTRUCTION,
+  VERIFY_UNKNOWN_RESOLUTION,
   XREFS,
 } from "./tool_names.ts";
 
@@ -90,6 +100,11 @@ export const APPS_PROMPTS: PromptContract[] = [
         instruction:
           "Build dossiers for the candidates and cross-check their references and call edges. Whatever is reachable only indirectly, or through a truncated or incomplete scan, stays unknown.",
       },
+      {
+        tools: [SNAPSHOT_EVIDENCE_BUNDLE, RECORD_UNKNOWN],
+        instruction:
+          "Take a bundle snapshot and read it through the exact URI it returns before citing any Evidence id; write unknowns only with the registry write separately approved.",
+      },
     ],
   },
   {
@@ -132,14 +147,14 @@ export const APPS_PROMPTS: PromptContract[] = [
     ],
     steps: [
       {
-        tools: [OPEN_BINARY, LIST_DOCUMENTS, LIST_PROCEDURES],
+        tools: [OPEN_BINARY, INVENTORY_ARTIFACT],
         instruction:
-          "Open the baseline and walk every procedure page of each document; keep each page's evidence_id.",
+          "inventory_artifact takes no path: open each version, then inventory it, fetching every node, occurrence and edge page; keep every page's evidence_id per manifest.",
       },
       {
-        tools: [OPEN_BINARY, LIST_DOCUMENTS, LIST_PROCEDURES],
+        tools: [SNAPSHOT_EVIDENCE_BUNDLE, COMPARE_ARTIFACTS],
         instruction:
-          "Open the candidate (Evidence from the baseline stays in the session) and walk its pages with the same limits.",
+          "Snapshot and read the bundle by its URI, then compare the full left and right page sets. A missing page makes the comparison truncated, never unchanged.",
       },
       {
         tools: [OPEN_BINARY, ANALYZE_FUNCTION, COMPARE_FUNCTIONS],
@@ -147,9 +162,14 @@ export const APPS_PROMPTS: PromptContract[] = [
           "When code-level localisation is needed, analyse explicitly paired procedures with identical limits on both targets, then compare the two dossiers.",
       },
       {
-        tools: [BINARY_SESSION],
+        tools: [COMPARE_PROCESS_CAPTURES, FIND_CHANGED_BEHAVIOR],
         instruction:
-          "Compare only complete page sets. A procedure missing from a side whose listing was incomplete is unknown, not removed; a changed digest with equal listings is still a change.",
+          "Keep optional controlled-runtime comparisons apart from static candidates; aggregate only complete, compatible comparison Evidence.",
+      },
+      {
+        tools: [RECORD_UNKNOWN],
+        instruction:
+          "Keep what stays unresolved visible: paths without a partner, partial page sets, provider disagreements, uncertain causality. The registry changes only with explicit approval.",
       },
     ],
   },
@@ -181,14 +201,24 @@ export const APPS_PROMPTS: PromptContract[] = [
     ],
     steps: [
       {
-        tools: [BINARY_SESSION],
+        tools: [SNAPSHOT_EVIDENCE_BUNDLE],
         instruction:
-          "Confirm the session state and that every Evidence id you intend to cite is retained (read rea://evidence/<id> by its exact URI).",
+          "Snapshot, read the bundle by its exact URI, and confirm each comparison id you will cite is there and suits its claim.",
       },
       {
-        tools: [OPEN_BINARY, ANALYZE_FUNCTION, COMPARE_FUNCTIONS],
+        tools: [COMPARE_ARTIFACTS, COMPARE_FUNCTIONS, COMPARE_PROCESS_CAPTURES],
         instruction:
           "Create any bounded comparison still missing, with equal scope on both sides. A dimension you could not observe completely stays unknown.",
+      },
+      {
+        tools: [VERIFY_RECONSTRUCTION],
+        instruction:
+          "Assemble a finite, typed specification and check it. Read a pass only for the claim and dimension it was declared for.",
+      },
+      {
+        tools: [LIST_UNKNOWNS, RECORD_UNKNOWN],
+        instruction:
+          "List what verification left unknown and what authority would settle it; record new entries only with explicit approval.",
       },
     ],
   },
@@ -240,6 +270,16 @@ export const APPS_PROMPTS: PromptContract[] = [
         instruction:
           "Follow corroborated references and caller chains. Frontiers from indirect calls, depth limits or paging are recorded as unknowns, not as absence.",
       },
+      {
+        tools: [SNAPSHOT_EVIDENCE_BUNDLE, CAPTURE_PROCESS_SCENARIO, CORRELATE_STATIC_AND_RUNTIME],
+        instruction:
+          "Read the snapshot by its URI. Reuse a supplied capture; otherwise capture only with operator policy and per-call approval. Correlate through explicit hypotheses (a faulting address, a backtrace frame), never through timing or similar names.",
+      },
+      {
+        tools: [RECORD_UNKNOWN],
+        instruction:
+          "Keep the observed crash apart from its presumed cause; record missing reproduction or authority only with explicit registry approval.",
+      },
     ],
   },
   {
@@ -270,14 +310,24 @@ export const APPS_PROMPTS: PromptContract[] = [
     ],
     steps: [
       {
-        tools: [BINARY_SESSION],
+        tools: [LIST_UNKNOWNS],
         instruction:
-          "Start from the session state and the retained Evidence; read each cited record by its exact URI.",
+          "Start from the current heads. Take forward only ids of this session, each with its exact revision and requirement fields.",
       },
       {
-        tools: [LIST_DOCUMENTS, LIST_PROCEDURES],
+        tools: [SNAPSHOT_EVIDENCE_BUNDLE, VERIFY_UNKNOWN_RESOLUTION],
         instruction:
-          "Run only the cheapest Evidence-producing probe for each open question, and keep the question open when the probe was bounded or incomplete.",
+          "Read the snapshot by its URI, examine supporting, contradicting and mutation Evidence, and re-check each resolved head for the authority it requires.",
+      },
+      {
+        tools: [UPDATE_UNKNOWN],
+        instruction:
+          "Propose a replacement revision (full state, guarded by expected_revision) only when the Evidence warrants it, and only with explicit approval.",
+      },
+      {
+        tools: [RECORD_UNKNOWN],
+        instruction:
+          "If the audit reveals a genuinely new question, propose bounded probes first and record it only with approval.",
       },
     ],
   },
@@ -315,17 +365,27 @@ export const APPS_PROMPTS: PromptContract[] = [
       {
         tools: [BINARY_SESSION],
         instruction:
-          "Read the capabilities, permissions and operator policy before proposing a run. An unavailable capability is reported as unavailable, never a reason to widen policy.",
+          "Read the capture capability, declared effects and limits before proposing a run. An unavailable capability is reported as unavailable, never a reason to widen policy.",
       },
       {
-        tools: [OPEN_BINARY, LIST_PROCEDURES],
+        tools: [SNAPSHOT_EVIDENCE_BUNDLE],
         instruction:
-          "Inspect the executable statically first so the plan's questions are specific; nothing in this step runs it.",
+          "Read the snapshot by its URI. If an earlier capture exists, check what it left open (dimensions, truncation, cleanup) before designing another run.",
       },
       {
-        tools: [CLOSE_BINARY],
+        tools: [CAPTURE_PROCESS_SCENARIO],
         instruction:
-          "When the plan is written, close the target only if its Evidence is no longer needed: closing clears the session's Evidence.",
+          "The proposal names the exact executable and working roots, filesystem roots, environment variable names (never values), the network mode, scripted inputs, byte, time and process caps, and the expected cleanup. It runs only with operator policy and approved: true.",
+      },
+      {
+        tools: [COMPARE_PROCESS_CAPTURES],
+        instruction:
+          "When a compatible earlier capture exists, compare the complete v4 observations under their recorded normalisation.",
+      },
+      {
+        tools: [RECORD_UNKNOWN],
+        instruction:
+          "Sampling gaps, truncated output, behaviour outside the process and uncertain cleanup become residual unknowns, stored only with separate approval.",
       },
     ],
   },
