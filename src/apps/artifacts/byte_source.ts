@@ -315,6 +315,8 @@ export class EntryBody {
   #pending: Promise<void> = Promise.resolve();
 
   /**
+   * Describes the data; nothing is read until {@linkcode EntryBody.stream} is pulled.
+   *
    * @param reader The archive's reader, positioned at the data.
    * @param size Bytes of data.
    * @param name The entry's name, for messages.

@@ -20,7 +20,6 @@ import {
   createInflateRaw,
   createZstdDecompress,
 } from "node:zlib";
-import { Duplex } from "node:stream";
 import xzModule from "xz-decompress";
 import { ArchiveFormatError, type ArchiveLimit, ArchiveLimitError } from "./errors.ts";
 
@@ -169,9 +168,11 @@ function guardedStream(
   let output = 0;
   let done = false;
   let onAbort: (() => void) | null = null;
+  const token = {};
   const finish = (reason: unknown): void => {
     if (done) return;
     done = true;
+    finalizer.unregister(token);
     if (onAbort) signal?.removeEventListener("abort", onAbort);
     pump.dispose(reason);
   };
@@ -232,80 +233,143 @@ function guardedStream(
       finish(reason);
     },
   }, { highWaterMark: 0 });
-  finalizer.register(stream, (reason) => pump.dispose(reason));
+  finalizer.register(stream, (reason) => pump.dispose(reason), token);
   return stream;
 }
 
 // ---------------------------------------------------------------------------
 // node:zlib streams (gzip, raw deflate)
 
-interface NodeTransformLike {
+/** The parts of a node:zlib transform this reader uses. */
+interface ZlibTransform {
+  write(chunk: Uint8Array): boolean;
+  end(): void;
+  pause(): void;
+  resume(): void;
   destroy(error?: Error): void;
+  on(event: "data", listener: (chunk: Uint8Array) => void): void;
+  on(event: "end" | "drain" | "close", listener: () => void): void;
+  on(event: "error", listener: (error: Error) => void): void;
+  off(event: string, listener: (...args: never[]) => void): void;
 }
+
+/** Most decoded pieces queued before the decoder is paused. */
+const QUEUED_PIECES = 4;
 
 function zlibStream(
   format: string,
-  create: () => NodeTransformLike,
+  create: () => unknown,
   input: ReadableStream<Uint8Array>,
   options: DecompressOptions,
 ): ReadableStream<Uint8Array> {
-  let z: NodeTransformLike | null = null;
+  let z: ZlibTransform | null = null;
   let reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
-  let inputBytes = 0;
+  const queue: Uint8Array[] = [];
+  let ended = false;
+  let failure: unknown = null;
   let inputError: unknown = null;
+  let inputBytes = 0;
   let disposed = false;
-  const pipeAbort = new AbortController();
-  const counter = new TransformStream<Uint8Array, Uint8Array>({
-    transform(chunk, controller): void {
-      inputBytes += chunk.byteLength;
-      controller.enqueue(chunk);
-    },
-  });
-  const start = (): ReadableStreamDefaultReader<Uint8Array> => {
-    z = create();
-    const pair = Duplex.toWeb(z as unknown as Duplex) as unknown as {
-      readable: ReadableStream<Uint8Array>;
-      writable: WritableStream<Uint8Array>;
-    };
-    input.pipeThrough(counter).pipeTo(pair.writable, { signal: pipeAbort.signal }).catch(
-      (error) => {
-        if (!disposed) inputError ??= error;
-      },
-    );
-    return pair.readable.getReader();
+  let wake: (() => void) | null = null;
+  const notify = (): void => {
+    const resume = wake;
+    wake = null;
+    resume?.();
+  };
+  const waitFor = (events: ("drain" | "close" | "error")[]): Promise<void> =>
+    new Promise<void>((resolve) => {
+      const done = (): void => {
+        for (const event of events) z!.off(event, done);
+        resolve();
+      };
+      for (const event of events) z!.on(event as "drain", done);
+    });
+  const feed = async (): Promise<void> => {
+    try {
+      while (!disposed) {
+        const { done, value } = await reader!.read();
+        if (disposed || failure !== null) return;
+        if (done) {
+          if (inputBytes === 0) {
+            failure ??= new ArchiveFormatError(format, "empty input", 0);
+            notify();
+            return;
+          }
+          z!.end();
+          return;
+        }
+        inputBytes += value.byteLength;
+        if (!z!.write(value)) await waitFor(["drain", "close", "error"]);
+      }
+    } catch (error) {
+      if (disposed) return;
+      inputError = error;
+      failure ??= error;
+      z?.destroy();
+      notify();
+    }
+  };
+  const start = (): void => {
+    z = create() as ZlibTransform;
+    reader = input.getReader();
+    z.on("data", (chunk) => {
+      if (disposed) return;
+      queue.push(chunk);
+      if (queue.length >= QUEUED_PIECES) z!.pause();
+      notify();
+    });
+    z.on("end", () => {
+      ended = true;
+      notify();
+    });
+    z.on("error", (error) => {
+      failure ??= error;
+      notify();
+    });
+    feed();
   };
   return guardedStream(format, {
     async next(): Promise<Uint8Array | null> {
-      reader ??= start();
-      const { done, value } = await reader.read();
-      if (done) {
-        if (inputBytes === 0) throw new ArchiveFormatError(format, "empty input", 0);
-        return null;
+      if (z === null) start();
+      while (true) {
+        const piece = queue.shift();
+        if (piece !== undefined) {
+          if (queue.length < QUEUED_PIECES) z!.resume();
+          return piece;
+        }
+        if (failure !== null) throw failure;
+        if (ended) {
+          if (inputBytes === 0) throw new ArchiveFormatError(format, "empty input", 0);
+          return null;
+        }
+        z!.resume();
+        await new Promise<void>((resolve) => wake = resolve);
       }
-      return value;
     },
     inputBytes: () => inputBytes,
     dispose(reason): void {
       if (disposed) return;
       disposed = true;
-      if (reader === null) {
-        input.cancel(reason).catch(() => {});
-        return;
-      }
-      pipeAbort.abort(reason);
-      reader.cancel(reason).catch(() => {});
+      queue.length = 0;
+      notify();
       try {
         z?.destroy();
       } catch {
         // already destroyed
       }
+      if (reader) reader.cancel(reason).catch(() => {});
+      else input.cancel(reason).catch(() => {});
     },
     mapError(error): unknown {
       // An error of the input itself (a nested reader's, an abort) passes through unchanged.
-      if (inputError !== null && !isZlibError(error)) {
-        return toFormatError(format, inputError, null);
+      if (inputError !== null && error === inputError) return error;
+      const mapped = toFormatError(format, error, inputBytes);
+      if (mapped instanceof ArchiveFormatError || mapped instanceof ArchiveLimitError) {
+        return mapped;
       }
-      return toFormatError(format, error, inputBytes);
+      // Whatever else the decoder raised is still a failure to read this input.
+      const reason = error instanceof Error ? error.message : String(error);
+      return new ArchiveFormatError(format, reason, inputBytes, { cause: error });
     },
   }, options);
 }
@@ -772,9 +836,14 @@ function createZstdDecoder(): SyncDecoder {
       offset += length - availableIn;
       length = availableIn;
       if (produced > 0) {
-        const piece = out.subarray(0, produced);
-        out = new Uint8Array(OUT_CHUNK);
-        yield piece;
+        // A small piece is copied so that it does not hold on to the whole buffer.
+        if (produced < OUT_CHUNK / 2) {
+          yield out.slice(0, produced);
+        } else {
+          const piece = out.subarray(0, produced);
+          out = new Uint8Array(OUT_CHUNK);
+          yield piece;
+        }
       }
       if (availableOut === 0) continue;
       if (length === 0) break;

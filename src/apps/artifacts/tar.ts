@@ -137,8 +137,9 @@ export interface TarSummary {
   warnings: string[];
   /** Offset of the end-of-archive marker (or of the end of input). */
   endOffset: number;
-  /** Bytes after the end-of-archive marker, and how many of them are not zero. */
+  /** Bytes read after the end-of-archive marker. */
   trailingBytes: number;
+  /** How many of those are not zero (data hidden after the end shows here). */
   trailingNonZeroBytes: number;
 }
 
@@ -388,6 +389,11 @@ export async function* readTar(
         break;
       }
       if (block.byteLength < BLOCK) {
+        if (headerOffset > 0 && block.every((byte) => byte === 0)) {
+          warn(`the archive ends inside its end-of-archive blocks at offset ${headerOffset}`);
+          endOffset = headerOffset;
+          break;
+        }
         if (headerOffset === 0) {
           throw new ArchiveFormatError(
             "tar",
