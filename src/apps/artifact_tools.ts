@@ -219,20 +219,18 @@ export function artifactTools(deps: ArtifactToolDeps): ArtifactTools {
         `Evidence ${id} records ${record.operation}, not an inventory page.`,
       );
     }
-    const parsed = inventoryPageSchema.safeParse(record.normalized_result);
-    if (!parsed.success) {
+    if (!isInventoryPage(record.normalized_result)) {
       throw new ToolFailure(
         "evidence_integrity_mismatch",
         `Evidence ${id} does not hold a valid inventory page.`,
       );
     }
-    return { evidenceId: id, page: parsed.data, record };
+    return { evidenceId: id, page: record.normalized_result as InventoryPage, record };
   };
 
   const validInventoryRecords = (): EvidenceRecord[] =>
     ledger.list().filter((r) =>
-      r.operation === INVENTORY_ARTIFACT &&
-      inventoryPageSchema.safeParse(r.normalized_result).success
+      r.operation === INVENTORY_ARTIFACT && isInventoryPage(r.normalized_result)
     );
 
   /** Reads one member of a retained side back (its root must be unchanged) for a procedure summary. */
@@ -696,7 +694,7 @@ export function artifactTools(deps: ArtifactToolDeps): ArtifactTools {
             record: (id) => ledger.get(id),
             unknownHeads: () => deps.unknowns().heads,
             isValidCapture: deps.isValidCapture,
-            isValidInventory: (value) => inventoryPageSchema.safeParse(value).success,
+            isValidInventory: isInventoryPage,
             isValidDossier: isDossier,
             deriveBehavioralStatus: deps.deriveBehavioralStatus,
           });
@@ -868,6 +866,22 @@ export function artifactTools(deps: ArtifactToolDeps): ArtifactTools {
   ];
 
   return { tools, families, resourceTemplates, bundles };
+}
+
+/**
+ * Retained records are frozen, so each is validated once: completion and
+ * comparison ask again on every call.
+ */
+const validatedPages = new WeakMap<object, boolean>();
+
+function isInventoryPage(value: unknown): boolean {
+  if (value === null || typeof value !== "object") return false;
+  let valid = validatedPages.get(value);
+  if (valid === undefined) {
+    valid = inventoryPageSchema.safeParse(value).success;
+    if (Object.isFrozen(value)) validatedPages.set(value, valid);
+  }
+  return valid;
 }
 
 /** A dossier as analyze_function records it (the fields comparisons read). */

@@ -9,7 +9,7 @@
 import { canonicalJson, type JsonValue, sha256Hex } from "../core/canonical_json.ts";
 import type { EvidenceRecord } from "../core/evidence.ts";
 import { ToolFailure } from "../core/errors.ts";
-import { compareCodePoints } from "./artifacts/scan.ts";
+import { compareCodePoints } from "../core/completion.ts";
 
 /** A bundle as serialised. */
 export interface EvidenceBundle {

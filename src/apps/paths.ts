@@ -144,7 +144,8 @@ function invalid(message: string): ToolFailure {
   });
 }
 
-function outsideRoots(
+/** The refusal for a path outside every root (naming what it resolves to, if that differs). */
+export function outsideRoots(
   path: string,
   roots: readonly RootDirectory[],
   realPath?: string,
@@ -162,7 +163,12 @@ function outsideRoots(
   );
 }
 
-function ioFailure(error: unknown, path: string, roots: readonly RootDirectory[]): ToolFailure {
+/** A failed read of a target path as a tool failure, naming the root's grant when permission is missing. */
+export function ioFailure(
+  error: unknown,
+  path: string,
+  roots: readonly RootDirectory[],
+): ToolFailure {
   // Name the root's grant, which covers every target under it, rather than the one file.
   const root = roots.find((r) => isWithin(path, r.path));
   const permission = permissionFailure(error, root ? flagFor("read", root.path) : undefined);

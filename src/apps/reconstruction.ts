@@ -10,7 +10,7 @@
 import { z } from "zod";
 import { canonicalJson, sha256Hex } from "../core/canonical_json.ts";
 import type { EvidenceRecord } from "../core/evidence.ts";
-import { compareCodePoints } from "./artifacts/scan.ts";
+import { compareCodePoints } from "../core/completion.ts";
 
 /** Claim kinds and the dimensions each allows. */
 export const CLAIM_DIMENSIONS = {

@@ -17,7 +17,7 @@ import type {
   IntegrityContradiction,
   InventoryPage,
 } from "./model.ts";
-import { compareCodePoints } from "./scan.ts";
+import { compareCodePoints } from "../../core/completion.ts";
 
 /** One side's pages merged. */
 export interface MergedInventory {

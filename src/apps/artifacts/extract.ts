@@ -11,7 +11,8 @@ import { dirname, join, relative } from "node:path";
 import { canonicalJson, sha256Hex } from "../../core/canonical_json.ts";
 import { extractionId } from "./ids.ts";
 import type { ArtifactOccurrence, ArtifactSnapshot, TraversalLimits } from "./model.ts";
-import { captureMembers, compareCodePoints, type ScanRoot } from "./scan.ts";
+import { compareCodePoints } from "../../core/completion.ts";
+import { captureMembers, type ScanRoot } from "./scan.ts";
 
 /** One written file. */
 export interface ExtractedFile {

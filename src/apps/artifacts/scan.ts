@@ -11,6 +11,7 @@
 import { createHash, type Hash } from "node:crypto";
 import { join } from "node:path";
 import { canonicalJson, sha256Hex } from "../../core/canonical_json.ts";
+import { compareCodePoints } from "../../core/completion.ts";
 import { readAr } from "./ar.ts";
 import { type ByteSource, fileSource, memorySource } from "./byte_source.ts";
 import { type Compression, decompress } from "./compression.ts";
@@ -75,7 +76,6 @@ export class IntegrityFailure extends Error {
 }
 
 const HEAD_BYTES = 4096;
-const CHUNK = 1024 * 1024;
 const PROGRESS_EVERY = 16 * 1024 * 1024;
 const MAX_LIMITATIONS = 200;
 
@@ -84,6 +84,14 @@ interface PendingChild {
   relation: "contains" | "extracts";
   occurrence_id: string;
   logical_path: string;
+}
+
+/** What a directory's digest is computed from. */
+interface ArchiveMember {
+  logicalPath: string;
+  artifact_id: string | null;
+  entry_kind: string;
+  link_target?: string;
 }
 
 interface MemberMeta {
@@ -345,7 +353,7 @@ class Scanner {
         } else if (info.isSymlink) {
           this.#countEntry();
           const target = await Deno.readLink(childPath).catch(() => null);
-          const occ = this.#addOccurrence({
+          this.#addOccurrence({
             logicalPath: childLogical,
             entryKind: "symlink",
             parentOccurrenceId: occurrenceIdHere,
@@ -364,7 +372,6 @@ class Scanner {
             entry_kind: "symlink",
             link_target: target ?? "",
           });
-          void occ;
         } else if (info.isFile) {
           const visited = await this.#visitDiskFile(
             childPath,
@@ -434,7 +441,6 @@ class Scanner {
         linkTarget: null,
         hashStatus: "verified",
         limitations,
-        counted: true,
       });
     }
     if (stopped) throw stopped;
@@ -685,7 +691,6 @@ class Scanner {
       limitations,
       executable: mode !== null && (mode & 0o111) !== 0,
       rootOccurrence: input.isRoot,
-      counted: true,
     });
     if (stopped) throw stopped;
     return { artifactId: id, occurrenceId: occId, sha256, format };
@@ -738,14 +743,7 @@ class Scanner {
     if (container === "tar" || container === "ar") {
       const entries = container === "tar" ? readTar(body, readOptions) : readAr(body, readOptions);
       const directories: Array<{ logicalPath: string; occurrence: ArtifactOccurrence }> = [];
-      const members: Array<
-        {
-          logicalPath: string;
-          artifact_id: string | null;
-          entry_kind: string;
-          link_target?: string;
-        }
-      > = [];
+      const members: ArchiveMember[] = [];
       for await (const { entry, body: entryBody } of entries) {
         if ("isSymbolTable" in entry && entry.isSymbolTable) continue;
         const named = this.#memberPath(input.logicalPath, entry.name);
@@ -761,46 +759,21 @@ class Scanner {
         };
         const linkTarget = "linkTarget" in entry && entry.linkTarget ? entry.linkTarget.text : null;
         if (type === "file") {
-          const visited = await this.#visitFile({
-            logicalPath: named.path,
-            name: lastSegment(entry.name.text),
-            stream: entryBody(),
-            size: entry.size,
-            depth,
-            parentOccurrenceId,
-            contentState: "embedded",
-            meta,
-            source: null,
-            isRoot: false,
-          });
-          children.push({
-            artifact_id: visited.artifactId,
-            relation: "contains",
-            occurrence_id: visited.occurrenceId,
-            logical_path: named.path,
-          });
-          members.push({
-            logicalPath: named.path,
-            artifact_id: visited.artifactId,
-            entry_kind: "file",
-          });
+          await this.#visitMember(
+            named.path,
+            entry.name,
+            entryBody(),
+            entry.size,
+            {
+              depth,
+              parentOccurrenceId,
+              meta,
+            },
+            children,
+            members,
+          );
         } else if (type === "directory") {
-          this.#countEntry();
-          const occurrence = this.#addOccurrence({
-            logicalPath: named.path,
-            entryKind: "directory",
-            parentOccurrenceId,
-            artifactId: null,
-            contentKind: "directory",
-            sha256: null,
-            size: null,
-            meta,
-            linkTarget: null,
-            hashStatus: "verified",
-            limitations: meta.limitations,
-            counted: true,
-          });
-          directories.push({ logicalPath: named.path, occurrence });
+          directories.push(this.#archiveDirectory(named.path, parentOccurrenceId, meta));
         } else if (type === "hardlink") {
           this.#countEntry();
           const targetPath = linkTarget === null ? null : this.#memberPath(input.logicalPath, {
@@ -828,7 +801,6 @@ class Scanner {
                   JSON.stringify(linkTarget)
                 }, which is not an earlier member of this archive.`,
             ],
-            counted: true,
           });
           members.push({
             logicalPath: named.path,
@@ -849,7 +821,6 @@ class Scanner {
             linkTarget,
             hashStatus: "unavailable",
             limitations: meta.limitations,
-            counted: true,
           });
           members.push({
             logicalPath: named.path,
@@ -871,12 +842,11 @@ class Scanner {
             linkTarget,
             hashStatus: "unavailable",
             limitations: [...meta.limitations, `A ${type} entry: it has no content to read.`],
-            counted: true,
           });
           members.push({ logicalPath: named.path, artifact_id: null, entry_kind: "special" });
         }
       }
-      this.#closeArchiveDirectories(directories, members, parentOccurrenceId, children);
+      this.#closeArchiveDirectories(directories, members, children);
       return;
     }
     if (container === "zip") {
@@ -911,9 +881,7 @@ class Scanner {
     }
     const overlapping = new Set(directory.overlapping);
     const directories: Array<{ logicalPath: string; occurrence: ArtifactOccurrence }> = [];
-    const members: Array<
-      { logicalPath: string; artifact_id: string | null; entry_kind: string; link_target?: string }
-    > = [];
+    const members: ArchiveMember[] = [];
     for (const [index, entry] of directory.entries.entries()) {
       const named = this.#memberPath(parentLogical, entry.name);
       if (named === null) continue;
@@ -926,24 +894,7 @@ class Scanner {
         limitations: [...named.limitations, ...entry.warnings],
       };
       if (entry.type === "directory") {
-        this.#countEntry();
-        directories.push({
-          logicalPath: named.path,
-          occurrence: this.#addOccurrence({
-            logicalPath: named.path,
-            entryKind: "directory",
-            parentOccurrenceId,
-            artifactId: null,
-            contentKind: "directory",
-            sha256: null,
-            size: null,
-            meta,
-            linkTarget: null,
-            hashStatus: "verified",
-            limitations: meta.limitations,
-            counted: true,
-          }),
-        });
+        directories.push(this.#archiveDirectory(named.path, parentOccurrenceId, meta));
         continue;
       }
       const unreadable = entry.encrypted
@@ -981,7 +932,6 @@ class Scanner {
           hashStatus: "unavailable",
           limitations: unreadable ? [...meta.limitations, unreadable] : meta.limitations,
           encrypted: entry.encrypted,
-          counted: true,
         });
         members.push({
           logicalPath: named.path,
@@ -991,31 +941,71 @@ class Scanner {
         });
         continue;
       }
-      const visited = await this.#visitFile({
-        logicalPath: named.path,
-        name: lastSegment(entry.name.text),
-        stream: zipEntryBody(source, entry, this.#decompressLimits()),
-        size: entry.uncompressedSize,
-        depth,
-        parentOccurrenceId,
-        contentState: "embedded",
-        meta,
-        source: null,
-        isRoot: false,
-      });
-      children.push({
-        artifact_id: visited.artifactId,
-        relation: "contains",
-        occurrence_id: visited.occurrenceId,
-        logical_path: named.path,
-      });
-      members.push({
-        logicalPath: named.path,
-        artifact_id: visited.artifactId,
-        entry_kind: "file",
-      });
+      await this.#visitMember(
+        named.path,
+        entry.name,
+        zipEntryBody(source, entry, this.#decompressLimits()),
+        entry.uncompressedSize,
+        { depth, parentOccurrenceId, meta },
+        children,
+        members,
+      );
     }
-    this.#closeArchiveDirectories(directories, members, parentOccurrenceId, children);
+    this.#closeArchiveDirectories(directories, members, children);
+  }
+
+  /** An archive member with content: visited, then listed as a child and a directory member. */
+  async #visitMember(
+    logicalPath: string,
+    name: ArchiveEntryName,
+    stream: ReadableStream<Uint8Array>,
+    size: number,
+    at: { depth: number; parentOccurrenceId: string; meta: MemberMeta },
+    children: PendingChild[],
+    members: ArchiveMember[],
+  ): Promise<void> {
+    const visited = await this.#visitFile({
+      logicalPath,
+      name: lastSegment(name.text),
+      stream,
+      size,
+      depth: at.depth,
+      parentOccurrenceId: at.parentOccurrenceId,
+      contentState: "embedded",
+      meta: at.meta,
+      source: null,
+      isRoot: false,
+    });
+    children.push({
+      artifact_id: visited.artifactId,
+      relation: "contains",
+      occurrence_id: visited.occurrenceId,
+      logical_path: logicalPath,
+    });
+    members.push({ logicalPath, artifact_id: visited.artifactId, entry_kind: "file" });
+  }
+
+  /** A directory entry of an archive; its digest is filled in by #closeArchiveDirectories. */
+  #archiveDirectory(
+    logicalPath: string,
+    parentOccurrenceId: string,
+    meta: MemberMeta,
+  ): { logicalPath: string; occurrence: ArtifactOccurrence } {
+    this.#countEntry();
+    const occurrence = this.#addOccurrence({
+      logicalPath,
+      entryKind: "directory",
+      parentOccurrenceId,
+      artifactId: null,
+      contentKind: "directory",
+      sha256: null,
+      size: null,
+      meta,
+      linkTarget: null,
+      hashStatus: "verified",
+      limitations: meta.limitations,
+    });
+    return { logicalPath, occurrence };
   }
 
   #decompressLimits(): { maxOutputBytes: number; maxRatio: number; signal?: AbortSignal } {
@@ -1029,10 +1019,7 @@ class Scanner {
   /** Gives directory entries inside an archive the digest of their direct members. */
   #closeArchiveDirectories(
     directories: Array<{ logicalPath: string; occurrence: ArtifactOccurrence }>,
-    members: Array<
-      { logicalPath: string; artifact_id: string | null; entry_kind: string; link_target?: string }
-    >,
-    _parentOccurrenceId: string,
+    members: ArchiveMember[],
     children: PendingChild[],
   ): void {
     // Deepest first, so a directory's digest can include its subdirectories'.
@@ -1135,7 +1122,6 @@ class Scanner {
     executable?: boolean;
     encrypted?: boolean;
     rootOccurrence?: boolean;
-    counted?: boolean;
   }): ArtifactOccurrence {
     const occurrence: ArtifactOccurrence = {
       occurrence_id: input.rootOccurrence ? rootOccurrenceId(this.#rootArtifactId) : occurrenceId(
@@ -1375,23 +1361,6 @@ export async function hashSource(source: ByteSource, signal?: AbortSignal): Prom
   const hash: Hash = createHash("sha256");
   for await (const chunk of source.stream(0, source.size, signal)) hash.update(chunk);
   return hash.digest("hex");
-}
-
-/** Code-point order (the project's one order for identifiers and paths). */
-export function compareCodePoints(a: string, b: string): number {
-  if (a === b) return 0;
-  const length = Math.min(a.length, b.length);
-  for (let i = 0; i < length; i++) {
-    const x = a.charCodeAt(i);
-    const y = b.charCodeAt(i);
-    if (x === y) continue;
-    // Surrogates (astral code points) sort after every BMP code unit above them.
-    const xs = x >= 0xd800 && x <= 0xdfff;
-    const ys = y >= 0xd800 && y <= 0xdfff;
-    if (xs !== ys) return xs ? 1 : -1;
-    return x - y;
-  }
-  return a.length - b.length;
 }
 
 function childLogicalPath(parent: string, name: string): string {
@@ -1691,5 +1660,3 @@ function message(error: unknown): string {
   if (error instanceof Deno.errors.PermissionDenied) return "permission denied";
   return error instanceof Error ? error.message : String(error);
 }
-
-export { CHUNK as SCAN_CHUNK_BYTES };

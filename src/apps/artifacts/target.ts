@@ -9,9 +9,8 @@
 import { basename, isAbsolute, normalize } from "node:path";
 import { ToolFailure } from "../../core/errors.ts";
 import type { EvidenceSubject, SubjectFormat } from "../../core/evidence.ts";
-import { flagFor, permissionFailure } from "../../core/permissions.ts";
 import type { RootDirectory } from "../../core/workbench.ts";
-import { isWithin } from "../paths.ts";
+import { ioFailure, isWithin, outsideRoots } from "../paths.ts";
 import { fileSource } from "./byte_source.ts";
 import {
   type ArtifactNode,
@@ -220,35 +219,4 @@ function invalid(message: string): ToolFailure {
   return new ToolFailure("invalid_request", message, {
     action: "Pass the absolute path of a file or directory under an allowed root.",
   });
-}
-
-function outsideRoots(
-  path: string,
-  roots: readonly RootDirectory[],
-  realPath?: string,
-): ToolFailure {
-  const via = realPath && realPath !== path ? ` (it resolves to ${realPath})` : "";
-  const names = roots.map((root) => root.path);
-  return new ToolFailure(
-    "outside_approved_root",
-    `${path}${via} is outside the allowed roots: ${names.join(", ")}.`,
-    {
-      action:
-        "Open a path under an allowed root, or restart the server with another --root (and matching --allow-read).",
-      details: { roots: names },
-    },
-  );
-}
-
-function ioFailure(error: unknown, path: string, roots: readonly RootDirectory[]): ToolFailure {
-  const root = roots.find((r) => isWithin(path, r.path));
-  const permission = permissionFailure(error, root ? flagFor("read", root.path) : undefined);
-  if (permission) return permission;
-  if (error instanceof Deno.errors.NotFound) {
-    return new ToolFailure("target_unavailable", `No such file or directory: ${path}.`, {
-      action: "Check the path (binary_session lists the allowed roots).",
-    });
-  }
-  const message = error instanceof Error ? error.message : String(error);
-  return new ToolFailure("target_unavailable", `Cannot read ${path}: ${message}.`);
 }
