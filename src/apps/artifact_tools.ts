@@ -26,7 +26,7 @@ import {
   type SymbolSummary,
 } from "./artifacts/compare.ts";
 import { ExtractionError, extractMembers, selectForExtraction } from "./artifacts/extract.ts";
-import { MANIFEST_ID_PATTERN, OCCURRENCE_ID_PATTERN } from "./artifacts/ids.ts";
+import { artifactId, MANIFEST_ID_PATTERN, OCCURRENCE_ID_PATTERN } from "./artifacts/ids.ts";
 import {
   type ArtifactSnapshot,
   DEFAULT_LIMITS,
@@ -36,11 +36,18 @@ import {
   pageOfItems,
   type TraversalLimits,
 } from "./artifacts/model.ts";
-import { IntegrityFailure, readMember, scanArtifact, type ScanRoot } from "./artifacts/scan.ts";
+import {
+  type CapturedMember,
+  IntegrityFailure,
+  readMember,
+  scanArtifact,
+  type ScanRoot,
+} from "./artifacts/scan.ts";
 import { type ArtifactTarget, limitsKey } from "./artifacts/target.ts";
 import { buildBundle, BundleStore, bundleUri, sectionOf, sectionsOf } from "./bundle.ts";
 import { readerFor } from "./formats.ts";
-import { isWithin } from "./paths.ts";
+import { isWithin, MAX_TARGET_BYTES, type TargetFile } from "./paths.ts";
+import type { TargetOrigin } from "./target.ts";
 import {
   specificationSchema,
   type UnknownHeadView,
@@ -101,6 +108,11 @@ export interface ArtifactTools {
   families: Record<string, CompletionFamily>;
   resourceTemplates: ResourceTemplateDefinition[];
   bundles: BundleStore;
+  /** Reads a retained occurrence back into memory, verified, for opening as a binary target. */
+  readOccurrence(
+    occurrenceId: string,
+    options: { signal?: AbortSignal; onProgress?: (bytes: number, entries: number) => unknown },
+  ): Promise<{ file: TargetFile; origin: TargetOrigin }>;
 }
 
 const limitFields = {
@@ -233,25 +245,33 @@ export function artifactTools(deps: ArtifactToolDeps): ArtifactTools {
       r.operation === INVENTORY_ARTIFACT && isInventoryPage(r.normalized_result)
     );
 
-  /** Reads one member of a retained side back (its root must be unchanged) for a procedure summary. */
-  const procedureList = async (
+  /**
+   * Reads one member of a retained inventory back from its root, which must
+   * still be under a root and unchanged; a string says why it could not be.
+   */
+  const readRetainedMember = async (
     record: EvidenceRecord,
     logicalPath: string,
-    sha256: string,
-  ): Promise<Array<{ name: string; size: number }> | string> => {
+    maxBytes: number,
+    options: { signal?: AbortSignal; onProgress?: (bytes: number, entries: number) => unknown } =
+      {},
+  ): Promise<CapturedMember | { unavailable: string; changed: boolean }> => {
+    const unavailable = (reason: string, changed = false) => ({ unavailable: reason, changed });
     const subject = record.subject;
-    if (!subject) return "the inventory has no subject to read the member from";
+    if (!subject) return unavailable("the inventory has no subject to read the member from");
     const inRoots = deps.roots.some((root) =>
       root.realPath !== null && isWithin(subject.local_path, root.realPath)
     );
-    if (!inRoots) return `${subject.local_path} is no longer under an allowed root`;
+    if (!inRoots) return unavailable(`${subject.local_path} is no longer under an allowed root`);
     let kind: "directory" | "file";
     try {
       kind = (await Deno.stat(subject.local_path)).isDirectory ? "directory" : "file";
     } catch (error) {
-      return `cannot read ${subject.local_path}: ${
-        error instanceof Error ? error.message : String(error)
-      }`;
+      return unavailable(
+        `cannot read ${subject.local_path}: ${
+          error instanceof Error ? error.message : String(error)
+        }`,
+      );
     }
     try {
       const member = await readMember(
@@ -261,17 +281,50 @@ export function artifactTools(deps: ArtifactToolDeps): ArtifactTools {
           limits: {
             ...DEFAULT_LIMITS,
             max_entries: LIMIT_BOUNDS.max_entries,
-            max_entry_bytes: SYMBOL_SUMMARY_MAX_BYTES,
+            max_entry_bytes: Math.min(LIMIT_BOUNDS.max_entry_bytes, maxBytes),
             max_total_bytes: LIMIT_BOUNDS.max_total_bytes,
           },
           expectedRootSha256: subject.digest.sha256,
-          maxBytes: SYMBOL_SUMMARY_MAX_BYTES,
+          maxBytes,
+          signal: options.signal,
+          onProgress: options.onProgress as ((bytes: number, entries: number) => void) | undefined,
         },
       );
-      if (!member) return `${logicalPath} was not found when the artifact was read again`;
-      if (member.sha256 !== sha256) return `${logicalPath} no longer has the inventoried content`;
-      const reader = readerFor(member.bytes);
-      if (!reader) return `${logicalPath} is not a format the readers parse`;
+      return member ??
+        unavailable(`${logicalPath} was not found when the artifact was read again`, true);
+    } catch (error) {
+      if (error instanceof IntegrityFailure) {
+        return unavailable(
+          `the artifact changed since it was inventoried (${error.message})`,
+          true,
+        );
+      }
+      if (error instanceof ToolFailure) throw error;
+      if (error instanceof DOMException && error.name === "AbortError") {
+        throw new ToolFailure("cancelled", `Reading ${logicalPath} was cancelled.`, {
+          retryable: true,
+        });
+      }
+      return unavailable(
+        `${logicalPath} could not be read: ${
+          error instanceof Error ? error.message : String(error)
+        }`,
+      );
+    }
+  };
+
+  /** Reads one member of a retained side back for a procedure summary. */
+  const procedureList = async (
+    record: EvidenceRecord,
+    logicalPath: string,
+    sha256: string,
+  ): Promise<Array<{ name: string; size: number }> | string> => {
+    const member = await readRetainedMember(record, logicalPath, SYMBOL_SUMMARY_MAX_BYTES);
+    if ("unavailable" in member) return member.unavailable;
+    if (member.sha256 !== sha256) return `${logicalPath} no longer has the inventoried content`;
+    const reader = readerFor(member.bytes);
+    if (!reader) return `${logicalPath} is not a format the readers parse`;
+    try {
       const images = reader.read(member.bytes, logicalPath.split("/").pop() ?? logicalPath);
       return images.flatMap((image) =>
         image.functions.map((f) => ({
@@ -280,13 +333,104 @@ export function artifactTools(deps: ArtifactToolDeps): ArtifactTools {
         }))
       );
     } catch (error) {
-      if (error instanceof IntegrityFailure) {
-        return `the artifact changed since it was inventoried (${error.message})`;
-      }
       return `${logicalPath} could not be parsed: ${
         error instanceof Error ? error.message : String(error)
       }`;
     }
+  };
+
+  /**
+   * Reads the occurrence a retained inventory lists back into memory, for
+   * opening as a binary target: nothing is extracted to disk. The bytes must
+   * still hash to the occurrence's artifact id.
+   */
+  const readOccurrence = async (
+    occurrenceId: string,
+    options: { signal?: AbortSignal; onProgress?: (bytes: number, entries: number) => unknown },
+  ): Promise<{ file: TargetFile; origin: TargetOrigin }> => {
+    if (!OCCURRENCE_ID_PATTERN.test(occurrenceId)) {
+      throw new ToolFailure(
+        "invalid_request",
+        `${
+          JSON.stringify(occurrenceId.slice(0, 80))
+        } is not an occurrence id (occ_ and 64 hex digits).`,
+        { action: "Pass an occurrence_id from an inventory_artifact page." },
+      );
+    }
+    let found:
+      | { record: EvidenceRecord; occurrence: InventoryPage["occurrences"]["items"][number] }
+      | null = null;
+    for (const record of validInventoryRecords()) {
+      const page = record.normalized_result as InventoryPage;
+      const occurrence = page.occurrences.items.find((o) => o.occurrence_id === occurrenceId);
+      if (occurrence) {
+        found = { record, occurrence };
+        break;
+      }
+    }
+    if (!found) {
+      throw new ToolFailure(
+        "invalid_request",
+        `Occurrence ${occurrenceId} is not listed by any inventory page retained in this session.`,
+        {
+          action:
+            "Call inventory_artifact (following occurrence next_offset) and pass an occurrence_id it lists.",
+        },
+      );
+    }
+    const { record, occurrence } = found;
+    const path = occurrence.logical_path;
+    if (occurrence.entry_kind !== "file") {
+      const link = occurrence.link_target;
+      throw new ToolFailure(
+        "invalid_request",
+        `${path} is a ${occurrence.entry_kind}${
+          link ? ` to ${JSON.stringify(link)}` : ""
+        }, not a file; only file occurrences open as binary targets.`,
+        { action: "Open the occurrence of the file itself." },
+      );
+    }
+    if (occurrence.encrypted) {
+      throw new ToolFailure("invalid_request", `${path} is encrypted and cannot be read.`);
+    }
+    if (occurrence.artifact_id === null || occurrence.hash_status !== "verified") {
+      throw new ToolFailure(
+        "invalid_request",
+        `${path} was not hashed by the inventory (hash status ${occurrence.hash_status}), so the bytes read back could not be verified.`,
+        {
+          action:
+            "Inventory again with a larger max_entry_bytes (or max_total_bytes) so that the member is hashed.",
+        },
+      );
+    }
+    const member = await readRetainedMember(record, path, MAX_TARGET_BYTES, options);
+    if ("unavailable" in member) {
+      throw new ToolFailure(
+        member.changed ? "artifact_integrity_mismatch" : "target_unavailable",
+        `Cannot read ${path}: ${member.unavailable}.`,
+        { action: "Open the artifact again and inventory it, then open the occurrence." },
+      );
+    }
+    if (artifactId(member.sha256) !== occurrence.artifact_id) {
+      throw new ToolFailure(
+        "artifact_integrity_mismatch",
+        `${path} read back with SHA-256 ${member.sha256}, not the content the inventory recorded (${occurrence.artifact_id}): the artifact changed since it was inventoried.`,
+        { action: "Open the artifact again and inventory it, then open the occurrence." },
+      );
+    }
+    const subject = record.subject!;
+    const location = `${subject.local_path}!/${path}`;
+    return {
+      file: { requestedPath: location, realPath: location, bytes: member.bytes },
+      origin: {
+        kind: "occurrence",
+        artifactPath: subject.local_path,
+        artifactSha256: subject.digest.sha256,
+        occurrenceId,
+        logicalPath: path,
+        inventoryEvidenceId: record.evidence_id,
+      },
+    };
   };
 
   const tools: ToolDefinition[] = [
@@ -865,7 +1009,7 @@ export function artifactTools(deps: ArtifactToolDeps): ArtifactTools {
     },
   ];
 
-  return { tools, families, resourceTemplates, bundles };
+  return { tools, families, resourceTemplates, bundles, readOccurrence };
 }
 
 /**

@@ -136,7 +136,14 @@ export function objdumpProvider(
       };
     },
     supports: (target) =>
-      target.format === "elf" || target.format === "pe"
+      target.origin.kind === "occurrence"
+        ? {
+          status: "unsupported",
+          code: "target_kind_unsupported",
+          reason:
+            "objdump reads files by path, and this target is an artifact member held in memory.",
+        }
+        : target.format === "elf" || target.format === "pe"
         ? { status: "supported", code: null, reason: `objdump reads ${target.formatName}.` }
         : {
           status: "unsupported",

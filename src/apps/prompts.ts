@@ -159,7 +159,7 @@ export const APPS_PROMPTS: PromptContract[] = [
       {
         tools: [OPEN_BINARY, ANALYZE_FUNCTION, COMPARE_FUNCTIONS],
         instruction:
-          "When code-level localisation is needed, analyse explicitly paired procedures with identical limits on both targets, then compare the two dossiers.",
+          "When code-level localisation is needed, open each changed binary by its occurrence_id (read from the artifact in memory, no extraction), analyse explicitly paired procedures with identical limits on both targets, then compare the two dossiers.",
       },
       {
         tools: [COMPARE_PROCESS_CAPTURES, FIND_CHANGED_BEHAVIOR],

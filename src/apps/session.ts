@@ -9,7 +9,7 @@
 import { ToolFailure } from "../core/errors.ts";
 import { isGranted } from "../core/permissions.ts";
 import type { RootDirectory } from "../core/workbench.ts";
-import { type ReadOptions, readTargetFile } from "./paths.ts";
+import { type ReadOptions, readTargetFile, type TargetFile } from "./paths.ts";
 import { type AnalysisProvider, type Binding, selectProvider } from "./providers.ts";
 import {
   discoverCallTargets,
@@ -19,7 +19,7 @@ import {
 import type { ProgramAnalysis } from "./analysis/program.ts";
 import { ensureDemangler } from "./disasm/demangle.ts";
 import type { BinaryImage } from "./image.ts";
-import { type LoadedTarget, loadTarget } from "./target.ts";
+import { type LoadedTarget, loadTarget, type TargetOrigin } from "./target.ts";
 
 /** Environment variable naming a default provider (needs `--allow-env`). */
 export const PROVIDER_ENV = "CASEFILE_ANALYSIS_PROVIDER";
@@ -30,6 +30,12 @@ export interface OpenOutcome {
   action: "opened" | "switched" | "reopened";
   target: LoadedTarget;
   binding: Binding | null;
+}
+
+/** Options of {@linkcode BinarySession.open}. */
+export interface OpenOptions extends ReadOptions {
+  /** Progress of call-target discovery, for documents without a function table. */
+  onDiscoveryProgress?: (done: number, total: number, message: string) => void | Promise<void>;
 }
 
 /** One connection's binary session. */
@@ -63,20 +69,26 @@ export class BinarySession {
     return this.#currentDocument;
   }
 
-  /** Opens (or reopens, or switches to) a target. */
+  /**
+   * Opens (or reopens, or switches to) a target: a file under a root by its
+   * path, or bytes a loader produces (an artifact member) with their origin.
+   */
   open(
-    path: string,
+    source: string | (() => Promise<{ file: TargetFile; origin: TargetOrigin }>),
     providerId?: string,
-    options: ReadOptions & {
-      onDiscoveryProgress?: (done: number, total: number, message: string) => void | Promise<void>;
-    } = {},
+    options: OpenOptions = {},
   ): Promise<OpenOutcome> {
     return this.#serialised(async () => {
-      const [file] = await Promise.all([
-        readTargetFile(path, this.roots, options),
+      const [{ file, origin }] = await Promise.all([
+        typeof source === "string"
+          ? readTargetFile(source, this.roots, options).then((file) => ({
+            file,
+            origin: undefined,
+          }))
+          : source(),
         ensureDemangler(),
       ]);
-      const target = loadTarget(file);
+      const target = loadTarget(file, origin);
       for (const image of target.documents) {
         if (!needsDiscovery(image)) continue;
         await discoverCallTargets(image, DISCOVERY_MAX_INSTRUCTIONS, {
@@ -87,12 +99,12 @@ export class BinarySession {
       const previous = this.#target;
       const same = previous !== null && previous.realPath === target.realPath &&
         previous.sha256 === target.sha256;
-      const { requested, source } = this.#selector(providerId);
+      const { requested, source: selection } = this.#selector(providerId);
       let binding: Binding | null;
       if (same && providerId === undefined) {
         binding = this.#binding;
       } else {
-        binding = selectProvider(this.candidates, target, requested, source);
+        binding = selectProvider(this.candidates, target, requested, selection);
       }
       this.#target = target;
       this.#binding = binding;

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { basename } from "node:path";
+import { basename, posix } from "node:path";
 import { sha256Hex } from "../core/canonical_json.ts";
 import { ToolFailure } from "../core/errors.ts";
 import type { EvidenceSubject } from "../core/evidence.ts";
@@ -14,6 +14,22 @@ import { ProgramAnalysis } from "./analysis/program.ts";
 import { FORMAT_READERS, readerFor } from "./formats.ts";
 import type { BinaryImage } from "./image.ts";
 import type { TargetFile } from "./paths.ts";
+
+/** Where a target's bytes came from. */
+export type TargetOrigin =
+  | { kind: "file" }
+  | {
+    /** A member of an artifact, read into memory without extracting it. */
+    kind: "occurrence";
+    /** The artifact's real path. */
+    artifactPath: string;
+    /** The artifact's content digest when it was inventoried. */
+    artifactSha256: string;
+    occurrenceId: string;
+    logicalPath: string;
+    /** The retained inventory page that lists the occurrence. */
+    inventoryEvidenceId: string;
+  };
 
 /** An opened binary. */
 export interface LoadedTarget {
@@ -30,14 +46,21 @@ export interface LoadedTarget {
   subject: EvidenceSubject;
   /** Analysis state per document name. */
   programs: Map<string, ProgramAnalysis>;
+  /** A file on disk, or an artifact member held in memory. */
+  origin: TargetOrigin;
 }
 
 const SUBJECT_ARCHITECTURES = new Set(["x86", "x86_64", "arm", "arm64"]);
 
 /** Identifies and parses a file; refuses formats no reader knows, with a clear message. */
-export function loadTarget(file: TargetFile): LoadedTarget {
+export function loadTarget(
+  file: TargetFile,
+  origin: TargetOrigin = { kind: "file" },
+): LoadedTarget {
   const { bytes } = file;
-  const name = basename(file.requestedPath);
+  const name = origin.kind === "occurrence"
+    ? posix.basename(origin.logicalPath)
+    : basename(file.requestedPath);
   const reader = readerFor(bytes);
   if (!reader) {
     const head = [...bytes.subarray(0, 8)].map((b) => b.toString(16).padStart(2, "0")).join(" ");
@@ -96,6 +119,7 @@ export function loadTarget(file: TargetFile): LoadedTarget {
       local_path: file.realPath,
     },
     programs: new Map(documents.map((d) => [d.document, new ProgramAnalysis(d)])),
+    origin,
   };
 }
 

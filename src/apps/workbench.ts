@@ -35,7 +35,7 @@ import { type ArtifactTarget, openArtifact, resolveTargetPath } from "./artifact
 import { APPS_PROMPTS } from "./prompts.ts";
 import { objdumpProvider } from "./objdump_provider.ts";
 import { type AnalysisProvider, nativeProvider } from "./providers.ts";
-import { BinarySession } from "./session.ts";
+import { BinarySession, type OpenOutcome } from "./session.ts";
 import type { BinaryImage } from "./image.ts";
 import type { LoadedTarget } from "./target.ts";
 import {
@@ -89,6 +89,15 @@ const targetSchema = z.object({
   export_count: z.number().int(),
   build_id: z.string().nullable(),
   warnings: z.array(z.string()),
+  origin: z.object({
+    artifact_path: z.string(),
+    artifact_sha256: z.string(),
+    occurrence_id: z.string(),
+    logical_path: z.string(),
+    inventory_evidence_id: z.string(),
+  }).nullable().describe(
+    "For a member of an artifact opened by occurrence_id: the artifact and the member, read in memory without extraction; null for a file.",
+  ),
 });
 
 const artifactTargetSchema = z.object({
@@ -261,8 +270,32 @@ function createAppsWorkbench(services: WorkbenchServices): Workbench {
       export_count: image.exports.length,
       build_id: image.buildId,
       warnings: image.warnings.slice(0, 50),
+      origin: target.origin.kind === "occurrence"
+        ? {
+          artifact_path: target.origin.artifactPath,
+          artifact_sha256: target.origin.artifactSha256,
+          occurrence_id: target.origin.occurrenceId,
+          logical_path: target.origin.logicalPath,
+          inventory_evidence_id: target.origin.inventoryEvidenceId,
+        }
+        : null,
     };
   };
+
+  /** The result of open_binary for a binary target (the artifact target, if any, beside it). */
+  const openedBinary = (outcome: OpenOutcome, action: OpenOutcome["action"]) => ({
+    action,
+    target: describeTarget(outcome.target),
+    artifact_target: artifact ? describeArtifact(artifact) : null,
+    documents: outcome.binding ? outcome.binding.provider.listDocuments(outcome.target) : [],
+    current_document: session.currentDocument,
+    analysis_provider_binding: outcome.binding
+      ? {
+        provider: outcome.binding.provider.identity,
+        selection_source: outcome.binding.selectionSource,
+      }
+      : null,
+  });
 
   const status = () => {
     const target = session.target;
@@ -350,6 +383,22 @@ function createAppsWorkbench(services: WorkbenchServices): Workbench {
     },
   });
 
+  const artifacts = artifactTools({
+    ledger,
+    roots: services.roots,
+    requireArtifact,
+    unknowns: () => ({
+      revisions: unknowns.revisions() as unknown as JsonValue[],
+      heads: unknowns.heads(),
+    }),
+    isValidCapture: (value) => validateCapture(value).valid,
+    deriveBehavioralStatus: (value) => {
+      const dimensions = (value as { dimensions?: unknown } | null)?.dimensions;
+      return dimensions && typeof dimensions === "object"
+        ? deriveComparisonStatus(dimensions as Parameters<typeof deriveComparisonStatus>[0])
+        : null;
+    },
+  });
   const tools: ToolDefinition[] = [
     {
       name: BINARY_SESSION,
@@ -364,10 +413,13 @@ function createAppsWorkbench(services: WorkbenchServices): Workbench {
     {
       name: OPEN_BINARY,
       description:
-        "Open a target under an allowed root: an ELF, PE, Mach-O (thin or universal) or WebAssembly file as a binary target for static analysis, or a directory or archive (tar, .deb/ar, zip family, gzip/xz/zstd) as an artifact target for inventory_artifact. Reopening the same target keeps its state; another one switches, keeping the session's Evidence. Opening records the content identity (a directory's is the digest of every file in it, so opening one reads it all) and reports progress. Refuses relative paths, paths outside the roots (also via symlinks), devices and unsupported formats.",
+        "Open a target under an allowed root: an ELF, PE, Mach-O (thin or universal) or WebAssembly file as a binary target for static analysis, or a directory or archive (tar, .deb/ar, zip family, gzip/xz/zstd) as an artifact target for inventory_artifact. Or pass occurrence_id instead of path to open a file occurrence of a retained inventory as the binary target: it is read back into memory from its artifact (nothing is extracted to disk), checked against the inventoried SHA-256, and the artifact target stays active beside it. Reopening the same target keeps its state; another one switches, keeping the session's Evidence. Opening records the content identity (a directory's is the digest of every file in it, so opening one reads it all) and reports progress. Refuses relative paths, paths outside the roots (also via symlinks), devices and unsupported formats.",
       input: z.strictObject({
-        path: z.string().min(1).max(4096).describe(
-          "Absolute path of the file or directory to open.",
+        path: z.string().min(1).max(4096).optional().describe(
+          "Absolute path of the file or directory to open. Give this or occurrence_id.",
+        ),
+        occurrence_id: z.string().min(1).max(68).optional().describe(
+          "An occurrence_id from a retained inventory_artifact page: open that member of the artifact as the binary target, in memory. Give this or path.",
         ),
         provider_id: z.string().min(1).max(64).optional().describe(
           "auto (default) or a provider id from binary_session; an explicit id never falls back.",
@@ -379,7 +431,7 @@ function createAppsWorkbench(services: WorkbenchServices): Workbench {
           "The binary target, or null for an artifact target.",
         ),
         artifact_target: artifactTargetSchema.nullable().describe(
-          "The artifact target (directory or archive), or null for a binary target.",
+          "The artifact target (directory or archive); beside a binary target only when the binary is one of its occurrences.",
         ),
         documents: z.array(z.string()),
         current_document: z.string().nullable(),
@@ -392,6 +444,40 @@ function createAppsWorkbench(services: WorkbenchServices): Workbench {
       effects: { mutatesSession: true },
       producesEvidence: false,
       run: async (args, context) => {
+        const occurrenceId = args.occurrence_id as string | undefined;
+        if ((args.path === undefined) === (occurrenceId === undefined)) {
+          throw new ToolFailure(
+            "invalid_request",
+            "Pass exactly one of path (a file or artifact under a root) and occurrence_id (a member of an inventoried artifact).",
+          );
+        }
+        const provider = args.provider_id as string | undefined;
+        if (occurrenceId !== undefined) {
+          // The artifact's size is not known here: progress counts bytes read, then discovery steps.
+          let read = 0;
+          const outcome = await session.open(
+            () =>
+              artifacts.readOccurrence(occurrenceId, {
+                signal: context.signal,
+                onProgress: (bytes, entries) => {
+                  read = bytes;
+                  return context.progress(
+                    bytes,
+                    undefined,
+                    `reading the artifact back: ${bytes} bytes, ${entries} entries`,
+                  );
+                },
+              }),
+            provider,
+            {
+              signal: context.signal,
+              onDiscoveryProgress: (done, total, message) =>
+                context.progress(read + done, read + total, message),
+            },
+          );
+          // The artifact target stays active beside its member.
+          return { kind: "result", result: openedBinary(outcome, outcome.action) };
+        }
         const resolved = await resolveTargetPath(args.path as string, services.roots);
         if (resolved.kind !== "file") {
           if (args.provider_id !== undefined) {
@@ -424,41 +510,25 @@ function createAppsWorkbench(services: WorkbenchServices): Workbench {
           };
         }
         const hadArtifact = artifact !== null;
-        const outcome = await session.open(
-          args.path as string,
-          args.provider_id as string | undefined,
-          {
-            signal: context.signal,
-            // One monotonic scale for both phases: reading is 0–50 %, discovery 50–100 %.
-            onProgress: (read, size) =>
-              context.progress(
-                Math.floor((50 * read) / Math.max(1, size)),
-                100,
-                `read ${read} of ${size} bytes`,
-              ),
-            onDiscoveryProgress: (done, total, message) =>
-              context.progress(50 + Math.floor((50 * done) / Math.max(1, total)), 100, message),
-          },
-        );
-        const documents = outcome.binding
-          ? outcome.binding.provider.listDocuments(outcome.target)
-          : [];
+        const outcome = await session.open(args.path as string, provider, {
+          signal: context.signal,
+          // One monotonic scale for both phases: reading is 0–50 %, discovery 50–100 %.
+          onProgress: (read, size) =>
+            context.progress(
+              Math.floor((50 * read) / Math.max(1, size)),
+              100,
+              `read ${read} of ${size} bytes`,
+            ),
+          onDiscoveryProgress: (done, total, message) =>
+            context.progress(50 + Math.floor((50 * done) / Math.max(1, total)), 100, message),
+        });
         artifact = null;
         return {
           kind: "result",
-          result: {
-            action: hadArtifact && outcome.action === "opened" ? "switched" : outcome.action,
-            target: describeTarget(outcome.target),
-            artifact_target: null,
-            documents,
-            current_document: session.currentDocument,
-            analysis_provider_binding: outcome.binding
-              ? {
-                provider: outcome.binding.provider.identity,
-                selection_source: outcome.binding.selectionSource,
-              }
-              : null,
-          },
+          result: openedBinary(
+            outcome,
+            hadArtifact && outcome.action === "opened" ? "switched" : outcome.action,
+          ),
         };
       },
     },
@@ -566,22 +636,6 @@ function createAppsWorkbench(services: WorkbenchServices): Workbench {
     subject: () => session.target?.subject ?? artifact?.subject ?? null,
     notifyResourceUpdated: services.notifyResourceUpdated,
   }));
-  const artifacts = artifactTools({
-    ledger,
-    roots: services.roots,
-    requireArtifact,
-    unknowns: () => ({
-      revisions: unknowns.revisions() as unknown as JsonValue[],
-      heads: unknowns.heads(),
-    }),
-    isValidCapture: (value) => validateCapture(value).valid,
-    deriveBehavioralStatus: (value) => {
-      const dimensions = (value as { dimensions?: unknown } | null)?.dimensions;
-      return dimensions && typeof dimensions === "object"
-        ? deriveComparisonStatus(dimensions as Parameters<typeof deriveComparisonStatus>[0])
-        : null;
-    },
-  });
   tools.push(...artifacts.tools);
   closeHooks.push(() => artifacts.bundles.clear());
 
