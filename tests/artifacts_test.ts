@@ -453,3 +453,105 @@ Deno.test("inventory_artifact marks truncated and disguised archives incomplete 
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("inventory_artifact on a hostile tar: devices, hard links, 25 nested archives and a zip bomb are listed, bounded and never extracted", async () => {
+  const { concat, tarData, tarHeader, TAR_END, zipArchive } = await import(
+    "./helpers/archives.ts"
+  );
+  const { gzipSync } = await import("node:zlib");
+  const enc = new TextEncoder();
+  const tar = (members: Array<[string, Uint8Array]>): Uint8Array =>
+    concat([
+      ...members.flatMap(([name, data]) => [tarHeader({ name, size: data.length }), tarData(data)]),
+      TAR_END,
+    ]);
+  let nested = tar([["leaf.txt", enc.encode("deepest\n")]]);
+  for (let level = 25; level >= 1; level--) {
+    nested = tar([[`level${level}.tar.gz`, gzipSync(nested)]]);
+  }
+  const bomb = zipArchive([{ name: "zeros.bin", data: new Uint8Array(64 << 20), method: 8 }]);
+  const tool = enc.encode("#!/bin/sh\necho tool\n");
+  const hostile = concat([
+    tarHeader({ name: "bin/tool", size: tool.length, mode: 0o755 }),
+    tarData(tool),
+    tarHeader({ name: "bin/alias", typeflag: "1", linkname: "bin/tool" }),
+    tarHeader({ name: "bin/outside", typeflag: "1", linkname: "../../etc/passwd" }),
+    tarHeader({ name: "dev/null", typeflag: "3", devmajor: 1, devminor: 3, mode: 0o666 }),
+    tarHeader({ name: "dev/sda", typeflag: "4", devmajor: 8, devminor: 0 }),
+    tarHeader({ name: "dev/pipe", typeflag: "6" }),
+    tarHeader({ name: "nested.tar", size: nested.length }),
+    tarData(nested),
+    tarHeader({ name: "bomb.zip", size: bomb.length }),
+    tarData(bomb),
+    TAR_END,
+  ]);
+  const root = await Deno.makeTempDir();
+  const outParent = await Deno.makeTempDir();
+  await Deno.writeFile(join(root, "hostile.tar"), hostile);
+  const { client, close } = await connect({ roots: [root], allowFileWrites: true });
+  try {
+    await ok(client, "open_binary", { path: join(root, "hostile.tar") });
+    const page = (await ok(client, "inventory_artifact", { occurrence_limit: 500 })).result;
+    assert.equal(page.manifest.complete, false);
+    const byPath = new Map<string, Loose>(
+      page.occurrences.items.map((o: Loose) => [o.logical_path, o]),
+    );
+    // Hard links: one to an earlier member shares its content, one leading out has none.
+    const alias = byPath.get("bin/alias");
+    assert.equal(alias.entry_kind, "hardlink");
+    assert.equal(alias.sha256, byPath.get("bin/tool").sha256);
+    const outside = byPath.get("bin/outside");
+    assert.equal(outside.artifact_id, null);
+    assert.ok(outside.limitations.some((l: string) => /not an earlier member/.test(l)));
+    // Devices and FIFOs are listed with no content.
+    for (const path of ["dev/null", "dev/sda", "dev/pipe"]) {
+      assert.equal(byPath.get(path).entry_kind, "special", path);
+      assert.equal(byPath.get(path).artifact_id, null, path);
+    }
+    // Nesting stops at max_depth (20) and says so.
+    const deepest = [...byPath.keys()].filter((p) => p.startsWith("nested.tar/"))
+      .sort((a, b) => b.length - a.length)[0]!;
+    assert.ok(!deepest.includes("leaf.txt"), deepest);
+    assert.ok(
+      page.occurrences.items.some((o: Loose) =>
+        o.limitations.some((l: string) => /max_depth \(20\) stops descent/.test(l))
+      ),
+    );
+    // The bomb is stopped by its compression ratio, not inflated.
+    const zeros = byPath.get("bomb.zip/zeros.bin");
+    assert.notEqual(zeros?.hash_status, "verified");
+    assert.ok(
+      [...byPath.values()].some((o: Loose) =>
+        o.logical_path.startsWith("bomb.zip") &&
+        o.limitations.some((l: string) => /ratio/i.test(l))
+      ),
+    );
+    // Links and devices are never extracted or opened as binaries; the safe file is.
+    for (const path of ["bin/alias", "bin/outside", "dev/null"]) {
+      const refused = await fails(client, "extract_artifact", {
+        approved: true,
+        output_root: join(outParent, `out-${path.replace("/", "-")}`),
+        occurrence_ids: [byPath.get(path).occurrence_id],
+      });
+      assert.equal(refused.code, "invalid_request", path);
+      const notBinary = await fails(client, "open_binary", {
+        occurrence_id: byPath.get(path).occurrence_id,
+      });
+      assert.equal(notBinary.code, "invalid_request", path);
+    }
+    assert.deepEqual([...Deno.readDirSync(outParent)], []);
+    const extracted = await ok(client, "extract_artifact", {
+      approved: true,
+      output_root: join(outParent, "out"),
+      occurrence_ids: [byPath.get("bin/tool").occurrence_id],
+    });
+    assert.equal(extracted.result.containment_verified, true);
+    assert.deepEqual(await Deno.readFile(join(outParent, "out", "bin", "tool")), tool);
+    const status = await ok(client, "binary_session");
+    assert.equal(status.result.artifact_target.format, "tar");
+  } finally {
+    await close();
+    await Deno.remove(root, { recursive: true });
+    await Deno.remove(outParent, { recursive: true });
+  }
+});
