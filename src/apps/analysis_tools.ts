@@ -11,13 +11,25 @@ import { z } from "zod";
 import type { ToolContext, ToolDefinition, ToolOutcome } from "../core/catalog.ts";
 import { ToolFailure } from "../core/errors.ts";
 import type { EvidenceDraft, EvidenceLedger, EvidenceRecord } from "../core/evidence.ts";
-import { buildDossier, callersOf, hex, nameTarget } from "./analysis/dossier.ts";
+import {
+  buildDossier,
+  callersOf,
+  hex,
+  nameTarget,
+  referenceScanFacts,
+} from "./analysis/dossier.ts";
+import type { ProcedureTable } from "./analysis/procedures.ts";
 import { decodeProcedure, flowOf, instructionSetOf } from "./analysis/code.ts";
 import type { AnalysisControl, ProgramAnalysis, ReferenceIndex } from "./analysis/program.ts";
 import { describeString, stringMatcher, stringValue } from "./analysis/strings.ts";
 import { demangle } from "./disasm/demangle.ts";
 import type { BinaryImage, ImageFunction } from "./image.ts";
-import type { AnalysisProvider } from "./providers.ts";
+import {
+  type AnalysisProvider,
+  dossierFrom,
+  notDisassembled,
+  procedureLookupOf,
+} from "./providers.ts";
 import type { BinarySession } from "./session.ts";
 import type { LoadedTarget } from "./target.ts";
 import {
@@ -141,18 +153,14 @@ function pageOf<T>(all: T[], start: number, limit: number): ListPage<T> {
   };
 }
 
-function notDecodable(image: BinaryImage, operation: string): ToolFailure {
-  return new ToolFailure(
-    "capability_unavailable",
-    `${operation} needs disassembly, and ${image.architecture} code (${image.machine}) is not disassembled by the native provider.`,
-    {
-      action: "Use list_procedures, search_procedures and search_strings on this document instead.",
-    },
-  );
-}
+/** The lookups `findProcedure` needs: a `ProcedureTable`, or a `ProgramAnalysis`. */
+export type ProcedureFinder = Pick<
+  ProcedureTable,
+  "functionStartingAt" | "containing" | "functionsNamed"
+>;
 
 /** Finds a procedure by address or name, with clear errors. */
-export function findProcedure(program: ProgramAnalysis, text: string): ImageFunction {
+export function findProcedure(program: ProcedureFinder, text: string): ImageFunction {
   if (ADDRESS.test(text)) {
     const at = BigInt(text);
     const fn = program.functionStartingAt(at);
@@ -199,14 +207,7 @@ async function indexFor(program: ProgramAnalysis, context: ToolContext): Promise
   return await program.references({}, progressOf(context));
 }
 
-function indexFacts(index: ReferenceIndex): Record<string, number | boolean> {
-  return {
-    complete: index.complete,
-    scanned_procedures: index.scannedProcedures,
-    total_procedures: index.totalProcedures,
-    scanned_instructions: index.scannedInstructions,
-  };
-}
+const indexFacts = referenceScanFacts;
 
 /** The parts of a retained dossier that comparison reads. */
 interface Dossier {
@@ -377,15 +378,16 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
           SEARCH_PROCEDURES,
           args.document as string | undefined,
           context.parameters,
-          ({ image }) => {
-            const hits = image.functions.filter((fn) => {
+          async (scope) => {
+            const lookup = await procedureLookupOf(scope, SEARCH_PROCEDURES);
+            const hits = lookup.table.functions.filter((fn) => {
               if (!fn.name) return false;
               if (matcher(fn.name)) return true;
               const plain = demangle(fn.name);
               return plain !== null && matcher(plain);
             });
             const page = pageOf(hits, args.offset as number, args.limit as number);
-            return Promise.resolve({
+            return {
               result: {
                 query: args.query,
                 mode: args.mode,
@@ -398,7 +400,8 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
                   size: fn.size > 0n ? Number(fn.size) : null,
                 })),
               },
-            });
+              limitations: lookup.limitations,
+            };
           },
         );
       },
@@ -416,9 +419,11 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
           PROCEDURE_ADDRESS,
           args.document as string | undefined,
           context.parameters,
-          ({ program }) => {
-            const fn = findProcedure(program, args.procedure as string);
-            return Promise.resolve({
+          async (scope) => {
+            const lookup = await procedureLookupOf(scope, PROCEDURE_ADDRESS);
+            const fn = findProcedure(lookup.table, args.procedure as string);
+            return {
+              limitations: lookup.limitations,
               result: {
                 address: hex(fn.address),
                 name: fn.name,
@@ -428,7 +433,7 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
                 size: fn.size > 0n ? Number(fn.size) : null,
                 matched_by: ADDRESS.test(args.procedure as string) ? "address" : "name",
               },
-            });
+            };
           },
         ),
     },
@@ -445,14 +450,14 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
           RESOLVE_CONTAINING_PROCEDURE,
           args.document as string | undefined,
           context.parameters,
-          ({ image, program }) => {
+          async (scope) => {
+            const lookup = await procedureLookupOf(scope, RESOLVE_CONTAINING_PROCEDURE);
             const at = BigInt(args.address as string);
-            const found = program.containing(at);
-            const section = image.sections.find((s) => at >= s.address && at < s.address + s.size);
-            return Promise.resolve({
+            const found = lookup.table.containing(at);
+            return {
               result: {
                 address: hex(at),
-                section: section?.name ?? null,
+                section: lookup.sectionAt(at),
                 procedure: found
                   ? {
                     address: hex(found.fn.address),
@@ -464,16 +469,19 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
                   }
                   : null,
               },
-              limitations: found?.bounded === "next-start"
-                ? [
-                  "The procedure has no recorded size: containment assumes it runs to the next known start.",
-                ]
-                : found
-                ? []
-                : [
-                  "No known procedure contains this address; the listing may be incomplete for this document.",
-                ],
-            });
+              limitations: [
+                ...lookup.limitations,
+                ...(found?.bounded === "next-start"
+                  ? [
+                    "The procedure has no recorded size: containment assumes it runs to the next known start.",
+                  ]
+                  : found
+                  ? []
+                  : [
+                    "No known procedure contains this address; the listing may be incomplete for this document.",
+                  ]),
+              ],
+            };
           },
         ),
     },
@@ -503,24 +511,21 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
           ANALYZE_FUNCTION,
           args.document as string | undefined,
           context.parameters,
-          async ({ image, program }) => {
-            if (!program.decodable) throw notDecodable(image, ANALYZE_FUNCTION);
-            const fn = findProcedure(program, args.procedure as string);
-            const index = args.include_callers ? await indexFor(program, context) : null;
-            const dossier = await buildDossier(program, fn, {
+          async (scope) => {
+            const lookup = await procedureLookupOf(scope, ANALYZE_FUNCTION);
+            const fn = findProcedure(lookup.table, args.procedure as string);
+            const { dossier, limitations } = await dossierFrom(scope, {
+              operation: ANALYZE_FUNCTION,
+              procedure: fn,
+              control: progressOf(context),
               limit: args.limit as number,
               maxInstructions: args.max_instructions as number,
               includeAssembly: args.include_assembly as boolean,
               assemblyOffset: args.assembly_offset as number,
               collectionOffset: args.collection_offset as number,
-            }, index);
-            const { limitations, ...rest } = dossier as
-              & { limitations: string[] }
-              & Record<string, unknown>;
-            return {
-              result: { ...rest, reference_scan: index ? indexFacts(index) : null },
-              limitations,
-            };
+              includeCallers: args.include_callers as boolean,
+            });
+            return { result: dossier, limitations: [...lookup.limitations, ...limitations] };
           },
         );
       },
@@ -539,7 +544,7 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
           args.document as string | undefined,
           context.parameters,
           async ({ image, program }) => {
-            if (!program.decodable) throw notDecodable(image, XREFS);
+            if (!program.decodable) throw notDisassembled(image, XREFS);
             const index = await indexFor(program, context);
             const refs = index.to(BigInt(args.address as string)).map((r) => ({
               from: hex(r.from),
@@ -575,7 +580,7 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
           args.document as string | undefined,
           context.parameters,
           async ({ image, program }) => {
-            if (!program.decodable) throw notDecodable(image, PROCEDURE_CALLERS);
+            if (!program.decodable) throw notDisassembled(image, PROCEDURE_CALLERS);
             const fn = findProcedure(program, args.procedure as string);
             const index = await indexFor(program, context);
             const callers = callersOf(program, index, fn.address);
@@ -614,16 +619,20 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
           PROCEDURE_CALLEES,
           args.document as string | undefined,
           context.parameters,
-          async ({ image, program }) => {
-            if (!program.decodable) throw notDecodable(image, PROCEDURE_CALLEES);
-            const fn = findProcedure(program, args.procedure as string);
-            const dossier = await buildDossier(program, fn, {
+          async (scope) => {
+            const lookup = await procedureLookupOf(scope, PROCEDURE_CALLEES);
+            const fn = findProcedure(lookup.table, args.procedure as string);
+            const { dossier, limitations } = await dossierFrom(scope, {
+              operation: PROCEDURE_CALLEES,
+              procedure: fn,
+              control: progressOf(context),
               limit: 100_000,
               maxInstructions: args.max_instructions as number,
               includeAssembly: false,
               assemblyOffset: 0,
               collectionOffset: 0,
-            }, null);
+              includeCallers: false,
+            });
             const callees = (dossier.callees as { items: unknown[] }).items;
             const indirect = (dossier.indirect_call_sites as { items: string[] }).items;
             const scan = dossier.instruction_scan as Record<string, unknown>;
@@ -634,9 +643,10 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
                 indirect_call_sites: indirect,
                 instruction_scan: scan,
               },
-              limitations: (dossier.limitations as string[]).filter((l) =>
-                !l.startsWith("Callers")
-              ),
+              limitations: [
+                ...lookup.limitations,
+                ...limitations.filter((l) => !l.startsWith("Callers")),
+              ],
             };
           },
         ),
@@ -665,7 +675,7 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
           args.document as string | undefined,
           context.parameters,
           async ({ image, program }) => {
-            if (!program.decodable) throw notDecodable(image, BUILD_CALL_PATH);
+            if (!program.decodable) throw notDisassembled(image, BUILD_CALL_PATH);
             const start = findProcedure(program, args.from as string);
             const goal = findProcedure(program, args.to as string);
             const maxDepth = args.max_depth as number;
