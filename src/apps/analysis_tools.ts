@@ -633,6 +633,13 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
               collectionOffset: 0,
               includeCallers: false,
             });
+            if (dossier.callees === null) {
+              throw new ToolFailure(
+                "capability_unavailable",
+                `Provider ${scope.provider.identity.id} cannot read calls in ${scope.image.architecture} code.`,
+                { details: { limitations } },
+              );
+            }
             const callees = (dossier.callees as { items: unknown[] }).items;
             const indirect = (dossier.indirect_call_sites as { items: string[] }).items;
             const scan = dossier.instruction_scan as Record<string, unknown>;
