@@ -324,6 +324,24 @@ Deno.test({
       assert.equal(unknown.code, "invalid_request");
       const notStart = await fails(bound.client, "analyze_function", { procedure: inside });
       assert.match(notStart.message, /inside procedure .* visible/);
+
+      // compare_functions across providers: counts and callees compare, mnemonic spelling and
+      // what objdump does not report stay unknown.
+      const fromObjdump = await ok(bound.client, "analyze_function", { procedure: "main" });
+      await ok(bound.client, "open_binary", { path, provider_id: "native" });
+      const fromNative = await ok(bound.client, "analyze_function", { procedure: "main" });
+      const compared = await ok(bound.client, "compare_functions", {
+        left_evidence_id: fromObjdump.evidence_id,
+        right_evidence_id: fromNative.evidence_id,
+      });
+      const verdicts = Object.fromEntries(
+        compared.result.dimensions.map((d: Loose) => [d.name, d.verdict]),
+      );
+      assert.equal(verdicts.instruction_count, "equal");
+      assert.equal(verdicts.callees, "equal");
+      assert.equal(verdicts.basic_blocks, "equal");
+      assert.equal(verdicts.instruction_sequence, "unknown");
+      assert.equal(verdicts.referenced_strings, "unknown");
     } finally {
       await bound.close();
       await native.close();

@@ -214,9 +214,12 @@ interface Dossier {
   procedure?: { size?: number | null; address?: string; name?: string };
   fingerprint?: { mnemonics_sha256?: string; instruction_count?: number };
   instruction_scan?: { truncated?: boolean };
-  callees?: { items: { name?: string; address?: string }[]; truncated?: boolean };
-  referenced_strings?: { items: { value?: string; address?: string }[]; truncated?: boolean };
-  basic_blocks?: { total?: number | null };
+  /** Null when the provider does not report the collection. */
+  callees?: { items: { name?: string; address?: string }[]; truncated?: boolean } | null;
+  referenced_strings?:
+    | { items: { value?: string; address?: string }[]; truncated?: boolean }
+    | null;
+  basic_blocks?: { total?: number | null } | null;
 }
 
 /** Builds the analysis tools. */
@@ -905,7 +908,7 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
     {
       name: COMPARE_FUNCTIONS,
       description:
-        "Compare two retained analyze_function Evidence records (from this target or another opened earlier in the session) dimension by dimension: size, instruction sequence, callees, referenced strings, basic blocks. Both must use identical limits; a truncated side makes the dimensions it affects unknown.",
+        "Compare two retained analyze_function Evidence records (from this target or another opened earlier in the session) dimension by dimension: size, instruction sequence, callees, referenced strings, basic blocks. Both must use identical limits; a truncated side, a dimension a provider does not report, and the instruction sequence of dossiers from two different providers are unknown.",
       input: z.strictObject({
         left_evidence_id: z.string().regex(/^ev_[0-9a-f]{64}$/).describe(
           "An analyze_function Evidence id.",
@@ -962,8 +965,12 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
         const l = left.normalized_result as Dossier;
         const r = right.normalized_result as Dossier;
         const truncated = Boolean(l.instruction_scan?.truncated || r.instruction_scan?.truncated);
+        // Providers spell mnemonics differently (Capstone, objdump): sequences compare only within one.
+        const sameProvider = left.provider.id === right.provider.id;
+        const unreported = (key: "callees" | "referenced_strings" | "basic_blocks"): boolean =>
+          l[key] === null || l[key] === undefined || r[key] === null || r[key] === undefined;
         const setOf = (
-          page: { items: { name?: string; address?: string; value?: string }[] } | undefined,
+          page: { items: { name?: string; address?: string; value?: string }[] } | null | undefined,
           key: "name" | "value",
         ) => new Set((page?.items ?? []).map((item) => item[key] || item.address || ""));
         const diffSets = (a: Set<string>, b: Set<string>) => ({
@@ -998,7 +1005,7 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
             right: r.fingerprint?.mnemonics_sha256 ?? null,
             verdict: verdict(
               l.fingerprint?.mnemonics_sha256 === r.fingerprint?.mnemonics_sha256,
-              truncated,
+              truncated || !sameProvider,
             ),
           },
           {
@@ -1015,7 +1022,7 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
             ...callees,
             verdict: verdict(
               callees.only_left.length === 0 && callees.only_right.length === 0,
-              truncated || pagesTruncated,
+              truncated || pagesTruncated || unreported("callees"),
             ),
           },
           {
@@ -1023,14 +1030,17 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
             ...strings,
             verdict: verdict(
               strings.only_left.length === 0 && strings.only_right.length === 0,
-              truncated || stringsTruncated,
+              truncated || stringsTruncated || unreported("referenced_strings"),
             ),
           },
           {
             name: "basic_blocks",
             left: l.basic_blocks?.total ?? null,
             right: r.basic_blocks?.total ?? null,
-            verdict: verdict(l.basic_blocks?.total === r.basic_blocks?.total, truncated),
+            verdict: verdict(
+              l.basic_blocks?.total === r.basic_blocks?.total,
+              truncated || unreported("basic_blocks"),
+            ),
           },
         ];
         const overall = dimensions.some((d) => d.verdict === "different")
@@ -1071,6 +1081,9 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
             evidence_links: [left.evidence_id, right.evidence_id],
             limitations: [
               "Equal fingerprints mean the same mnemonic sequence within the decoded range, not equal semantics; operands and data are not compared.",
+              ...(sameProvider ? [] : [
+                `The dossiers come from different providers (${left.provider.id}, ${right.provider.id}), which spell mnemonics differently: the instruction sequence is unknown.`,
+              ]),
               ...(truncated
                 ? [
                   "At least one dossier was truncated: sequence, counts, callees and strings are unknown.",
