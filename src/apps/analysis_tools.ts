@@ -11,13 +11,25 @@ import { z } from "zod";
 import type { ToolContext, ToolDefinition, ToolOutcome } from "../core/catalog.ts";
 import { ToolFailure } from "../core/errors.ts";
 import type { EvidenceDraft, EvidenceLedger, EvidenceRecord } from "../core/evidence.ts";
-import { buildDossier, callersOf, hex, nameTarget } from "./analysis/dossier.ts";
+import {
+  buildDossier,
+  callersOf,
+  hex,
+  nameTarget,
+  referenceScanFacts,
+} from "./analysis/dossier.ts";
+import type { ProcedureTable } from "./analysis/procedures.ts";
 import { decodeProcedure, flowOf, instructionSetOf } from "./analysis/code.ts";
 import type { AnalysisControl, ProgramAnalysis, ReferenceIndex } from "./analysis/program.ts";
 import { describeString, stringMatcher, stringValue } from "./analysis/strings.ts";
 import { demangle } from "./disasm/demangle.ts";
 import type { BinaryImage, ImageFunction } from "./image.ts";
-import type { AnalysisProvider } from "./providers.ts";
+import {
+  type AnalysisProvider,
+  dossierFrom,
+  notDisassembled,
+  procedureLookupOf,
+} from "./providers.ts";
 import type { BinarySession } from "./session.ts";
 import type { LoadedTarget } from "./target.ts";
 import {
@@ -141,18 +153,14 @@ function pageOf<T>(all: T[], start: number, limit: number): ListPage<T> {
   };
 }
 
-function notDecodable(image: BinaryImage, operation: string): ToolFailure {
-  return new ToolFailure(
-    "capability_unavailable",
-    `${operation} needs disassembly, and ${image.architecture} code (${image.machine}) is not disassembled by the native provider.`,
-    {
-      action: "Use list_procedures, search_procedures and search_strings on this document instead.",
-    },
-  );
-}
+/** The lookups `findProcedure` needs: a `ProcedureTable`, or a `ProgramAnalysis`. */
+export type ProcedureFinder = Pick<
+  ProcedureTable,
+  "functionStartingAt" | "containing" | "functionsNamed"
+>;
 
 /** Finds a procedure by address or name, with clear errors. */
-export function findProcedure(program: ProgramAnalysis, text: string): ImageFunction {
+export function findProcedure(program: ProcedureFinder, text: string): ImageFunction {
   if (ADDRESS.test(text)) {
     const at = BigInt(text);
     const fn = program.functionStartingAt(at);
@@ -199,23 +207,19 @@ async function indexFor(program: ProgramAnalysis, context: ToolContext): Promise
   return await program.references({}, progressOf(context));
 }
 
-function indexFacts(index: ReferenceIndex): Record<string, number | boolean> {
-  return {
-    complete: index.complete,
-    scanned_procedures: index.scannedProcedures,
-    total_procedures: index.totalProcedures,
-    scanned_instructions: index.scannedInstructions,
-  };
-}
+const indexFacts = referenceScanFacts;
 
 /** The parts of a retained dossier that comparison reads. */
 interface Dossier {
   procedure?: { size?: number | null; address?: string; name?: string };
   fingerprint?: { mnemonics_sha256?: string; instruction_count?: number };
   instruction_scan?: { truncated?: boolean };
-  callees?: { items: { name?: string; address?: string }[]; truncated?: boolean };
-  referenced_strings?: { items: { value?: string; address?: string }[]; truncated?: boolean };
-  basic_blocks?: { total?: number | null };
+  /** Null when the provider does not report the collection. */
+  callees?: { items: { name?: string; address?: string }[]; truncated?: boolean } | null;
+  referenced_strings?:
+    | { items: { value?: string; address?: string }[]; truncated?: boolean }
+    | null;
+  basic_blocks?: { total?: number | null } | null;
 }
 
 /** Builds the analysis tools. */
@@ -377,15 +381,16 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
           SEARCH_PROCEDURES,
           args.document as string | undefined,
           context.parameters,
-          ({ image }) => {
-            const hits = image.functions.filter((fn) => {
+          async (scope) => {
+            const lookup = await procedureLookupOf(scope, SEARCH_PROCEDURES);
+            const hits = lookup.table.functions.filter((fn) => {
               if (!fn.name) return false;
               if (matcher(fn.name)) return true;
               const plain = demangle(fn.name);
               return plain !== null && matcher(plain);
             });
             const page = pageOf(hits, args.offset as number, args.limit as number);
-            return Promise.resolve({
+            return {
               result: {
                 query: args.query,
                 mode: args.mode,
@@ -398,7 +403,8 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
                   size: fn.size > 0n ? Number(fn.size) : null,
                 })),
               },
-            });
+              limitations: lookup.limitations,
+            };
           },
         );
       },
@@ -416,9 +422,11 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
           PROCEDURE_ADDRESS,
           args.document as string | undefined,
           context.parameters,
-          ({ program }) => {
-            const fn = findProcedure(program, args.procedure as string);
-            return Promise.resolve({
+          async (scope) => {
+            const lookup = await procedureLookupOf(scope, PROCEDURE_ADDRESS);
+            const fn = findProcedure(lookup.table, args.procedure as string);
+            return {
+              limitations: lookup.limitations,
               result: {
                 address: hex(fn.address),
                 name: fn.name,
@@ -428,7 +436,7 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
                 size: fn.size > 0n ? Number(fn.size) : null,
                 matched_by: ADDRESS.test(args.procedure as string) ? "address" : "name",
               },
-            });
+            };
           },
         ),
     },
@@ -445,14 +453,14 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
           RESOLVE_CONTAINING_PROCEDURE,
           args.document as string | undefined,
           context.parameters,
-          ({ image, program }) => {
+          async (scope) => {
+            const lookup = await procedureLookupOf(scope, RESOLVE_CONTAINING_PROCEDURE);
             const at = BigInt(args.address as string);
-            const found = program.containing(at);
-            const section = image.sections.find((s) => at >= s.address && at < s.address + s.size);
-            return Promise.resolve({
+            const found = lookup.table.containing(at);
+            return {
               result: {
                 address: hex(at),
-                section: section?.name ?? null,
+                section: lookup.sectionAt(at),
                 procedure: found
                   ? {
                     address: hex(found.fn.address),
@@ -464,16 +472,19 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
                   }
                   : null,
               },
-              limitations: found?.bounded === "next-start"
-                ? [
-                  "The procedure has no recorded size: containment assumes it runs to the next known start.",
-                ]
-                : found
-                ? []
-                : [
-                  "No known procedure contains this address; the listing may be incomplete for this document.",
-                ],
-            });
+              limitations: [
+                ...lookup.limitations,
+                ...(found?.bounded === "next-start"
+                  ? [
+                    "The procedure has no recorded size: containment assumes it runs to the next known start.",
+                  ]
+                  : found
+                  ? []
+                  : [
+                    "No known procedure contains this address; the listing may be incomplete for this document.",
+                  ]),
+              ],
+            };
           },
         ),
     },
@@ -503,24 +514,21 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
           ANALYZE_FUNCTION,
           args.document as string | undefined,
           context.parameters,
-          async ({ image, program }) => {
-            if (!program.decodable) throw notDecodable(image, ANALYZE_FUNCTION);
-            const fn = findProcedure(program, args.procedure as string);
-            const index = args.include_callers ? await indexFor(program, context) : null;
-            const dossier = await buildDossier(program, fn, {
+          async (scope) => {
+            const lookup = await procedureLookupOf(scope, ANALYZE_FUNCTION);
+            const fn = findProcedure(lookup.table, args.procedure as string);
+            const { dossier, limitations } = await dossierFrom(scope, {
+              operation: ANALYZE_FUNCTION,
+              procedure: fn,
+              control: progressOf(context),
               limit: args.limit as number,
               maxInstructions: args.max_instructions as number,
               includeAssembly: args.include_assembly as boolean,
               assemblyOffset: args.assembly_offset as number,
               collectionOffset: args.collection_offset as number,
-            }, index);
-            const { limitations, ...rest } = dossier as
-              & { limitations: string[] }
-              & Record<string, unknown>;
-            return {
-              result: { ...rest, reference_scan: index ? indexFacts(index) : null },
-              limitations,
-            };
+              includeCallers: args.include_callers as boolean,
+            });
+            return { result: dossier, limitations: [...lookup.limitations, ...limitations] };
           },
         );
       },
@@ -539,7 +547,7 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
           args.document as string | undefined,
           context.parameters,
           async ({ image, program }) => {
-            if (!program.decodable) throw notDecodable(image, XREFS);
+            if (!program.decodable) throw notDisassembled(image, XREFS);
             const index = await indexFor(program, context);
             const refs = index.to(BigInt(args.address as string)).map((r) => ({
               from: hex(r.from),
@@ -575,7 +583,7 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
           args.document as string | undefined,
           context.parameters,
           async ({ image, program }) => {
-            if (!program.decodable) throw notDecodable(image, PROCEDURE_CALLERS);
+            if (!program.decodable) throw notDisassembled(image, PROCEDURE_CALLERS);
             const fn = findProcedure(program, args.procedure as string);
             const index = await indexFor(program, context);
             const callers = callersOf(program, index, fn.address);
@@ -614,16 +622,27 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
           PROCEDURE_CALLEES,
           args.document as string | undefined,
           context.parameters,
-          async ({ image, program }) => {
-            if (!program.decodable) throw notDecodable(image, PROCEDURE_CALLEES);
-            const fn = findProcedure(program, args.procedure as string);
-            const dossier = await buildDossier(program, fn, {
+          async (scope) => {
+            const lookup = await procedureLookupOf(scope, PROCEDURE_CALLEES);
+            const fn = findProcedure(lookup.table, args.procedure as string);
+            const { dossier, limitations } = await dossierFrom(scope, {
+              operation: PROCEDURE_CALLEES,
+              procedure: fn,
+              control: progressOf(context),
               limit: 100_000,
               maxInstructions: args.max_instructions as number,
               includeAssembly: false,
               assemblyOffset: 0,
               collectionOffset: 0,
-            }, null);
+              includeCallers: false,
+            });
+            if (dossier.callees === null) {
+              throw new ToolFailure(
+                "capability_unavailable",
+                `Provider ${scope.provider.identity.id} cannot read calls in ${scope.image.architecture} code.`,
+                { details: { limitations } },
+              );
+            }
             const callees = (dossier.callees as { items: unknown[] }).items;
             const indirect = (dossier.indirect_call_sites as { items: string[] }).items;
             const scan = dossier.instruction_scan as Record<string, unknown>;
@@ -634,9 +653,10 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
                 indirect_call_sites: indirect,
                 instruction_scan: scan,
               },
-              limitations: (dossier.limitations as string[]).filter((l) =>
-                !l.startsWith("Callers")
-              ),
+              limitations: [
+                ...lookup.limitations,
+                ...limitations.filter((l) => !l.startsWith("Callers")),
+              ],
             };
           },
         ),
@@ -665,7 +685,7 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
           args.document as string | undefined,
           context.parameters,
           async ({ image, program }) => {
-            if (!program.decodable) throw notDecodable(image, BUILD_CALL_PATH);
+            if (!program.decodable) throw notDisassembled(image, BUILD_CALL_PATH);
             const start = findProcedure(program, args.from as string);
             const goal = findProcedure(program, args.to as string);
             const maxDepth = args.max_depth as number;
@@ -888,7 +908,7 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
     {
       name: COMPARE_FUNCTIONS,
       description:
-        "Compare two retained analyze_function Evidence records (from this target or another opened earlier in the session) dimension by dimension: size, instruction sequence, callees, referenced strings, basic blocks. Both must use identical limits; a truncated side makes the dimensions it affects unknown.",
+        "Compare two retained analyze_function Evidence records (from this target or another opened earlier in the session) dimension by dimension: size, instruction sequence, callees, referenced strings, basic blocks. Both must use identical limits; a truncated side, a dimension a provider does not report, and the instruction sequence of dossiers from two different providers are unknown.",
       input: z.strictObject({
         left_evidence_id: z.string().regex(/^ev_[0-9a-f]{64}$/).describe(
           "An analyze_function Evidence id.",
@@ -945,8 +965,12 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
         const l = left.normalized_result as Dossier;
         const r = right.normalized_result as Dossier;
         const truncated = Boolean(l.instruction_scan?.truncated || r.instruction_scan?.truncated);
+        // Providers spell mnemonics differently (Capstone, objdump): sequences compare only within one.
+        const sameProvider = left.provider.id === right.provider.id;
+        const unreported = (key: "callees" | "referenced_strings" | "basic_blocks"): boolean =>
+          l[key] === null || l[key] === undefined || r[key] === null || r[key] === undefined;
         const setOf = (
-          page: { items: { name?: string; address?: string; value?: string }[] } | undefined,
+          page: { items: { name?: string; address?: string; value?: string }[] } | null | undefined,
           key: "name" | "value",
         ) => new Set((page?.items ?? []).map((item) => item[key] || item.address || ""));
         const diffSets = (a: Set<string>, b: Set<string>) => ({
@@ -981,7 +1005,7 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
             right: r.fingerprint?.mnemonics_sha256 ?? null,
             verdict: verdict(
               l.fingerprint?.mnemonics_sha256 === r.fingerprint?.mnemonics_sha256,
-              truncated,
+              truncated || !sameProvider,
             ),
           },
           {
@@ -998,7 +1022,7 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
             ...callees,
             verdict: verdict(
               callees.only_left.length === 0 && callees.only_right.length === 0,
-              truncated || pagesTruncated,
+              truncated || pagesTruncated || unreported("callees"),
             ),
           },
           {
@@ -1006,14 +1030,17 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
             ...strings,
             verdict: verdict(
               strings.only_left.length === 0 && strings.only_right.length === 0,
-              truncated || stringsTruncated,
+              truncated || stringsTruncated || unreported("referenced_strings"),
             ),
           },
           {
             name: "basic_blocks",
             left: l.basic_blocks?.total ?? null,
             right: r.basic_blocks?.total ?? null,
-            verdict: verdict(l.basic_blocks?.total === r.basic_blocks?.total, truncated),
+            verdict: verdict(
+              l.basic_blocks?.total === r.basic_blocks?.total,
+              truncated || unreported("basic_blocks"),
+            ),
           },
         ];
         const overall = dimensions.some((d) => d.verdict === "different")
@@ -1054,6 +1081,9 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
             evidence_links: [left.evidence_id, right.evidence_id],
             limitations: [
               "Equal fingerprints mean the same mnemonic sequence within the decoded range, not equal semantics; operands and data are not compared.",
+              ...(sameProvider ? [] : [
+                `The dossiers come from different providers (${left.provider.id}, ${right.provider.id}), which spell mnemonics differently: the instruction sequence is unknown.`,
+              ]),
               ...(truncated
                 ? [
                   "At least one dossier was truncated: sequence, counts, callees and strings are unknown.",

@@ -16,7 +16,7 @@ import { ToolFailure } from "../core/errors.ts";
 import type { EvidenceLedger, EvidenceRecord } from "../core/evidence.ts";
 import type { CapturePolicySettings } from "../core/workbench.ts";
 import { VERSION } from "../version.ts";
-import { buildDossier, hex } from "./analysis/dossier.ts";
+import { hex } from "./analysis/dossier.ts";
 import type { AnalysisToolDeps } from "./analysis_tools.ts";
 import { CAPTURE_OPERATION, COMPARE_OPERATION, findChangedBehavior } from "./capture/changes.ts";
 import {
@@ -43,7 +43,7 @@ import {
 } from "./capture/result.ts";
 import { chooseBackends, runCapture } from "./capture/runner.ts";
 import { demangle } from "./disasm/demangle.ts";
-import { sectionAt } from "./image.ts";
+import { dossierFrom, procedureLookupOf } from "./providers.ts";
 import type { BinarySession } from "./session.ts";
 import {
   ANALYZE_FUNCTION,
@@ -382,7 +382,7 @@ export function captureTools(deps: CaptureToolDeps): ToolDefinition[] {
           RESOLVE_CONTAINING_PROCEDURE,
           args.document as string | undefined,
         );
-        const { target, image, program } = scope;
+        const { target, image } = scope;
         const sameFile = target.sha256 === capture.manifest.executable_sha256;
         const modulePaths = [target.realPath];
         if (sameFile) {
@@ -453,8 +453,11 @@ export function captureTools(deps: CaptureToolDeps): ToolDefinition[] {
         let section = null;
         if (mapping.static_address !== null) {
           const at = BigInt(mapping.static_address);
-          section = sectionAt(image, at)?.name ?? null;
-          const found = program.containing(at);
+          // Containment and the dossier are the bound provider's own observations.
+          const lookup = await procedureLookupOf(scope, RESOLVE_CONTAINING_PROCEDURE);
+          limitations.push(...lookup.limitations);
+          section = lookup.sectionAt(at);
+          const found = lookup.table.containing(at);
           if (found) {
             procedure = {
               address: hex(found.fn.address),
@@ -469,28 +472,33 @@ export function captureTools(deps: CaptureToolDeps): ToolDefinition[] {
                 "The procedure has no recorded size: containment assumes it runs to the next known start.",
               );
             }
-            if (program.decodable && scope.provider.capabilities.includes(ANALYZE_FUNCTION)) {
-              const index = args.include_callers
-                ? await program.references({}, {
-                  signal: context.signal,
-                  onProgress: (done, total, message) => context.progress(done, total, message),
-                })
-                : null;
-              const built = await buildDossier(program, found.fn, {
-                limit: 20,
-                maxInstructions: args.max_instructions as number,
-                includeAssembly: false,
-                assemblyOffset: 0,
-                collectionOffset: 0,
-              }, index);
-              const { limitations: dossierLimits, ...rest } = built as
-                & { limitations: string[] }
-                & Record<string, unknown>;
-              dossier = rest;
-              limitations.push(...dossierLimits);
+            if (scope.provider.capabilities.includes(ANALYZE_FUNCTION)) {
+              try {
+                const built = await dossierFrom(scope, {
+                  operation: CORRELATE_STATIC_AND_RUNTIME,
+                  procedure: found.fn,
+                  control: {
+                    signal: context.signal,
+                    onProgress: (done, total, message) => context.progress(done, total, message),
+                  },
+                  includeCallers: args.include_callers as boolean,
+                  limit: 20,
+                  maxInstructions: args.max_instructions as number,
+                  includeAssembly: false,
+                  assemblyOffset: 0,
+                  collectionOffset: 0,
+                });
+                dossier = built.dossier;
+                limitations.push(...built.limitations);
+              } catch (error) {
+                if (!(error instanceof ToolFailure) || error.code !== "capability_unavailable") {
+                  throw error;
+                }
+                limitations.push(`No dossier: ${error.message}`);
+              }
             } else {
               limitations.push(
-                `${image.architecture} code is not disassembled by ${scope.provider.identity.id}: no dossier.`,
+                `Provider ${scope.provider.identity.id} does not build dossiers: no dossier.`,
               );
             }
           } else {

@@ -2,8 +2,16 @@
  * The `objdump` provider: GNU binutils as a deep candidate beside `native`.
  * It is available only when the operator policy allows starting processes
  * and Deno grants `--allow-run=objdump`; discovery never starts it. Bound to
- * an ELF or PE target, it lists documents and procedures from `objdump -t -T`;
- * every other analysis operation reports that this provider does not offer it.
+ * an ELF or PE target, it answers from objdump's own output:
+ *
+ * - documents, procedures, procedure search, procedure addresses and
+ *   containment from `objdump -h -t -T -w` (section headers and the symbol
+ *   tables, whose sizes give each procedure's extent);
+ * - `analyze_function` and `procedure_callees` from
+ *   `objdump -d -z -w --start-address=A --stop-address=B`, read line by line
+ *   up to the instruction cap (objdump is stopped there).
+ *
+ * Every other analysis operation reports that this provider does not offer it.
  *
  * @module
  */
@@ -12,8 +20,22 @@ import { sha256Hex } from "../core/canonical_json.ts";
 import { ToolFailure } from "../core/errors.ts";
 import { isGranted } from "../core/permissions.ts";
 import type { PolicyGate } from "../core/policy.ts";
-import type { AnalysisProvider, ProcedurePage } from "./providers.ts";
+import {
+  type ListedSection,
+  type ListingArchitecture,
+  ListingCollector,
+  listingDossier,
+  parseObjdumpSections,
+  parseObjdumpSymbols,
+  type SymbolListing,
+} from "./analysis/objdump_listing.ts";
+import { ProcedureTable } from "./analysis/procedures.ts";
+import { hex } from "./analysis/dossier.ts";
+import { nextFunctionStart } from "./analysis/code.ts";
+import type { AnalysisProvider, DossierRequest, ProcedurePage } from "./providers.ts";
 import type { LoadedTarget } from "./target.ts";
+
+export { parseObjdumpSymbols };
 
 /** The program this provider runs. */
 export const OBJDUMP = "objdump";
@@ -22,30 +44,35 @@ const TIMEOUT_MS = 120_000;
 /** Most output read from one run. */
 const MAX_OUTPUT_BYTES = 512 * 1024 * 1024;
 
+/** Longest disassembly of one procedure. */
+const DISASSEMBLY_TIMEOUT_MS = 60_000;
+/** Most bytes read for a procedure without a size and without a later symbol. */
+const UNSIZED_BYTE_CAP = 1 << 20;
+
+/** What objdump says about a file's sections and symbols. */
 interface Listing {
-  addresses: bigint[];
-  names: string[];
+  symbols: SymbolListing;
+  sections: ListedSection[];
+  table: ProcedureTable;
 }
 
-/** Parses `objdump -t -T -w` output: defined function symbols (flag F), one per address. */
-export function parseObjdumpSymbols(text: string): Listing {
-  const byAddress = new Map<bigint, string[]>();
-  for (const line of text.split("\n")) {
-    // address, 7 flag columns, section, size, [version], name
-    const m = /^([0-9a-f]{8,16}) (.{7}) (\S+)\s+([0-9a-f]+)\s+(?:(?:\(\S+\)|\S+)\s+)?(\S+)$/.exec(
-      line,
-    );
-    if (!m) continue;
-    const [, address, flags, section] = m;
-    if (!flags!.includes("F") || section === "*UND*") continue;
-    const name = m[5]!.replace(/@.*$/, "");
-    const key = BigInt(`0x${address}`);
-    const names = byAddress.get(key) ?? [];
-    if (!names.includes(name)) names.push(name);
-    byAddress.set(key, names);
-  }
-  const addresses = [...byAddress.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  return { addresses, names: addresses.map((a) => byAddress.get(a)!.sort()[0]!) };
+/** The output of one objdump run, read line by line. */
+interface RunOutcome {
+  /** True when the consumer stopped reading (objdump was then stopped). */
+  stopped: boolean;
+  success: boolean;
+  stderr: string;
+}
+
+function listingArchitecture(target: LoadedTarget): ListingArchitecture | null {
+  const architecture = target.documents[0]!.architecture;
+  return architecture === "x86" || architecture === "x86_64"
+    ? "x86"
+    : architecture === "arm64"
+    ? "arm64"
+    : architecture === "arm"
+    ? "arm"
+    : null;
 }
 
 /** Builds the provider; it runs objdump only through the policy gate. */
@@ -58,14 +85,24 @@ export function objdumpProvider(
   const listing = (target: LoadedTarget): Promise<Listing> => {
     let pending = listings.get(target);
     if (!pending) {
-      pending = run(target);
+      pending = readListing(target);
       listings.set(target, pending);
       pending.catch(() => listings.delete(target));
     }
     return pending;
   };
 
-  const run = (target: LoadedTarget): Promise<Listing> =>
+  /**
+   * Runs objdump on the target through the policy gate, after checking that
+   * the file still holds the opened bytes; feeds stdout to `onLine` until it
+   * returns false, then stops objdump.
+   */
+  const run = (
+    target: LoadedTarget,
+    args: string[],
+    onLine: (line: string) => boolean,
+    options: { timeoutMs: number; signal?: AbortSignal | undefined },
+  ): Promise<RunOutcome> =>
     gate.run(
       {
         kind: "effect",
@@ -83,35 +120,193 @@ export function objdumpProvider(
             { action: "Call open_binary again to open the file as it is now." },
           );
         }
-        const output = await new Deno.Command(OBJDUMP, {
-          args: ["-t", "-T", "-w", target.realPath],
-          stdout: "piped",
-          stderr: "piped",
-          stdin: "null",
-          signal: AbortSignal.timeout(TIMEOUT_MS),
-        }).output();
-        if (output.stdout.length > MAX_OUTPUT_BYTES) {
+        const timeout = AbortSignal.timeout(options.timeoutMs);
+        const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
+        let child: Deno.ChildProcess;
+        try {
+          child = new Deno.Command(OBJDUMP, {
+            args: [...args, target.realPath],
+            stdout: "piped",
+            stderr: "piped",
+            stdin: "null",
+            signal,
+          }).spawn();
+        } catch (error) {
+          if (error instanceof Deno.errors.NotCapable) {
+            throw new ToolFailure(
+              "permission_required",
+              "Running objdump needs --allow-run=objdump.",
+              { action: "Restart the server with --allow-run=objdump.", restartRequired: true },
+            );
+          }
+          if (error instanceof Deno.errors.NotFound) {
+            throw new ToolFailure(
+              "provider_unavailable",
+              "objdump is not installed or not on PATH (executable_missing).",
+              { action: "Install GNU binutils, or open the target with provider_id native." },
+            );
+          }
+          throw error;
+        }
+        const stderr = new Response(child.stderr).text();
+        const reader = child.stdout.getReader();
+        const decoder = new TextDecoder();
+        let stopped = false;
+        let bytes = 0;
+        let rest = "";
+        try {
+          reading: for (;;) {
+            const { value, done } = await reader.read();
+            if (done) break;
+            bytes += value.length;
+            if (bytes > MAX_OUTPUT_BYTES) {
+              throw new ToolFailure(
+                "truncated",
+                `objdump printed more than ${MAX_OUTPUT_BYTES} bytes.`,
+              );
+            }
+            const lines = (rest + decoder.decode(value, { stream: true })).split("\n");
+            rest = lines.pop()!;
+            for (const line of lines) {
+              if (!onLine(line)) {
+                stopped = true;
+                break reading;
+              }
+            }
+          }
+          if (rest !== "") onLine(rest);
+        } finally {
+          if (stopped || bytes > MAX_OUTPUT_BYTES) {
+            await reader.cancel().catch(() => {});
+            try {
+              child.kill();
+            } catch {
+              // It has already exited.
+            }
+          }
+        }
+        const status = await child.status;
+        const errorText = (await stderr.catch(() => "")).trim().slice(0, 500);
+        if (!stopped && options.signal?.aborted) {
+          throw new ToolFailure("cancelled", "The objdump run was cancelled.");
+        }
+        if (!stopped && timeout.aborted) {
           throw new ToolFailure(
-            "truncated",
-            `objdump printed more than ${MAX_OUTPUT_BYTES} bytes.`,
+            "provider_timeout",
+            `objdump did not finish within ${options.timeoutMs / 1000} s on ${target.name}.`,
           );
         }
-        const text = new TextDecoder().decode(output.stdout);
-        if (!output.success && !text.includes("SYMBOL TABLE")) {
-          throw new ToolFailure(
-            "provider_unavailable",
-            `objdump failed on ${target.name}: ${
-              new TextDecoder().decode(output.stderr).trim().slice(0, 500)
-            }`,
-          );
-        }
-        return parseObjdumpSymbols(text);
+        return { stopped, success: status.success, stderr: errorText };
       },
     );
 
+  const readListing = async (target: LoadedTarget): Promise<Listing> => {
+    const lines: string[] = [];
+    const outcome = await run(target, ["-h", "-t", "-T", "-w"], (line) => {
+      lines.push(line);
+      return true;
+    }, { timeoutMs: TIMEOUT_MS });
+    const text = lines.join("\n");
+    if (!outcome.success && !text.includes("SYMBOL TABLE")) {
+      throw new ToolFailure(
+        "provider_unavailable",
+        `objdump failed on ${target.name}: ${outcome.stderr}`,
+      );
+    }
+    const symbols = parseObjdumpSymbols(text);
+    return {
+      symbols,
+      sections: parseObjdumpSections(text),
+      table: new ProcedureTable(symbols.functions),
+    };
+  };
+
+  const lookupLimitations = (symbols: SymbolListing): string[] =>
+    symbols.hasStaticSymbols ? [] : [
+      "objdump found no static symbol table (the file is stripped): only dynamic function symbols are known, and local procedures are missing.",
+    ];
+
+  const analyzeProcedure = async (
+    target: LoadedTarget,
+    request: DossierRequest,
+  ): Promise<{ dossier: Record<string, unknown>; limitations: string[] }> => {
+    const { procedure: fn } = request;
+    const { table, symbols } = await listing(target);
+    let end: bigint;
+    let extent: "symbol-size" | "next-function" | "byte-cap";
+    if (fn.size > 0n) {
+      end = fn.address + fn.size;
+      extent = "symbol-size";
+    } else {
+      const next = nextFunctionStart(table.functions, fn.address);
+      if (next !== null && next - fn.address <= BigInt(UNSIZED_BYTE_CAP)) {
+        end = next;
+        extent = "next-function";
+      } else {
+        end = fn.address + BigInt(UNSIZED_BYTE_CAP);
+        extent = "byte-cap";
+      }
+    }
+    const architecture = listingArchitecture(target);
+    const args = [
+      "-d",
+      "-z",
+      "-w",
+      ...(architecture === "x86" ? ["-M", "intel"] : []),
+      `--start-address=${hex(fn.address)}`,
+      `--stop-address=${hex(end)}`,
+    ];
+    const collector = new ListingCollector(request.maxInstructions);
+    const outcome = await run(target, args, (line) => collector.add(line), {
+      timeoutMs: DISASSEMBLY_TIMEOUT_MS,
+      signal: request.control.signal,
+    });
+    if (collector.instructions.length === 0) {
+      if (!outcome.success && !outcome.stopped) {
+        throw new ToolFailure(
+          "provider_unavailable",
+          `objdump could not disassemble ${target.name}: ${outcome.stderr}`,
+        );
+      }
+      throw new ToolFailure(
+        "invalid_request",
+        collector.stoppedOnInvalid
+          ? `objdump printed (bad) at ${
+            hex(fn.address)
+          }: the bytes at the start of ${fn.name} are not an instruction.`
+          : `objdump listed no instructions between ${hex(fn.address)} and ${
+            hex(end)
+          }: the range is not in a code section objdump disassembles.`,
+        { action: "Check the procedure with procedure_address, or pick another procedure." },
+      );
+    }
+    const built = listingDossier(fn, {
+      instructions: collector.instructions,
+      truncated: collector.truncated,
+      stoppedOnInvalid: collector.stoppedOnInvalid,
+      end,
+      extent,
+    }, { architecture, table, limits: request });
+    return {
+      dossier: {
+        ...built.dossier,
+        provider_command: [OBJDUMP, ...args, target.realPath],
+      },
+      limitations: [...lookupLimitations(symbols), ...built.limitations],
+    };
+  };
+
   return {
     identity: { id: "objdump", name: "GNU objdump (binutils)", version: null },
-    capabilities: ["list_documents", "list_procedures"],
+    capabilities: [
+      "list_documents",
+      "list_procedures",
+      "search_procedures",
+      "procedure_address",
+      "resolve_containing_procedure",
+      "analyze_function",
+      "procedure_callees",
+    ],
     availability: () => {
       if (!processLaunchAllowed()) {
         return {
@@ -152,7 +347,7 @@ export function objdumpProvider(
         },
     listDocuments: (target) => [target.documents[0]!.document],
     listProcedures: async (target, _document, offset, limit): Promise<ProcedurePage> => {
-      const { addresses, names } = await listing(target);
+      const { addresses, names } = (await listing(target)).symbols;
       const end = Math.min(addresses.length, offset + limit);
       const items = [];
       for (let i = offset; i < end; i++) {
@@ -168,5 +363,16 @@ export function objdumpProvider(
         next_offset: hasMore ? end : null,
       };
     },
+    procedures: async ({ target }) => {
+      const { table, sections, symbols } = await listing(target);
+      return {
+        table,
+        sectionAt: (address) =>
+          sections.find((s) => address >= s.address && address < s.address + s.size)?.name ??
+            null,
+        limitations: lookupLimitations(symbols),
+      };
+    },
+    analyzeProcedure: ({ target }, request) => analyzeProcedure(target, request),
   };
 }

@@ -8,6 +8,11 @@
 import { ToolFailure } from "../core/errors.ts";
 import type { ProviderIdentity } from "../core/evidence.ts";
 import { VERSION } from "../version.ts";
+import { instructionSetOf } from "./analysis/code.ts";
+import { buildDossier, type DossierLimits, referenceScanFacts } from "./analysis/dossier.ts";
+import type { ProcedureTable } from "./analysis/procedures.ts";
+import type { AnalysisControl } from "./analysis/program.ts";
+import { type BinaryImage, type ImageFunction, sectionAt } from "./image.ts";
 import { formatAddress, type LoadedTarget } from "./target.ts";
 
 /** Whether a candidate can run on this host. */
@@ -40,7 +45,46 @@ export interface ProcedurePage {
   next_offset: number | null;
 }
 
-/** A deep analysis provider. */
+/** The procedures of one document as a provider lists them. */
+export interface ProcedureLookup {
+  /** Procedure starts, sizes and names, with lookups. */
+  table: ProcedureTable;
+  /** The name of the section holding `address` in the provider's own section list, or null. */
+  sectionAt(address: bigint): string | null;
+  /** What limits every answer read from this table. */
+  limitations: string[];
+}
+
+/** One document of an open target. */
+export interface DocumentRef {
+  target: LoadedTarget;
+  /** A document name the provider lists. */
+  document: string;
+}
+
+/** What `analyze_function` and `procedure_callees` ask of a provider. */
+export interface DossierRequest extends DossierLimits {
+  /** The tool asking, for messages. */
+  operation: string;
+  /** The procedure, as the provider's own table lists it. */
+  procedure: ImageFunction;
+  /** Progress and cancellation. */
+  control: AnalysisControl;
+  /** Compute callers and incoming references (a whole-document scan). */
+  includeCallers: boolean;
+}
+
+/** A procedure dossier: the result fields, and what limits them. */
+export interface DossierAnswer {
+  dossier: Record<string, unknown>;
+  limitations: string[];
+}
+
+/**
+ * A deep analysis provider. The optional operations are the ones a provider
+ * answers from its own observations; each is present exactly when the
+ * capabilities it serves are listed.
+ */
 export interface AnalysisProvider {
   identity: ProviderIdentity;
   /** Operations it implements. */
@@ -55,6 +99,10 @@ export interface AnalysisProvider {
     offset: number,
     limit: number,
   ): Promise<ProcedurePage>;
+  /** The procedure table behind search_procedures, procedure_address and resolve_containing_procedure. */
+  procedures?(at: DocumentRef): Promise<ProcedureLookup>;
+  /** The dossier behind analyze_function and procedure_callees, from the provider's own disassembly. */
+  analyzeProcedure?(at: DocumentRef, request: DossierRequest): Promise<DossierAnswer>;
 }
 
 /** Operations of the native provider. */
@@ -105,7 +153,76 @@ export function nativeProvider(): AnalysisProvider {
         next_offset: hasMore ? end : null,
       });
     },
+    procedures: ({ target, document }) => {
+      const image = imageOf(target, document);
+      return Promise.resolve({
+        table: target.programs.get(image.document)!.procedures,
+        sectionAt: (address) => sectionAt(image, address)?.name ?? null,
+        limitations: [],
+      });
+    },
+    analyzeProcedure: async ({ target, document }, request) => {
+      const { procedure, control } = request;
+      const image = imageOf(target, document);
+      const program = target.programs.get(image.document)!;
+      if (instructionSetOf(image, procedure.address) === null) {
+        throw notDisassembled(image, request.operation);
+      }
+      const index = request.includeCallers ? await program.references({}, control) : null;
+      const { limitations, ...dossier } = await buildDossier(
+        program,
+        procedure,
+        request,
+        index,
+      ) as { limitations: string[] } & Record<string, unknown>;
+      return {
+        dossier: { ...dossier, reference_scan: index ? referenceScanFacts(index) : null },
+        limitations,
+      };
+    },
   };
+}
+
+/** The bound provider of a document. */
+export interface BoundDocument extends DocumentRef {
+  provider: AnalysisProvider;
+}
+
+/** The provider's procedure table for `operation`, or capability_unavailable when it has none. */
+export function procedureLookupOf(
+  scope: BoundDocument,
+  operation: string,
+): Promise<ProcedureLookup> {
+  if (!scope.provider.procedures) throw notImplemented(scope.provider, operation);
+  return scope.provider.procedures(scope);
+}
+
+/** The provider's dossier of one procedure, or capability_unavailable when it builds none. */
+export function dossierFrom(scope: BoundDocument, request: DossierRequest): Promise<DossierAnswer> {
+  if (!scope.provider.analyzeProcedure) throw notImplemented(scope.provider, request.operation);
+  return scope.provider.analyzeProcedure(scope, request);
+}
+
+function notImplemented(provider: AnalysisProvider, operation: string): ToolFailure {
+  return new ToolFailure(
+    "capability_unavailable",
+    `Provider ${provider.identity.id} does not implement ${operation}.`,
+  );
+}
+
+function imageOf(target: LoadedTarget, document: string): BinaryImage {
+  return target.documents.find((d) => d.document === document) ?? target.documents[0]!;
+}
+
+/** The failure of an operation that needs disassembly on code the native provider does not decode. */
+export function notDisassembled(image: BinaryImage, operation: string): ToolFailure {
+  return new ToolFailure(
+    "capability_unavailable",
+    `${operation} needs disassembly, and ${image.architecture} code (${image.machine}) is not disassembled by the native provider.`,
+    {
+      action: "Use list_procedures, search_procedures and search_strings on this document instead.",
+    },
+  );
 }
 
 /** The pattern a provider id must match. */

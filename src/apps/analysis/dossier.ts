@@ -101,6 +101,16 @@ export function callersOf(
   }));
 }
 
+/** The completeness facts of a reference index, as results report them. */
+export function referenceScanFacts(index: ReferenceIndex): Record<string, number | boolean> {
+  return {
+    complete: index.complete,
+    scanned_procedures: index.scannedProcedures,
+    total_procedures: index.totalProcedures,
+    scanned_instructions: index.scannedInstructions,
+  };
+}
+
 /** Builds the dossier. `index` supplies callers and incoming references when given. */
 export async function buildDossier(
   program: ProgramAnalysis,

@@ -7,14 +7,14 @@
  * @module
  */
 
-import { demangle } from "../disasm/demangle.ts";
 import {
   addressToOffset,
   type BinaryImage,
   type ImageFunction,
   type ImageImport,
 } from "../image.ts";
-import { decodeProcedure, flowOf, instructionSetOf, nextFunctionStart } from "./code.ts";
+import { decodeProcedure, flowOf, instructionSetOf } from "./code.ts";
+import { type ContainmentBound, ProcedureTable } from "./procedures.ts";
 import { scanStrings, type StringTable } from "./strings.ts";
 
 /** Progress and cancellation for long analysis. */
@@ -62,7 +62,7 @@ export interface IndexLimits {
 /** Analysis state of one document. */
 export class ProgramAnalysis {
   readonly image: BinaryImage;
-  #byName: Map<string, ImageFunction[]> | null = null;
+  #procedures: ProcedureTable | null = null;
   #importsByAddress: Map<bigint, ImageImport> | null = null;
   #strings: Promise<StringTable> | null = null;
   #index: Promise<ReferenceIndex> | null = null;
@@ -77,62 +77,28 @@ export class ProgramAnalysis {
     return instructionSetOf(this.image) !== null;
   }
 
+  /** The procedure table of the document's functions. */
+  get procedures(): ProcedureTable {
+    this.#procedures ??= new ProcedureTable(this.image.functions);
+    return this.#procedures;
+  }
+
   /** The procedure starting exactly at `address`. */
   functionStartingAt(address: bigint): ImageFunction | undefined {
-    const functions = this.image.functions;
-    let lo = 0;
-    let hi = functions.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      const fn = functions[mid]!;
-      if (fn.address === address) return fn;
-      if (fn.address < address) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return undefined;
+    return this.procedures.functionStartingAt(address);
   }
 
   /**
    * The procedure containing `address`: the last start at or below it, when
    * the address lies before that procedure's end (its size, or the next start).
    */
-  containing(address: bigint): { fn: ImageFunction; bounded: "size" | "next-start" } | null {
-    const functions = this.image.functions;
-    let lo = 0;
-    let hi = functions.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (functions[mid]!.address <= address) lo = mid + 1;
-      else hi = mid;
-    }
-    const fn = functions[lo - 1];
-    if (!fn) return null;
-    if (fn.size > 0n) return address < fn.address + fn.size ? { fn, bounded: "size" } : null;
-    const next = nextFunctionStart(functions, fn.address);
-    if (next !== null && address >= next) return null;
-    return { fn, bounded: "next-start" };
+  containing(address: bigint): { fn: ImageFunction; bounded: ContainmentBound } | null {
+    return this.procedures.containing(address);
   }
 
   /** Procedures whose name (raw or demangled) equals `name`. */
   functionsNamed(name: string): ImageFunction[] {
-    if (!this.#byName) {
-      const map = new Map<string, ImageFunction[]>();
-      const add = (key: string, fn: ImageFunction): void => {
-        const list = map.get(key);
-        if (!list) map.set(key, [fn]);
-        else if (!list.includes(fn)) list.push(fn);
-      };
-      for (const fn of this.image.functions) {
-        for (const n of fn.names.length > 0 ? fn.names : [fn.name]) {
-          if (!n) continue;
-          add(n, fn);
-          const plain = demangle(n);
-          if (plain) add(plain, fn);
-        }
-      }
-      this.#byName = map;
-    }
-    return this.#byName.get(name) ?? [];
+    return this.procedures.functionsNamed(name);
   }
 
   /** The import a call through `address` (stub or slot) reaches. */
