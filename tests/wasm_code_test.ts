@@ -103,9 +103,9 @@ for (const fixture of REAL) {
 /** A module-less code map: imports 0–1, bodies at 100 and 200, one data segment at memory 1024. */
 const MAP = codeMapOf({
   imports: [
-    { module: "env", name: "puts", kind: "func" },
-    { module: "env", name: "memory", kind: "memory" },
-    { module: "env", name: "abort", kind: "func" },
+    { module: "env", name: "puts", kind: "func", offset: 20 },
+    { module: "env", name: "memory", kind: "memory", offset: 30 },
+    { module: "env", name: "abort", kind: "func", offset: 40 },
   ],
   bodies: [{ index: 2, offset: 100 }, { index: 3, offset: 200 }],
   data: [

@@ -19,6 +19,7 @@ import {
   isWasm,
   parseWasm,
   wasmImage,
+  type WasmImport,
   type WasmModule,
   WasmParseError,
   type WasmSectionKind,
@@ -184,7 +185,16 @@ function checkImage(image: BinaryImage, label: string): void {
   for (const e of image.exports) {
     assert.ok(e.address === null || typeof e.address === "bigint", label);
   }
-  for (const i of image.imports) assert.equal(i.address, null, label);
+  // An import's address is its entry, inside the import section.
+  const importSection = image.sections.find((s) => s.name === "import");
+  for (const i of image.imports) {
+    assert.equal(typeof i.address, "bigint", label);
+    assert.ok(
+      importSection !== undefined && i.address! >= importSection.address &&
+        i.address! < importSection.address + importSection.size,
+      `${label}: import ${i.name} outside the import section`,
+    );
+  }
   for (const w of image.warnings) assert.equal(typeof w, "string", label);
 }
 
@@ -231,6 +241,18 @@ Deno.test("isWasm() checks the magic number and version 1 only", () => {
   assert.equal(isWasm(Uint8Array.of(0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0)), false);
 });
 
+/** Where the import entry encoding `module` and `name` starts, found in the bytes themselves. */
+function importEntryAt(bytes: Uint8Array, module: string, name: string): number {
+  const enc = new TextEncoder();
+  const needle = [module.length, ...enc.encode(module), name.length, ...enc.encode(name)];
+  const starts: number[] = [];
+  for (let i = 0; i + needle.length <= bytes.length; i++) {
+    if (needle.every((b, k) => bytes[i + k] === b)) starts.push(i);
+  }
+  assert.equal(starts.length, 1, `one import entry for ${module}.${name}`);
+  return starts[0]!;
+}
+
 /** What parseWasm must return for standardModule(). */
 function expectedModule(m: StandardModule, exportedImport: boolean): WasmModule {
   const counts: Record<number, number | null> = {
@@ -273,7 +295,11 @@ function expectedModule(m: StandardModule, exportedImport: boolean): WasmModule 
       { module: "env", name: "g", kind: "global", index: 0, typeIndex: null },
       { module: "env", name: "oops", kind: "tag", index: 0, typeIndex: 3 },
       { module: "js glue", name: "add", kind: "func", index: 1, typeIndex: 1 },
-    ],
+    ].map((i): WasmImport => ({
+      ...i,
+      kind: i.kind as WasmImport["kind"],
+      offset: importEntryAt(m.bytes, i.module, i.name),
+    })),
     functions: [0, 1, 2, 0, 1, 4].map((typeIndex, i) => ({ index: 2 + i, typeIndex })),
     tableCount: 1,
     memoryCount: 0,
@@ -344,8 +370,14 @@ for (const padding of [0, 5]) {
 
 Deno.test("wasmImage() adapts a synthetic module with file offsets as addresses", () => {
   const m = standardModule();
-  const image = wasmImage(m.bytes, "synthetic.wasm");
+  const { wasmCode, ...image } = wasmImage(m.bytes, "synthetic.wasm");
   const body = (index: number): bigint => BigInt(m.bodies.find((b) => b.index === index)!.offset);
+  // The code map names each defined body and imported function by index.
+  assert.equal(wasmCode!.importedFunctions, 2);
+  assert.deepEqual(wasmCode!.importNames, ["env.log", "js glue.add"]);
+  for (const { index, offset } of m.bodies) {
+    assert.equal(wasmCode!.bodyOffsets.get(index), BigInt(offset));
+  }
   const size = (index: number): bigint => BigInt(m.bodies.find((b) => b.index === index)!.size);
   const sectionNames = [
     "type",
@@ -409,8 +441,12 @@ Deno.test("wasmImage() adapts a synthetic module with file offsets as addresses"
       { address: body(7), size: size(7), name: "refs", names: ["refs"], source: "export" },
     ],
     imports: [
-      { library: "env", name: "log", address: null },
-      { library: "js glue", name: "add", address: null },
+      { library: "env", name: "log", address: BigInt(importEntryAt(m.bytes, "env", "log")) },
+      {
+        library: "js glue",
+        name: "add",
+        address: BigInt(importEntryAt(m.bytes, "js glue", "add")),
+      },
     ],
     exports: [
       { name: "add_twice", address: body(3) },
@@ -426,7 +462,7 @@ Deno.test("wasmImage() adapts a synthetic module with file offsets as addresses"
     fileBase: 0,
     bytes: m.bytes,
   });
-  checkImage(image, "synthetic");
+  checkImage({ ...image, wasmCode }, "synthetic");
   // Without a start function or build_id, entry and buildId are null.
   const bare = new ModuleWriter();
   const types = new Bytes().u32(1);

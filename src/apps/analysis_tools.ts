@@ -19,7 +19,7 @@ import {
   referenceScanFacts,
 } from "./analysis/dossier.ts";
 import type { ProcedureTable } from "./analysis/procedures.ts";
-import { decodeProcedure, flowOf, instructionSetOf } from "./analysis/code.ts";
+import { decodeWithFlow, instructionSetOf } from "./analysis/code.ts";
 import type { AnalysisControl, ProgramAnalysis, ReferenceIndex } from "./analysis/program.ts";
 import { describeString, stringMatcher, stringValue } from "./analysis/strings.ts";
 import { demangle } from "./disasm/demangle.ts";
@@ -704,11 +704,10 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
                 }
                 const fn = program.functionStartingAt(at);
                 if (!fn) continue;
-                const decoded = await decodeProcedure(image, fn, {
+                const { decoded, flows } = await decodeWithFlow(image, fn, {
                   maxInstructions: 5000,
                   maxBytesWhenUnsized: 1 << 20,
                 });
-                const flows = flowOf(instructionSetOf(image, fn.address)!, decoded.instructions);
                 if (decoded.truncated) {
                   unknowns.push({ procedure: hex(at), reason: "instruction-limit" });
                 }

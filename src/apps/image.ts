@@ -7,6 +7,8 @@
  * @module
  */
 
+import type { WasmCodeMap } from "./disasm/wasm_code.ts";
+
 /** Processor families this project names. */
 export type Architecture = "x86" | "x86_64" | "arm" | "arm64" | "wasm32" | "other";
 
@@ -99,6 +101,8 @@ export interface BinaryImage {
   fileBase: number;
   /** Bytes of this document (a subarray of the opened file). */
   bytes: Uint8Array;
+  /** For WebAssembly: what decoding function bodies needs (imports, bodies, data segments). */
+  wasmCode?: WasmCodeMap;
 }
 
 /** Maps a virtual address to an offset into `image.bytes`, or null when no section holds it in the file. */

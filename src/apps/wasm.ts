@@ -19,6 +19,7 @@
  * @module
  */
 
+import { codeMapOf } from "./disasm/wasm_code.ts";
 import type {
   BinaryImage,
   ImageExport,
@@ -121,6 +122,8 @@ export interface WasmImport {
   index: number;
   /** Type index of a function or tag import; `null` for other kinds. */
   typeIndex: number | null;
+  /** File offset of the import's entry in the import section. */
+  offset: number;
 }
 
 /** One function defined by the module (the function section). */
@@ -413,7 +416,7 @@ export function parseWasm(bytes: Uint8Array, options: ParseWasmOptions = {}): Wa
  *   (source `"name-section"`), else by its first export (source `"export"`),
  *   else `""` (source `"code-section"`); `names` holds every distinct name.
  * - `imports`: the function imports (`library` is the module name, `address`
- *   is null).
+ *   the file offset of the import's entry: the address a `call` to it names).
  * - `exports`: the function exports; the address is the body offset of the
  *   exported function, or null for a re-exported import (then `forwardedTo`
  *   is `module.name`) or a function whose body is missing.
@@ -495,7 +498,7 @@ export function wasmImage(bytes: Uint8Array, document: string): BinaryImage {
   const imports: ImageImport[] = functionImports.map((i) => ({
     library: i.module,
     name: i.name,
-    address: null,
+    address: BigInt(i.offset),
   }));
 
   const exports: ImageExport[] = [];
@@ -530,6 +533,7 @@ export function wasmImage(bytes: Uint8Array, document: string): BinaryImage {
     warnings: module.warnings,
     fileBase: 0,
     bytes,
+    wasmCode: codeMapOf(module),
   };
 }
 
@@ -1105,6 +1109,7 @@ class Parser {
     const n = section.count = c.count("imports", 4);
     const counts = this.importCounts;
     for (let i = 0; i < n; i++) {
+      const offset = c.pos;
       const module = c.name(`the module name of import ${i}`);
       const name = c.name(`the field name of import ${i}`);
       const kindAt = c.pos;
@@ -1146,7 +1151,7 @@ class Parser {
           typeIndex = c.u32(`the type of import ${i}`);
           break;
       }
-      this.imports.push({ module, name, kind, index: counts[code]!++, typeIndex });
+      this.imports.push({ module, name, kind, index: counts[code]!++, typeIndex, offset });
     }
   }
 

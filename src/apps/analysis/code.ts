@@ -8,10 +8,14 @@
  */
 
 import { Disassembler, type Instruction, type InstructionSet } from "../disasm/capstone.ts";
+import { decodeWasmBody, type WasmCodeMap, type WasmInstruction } from "../disasm/wasm_code.ts";
 import { addressToOffset, type BinaryImage, type ImageFunction } from "../image.ts";
 
+/** What decodes an image's code: a Capstone instruction set, or the WebAssembly body decoder. */
+export type CodeSet = InstructionSet | "wasm";
+
 /** The instruction set of an image, or null when it is not one we decode. */
-export function instructionSetOf(image: BinaryImage, address?: bigint): InstructionSet | null {
+export function instructionSetOf(image: BinaryImage, address?: bigint): CodeSet | null {
   switch (image.architecture) {
     case "x86":
       return "x86";
@@ -23,6 +27,8 @@ export function instructionSetOf(image: BinaryImage, address?: bigint): Instruct
       // Thumb code is marked by an odd symbol address; readers clear the bit, so
       // default to ARM unless the caller says otherwise.
       return address !== undefined && (address & 1n) === 1n ? "thumb" : "arm";
+    case "wasm32":
+      return image.wasmCode ? "wasm" : null;
     default:
       return null;
   }
@@ -62,6 +68,8 @@ export interface DecodedProcedure {
   truncated: boolean;
   /** True when decoding stopped on bytes that are not an instruction before the end. */
   stoppedOnInvalid: boolean;
+  /** Why decoding stopped early, when the decoder says. */
+  stopReason?: string;
   /** How `end` was determined. */
   extent: "symbol-size" | "next-function" | "byte-cap";
 }
@@ -103,6 +111,7 @@ export async function decodeProcedure(
 ): Promise<DecodedProcedure> {
   const set = instructionSetOf(image, fn.address);
   if (!set) throw new Error(`${image.architecture} code is not disassembled`);
+  if (set === "wasm") return (await decodeWithFlow(image, fn, limits)).decoded;
   const { end, extent } = procedureEnd(image, fn, limits.maxBytesWhenUnsized);
   const start = set === "thumb" ? fn.address & ~1n : fn.address;
   const offset = addressToOffset(image, start);
@@ -144,6 +153,8 @@ export interface InstructionFlow {
   target: bigint | null;
   /** True for a call or jump through a register or memory. */
   indirect: boolean;
+  /** Every target of a multiway branch (WebAssembly `br_table`), when there are several. */
+  targets?: bigint[];
   /** Addresses the instruction computes or reads (data references, memory slots). */
   references: bigint[];
 }
@@ -268,6 +279,136 @@ export function flowOf(
       const pc = (insn.address + (set === "thumb" ? 4n : 8n)) & ~3n;
       flow.references.push(pc + BigInt(literal[1]!));
     }
+    return flow;
+  });
+}
+
+/**
+ * Decodes one procedure and reads its flow: Capstone and {@linkcode flowOf}
+ * for machine code, the body decoder for WebAssembly.
+ */
+export async function decodeWithFlow(
+  image: BinaryImage,
+  fn: ImageFunction,
+  limits: DecodeLimits,
+): Promise<{ decoded: DecodedProcedure; flows: InstructionFlow[] }> {
+  const set = instructionSetOf(image, fn.address);
+  if (!set) throw new Error(`${image.architecture} code is not disassembled`);
+  if (set !== "wasm") {
+    const decoded = await decodeProcedure(image, fn, limits);
+    return { decoded, flows: flowOf(set, decoded.instructions) };
+  }
+  const map = image.wasmCode!;
+  const body = decodeWasmBody(
+    image.bytes,
+    Number(fn.address),
+    Number(fn.size),
+    limits.maxInstructions,
+    map,
+  );
+  const withBytes = limits.withBytes ?? true;
+  const instructions: Instruction[] = body.instructions.map((insn) => {
+    const at = Number(insn.address);
+    return {
+      address: insn.address,
+      size: insn.size,
+      bytes: withBytes ? image.bytes.subarray(at, at + insn.size) : NO_BYTES,
+      mnemonic: insn.mnemonic,
+      operands: insn.operands,
+    };
+  });
+  const last = body.instructions.at(-1);
+  const reached = last ? Number(last.address) + last.size : body.codeStart;
+  return {
+    decoded: {
+      instructions,
+      decodedBytes: reached - Number(fn.address),
+      end: fn.address + fn.size,
+      truncated: body.truncated,
+      stoppedOnInvalid: body.stoppedOn !== null,
+      ...(body.stoppedOn === null ? {} : { stopReason: body.stoppedOn }),
+      extent: "symbol-size",
+    },
+    flows: wasmFlows(map, body.instructions),
+  };
+}
+
+const NO_BYTES = new Uint8Array(0);
+const OPENERS = new Set(["block", "loop", "if", "try", "try_table"]);
+
+/**
+ * The flow of a decoded WebAssembly body. Structured branches name label
+ * depths; each is resolved to an address by matching every block, loop, if
+ * and try with its `end`: a loop's label is its first instruction, any other
+ * label is the instruction after its `end`. A branch to the function's own
+ * label returns. Labels of blocks whose `end` was not decoded stay unknown.
+ */
+function wasmFlows(map: WasmCodeMap, instructions: readonly WasmInstruction[]): InstructionFlow[] {
+  const next = (k: number): bigint | null => {
+    const insn = instructions[k];
+    return insn ? insn.address + BigInt(insn.size) : null;
+  };
+  const closeOf = new Map<number, number>();
+  const elseOf = new Map<number, number>();
+  const open: number[] = [];
+  instructions.forEach((insn, k) => {
+    if (OPENERS.has(insn.mnemonic)) open.push(k);
+    else if (insn.mnemonic === "else" && open.length > 0) elseOf.set(open.at(-1)!, k);
+    else if ((insn.mnemonic === "end" || insn.mnemonic === "delegate") && open.length > 0) {
+      closeOf.set(open.pop()!, k);
+    }
+  });
+  const labels: (bigint | null)[] = [];
+  /** The label `depth` levels out, `"function"` for the function's own label. */
+  const label = (depth: number): bigint | null | "function" =>
+    depth < labels.length ? labels[labels.length - 1 - depth]! : "function";
+  const depthOf = (operand: string | undefined): number => Number(operand ?? "0");
+  return instructions.map((insn, k): InstructionFlow => {
+    const flow: InstructionFlow = {
+      kind: "other",
+      target: null,
+      indirect: false,
+      references: insn.reference === undefined ? [] : [insn.reference],
+    };
+    const mnemonic = insn.mnemonic;
+    if (insn.callee !== undefined) {
+      flow.kind = "call";
+      flow.target = insn.callee < map.importedFunctions
+        ? map.importOffsets[insn.callee] ?? null
+        : map.bodyOffsets.get(insn.callee) ?? null;
+    } else if (insn.indirectCall) {
+      flow.kind = "call";
+      flow.indirect = true;
+    } else if (OPENERS.has(mnemonic)) {
+      const close = closeOf.get(k);
+      labels.push(mnemonic === "loop" ? next(k) : close === undefined ? null : next(close));
+      if (mnemonic === "if") {
+        flow.kind = "conditional-jump";
+        const skip = elseOf.get(k) ?? close;
+        flow.target = skip === undefined ? null : next(skip);
+      }
+    } else if (mnemonic === "else") {
+      flow.kind = "jump";
+      flow.target = labels.at(-1) ?? null;
+    } else if (mnemonic === "end" || mnemonic === "delegate") {
+      if (labels.length > 0) labels.pop();
+      else flow.kind = "return";
+    } else if (insn.branch) {
+      const depths = mnemonic === "br_table"
+        ? insn.operands.split(" ").map(Number)
+        : [depthOf(insn.operands.split(" ")[0])];
+      const resolved = depths.map(label);
+      const fallback = resolved.at(-1)!;
+      if (insn.branch === "unconditional" && depths.length === 1 && fallback === "function") {
+        flow.kind = "return";
+      } else {
+        flow.kind = insn.branch === "conditional" ? "conditional-jump" : "jump";
+        flow.target = fallback === "function" ? null : fallback;
+        if (depths.length > 1) {
+          flow.targets = resolved.filter((t): t is bigint => typeof t === "bigint");
+        }
+      }
+    } else if (insn.exits) flow.kind = "return";
     return flow;
   });
 }

@@ -53,7 +53,7 @@ export async function discoverCallTargets(
   control: AnalysisControl = {},
 ): Promise<DiscoveryOutcome> {
   const set = instructionSetOf(image);
-  if (set === null || set === "arm" || set === "thumb") {
+  if (set === null || set === "arm" || set === "thumb" || set === "wasm") {
     return { added: 0, sweptBytes: 0, executableBytes: 0, instructions: 0, complete: false };
   }
   const sections = image.sections.filter((s) =>

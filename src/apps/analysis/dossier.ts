@@ -10,7 +10,7 @@
 import { sha256Hex } from "../../core/canonical_json.ts";
 import { demangle } from "../disasm/demangle.ts";
 import { addressToOffset, type ImageFunction, sectionAt } from "../image.ts";
-import { decodeProcedure, flowOf, instructionSetOf } from "./code.ts";
+import { decodeWithFlow, instructionSetOf } from "./code.ts";
 import type { ProgramAnalysis, ReferenceIndex } from "./program.ts";
 import { readStringAt } from "./strings.ts";
 
@@ -124,7 +124,7 @@ export async function buildDossier(
   if (!set) {
     throw new Error(`${image.architecture} code is not disassembled by this provider`);
   }
-  const decoded = await decodeProcedure(image, fn, {
+  const { decoded, flows } = await decodeWithFlow(image, fn, {
     maxInstructions: limits.maxInstructions,
     maxBytesWhenUnsized: 1 << 20,
   });
@@ -135,9 +135,10 @@ export async function buildDossier(
   }
   if (decoded.stoppedOnInvalid) {
     limitations.push(
-      `Decoding stopped at ${
-        hex(fn.address + BigInt(decoded.decodedBytes))
-      }: the bytes there are not an instruction (data in code, or a wrong extent).`,
+      `Decoding stopped at ${hex(fn.address + BigInt(decoded.decodedBytes))}: ${
+        decoded.stopReason ??
+          "the bytes there are not an instruction (data in code, or a wrong extent)"
+      }.`,
     );
   }
   if (decoded.extent !== "symbol-size") {
@@ -147,7 +148,6 @@ export async function buildDossier(
         : "The procedure has no recorded size and no later start is known; decoding stopped at a byte cap.",
     );
   }
-  const flows = flowOf(set, decoded.instructions);
   const callees = new Map<bigint, CalleeEntry>();
   const tails = new Map<bigint, CalleeEntry>();
   const indirect: string[] = [];

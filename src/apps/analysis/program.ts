@@ -13,7 +13,7 @@ import {
   type ImageFunction,
   type ImageImport,
 } from "../image.ts";
-import { decodeProcedure, flowOf, instructionSetOf } from "./code.ts";
+import { decodeWithFlow, instructionSetOf } from "./code.ts";
 import { type ContainmentBound, ProcedureTable } from "./procedures.ts";
 import { scanStrings, type StringTable } from "./strings.ts";
 
@@ -191,7 +191,7 @@ export class ProgramAnalysis {
       }
       if (addressToOffset(this.image, fn.address) === null) continue;
       const budget = Math.min(limits.maxPerProcedure, limits.maxInstructions - scannedInstructions);
-      const decoded = await decodeProcedure(this.image, fn, {
+      const { decoded, flows } = await decodeWithFlow(this.image, fn, {
         maxInstructions: budget,
         maxBytesWhenUnsized: 1 << 20,
         withBytes: false,
@@ -199,7 +199,6 @@ export class ProgramAnalysis {
       scannedProcedures++;
       scannedInstructions += decoded.instructions.length;
       if (decoded.truncated) complete = false;
-      const flows = flowOf(instructionSetOf(this.image, fn.address)!, decoded.instructions);
       decoded.instructions.forEach((insn, k) => {
         const flow = flows[k]!;
         const delta = Number(insn.address - fn.address);

@@ -17,6 +17,8 @@ export interface WasmCodeMap {
   importedFunctions: number;
   /** `module.name` of each imported function, by index. */
   importNames: readonly string[];
+  /** File offset of each imported function's import entry (its address), by index. */
+  importOffsets: readonly bigint[];
   /** Body offset (the function's address) of each defined function, by function index. */
   bodyOffsets: ReadonlyMap<number, bigint>;
   /** Active data segments of memory 0 with a constant offset, sorted by memory offset. */
@@ -615,7 +617,7 @@ function gcOperation(
 
 /** The parts of a parsed module that {@linkcode codeMapOf} reads. */
 export interface WasmModuleParts {
-  imports: readonly { module: string; name: string; kind: string }[];
+  imports: readonly { module: string; name: string; kind: string; offset: number }[];
   bodies: readonly { index: number; offset: number }[];
   data: readonly {
     mode: "active" | "passive";
@@ -632,6 +634,7 @@ export function codeMapOf(module: WasmModuleParts): WasmCodeMap {
   return {
     importedFunctions: functionImports.length,
     importNames: functionImports.map((i) => `${i.module}.${i.name}`),
+    importOffsets: functionImports.map((i) => BigInt(i.offset)),
     bodyOffsets: new Map(module.bodies.map((b) => [b.index, BigInt(b.offset)])),
     dataSegments: module.data
       .filter((d) =>
