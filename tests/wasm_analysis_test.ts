@@ -78,7 +78,6 @@ Deno.test({
       const memory = Object.values(instance.exports).find((e) =>
         e instanceof WebAssembly.Memory
       ) as WebAssembly.Memory;
-      const seed = new TextEncoder().encode(SEED);
       for (const procedure of traced.result.procedures) {
         for (const via of procedure.via as string[]) {
           const [from, to] = via.split(" → ").map((a) => parseInt(a, 16));
