@@ -9,6 +9,7 @@ import { codeMapOf, decodeWasmBody, memoryToFile } from "../src/apps/disasm/wasm
 import { parseWasm } from "../src/apps/wasm.ts";
 import { hasProgram, run } from "./helpers/programs.ts";
 import { npmFixture } from "./helpers/npm_fixtures.ts";
+import { mulberry32 } from "./helpers/random.ts";
 
 const REAL = [
   {
@@ -216,5 +217,46 @@ Deno.test({
       `esbuild.wasm: ${module.bodies.length} bodies, ${instructions} instructions, ${references} constants naming initialised memory`,
     );
     assert.ok(references > 0);
+  },
+});
+
+Deno.test({
+  name:
+    "decodeWasmBody() on random and corrupted bodies always returns, within its bounds, with a reason when it stops early",
+  ignore: REAL[0]!.path === null,
+  fn: async () => {
+    const seed = 0x5eed_c0de;
+    console.log(`seed ${seed}`);
+    const random = mulberry32(seed);
+    const byte = () => Math.floor(random() * 256);
+    // Pure noise.
+    for (let n = 0; n < 3000; n++) {
+      const body = Uint8Array.from({ length: 1 + Math.floor(random() * 64) }, byte);
+      const decoded = decodeWasmBody(body, 0, body.length, 1000, MAP);
+      assert.ok(decoded.instructions.length <= 1000);
+      for (const insn of decoded.instructions) {
+        assert.ok(insn.address >= 0n && insn.address + BigInt(insn.size) <= BigInt(body.length));
+      }
+    }
+    // Real bodies with flipped bytes and lying sizes.
+    const bytes = await Deno.readFile(REAL[0]!.path!);
+    const module = parseWasm(bytes);
+    const map = codeMapOf(module);
+    let stopped = 0;
+    for (let n = 0; n < 400; n++) {
+      const body = module.bodies[Math.floor(random() * module.bodies.length)]!;
+      const copy = bytes.slice();
+      for (let k = 0; k < 1 + Math.floor(random() * 4); k++) {
+        copy[body.offset + Math.floor(random() * body.size)] = byte();
+      }
+      const size = random() < 0.2 ? Math.floor(random() * body.size * 3) : body.size;
+      const decoded = decodeWasmBody(copy, body.offset, size, 5000, map);
+      const end = BigInt(Math.min(copy.length, body.offset + size));
+      for (const insn of decoded.instructions) {
+        assert.ok(insn.address + BigInt(insn.size) <= end, `instruction past the body at ${n}`);
+      }
+      if (decoded.stoppedOn !== null) stopped++;
+    }
+    console.log(`400 corrupted bodies: ${stopped} stopped early with a reason`);
   },
 });

@@ -61,6 +61,11 @@ class Truncated extends Error {}
 /** A bounded little cursor over one body. */
 class Cursor {
   constructor(readonly bytes: Uint8Array, public at: number, readonly end: number) {}
+  /** The next byte without consuming it (throws at the end of the body). */
+  peek(): number {
+    if (this.at >= this.end) throw new Truncated("the body ends inside an instruction");
+    return this.bytes[this.at]!;
+  }
   byte(): number {
     if (this.at >= this.end) throw new Truncated("the body ends inside an instruction");
     return this.bytes[this.at++]!;
@@ -330,8 +335,7 @@ function valueType(cursor: Cursor): string {
 }
 
 function blockType(cursor: Cursor): string {
-  const first = cursor.bytes[cursor.at];
-  if (first === 0x40) {
+  if (cursor.peek() === 0x40) {
     cursor.at++;
     return "";
   }
