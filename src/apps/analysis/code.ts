@@ -283,6 +283,55 @@ export function flowOf(
   });
 }
 
+/** A basic block: `[start, end)` and the blocks control may pass to (hex addresses). */
+export interface BasicBlock {
+  start: string;
+  end: string;
+  successors: string[];
+}
+
+/**
+ * The basic blocks of a procedure's decoded instructions. Leaders are the
+ * start, every branch target inside `[start, end)` and every instruction after
+ * a branch or return; a block ends at a branch, a return or before a leader.
+ */
+export function basicBlocks(
+  instructions: readonly { address: bigint; size: number }[],
+  flows: readonly Pick<InstructionFlow, "kind" | "target" | "targets">[],
+  start: bigint,
+  end: bigint,
+): BasicBlock[] {
+  const hex = (a: bigint): string => `0x${a.toString(16)}`;
+  const inside = (a: bigint): boolean => a >= start && a < end;
+  const branches = (flow: Pick<InstructionFlow, "target" | "targets">): bigint[] =>
+    (flow.targets ?? (flow.target === null ? [] : [flow.target])).filter(inside);
+  const leaders = new Set<bigint>([start]);
+  instructions.forEach((insn, k) => {
+    const flow = flows[k]!;
+    if (flow.kind === "jump" || flow.kind === "conditional-jump" || flow.kind === "return") {
+      for (const target of branches(flow)) leaders.add(target);
+      leaders.add(insn.address + BigInt(insn.size));
+    }
+  });
+  const blocks: BasicBlock[] = [];
+  let blockStart: bigint | null = null;
+  instructions.forEach((insn, k) => {
+    const flow = flows[k]!;
+    const next = insn.address + BigInt(insn.size);
+    blockStart ??= insn.address;
+    const branching = flow.kind === "jump" || flow.kind === "conditional-jump";
+    if (!branching && flow.kind !== "return" && !leaders.has(next) && k < instructions.length - 1) {
+      return;
+    }
+    const successors = new Set<string>();
+    if (flow.kind !== "return" && flow.kind !== "jump" && inside(next)) successors.add(hex(next));
+    if (branching) { for (const target of branches(flow)) successors.add(hex(target)); }
+    blocks.push({ start: hex(blockStart), end: hex(next), successors: [...successors] });
+    blockStart = null;
+  });
+  return blocks;
+}
+
 /**
  * Decodes one procedure and reads its flow: Capstone and {@linkcode flowOf}
  * for machine code, the body decoder for WebAssembly.

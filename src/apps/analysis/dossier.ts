@@ -10,7 +10,7 @@
 import { sha256Hex } from "../../core/canonical_json.ts";
 import { demangle } from "../disasm/demangle.ts";
 import { addressToOffset, type ImageFunction, sectionAt } from "../image.ts";
-import { decodeWithFlow, instructionSetOf } from "./code.ts";
+import { basicBlocks, decodeWithFlow, instructionSetOf } from "./code.ts";
 import type { ProgramAnalysis, ReferenceIndex } from "./program.ts";
 import { readStringAt } from "./strings.ts";
 
@@ -157,11 +157,9 @@ export async function buildDossier(
     { address: string; value: string; encoding: string; from: string[] }
   >();
   const names = new Set<string>();
-  const leaders = new Set<bigint>([fn.address]);
   const inside = (a: bigint): boolean => a >= fn.address && a < decoded.end;
   decoded.instructions.forEach((insn, k) => {
     const flow = flows[k]!;
-    const next = insn.address + BigInt(insn.size);
     if (flow.kind === "call") {
       if (flow.target !== null) {
         let entry = callees.get(flow.target);
@@ -190,9 +188,8 @@ export async function buildDossier(
         } else indirect.push(hex(insn.address));
       }
     }
-    if (flow.kind === "jump" || flow.kind === "conditional-jump") {
-      if (flow.target !== null && inside(flow.target)) leaders.add(flow.target);
-      else if (flow.target !== null) {
+    if ((flow.kind === "jump" || flow.kind === "conditional-jump") && flow.target !== null) {
+      if (!inside(flow.target)) {
         let entry = tails.get(flow.target);
         if (!entry) {
           entry = {
@@ -204,9 +201,7 @@ export async function buildDossier(
         }
         entry.call_sites.push(hex(insn.address));
       }
-      leaders.add(next);
     }
-    if (flow.kind === "return") leaders.add(next);
     for (const ref of flow.references) {
       const offset = addressToOffset(image, ref);
       const target = nameTarget(program, ref);
@@ -230,28 +225,7 @@ export async function buildDossier(
       outgoing.push({ from: hex(insn.address), to: hex(ref), target: kind, name: target.name });
     }
   });
-  // Basic blocks over the decoded instructions.
-  const blocks: { start: string; end: string; successors: string[] }[] = [];
-  let blockStart: bigint | null = null;
-  decoded.instructions.forEach((insn, k) => {
-    const flow = flows[k]!;
-    const next = insn.address + BigInt(insn.size);
-    if (blockStart === null) blockStart = insn.address;
-    const endsBlock = flow.kind === "jump" || flow.kind === "conditional-jump" ||
-      flow.kind === "return" ||
-      leaders.has(next) || k === decoded.instructions.length - 1;
-    if (!endsBlock) return;
-    const successors: string[] = [];
-    if (flow.kind !== "return" && flow.kind !== "jump" && inside(next)) successors.push(hex(next));
-    if (
-      (flow.kind === "jump" || flow.kind === "conditional-jump") && flow.target !== null &&
-      inside(flow.target)
-    ) {
-      successors.push(hex(flow.target));
-    }
-    blocks.push({ start: hex(blockStart), end: hex(next), successors });
-    blockStart = null;
-  });
+  const blocks = basicBlocks(decoded.instructions, flows, fn.address, decoded.end);
   const callers: { address: string; name: string; call_sites: string[] }[] = [];
   const incoming: { from: string; procedure: string; kind: string }[] = [];
   if (index) {

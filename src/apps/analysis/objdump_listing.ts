@@ -12,6 +12,7 @@ import { demangle } from "../disasm/demangle.ts";
 import type { ImageFunction } from "../image.ts";
 import { type CalleeEntry, type DossierLimits, hex, type Page } from "./dossier.ts";
 import type { ProcedureTable } from "./procedures.ts";
+import { type BasicBlock, basicBlocks } from "./code.ts";
 
 /** Defined function symbols from `objdump -t -T -w`, one per address. */
 export interface SymbolListing {
@@ -381,7 +382,6 @@ export function listingDossier(
   const callees = new Map<bigint, CalleeEntry & { annotation: string | null }>();
   const tails = new Map<bigint, CalleeEntry & { annotation: string | null }>();
   const indirect: string[] = [];
-  const leaders = new Set<bigint>([fn.address]);
   const flows = architecture === null ? null : instructions.map((i) => listedFlow(architecture, i));
   const nameOf = (
     target: bigint,
@@ -409,7 +409,6 @@ export function listingDossier(
   instructions.forEach((insn, k) => {
     const flow = flows?.[k];
     if (!flow) return;
-    const next = insn.address + BigInt(sizeOf(k));
     if (flow.kind === "call") {
       if (flow.target !== null) record(callees, flow.target, insn, insn.annotation);
       else {
@@ -433,37 +432,17 @@ export function listingDossier(
         } else indirect.push(hex(insn.address));
       }
     }
-    if (flow.kind === "jump" || flow.kind === "conditional-jump") {
-      if (flow.target !== null && inside(flow.target)) leaders.add(flow.target);
-      else if (flow.target !== null) record(tails, flow.target, insn, insn.annotation);
-      leaders.add(next);
+    if (
+      (flow.kind === "jump" || flow.kind === "conditional-jump") && flow.target !== null &&
+      !inside(flow.target)
+    ) {
+      record(tails, flow.target, insn, insn.annotation);
     }
-    if (flow.kind === "return") leaders.add(next);
   });
-  let blocks: { start: string; end: string; successors: string[] }[] | null = null;
+  let blocks: BasicBlock[] | null = null;
   if (flows) {
-    blocks = [];
-    let blockStart: bigint | null = null;
-    instructions.forEach((insn, k) => {
-      const flow = flows[k]!;
-      const next = insn.address + BigInt(sizeOf(k));
-      if (blockStart === null) blockStart = insn.address;
-      const endsBlock = flow.kind === "jump" || flow.kind === "conditional-jump" ||
-        flow.kind === "return" || leaders.has(next) || k === instructions.length - 1;
-      if (!endsBlock) return;
-      const successors: string[] = [];
-      if (flow.kind !== "return" && flow.kind !== "jump" && inside(next)) {
-        successors.push(hex(next));
-      }
-      if (
-        (flow.kind === "jump" || flow.kind === "conditional-jump") && flow.target !== null &&
-        inside(flow.target)
-      ) {
-        successors.push(hex(flow.target));
-      }
-      blocks!.push({ start: hex(blockStart), end: hex(next), successors });
-      blockStart = null;
-    });
+    const sized = instructions.map((insn, k) => ({ address: insn.address, size: sizeOf(k) }));
+    blocks = basicBlocks(sized, flows, fn.address, listed.end);
   } else {
     limitations.push(
       "This architecture's branches are not read from objdump's listing: callees, tail jumps, indirect call sites and basic blocks are unknown (null).",
