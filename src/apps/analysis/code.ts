@@ -10,6 +10,7 @@
 import { Disassembler, type Instruction, type InstructionSet } from "../disasm/capstone.ts";
 import { decodeWasmBody, type WasmCodeMap, type WasmInstruction } from "../disasm/wasm_code.ts";
 import { addressToOffset, type BinaryImage, type ImageFunction } from "../image.ts";
+import { upperBound } from "../../core/sorted.ts";
 
 /** What decodes an image's code: a Capstone instruction set, or the WebAssembly body decoder. */
 export type CodeSet = InstructionSet | "wasm";
@@ -93,14 +94,7 @@ export function nextFunctionStart(
   functions: readonly ImageFunction[],
   address: bigint,
 ): bigint | null {
-  let lo = 0;
-  let hi = functions.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (functions[mid]!.address <= address) lo = mid + 1;
-    else hi = mid;
-  }
-  return functions[lo]?.address ?? null;
+  return functions[upperBound(functions, address, (fn) => fn.address)]?.address ?? null;
 }
 
 /** Decodes one procedure within limits. Throws when the instruction set is not supported. */

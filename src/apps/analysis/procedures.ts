@@ -10,6 +10,7 @@
 import { demangle } from "../disasm/demangle.ts";
 import type { ImageFunction } from "../image.ts";
 import { nextFunctionStart } from "./code.ts";
+import { upperBound } from "../../core/sorted.ts";
 
 /** How a containing procedure's extent was bounded. */
 export type ContainmentBound = "size" | "next-start";
@@ -57,14 +58,7 @@ export class ProcedureTable {
    */
   containing(address: bigint): { fn: ImageFunction; bounded: ContainmentBound } | null {
     const functions = this.functions;
-    let lo = 0;
-    let hi = functions.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (functions[mid]!.address <= address) lo = mid + 1;
-      else hi = mid;
-    }
-    const fn = functions[lo - 1];
+    const fn = functions[upperBound(functions, address, (f) => f.address) - 1];
     if (!fn) return null;
     if (fn.size > 0n) return address < fn.address + fn.size ? { fn, bounded: "size" } : null;
     const next = nextFunctionStart(functions, fn.address);

@@ -11,6 +11,8 @@
  * @module
  */
 
+import { upperBound } from "../../core/sorted.ts";
+
 /** What decoding needs to know about the module. */
 export interface WasmCodeMap {
   /** Number of imported functions: indices below it are imports. */
@@ -250,14 +252,7 @@ const BULK_IMMEDIATES = [0, 0, 0, 0, 0, 0, 0, 0, 2, 1, 2, 1, 2, 1, 2, 1, 1, 1];
 /** Maps a linear-memory address to the file offset of the data segment bytes initialising it. */
 export function memoryToFile(map: WasmCodeMap, address: bigint): bigint | null {
   const segments = map.dataSegments;
-  let lo = 0;
-  let hi = segments.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (segments[mid]!.memoryOffset <= address) lo = mid + 1;
-    else hi = mid;
-  }
-  const segment = segments[lo - 1];
+  const segment = segments[upperBound(segments, address, (s) => s.memoryOffset) - 1];
   if (!segment || address >= segment.memoryOffset + BigInt(segment.size)) return null;
   return BigInt(segment.fileOffset) + (address - segment.memoryOffset);
 }
