@@ -312,3 +312,32 @@ Deno.test("analysis tools work on real PE, Mach-O and WebAssembly files", async 
     await close();
   }
 });
+
+Deno.test("analysis Evidence carries the native provider's analysis profile, as binary_session reports it", async () => {
+  const { client, close } = await connect({ roots: ["/usr/bin"] });
+  try {
+    const opened = await ok(client, "open_binary", { path: "/usr/bin/ls" });
+    const profile = opened.result.analysis_provider_binding.analysis_profile;
+    assert.equal(profile.provider.id, "native");
+    const overview = await ok(client, "binary_overview", {});
+    const record = JSON.parse(
+      ((await client.readResource({ uri: overview.evidence_uri })).contents[0] as Loose).text,
+    );
+    assert.deepEqual(record.analysis_profile, profile);
+    assert.deepEqual(record.analysis_profile.provider, record.provider);
+    // The profile names what shapes the answers, as the build pins it.
+    const config = JSON.parse(await Deno.readTextFile(new URL("../deno.json", import.meta.url)));
+    assert.equal(
+      `npm:${profile.parameters.demangler}`,
+      config.imports["gecko-profiler-demangle"],
+    );
+    const vendored = await Deno.readTextFile(
+      new URL("../src/apps/disasm/capstone_wasm.ts", import.meta.url),
+    );
+    const from = /from (@alexaltea\/capstone-js@[\d.]+)/.exec(vendored)![1]!;
+    assert.ok(profile.parameters.machine_code.includes(from), profile.parameters.machine_code);
+    assert.equal(profile.parameters.reference_index.max_instructions, 4_000_000);
+  } finally {
+    await close();
+  }
+});

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { canonicalJson, sha256Hex, toHex } from "../src/core/canonical_json.ts";
 import {
+  analysisProfile,
   computeEvidenceId,
   createEvidence,
   EVIDENCE_ID_PATTERN,
@@ -727,4 +728,55 @@ Deno.test("createEvidence() freezes a transferred plain result in place and give
     transferred: true,
   });
   assert.deepEqual(dated.normalized_result, { when: "1970-01-01T00:00:00.000Z" });
+});
+
+Deno.test("analysisProfile() digests the canonical JSON of its other four fields and enforces its bounds", async () => {
+  const provider = { id: "native", name: "Casefile native provider", version: "0.1.0" };
+  const profile = analysisProfile(provider, 1, { z: [1, "two"], a: { b: true } });
+  // The canonical form written out by hand: sorted keys, no spaces.
+  const expected =
+    '{"parameters":{"a":{"b":true},"z":[1,"two"]},"provider":{"id":"native","name":"Casefile native provider","version":"0.1.0"},"provider_profile_schema_version":1,"schema_version":1}';
+  const digest = toHex(
+    new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(expected))),
+  );
+  assert.equal(profile.digest, digest);
+  assert.ok(Object.isFrozen(profile));
+  assert.throws(() => analysisProfile({ ...provider, version: null }, 1, {}), /needs the version/);
+  let deep: Record<string, unknown> = {};
+  const root = deep;
+  for (let i = 0; i < 20; i++) deep = (deep.x = {}) as Record<string, unknown>;
+  assert.throws(() => analysisProfile(provider, 1, root as never), /too deep/);
+  assert.throws(
+    () => analysisProfile(provider, 1, { many: Array.from({ length: 5000 }, (_, i) => i) }),
+    /too many nodes/,
+  );
+  assert.throws(() => analysisProfile(provider, 1, { s: "x".repeat(20_000) }), /too long/);
+  assert.throws(
+    () => analysisProfile(provider, 1, { a: Array.from({ length: 4000 }, () => "y".repeat(30)) }),
+    /64 KiB/,
+  );
+});
+
+Deno.test("createEvidence() records the analysis profile in the id and refuses one of another provider", async () => {
+  const provider = { id: "native", name: "Casefile native provider", version: "0.1.0" };
+  const plain = await createEvidence(draft());
+  const profiled = await createEvidence(
+    draft({ analysis_profile: analysisProfile(provider, 1, { bound: 1 }) }),
+  );
+  const other = await createEvidence(
+    draft({ analysis_profile: analysisProfile(provider, 1, { bound: 2 }) }),
+  );
+  assert.equal("analysis_profile" in plain, false);
+  assert.equal(profiled.analysis_profile?.parameters.bound, 1);
+  assert.notEqual(profiled.evidence_id, plain.evidence_id);
+  assert.notEqual(profiled.evidence_id, other.evidence_id);
+  const { evidence_id: _, ...body } = profiled;
+  assert.equal(computeEvidenceId(body), profiled.evidence_id);
+  assert.throws(
+    () =>
+      createEvidence(draft({
+        analysis_profile: analysisProfile({ ...provider, version: "9.9" }, 1, {}),
+      })),
+    /not the record's provider/,
+  );
 });

@@ -110,6 +110,8 @@ Deno.test({
       assert.equal(ambiguous.details.reason, "ambiguous");
       const opened = await ok(client, "open_binary", { path, provider_id: "objdump" });
       assert.equal(opened.result.analysis_provider_binding.provider.id, "objdump");
+      // Nothing has run objdump yet: its version, and so its profile, are unknown.
+      assert.equal(opened.result.analysis_provider_binding.analysis_profile, null);
       const page = await ok(client, "list_procedures", { limit: 500 });
       const names = page.result.items.map((i: Loose) => i.value);
       for (const name of ["main", "visible", "helper"]) assert.ok(names.includes(name), name);
@@ -117,6 +119,20 @@ Deno.test({
         ((await client.readResource({ uri: page.evidence_uri })).contents[0] as Loose).text,
       );
       assert.equal(record.provider.id, "objdump");
+      // Its version, learnt from objdump itself, names the provider and its analysis profile.
+      const version = /(\d+\.\d+(?:\.\d+)*)\s*$/.exec(
+        (await run("objdump", ["--version"])).split("\n")[0]!,
+      )![1];
+      assert.equal(record.provider.version, version);
+      assert.equal(record.analysis_profile.provider.version, version);
+      assert.deepEqual(record.analysis_profile.parameters.symbols_and_sections, [
+        "-h",
+        "-t",
+        "-T",
+        "-w",
+      ]);
+      const bound = (await ok(client, "binary_session")).result.analysis_provider_binding;
+      assert.equal(bound.analysis_profile.digest, record.analysis_profile.digest);
       const unavailable = await fails(client, "xrefs", { address: "0x1000" });
       assert.equal(unavailable.code, "capability_unavailable");
       assert.match(unavailable.message, /objdump does not implement xrefs/);

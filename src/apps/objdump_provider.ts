@@ -17,6 +17,7 @@
  */
 
 import { sha256Hex } from "../core/canonical_json.ts";
+import { type AnalysisProfile, analysisProfile, type ProviderIdentity } from "../core/evidence.ts";
 import { ToolFailure } from "../core/errors.ts";
 import { isGranted } from "../core/permissions.ts";
 import type { PolicyGate } from "../core/policy.ts";
@@ -92,6 +93,30 @@ export function objdumpProvider(
     return pending;
   };
 
+  // The version is learnt (inside the gated effect) before the first real run.
+  const identity: ProviderIdentity = {
+    id: "objdump",
+    name: "GNU objdump (binutils)",
+    version: null,
+  };
+  let profile: AnalysisProfile | null = null;
+  let versionRun: Promise<void> | null = null;
+  const learnVersion = (): Promise<void> =>
+    versionRun ??= (async () => {
+      const output = await new Deno.Command(OBJDUMP, {
+        args: ["--version"],
+        stdout: "piped",
+        stderr: "null",
+        stdin: "null",
+        signal: AbortSignal.timeout(10_000),
+      }).output();
+      const first = new TextDecoder().decode(output.stdout).split("\n")[0] ?? "";
+      identity.version = /(\d+\.\d+(?:\.\d+)*)\s*$/.exec(first)?.[1] ?? null;
+    })().catch(() => {
+      // Unknown versions leave records without a profile; the real run reports the failure.
+      versionRun = null;
+    });
+
   /**
    * Runs objdump on the target through the policy gate, after checking that
    * the file still holds the opened bytes; feeds stdout to `onLine` until it
@@ -111,6 +136,7 @@ export function objdumpProvider(
         subject: OBJDUMP,
       },
       async () => {
+        await learnVersion();
         // objdump reads the file by path: make sure it still holds the bytes that were opened.
         const current = sha256Hex(await Deno.readFile(target.realPath));
         if (current !== target.sha256) {
@@ -297,7 +323,18 @@ export function objdumpProvider(
   };
 
   return {
-    identity: { id: "objdump", name: "GNU objdump (binutils)", version: null },
+    identity,
+    profile: () =>
+      identity.version === null ? null : (profile ??= analysisProfile(identity, 1, {
+        program: OBJDUMP,
+        symbols_and_sections: ["-h", "-t", "-T", "-w"],
+        disassembly: ["-d", "-z", "-w", "--start-address", "--stop-address"],
+        x86_syntax: "intel",
+        listing_timeout_ms: TIMEOUT_MS,
+        disassembly_timeout_ms: DISASSEMBLY_TIMEOUT_MS,
+        max_output_bytes: MAX_OUTPUT_BYTES,
+        unsized_procedure_byte_cap: UNSIZED_BYTE_CAP,
+      })),
     capabilities: [
       "list_documents",
       "list_procedures",

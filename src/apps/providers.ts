@@ -6,8 +6,13 @@
  */
 
 import { ToolFailure } from "../core/errors.ts";
-import type { ProviderIdentity } from "../core/evidence.ts";
+import { type AnalysisProfile, analysisProfile, type ProviderIdentity } from "../core/evidence.ts";
 import { VERSION } from "../version.ts";
+import { DISCOVERY_MAX_INSTRUCTIONS } from "./analysis/discovery.ts";
+import { REFERENCE_INDEX_LIMITS } from "./analysis/program.ts";
+import { MIN_STRING_LENGTH } from "./analysis/strings.ts";
+import { CAPSTONE_PACKAGE } from "./disasm/capstone.ts";
+import { DEMANGLER_PACKAGE } from "./disasm/demangle.ts";
 import { instructionSetOf } from "./analysis/code.ts";
 import { buildDossier, type DossierLimits, referenceScanFacts } from "./analysis/dossier.ts";
 import type { ProcedureTable } from "./analysis/procedures.ts";
@@ -87,6 +92,8 @@ export interface DossierAnswer {
  */
 export interface AnalysisProvider {
   identity: ProviderIdentity;
+  /** The settings its answers depend on, recorded in its Evidence; null while its version is unknown. */
+  profile(): AnalysisProfile | null;
   /** Operations it implements. */
   capabilities: string[];
   /** Side-effect free: never starts anything. */
@@ -124,8 +131,21 @@ export const NATIVE_CAPABILITIES: readonly string[] = [
 
 /** The built-in pure-TypeScript provider (format readers plus Capstone for code). */
 export function nativeProvider(): AnalysisProvider {
+  const identity = { id: "native", name: "Casefile native reader", version: VERSION };
+  const profile = analysisProfile(identity, 1, {
+    machine_code: `Capstone 5 (the wasm build of ${CAPSTONE_PACKAGE})`,
+    webassembly_code: "native body decoder",
+    demangler: DEMANGLER_PACKAGE,
+    reference_index: {
+      max_instructions: REFERENCE_INDEX_LIMITS.maxInstructions,
+      max_per_procedure: REFERENCE_INDEX_LIMITS.maxPerProcedure,
+    },
+    call_target_discovery: { max_instructions: DISCOVERY_MAX_INSTRUCTIONS },
+    strings: { min_length: MIN_STRING_LENGTH, encodings: ["ascii", "utf-16le"] },
+  });
   return {
-    identity: { id: "native", name: "Casefile native reader", version: VERSION },
+    identity,
+    profile: () => profile,
     capabilities: [...NATIVE_CAPABILITIES],
     availability: () => ({
       status: "available",

@@ -12,7 +12,12 @@ import {
   discoveryCandidates,
   MAX_COMPLETION_VALUE_LENGTH,
 } from "../core/completion.ts";
-import { EVIDENCE_ID_PATTERN, type EvidenceDraft, evidenceUri } from "../core/evidence.ts";
+import {
+  type AnalysisProfile,
+  EVIDENCE_ID_PATTERN,
+  type EvidenceDraft,
+  evidenceUri,
+} from "../core/evidence.ts";
 import type { JsonValue } from "../core/canonical_json.ts";
 import { ToolFailure } from "../core/errors.ts";
 import { flagFor, type PermissionNeed } from "../core/permissions.ts";
@@ -34,7 +39,7 @@ import { deriveComparisonStatus } from "./capture/compare.ts";
 import { type ArtifactTarget, openArtifact, resolveTargetPath } from "./artifacts/target.ts";
 import { APPS_PROMPTS } from "./prompts.ts";
 import { objdumpProvider } from "./objdump_provider.ts";
-import { type AnalysisProvider, nativeProvider } from "./providers.ts";
+import { type AnalysisProvider, type Binding, nativeProvider } from "./providers.ts";
 import { BinarySession, type OpenOutcome } from "./session.ts";
 import type { BinaryImage } from "./image.ts";
 import type { LoadedTarget } from "./target.ts";
@@ -66,6 +71,20 @@ const providerSchema = z.object({
   id: z.string(),
   name: z.string(),
   version: z.string().nullable(),
+});
+
+const bindingSchema = z.object({
+  provider: providerSchema,
+  selection_source: z.string(),
+  analysis_profile: z.object({
+    schema_version: z.literal(1),
+    provider: z.object({ id: z.string(), name: z.string(), version: z.string() }),
+    provider_profile_schema_version: z.number().int(),
+    parameters: z.record(z.string(), z.unknown()),
+    digest: z.string(),
+  }).nullable().describe(
+    "The settings the bound provider's answers depend on, recorded in its Evidence; null until its version is known.",
+  ),
 });
 
 const targetSchema = z.object({
@@ -133,8 +152,7 @@ const sessionSchema = z.object({
     "The active artifact target (directory or archive), when the target is not a binary.",
   ),
   current_document: z.string().nullable(),
-  analysis_provider_binding: z.object({ provider: providerSchema, selection_source: z.string() })
-    .nullable(),
+  analysis_provider_binding: bindingSchema.nullable(),
   analysis_provider_candidates: z.array(z.object({
     provider: providerSchema,
     availability: z.object({ status: z.string(), code: z.string().nullable(), reason: z.string() }),
@@ -206,6 +224,11 @@ export function procedureCoverage(image: BinaryImage): string[] {
     coverage.set(image, known);
   }
   return known;
+}
+
+/** The draft field for a provider's profile: absent when it has none yet. */
+function withProfile(profile: AnalysisProfile | null): { analysis_profile?: AnalysisProfile } {
+  return profile ? { analysis_profile: profile } : {};
 }
 
 function createAppsWorkbench(services: WorkbenchServices): Workbench {
@@ -289,13 +312,18 @@ function createAppsWorkbench(services: WorkbenchServices): Workbench {
     artifact_target: artifact ? describeArtifact(artifact) : null,
     documents: outcome.binding ? outcome.binding.provider.listDocuments(outcome.target) : [],
     current_document: session.currentDocument,
-    analysis_provider_binding: outcome.binding
-      ? {
-        provider: outcome.binding.provider.identity,
-        selection_source: outcome.binding.selectionSource,
-      }
-      : null,
+    analysis_provider_binding: bindingView(outcome.binding),
   });
+
+  /** A binding as status and open_binary report it. */
+  const bindingView = (binding: Binding | null) =>
+    binding
+      ? {
+        provider: binding.provider.identity,
+        selection_source: binding.selectionSource,
+        analysis_profile: binding.provider.profile(),
+      }
+      : null;
 
   const status = () => {
     const target = session.target;
@@ -307,9 +335,7 @@ function createAppsWorkbench(services: WorkbenchServices): Workbench {
       target: target ? describeTarget(target) : null,
       artifact_target: artifact ? describeArtifact(artifact) : null,
       current_document: session.currentDocument,
-      analysis_provider_binding: binding
-        ? { provider: binding.provider.identity, selection_source: binding.selectionSource }
-        : null,
+      analysis_provider_binding: bindingView(binding),
       analysis_provider_candidates: session.candidates.map((provider) => ({
         provider: provider.identity,
         availability: provider.availability(),
@@ -375,7 +401,8 @@ function createAppsWorkbench(services: WorkbenchServices): Workbench {
     kind: "evidence" as const,
     draft: {
       subject: target.subject,
-      provider: provider.identity,
+      provider: { ...provider.identity },
+      ...withProfile(provider.profile()),
       operation,
       parameters,
       normalized_result: result,
@@ -435,11 +462,7 @@ function createAppsWorkbench(services: WorkbenchServices): Workbench {
         ),
         documents: z.array(z.string()),
         current_document: z.string().nullable(),
-        analysis_provider_binding: z.object({
-          provider: providerSchema,
-          selection_source: z.string(),
-        })
-          .nullable(),
+        analysis_provider_binding: bindingSchema.nullable(),
       }),
       effects: { mutatesSession: true },
       producesEvidence: false,

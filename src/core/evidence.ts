@@ -59,6 +59,65 @@ export interface ProviderIdentity {
   version: string | null;
 }
 
+/**
+ * How the producing provider was configured for an observation: the
+ * settings that shape its answers (engines, bounds), so two records can be
+ * known to come from the same analysis.
+ */
+export interface AnalysisProfile {
+  /** Always 1. */
+  schema_version: 1;
+  /** The provider; it equals the record's provider, with a version. */
+  provider: { id: string; name: string; version: string };
+  /** The version of this provider's `parameters` layout. */
+  provider_profile_schema_version: number;
+  /** The settings (bounded JSON). */
+  parameters: JsonObject;
+  /** SHA-256 of the canonical JSON of the four fields above. */
+  digest: string;
+}
+
+/** Bounds of an analysis profile's parameters. */
+const PROFILE_LIMITS = { bytes: 64 * 1024, depth: 16, stringLength: 16 * 1024, nodes: 4096 };
+
+/**
+ * Builds an analysis profile, with its digest. Throws a TypeError when the
+ * provider has no version or the parameters exceed the profile bounds
+ * (64 KiB canonical, depth 16, strings of 16 Ki units, 4,096 nodes).
+ */
+export function analysisProfile(
+  provider: ProviderIdentity,
+  profileSchemaVersion: number,
+  parameters: JsonObject,
+): AnalysisProfile {
+  if (!provider.version) {
+    throw new TypeError(`An analysis profile needs the version of provider ${provider.id}.`);
+  }
+  let nodes = 0;
+  const walk = (value: JsonValue, depth: number): void => {
+    if (++nodes > PROFILE_LIMITS.nodes) throw new TypeError("Profile parameters: too many nodes.");
+    if (depth > PROFILE_LIMITS.depth) throw new TypeError("Profile parameters: too deep.");
+    if (typeof value === "string" && value.length > PROFILE_LIMITS.stringLength) {
+      throw new TypeError("Profile parameters: a string is too long.");
+    }
+    if (value !== null && typeof value === "object") {
+      for (const child of Object.values(value)) walk(child, depth + 1);
+    }
+  };
+  walk(parameters, 1);
+  const body = {
+    schema_version: 1 as const,
+    provider: { id: provider.id, name: provider.name, version: provider.version },
+    provider_profile_schema_version: profileSchemaVersion,
+    parameters,
+  };
+  const canonical = canonicalJson(body);
+  if (utf8Length(canonical) > PROFILE_LIMITS.bytes) {
+    throw new TypeError("Profile parameters exceed 64 KiB.");
+  }
+  return deepFreeze({ ...JSON.parse(canonical), digest: sha256Hex(canonical) });
+}
+
 /** A location an observation points at. */
 export type EvidenceLocation =
   | { kind: "address"; address: string }
@@ -77,6 +136,8 @@ export interface EvidenceRecord {
   subject: EvidenceSubject | null;
   /** Who observed it. */
   provider: ProviderIdentity;
+  /** How the provider was configured, when it states it. */
+  analysis_profile?: AnalysisProfile;
   /** The kind of statement, e.g. `rea.analysis/v2`. */
   predicate_type: string;
   /** The tool or operation that produced it. */
@@ -110,6 +171,8 @@ export interface EvidenceRecord {
 export interface EvidenceDraft {
   subject: EvidenceSubject | null;
   provider: ProviderIdentity;
+  /** Its provider must equal `provider`. @default absent */
+  analysis_profile?: AnalysisProfile;
   operation: string;
   /** The inputs (JSON-serialisable). */
   parameters: Record<string, unknown>;
@@ -171,10 +234,21 @@ export function computeEvidenceId(record: Omit<EvidenceRecord, "evidence_id">): 
 export function createEvidence(draft: EvidenceDraft): Promise<EvidenceRecord> {
   const limitations = [...(draft.limitations ?? [])];
   if (draft.subject === null) limitations.unshift(NO_SUBJECT_LIMITATION);
+  const profile = draft.analysis_profile;
+  if (
+    profile && (profile.provider.id !== draft.provider.id ||
+      profile.provider.name !== draft.provider.name ||
+      profile.provider.version !== draft.provider.version)
+  ) {
+    throw new TypeError(
+      `The analysis profile's provider ${profile.provider.id} ${profile.provider.version} is not the record's provider ${draft.provider.id} ${draft.provider.version}.`,
+    );
+  }
   const body = {
     schema_version: 2,
     subject: draft.subject,
     provider: draft.provider,
+    ...(profile ? { analysis_profile: profile } : {}),
     predicate_type: draft.predicate_type ?? "rea.analysis/v2",
     operation: draft.operation,
     parameters: draft.parameters,

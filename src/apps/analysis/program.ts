@@ -59,6 +59,12 @@ export interface IndexLimits {
   maxPerProcedure?: number;
 }
 
+/** Default bounds of the reference index. */
+export const REFERENCE_INDEX_LIMITS: Readonly<Required<IndexLimits>> = {
+  maxInstructions: 4_000_000,
+  maxPerProcedure: 20_000,
+};
+
 /** Analysis state of one document. */
 export class ProgramAnalysis {
   readonly image: BinaryImage;
@@ -126,8 +132,8 @@ export class ProgramAnalysis {
   /** The reference index (built once per set of limits; a cancelled build is not kept). */
   references(limits: IndexLimits = {}, control: AnalysisControl = {}): Promise<ReferenceIndex> {
     const wanted = {
-      maxInstructions: limits.maxInstructions ?? 4_000_000,
-      maxPerProcedure: limits.maxPerProcedure ?? 20_000,
+      maxInstructions: limits.maxInstructions ?? REFERENCE_INDEX_LIMITS.maxInstructions,
+      maxPerProcedure: limits.maxPerProcedure ?? REFERENCE_INDEX_LIMITS.maxPerProcedure,
     };
     const same = this.#indexLimits &&
       this.#indexLimits.maxInstructions === wanted.maxInstructions &&

@@ -20,6 +20,9 @@ export interface Instruction {
   operands: string;
 }
 
+/** The package the embedded wasm comes from (a test checks it against `capstone_wasm.ts`). */
+export const CAPSTONE_PACKAGE = "@alexaltea/capstone-js@5.0.9";
+
 /** Largest code buffer decoded in one call. */
 export const MAX_DECODE_BYTES = 4 * 1024 * 1024;
 /** Largest wasm heap the engine may grow to. */

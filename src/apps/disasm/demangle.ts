@@ -6,6 +6,9 @@
  * @module
  */
 
+/** The demangler package, as the import map pins it (a test keeps the two equal). */
+export const DEMANGLER_PACKAGE = "gecko-profiler-demangle@0.4.0";
+
 let demangleAny: ((name: string) => string) | null = null;
 let loading: Promise<void> | null = null;
 
