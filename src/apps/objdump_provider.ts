@@ -2,7 +2,7 @@
  * The `objdump` provider: GNU binutils as a deep candidate beside `native`.
  * It is available only when the operator policy allows starting processes
  * and Deno grants `--allow-run=objdump`; discovery never starts it. Bound to
- * an ELF or PE target, it answers from objdump's own output:
+ * an ELF target, it answers from objdump's own output:
  *
  * - documents, procedures, procedure search, procedure addresses and
  *   containment from `objdump -h -t -T -w` (section headers and the symbol
@@ -375,12 +375,13 @@ export function objdumpProvider(
           reason:
             "objdump reads files by path, and this target is an artifact member held in memory.",
         }
-        : target.format === "elf" || target.format === "pe"
-        ? { status: "supported", code: null, reason: `objdump reads ${target.formatName}.` }
+        : target.format === "elf"
+        ? { status: "supported", code: null, reason: "objdump's ELF listings are read." }
         : {
           status: "unsupported",
           code: "target_format_unsupported",
-          reason: `This provider does not read ${target.formatName}.`,
+          // objdump prints PE symbols as COFF records, which this provider does not read.
+          reason: `This provider reads objdump's ELF listings only, not ${target.formatName}.`,
         },
     listDocuments: (target) => [target.documents[0]!.document],
     listProcedures: async (target, _document, offset, limit): Promise<ProcedurePage> => {
