@@ -14,7 +14,13 @@ import {
   type ImageFunction,
   type ImageImport,
 } from "../image.ts";
-import { decodeProcedure, flowOf, instructionSetOf, nextFunctionStart } from "./code.ts";
+import {
+  flowCandidates,
+  flowOf,
+  instructionSetOf,
+  nextFunctionStart,
+  scanProcedure,
+} from "./code.ts";
 import { scanStrings, type StringTable } from "./strings.ts";
 
 /** Progress and cancellation for long analysis. */
@@ -25,7 +31,6 @@ export interface AnalysisControl {
 
 /** Kinds of reference edges. */
 export type EdgeKind = "call" | "jump" | "data";
-const KIND_CODE: Record<EdgeKind, number> = { call: 0, jump: 1, data: 2 };
 const CODE_KIND: EdgeKind[] = ["call", "jump", "data"];
 
 /** One reference: an instruction at `from` (inside procedure `procedure`) names `to`. */
@@ -184,30 +189,7 @@ export class ProgramAnalysis {
     const functions = this.image.functions;
     const set = instructionSetOf(this.image);
     const limitations: string[] = [];
-    // Compact edges: the procedure's index, the instruction's offset in it, the target, the kind.
-    let procedures = new Uint32Array(1024);
-    let deltas = new Uint32Array(1024);
-    let to = new Float64Array(1024);
-    let kinds = new Uint8Array(1024);
-    let count = 0;
-    const grow = <T extends Float64Array | Uint32Array | Uint8Array>(old: T): T => {
-      const next = new (old.constructor as new (n: number) => T)(old.length * 2);
-      next.set(old);
-      return next;
-    };
-    const push = (procedure: number, delta: number, target: bigint, kind: EdgeKind): void => {
-      if (count === to.length) {
-        procedures = grow(procedures);
-        deltas = grow(deltas);
-        to = grow(to);
-        kinds = grow(kinds);
-      }
-      procedures[count] = procedure;
-      deltas[count] = delta;
-      to[count] = Number(target);
-      kinds[count] = KIND_CODE[kind];
-      count++;
-    };
+    const edges = new EdgeBuffer();
     let scannedInstructions = 0;
     let scannedProcedures = 0;
     let complete = set !== null;
@@ -225,23 +207,27 @@ export class ProgramAnalysis {
       }
       if (addressToOffset(this.image, fn.address) === null) continue;
       const budget = Math.min(limits.maxPerProcedure, limits.maxInstructions - scannedInstructions);
-      const decoded = await decodeProcedure(this.image, fn, {
+      const flowSet = instructionSetOf(this.image, fn.address)!;
+      const pages = new Map<string, bigint>();
+      const scanned = await scanProcedure(this.image, fn, {
         maxInstructions: budget,
         maxBytesWhenUnsized: 1 << 20,
         withBytes: false,
+        select: flowCandidates(flowSet),
+      }, (instructions) => {
+        const flows = flowOf(flowSet, instructions, pages);
+        for (let k = 0; k < instructions.length; k++) {
+          const flow = flows[k]!;
+          const delta = Number(instructions[k]!.address - fn.address);
+          if (flow.target !== null) {
+            edges.push(i, delta, flow.target, flow.kind === "call" ? 0 : 1);
+          }
+          for (const ref of flow.references) edges.push(i, delta, ref, 2);
+        }
       });
       scannedProcedures++;
-      scannedInstructions += decoded.instructions.length;
-      if (decoded.truncated) complete = false;
-      const flows = flowOf(instructionSetOf(this.image, fn.address)!, decoded.instructions);
-      decoded.instructions.forEach((insn, k) => {
-        const flow = flows[k]!;
-        const delta = Number(insn.address - fn.address);
-        if (flow.target !== null) {
-          push(i, delta, flow.target, flow.kind === "call" ? "call" : "jump");
-        }
-        for (const ref of flow.references) push(i, delta, ref, "data");
-      });
+      scannedInstructions += scanned.count;
+      if (scanned.truncated) complete = false;
       if (i % report === 0) {
         await control.onProgress?.(
           i,
@@ -255,11 +241,8 @@ export class ProgramAnalysis {
         "Some procedures were longer than the per-procedure bound; their later references are unknown.",
       );
     }
-    // Give back the growth headroom, then sort edge indices by target (then source) for lookup.
-    procedures = procedures.slice(0, count);
-    deltas = deltas.slice(0, count);
-    to = to.slice(0, count);
-    kinds = kinds.slice(0, count);
+    // One exact-size copy of the edges, then edge indices sorted by target (then source).
+    const { procedures, deltas, to, kinds, count } = edges.finish();
     const order = new Uint32Array(count);
     for (let i = 0; i < count; i++) order[i] = i;
     const source = (e: number): number => Number(functions[procedures[e]!]!.address) + deltas[e]!;
@@ -294,5 +277,72 @@ export class ProgramAnalysis {
         return found;
       },
     };
+  }
+}
+
+/** Edges per block of an {@linkcode EdgeBuffer}. */
+const EDGE_BLOCK = 1 << 16;
+
+/**
+ * Reference edges as they are found, in fixed-size typed-array blocks (no
+ * per-edge object, and no copy of everything each time the store grows):
+ * the procedure's index, the instruction's offset in it, the target, the
+ * kind (0 call, 1 jump, 2 data).
+ */
+class EdgeBuffer {
+  #procedures: Uint32Array[] = [];
+  #deltas: Uint32Array[] = [];
+  #to: Float64Array[] = [];
+  #kinds: Uint8Array[] = [];
+  /** Edges in the last block. */
+  #used = EDGE_BLOCK;
+  count = 0;
+
+  push(procedure: number, delta: number, target: bigint, kind: number): void {
+    if (this.#used === EDGE_BLOCK) {
+      this.#procedures.push(new Uint32Array(EDGE_BLOCK));
+      this.#deltas.push(new Uint32Array(EDGE_BLOCK));
+      this.#to.push(new Float64Array(EDGE_BLOCK));
+      this.#kinds.push(new Uint8Array(EDGE_BLOCK));
+      this.#used = 0;
+    }
+    const block = this.#to.length - 1;
+    const at = this.#used++;
+    this.#procedures[block]![at] = procedure;
+    this.#deltas[block]![at] = delta;
+    this.#to[block]![at] = Number(target);
+    this.#kinds[block]![at] = kind;
+    this.count++;
+  }
+
+  /** The edges in exact-size arrays; the blocks are let go one by one as they are copied. */
+  finish(): {
+    procedures: Uint32Array;
+    deltas: Uint32Array;
+    to: Float64Array;
+    kinds: Uint8Array;
+    count: number;
+  } {
+    const count = this.count;
+    const flat = {
+      procedures: new Uint32Array(count),
+      deltas: new Uint32Array(count),
+      to: new Float64Array(count),
+      kinds: new Uint8Array(count),
+      count,
+    };
+    const blocks = this.#to.length;
+    for (let b = 0; b < blocks; b++) {
+      const length = Math.min(EDGE_BLOCK, count - b * EDGE_BLOCK);
+      const at = b * EDGE_BLOCK;
+      flat.procedures.set(this.#procedures[b]!.subarray(0, length), at);
+      flat.deltas.set(this.#deltas[b]!.subarray(0, length), at);
+      flat.to.set(this.#to[b]!.subarray(0, length), at);
+      flat.kinds.set(this.#kinds[b]!.subarray(0, length), at);
+      this.#procedures[b] = this.#deltas[b] = new Uint32Array(0);
+      this.#to[b] = new Float64Array(0);
+      this.#kinds[b] = new Uint8Array(0);
+    }
+    return flat;
   }
 }
