@@ -847,7 +847,11 @@ class Parser {
       this.warnings.push(`${this.droppedWarnings} more warnings were omitted`);
     }
     const fileType = FILE_TYPES.get(this.fileType) ?? "unknown";
-    return {
+    const fdes = {
+      table: extras.ehFrameFunctions as FdeRanges | null,
+      list: [] as ElfAddressRange[],
+    };
+    const image: ElfImage = {
       bits: this.is64 ? 64 : 32,
       endianness: this.le ? "little" : "big",
       type: fileType,
@@ -861,12 +865,25 @@ class Parser {
       hasSymtab: this.sections.some((s) => s.type === SHT_SYMTAB),
       dynamic: this.dynamicInfo,
       buildId: extras.buildId,
-      ehFrameFunctions: extras.ehFrameFunctions,
+      // Built on first use: the image reader reads the compact table instead.
+      get ehFrameFunctions(): ElfAddressRange[] {
+        if (fdes.table !== null) {
+          fdes.list = fdes.table.ranges();
+          fdes.table = null;
+        }
+        return fdes.list;
+      },
+      set ehFrameFunctions(list: ElfAddressRange[]) {
+        fdes.table = null;
+        fdes.list = list;
+      },
       dynamicSymbols: extras.dynamicSymbols,
       pltStubs: extras.pltStubs,
       imports: extras.imports,
       warnings: this.warnings,
     };
+    FDE_TABLES.set(image, fdes);
+    return image;
   }
 
   // ----- ELF header
@@ -1660,7 +1677,7 @@ class Parser {
 /** What {@linkcode ExtrasReader} adds to an {@linkcode ElfImage}. */
 interface Extras {
   buildId: string | null;
-  ehFrameFunctions: ElfAddressRange[];
+  ehFrameFunctions: FdeRanges;
   dynamicSymbols: ElfDynamicSymbol[];
   pltStubs: ElfPltStub[];
   imports: ElfImport[];
@@ -1925,7 +1942,11 @@ class ExtrasReader {
   read(): Extras {
     this.guard("the dynamic section", () => this.readDynamicSection(), undefined);
     const buildId = this.guard("the build id note", () => this.readBuildId(), null);
-    const ehFrameFunctions = this.guard("the .eh_frame section", () => this.readEhFrame(), []);
+    const ehFrameFunctions = this.guard(
+      "the .eh_frame section",
+      () => this.readEhFrame(),
+      new FdeRanges({ starts: [], sizes: [] }),
+    );
     const dynamicSymbols = this.guard(
       "the dynamic symbols",
       () => this.readDynamicSymbols(),
@@ -2216,9 +2237,10 @@ class ExtrasReader {
 
   // ----- .eh_frame
 
-  readEhFrame(): ElfAddressRange[] {
+  readEhFrame(): FdeRanges {
+    const none = new FdeRanges({ starts: [], sizes: [] });
     const p = this.p;
-    if (p.fileType === ET_REL) return [];
+    if (p.fileType === ET_REL) return none;
     const named = (name: string): Region | null => {
       const s = p.sections.find((s) =>
         s.name === name && (s.type === SHT_PROGBITS || s.type === SHT_X86_64_UNWIND)
@@ -2249,10 +2271,10 @@ class ExtrasReader {
         table = found.table;
       }
     }
-    if (frame === null) return [];
+    if (frame === null) return none;
     if (Number.isNaN(frame.address)) {
       this.warn(`Cannot read ${frame.label}: its address is not known`);
-      return [];
+      return none;
     }
     const cies = new Map<number, Cie | null>();
     let fromTable = false;
@@ -2290,7 +2312,7 @@ class ExtrasReader {
         }) ${reason}; ${count === 1 ? "it was" : "they were"} skipped`,
       );
     }
-    return buildRanges(sink);
+    return new FdeRanges(sink);
   }
 
   /**
@@ -3338,28 +3360,102 @@ function recordProblem(status: number): string {
 }
 
 /** The decoded FDEs as ranges, sorted by address, then size. */
-function buildRanges(sink: FdeSink): ElfAddressRange[] {
-  const n = sink.starts.length;
-  const ranges: ElfAddressRange[] = new Array(n);
-  let sorted = true;
-  let previous: ElfAddressRange | null = null;
-  for (let i = 0; i < n; i++) {
-    const start = sink.starts[i]!;
-    const size = sink.sizes[i]!;
-    const range = {
-      address: typeof start === "bigint" ? start : BigInt(start),
-      size: typeof size === "bigint" ? size : BigInt(size),
-    };
-    if (previous !== null && compareRanges(previous, range) > 0) sorted = false;
-    ranges[i] = previous = range;
+/**
+ * The FDE ranges of a parse as read (pc_begin and pc_range, numbers below
+ * 2^53 or bigints), in address-then-size order through `order` when they
+ * were not read in that order; no object per FDE until {@linkcode ranges}.
+ */
+class FdeRanges implements ElfRangeTable {
+  readonly count: number;
+  #starts: (number | bigint)[];
+  #sizes: (number | bigint)[];
+  #order: Uint32Array | null = null;
+
+  constructor(sink: FdeSink) {
+    this.#starts = sink.starts;
+    this.#sizes = sink.sizes;
+    const n = this.count = sink.starts.length;
+    for (let i = 1; i < n; i++) {
+      if (this.#compare(i - 1, i) > 0) {
+        const order = new Uint32Array(n);
+        for (let k = 0; k < n; k++) order[k] = k;
+        // Stable, as sorting the range objects was.
+        this.#order = order.sort((a, b) => this.#compare(a, b) || a - b);
+        break;
+      }
+    }
   }
-  if (!sorted) ranges.sort(compareRanges);
-  return ranges;
+
+  #compare(i: number, j: number): number {
+    const a = this.#starts[i]!;
+    const b = this.#starts[j]!;
+    if (a !== b) {
+      if (typeof a === "number" && typeof b === "number") return a < b ? -1 : 1;
+      const x = BigInt(a);
+      const y = BigInt(b);
+      if (x !== y) return x < y ? -1 : 1;
+    }
+    const c = this.#sizes[i]!;
+    const d = this.#sizes[j]!;
+    if (typeof c === "number" && typeof d === "number") return c < d ? -1 : c > d ? 1 : 0;
+    const x = BigInt(c);
+    const y = BigInt(d);
+    return x < y ? -1 : x > y ? 1 : 0;
+  }
+
+  address(k: number): bigint {
+    const start = this.#starts[this.#order === null ? k : this.#order[k]!]!;
+    return typeof start === "bigint" ? start : BigInt(start);
+  }
+
+  size(k: number): bigint {
+    const size = this.#sizes[this.#order === null ? k : this.#order[k]!]!;
+    if (typeof size === "bigint") return size;
+    return size < SMALL_BIGINTS.length ? SMALL_BIGINTS[size] ??= BigInt(size) : BigInt(size);
+  }
+
+  ranges(): ElfAddressRange[] {
+    const ranges: ElfAddressRange[] = new Array(this.count);
+    for (let k = 0; k < this.count; k++) {
+      ranges[k] = { address: this.address(k), size: this.size(k) };
+    }
+    return ranges;
+  }
 }
 
-function compareRanges(a: ElfAddressRange, b: ElfAddressRange): number {
-  if (a.address !== b.address) return a.address < b.address ? -1 : 1;
-  return a.size < b.size ? -1 : a.size > b.size ? 1 : 0;
+/** The FDE table behind each parse's lazily built `ehFrameFunctions`. */
+const FDE_TABLES = new WeakMap<
+  ElfImage,
+  { table: FdeRanges | null; list: ElfAddressRange[] }
+>();
+
+/**
+ * Address ranges by position, sorted by address then size, without an
+ * object per range.
+ */
+export interface ElfRangeTable {
+  /** Ranges in the table. */
+  readonly count: number;
+  /** Start of range `k`. */
+  address(k: number): bigint;
+  /** Size of range `k`. */
+  size(k: number): bigint;
+}
+
+/**
+ * The `.eh_frame` FDE ranges of a parse, as {@linkcode ElfImage.ehFrameFunctions}
+ * lists them, read from the parser's compact table when the list has not
+ * been built (so no object per FDE is made).
+ */
+export function ehFrameRanges(elf: ElfImage): ElfRangeTable {
+  const table = FDE_TABLES.get(elf)?.table;
+  if (table) return table;
+  const list = elf.ehFrameFunctions;
+  return {
+    count: list.length,
+    address: (k) => list[k]!.address,
+    size: (k) => list[k]!.size,
+  };
 }
 
 function emptyDynamic(): ElfDynamic {
