@@ -241,12 +241,12 @@ export class ProgramAnalysis {
         "Some procedures were longer than the per-procedure bound; their later references are unknown.",
       );
     }
-    // One exact-size copy of the edges, then edge indices sorted by target (then source).
-    const { procedures, deltas, to, kinds, count } = edges.finish();
-    const order = new Uint32Array(count);
-    for (let i = 0; i < count; i++) order[i] = i;
-    const source = (e: number): number => Number(functions[procedures[e]!]!.address) + deltas[e]!;
-    order.sort((a, b) => to[a]! - to[b]! || source(a) - source(b));
+    // Edge indices sorted by target, then source (stable), over the blocks as they are.
+    const count = edges.count;
+    const starts = new Float64Array(functions.length);
+    for (let i = 0; i < functions.length; i++) starts[i] = Number(functions[i]!.address);
+    const order = edges.sortedOrder(starts);
+    const target = (e: number): number => edges.target(e);
     return {
       scannedProcedures,
       totalProcedures: functions.length,
@@ -260,18 +260,18 @@ export class ProgramAnalysis {
         let hi = count;
         while (lo < hi) {
           const mid = (lo + hi) >> 1;
-          if (to[order[mid]!]! < key) lo = mid + 1;
+          if (target(order[mid]!) < key) lo = mid + 1;
           else hi = mid;
         }
         const found: Reference[] = [];
-        for (let i = lo; i < count && to[order[i]!] === key; i++) {
+        for (let i = lo; i < count && target(order[i]!) === key; i++) {
           const e = order[i]!;
-          const procedure = functions[procedures[e]!]!.address;
+          const procedure = functions[edges.procedure(e)]!.address;
           found.push({
-            from: procedure + BigInt(deltas[e]!),
+            from: procedure + BigInt(edges.delta(e)),
             procedure,
-            to: BigInt(to[e]!),
-            kind: CODE_KIND[kinds[e]!]!,
+            to: BigInt(target(e)),
+            kind: CODE_KIND[edges.kind(e)]!,
           });
         }
         return found;
@@ -280,12 +280,15 @@ export class ProgramAnalysis {
   }
 }
 
-/** Edges per block of an {@linkcode EdgeBuffer}. */
-const EDGE_BLOCK = 1 << 16;
+/** Edges per block of an {@linkcode EdgeBuffer}: 2^EDGE_SHIFT. */
+const EDGE_SHIFT = 16;
+const EDGE_BLOCK = 1 << EDGE_SHIFT;
+const EDGE_MASK = EDGE_BLOCK - 1;
 
 /**
  * Reference edges as they are found, in fixed-size typed-array blocks (no
- * per-edge object, and no copy of everything each time the store grows):
+ * per-edge object, and no copy of everything each time the store grows,
+ * nor at the end):
  * the procedure's index, the instruction's offset in it, the target, the
  * kind (0 call, 1 jump, 2 data).
  */
@@ -315,34 +318,59 @@ class EdgeBuffer {
     this.count++;
   }
 
-  /** The edges in exact-size arrays; the blocks are let go one by one as they are copied. */
-  finish(): {
-    procedures: Uint32Array;
-    deltas: Uint32Array;
-    to: Float64Array;
-    kinds: Uint8Array;
-    count: number;
-  } {
-    const count = this.count;
-    const flat = {
-      procedures: new Uint32Array(count),
-      deltas: new Uint32Array(count),
-      to: new Float64Array(count),
-      kinds: new Uint8Array(count),
-      count,
-    };
-    const blocks = this.#to.length;
-    for (let b = 0; b < blocks; b++) {
-      const length = Math.min(EDGE_BLOCK, count - b * EDGE_BLOCK);
-      const at = b * EDGE_BLOCK;
-      flat.procedures.set(this.#procedures[b]!.subarray(0, length), at);
-      flat.deltas.set(this.#deltas[b]!.subarray(0, length), at);
-      flat.to.set(this.#to[b]!.subarray(0, length), at);
-      flat.kinds.set(this.#kinds[b]!.subarray(0, length), at);
-      this.#procedures[b] = this.#deltas[b] = new Uint32Array(0);
-      this.#to[b] = new Float64Array(0);
-      this.#kinds[b] = new Uint8Array(0);
+  procedure(e: number): number {
+    return this.#procedures[e >>> EDGE_SHIFT]![e & EDGE_MASK]!;
+  }
+
+  delta(e: number): number {
+    return this.#deltas[e >>> EDGE_SHIFT]![e & EDGE_MASK]!;
+  }
+
+  target(e: number): number {
+    return this.#to[e >>> EDGE_SHIFT]![e & EDGE_MASK]!;
+  }
+
+  kind(e: number): number {
+    return this.#kinds[e >>> EDGE_SHIFT]![e & EDGE_MASK]!;
+  }
+
+  /**
+   * Edge indices ordered by target, then by source address (`starts` holds
+   * each procedure's start), equal edges in the order found: a bottom-up
+   * merge sort over typed arrays, so the sort allocates no per-edge values.
+   */
+  sortedOrder(starts: Float64Array): Uint32Array {
+    const n = this.count;
+    const source = (e: number): number => starts[this.procedure(e)]! + this.delta(e);
+    let from = new Uint32Array(n);
+    for (let i = 0; i < n; i++) from[i] = i;
+    if (n < 2) return from;
+    let into = new Uint32Array(n);
+    for (let width = 1; width < n; width *= 2) {
+      for (let left = 0; left < n; left += 2 * width) {
+        const middle = Math.min(left + width, n);
+        const right = Math.min(left + 2 * width, n);
+        let i = left;
+        let j = middle;
+        let k = left;
+        while (i < middle && j < right) {
+          const a = from[i]!;
+          const b = from[j]!;
+          const byTarget = this.target(a) - this.target(b);
+          // Take from the right run only when its edge sorts strictly first (stability).
+          if ((byTarget || source(a) - source(b)) > 0) {
+            into[k++] = b;
+            j++;
+          } else {
+            into[k++] = a;
+            i++;
+          }
+        }
+        while (i < middle) into[k++] = from[i++]!;
+        while (j < right) into[k++] = from[j++]!;
+      }
+      [from, into] = [into, from];
     }
-    return flat;
+    return from;
   }
 }
