@@ -284,6 +284,8 @@ export class ProgramAnalysis {
 const EDGE_SHIFT = 16;
 const EDGE_BLOCK = 1 << EDGE_SHIFT;
 const EDGE_MASK = EDGE_BLOCK - 1;
+/** Marks a target stored outside the 32-bit block (2^32 - 1 itself included). */
+const WIDE = 0xffffffff;
 
 /**
  * Reference edges as they are found, in fixed-size typed-array blocks (no
@@ -295,7 +297,9 @@ const EDGE_MASK = EDGE_BLOCK - 1;
 class EdgeBuffer {
   #procedures: Uint32Array[] = [];
   #deltas: Uint32Array[] = [];
-  #to: Float64Array[] = [];
+  /** Targets below 2^32 - 1; others are {@linkcode WIDE} here and kept in `#wide`. */
+  #to: Uint32Array[] = [];
+  #wide = new Map<number, number>();
   #kinds: Uint8Array[] = [];
   /** Edges in the last block. */
   #used = EDGE_BLOCK;
@@ -305,7 +309,7 @@ class EdgeBuffer {
     if (this.#used === EDGE_BLOCK) {
       this.#procedures.push(new Uint32Array(EDGE_BLOCK));
       this.#deltas.push(new Uint32Array(EDGE_BLOCK));
-      this.#to.push(new Float64Array(EDGE_BLOCK));
+      this.#to.push(new Uint32Array(EDGE_BLOCK));
       this.#kinds.push(new Uint8Array(EDGE_BLOCK));
       this.#used = 0;
     }
@@ -313,7 +317,12 @@ class EdgeBuffer {
     const at = this.#used++;
     this.#procedures[block]![at] = procedure;
     this.#deltas[block]![at] = delta;
-    this.#to[block]![at] = Number(target);
+    const to = Number(target);
+    if (to >= 0 && to < WIDE && Number.isInteger(to)) this.#to[block]![at] = to;
+    else {
+      this.#to[block]![at] = WIDE;
+      this.#wide.set(this.count, to);
+    }
     this.#kinds[block]![at] = kind;
     this.count++;
   }
@@ -327,7 +336,8 @@ class EdgeBuffer {
   }
 
   target(e: number): number {
-    return this.#to[e >>> EDGE_SHIFT]![e & EDGE_MASK]!;
+    const to = this.#to[e >>> EDGE_SHIFT]![e & EDGE_MASK]!;
+    return to === WIDE ? this.#wide.get(e)! : to;
   }
 
   kind(e: number): number {

@@ -58,11 +58,20 @@ function loadEngine(): Promise<CapstoneExports> {
     // The 1.3 MB module is loaded on first use, not at start-up.
     const { CAPSTONE_WASM_BYTES, CAPSTONE_WASM_GZIP_BASE64 } = await import("./capstone_wasm.ts");
     const packed = Uint8Array.fromBase64(CAPSTONE_WASM_GZIP_BASE64.replace(/\s+/g, ""));
-    const stream = new Blob([packed]).stream().pipeThrough(new DecompressionStream("gzip"));
-    const wasm = new Uint8Array(await new Response(stream).arrayBuffer());
-    if (wasm.length !== CAPSTONE_WASM_BYTES) {
+    // Inflate straight into a buffer of the known size (no chunk list, no second copy).
+    const wasm = new Uint8Array(CAPSTONE_WASM_BYTES);
+    let filled = 0;
+    const chunks = new Blob([packed]).stream().pipeThrough(new DecompressionStream("gzip"));
+    for await (const chunk of chunks) {
+      if (filled + chunk.length > wasm.length) {
+        throw new Error(`embedded Capstone wasm is over ${CAPSTONE_WASM_BYTES} bytes`);
+      }
+      wasm.set(chunk, filled);
+      filled += chunk.length;
+    }
+    if (filled !== CAPSTONE_WASM_BYTES) {
       throw new Error(
-        `embedded Capstone wasm is ${wasm.length} bytes, expected ${CAPSTONE_WASM_BYTES}`,
+        `embedded Capstone wasm is ${filled} bytes, expected ${CAPSTONE_WASM_BYTES}`,
       );
     }
     let memory: WebAssembly.Memory | null = null;
