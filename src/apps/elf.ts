@@ -851,6 +851,10 @@ class Parser {
       table: extras.ehFrameFunctions as FdeRanges | null,
       list: [] as ElfAddressRange[],
     };
+    const symbols = {
+      table: extras.dynamicSymbols as DynamicSymbols | null,
+      list: [] as ElfDynamicSymbol[],
+    };
     const image: ElfImage = {
       bits: this.is64 ? 64 : 32,
       endianness: this.le ? "little" : "big",
@@ -877,12 +881,23 @@ class Parser {
         fdes.table = null;
         fdes.list = list;
       },
-      dynamicSymbols: extras.dynamicSymbols,
+      get dynamicSymbols(): ElfDynamicSymbol[] {
+        if (symbols.table !== null) {
+          symbols.list = symbols.table.symbols();
+          symbols.table = null;
+        }
+        return symbols.list;
+      },
+      set dynamicSymbols(list: ElfDynamicSymbol[]) {
+        symbols.table = null;
+        symbols.list = list;
+      },
       pltStubs: extras.pltStubs,
       imports: extras.imports,
       warnings: this.warnings,
     };
     FDE_TABLES.set(image, fdes);
+    SYMBOL_TABLES.set(image, symbols);
     return image;
   }
 
@@ -1678,7 +1693,7 @@ class Parser {
 interface Extras {
   buildId: string | null;
   ehFrameFunctions: FdeRanges;
-  dynamicSymbols: ElfDynamicSymbol[];
+  dynamicSymbols: DynamicSymbols;
   pltStubs: ElfPltStub[];
   imports: ElfImport[];
 }
@@ -1950,7 +1965,7 @@ class ExtrasReader {
     const dynamicSymbols = this.guard(
       "the dynamic symbols",
       () => this.readDynamicSymbols(),
-      [],
+      new DynamicSymbols(this.view, true, true, 0, 0, []),
     );
     const { pltStubs, imports } = this.guard(
       "the PLT and GOT relocations",
@@ -2908,30 +2923,15 @@ class ExtrasReader {
 
   // ----- Dynamic symbols
 
-  readDynamicSymbols(): ElfDynamicSymbol[] {
+  readDynamicSymbols(): DynamicSymbols {
     const table = this.p.dynamicTable;
-    if (table === null) return [];
+    if (table === null) return new DynamicSymbols(this.view, true, true, 0, 0, []);
     const strings = table.strings;
-    const symbols: ElfDynamicSymbol[] = [];
-    const is64 = this.is64;
-    const le = this.le;
-    const view = this.view;
+    // Names are read now (string table damage is reported here); the rest of
+    // each entry is read from the bytes when asked.
+    const names: string[] = new Array(Math.max(0, table.count - 1));
     for (let i = 1, o = table.offset + table.stride; i < table.count; i++, o += table.stride) {
-      const info = this.bytes[o + (is64 ? 4 : 12)]!;
-      const sectionIndex = this.u16(o + (is64 ? 6 : 14));
-      const value = is64 ? view.getBigUint64(o + 8, le) : BigInt(view.getUint32(o + 4, le));
-      const size = is64 ? view.getBigUint64(o + 16, le) : BigInt(view.getUint32(o + 8, le));
-      const type = info & 0xf;
-      symbols.push({
-        index: i,
-        name: symbolName(strings, this.u32(o)),
-        value,
-        size,
-        type: type === STT_GNU_IFUNC ? "ifunc" : SYMBOL_TYPES[type] ?? "other",
-        binding: SYMBOL_BINDINGS[info >> 4] ?? "other",
-        sectionIndex,
-        defined: sectionIndex !== SHN_UNDEF,
-      });
+      names[i - 1] = symbolName(strings, this.u32(o));
     }
     if (strings !== null) {
       // Names of function symbols were already checked; report only new damage.
@@ -2941,20 +2941,27 @@ class ExtrasReader {
         strings.skipped = 0;
       } else this.p.reportStrings(strings, "symbol", ` in ${table.label}`);
     }
-    return symbols;
+    return new DynamicSymbols(
+      this.view,
+      this.is64,
+      this.le,
+      table.offset + table.stride,
+      table.stride,
+      names,
+    );
   }
 
   // ----- PLT and GOT relocations
 
-  readPlt(symbols: ElfDynamicSymbol[]): { pltStubs: ElfPltStub[]; imports: ElfImport[] } {
+  readPlt(symbols: DynamicSymbols): { pltStubs: ElfPltStub[]; imports: ElfImport[] } {
     const p = this.p;
     const types = RELOCATION_TYPES.get(p.machine) ?? null;
     const slots = this.readSlots(types);
     if (slots.size === 0) return { pltStubs: [], imports: [] };
-    const symbolAt = (index: number): ElfDynamicSymbol | undefined => {
-      const s = symbols[index - 1];
-      return s !== undefined && s.index === index ? s : undefined;
-    };
+    const symbolAt = (index: number): { name: string; defined: boolean } | undefined =>
+      index >= 1 && index <= symbols.count
+        ? { name: symbols.name(index - 1), defined: symbols.defined(index - 1) }
+        : undefined;
     const pltStubs: ElfPltStub[] = [];
     const stubOfSlot = new Map<number, bigint>();
     if (types !== null) {
@@ -3009,7 +3016,7 @@ class ExtrasReader {
     if (missing > 0) {
       this.warn(
         `${missing} PLT/GOT relocation${missing === 1 ? " names a symbol" : "s name symbols"} ` +
-          `past the end of the ${symbols.length + 1}-entry dynamic symbol table; ` +
+          `past the end of the ${symbols.count + 1}-entry dynamic symbol table; ` +
           `${missing === 1 ? "it is" : "they are"} skipped`,
       );
     }
@@ -3421,6 +3428,140 @@ class FdeRanges implements ElfRangeTable {
     }
     return ranges;
   }
+}
+
+/**
+ * The dynamic symbol table of a parse: names decoded, everything else read
+ * from the file bytes on request; objects only from {@linkcode symbols}.
+ */
+class DynamicSymbols implements ElfSymbolTable {
+  readonly count: number;
+  #view: DataView;
+  #is64: boolean;
+  #le: boolean;
+  /** File offset of symbol 1 (the first after the null symbol). */
+  #first: number;
+  #stride: number;
+  #names: string[];
+
+  constructor(
+    view: DataView,
+    is64: boolean,
+    le: boolean,
+    first: number,
+    stride: number,
+    names: string[],
+  ) {
+    this.#view = view;
+    this.#is64 = is64;
+    this.#le = le;
+    this.#first = first;
+    this.#stride = stride;
+    this.#names = names;
+    this.count = names.length;
+  }
+
+  #at(i: number): number {
+    return this.#first + i * this.#stride;
+  }
+
+  name(i: number): string {
+    return this.#names[i]!;
+  }
+
+  value(i: number): bigint {
+    const o = this.#at(i);
+    return this.#is64
+      ? this.#view.getBigUint64(o + 8, this.#le)
+      : BigInt(this.#view.getUint32(o + 4, this.#le));
+  }
+
+  size(i: number): bigint {
+    const o = this.#at(i);
+    return this.#is64
+      ? this.#view.getBigUint64(o + 16, this.#le)
+      : BigInt(this.#view.getUint32(o + 8, this.#le));
+  }
+
+  type(i: number): ElfDynamicSymbol["type"] {
+    const type = this.#view.getUint8(this.#at(i) + (this.#is64 ? 4 : 12)) & 0xf;
+    return type === STT_GNU_IFUNC ? "ifunc" : SYMBOL_TYPES[type] ?? "other";
+  }
+
+  binding(i: number): ElfDynamicSymbol["binding"] {
+    const info = this.#view.getUint8(this.#at(i) + (this.#is64 ? 4 : 12));
+    return SYMBOL_BINDINGS[info >> 4] ?? "other";
+  }
+
+  sectionIndex(i: number): number {
+    return this.#view.getUint16(this.#at(i) + (this.#is64 ? 6 : 14), this.#le);
+  }
+
+  defined(i: number): boolean {
+    return this.sectionIndex(i) !== SHN_UNDEF;
+  }
+
+  symbols(): ElfDynamicSymbol[] {
+    const symbols: ElfDynamicSymbol[] = new Array(this.count);
+    for (let i = 0; i < this.count; i++) {
+      const sectionIndex = this.sectionIndex(i);
+      symbols[i] = {
+        index: i + 1,
+        name: this.#names[i]!,
+        value: this.value(i),
+        size: this.size(i),
+        type: this.type(i),
+        binding: this.binding(i),
+        sectionIndex,
+        defined: sectionIndex !== SHN_UNDEF,
+      };
+    }
+    return symbols;
+  }
+}
+
+/** The table behind each parse's lazily built `dynamicSymbols`. */
+const SYMBOL_TABLES = new WeakMap<
+  ElfImage,
+  { table: DynamicSymbols | null; list: ElfDynamicSymbol[] }
+>();
+
+/**
+ * The dynamic symbols of a parse by position (0 is the table's symbol 1),
+ * as {@linkcode ElfImage.dynamicSymbols} lists them, without an object per
+ * symbol.
+ */
+export interface ElfSymbolTable {
+  /** Symbols (without the null symbol). */
+  readonly count: number;
+  /** Name without any `@VERSION` suffix. */
+  name(i: number): string;
+  /** `st_value` as stored. */
+  value(i: number): bigint;
+  /** `ELF_ST_TYPE`. */
+  type(i: number): ElfDynamicSymbol["type"];
+  /** `ELF_ST_BIND`. */
+  binding(i: number): ElfDynamicSymbol["binding"];
+  /** Whether `st_shndx` is not SHN_UNDEF. */
+  defined(i: number): boolean;
+}
+
+/**
+ * The dynamic symbols of a parse, read from the parser's compact table when
+ * the `dynamicSymbols` list has not been built.
+ */
+export function dynamicSymbolTable(elf: ElfImage): ElfSymbolTable {
+  const table = SYMBOL_TABLES.get(elf)?.table;
+  if (table) return table;
+  const list = elf.dynamicSymbols;
+  return {
+    count: list.length,
+    name: (i) => list[i]!.name,
+    value: (i) => list[i]!.value,
+    type: (i) => list[i]!.type,
+    binding: (i) => list[i]!.binding,
+    defined: (i) => list[i]!.defined,
+  };
 }
 
 /** The FDE table behind each parse's lazily built `ehFrameFunctions`. */

@@ -6,6 +6,7 @@
  */
 
 import {
+  dynamicSymbolTable,
   ehFrameRanges,
   type ElfImage,
   type ElfRangeTable,
@@ -205,12 +206,15 @@ function imageImports(elf: ElfImage): ImageImport[] {
   }
   const imports: ImageImport[] = [];
   const seen = new Set<string>();
-  for (const s of elf.dynamicSymbols) {
-    if (s.defined || s.name === "") continue;
-    if (s.type !== "function" && s.type !== "ifunc" && s.type !== "notype") continue;
-    if (seen.has(s.name)) continue;
-    seen.add(s.name);
-    imports.push({ library: null, name: s.name, address: stubs.get(s.name) ?? null });
+  const symbols = dynamicSymbolTable(elf);
+  for (let i = 0; i < symbols.count; i++) {
+    const name = symbols.name(i);
+    if (symbols.defined(i) || name === "") continue;
+    const type = symbols.type(i);
+    if (type !== "function" && type !== "ifunc" && type !== "notype") continue;
+    if (seen.has(name)) continue;
+    seen.add(name);
+    imports.push({ library: null, name, address: stubs.get(name) ?? null });
   }
   return imports;
 }
@@ -221,21 +225,26 @@ function imageExports(elf: ElfImage): ImageExport[] {
   // address twice). Names are not used as keys: a Map would keep an
   // internalised copy of every one.
   const seen = new Map<number, ImageExport | ImageExport[]>();
-  for (const s of elf.dynamicSymbols) {
-    if (!s.defined || s.name === "") continue;
-    if (s.binding !== "global" && s.binding !== "weak") continue;
-    const isFunction = s.type === "function" || s.type === "ifunc";
-    if (!isFunction && s.type !== "object") continue;
-    const address = isFunction && elf.machine === EM_ARM ? s.value & ~1n : s.value;
-    const key = nameHash(s.name);
+  const symbols = dynamicSymbolTable(elf);
+  for (let i = 0; i < symbols.count; i++) {
+    const name = symbols.name(i);
+    if (!symbols.defined(i) || name === "") continue;
+    const binding = symbols.binding(i);
+    if (binding !== "global" && binding !== "weak") continue;
+    const type = symbols.type(i);
+    const isFunction = type === "function" || type === "ifunc";
+    if (!isFunction && type !== "object") continue;
+    const value = symbols.value(i);
+    const address = isFunction && elf.machine === EM_ARM ? value & ~1n : value;
+    const key = nameHash(name);
     const known = seen.get(key);
-    const entry = { name: s.name, address };
+    const entry = { name, address };
     if (known === undefined) seen.set(key, entry);
     else if (Array.isArray(known)) {
-      if (known.some((e) => e.name === s.name && e.address === address)) continue;
+      if (known.some((e) => e.name === name && e.address === address)) continue;
       known.push(entry);
     } else {
-      if (known.name === s.name && known.address === address) continue;
+      if (known.name === name && known.address === address) continue;
       seen.set(key, [known, entry]);
     }
     exports.push(entry);
