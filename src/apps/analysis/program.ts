@@ -241,11 +241,11 @@ export class ProgramAnalysis {
         "Some procedures were longer than the per-procedure bound; their later references are unknown.",
       );
     }
-    // Edge indices sorted by target, then source (stable), over the blocks as they are.
+    // The edges sorted in place by target, then source, as a stable sort would order them.
     const count = edges.count;
     const starts = new Float64Array(functions.length);
     for (let i = 0; i < functions.length; i++) starts[i] = Number(functions[i]!.address);
-    const order = edges.sortedOrder(starts);
+    edges.sort(starts);
     const target = (e: number): number => edges.target(e);
     return {
       scannedProcedures,
@@ -260,12 +260,11 @@ export class ProgramAnalysis {
         let hi = count;
         while (lo < hi) {
           const mid = (lo + hi) >> 1;
-          if (target(order[mid]!) < key) lo = mid + 1;
+          if (target(mid) < key) lo = mid + 1;
           else hi = mid;
         }
         const found: Reference[] = [];
-        for (let i = lo; i < count && target(order[i]!) === key; i++) {
-          const e = order[i]!;
+        for (let e = lo; e < count && target(e) === key; e++) {
           const procedure = functions[edges.procedure(e)]!.address;
           found.push({
             from: procedure + BigInt(edges.delta(e)),
@@ -345,42 +344,69 @@ class EdgeBuffer {
   }
 
   /**
-   * Edge indices ordered by target, then by source address (`starts` holds
-   * each procedure's start), equal edges in the order found: a bottom-up
-   * merge sort over typed arrays, so the sort allocates no per-edge values.
+   * Sorts the edges in place by target, then source address (`starts` holds
+   * each procedure's start), then procedure, then kind: a heap sort over the
+   * blocks, with no per-edge values and no second copy. That is the order a
+   * stable sort by target and source gives: procedures were decoded in
+   * order, one instruction names at most one branch target, pushed before
+   * its data references (kind 0 or 1 before 2), and edges that tie on all
+   * four are identical.
    */
-  sortedOrder(starts: Float64Array): Uint32Array {
+  sort(starts: Float64Array): void {
     const n = this.count;
-    const source = (e: number): number => starts[this.procedure(e)]! + this.delta(e);
-    let from = new Uint32Array(n);
-    for (let i = 0; i < n; i++) from[i] = i;
-    if (n < 2) return from;
-    let into = new Uint32Array(n);
-    for (let width = 1; width < n; width *= 2) {
-      for (let left = 0; left < n; left += 2 * width) {
-        const middle = Math.min(left + width, n);
-        const right = Math.min(left + 2 * width, n);
-        let i = left;
-        let j = middle;
-        let k = left;
-        while (i < middle && j < right) {
-          const a = from[i]!;
-          const b = from[j]!;
-          const byTarget = this.target(a) - this.target(b);
-          // Take from the right run only when its edge sorts strictly first (stability).
-          if ((byTarget || source(a) - source(b)) > 0) {
-            into[k++] = b;
-            j++;
-          } else {
-            into[k++] = a;
-            i++;
-          }
-        }
-        while (i < middle) into[k++] = from[i++]!;
-        while (j < right) into[k++] = from[j++]!;
+    const compare = (a: number, b: number): number => {
+      const byTarget = this.target(a) - this.target(b);
+      if (byTarget !== 0) return byTarget;
+      const bySource = starts[this.procedure(a)]! + this.delta(a) -
+        (starts[this.procedure(b)]! + this.delta(b));
+      if (bySource !== 0) return bySource;
+      return (this.procedure(a) - this.procedure(b)) || (this.kind(a) - this.kind(b));
+    };
+    const sift = (root: number, end: number): void => {
+      for (let child = 2 * root + 1; child < end; child = 2 * root + 1) {
+        if (child + 1 < end && compare(child, child + 1) < 0) child++;
+        if (compare(root, child) >= 0) return;
+        this.#swap(root, child);
+        root = child;
       }
-      [from, into] = [into, from];
+    };
+    for (let i = (n >> 1) - 1; i >= 0; i--) sift(i, n);
+    for (let end = n - 1; end > 0; end--) {
+      this.#swap(0, end);
+      sift(0, end);
     }
-    return from;
+  }
+
+  #swap(a: number, b: number): void {
+    const ba = a >>> EDGE_SHIFT;
+    const ia = a & EDGE_MASK;
+    const bb = b >>> EDGE_SHIFT;
+    const ib = b & EDGE_MASK;
+    const procedures = this.#procedures;
+    const p = procedures[ba]![ia]!;
+    procedures[ba]![ia] = procedures[bb]![ib]!;
+    procedures[bb]![ib] = p;
+    const deltas = this.#deltas;
+    const d = deltas[ba]![ia]!;
+    deltas[ba]![ia] = deltas[bb]![ib]!;
+    deltas[bb]![ib] = d;
+    const kinds = this.#kinds;
+    const k = kinds[ba]![ia]!;
+    kinds[ba]![ia] = kinds[bb]![ib]!;
+    kinds[bb]![ib] = k;
+    const to = this.#to;
+    const t = to[ba]![ia]!;
+    const u = to[bb]![ib]!;
+    to[ba]![ia] = u;
+    to[bb]![ib] = t;
+    if (t === WIDE || u === WIDE) {
+      const wide = this.#wide;
+      const x = wide.get(a);
+      const y = wide.get(b);
+      wide.delete(a);
+      wide.delete(b);
+      if (y !== undefined) wide.set(a, y);
+      if (x !== undefined) wide.set(b, x);
+    }
   }
 }
