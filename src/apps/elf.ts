@@ -147,10 +147,15 @@ export interface ElfImage {
    * One function start per FDE of `.eh_frame` (pc_begin and pc_range), sorted
    * by address, then size. Empty for relocatable files, whose `.eh_frame`
    * addresses are not yet relocated, and for ARM32, which unwinds through
-   * `.ARM.exidx` instead.
+   * `.ARM.exidx` instead. Built on first read ({@linkcode ehFrameRanges}
+   * reads the same ranges without an object each).
    */
   ehFrameFunctions: ElfAddressRange[];
-  /** The symbols of the dynamic symbol table, in table order (without the null symbol). */
+  /**
+   * The symbols of the dynamic symbol table, in table order (without the null
+   * symbol). Built on first read ({@linkcode dynamicSymbolTable} reads them
+   * without an object each).
+   */
   dynamicSymbols: ElfDynamicSymbol[];
   /**
    * PLT stubs (`.plt`, `.plt.sec`, `.plt.got`) whose GOT slot is relocated,
