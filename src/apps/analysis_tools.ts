@@ -21,7 +21,7 @@ import {
 import type { ProcedureTable } from "./analysis/procedures.ts";
 import { decodeWithFlow, instructionSetOf } from "./analysis/code.ts";
 import type { AnalysisControl, ProgramAnalysis, ReferenceIndex } from "./analysis/program.ts";
-import { describeString, stringMatcher, stringValue } from "./analysis/strings.ts";
+import { describeString, stringEncoding, stringMatcher, stringValue } from "./analysis/strings.ts";
 import { demangle } from "./disasm/demangle.ts";
 import type { BinaryImage, ImageFunction } from "./image.ts";
 import {
@@ -336,7 +336,7 @@ export function analysisTools(deps: AnalysisToolDeps): ToolDefinition[] {
             const wanted = args.encoding === "ascii" ? 0 : args.encoding === "utf-16le" ? 1 : -1;
             const hits: number[] = [];
             for (let i = 0; i < table.count; i++) {
-              if (wanted >= 0 && table.encodings[i] !== wanted) continue;
+              if (wanted >= 0 && stringEncoding(image.bytes, table, i) !== wanted) continue;
               if (matcher(stringValue(image.bytes, table, i, 4096))) hits.push(i);
               if ((i & 0xffff) === 0 && context.signal.aborted) {
                 throw new ToolFailure(

@@ -147,10 +147,15 @@ export interface ElfImage {
    * One function start per FDE of `.eh_frame` (pc_begin and pc_range), sorted
    * by address, then size. Empty for relocatable files, whose `.eh_frame`
    * addresses are not yet relocated, and for ARM32, which unwinds through
-   * `.ARM.exidx` instead.
+   * `.ARM.exidx` instead. Built on first read ({@linkcode ehFrameRanges}
+   * reads the same ranges without an object each).
    */
   ehFrameFunctions: ElfAddressRange[];
-  /** The symbols of the dynamic symbol table, in table order (without the null symbol). */
+  /**
+   * The symbols of the dynamic symbol table, in table order (without the null
+   * symbol). Built on first read ({@linkcode dynamicSymbolTable} reads them
+   * without an object each).
+   */
   dynamicSymbols: ElfDynamicSymbol[];
   /**
    * PLT stubs (`.plt`, `.plt.sec`, `.plt.got`) whose GOT slot is relocated,
@@ -847,7 +852,15 @@ class Parser {
       this.warnings.push(`${this.droppedWarnings} more warnings were omitted`);
     }
     const fileType = FILE_TYPES.get(this.fileType) ?? "unknown";
-    return {
+    const fdes = {
+      table: extras.ehFrameFunctions as FdeRanges | null,
+      list: [] as ElfAddressRange[],
+    };
+    const symbols = {
+      table: extras.dynamicSymbols as DynamicSymbols | null,
+      list: [] as ElfDynamicSymbol[],
+    };
+    const image: ElfImage = {
       bits: this.is64 ? 64 : 32,
       endianness: this.le ? "little" : "big",
       type: fileType,
@@ -861,12 +874,36 @@ class Parser {
       hasSymtab: this.sections.some((s) => s.type === SHT_SYMTAB),
       dynamic: this.dynamicInfo,
       buildId: extras.buildId,
-      ehFrameFunctions: extras.ehFrameFunctions,
-      dynamicSymbols: extras.dynamicSymbols,
+      // Built on first use: the image reader reads the compact table instead.
+      get ehFrameFunctions(): ElfAddressRange[] {
+        if (fdes.table !== null) {
+          fdes.list = fdes.table.ranges();
+          fdes.table = null;
+        }
+        return fdes.list;
+      },
+      set ehFrameFunctions(list: ElfAddressRange[]) {
+        fdes.table = null;
+        fdes.list = list;
+      },
+      get dynamicSymbols(): ElfDynamicSymbol[] {
+        if (symbols.table !== null) {
+          symbols.list = symbols.table.symbols();
+          symbols.table = null;
+        }
+        return symbols.list;
+      },
+      set dynamicSymbols(list: ElfDynamicSymbol[]) {
+        symbols.table = null;
+        symbols.list = list;
+      },
       pltStubs: extras.pltStubs,
       imports: extras.imports,
       warnings: this.warnings,
     };
+    FDE_TABLES.set(image, fdes);
+    SYMBOL_TABLES.set(image, symbols);
+    return image;
   }
 
   // ----- ELF header
@@ -1660,8 +1697,8 @@ class Parser {
 /** What {@linkcode ExtrasReader} adds to an {@linkcode ElfImage}. */
 interface Extras {
   buildId: string | null;
-  ehFrameFunctions: ElfAddressRange[];
-  dynamicSymbols: ElfDynamicSymbol[];
+  ehFrameFunctions: FdeRanges;
+  dynamicSymbols: DynamicSymbols;
   pltStubs: ElfPltStub[];
   imports: ElfImport[];
 }
@@ -1925,11 +1962,15 @@ class ExtrasReader {
   read(): Extras {
     this.guard("the dynamic section", () => this.readDynamicSection(), undefined);
     const buildId = this.guard("the build id note", () => this.readBuildId(), null);
-    const ehFrameFunctions = this.guard("the .eh_frame section", () => this.readEhFrame(), []);
+    const ehFrameFunctions = this.guard(
+      "the .eh_frame section",
+      () => this.readEhFrame(),
+      new FdeRanges({ starts: [], sizes: [] }),
+    );
     const dynamicSymbols = this.guard(
       "the dynamic symbols",
       () => this.readDynamicSymbols(),
-      [],
+      new DynamicSymbols(this.view, true, true, 0, 0, []),
     );
     const { pltStubs, imports } = this.guard(
       "the PLT and GOT relocations",
@@ -2216,9 +2257,10 @@ class ExtrasReader {
 
   // ----- .eh_frame
 
-  readEhFrame(): ElfAddressRange[] {
+  readEhFrame(): FdeRanges {
+    const none = new FdeRanges({ starts: [], sizes: [] });
     const p = this.p;
-    if (p.fileType === ET_REL) return [];
+    if (p.fileType === ET_REL) return none;
     const named = (name: string): Region | null => {
       const s = p.sections.find((s) =>
         s.name === name && (s.type === SHT_PROGBITS || s.type === SHT_X86_64_UNWIND)
@@ -2249,10 +2291,10 @@ class ExtrasReader {
         table = found.table;
       }
     }
-    if (frame === null) return [];
+    if (frame === null) return none;
     if (Number.isNaN(frame.address)) {
       this.warn(`Cannot read ${frame.label}: its address is not known`);
-      return [];
+      return none;
     }
     const cies = new Map<number, Cie | null>();
     let fromTable = false;
@@ -2290,7 +2332,7 @@ class ExtrasReader {
         }) ${reason}; ${count === 1 ? "it was" : "they were"} skipped`,
       );
     }
-    return buildRanges(sink);
+    return new FdeRanges(sink);
   }
 
   /**
@@ -2886,30 +2928,15 @@ class ExtrasReader {
 
   // ----- Dynamic symbols
 
-  readDynamicSymbols(): ElfDynamicSymbol[] {
+  readDynamicSymbols(): DynamicSymbols {
     const table = this.p.dynamicTable;
-    if (table === null) return [];
+    if (table === null) return new DynamicSymbols(this.view, true, true, 0, 0, []);
     const strings = table.strings;
-    const symbols: ElfDynamicSymbol[] = [];
-    const is64 = this.is64;
-    const le = this.le;
-    const view = this.view;
+    // Names are read now (string table damage is reported here); the rest of
+    // each entry is read from the bytes when asked.
+    const names: string[] = new Array(Math.max(0, table.count - 1));
     for (let i = 1, o = table.offset + table.stride; i < table.count; i++, o += table.stride) {
-      const info = this.bytes[o + (is64 ? 4 : 12)]!;
-      const sectionIndex = this.u16(o + (is64 ? 6 : 14));
-      const value = is64 ? view.getBigUint64(o + 8, le) : BigInt(view.getUint32(o + 4, le));
-      const size = is64 ? view.getBigUint64(o + 16, le) : BigInt(view.getUint32(o + 8, le));
-      const type = info & 0xf;
-      symbols.push({
-        index: i,
-        name: symbolName(strings, this.u32(o)),
-        value,
-        size,
-        type: type === STT_GNU_IFUNC ? "ifunc" : SYMBOL_TYPES[type] ?? "other",
-        binding: SYMBOL_BINDINGS[info >> 4] ?? "other",
-        sectionIndex,
-        defined: sectionIndex !== SHN_UNDEF,
-      });
+      names[i - 1] = symbolName(strings, this.u32(o));
     }
     if (strings !== null) {
       // Names of function symbols were already checked; report only new damage.
@@ -2919,20 +2946,27 @@ class ExtrasReader {
         strings.skipped = 0;
       } else this.p.reportStrings(strings, "symbol", ` in ${table.label}`);
     }
-    return symbols;
+    return new DynamicSymbols(
+      this.view,
+      this.is64,
+      this.le,
+      table.offset + table.stride,
+      table.stride,
+      names,
+    );
   }
 
   // ----- PLT and GOT relocations
 
-  readPlt(symbols: ElfDynamicSymbol[]): { pltStubs: ElfPltStub[]; imports: ElfImport[] } {
+  readPlt(symbols: DynamicSymbols): { pltStubs: ElfPltStub[]; imports: ElfImport[] } {
     const p = this.p;
     const types = RELOCATION_TYPES.get(p.machine) ?? null;
     const slots = this.readSlots(types);
     if (slots.size === 0) return { pltStubs: [], imports: [] };
-    const symbolAt = (index: number): ElfDynamicSymbol | undefined => {
-      const s = symbols[index - 1];
-      return s !== undefined && s.index === index ? s : undefined;
-    };
+    const symbolAt = (index: number): { name: string; defined: boolean } | undefined =>
+      index >= 1 && index <= symbols.count
+        ? { name: symbols.name(index - 1), defined: symbols.defined(index - 1) }
+        : undefined;
     const pltStubs: ElfPltStub[] = [];
     const stubOfSlot = new Map<number, bigint>();
     if (types !== null) {
@@ -2987,7 +3021,7 @@ class ExtrasReader {
     if (missing > 0) {
       this.warn(
         `${missing} PLT/GOT relocation${missing === 1 ? " names a symbol" : "s name symbols"} ` +
-          `past the end of the ${symbols.length + 1}-entry dynamic symbol table; ` +
+          `past the end of the ${symbols.count + 1}-entry dynamic symbol table; ` +
           `${missing === 1 ? "it is" : "they are"} skipped`,
       );
     }
@@ -3338,28 +3372,236 @@ function recordProblem(status: number): string {
 }
 
 /** The decoded FDEs as ranges, sorted by address, then size. */
-function buildRanges(sink: FdeSink): ElfAddressRange[] {
-  const n = sink.starts.length;
-  const ranges: ElfAddressRange[] = new Array(n);
-  let sorted = true;
-  let previous: ElfAddressRange | null = null;
-  for (let i = 0; i < n; i++) {
-    const start = sink.starts[i]!;
-    const size = sink.sizes[i]!;
-    const range = {
-      address: typeof start === "bigint" ? start : BigInt(start),
-      size: typeof size === "bigint" ? size : BigInt(size),
-    };
-    if (previous !== null && compareRanges(previous, range) > 0) sorted = false;
-    ranges[i] = previous = range;
+/**
+ * The FDE ranges of a parse as read (pc_begin and pc_range, numbers below
+ * 2^53 or bigints), in address-then-size order through `order` when they
+ * were not read in that order; no object per FDE until {@linkcode ranges}.
+ */
+class FdeRanges implements ElfRangeTable {
+  readonly count: number;
+  #starts: (number | bigint)[];
+  #sizes: (number | bigint)[];
+  #order: Uint32Array | null = null;
+
+  constructor(sink: FdeSink) {
+    this.#starts = sink.starts;
+    this.#sizes = sink.sizes;
+    const n = this.count = sink.starts.length;
+    for (let i = 1; i < n; i++) {
+      if (this.#compare(i - 1, i) > 0) {
+        const order = new Uint32Array(n);
+        for (let k = 0; k < n; k++) order[k] = k;
+        // Stable, as sorting the range objects was.
+        this.#order = order.sort((a, b) => this.#compare(a, b) || a - b);
+        break;
+      }
+    }
   }
-  if (!sorted) ranges.sort(compareRanges);
-  return ranges;
+
+  #compare(i: number, j: number): number {
+    const a = this.#starts[i]!;
+    const b = this.#starts[j]!;
+    if (a !== b) {
+      if (typeof a === "number" && typeof b === "number") return a < b ? -1 : 1;
+      const x = BigInt(a);
+      const y = BigInt(b);
+      if (x !== y) return x < y ? -1 : 1;
+    }
+    const c = this.#sizes[i]!;
+    const d = this.#sizes[j]!;
+    if (typeof c === "number" && typeof d === "number") return c < d ? -1 : c > d ? 1 : 0;
+    const x = BigInt(c);
+    const y = BigInt(d);
+    return x < y ? -1 : x > y ? 1 : 0;
+  }
+
+  address(k: number): bigint {
+    const start = this.#starts[this.#order === null ? k : this.#order[k]!]!;
+    return typeof start === "bigint" ? start : BigInt(start);
+  }
+
+  size(k: number): bigint {
+    const size = this.#sizes[this.#order === null ? k : this.#order[k]!]!;
+    if (typeof size === "bigint") return size;
+    return size < SMALL_BIGINTS.length ? SMALL_BIGINTS[size] ??= BigInt(size) : BigInt(size);
+  }
+
+  ranges(): ElfAddressRange[] {
+    const ranges: ElfAddressRange[] = new Array(this.count);
+    for (let k = 0; k < this.count; k++) {
+      ranges[k] = { address: this.address(k), size: this.size(k) };
+    }
+    return ranges;
+  }
 }
 
-function compareRanges(a: ElfAddressRange, b: ElfAddressRange): number {
-  if (a.address !== b.address) return a.address < b.address ? -1 : 1;
-  return a.size < b.size ? -1 : a.size > b.size ? 1 : 0;
+/**
+ * The dynamic symbol table of a parse: names decoded, everything else read
+ * from the file bytes on request; objects only from {@linkcode symbols}.
+ */
+class DynamicSymbols implements ElfSymbolTable {
+  readonly count: number;
+  #view: DataView;
+  #is64: boolean;
+  #le: boolean;
+  /** File offset of symbol 1 (the first after the null symbol). */
+  #first: number;
+  #stride: number;
+  #names: string[];
+
+  constructor(
+    view: DataView,
+    is64: boolean,
+    le: boolean,
+    first: number,
+    stride: number,
+    names: string[],
+  ) {
+    this.#view = view;
+    this.#is64 = is64;
+    this.#le = le;
+    this.#first = first;
+    this.#stride = stride;
+    this.#names = names;
+    this.count = names.length;
+  }
+
+  #at(i: number): number {
+    return this.#first + i * this.#stride;
+  }
+
+  name(i: number): string {
+    return this.#names[i]!;
+  }
+
+  value(i: number): bigint {
+    const o = this.#at(i);
+    return this.#is64
+      ? this.#view.getBigUint64(o + 8, this.#le)
+      : BigInt(this.#view.getUint32(o + 4, this.#le));
+  }
+
+  size(i: number): bigint {
+    const o = this.#at(i);
+    return this.#is64
+      ? this.#view.getBigUint64(o + 16, this.#le)
+      : BigInt(this.#view.getUint32(o + 8, this.#le));
+  }
+
+  type(i: number): ElfDynamicSymbol["type"] {
+    const type = this.#view.getUint8(this.#at(i) + (this.#is64 ? 4 : 12)) & 0xf;
+    return type === STT_GNU_IFUNC ? "ifunc" : SYMBOL_TYPES[type] ?? "other";
+  }
+
+  binding(i: number): ElfDynamicSymbol["binding"] {
+    const info = this.#view.getUint8(this.#at(i) + (this.#is64 ? 4 : 12));
+    return SYMBOL_BINDINGS[info >> 4] ?? "other";
+  }
+
+  sectionIndex(i: number): number {
+    return this.#view.getUint16(this.#at(i) + (this.#is64 ? 6 : 14), this.#le);
+  }
+
+  defined(i: number): boolean {
+    return this.sectionIndex(i) !== SHN_UNDEF;
+  }
+
+  symbols(): ElfDynamicSymbol[] {
+    const symbols: ElfDynamicSymbol[] = new Array(this.count);
+    for (let i = 0; i < this.count; i++) {
+      const sectionIndex = this.sectionIndex(i);
+      symbols[i] = {
+        index: i + 1,
+        name: this.#names[i]!,
+        value: this.value(i),
+        size: this.size(i),
+        type: this.type(i),
+        binding: this.binding(i),
+        sectionIndex,
+        defined: sectionIndex !== SHN_UNDEF,
+      };
+    }
+    return symbols;
+  }
+}
+
+/** The table behind each parse's lazily built `dynamicSymbols`. */
+const SYMBOL_TABLES = new WeakMap<
+  ElfImage,
+  { table: DynamicSymbols | null; list: ElfDynamicSymbol[] }
+>();
+
+/**
+ * The dynamic symbols of a parse by position (0 is the table's symbol 1),
+ * as {@linkcode ElfImage.dynamicSymbols} lists them, without an object per
+ * symbol.
+ */
+export interface ElfSymbolTable {
+  /** Symbols (without the null symbol). */
+  readonly count: number;
+  /** Name without any `@VERSION` suffix. */
+  name(i: number): string;
+  /** `st_value` as stored. */
+  value(i: number): bigint;
+  /** `ELF_ST_TYPE`. */
+  type(i: number): ElfDynamicSymbol["type"];
+  /** `ELF_ST_BIND`. */
+  binding(i: number): ElfDynamicSymbol["binding"];
+  /** Whether `st_shndx` is not SHN_UNDEF. */
+  defined(i: number): boolean;
+}
+
+/**
+ * The dynamic symbols of a parse, read from the parser's compact table when
+ * the `dynamicSymbols` list has not been built.
+ */
+export function dynamicSymbolTable(elf: ElfImage): ElfSymbolTable {
+  const table = SYMBOL_TABLES.get(elf)?.table;
+  if (table) return table;
+  const list = elf.dynamicSymbols;
+  return {
+    count: list.length,
+    name: (i) => list[i]!.name,
+    value: (i) => list[i]!.value,
+    type: (i) => list[i]!.type,
+    binding: (i) => list[i]!.binding,
+    defined: (i) => list[i]!.defined,
+  };
+}
+
+/** The FDE table behind each parse's lazily built `ehFrameFunctions`. */
+const FDE_TABLES = new WeakMap<
+  ElfImage,
+  { table: FdeRanges | null; list: ElfAddressRange[] }
+>();
+
+/**
+ * Address ranges by position, sorted by address then size, without an
+ * object per range.
+ */
+export interface ElfRangeTable {
+  /** Ranges in the table. */
+  readonly count: number;
+  /** Start of range `k`. */
+  address(k: number): bigint;
+  /** Size of range `k`. */
+  size(k: number): bigint;
+}
+
+/**
+ * The `.eh_frame` FDE ranges of a parse, as {@linkcode ElfImage.ehFrameFunctions}
+ * lists them, read from the parser's compact table when the list has not
+ * been built (so no object per FDE is made).
+ */
+export function ehFrameRanges(elf: ElfImage): ElfRangeTable {
+  const table = FDE_TABLES.get(elf)?.table;
+  if (table) return table;
+  const list = elf.ehFrameFunctions;
+  return {
+    count: list.length,
+    address: (k) => list[k]!.address,
+    size: (k) => list[k]!.size,
+  };
 }
 
 function emptyDynamic(): ElfDynamic {

@@ -5,7 +5,14 @@
  * @module
  */
 
-import { type ElfImage, parseElf, type ParseElfOptions } from "./elf.ts";
+import {
+  dynamicSymbolTable,
+  ehFrameRanges,
+  type ElfImage,
+  type ElfRangeTable,
+  parseElf,
+  type ParseElfOptions,
+} from "./elf.ts";
 import type {
   BinaryImage,
   ImageExport,
@@ -36,6 +43,8 @@ const PF_X = 1;
 const PF_W = 2;
 const PF_R = 4;
 const EM_ARM = 40;
+/** The names of every unnamed function: one shared, frozen empty list. */
+const NO_NAMES: string[] = Object.freeze([]) as unknown as string[];
 
 /**
  * Reads an ELF file into a {@linkcode BinaryImage}.
@@ -145,35 +154,45 @@ function imageFunctions(
   };
   // Both lists are sorted by address: merge them. Several FDEs may share a
   // start; the largest pc_range wins.
-  const fdes = withEhFrame ? elf.ehFrameFunctions : [];
+  const none: ElfRangeTable = { count: 0, address: () => 0n, size: () => 0n };
+  const fdes = withEhFrame ? ehFrameRanges(elf) : none;
   const symbols = elf.functions;
   const functions: ImageFunction[] = [];
   let j = 0;
+  // The address of FDE j (read once per FDE), or null past the last.
+  let next: bigint | null = fdes.count > 0 ? fdes.address(0) : null;
+  const advance = (): void => {
+    j++;
+    next = j < fdes.count ? fdes.address(j) : null;
+  };
   for (let i = 0; i <= symbols.length; i++) {
     const f = symbols[i];
     // FDE starts below this symbol function (or all that remain).
-    while (j < fdes.length && (f === undefined || fdes[j]!.address < f.address)) {
-      const address = fdes[j]!.address;
-      let size = fdes[j++]!.size;
-      while (j < fdes.length && fdes[j]!.address === address) {
-        if (fdes[j]!.size > size) size = fdes[j]!.size;
-        j++;
+    while (next !== null && (f === undefined || next < f.address)) {
+      const address: bigint = next;
+      let size = fdes.size(j);
+      advance();
+      while (next === address) {
+        const other = fdes.size(j);
+        if (other > size) size = other;
+        advance();
       }
       if (inCode(address)) {
-        functions.push({ address, size, name: "", names: [], source: "eh-frame" });
+        functions.push({ address, size, name: "", names: NO_NAMES, source: "eh-frame" });
       }
     }
     if (f === undefined) break;
     let size = f.size;
-    while (j < fdes.length && fdes[j]!.address === f.address) {
-      if (size === 0n || (f.size === 0n && fdes[j]!.size > size)) size = fdes[j]!.size;
-      j++;
+    while (next === f.address) {
+      const other = fdes.size(j);
+      if (size === 0n || (f.size === 0n && other > size)) size = other;
+      advance();
     }
     functions.push({
       address: f.address,
       size,
       name: f.name,
-      names: [...f.names],
+      names: f.names.length === 0 ? NO_NAMES : f.names,
       source: f.source,
     });
   }
@@ -187,36 +206,55 @@ function imageImports(elf: ElfImage): ImageImport[] {
   }
   const imports: ImageImport[] = [];
   const seen = new Set<string>();
-  for (const s of elf.dynamicSymbols) {
-    if (s.defined || s.name === "") continue;
-    if (s.type !== "function" && s.type !== "ifunc" && s.type !== "notype") continue;
-    if (seen.has(s.name)) continue;
-    seen.add(s.name);
-    imports.push({ library: null, name: s.name, address: stubs.get(s.name) ?? null });
+  const symbols = dynamicSymbolTable(elf);
+  for (let i = 0; i < symbols.count; i++) {
+    const name = symbols.name(i);
+    if (symbols.defined(i) || name === "") continue;
+    const type = symbols.type(i);
+    if (type !== "function" && type !== "ifunc" && type !== "notype") continue;
+    if (seen.has(name)) continue;
+    seen.add(name);
+    imports.push({ library: null, name, address: stubs.get(name) ?? null });
   }
   return imports;
 }
 
 function imageExports(elf: ElfImage): ImageExport[] {
   const exports: ImageExport[] = [];
-  // Addresses seen per name, to drop exact duplicates (the same name and address twice).
-  const seen = new Map<string, bigint | bigint[]>();
-  for (const s of elf.dynamicSymbols) {
-    if (!s.defined || s.name === "") continue;
-    if (s.binding !== "global" && s.binding !== "weak") continue;
-    const isFunction = s.type === "function" || s.type === "ifunc";
-    if (!isFunction && s.type !== "object") continue;
-    const address = isFunction && elf.machine === EM_ARM ? s.value & ~1n : s.value;
-    const known = seen.get(s.name);
-    if (known === undefined) seen.set(s.name, address);
-    else if (typeof known === "bigint") {
-      if (known === address) continue;
-      seen.set(s.name, [known, address]);
+  // Exports seen per name hash, to drop exact duplicates (the same name and
+  // address twice). Names are not used as keys: a Map would keep an
+  // internalised copy of every one.
+  const seen = new Map<number, ImageExport | ImageExport[]>();
+  const symbols = dynamicSymbolTable(elf);
+  for (let i = 0; i < symbols.count; i++) {
+    const name = symbols.name(i);
+    if (!symbols.defined(i) || name === "") continue;
+    const binding = symbols.binding(i);
+    if (binding !== "global" && binding !== "weak") continue;
+    const type = symbols.type(i);
+    const isFunction = type === "function" || type === "ifunc";
+    if (!isFunction && type !== "object") continue;
+    const value = symbols.value(i);
+    const address = isFunction && elf.machine === EM_ARM ? value & ~1n : value;
+    const key = nameHash(name);
+    const known = seen.get(key);
+    const entry = { name, address };
+    if (known === undefined) seen.set(key, entry);
+    else if (Array.isArray(known)) {
+      if (known.some((e) => e.name === name && e.address === address)) continue;
+      known.push(entry);
     } else {
-      if (known.includes(address)) continue;
-      known.push(address);
+      if (known.name === name && known.address === address) continue;
+      seen.set(key, [known, entry]);
     }
-    exports.push({ name: s.name, address });
+    exports.push(entry);
   }
   return exports;
+}
+
+/** A 32-bit FNV-1a hash of a string's code units. */
+function nameHash(name: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < name.length; i++) hash = Math.imul(hash ^ name.charCodeAt(i), 0x01000193);
+  return hash >>> 0;
 }

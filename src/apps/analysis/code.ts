@@ -7,7 +7,12 @@
  * @module
  */
 
-import { Disassembler, type Instruction, type InstructionSet } from "../disasm/capstone.ts";
+import {
+  Disassembler,
+  type Instruction,
+  type InstructionSet,
+  MAX_DECODE_BYTES,
+} from "../disasm/capstone.ts";
 import { decodeWasmBody, type WasmCodeMap, type WasmInstruction } from "../disasm/wasm_code.ts";
 import { addressToOffset, type BinaryImage, type ImageFunction } from "../image.ts";
 import { upperBound } from "../../core/sorted.ts";
@@ -140,6 +145,115 @@ export async function decodeProcedure(
   };
 }
 
+/** What {@linkcode scanProcedure} decoded. */
+export interface ScannedProcedure {
+  /** Instructions decoded (kept or not). */
+  count: number;
+  /** True when the instruction cap cut the decode short. */
+  truncated: boolean;
+}
+
+/** Instructions decoded per batch by {@linkcode scanProcedure}. */
+const SCAN_BATCH = 1024;
+
+/** Lowercase ASCII of a byte. */
+function lower(byte: number): number {
+  return byte >= 0x41 && byte <= 0x5a ? byte | 0x20 : byte;
+}
+
+/** Whether the NUL-terminated text at `at` (at most `max` bytes) starts with lowercase `prefix`. */
+function startsWith(heap: Uint8Array, at: number, prefix: string): boolean {
+  for (let i = 0; i < prefix.length; i++) {
+    if (lower(heap[at + i]!) !== prefix.charCodeAt(i)) return false;
+  }
+  return true;
+}
+
+/** Whether the NUL-terminated text at `at` (at most `max` bytes) holds lowercase `needle`. */
+function holds(heap: Uint8Array, at: number, max: number, needle: string): boolean {
+  const first = needle.charCodeAt(0);
+  for (let i = at; i < at + max && heap[i] !== 0; i++) {
+    if (lower(heap[i]!) === first && startsWith(heap, i, needle)) return true;
+  }
+  return false;
+}
+
+/**
+ * For x86 code, a test on Capstone's text that keeps every instruction
+ * {@linkcode flowOf} could give a branch target or a reference: a mnemonic
+ * that may be a call, jump or loop, or operands naming `rip` (or, for 32-bit
+ * code, holding a hexadecimal number). Null (keep all) for other sets, whose
+ * flows depend on earlier instructions.
+ */
+export function flowCandidates(
+  set: CodeSet,
+): ((heap: Uint8Array, mnemonic: number, operands: number) => boolean) | null {
+  if (set !== "x86" && set !== "x86_64") return null;
+  return (heap, mnemonic, operands) =>
+    lower(heap[mnemonic]!) === 0x6a /* j */ || startsWith(heap, mnemonic, "call") ||
+    startsWith(heap, mnemonic, "loop") || holds(heap, operands, 160, "rip") ||
+    (set === "x86" && holds(heap, operands, 160, "0x"));
+}
+
+/**
+ * Decodes one procedure like {@linkcode decodeProcedure} (the same
+ * instructions, the same `truncated`), but hands them to `visit` in batches
+ * of at most {@linkcode SCAN_BATCH} instead of returning them all, so a long
+ * procedure never holds more than one batch in memory; with `select`, only
+ * the instructions it accepts (see {@linkcode flowCandidates}) are built and
+ * visited. Thumb code is decoded in one batch, since an IT block's state
+ * does not carry across decodes.
+ */
+export async function scanProcedure(
+  image: BinaryImage,
+  fn: ImageFunction,
+  limits: DecodeLimits & {
+    select?: ((heap: Uint8Array, mnemonic: number, operands: number) => boolean) | null;
+  },
+  visit: (instructions: Instruction[], flows: InstructionFlow[]) => void,
+): Promise<ScannedProcedure> {
+  const set = instructionSetOf(image, fn.address);
+  if (!set) throw new Error(`${image.architecture} code is not disassembled`);
+  if (set === "wasm") {
+    // A body is one bounded decode; its structured branches need it whole.
+    const { decoded, flows } = await decodeWithFlow(image, fn, limits);
+    if (decoded.instructions.length > 0) visit(decoded.instructions, flows);
+    return { count: decoded.instructions.length, truncated: decoded.truncated };
+  }
+  // AArch64 adrp pages carry across batches of one procedure.
+  const pages = new Map<string, bigint>();
+  const { end } = procedureEnd(image, fn, limits.maxBytesWhenUnsized);
+  const start = set === "thumb" ? fn.address & ~1n : fn.address;
+  const offset = addressToOffset(image, start);
+  if (offset === null) return { count: 0, truncated: false };
+  const wanted = Number(end - start);
+  // decodeProcedure hands the whole extent to Capstone, which reads at most
+  // MAX_DECODE_BYTES of it; `truncated` compares with the whole extent.
+  const extent = Math.min(image.bytes.length, offset + Math.max(0, wanted)) - offset;
+  const code = image.bytes.subarray(offset, offset + Math.min(extent, MAX_DECODE_BYTES));
+  const disassembler = await disassemblerFor(set);
+  const batch = set === "thumb" ? limits.maxInstructions : SCAN_BATCH;
+  let count = 0;
+  let position = 0;
+  while (count < limits.maxInstructions && position < code.length) {
+    const decoded = disassembler.disassembleSelected(
+      code.subarray(position),
+      start + BigInt(position),
+      Math.min(batch, limits.maxInstructions - count),
+      limits.select ?? null,
+      { withBytes: limits.withBytes ?? true },
+    );
+    if (decoded.count === 0) break;
+    count += decoded.count;
+    position += decoded.bytes;
+    if (decoded.instructions.length > 0) {
+      visit(decoded.instructions, flowOf(set, decoded.instructions, pages));
+    }
+    if (decoded.count < batch) break;
+  }
+  return { count, truncated: count >= limits.maxInstructions && position < extent };
+}
+
 /** What one instruction does to control flow and which addresses it names. */
 export interface InstructionFlow {
   kind: "call" | "jump" | "conditional-jump" | "return" | "other";
@@ -168,13 +282,14 @@ function parseNumber(text: string): bigint | null {
 
 /**
  * Reads control flow and references from a decoded procedure, instruction by
- * instruction, tracking AArch64 `adrp` pages per register.
+ * instruction, tracking AArch64 `adrp` pages per register. To read one
+ * procedure in several batches, pass the same `pages` map for each batch.
  */
 export function flowOf(
   set: InstructionSet,
   instructions: readonly Instruction[],
+  pages: Map<string, bigint> = new Map(),
 ): InstructionFlow[] {
-  const pages = new Map<string, bigint>();
   return instructions.map((insn) => {
     const mnemonic = insn.mnemonic.toLowerCase();
     const operands = insn.operands.toLowerCase();

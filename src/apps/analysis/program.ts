@@ -13,7 +13,7 @@ import {
   type ImageFunction,
   type ImageImport,
 } from "../image.ts";
-import { decodeWithFlow, instructionSetOf } from "./code.ts";
+import { flowCandidates, instructionSetOf, scanProcedure } from "./code.ts";
 import { type ContainmentBound, ProcedureTable } from "./procedures.ts";
 import { scanStrings, type StringTable } from "./strings.ts";
 
@@ -25,7 +25,6 @@ export interface AnalysisControl {
 
 /** Kinds of reference edges. */
 export type EdgeKind = "call" | "jump" | "data";
-const KIND_CODE: Record<EdgeKind, number> = { call: 0, jump: 1, data: 2 };
 const CODE_KIND: EdgeKind[] = ["call", "jump", "data"];
 
 /** One reference: an instruction at `from` (inside procedure `procedure`) names `to`. */
@@ -156,30 +155,7 @@ export class ProgramAnalysis {
     const functions = this.image.functions;
     const set = instructionSetOf(this.image);
     const limitations: string[] = [];
-    // Compact edges: the procedure's index, the instruction's offset in it, the target, the kind.
-    let procedures = new Uint32Array(1024);
-    let deltas = new Uint32Array(1024);
-    let to = new Float64Array(1024);
-    let kinds = new Uint8Array(1024);
-    let count = 0;
-    const grow = <T extends Float64Array | Uint32Array | Uint8Array>(old: T): T => {
-      const next = new (old.constructor as new (n: number) => T)(old.length * 2);
-      next.set(old);
-      return next;
-    };
-    const push = (procedure: number, delta: number, target: bigint, kind: EdgeKind): void => {
-      if (count === to.length) {
-        procedures = grow(procedures);
-        deltas = grow(deltas);
-        to = grow(to);
-        kinds = grow(kinds);
-      }
-      procedures[count] = procedure;
-      deltas[count] = delta;
-      to[count] = Number(target);
-      kinds[count] = KIND_CODE[kind];
-      count++;
-    };
+    const edges = new EdgeBuffer();
     let scannedInstructions = 0;
     let scannedProcedures = 0;
     let complete = set !== null;
@@ -197,22 +173,24 @@ export class ProgramAnalysis {
       }
       if (addressToOffset(this.image, fn.address) === null) continue;
       const budget = Math.min(limits.maxPerProcedure, limits.maxInstructions - scannedInstructions);
-      const { decoded, flows } = await decodeWithFlow(this.image, fn, {
+      const scanned = await scanProcedure(this.image, fn, {
         maxInstructions: budget,
         maxBytesWhenUnsized: 1 << 20,
         withBytes: false,
+        select: flowCandidates(instructionSetOf(this.image, fn.address)!),
+      }, (instructions, flows) => {
+        for (let k = 0; k < instructions.length; k++) {
+          const flow = flows[k]!;
+          const delta = Number(instructions[k]!.address - fn.address);
+          if (flow.target !== null) {
+            edges.push(i, delta, flow.target, flow.kind === "call" ? 0 : 1);
+          }
+          for (const ref of flow.references) edges.push(i, delta, ref, 2);
+        }
       });
       scannedProcedures++;
-      scannedInstructions += decoded.instructions.length;
-      if (decoded.truncated) complete = false;
-      decoded.instructions.forEach((insn, k) => {
-        const flow = flows[k]!;
-        const delta = Number(insn.address - fn.address);
-        if (flow.target !== null) {
-          push(i, delta, flow.target, flow.kind === "call" ? "call" : "jump");
-        }
-        for (const ref of flow.references) push(i, delta, ref, "data");
-      });
+      scannedInstructions += scanned.count;
+      if (scanned.truncated) complete = false;
       if (i % report === 0) {
         await control.onProgress?.(
           i,
@@ -226,15 +204,12 @@ export class ProgramAnalysis {
         "Some procedures were longer than the per-procedure bound; their later references are unknown.",
       );
     }
-    // Give back the growth headroom, then sort edge indices by target (then source) for lookup.
-    procedures = procedures.slice(0, count);
-    deltas = deltas.slice(0, count);
-    to = to.slice(0, count);
-    kinds = kinds.slice(0, count);
-    const order = new Uint32Array(count);
-    for (let i = 0; i < count; i++) order[i] = i;
-    const source = (e: number): number => Number(functions[procedures[e]!]!.address) + deltas[e]!;
-    order.sort((a, b) => to[a]! - to[b]! || source(a) - source(b));
+    // The edges sorted in place by target, then source, as a stable sort would order them.
+    const count = edges.count;
+    const starts = new Float64Array(functions.length);
+    for (let i = 0; i < functions.length; i++) starts[i] = Number(functions[i]!.address);
+    edges.sort(starts);
+    const target = (e: number): number => edges.target(e);
     return {
       scannedProcedures,
       totalProcedures: functions.length,
@@ -248,22 +223,153 @@ export class ProgramAnalysis {
         let hi = count;
         while (lo < hi) {
           const mid = (lo + hi) >> 1;
-          if (to[order[mid]!]! < key) lo = mid + 1;
+          if (target(mid) < key) lo = mid + 1;
           else hi = mid;
         }
         const found: Reference[] = [];
-        for (let i = lo; i < count && to[order[i]!] === key; i++) {
-          const e = order[i]!;
-          const procedure = functions[procedures[e]!]!.address;
+        for (let e = lo; e < count && target(e) === key; e++) {
+          const procedure = functions[edges.procedure(e)]!.address;
           found.push({
-            from: procedure + BigInt(deltas[e]!),
+            from: procedure + BigInt(edges.delta(e)),
             procedure,
-            to: BigInt(to[e]!),
-            kind: CODE_KIND[kinds[e]!]!,
+            to: BigInt(target(e)),
+            kind: CODE_KIND[edges.kind(e)]!,
           });
         }
         return found;
       },
     };
+  }
+}
+
+/** Edges per block of an {@linkcode EdgeBuffer}: 2^EDGE_SHIFT. */
+const EDGE_SHIFT = 16;
+const EDGE_BLOCK = 1 << EDGE_SHIFT;
+const EDGE_MASK = EDGE_BLOCK - 1;
+/** Marks a target stored outside the 32-bit block (2^32 - 1 itself included). */
+const WIDE = 0xffffffff;
+
+/**
+ * Reference edges as they are found, in fixed-size typed-array blocks (no
+ * per-edge object, and no copy of everything each time the store grows,
+ * nor at the end):
+ * the procedure's index, the instruction's offset in it, the target, the
+ * kind (0 call, 1 jump, 2 data).
+ */
+class EdgeBuffer {
+  #procedures: Uint32Array[] = [];
+  #deltas: Uint32Array[] = [];
+  /** Targets below 2^32 - 1; others are {@linkcode WIDE} here and kept in `#wide`. */
+  #to: Uint32Array[] = [];
+  #wide = new Map<number, number>();
+  #kinds: Uint8Array[] = [];
+  /** Edges in the last block. */
+  #used = EDGE_BLOCK;
+  count = 0;
+
+  push(procedure: number, delta: number, target: bigint, kind: number): void {
+    if (this.#used === EDGE_BLOCK) {
+      this.#procedures.push(new Uint32Array(EDGE_BLOCK));
+      this.#deltas.push(new Uint32Array(EDGE_BLOCK));
+      this.#to.push(new Uint32Array(EDGE_BLOCK));
+      this.#kinds.push(new Uint8Array(EDGE_BLOCK));
+      this.#used = 0;
+    }
+    const block = this.#to.length - 1;
+    const at = this.#used++;
+    this.#procedures[block]![at] = procedure;
+    this.#deltas[block]![at] = delta;
+    const to = Number(target);
+    if (to >= 0 && to < WIDE && Number.isInteger(to)) this.#to[block]![at] = to;
+    else {
+      this.#to[block]![at] = WIDE;
+      this.#wide.set(this.count, to);
+    }
+    this.#kinds[block]![at] = kind;
+    this.count++;
+  }
+
+  procedure(e: number): number {
+    return this.#procedures[e >>> EDGE_SHIFT]![e & EDGE_MASK]!;
+  }
+
+  delta(e: number): number {
+    return this.#deltas[e >>> EDGE_SHIFT]![e & EDGE_MASK]!;
+  }
+
+  target(e: number): number {
+    const to = this.#to[e >>> EDGE_SHIFT]![e & EDGE_MASK]!;
+    return to === WIDE ? this.#wide.get(e)! : to;
+  }
+
+  kind(e: number): number {
+    return this.#kinds[e >>> EDGE_SHIFT]![e & EDGE_MASK]!;
+  }
+
+  /**
+   * Sorts the edges in place by target, then source address (`starts` holds
+   * each procedure's start), then procedure, then kind: a heap sort over the
+   * blocks, with no per-edge values and no second copy. That is the order a
+   * stable sort by target and source gives: procedures were decoded in
+   * order, one instruction names at most one branch target, pushed before
+   * its data references (kind 0 or 1 before 2), and edges that tie on all
+   * four are identical.
+   */
+  sort(starts: Float64Array): void {
+    const n = this.count;
+    const compare = (a: number, b: number): number => {
+      const byTarget = this.target(a) - this.target(b);
+      if (byTarget !== 0) return byTarget;
+      const bySource = starts[this.procedure(a)]! + this.delta(a) -
+        (starts[this.procedure(b)]! + this.delta(b));
+      if (bySource !== 0) return bySource;
+      return (this.procedure(a) - this.procedure(b)) || (this.kind(a) - this.kind(b));
+    };
+    const sift = (root: number, end: number): void => {
+      for (let child = 2 * root + 1; child < end; child = 2 * root + 1) {
+        if (child + 1 < end && compare(child, child + 1) < 0) child++;
+        if (compare(root, child) >= 0) return;
+        this.#swap(root, child);
+        root = child;
+      }
+    };
+    for (let i = (n >> 1) - 1; i >= 0; i--) sift(i, n);
+    for (let end = n - 1; end > 0; end--) {
+      this.#swap(0, end);
+      sift(0, end);
+    }
+  }
+
+  #swap(a: number, b: number): void {
+    const ba = a >>> EDGE_SHIFT;
+    const ia = a & EDGE_MASK;
+    const bb = b >>> EDGE_SHIFT;
+    const ib = b & EDGE_MASK;
+    const procedures = this.#procedures;
+    const p = procedures[ba]![ia]!;
+    procedures[ba]![ia] = procedures[bb]![ib]!;
+    procedures[bb]![ib] = p;
+    const deltas = this.#deltas;
+    const d = deltas[ba]![ia]!;
+    deltas[ba]![ia] = deltas[bb]![ib]!;
+    deltas[bb]![ib] = d;
+    const kinds = this.#kinds;
+    const k = kinds[ba]![ia]!;
+    kinds[ba]![ia] = kinds[bb]![ib]!;
+    kinds[bb]![ib] = k;
+    const to = this.#to;
+    const t = to[ba]![ia]!;
+    const u = to[bb]![ib]!;
+    to[ba]![ia] = u;
+    to[bb]![ib] = t;
+    if (t === WIDE || u === WIDE) {
+      const wide = this.#wide;
+      const x = wide.get(a);
+      const y = wide.get(b);
+      wide.delete(a);
+      wide.delete(b);
+      if (y !== undefined) wide.set(a, y);
+      if (x !== undefined) wide.set(b, x);
+    }
   }
 }

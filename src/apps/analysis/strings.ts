@@ -14,20 +14,24 @@ export const MIN_STRING_LENGTH = 4;
 /** Longest value returned for one string (longer ones are cut, and say so). */
 export const MAX_STRING_VALUE = 1024;
 
-/** The strings of one document, as parallel arrays. */
+/**
+ * The strings of one document: where each starts, in the order found (ASCII
+ * runs, then UTF-16LE runs at even, then at odd offsets). A string's encoding
+ * and length are read back from the bytes (see {@linkcode stringEncoding}
+ * and {@linkcode stringLength}), which keeps the table at 4 bytes a string.
+ */
 export interface StringTable {
   /** Offsets into `image.bytes`. */
   offsets: Uint32Array;
-  /** Lengths in characters. */
-  lengths: Uint32Array;
-  /** 0 = ASCII, 1 = UTF-16LE. */
-  encodings: Uint8Array;
   count: number;
 }
 
 function printable(byte: number): boolean {
   return (byte >= 0x20 && byte <= 0x7e) || byte === 0x09;
 }
+
+/** Offsets per block while scanning. */
+const BLOCK = 1 << 16;
 
 /** Scans the bytes; calls `onProgress` every 16 MiB and stops when `signal` aborts. */
 export async function scanStrings(
@@ -37,28 +41,17 @@ export async function scanStrings(
     onProgress?: (done: number, total: number) => Promise<void> | void;
   } = {},
 ): Promise<StringTable> {
-  let capacity = 1024;
-  let offsets = new Uint32Array(capacity);
-  let lengths = new Uint32Array(capacity);
-  let encodings = new Uint8Array(capacity);
-  let count = 0;
-  const push = (offset: number, length: number, encoding: number): void => {
-    if (count === capacity) {
-      capacity *= 2;
-      const o = new Uint32Array(capacity);
-      o.set(offsets);
-      offsets = o;
-      const l = new Uint32Array(capacity);
-      l.set(lengths);
-      lengths = l;
-      const e = new Uint8Array(capacity);
-      e.set(encodings);
-      encodings = e;
+  // Fixed-size blocks, copied once into an exact-size table at the end.
+  const blocks: Uint32Array[] = [];
+  let block = new Uint32Array(0);
+  let used = 0;
+  const push = (offset: number): void => {
+    if (used === block.length) {
+      block = new Uint32Array(BLOCK);
+      blocks.push(block);
+      used = 0;
     }
-    offsets[count] = offset;
-    lengths[count] = length;
-    encodings[count] = encoding;
-    count++;
+    block[used++] = offset;
   };
   const chunk = 16 * 1024 * 1024;
   const n = bytes.length;
@@ -71,13 +64,13 @@ export async function scanStrings(
       if (printable(bytes[i]!)) {
         if (start < 0) start = i;
       } else if (start >= 0) {
-        if (i - start >= MIN_STRING_LENGTH) push(start, i - start, 0);
+        if (i - start >= MIN_STRING_LENGTH) push(start);
         start = -1;
       }
     }
     await options.onProgress?.(Math.floor(end / 2), n);
   }
-  if (start >= 0 && n - start >= MIN_STRING_LENGTH) push(start, n - start, 0);
+  if (start >= 0 && n - start >= MIN_STRING_LENGTH) push(start);
   // UTF-16LE runs, at both byte alignments.
   for (let phase = 0; phase < 2; phase++) {
     start = -1;
@@ -85,7 +78,7 @@ export async function scanStrings(
       if (printable(bytes[i]!) && bytes[i + 1] === 0) {
         if (start < 0) start = i;
       } else if (start >= 0) {
-        if ((i - start) / 2 >= MIN_STRING_LENGTH) push(start, (i - start) / 2, 1);
+        if ((i - start) / 2 >= MIN_STRING_LENGTH) push(start);
         start = -1;
       }
       if ((i & 0xffffff) === phase && options.signal?.aborted) {
@@ -94,17 +87,38 @@ export async function scanStrings(
     }
     if (start >= 0) {
       const length = Math.floor((n - start) / 2);
-      if (length >= MIN_STRING_LENGTH) push(start, length, 1);
+      if (length >= MIN_STRING_LENGTH) push(start);
     }
     await options.onProgress?.(Math.floor(n / 2 + (phase + 1) * n / 4), n);
   }
-  // Give back the growth headroom.
-  return {
-    offsets: offsets.slice(0, count),
-    lengths: lengths.slice(0, count),
-    encodings: encodings.slice(0, count),
-    count,
-  };
+  const count = blocks.length === 0 ? 0 : (blocks.length - 1) * BLOCK + used;
+  const offsets = new Uint32Array(count);
+  for (let b = 0; b < blocks.length; b++) {
+    offsets.set(b === blocks.length - 1 ? blocks[b]!.subarray(0, used) : blocks[b]!, b * BLOCK);
+    blocks[b] = new Uint32Array(0);
+  }
+  return { offsets, count };
+}
+
+/**
+ * The encoding of string `index`: 0 = ASCII, 1 = UTF-16LE. An ASCII run's
+ * second byte is printable, a UTF-16LE run's is 0, so the bytes tell.
+ */
+export function stringEncoding(bytes: Uint8Array, table: StringTable, index: number): 0 | 1 {
+  return bytes[table.offsets[index]! + 1] === 0 ? 1 : 0;
+}
+
+/** The length of string `index` in characters, read back from the bytes as the scan found it. */
+export function stringLength(bytes: Uint8Array, table: StringTable, index: number): number {
+  const offset = table.offsets[index]!;
+  const n = bytes.length;
+  let i = offset;
+  if (bytes[offset + 1] !== 0) {
+    while (i < n && printable(bytes[i]!)) i++;
+    return i - offset;
+  }
+  while (i + 1 < n && printable(bytes[i]!) && bytes[i + 1] === 0) i += 2;
+  return (i - offset) / 2;
 }
 
 const ascii = new TextDecoder("latin1");
@@ -117,8 +131,10 @@ export function stringValue(
   max = MAX_STRING_VALUE,
 ): string {
   const offset = table.offsets[index]!;
-  const length = Math.min(table.lengths[index]!, max);
-  if (table.encodings[index] === 0) return ascii.decode(bytes.subarray(offset, offset + length));
+  const length = Math.min(stringLength(bytes, table, index), max);
+  if (stringEncoding(bytes, table, index) === 0) {
+    return ascii.decode(bytes.subarray(offset, offset + length));
+  }
   let text = "";
   for (let i = 0; i < length; i++) text += String.fromCharCode(bytes[offset + i * 2]!);
   return text;
@@ -140,11 +156,11 @@ export interface StringHit {
 export function describeString(image: BinaryImage, table: StringTable, index: number): StringHit {
   const offset = table.offsets[index]!;
   const address = offsetToAddress(image, offset);
-  const length = table.lengths[index]!;
+  const length = stringLength(image.bytes, table, index);
   return {
     address: address === null ? null : `0x${address.toString(16)}`,
     file_offset: image.fileBase + offset,
-    encoding: table.encodings[index] === 0 ? "ascii" : "utf-16le",
+    encoding: stringEncoding(image.bytes, table, index) === 0 ? "ascii" : "utf-16le",
     length,
     value: stringValue(image.bytes, table, index),
     truncated: length > MAX_STRING_VALUE,

@@ -61,11 +61,20 @@ function loadEngine(): Promise<CapstoneExports> {
     // The 1.3 MB module is loaded on first use, not at start-up.
     const { CAPSTONE_WASM_BYTES, CAPSTONE_WASM_GZIP_BASE64 } = await import("./capstone_wasm.ts");
     const packed = Uint8Array.fromBase64(CAPSTONE_WASM_GZIP_BASE64.replace(/\s+/g, ""));
-    const stream = new Blob([packed]).stream().pipeThrough(new DecompressionStream("gzip"));
-    const wasm = new Uint8Array(await new Response(stream).arrayBuffer());
-    if (wasm.length !== CAPSTONE_WASM_BYTES) {
+    // Inflate straight into a buffer of the known size (no chunk list, no second copy).
+    const wasm = new Uint8Array(CAPSTONE_WASM_BYTES);
+    let filled = 0;
+    const chunks = new Blob([packed]).stream().pipeThrough(new DecompressionStream("gzip"));
+    for await (const chunk of chunks) {
+      if (filled + chunk.length > wasm.length) {
+        throw new Error(`embedded Capstone wasm is over ${CAPSTONE_WASM_BYTES} bytes`);
+      }
+      wasm.set(chunk, filled);
+      filled += chunk.length;
+    }
+    if (filled !== CAPSTONE_WASM_BYTES) {
       throw new Error(
-        `embedded Capstone wasm is ${wasm.length} bytes, expected ${CAPSTONE_WASM_BYTES}`,
+        `embedded Capstone wasm is ${filled} bytes, expected ${CAPSTONE_WASM_BYTES}`,
       );
     }
     let memory: WebAssembly.Memory | null = null;
@@ -169,25 +178,46 @@ export class Disassembler {
     maxInstructions: number,
     options: { withBytes?: boolean } = {},
   ): Instruction[] {
+    return this.disassembleSelected(code, address, maxInstructions, null, options).instructions;
+  }
+
+  /**
+   * Decodes like {@linkcode Disassembler.disassemble}, but builds an
+   * instruction only when `select` (given Capstone's text of the mnemonic and
+   * operands as NUL-terminated bytes at `mnemonic` and `operands` in `heap`)
+   * accepts it; `select` null keeps every one. Returns the kept instructions,
+   * and the count and bytes of all that were decoded.
+   */
+  disassembleSelected(
+    code: Uint8Array,
+    address: bigint,
+    maxInstructions: number,
+    select: ((heap: Uint8Array, mnemonic: number, operands: number) => boolean) | null,
+    options: { withBytes?: boolean } = {},
+  ): { instructions: Instruction[]; count: number; bytes: number } {
     const withBytes = options.withBytes ?? true;
     if (this.#handle === 0) throw new Error("Disassembler is closed");
     const cs = this.#cs;
     const length = Math.min(code.length, MAX_DECODE_BYTES);
-    if (length === 0 || maxInstructions <= 0) return [];
+    if (length === 0 || maxInstructions <= 0) return { instructions: [], count: 0, bytes: 0 };
     const codePointer = cs.malloc(length);
     const insnOut = cs.malloc(4);
     if (codePointer === 0 || insnOut === 0) throw new Error("Capstone could not allocate memory");
     try {
       new Uint8Array(cs.memory.buffer, codePointer, length).set(code.subarray(0, length));
       const count = cs.disasm(this.#handle, codePointer, length, address, maxInstructions, insnOut);
-      if (count === 0) return [];
+      if (count === 0) return { instructions: [], count: 0, bytes: 0 };
       const base = new DataView(cs.memory.buffer).getUint32(insnOut, true);
       const view = new DataView(cs.memory.buffer);
-      const instructions: Instruction[] = new Array(count);
+      const heap = new Uint8Array(cs.memory.buffer);
+      const instructions: Instruction[] = select === null ? new Array(count) : [];
+      let covered = 0;
       for (let i = 0; i < count; i++) {
         const at = base + i * INSN.size;
         const size = view.getUint16(at + INSN.length, true);
-        instructions[i] = {
+        covered += size;
+        if (select !== null && !select(heap, at + INSN.mnemonic, at + INSN.operands)) continue;
+        const instruction: Instruction = {
           address: view.getBigUint64(at + INSN.address, true),
           size,
           bytes: withBytes
@@ -196,9 +226,11 @@ export class Disassembler {
           mnemonic: cString(cs.memory, at + INSN.mnemonic, 32),
           operands: cString(cs.memory, at + INSN.operands, 160),
         };
+        if (select === null) instructions[i] = instruction;
+        else instructions.push(instruction);
       }
       cs.free(base, count);
-      return instructions;
+      return { instructions, count, bytes: covered };
     } finally {
       cs.release(insnOut);
       cs.release(codePointer);
