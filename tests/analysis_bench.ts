@@ -119,31 +119,42 @@ if (library) {
   });
   reportMedian(`analyze_function median latency on ${library}`, "dossier", null);
 
-  // Peak memory in a separate process doing one full pass over the file.
-  const probe = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--no-prompt",
-      "--allow-read",
-      "--allow-env",
-      new URL("./fixtures/memory_probe.ts", import.meta.url).pathname,
-      library,
-    ],
-    stdout: "piped",
-    stderr: "inherit",
-  }).output();
-  const memory = JSON.parse(
-    new TextDecoder().decode(probe.stdout).trim().split("\n").pop() ?? "{}",
-  );
+  // Peak memory in a separate process doing one full pass over the file: under the
+  // V8 flags `deno task start` runs the server with, and under V8's defaults for comparison.
+  const config = JSON.parse(await Deno.readTextFile(new URL("../deno.json", import.meta.url)));
+  const serverV8Flags = (config.tasks.start as string).split(/\s+/)
+    .filter((arg) => arg.startsWith("--v8-flags="));
+  const probe = async (v8Flags: string[]) => {
+    const output = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--no-prompt",
+        ...v8Flags,
+        "--allow-read",
+        "--allow-env",
+        new URL("./fixtures/memory_probe.ts", import.meta.url).pathname,
+        library,
+      ],
+      stdout: "piped",
+      stderr: "inherit",
+    }).output();
+    return JSON.parse(new TextDecoder().decode(output.stdout).trim().split("\n").pop() ?? "{}");
+  };
+  const memory = await probe(serverV8Flags);
+  const defaults = await probe([]);
   globalThis.addEventListener("unload", () => {
     console.log(
       `peak RSS growth for one full pass over ${library} (open, overview, every procedure page, 20 dossiers, reference index): ${
         (memory.growth / 1048576).toFixed(0)
       } MiB for a ${(size / 1048576).toFixed(0)} MiB file = ${
         (memory.growth / size).toFixed(2)
-      }× the file size (target ≤ 2×); the pass took ${
+      }× the file size (target ≤ 2×) under deno task start's ${
+        serverV8Flags.join(" ") || "(no V8 flags)"
+      }, ${(defaults.growth / size).toFixed(2)}× under V8's defaults; the pass took ${
         memory.seconds?.toFixed(1)
-      } s; reference scan ${JSON.stringify(memory.reference_scan)}`,
+      } s (${defaults.seconds?.toFixed(1)} s under the defaults); reference scan ${
+        JSON.stringify(memory.reference_scan)
+      }`,
     );
     void session.close();
   });
