@@ -6,24 +6,11 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { deflateRawSync } from "node:zlib";
 import { call, connect, fails, hasProgram, type Loose, ok, run } from "./helpers/in_memory.ts";
+import { FIXTURES, haveJqFixtures, LIBJQ, NEW, OLD } from "./helpers/jq_fixtures.ts";
 
-const FIXTURES = fileURLToPath(new URL("../../shared/fixtures/apps/", import.meta.url));
-const OLD = join(FIXTURES, "libjq1_1.6-2.1+deb12u2_amd64.deb");
-const NEW = join(FIXTURES, "libjq1_1.6-2.1+deb12u3_amd64.deb");
-const LIBJQ = "data.tar.xz/data.tar/usr/lib/x86_64-linux-gnu/libjq.so.1.0.4";
-const haveFixtures = (() => {
-  try {
-    Deno.statSync(OLD);
-    Deno.statSync(NEW);
-    return true;
-  } catch {
-    return false;
-  }
-})();
-if (!haveFixtures) console.log(`artifacts_test: skipping fixture tests, ${FIXTURES} is absent`);
+const haveFixtures = haveJqFixtures("artifacts_test");
 
 /** Every page of an inventory of the active target. */
 async function inventoryAll(client: Loose, extra: Record<string, unknown> = {}): Promise<Loose> {

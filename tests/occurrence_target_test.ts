@@ -7,24 +7,11 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { connect, fails, hasProgram, type Loose, ok, run } from "./helpers/in_memory.ts";
+import { FIXTURES, haveJqFixtures, LIBJQ, NEW, OLD } from "./helpers/jq_fixtures.ts";
 
-const FIXTURES = fileURLToPath(new URL("../../shared/fixtures/apps/", import.meta.url));
-const OLD = join(FIXTURES, "libjq1_1.6-2.1+deb12u2_amd64.deb");
-const NEW = join(FIXTURES, "libjq1_1.6-2.1+deb12u3_amd64.deb");
 const LIB_DIR = "data.tar.xz/data.tar/usr/lib/x86_64-linux-gnu";
-const LIBJQ = `${LIB_DIR}/libjq.so.1.0.4`;
-const haveFixtures = (() => {
-  try {
-    Deno.statSync(OLD);
-    Deno.statSync(NEW);
-    return true;
-  } catch {
-    return false;
-  }
-})();
-if (!haveFixtures) console.log(`occurrence_target_test: skipping, ${FIXTURES} is absent`);
+const haveFixtures = haveJqFixtures("occurrence_target_test");
 const tools = hasProgram("ar") && hasProgram("xz") && hasProgram("tar") && hasProgram("nm");
 if (!tools) {
   console.log("occurrence_target_test: skipping peer checks, ar, xz, tar or nm is absent");
