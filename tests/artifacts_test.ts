@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { deflateRawSync } from "node:zlib";
 import { call, connect, fails, hasProgram, type Loose, ok, run } from "./helpers/in_memory.ts";
+import { inventoryAll } from "./helpers/inventory.ts";
 
 const FIXTURES = fileURLToPath(new URL("../../shared/fixtures/apps/", import.meta.url));
 const OLD = join(FIXTURES, "libjq1_1.6-2.1+deb12u2_amd64.deb");
@@ -24,35 +25,6 @@ const haveFixtures = (() => {
   }
 })();
 if (!haveFixtures) console.log(`artifacts_test: skipping fixture tests, ${FIXTURES} is absent`);
-
-/** Every page of an inventory of the active target. */
-async function inventoryAll(client: Loose, extra: Record<string, unknown> = {}): Promise<Loose> {
-  const ids: string[] = [];
-  const occurrences: Loose[] = [];
-  const nodes: Loose[] = [];
-  let offset = 0;
-  let first: Loose = null;
-  for (;;) {
-    const page = await ok(client, "inventory_artifact", {
-      ...extra,
-      occurrence_offset: offset,
-      occurrence_limit: 500,
-      node_offset: offset,
-      node_limit: 500,
-      edge_offset: offset,
-      edge_limit: 500,
-    });
-    first ??= page.result;
-    ids.push(page.evidence_id);
-    occurrences.push(...page.result.occurrences.items);
-    nodes.push(...page.result.nodes.items);
-    const next = [page.result.occurrences, page.result.nodes, page.result.edges]
-      .map((p: Loose) => p.next_offset).filter((n: number | null) => n !== null);
-    if (next.length === 0) break;
-    offset += 500;
-  }
-  return { ids, occurrences, nodes, manifest: first.manifest, first };
-}
 
 /** Exported defined functions and their sizes, as nm sees them. */
 async function nmFunctions(path: string): Promise<Map<string, number>> {

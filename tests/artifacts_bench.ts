@@ -1,0 +1,279 @@
+/**
+ * Benchmarks of artifact inventories, through a real MCP client:
+ *
+ * - throughput of open_binary and inventory_artifact (every page) on a tar of
+ *   100+ MB built from /usr/lib (the archive bench's input) and on the same
+ *   files extracted as a directory, each beside `sha256sum` over the same
+ *   artifact in the same run; prints MiB/s of artifact bytes and the ratio
+ *   (target: ours ≥ 60 % of sha256sum's);
+ * - peak RSS of a separate process inventorying each, against its size, and
+ *   against a directory holding one 1 GiB file (memory must not grow with
+ *   the bytes read);
+ * - compare_artifacts over every page of two generated directories of
+ *   12,000+ occurrences each.
+ *
+ * Every inventory runs with the traversal limits at their upper bounds (so
+ * nothing is truncated; each run checks the manifest is complete).
+ *
+ * Run with `deno bench --no-prompt --allow-read --allow-write --allow-run
+ * --allow-env --allow-net=127.0.0.1 tests/artifacts_bench.ts`.
+ */
+
+import { compareTo, measure, median, reportMedian } from "./helpers/bench_stats.ts";
+import { connect, type Loose, ok } from "./helpers/in_memory.ts";
+import { inventoryAll } from "./helpers/inventory.ts";
+import { hasProgram } from "./helpers/programs.ts";
+import { buildUsrLibTar } from "./helpers/usr_lib_tar.ts";
+import { LIMIT_BOUNDS } from "../src/apps/artifacts/model.ts";
+
+const TARGET_BYTES = 120 * 2 ** 20;
+/** Every traversal limit at its upper bound: nothing in these inputs comes near them. */
+const LIMITS = { ...LIMIT_BOUNDS };
+const MIB = 2 ** 20;
+
+const dir = await Deno.makeTempDir({ prefix: "casefile-artifacts-bench-" });
+globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
+
+/** Lines of the final report, each computed when the run ends (null: nothing to say). */
+const summary: Array<() => string | null> = [];
+globalThis.addEventListener("unload", () => {
+  const lines = summary.map((line) => line()).filter((line) => line !== null);
+  if (lines.length > 0) console.log(`\nartifact benchmarks:\n  ${lines.join("\n  ")}`);
+});
+
+/** Bytes of the regular files under `root` (what sha256sum reads). */
+function regularFileBytes(root: string): number {
+  let total = 0;
+  for (const entry of Deno.readDirSync(root)) {
+    const path = `${root}/${entry.name}`;
+    if (entry.isDirectory) total += regularFileBytes(path);
+    else if (entry.isFile) total += Deno.statSync(path).size;
+  }
+  return total;
+}
+
+async function sh(script: string): Promise<void> {
+  const out = await new Deno.Command("sh", {
+    args: ["-c", script],
+    stdout: "null",
+    stderr: "piped",
+  })
+    .output();
+  if (!out.success) throw new Error(`${script} failed: ${new TextDecoder().decode(out.stderr)}`);
+}
+
+/** Opens `path` in a fresh session, then fetches every inventory page; checks completeness. */
+async function inventoryOnce(
+  path: string,
+  timed: "open+inventory" | "inventory",
+  name: string,
+  b: Deno.BenchContext,
+): Promise<void> {
+  const session = await connect({ roots: [path] });
+  try {
+    let inventory: Loose = null;
+    const run = async (): Promise<void> => {
+      inventory = await inventoryAll(session.client, LIMITS);
+    };
+    if (timed === "open+inventory") {
+      await measure(name, b, async () => {
+        await ok(session.client, "open_binary", { path });
+        await run();
+      });
+    } else {
+      await ok(session.client, "open_binary", { path });
+      await measure(name, b, run);
+    }
+    if (!inventory.manifest.complete) {
+      throw new Error(`the inventory of ${path} is incomplete: ${inventory.first.limitations}`);
+    }
+    occurrenceCounts.set(path, inventory.manifest.occurrence_count);
+  } finally {
+    await session.close();
+  }
+}
+const occurrenceCounts = new Map<string, number>();
+
+/** Throughput benches of one artifact beside its sha256sum peer. */
+function throughput(label: string, path: string, bytes: number, peer: string, what: string): void {
+  const group = label.replace(/\W+/g, "-");
+  Deno.bench({
+    name: `${label}: open_binary + inventory_artifact (every page)`,
+    group,
+    n: 3,
+    warmup: 1,
+    fn: async (b) => await inventoryOnce(path, "open+inventory", `${label} open+inventory`, b),
+  });
+  Deno.bench({
+    name: `${label}: inventory_artifact (every page) after open_binary`,
+    group,
+    n: 3,
+    warmup: 1,
+    fn: async (b) => await inventoryOnce(path, "inventory", `${label} inventory`, b),
+  });
+  Deno.bench({
+    name: `peer: ${peer}`,
+    group,
+    baseline: true,
+    n: 3,
+    warmup: 1,
+    fn: async (b) => await measure(`${label} sha256sum`, b, () => sh(peer)),
+  });
+  compareTo(
+    `${label}: inventory_artifact vs ${what}`,
+    `${label} inventory`,
+    `${label} sha256sum`,
+    null,
+  );
+  summary.push(() => {
+    const rate = (name: string): number => bytes / MIB / (median(`${label} ${name}`) / 1000);
+    const peerRate = rate("sha256sum");
+    if (Number.isNaN(peerRate)) return null;
+    const line = (name: string): string => {
+      const ratio = rate(name) / peerRate;
+      return `${name} ${rate(name).toFixed(0)} MiB/s = ${
+        (ratio * 100).toFixed(0)
+      } % of sha256sum (target ≥ 60 %: ${ratio >= 0.6 ? "met" : "MISSED"})`;
+    };
+    return `${label}, ${(bytes / MIB).toFixed(0)} MiB, ${
+      occurrenceCounts.get(path) ?? "?"
+    } occurrences; sha256sum (${what}) ${peerRate.toFixed(0)} MiB/s; ${line("inventory")}; ${
+      line("open+inventory")
+    }`;
+  });
+}
+
+/** Peak RSS of a separate process opening and inventorying `path`. */
+async function probeMemory(label: string, path: string, bytes: number): Promise<void> {
+  const probe = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--no-prompt",
+      "--allow-read",
+      "--allow-env",
+      new URL("./fixtures/artifact_memory_probe.ts", import.meta.url).pathname,
+      path,
+    ],
+    stdout: "piped",
+    stderr: "inherit",
+  }).output();
+  const memory = JSON.parse(
+    new TextDecoder().decode(probe.stdout).trim().split("\n").pop() ?? "{}",
+  );
+  const line = `peak RSS inventorying ${label} (${
+    (bytes / MIB).toFixed(0)
+  } MiB, ${memory.occurrences} occurrences, complete ${memory.complete}): ${
+    (memory.peak_rss / MIB).toFixed(0)
+  } MiB, growth ${(memory.growth / MIB).toFixed(0)} MiB over the ${
+    (memory.baseline_rss / MIB).toFixed(0)
+  } MiB baseline = ${(memory.growth / bytes).toFixed(2)}× the artifact size (open ${
+    memory.open_seconds?.toFixed(2)
+  } s, inventory ${memory.inventory_seconds?.toFixed(2)} s)`;
+  summary.push(() => line);
+}
+
+// --- throughput and memory on a real 100+ MB artifact ------------------------
+
+const canBuild = hasProgram("tar") && hasProgram("du") && hasProgram("sha256sum");
+const usrLib = canBuild ? await buildUsrLibTar(dir, TARGET_BYTES) : null;
+if (!usrLib) {
+  console.log("skip: cannot build a 100 MB tar from /usr/lib (needs tar, du and sha256sum)");
+} else {
+  const tree = `${dir}/tree`;
+  await Deno.mkdir(tree);
+  await sh(`tar -xf '${usrLib.path}' -C '${tree}'`);
+  const treeBytes = regularFileBytes(tree);
+  const names = usrLib.directories.map((d) => `/usr/lib/${d}`).join(", ");
+  summary.push(() =>
+    `input: ${names} as a tar of ${usrLib.bytes} bytes, and extracted to a directory of ${treeBytes} bytes in regular files`
+  );
+  throughput(
+    "tar",
+    usrLib.path,
+    usrLib.bytes,
+    `sha256sum '${usrLib.path}'`,
+    "the tar file",
+  );
+  throughput(
+    "directory",
+    tree,
+    treeBytes,
+    `find '${tree}' -type f -print0 | xargs -0 sha256sum > /dev/null`,
+    "every regular file",
+  );
+  await probeMemory("the tar", usrLib.path, usrLib.bytes);
+  await probeMemory("the directory", tree, treeBytes);
+  // Bytes read must not show in memory: one sparse 1 GiB file (read as zeros).
+  const big = `${dir}/big`;
+  await Deno.mkdir(big);
+  const file = await Deno.open(`${big}/zeros.bin`, { write: true, createNew: true });
+  await file.truncate(2 ** 30);
+  file.close();
+  await probeMemory("a directory holding one 1 GiB file", big, 2 ** 30);
+}
+
+// --- compare_artifacts on two inventories of 12,000+ occurrences -------------
+
+const DIRECTORIES = 120;
+const FILES_PER_DIRECTORY = 100;
+
+/** A tree of DIRECTORIES × FILES_PER_DIRECTORY small files; `variant` changes a few hundred. */
+async function generateTree(root: string, variant: boolean): Promise<void> {
+  const encoder = new TextEncoder();
+  for (let d = 0; d < DIRECTORIES; d++) {
+    const sub = `${root}/d${String(d).padStart(3, "0")}`;
+    await Deno.mkdir(sub, { recursive: true });
+    for (let f = 0; f < FILES_PER_DIRECTORY; f++) {
+      const i = d * FILES_PER_DIRECTORY + f;
+      // In the variant: every 40th file changed, every 120th removed, 100 files added.
+      if (variant && i % 120 === 7) continue;
+      const changed = variant && i % 40 === 3;
+      const body = `file ${i}${changed ? " (edited)" : ""}\n${"x".repeat(i % 200)}\n`;
+      await Deno.writeFile(`${sub}/f${String(f).padStart(3, "0")}.txt`, encoder.encode(body));
+    }
+    if (variant && d < 10) {
+      for (let f = 0; f < 10; f++) {
+        await Deno.writeFile(`${sub}/new${f}.txt`, encoder.encode(`new ${d}/${f}\n`));
+      }
+    }
+  }
+}
+
+const left = `${dir}/left`;
+const right = `${dir}/right`;
+await generateTree(left, false);
+await generateTree(right, true);
+const session = await connect({ roots: [dir] });
+globalThis.addEventListener("unload", () => void session.close());
+await ok(session.client, "open_binary", { path: left });
+const leftInventory = await inventoryAll(session.client, LIMITS);
+await ok(session.client, "open_binary", { path: right });
+const rightInventory = await inventoryAll(session.client, LIMITS);
+let compared: Loose = null;
+Deno.bench({
+  name: `compare_artifacts: ${leftInventory.ids.length} + ${rightInventory.ids.length} pages`,
+  group: "compare",
+  n: 10,
+  warmup: 1,
+  fn: async (b) => {
+    await measure("compare", b, async () => {
+      compared = await ok(session.client, "compare_artifacts", {
+        left_evidence_ids: leftInventory.ids,
+        right_evidence_ids: rightInventory.ids,
+        limit: 500,
+      });
+    });
+  },
+});
+reportMedian(
+  `compare_artifacts over ${leftInventory.manifest.occurrence_count} and ${rightInventory.manifest.occurrence_count} occurrences (${leftInventory.ids.length} + ${rightInventory.ids.length} pages of 500)`,
+  "compare",
+  null,
+);
+summary.push(() =>
+  compared
+    ? `compare_artifacts: status ${compared.result.status}, summary ${
+      JSON.stringify(compared.result.summary)
+    }, median ${median("compare").toFixed(1)} ms`
+    : null
+);
