@@ -108,6 +108,18 @@ export function memorySource(bytes: Uint8Array): ByteSource {
   return source;
 }
 
+/** Options of {@linkcode fileSource}. */
+export interface FileSourceOptions {
+  /**
+   * Start reading the first chunk (up to 1 MiB) as soon as the file is open,
+   * for a caller that opens files ahead of reading them; the first read, if
+   * it asks for exactly that chunk, takes it.
+   *
+   * @default false
+   */
+  readFirstChunk?: boolean;
+}
+
 /**
  * A {@linkcode ByteSource} over a file, read with seek + read (the seek is
  * skipped when a read continues the previous one); concurrent reads are
@@ -117,9 +129,13 @@ export function memorySource(bytes: Uint8Array): ByteSource {
  * Requires `--allow-read`.
  *
  * @param path The file to open.
+ * @param options Whether to start reading at once.
  * @returns The source; call `close()` when done.
  */
-export async function fileSource(path: string): Promise<ByteSource> {
+export async function fileSource(
+  path: string,
+  options: FileSourceOptions = {},
+): Promise<ByteSource> {
   const file = await Deno.open(path, { read: true });
   let size: number;
   try {
@@ -162,6 +178,7 @@ export async function fileSource(path: string): Promise<ByteSource> {
     }
     return out;
   };
+  let first: { length: number; bytes: Promise<Uint8Array> } | null = null;
   const source: ByteSource = {
     size,
     read(offset: number, length: number): Promise<Uint8Array> {
@@ -169,6 +186,11 @@ export async function fileSource(path: string): Promise<ByteSource> {
         checkRange(size, offset, length);
       } catch (error) {
         return Promise.reject(error);
+      }
+      if (first !== null) {
+        const early = first;
+        first = null;
+        if (offset === 0 && length === early.length) return early.bytes;
       }
       const result = queue.then(() => readNow(offset, length));
       queue = result.catch(() => {});
@@ -189,6 +211,13 @@ export async function fileSource(path: string): Promise<ByteSource> {
       });
     },
   };
+  if (options.readFirstChunk && size > 0) {
+    const length = Math.min(size, SOURCE_CHUNK_BYTES);
+    const bytes = source.read(0, length);
+    // A failure is reported to the reader that takes the chunk.
+    bytes.catch(() => {});
+    first = { length, bytes };
+  }
   return source;
 }
 
