@@ -245,13 +245,12 @@ if (!usrLib) {
   );
   // A real directory of many small files, where per-file costs rather than hashing dominate.
   const include = "/usr/include";
-  const includeFiles = (() => {
-    try {
-      return [...Deno.readDirSync(include)].length > 0 ? regularFiles(include) : null;
-    } catch {
-      return null;
-    }
-  })();
+  let includeFiles: { count: number; bytes: number } | null = null;
+  try {
+    includeFiles = regularFiles(include);
+  } catch {
+    // absent or unreadable: skipped below
+  }
   if (includeFiles && includeFiles.count >= 1000) {
     summary.push(() =>
       `input: ${include}, ${includeFiles.count} regular files, ${includeFiles.bytes} bytes`
