@@ -10,6 +10,7 @@
 
 import { compareTo, measure, median } from "./helpers/bench_stats.ts";
 import { hasProgram } from "./helpers/programs.ts";
+import { buildUsrLibTar } from "./helpers/usr_lib_tar.ts";
 import { fileSource } from "../src/apps/artifacts/byte_source.ts";
 import { type Codec, decompress } from "../src/apps/artifacts/compression.ts";
 import { readTar } from "../src/apps/artifacts/tar.ts";
@@ -18,39 +19,9 @@ const TARGET_BYTES = 120 * 2 ** 20;
 const LIMITS = { maxEntries: 1_000_000, maxPathBytes: 4096 };
 const DECOMPRESS = { maxOutputBytes: 2 ** 40, maxRatio: 1e6 };
 
-async function buildTar(dir: string): Promise<string | null> {
-  const sizes: [string, number][] = [];
-  for (const entry of Deno.readDirSync("/usr/lib")) {
-    if (!entry.isDirectory) continue;
-    const out = await new Deno.Command("du", {
-      args: ["-sb", `/usr/lib/${entry.name}`],
-      stdout: "piped",
-      stderr: "null",
-    })
-      .output();
-    const bytes = Number(new TextDecoder().decode(out.stdout).split("\t")[0]);
-    if (bytes > 0 && bytes < 400 * 2 ** 20) sizes.push([entry.name, bytes]);
-  }
-  sizes.sort((a, b) => b[1] - a[1]);
-  const chosen: string[] = [];
-  let total = 0;
-  for (const [name, bytes] of sizes) {
-    if (total >= TARGET_BYTES) break;
-    chosen.push(name);
-    total += bytes;
-  }
-  if (total < 100 * 2 ** 20) return null;
-  const path = `${dir}/usr_lib.tar`;
-  await new Deno.Command("tar", {
-    args: ["-cf", path, "-C", "/usr/lib", ...chosen],
-    stderr: "null",
-  }).output();
-  return path;
-}
-
 const ready = hasProgram("tar") && hasProgram("du");
 const dir = ready ? await Deno.makeTempDir({ prefix: "casefile-archive-bench-" }) : "";
-const tar = ready ? await buildTar(dir) : null;
+const tar = ready ? (await buildUsrLibTar(dir, TARGET_BYTES))?.path ?? null : null;
 if (!tar) console.log("skip: cannot build a 100 MB tar from /usr/lib");
 globalThis.addEventListener("unload", () => {
   if (dir) Deno.removeSync(dir, { recursive: true });

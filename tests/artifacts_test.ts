@@ -8,38 +8,10 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { deflateRawSync } from "node:zlib";
 import { call, connect, fails, hasProgram, type Loose, ok, run } from "./helpers/in_memory.ts";
+import { inventoryAll } from "./helpers/inventory.ts";
 import { FIXTURES, haveJqFixtures, LIBJQ, NEW, OLD } from "./helpers/jq_fixtures.ts";
 
 const haveFixtures = haveJqFixtures("artifacts_test");
-
-/** Every page of an inventory of the active target. */
-async function inventoryAll(client: Loose, extra: Record<string, unknown> = {}): Promise<Loose> {
-  const ids: string[] = [];
-  const occurrences: Loose[] = [];
-  const nodes: Loose[] = [];
-  let offset = 0;
-  let first: Loose = null;
-  for (;;) {
-    const page = await ok(client, "inventory_artifact", {
-      ...extra,
-      occurrence_offset: offset,
-      occurrence_limit: 500,
-      node_offset: offset,
-      node_limit: 500,
-      edge_offset: offset,
-      edge_limit: 500,
-    });
-    first ??= page.result;
-    ids.push(page.evidence_id);
-    occurrences.push(...page.result.occurrences.items);
-    nodes.push(...page.result.nodes.items);
-    const next = [page.result.occurrences, page.result.nodes, page.result.edges]
-      .map((p: Loose) => p.next_offset).filter((n: number | null) => n !== null);
-    if (next.length === 0) break;
-    offset += 500;
-  }
-  return { ids, occurrences, nodes, manifest: first.manifest, first };
-}
 
 /** Exported defined functions and their sizes, as nm sees them. */
 async function nmFunctions(path: string): Promise<Map<string, number>> {

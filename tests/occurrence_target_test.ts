@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { connect, fails, hasProgram, type Loose, ok, run } from "./helpers/in_memory.ts";
+import { inventoryAll } from "./helpers/inventory.ts";
 import { FIXTURES, haveJqFixtures, LIBJQ, NEW, OLD } from "./helpers/jq_fixtures.ts";
 
 const LIB_DIR = "data.tar.xz/data.tar/usr/lib/x86_64-linux-gnu";
@@ -20,15 +21,8 @@ if (!tools) {
 /** Opens an artifact and retains every inventory page; returns its occurrences by path. */
 async function inventory(client: Loose, path: string): Promise<Map<string, Loose>> {
   await ok(client, "open_binary", { path });
-  const byPath = new Map<string, Loose>();
-  for (let offset = 0;; offset += 500) {
-    const page = await ok(client, "inventory_artifact", {
-      occurrence_offset: offset,
-      occurrence_limit: 500,
-    });
-    for (const o of page.result.occurrences.items) byPath.set(o.logical_path, o);
-    if (page.result.occurrences.next_offset === null) return byPath;
-  }
+  const { occurrences } = await inventoryAll(client);
+  return new Map(occurrences.map((o: Loose) => [o.logical_path, o]));
 }
 
 /** The library as the packaging tools extract it. */

@@ -48,19 +48,32 @@ function rangeStream(
   checkRange(source.size, offset, length);
   let position = offset;
   const end = offset + length;
+  // One chunk is read ahead, so the next read overlaps whatever the consumer does with this one
+  // (hashing, parsing) instead of following it.
+  let ahead: Promise<Uint8Array> | null = null;
+  const readNext = (): Promise<Uint8Array> | null => {
+    if (position >= end) return null;
+    const take = Math.min(SOURCE_CHUNK_BYTES, end - position);
+    const pending = source.read(position, take);
+    // A failure is reported when its chunk is pulled, not as an unhandled rejection before.
+    pending.catch(() => {});
+    position += take;
+    return pending;
+  };
   return new ReadableStream<Uint8Array>({
     async pull(controller): Promise<void> {
       signal?.throwIfAborted();
-      if (position >= end) {
+      const current = ahead ?? readNext();
+      ahead = null;
+      if (current === null) {
         controller.close();
         return;
       }
-      const take = Math.min(SOURCE_CHUNK_BYTES, end - position);
-      const bytes = await source.read(position, take);
+      const bytes = await current;
       signal?.throwIfAborted();
-      position += take;
+      ahead = readNext();
       controller.enqueue(bytes);
-      if (position >= end) controller.close();
+      if (ahead === null) controller.close();
     },
   }, { highWaterMark: 0 });
 }
@@ -95,17 +108,34 @@ export function memorySource(bytes: Uint8Array): ByteSource {
   return source;
 }
 
+/** Options of {@linkcode fileSource}. */
+export interface FileSourceOptions {
+  /**
+   * Start reading the first chunk (up to 1 MiB) as soon as the file is open,
+   * for a caller that opens files ahead of reading them; the first read, if
+   * it asks for exactly that chunk, takes it.
+   *
+   * @default false
+   */
+  readFirstChunk?: boolean;
+}
+
 /**
- * A {@linkcode ByteSource} over a file, read with seek + read; concurrent
- * reads are serialised. The size is taken when the file is opened; a file
+ * A {@linkcode ByteSource} over a file, read with seek + read (the seek is
+ * skipped when a read continues the previous one); concurrent reads are
+ * serialised. The size is taken when the file is opened; a file
  * that shrinks afterwards makes reads fail with {@linkcode ArchiveFormatError}.
  *
  * Requires `--allow-read`.
  *
  * @param path The file to open.
+ * @param options Whether to start reading at once.
  * @returns The source; call `close()` when done.
  */
-export async function fileSource(path: string): Promise<ByteSource> {
+export async function fileSource(
+  path: string,
+  options: FileSourceOptions = {},
+): Promise<ByteSource> {
   const file = await Deno.open(path, { read: true });
   let size: number;
   try {
@@ -116,14 +146,27 @@ export async function fileSource(path: string): Promise<ByteSource> {
   }
   let closed = false;
   let queue: Promise<unknown> = Promise.resolve();
+  // The file position after the last read (-1: unknown), so sequential reads skip the seek.
+  let filePosition = 0;
   const readNow = async (offset: number, length: number): Promise<Uint8Array> => {
     if (closed) throw new Error(`Cannot read ${path}: the byte source is closed`);
     const out = new Uint8Array(length);
-    await file.seek(offset, Deno.SeekMode.Start);
+    if (filePosition !== offset) {
+      filePosition = -1;
+      await file.seek(offset, Deno.SeekMode.Start);
+      filePosition = offset;
+    }
     let got = 0;
     while (got < length) {
-      const n = await file.read(out.subarray(got));
+      let n: number | null;
+      try {
+        n = await file.read(out.subarray(got));
+      } catch (error) {
+        filePosition = -1;
+        throw error;
+      }
       if (n === null) {
+        filePosition = -1;
         throw new ArchiveFormatError(
           "file",
           `${path} ended early (it changed while being read)`,
@@ -131,9 +174,11 @@ export async function fileSource(path: string): Promise<ByteSource> {
         );
       }
       got += n;
+      filePosition += n;
     }
     return out;
   };
+  let first: { length: number; bytes: Promise<Uint8Array> } | null = null;
   const source: ByteSource = {
     size,
     read(offset: number, length: number): Promise<Uint8Array> {
@@ -141,6 +186,11 @@ export async function fileSource(path: string): Promise<ByteSource> {
         checkRange(size, offset, length);
       } catch (error) {
         return Promise.reject(error);
+      }
+      if (first !== null) {
+        const early = first;
+        first = null;
+        if (offset === 0 && length === early.length) return early.bytes;
       }
       const result = queue.then(() => readNow(offset, length));
       queue = result.catch(() => {});
@@ -161,6 +211,13 @@ export async function fileSource(path: string): Promise<ByteSource> {
       });
     },
   };
+  if (options.readFirstChunk && size > 0) {
+    const length = Math.min(size, SOURCE_CHUNK_BYTES);
+    const bytes = source.read(0, length);
+    // A failure is reported to the reader that takes the chunk.
+    bytes.catch(() => {});
+    first = { length, bytes };
+  }
   return source;
 }
 

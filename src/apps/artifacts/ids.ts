@@ -19,9 +19,15 @@ export const OCCURRENCE_ID_PATTERN: RegExp = idPattern("occ");
 const hashed = (prefix: string, value: unknown): string =>
   `${prefix}_${sha256Hex(canonicalJson(value))}`;
 
+// The ids a scan computes for every member are written as canonical JSON
+// directly: keys already in code-unit order, strings as JSON.stringify writes
+// them, exactly what canonicalJson() gives for these objects.
+const str = JSON.stringify;
+
 /** The artifact id of content with this SHA-256. */
 export function artifactId(sha256: string): string {
-  return hashed("art", { schema_version: 1, sha256 });
+  if (typeof sha256 !== "string") return hashed("art", { schema_version: 1, sha256 });
+  return `art_${sha256Hex(`{"schema_version":1,"sha256":${str(sha256)}}`)}`;
 }
 
 /** The occurrence id of a path inside a root artifact. */
@@ -30,16 +36,29 @@ export function occurrenceId(
   logicalPath: string,
   entryKind: string,
 ): string {
-  return hashed("occ", {
-    root_artifact_id: rootArtifactId,
-    logical_path: logicalPath,
-    entry_kind: entryKind,
-  });
+  if (
+    typeof rootArtifactId !== "string" || typeof logicalPath !== "string" ||
+    typeof entryKind !== "string"
+  ) {
+    return hashed("occ", {
+      root_artifact_id: rootArtifactId,
+      logical_path: logicalPath,
+      entry_kind: entryKind,
+    });
+  }
+  return `occ_${
+    sha256Hex(
+      `{"entry_kind":${str(entryKind)},"logical_path":${str(logicalPath)},"root_artifact_id":${
+        str(rootArtifactId)
+      }}`,
+    )
+  }`;
 }
 
 /** The occurrence id of the root itself (logical path `.`). */
 export function rootOccurrenceId(rootArtifactId: string): string {
-  return hashed("occ", { root: rootArtifactId });
+  if (typeof rootArtifactId !== "string") return hashed("occ", { root: rootArtifactId });
+  return `occ_${sha256Hex(`{"root":${str(rootArtifactId)}}`)}`;
 }
 
 /** An edge id. */
@@ -50,13 +69,29 @@ export function edgeId(edge: {
   occurrence_id: string;
   logical_path: string | null;
 }): string {
-  return hashed("edge", {
-    parent_artifact_id: edge.parent_artifact_id,
-    child_artifact_id: edge.child_artifact_id,
-    relation: edge.relation,
-    occurrence_id: edge.occurrence_id,
-    logical_path: edge.logical_path,
-  });
+  const { parent_artifact_id, child_artifact_id, relation, occurrence_id, logical_path } = edge;
+  if (
+    typeof parent_artifact_id !== "string" || typeof child_artifact_id !== "string" ||
+    typeof relation !== "string" || typeof occurrence_id !== "string" ||
+    (typeof logical_path !== "string" && logical_path !== null)
+  ) {
+    return hashed("edge", {
+      parent_artifact_id,
+      child_artifact_id,
+      relation,
+      occurrence_id,
+      logical_path,
+    });
+  }
+  return `edge_${
+    sha256Hex(
+      `{"child_artifact_id":${str(child_artifact_id)},"logical_path":${
+        str(logical_path)
+      },"occurrence_id":${str(occurrence_id)},"parent_artifact_id":${
+        str(parent_artifact_id)
+      },"relation":${str(relation)}}`,
+    )
+  }`;
 }
 
 /** A manifest id. */

@@ -208,6 +208,8 @@ class Scanner {
   #reported = 0;
   /** The paths captured so far. */
   readonly capturedPaths = new Set<string>();
+  /** Files opened ahead of the walk and not yet taken, scan-wide. */
+  readonly #opensAhead = { open: 0 };
 
   constructor(root: ScanRoot, options: ScanOptions) {
     this.#root = root;
@@ -334,83 +336,89 @@ class Scanner {
     // Reserve the directory's own slot before its children, so limits stop inside it cleanly.
     if (logicalPath !== ".") this.#countEntry();
     let stopped: unknown = null;
-    for (const name of names) {
-      if (stopped) break;
-      const childPath = join(path, name);
-      const childLogical = childLogicalPath(logicalPath, name);
-      try {
-        this.#checkPath(childLogical);
-        const info = await Deno.lstat(childPath);
-        if (info.isDirectory) {
-          const sub = await this.#walkDirectory(childPath, childLogical, occurrenceIdHere);
-          listing.push({ name, artifact_id: sub.artifactId, entry_kind: "directory" });
-          children.push({
-            artifact_id: sub.artifactId,
-            relation: "contains",
-            occurrence_id: occurrenceId(this.#rootArtifactId, childLogical, "directory"),
-            logical_path: childLogical,
-          });
-        } else if (info.isSymlink) {
-          this.#countEntry();
-          const target = await Deno.readLink(childPath).catch(() => null);
-          this.#addOccurrence({
-            logicalPath: childLogical,
-            entryKind: "symlink",
-            parentOccurrenceId: occurrenceIdHere,
-            artifactId: null,
-            contentKind: null,
-            sha256: null,
-            size: null,
-            meta: { ...NO_META, mode: info.mode ?? null },
-            linkTarget: target,
-            hashStatus: "unavailable",
-            limitations: target === null ? ["The link target could not be read."] : [],
-          });
-          listing.push({
-            name,
-            artifact_id: null,
-            entry_kind: "symlink",
-            link_target: target ?? "",
-          });
-        } else if (info.isFile) {
-          const visited = await this.#visitDiskFile(
-            childPath,
-            childLogical,
-            name,
-            occurrenceIdHere,
-            info,
-          );
-          listing.push({ name, artifact_id: visited.artifactId, entry_kind: "file" });
-          children.push({
-            artifact_id: visited.artifactId,
-            relation: "contains",
-            occurrence_id: visited.occurrenceId,
-            logical_path: childLogical,
-          });
-        } else {
-          this.#countEntry();
-          this.#addOccurrence({
-            logicalPath: childLogical,
-            entryKind: "special",
-            parentOccurrenceId: occurrenceIdHere,
-            artifactId: null,
-            contentKind: null,
-            sha256: null,
-            size: null,
-            meta: { ...NO_META, mode: info.mode ?? null },
-            linkTarget: null,
-            hashStatus: "unavailable",
-            limitations: ["A device, socket or FIFO: its content is not read."],
-          });
-          listing.push({ name, artifact_id: null, entry_kind: "special" });
+    const ahead = new LookAhead(path, names, this.#opensAhead);
+    try {
+      for (const [index, name] of names.entries()) {
+        if (stopped) break;
+        const childPath = join(path, name);
+        const childLogical = childLogicalPath(logicalPath, name);
+        try {
+          this.#checkPath(childLogical);
+          const { info, source } = await ahead.take(index);
+          if (info.isDirectory) {
+            const sub = await this.#walkDirectory(childPath, childLogical, occurrenceIdHere);
+            listing.push({ name, artifact_id: sub.artifactId, entry_kind: "directory" });
+            children.push({
+              artifact_id: sub.artifactId,
+              relation: "contains",
+              occurrence_id: occurrenceId(this.#rootArtifactId, childLogical, "directory"),
+              logical_path: childLogical,
+            });
+          } else if (info.isSymlink) {
+            this.#countEntry();
+            const target = await Deno.readLink(childPath).catch(() => null);
+            this.#addOccurrence({
+              logicalPath: childLogical,
+              entryKind: "symlink",
+              parentOccurrenceId: occurrenceIdHere,
+              artifactId: null,
+              contentKind: null,
+              sha256: null,
+              size: null,
+              meta: { ...NO_META, mode: info.mode ?? null },
+              linkTarget: target,
+              hashStatus: "unavailable",
+              limitations: target === null ? ["The link target could not be read."] : [],
+            });
+            listing.push({
+              name,
+              artifact_id: null,
+              entry_kind: "symlink",
+              link_target: target ?? "",
+            });
+          } else if (info.isFile) {
+            const visited = await this.#visitDiskFile(
+              childPath,
+              childLogical,
+              name,
+              occurrenceIdHere,
+              info,
+              source,
+            );
+            listing.push({ name, artifact_id: visited.artifactId, entry_kind: "file" });
+            children.push({
+              artifact_id: visited.artifactId,
+              relation: "contains",
+              occurrence_id: visited.occurrenceId,
+              logical_path: childLogical,
+            });
+          } else {
+            this.#countEntry();
+            this.#addOccurrence({
+              logicalPath: childLogical,
+              entryKind: "special",
+              parentOccurrenceId: occurrenceIdHere,
+              artifactId: null,
+              contentKind: null,
+              sha256: null,
+              size: null,
+              meta: { ...NO_META, mode: info.mode ?? null },
+              linkTarget: null,
+              hashStatus: "unavailable",
+              limitations: ["A device, socket or FIFO: its content is not read."],
+            });
+            listing.push({ name, artifact_id: null, entry_kind: "special" });
+          }
+        } catch (error) {
+          if (isFatal(error)) {
+            stopped = error;
+            break;
+          }
+          this.#incomplete(`${childLogical}: ${message(error)}`);
         }
-      } catch (error) {
-        if (isFatal(error)) {
-          stopped = error;
-          break;
-        }
-        this.#incomplete(`${childLogical}: ${message(error)}`);
       }
+    } finally {
+      ahead.release();
     }
     const sha256 = sha256Hex(canonicalJson(listing));
     const id = artifactId(sha256);
@@ -453,10 +461,11 @@ class Scanner {
     name: string,
     parentOccurrenceId: string,
     info: Deno.FileInfo,
+    openedAhead: Promise<ByteSource> | null,
   ): Promise<{ artifactId: string | null; occurrenceId: string }> {
     let source: ByteSource;
     try {
-      source = await fileSource(path);
+      source = await (openedAhead ?? fileSource(path));
     } catch (error) {
       this.#countEntry();
       const occ = this.#addOccurrence({
@@ -1353,6 +1362,81 @@ class Scanner {
 }
 
 const PROVISIONAL_ROOT = "art_" + "0".repeat(64);
+
+// --- looking ahead in a directory ------------------------------------------
+
+/** How many entries of a directory are looked at (lstat) ahead of the walk. */
+const LOOK_AHEAD_ENTRIES = 8;
+/** Most files held open ahead of the walk, scan-wide: each holds at most one 1 MiB chunk. */
+const OPEN_AHEAD_FILES = 16;
+
+/** One child of a directory, looked at ahead of the walk. */
+interface ChildProbe {
+  info: Deno.FileInfo;
+  /** A regular file, opened ahead with its first chunk being read; null: open it when visited. */
+  source: Promise<ByteSource> | null;
+}
+
+/**
+ * The children of one directory, looked at (lstat) a few entries ahead of
+ * the walk, regular files opened with their first chunk already being read,
+ * so the waits for the file system overlap each other and the hashing of
+ * earlier files. The walk takes each result in order, as it would have asked
+ * for it; what it does not take is closed by {@linkcode LookAhead.release}.
+ */
+class LookAhead {
+  readonly #path: string;
+  readonly #names: readonly string[];
+  readonly #budget: { open: number };
+  readonly #pending = new Map<number, Promise<ChildProbe & { counted: boolean }>>();
+  #started = 0;
+
+  constructor(path: string, names: readonly string[], budget: { open: number }) {
+    this.#path = path;
+    this.#names = names;
+    this.#budget = budget;
+  }
+
+  /** The child at `index`; rejects as `Deno.lstat` would have. */
+  async take(index: number): Promise<ChildProbe> {
+    const end = Math.min(this.#names.length, index + LOOK_AHEAD_ENTRIES);
+    while (this.#started < end) this.#start(this.#started++);
+    const pending = this.#pending.get(index) ?? this.#probe(index);
+    this.#pending.delete(index);
+    const probe = await pending;
+    if (probe.counted) this.#budget.open--;
+    return { info: probe.info, source: probe.source };
+  }
+
+  /** Closes whatever was opened ahead and not taken. */
+  release(): void {
+    for (const pending of this.#pending.values()) {
+      pending.then((probe) => {
+        if (probe.counted) this.#budget.open--;
+        probe.source?.then((source) => source.close(), () => {});
+      }, () => {});
+    }
+    this.#pending.clear();
+  }
+
+  #start(index: number): void {
+    const pending = this.#probe(index);
+    pending.catch(() => {}); // reported when taken
+    this.#pending.set(index, pending);
+  }
+
+  async #probe(index: number): Promise<ChildProbe & { counted: boolean }> {
+    const path = join(this.#path, this.#names[index]!);
+    const info = await Deno.lstat(path);
+    if (!info.isFile || this.#budget.open >= OPEN_AHEAD_FILES) {
+      return { info, source: null, counted: false };
+    }
+    this.#budget.open++;
+    const source = fileSource(path, { readFirstChunk: true });
+    source.catch(() => {}); // reported when visited
+    return { info, source, counted: true };
+  }
+}
 
 // --- helpers ---------------------------------------------------------------
 
