@@ -24,6 +24,7 @@ export { VERSION } from "./src/version.ts";
 export type { McpTransport } from "./src/server.ts";
 export type { JsonObject, JsonValue } from "./src/core/canonical_json.ts";
 export {
+  type AnalysisProfile,
   EvidenceLedger,
   type EvidenceLocation,
   type EvidenceRecord,

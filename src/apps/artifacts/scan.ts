@@ -465,7 +465,7 @@ class Scanner {
   ): Promise<{ artifactId: string | null; occurrenceId: string }> {
     let source: ByteSource;
     try {
-      source = await (openedAhead ?? fileSource(path));
+      source = await (openedAhead ?? openDiskFile(path, info.size));
     } catch (error) {
       this.#countEntry();
       const occ = this.#addOccurrence({
@@ -1432,10 +1432,25 @@ class LookAhead {
       return { info, source: null, counted: false };
     }
     this.#budget.open++;
-    const source = fileSource(path, { readFirstChunk: true });
+    const source = openDiskFile(path, info.size);
     source.catch(() => {}); // reported when visited
     return { info, source, counted: true };
   }
+}
+
+/** Files up to this size are read whole in one operation rather than opened and streamed. */
+const WHOLE_FILE_BYTES = 256 * 1024;
+
+/**
+ * A regular file as a byte source: a small one (by its lstat size) read whole
+ * in one file-system operation, a larger one opened with its first chunk
+ * being read. Either way the content is what the read returns, whatever the
+ * size was when the file was looked at.
+ */
+function openDiskFile(path: string, size: number): Promise<ByteSource> {
+  return size <= WHOLE_FILE_BYTES
+    ? Deno.readFile(path).then(memorySource)
+    : fileSource(path, { readFirstChunk: true });
 }
 
 // --- helpers ---------------------------------------------------------------
