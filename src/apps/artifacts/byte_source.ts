@@ -26,6 +26,8 @@ export interface ByteSource {
   stream(offset: number, length: number, signal?: AbortSignal): ReadableStream<Uint8Array>;
   /** Releases the source (closes the file). Further reads fail. Idempotent. */
   close(): void;
+  /** The whole content, when the source holds it in memory. */
+  readonly bytes?: Uint8Array;
 }
 
 function checkRange(size: number, offset: number, length: number): void {
@@ -89,6 +91,7 @@ export function memorySource(bytes: Uint8Array): ByteSource {
   let closed = false;
   const source: ByteSource = {
     size: bytes.byteLength,
+    bytes,
     read(offset: number, length: number): Promise<Uint8Array> {
       if (closed) return Promise.reject(new Error("Cannot read: the byte source is closed"));
       try {

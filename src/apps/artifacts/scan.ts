@@ -489,7 +489,10 @@ class Scanner {
       const visited = await this.#visitFile({
         logicalPath,
         name,
-        stream: source.stream(0, source.size, this.#options.signal),
+        // A file read whole is handed over as it is, without a stream.
+        ...(source.bytes
+          ? { bytes: source.bytes }
+          : { stream: source.stream(0, source.size, this.#options.signal) }),
         size: source.size,
         depth: 0,
         parentOccurrenceId,
@@ -510,7 +513,9 @@ class Scanner {
   async #visitFile(input: {
     logicalPath: string;
     name: string;
-    stream: ReadableStream<Uint8Array>;
+    /** The content as a stream, or (`bytes`) whole. */
+    stream?: ReadableStream<Uint8Array>;
+    bytes?: Uint8Array;
     size: number | null;
     depth: number;
     parentOccurrenceId: string | null;
@@ -531,7 +536,7 @@ class Scanner {
       ? rootOccurrenceId(this.#rootArtifactId)
       : occurrenceId(this.#rootArtifactId, logicalPath, "file");
     const limitations = [...input.meta.limitations];
-    const reader = input.stream.getReader();
+    const reader = input.bytes ? null : input.stream!.getReader();
     const hash = createHash("sha256");
     let size = 0;
     let overEntryLimit = false;
@@ -568,18 +573,23 @@ class Scanner {
     let headLength = 0;
     let ended = false;
     let readError: unknown = null;
-    try {
-      while (headLength < HEAD_BYTES) {
-        const { value, done } = await reader.read();
-        if (done) {
-          ended = true;
-          break;
+    if (input.bytes) {
+      headParts.push(input.bytes);
+      ended = true;
+    } else {
+      try {
+        while (headLength < HEAD_BYTES) {
+          const { value, done } = await reader!.read();
+          if (done) {
+            ended = true;
+            break;
+          }
+          headParts.push(value);
+          headLength += value.length;
         }
-        headParts.push(value);
-        headLength += value.length;
+      } catch (error) {
+        readError = error;
       }
-    } catch (error) {
-      readError = error;
     }
     const head = concat(headParts).subarray(0, HEAD_BYTES);
     const sniffed = sniff(head, input.name);
@@ -644,7 +654,7 @@ class Scanner {
       limitations.push(`Content not fully read: ${message(readError)}`);
       this.#incomplete(`${logicalPath}: ${message(readError)}`);
     }
-    reader.releaseLock();
+    reader?.releaseLock();
     const complete = !readError && !stopped && !overEntryLimit;
     const sha256 = complete ? hash.digest("hex") : null;
     if (!complete) hash.destroy?.();
