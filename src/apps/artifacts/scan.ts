@@ -355,21 +355,15 @@ class Scanner {
               logical_path: childLogical,
             });
           } else if (info.isSymlink) {
-            this.#countEntry();
             const target = await Deno.readLink(childPath).catch(() => null);
-            this.#addOccurrence({
-              logicalPath: childLogical,
-              entryKind: "symlink",
-              parentOccurrenceId: occurrenceIdHere,
-              artifactId: null,
-              contentKind: null,
-              sha256: null,
-              size: null,
-              meta: { ...NO_META, mode: info.mode ?? null },
-              linkTarget: target,
-              hashStatus: "unavailable",
-              limitations: target === null ? ["The link target could not be read."] : [],
-            });
+            this.#addContentless(
+              childLogical,
+              "symlink",
+              occurrenceIdHere,
+              { ...NO_META, mode: info.mode ?? null },
+              target,
+              target === null ? ["The link target could not be read."] : [],
+            );
             listing.push({
               name,
               artifact_id: null,
@@ -393,20 +387,14 @@ class Scanner {
               logical_path: childLogical,
             });
           } else {
-            this.#countEntry();
-            this.#addOccurrence({
-              logicalPath: childLogical,
-              entryKind: "special",
-              parentOccurrenceId: occurrenceIdHere,
-              artifactId: null,
-              contentKind: null,
-              sha256: null,
-              size: null,
-              meta: { ...NO_META, mode: info.mode ?? null },
-              linkTarget: null,
-              hashStatus: "unavailable",
-              limitations: ["A device, socket or FIFO: its content is not read."],
-            });
+            this.#addContentless(
+              childLogical,
+              "special",
+              occurrenceIdHere,
+              { ...NO_META, mode: info.mode ?? null },
+              null,
+              ["A device, socket or FIFO: its content is not read."],
+            );
             listing.push({ name, artifact_id: null, entry_kind: "special" });
           }
         } catch (error) {
@@ -827,20 +815,14 @@ class Scanner {
             entry_kind: "hardlink",
           });
         } else if (type === "symlink") {
-          this.#countEntry();
-          this.#addOccurrence({
-            logicalPath: named.path,
-            entryKind: "symlink",
+          this.#addContentless(
+            named.path,
+            "symlink",
             parentOccurrenceId,
-            artifactId: null,
-            contentKind: null,
-            sha256: null,
-            size: null,
             meta,
             linkTarget,
-            hashStatus: "unavailable",
-            limitations: meta.limitations,
-          });
+            meta.limitations,
+          );
           members.push({
             logicalPath: named.path,
             artifact_id: null,
@@ -848,20 +830,10 @@ class Scanner {
             link_target: linkTarget ?? "",
           });
         } else {
-          this.#countEntry();
-          this.#addOccurrence({
-            logicalPath: named.path,
-            entryKind: "special",
-            parentOccurrenceId,
-            artifactId: null,
-            contentKind: null,
-            sha256: null,
-            size: null,
-            meta,
-            linkTarget,
-            hashStatus: "unavailable",
-            limitations: [...meta.limitations, `A ${type} entry: it has no content to read.`],
-          });
+          this.#addContentless(named.path, "special", parentOccurrenceId, meta, linkTarget, [
+            ...meta.limitations,
+            `A ${type} entry: it has no content to read.`,
+          ]);
           members.push({ logicalPath: named.path, artifact_id: null, entry_kind: "special" });
         }
       }
@@ -1125,6 +1097,31 @@ class Scanner {
     this.#entries++;
   }
   #entries = 0;
+
+  /** Counts and records an entry with no content to read: a symbolic link or a special file. */
+  #addContentless(
+    logicalPath: string,
+    entryKind: "symlink" | "special",
+    parentOccurrenceId: string | null,
+    meta: MemberMeta,
+    linkTarget: string | null,
+    limitations: string[],
+  ): void {
+    this.#countEntry();
+    this.#addOccurrence({
+      logicalPath,
+      entryKind,
+      parentOccurrenceId,
+      artifactId: null,
+      contentKind: null,
+      sha256: null,
+      size: null,
+      meta,
+      linkTarget,
+      hashStatus: "unavailable",
+      limitations,
+    });
+  }
 
   #addOccurrence(input: {
     logicalPath: string;
