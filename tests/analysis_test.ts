@@ -341,3 +341,45 @@ Deno.test("analysis Evidence carries the native provider's analysis profile, as 
     await close();
   }
 });
+
+Deno.test({
+  name:
+    "analyze_function names an import called through its GOT slot (-fno-plt) as it does through the PLT",
+  ignore: !HAS_CC || !hasProgram("objdump"),
+  fn: async () => {
+    const dir = Deno.realPathSync(await Deno.makeTempDir());
+    const { client, close } = await connect({ roots: [dir] });
+    try {
+      const plt = await compileC(dir, "plt", ["-O1"]);
+      const got = await compileC(dir, "got", ["-O1", "-fno-plt"]);
+      // At -O2 the call becomes a tail jump through the slot.
+      const tail = await compileC(dir, "tail", ["-O2", "-fno-plt"]);
+      // The peer: objdump shows the -fno-plt build calling through memory, not a stub.
+      const listing = await run("objdump", ["-d", "--no-show-raw-insn", got]);
+      const prints = listing.slice(listing.indexOf("<prints>:"));
+      assert.match(prints.slice(0, prints.indexOf("\n\n")), /(call|jmp)\s+\*0x[0-9a-f]+\(%rip\)/);
+      const tailListing = await run("objdump", ["-d", "--no-show-raw-insn", tail]);
+      const tailPrints = tailListing.slice(tailListing.indexOf("<prints>:"));
+      assert.match(tailPrints.slice(0, tailPrints.indexOf("\n\n")), /jmp\s+\*0x[0-9a-f]+\(%rip\)/);
+      for (const path of [plt, got, tail]) {
+        await ok(client, "open_binary", { path });
+        const dossier = await ok(client, "analyze_function", {
+          procedure: "prints",
+          include_callers: false,
+        });
+        const tails = dossier.result.tail_jumps.items.map((t: Loose) => t.name);
+        const callees = dossier.result.callees.items.map((c: Loose) => [c.name, c.kind]);
+        const indirect = dossier.result.indirect_call_sites.total;
+        // puts is reached by a call or a tail jump; through the GOT it is still the import.
+        assert.ok(
+          callees.some(([name, kind]: string[]) => name === "puts" && kind === "import") ||
+            tails.includes("puts"),
+          `${path}: ${JSON.stringify({ callees, tails, indirect })}`,
+        );
+      }
+    } finally {
+      await close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});

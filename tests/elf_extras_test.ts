@@ -1366,8 +1366,13 @@ Deno.test("PLT stubs and imports of synthetic x86-64, i386 (absolute and PIC), A
     assert.deepEqual(
       bin.imports,
       [
-        ...stubs.map(([address, name]) => ({ library: null, name, address: BigInt(address) })),
-        { library: null, name: "weak_hook", address: null },
+        ...stubs.map(([address, name, slot]) => ({
+          library: null,
+          name,
+          address: BigInt(address),
+          slots: [BigInt(slot)],
+        })),
+        { library: null, name: "weak_hook", address: null, slots: [BigInt(got - 16)] },
       ],
       machine,
     );

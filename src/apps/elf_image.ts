@@ -60,7 +60,8 @@ const NO_NAMES: string[] = Object.freeze([]) as unknown as string[];
  *   function of size 0 takes the size of an FDE starting at the same address.
  * - `imports`: undefined dynamic symbols of type STT_FUNC, STT_GNU_IFUNC or
  *   STT_NOTYPE, with the PLT stub address when one calls through their GOT
- *   slot; `library` is null, since ELF does not bind a symbol to a library.
+ *   slot and their GOT slots (`slots`, for calls that go through the slot
+ *   directly); `library` is null, since ELF does not bind a symbol to a library.
  * - `exports`: defined global and weak dynamic STT_FUNC, STT_GNU_IFUNC and
  *   STT_OBJECT symbols in dynamic symbol table order, each name and address
  *   once (Thumb bit cleared for ARM functions).
@@ -201,8 +202,12 @@ function imageFunctions(
 
 function imageImports(elf: ElfImage): ImageImport[] {
   const stubs = new Map<string, bigint>();
+  const slots = new Map<string, bigint[]>();
   for (const i of elf.imports) {
     if (i.stubAddress !== null && !stubs.has(i.name)) stubs.set(i.name, i.stubAddress);
+    const known = slots.get(i.name);
+    if (!known) slots.set(i.name, [i.gotAddress]);
+    else if (!known.includes(i.gotAddress)) known.push(i.gotAddress);
   }
   const imports: ImageImport[] = [];
   const seen = new Set<string>();
@@ -214,7 +219,13 @@ function imageImports(elf: ElfImage): ImageImport[] {
     if (type !== "function" && type !== "ifunc" && type !== "notype") continue;
     if (seen.has(name)) continue;
     seen.add(name);
-    imports.push({ library: null, name, address: stubs.get(name) ?? null });
+    const got = slots.get(name);
+    imports.push({
+      library: null,
+      name,
+      address: stubs.get(name) ?? null,
+      ...(got ? { slots: got } : {}),
+    });
   }
   return imports;
 }

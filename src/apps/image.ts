@@ -63,6 +63,8 @@ export interface ImageImport {
   name: string;
   /** Address a call goes through: PLT stub, IAT slot, symbol stub; null when unknown. */
   address: bigint | null;
+  /** Memory slots the loader fills with its address (ELF GOT entries), when they differ from `address`. */
+  slots?: bigint[];
 }
 
 /** An exported symbol. */

@@ -158,6 +158,28 @@ export async function buildDossier(
   >();
   const names = new Set<string>();
   const inside = (a: bigint): boolean => a >= fn.address && a < decoded.end;
+  /**
+   * A branch through memory that names an import slot (IAT, GOT) reaches that
+   * import: recorded under the import's stub when it has one, so both forms meet.
+   */
+  const recordImportSlot = (
+    into: Map<bigint, CalleeEntry>,
+    flow: { references: bigint[] },
+    site: bigint,
+  ): boolean => {
+    const via = flow.references.find((r) => program.importAt(r) !== undefined);
+    if (via === undefined) return false;
+    const imported = program.importAt(via)!;
+    const key = imported.address ?? via;
+    let entry = into.get(key);
+    if (!entry) {
+      entry = { address: hex(key), name: imported.name, kind: "import", call_sites: [] };
+      into.set(key, entry);
+    }
+    entry.call_sites.push(hex(site));
+    names.add(imported.name);
+    return true;
+  };
   decoded.instructions.forEach((insn, k) => {
     const flow = flows[k]!;
     if (flow.kind === "call") {
@@ -173,23 +195,12 @@ export async function buildDossier(
         }
         entry.call_sites.push(hex(insn.address));
         if (entry.name) names.add(entry.name);
-      } else {
-        // A call through memory may name an import slot (IAT, GOT).
-        const slot = flow.references.map((r) => program.importAt(r)).find(Boolean);
-        if (slot) {
-          const key = slot.address!;
-          let entry = callees.get(key);
-          if (!entry) {
-            entry = { address: hex(key), name: slot.name, kind: "import", call_sites: [] };
-            callees.set(key, entry);
-          }
-          entry.call_sites.push(hex(insn.address));
-          names.add(slot.name);
-        } else indirect.push(hex(insn.address));
+      } else if (!recordImportSlot(callees, flow, insn.address)) {
+        indirect.push(hex(insn.address));
       }
     }
-    if ((flow.kind === "jump" || flow.kind === "conditional-jump") && flow.target !== null) {
-      if (!inside(flow.target)) {
+    if (flow.kind === "jump" || flow.kind === "conditional-jump") {
+      if (flow.target !== null && !inside(flow.target)) {
         let entry = tails.get(flow.target);
         if (!entry) {
           entry = {
@@ -200,6 +211,8 @@ export async function buildDossier(
           tails.set(flow.target, entry);
         }
         entry.call_sites.push(hex(insn.address));
+      } else if (flow.target === null) {
+        recordImportSlot(tails, flow, insn.address);
       }
     }
     for (const ref of flow.references) {

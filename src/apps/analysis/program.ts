@@ -109,9 +109,13 @@ export class ProgramAnalysis {
   /** The import a call through `address` (stub or slot) reaches. */
   importAt(address: bigint): ImageImport | undefined {
     if (!this.#importsByAddress) {
-      this.#importsByAddress = new Map(
-        this.image.imports.filter((i) => i.address !== null).map((i) => [i.address!, i]),
-      );
+      const map = new Map<bigint, ImageImport>();
+      for (const i of this.image.imports) {
+        for (const at of [...(i.slots ?? []), ...(i.address === null ? [] : [i.address])]) {
+          map.set(at, i);
+        }
+      }
+      this.#importsByAddress = map;
     }
     return this.#importsByAddress.get(address);
   }
