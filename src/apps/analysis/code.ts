@@ -102,15 +102,13 @@ export function nextFunctionStart(
   return functions[upperBound(functions, address, (fn) => fn.address)]?.address ?? null;
 }
 
-/** Decodes one procedure within limits. Throws when the instruction set is not supported. */
-export async function decodeProcedure(
+/** Decodes one procedure of machine code (in `set`) within limits. */
+async function decodeMachineCode(
   image: BinaryImage,
   fn: ImageFunction,
+  set: InstructionSet,
   limits: DecodeLimits,
 ): Promise<DecodedProcedure> {
-  const set = instructionSetOf(image, fn.address);
-  if (!set) throw new Error(`${image.architecture} code is not disassembled`);
-  if (set === "wasm") return (await decodeWithFlow(image, fn, limits)).decoded;
   const { end, extent } = procedureEnd(image, fn, limits.maxBytesWhenUnsized);
   const start = set === "thumb" ? fn.address & ~1n : fn.address;
   const offset = addressToOffset(image, start);
@@ -196,7 +194,7 @@ export function flowCandidates(
 }
 
 /**
- * Decodes one procedure like {@linkcode decodeProcedure} (the same
+ * Decodes one procedure like {@linkcode decodeWithFlow} (the same
  * instructions, the same `truncated`), but hands them to `visit` in batches
  * of at most {@linkcode SCAN_BATCH} instead of returning them all, so a long
  * procedure never holds more than one batch in memory; with `select`, only
@@ -227,7 +225,7 @@ export async function scanProcedure(
   const offset = addressToOffset(image, start);
   if (offset === null) return { count: 0, truncated: false };
   const wanted = Number(end - start);
-  // decodeProcedure hands the whole extent to Capstone, which reads at most
+  // decodeMachineCode hands the whole extent to Capstone, which reads at most
   // MAX_DECODE_BYTES of it; `truncated` compares with the whole extent.
   const extent = Math.min(image.bytes.length, offset + Math.max(0, wanted)) - offset;
   const code = image.bytes.subarray(offset, offset + Math.min(extent, MAX_DECODE_BYTES));
@@ -453,7 +451,7 @@ export async function decodeWithFlow(
   const set = instructionSetOf(image, fn.address);
   if (!set) throw new Error(`${image.architecture} code is not disassembled`);
   if (set !== "wasm") {
-    const decoded = await decodeProcedure(image, fn, limits);
+    const decoded = await decodeMachineCode(image, fn, set, limits);
     return { decoded, flows: flowOf(set, decoded.instructions) };
   }
   const map = image.wasmCode!;

@@ -894,7 +894,6 @@ class Scanner {
         ? "Its data overlaps another entry's (a zip-bomb technique): not read."
         : null;
       if (unreadable || entry.type === "symlink") {
-        this.#countEntry();
         let linkTarget: string | null = null;
         if (!unreadable && entry.type === "symlink" && entry.uncompressedSize <= 4096) {
           try {
@@ -910,20 +909,15 @@ class Scanner {
           }
         }
         if (unreadable) this.#incomplete(`${named.path}: ${unreadable}`);
-        this.#addOccurrence({
-          logicalPath: named.path,
-          entryKind: entry.type === "symlink" ? "symlink" : "file",
+        this.#addContentless(
+          named.path,
+          entry.type === "symlink" ? "symlink" : "file",
           parentOccurrenceId,
-          artifactId: null,
-          contentKind: null,
-          sha256: null,
-          size: null,
           meta,
           linkTarget,
-          hashStatus: "unavailable",
-          limitations: unreadable ? [...meta.limitations, unreadable] : meta.limitations,
-          encrypted: entry.encrypted,
-        });
+          unreadable ? [...meta.limitations, unreadable] : meta.limitations,
+          entry.encrypted,
+        );
         members.push({
           logicalPath: named.path,
           artifact_id: null,
@@ -1098,14 +1092,18 @@ class Scanner {
   }
   #entries = 0;
 
-  /** Counts and records an entry with no content to read: a symbolic link or a special file. */
+  /**
+   * Counts and records an entry whose content is not read: a symbolic link, a
+   * special file, or a member that cannot be read (encrypted, overlapping).
+   */
   #addContentless(
     logicalPath: string,
-    entryKind: "symlink" | "special",
+    entryKind: "symlink" | "special" | "file",
     parentOccurrenceId: string | null,
     meta: MemberMeta,
     linkTarget: string | null,
     limitations: string[],
+    encrypted?: boolean,
   ): void {
     this.#countEntry();
     this.#addOccurrence({
@@ -1120,6 +1118,7 @@ class Scanner {
       linkTarget,
       hashStatus: "unavailable",
       limitations,
+      ...(encrypted === undefined ? {} : { encrypted }),
     });
   }
 
