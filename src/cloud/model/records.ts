@@ -135,3 +135,39 @@ export function riskScore(finding: Pick<Finding, "severity" | "cvss_score">): nu
   if (finding.cvss_score === null || finding.cvss_score === undefined) return base;
   return roundHalfEven((base + finding.cvss_score) / 2, 1);
 }
+
+/** Everything a dataset holds, as loaded. */
+export interface DatasetRecords {
+  assets: Asset[];
+  edges: Edge[];
+  findings: Finding[];
+  compliance: ComplianceResult[];
+  /** References the source named but that resolve to no asset. */
+  unresolved_references: Json[];
+  /** Organisation discovery data (accounts, OUs, Control Tower), or null. */
+  organization: Json | null;
+  /** Coverage records (what was collected, what was not). */
+  coverage: Json[];
+  /** Providers present, as the source declared them. */
+  providers: string[];
+  /** Regions present, as the source declared them. */
+  regions: string[];
+  /** Why findings were suppressed, by finding id. */
+  suppression_reasons: Record<string, string>;
+}
+
+/** An empty set of records. */
+export function emptyRecords(): DatasetRecords {
+  return {
+    assets: [],
+    edges: [],
+    findings: [],
+    compliance: [],
+    unresolved_references: [],
+    organization: null,
+    coverage: [],
+    providers: [],
+    regions: [],
+    suppression_reasons: {},
+  };
+}
