@@ -1,6 +1,7 @@
 /**
  * Casefile: an MCP server for evidence-backed investigations of shipped
- * binaries, with guided prompts and session-aware argument completion.
+ * binaries and cloud estates, with guided prompts and session-aware
+ * argument completion.
  *
  * Run it as a command (`deno run … jsr:@casefile/mcp --root DIR`) or embed it:
  *
@@ -17,7 +18,12 @@
  * @module
  */
 
-export { type CasefileServer, createServer, type CreateServerOptions } from "./src/server.ts";
+export {
+  type CasefileServer,
+  type CreateServerOptions,
+  DEFAULT_EVIDENCE_URI_PREFIX,
+} from "./src/server.ts";
+export { createServer, type ServerOptions, type WorkbenchPlugin } from "./src/workbenches.ts";
 export { type HttpEndpoint, serveHttp, type ServeHttpOptions } from "./src/http.ts";
 export { runCli } from "./src/cli.ts";
 export { VERSION } from "./src/version.ts";
@@ -32,9 +38,12 @@ export {
   type LedgerLimits,
   type ProviderIdentity,
   type RecordOutcome,
-  type SubjectFormat,
 } from "./src/core/evidence.ts";
+export type { BinarySubject, SubjectFormat } from "./src/apps/evidence.ts";
 export {
+  categoryOf,
+  type CoreErrorCode,
+  declareErrorCodes,
   type ErrorCategory,
   type ErrorCode,
   type Remediation,
@@ -43,14 +52,29 @@ export {
   type ToolFailureOptions,
 } from "./src/core/errors.ts";
 export type { ToolEffects } from "./src/core/catalog.ts";
-export type { PolicyRequest, PolicyRule, PolicyTransform } from "./src/core/policy.ts";
+export {
+  ANONYMOUS_PRINCIPAL,
+  LOCAL_PRINCIPAL,
+  type PolicyInputTransform,
+  type PolicyRequest,
+  type PolicyRequestKind,
+  type PolicyRule,
+  type PolicyTransform,
+  type PolicyVisibilityRule,
+  type Principal,
+  type Sensitivity,
+} from "./src/core/policy.ts";
+
 export {
   type PromptArgument,
   type PromptChange,
   type PromptContract,
+  type PromptMessage,
   PromptRegistry,
+  type PromptRenderer,
   type PromptStep,
   type RenderedPrompt,
+  type RenderedTextPrompt,
 } from "./src/core/prompts.ts";
 export { LOG_LEVELS, type Logger, type LogLevel } from "./src/core/log.ts";
 

@@ -4,21 +4,22 @@
  * @module
  */
 
-import { normalize } from "node:path";
 import { parseArgs } from "node:util";
 import { isGranted } from "./core/permissions.ts";
 import { LOG_LEVELS, type LogLevel, stderrLogger } from "./core/log.ts";
 import { serveHttp } from "./http.ts";
 import { StdioServerTransport } from "./sdk.ts";
-import { createServer, type CreateServerOptions } from "./server.ts";
-import type { CapturePolicySettings } from "./core/workbench.ts";
+import type { CreateServerOptions } from "./server.ts";
+import type { WorkbenchModule } from "./core/workbench.ts";
+import { ANONYMOUS_PRINCIPAL, type Principal } from "./core/policy.ts";
+import { sha256Hex } from "./core/canonical_json.ts";
+import { builtinWorkbenches, createServer } from "./workbenches.ts";
 import { VERSION } from "./version.ts";
 
 /** Environment variable holding the HTTP bearer token (needs `--allow-env=CASEFILE_TOKEN`). */
 export const TOKEN_ENV = "CASEFILE_TOKEN";
 
-/** The usage text. */
-export const USAGE = `casefile ${VERSION} — an MCP server for evidence-backed investigations
+const CORE_USAGE = `casefile ${VERSION} — an MCP server for evidence-backed investigations
 
 Usage: casefile [options]
 
@@ -31,29 +32,31 @@ Transport (stdio unless --http is given):
 Targets and policy:
   --root DIR             a directory targets may be opened from (repeatable; also grant --allow-read=DIR)
   --read-only            hide and refuse tools with effects outside the session
+  --toolsets LIST        serve only these toolsets or workbenches (comma-separated; default all):
+                         TOOLSETS
   --allow-process-launch operator policy: allow starting helper programs (the objdump provider;
                          Deno must also grant them, e.g. --allow-run=objdump)
   --allow-file-writes    operator policy: allow tools that write files (extract_artifact;
                          Deno must also grant the output directory's parent with --allow-write)
   --log-level LEVEL      stderr threshold: ${LOG_LEVELS.join(", ")} (default warning)
+`;
 
-Process capture (capture_process_scenario; --allow-process-launch is the master switch):
-  --allow-capture PATH   an executable captures may run, or a directory whose files they may run
-                         (repeatable; Deno must also grant each program, e.g. --allow-run=PATH)
-  --capture-root DIR     working directories and filesystem roots must lie inside one (repeatable)
-  --capture-env NAME     an environment variable name captures may set or inherit (repeatable)
-  --capture-allow-network
-                         allow network_access "host" (default: a private network namespace only)
-  --confirm-captures     a human confirms each capture plan (the client needs form elicitation)
-  --capture-policy FILE  the same as JSON: {"executables":[…],"roots":[…],"environment":[…],
-                         "allow_host_network":false,"require_human_confirmation":false}; merged
-                         with the flags (grant --allow-read=FILE)
-  Captures use sh and setsid (grant --allow-run=sh,setsid,kill and --allow-read=/proc), and
-  strace, unshare, gdb, prlimit and a pids cgroup (--allow-write=/sys/fs/cgroup) when granted.
-
+const USAGE_TAIL = `
   -h, --help             print this help
   -V, --version          print the version
 `;
+
+/** The usage text for the given workbenches (the built-in ones by default). */
+export function usage(modules: readonly WorkbenchModule[] = builtinWorkbenches()): string {
+  const toolsets = modules.map((m) =>
+    `${m.name} (${(m.toolsets ?? [{ name: m.name }]).map((t) => t.name).join(", ")})`
+  ).join("; ");
+  const sections = modules.map((m) => m.cli?.help ?? "").filter((help) => help.length > 0);
+  return [CORE_USAGE.replace("TOOLSETS", toolsets), ...sections].join("\n") + USAGE_TAIL;
+}
+
+/** The usage text. */
+export const USAGE: string = usage();
 
 /** Parsed command line. */
 export interface CliConfig {
@@ -62,6 +65,8 @@ export interface CliConfig {
   allowedHosts: string[];
   allowedOrigins: string[];
   server: CreateServerOptions;
+  /** The workbenches, each configured by its own flags. */
+  workbenches: WorkbenchModule[];
   help: boolean;
   version: boolean;
 }
@@ -75,7 +80,12 @@ export class UsageError extends Error {
 }
 
 /** Parses arguments; throws UsageError with a readable message. */
-export function parseCli(args: string[]): CliConfig {
+export function parseCli(
+  args: string[],
+  modules: readonly WorkbenchModule[] = builtinWorkbenches(),
+): CliConfig {
+  const workbenchOptions: Record<string, { type: "string" | "boolean"; multiple?: boolean }> = {};
+  for (const module of modules) Object.assign(workbenchOptions, module.cli?.options ?? {});
   let parsed;
   try {
     parsed = parseArgs({
@@ -83,6 +93,7 @@ export function parseCli(args: string[]): CliConfig {
       strict: true,
       allowPositionals: false,
       options: {
+        ...workbenchOptions,
         http: { type: "string" },
         token: { type: "string" },
         "allow-host": { type: "string", multiple: true },
@@ -91,12 +102,7 @@ export function parseCli(args: string[]): CliConfig {
         "read-only": { type: "boolean" },
         "allow-process-launch": { type: "boolean" },
         "allow-file-writes": { type: "boolean" },
-        "allow-capture": { type: "string", multiple: true },
-        "capture-root": { type: "string", multiple: true },
-        "capture-env": { type: "string", multiple: true },
-        "capture-allow-network": { type: "boolean" },
-        "confirm-captures": { type: "boolean" },
-        "capture-policy": { type: "string" },
+        toolsets: { type: "string" },
         "log-level": { type: "string" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "V" },
@@ -105,13 +111,39 @@ export function parseCli(args: string[]): CliConfig {
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
-  const values = parsed.values;
+  const values = parsed.values as Record<string, string | boolean | string[] | undefined> & {
+    http?: string;
+    token?: string;
+    "allow-host"?: string[];
+    "allow-origin"?: string[];
+    root?: string[];
+    "read-only"?: boolean;
+    "allow-process-launch"?: boolean;
+    "allow-file-writes"?: boolean;
+    toolsets?: string;
+    "log-level"?: string;
+    help?: boolean;
+    version?: boolean;
+  };
   if (values.token === "") throw new UsageError("--token must not be empty");
   const logLevel = values["log-level"] ?? "warning";
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(", ")}; got ${logLevel}`);
   }
-  const capturePolicy = parseCapturePolicy(values);
+  const workbenches = modules.map((module) => {
+    if (!module.cli) return module;
+    const own = Object.fromEntries(
+      Object.keys(module.cli.options).map((name) => [name, values[name]]),
+    );
+    try {
+      return module.cli.configure(own);
+    } catch (error) {
+      throw new UsageError(error instanceof Error ? error.message : String(error));
+    }
+  });
+  const toolsets = values.toolsets === undefined
+    ? undefined
+    : parseToolsets(values.toolsets, modules);
   return {
     http: values.http === undefined ? null : parseHostPort(values.http),
     token: values.token,
@@ -123,112 +155,35 @@ export function parseCli(args: string[]): CliConfig {
       allowProcessLaunch: values["allow-process-launch"] ?? false,
       allowFileWrites: values["allow-file-writes"] ?? false,
       logLevel: logLevel as LogLevel,
-      ...(capturePolicy ? { capturePolicy } : {}),
+      ...(toolsets ? { toolsets } : {}),
     },
+    workbenches,
     help: values.help ?? false,
     version: values.version ?? false,
   };
 }
 
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const POLICY_KEYS = [
-  "executables",
-  "roots",
-  "environment",
-  "allow_host_network",
-  "require_human_confirmation",
-];
-
-/**
- * The operator capture policy from the capture flags and `--capture-policy FILE`
- * (lists merged, booleans or-ed); undefined when no capture flag is given.
- */
-export function parseCapturePolicy(values: {
-  "allow-capture"?: string[];
-  "capture-root"?: string[];
-  "capture-env"?: string[];
-  "capture-allow-network"?: boolean;
-  "confirm-captures"?: boolean;
-  "capture-policy"?: string;
-}): CapturePolicySettings | undefined {
-  const policy: CapturePolicySettings = {
-    executables: absolutePaths(values["allow-capture"] ?? [], "--allow-capture"),
-    roots: absolutePaths(values["capture-root"] ?? [], "--capture-root"),
-    environment: envNames(values["capture-env"] ?? [], "--capture-env"),
-    allowHostNetwork: values["capture-allow-network"] ?? false,
-    requireHumanConfirmation: values["confirm-captures"] ?? false,
-  };
-  const file = values["capture-policy"];
-  if (file !== undefined) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(Deno.readTextFileSync(file));
-    } catch (error) {
-      const hint = error instanceof Deno.errors.NotCapable ? ` (grant --allow-read=${file})` : "";
-      throw new UsageError(
-        `--capture-policy ${file}: ${error instanceof Error ? error.message : error}${hint}`,
-      );
-    }
-    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-      throw new UsageError(`--capture-policy ${file}: expected a JSON object`);
-    }
-    const record = parsed as Record<string, unknown>;
-    const unknown = Object.keys(record).filter((k) => !POLICY_KEYS.includes(k));
-    if (unknown.length > 0) {
-      throw new UsageError(
-        `--capture-policy ${file}: unknown key(s) ${unknown.join(", ")}; allowed: ${
-          POLICY_KEYS.join(", ")
-        }`,
-      );
-    }
-    const list = (key: string): string[] => {
-      const value = record[key] ?? [];
-      if (!Array.isArray(value) || !value.every((v) => typeof v === "string")) {
-        throw new UsageError(`--capture-policy ${file}: ${key} must be an array of strings`);
-      }
-      return value as string[];
-    };
-    const flag = (key: string): boolean => {
-      const value = record[key] ?? false;
-      if (typeof value !== "boolean") {
-        throw new UsageError(`--capture-policy ${file}: ${key} must be true or false`);
-      }
-      return value;
-    };
-    policy.executables.push(...absolutePaths(list("executables"), `${file} executables`));
-    policy.roots.push(...absolutePaths(list("roots"), `${file} roots`));
-    policy.environment.push(...envNames(list("environment"), `${file} environment`));
-    policy.allowHostNetwork ||= flag("allow_host_network");
-    policy.requireHumanConfirmation ||= flag("require_human_confirmation");
-  }
-  const given = file !== undefined || policy.executables.length > 0 ||
-    policy.roots.length > 0 || policy.environment.length > 0 || policy.allowHostNetwork ||
-    policy.requireHumanConfirmation;
-  if (!given) return undefined;
-  policy.executables = [...new Set(policy.executables)];
-  policy.roots = [...new Set(policy.roots)];
-  policy.environment = [...new Set(policy.environment)];
-  return policy;
-}
-
-function absolutePaths(paths: string[], what: string): string[] {
-  return paths.map((path) => {
-    if (!path.startsWith("/")) {
-      throw new UsageError(`${what} expects an absolute path; got ${JSON.stringify(path)}`);
-    }
-    return normalize(path);
-  });
-}
-
-function envNames(names: string[], what: string): string[] {
-  for (const name of names) {
-    if (!ENV_NAME.test(name)) {
-      throw new UsageError(
-        `${what} expects an environment variable name; got ${JSON.stringify(name)}`,
-      );
-    }
+/** `--toolsets a,b`: each name a toolset or a workbench of `modules`. */
+function parseToolsets(text: string, modules: readonly WorkbenchModule[]): string[] {
+  const known = new Set(
+    modules.flatMap((m) => [m.name, ...(m.toolsets ?? []).map((t) => t.name)]),
+  );
+  const names = text.split(",").map((name) => name.trim()).filter((name) => name.length > 0);
+  if (names.length === 0) throw new UsageError("--toolsets needs at least one name");
+  const unknown = names.filter((name) => !known.has(name));
+  if (unknown.length > 0) {
+    throw new UsageError(
+      `--toolsets: unknown ${unknown.join(", ")}; known: ${[...known].join(", ")}`,
+    );
   }
   return names;
+}
+
+/** The principal of an HTTP session: derived from its bearer token, or anonymous. */
+export function httpPrincipal(token: string | undefined): Principal {
+  return token
+    ? { id: `token:${sha256Hex(token).slice(0, 12)}`, kind: "token", roles: [] }
+    : ANONYMOUS_PRINCIPAL;
 }
 
 /** `8787`, `127.0.0.1:8787`, `[::1]:8787`. */
@@ -274,7 +229,12 @@ export async function runCli(args: string[]): Promise<number> {
         token,
         allowedHosts: config.allowedHosts,
         allowedOrigins: config.allowedOrigins,
-        createSession: () => createServer(config.server),
+        createSession: () =>
+          createServer({
+            ...config.server,
+            workbenches: config.workbenches,
+            principal: httpPrincipal(token),
+          }),
         log,
         onListen: ({ hostname, port }) =>
           log(
@@ -306,7 +266,7 @@ export async function runCli(args: string[]): Promise<number> {
     stop();
     return 0;
   }
-  const casefile = createServer(config.server);
+  const casefile = createServer({ ...config.server, workbenches: config.workbenches });
   const transport = new StdioServerTransport();
   // Answer lines that are not JSON-RPC instead of dropping them silently.
   transport.onerror = (error) => {

@@ -6,7 +6,6 @@
  * @module
  */
 
-import { normalize, resolve } from "node:path";
 import { z } from "zod";
 import {
   CallToolRequestSchema,
@@ -30,7 +29,6 @@ import {
   UnsubscribeRequestSchema,
 } from "./sdk.ts";
 import {
-  allowedWhenReadOnly,
   annotationsFor,
   type ElicitationAnswer,
   type ElicitationSchema,
@@ -39,32 +37,42 @@ import {
 } from "./core/catalog.ts";
 import type { JsonValue } from "./core/canonical_json.ts";
 import { complete, type CompletionAnswer, emptyCompletion } from "./core/completion.ts";
-import { ToolFailure } from "./core/errors.ts";
-import { createEvidence, EvidenceLedger, evidenceUri, type LedgerLimits } from "./core/evidence.ts";
+import { declareErrorCodes, ToolFailure } from "./core/errors.ts";
+import {
+  createEvidence,
+  EVIDENCE_ID_PATTERN,
+  EvidenceLedger,
+  type LedgerLimits,
+} from "./core/evidence.ts";
 import { type Logger, type LogLevel, stderrLogger } from "./core/log.ts";
 import { permissionFailure, probePermissions } from "./core/permissions.ts";
 import {
   defaultRules,
+  defaultVisibility,
+  LOCAL_PRINCIPAL,
   PolicyGate,
+  type PolicyInputTransform,
   type PolicyProfile,
+  type PolicyRequest,
   type PolicyRule,
   type PolicyTransform,
+  type PolicyVisibilityRule,
+  type Principal,
 } from "./core/policy.ts";
 import { PromptArgumentError, PromptRegistry } from "./core/prompts.ts";
+import { resolveRoots, RootFence } from "./core/roots.ts";
 import {
-  type CapturePolicySettings,
   compileUriTemplate,
   type CompletionFamily,
   type ResourceTemplateDefinition,
-  type RootDirectory,
+  type StaticResourceDefinition,
   type Workbench,
   type WorkbenchModule,
   type WorkbenchServices,
 } from "./core/workbench.ts";
-import { appsWorkbench } from "./apps/workbench.ts";
 import { VERSION } from "./version.ts";
 
-/** Options of {@linkcode createServer}. */
+/** Options of {@linkcode assembleServer} (and of the built-in `createServer`). */
 export interface CreateServerOptions {
   /**
    * Directories targets may be opened from. Paths outside every root are refused.
@@ -81,14 +89,32 @@ export interface CreateServerOptions {
   logLevel?: LogLevel;
   /** Extra policy rules, checked after the default ones (rate limits, …). @default [] */
   policyRules?: PolicyRule[];
-  /** Policy transforms applied to every outgoing value. @default [] */
+  /** Policy transforms applied to every outgoing domain value. @default [] */
   policyTransforms?: PolicyTransform[];
+  /** Policy input transforms applied to every request's arguments. @default [] */
+  policyInputTransforms?: PolicyInputTransform[];
+  /** Policy visibility rules: a primitive any rule hides is unlisted and unknown. @default [] */
+  policyVisibility?: PolicyVisibilityRule[];
+  /** Who this connection acts for. @default the local principal (stdio) */
+  principal?: Principal;
+  /**
+   * Toolsets (or whole workbenches, by name) to list and allow; every other
+   * tool is unknown. @default every toolset
+   */
+  toolsets?: string[];
   /** Ledger caps. @default 10,000 records and 64 MiB */
   ledgerLimits?: LedgerLimits;
   /**
+   * The resource URI prefix of retained Evidence records.
+   * @default "rea://evidence/" (REA's scheme, which every workbench shares)
+   */
+  evidenceUriPrefix?: string;
+  /**
    * Operator policy for process captures: which executables, roots and
    * environment names a capture may use. Captures also need `allowProcessLaunch`.
+   * Read by the apps workbench of the built-in `createServer`.
    * @default nothing allowed
+   * @deprecated Configure the apps workbench instead: `appsWorkbenchWith({ capturePolicy })`.
    */
   capturePolicy?: {
     /** Absolute paths of executables, or of directories whose files, captures may run. @default [] */
@@ -145,36 +171,32 @@ export interface AssembledServer extends CasefileServer {
   readonly catalog: ToolCatalog;
 }
 
-const SERVER_INSTRUCTIONS =
-  "Casefile investigates shipped binaries with evidence. Start with binary_session, then open_binary on a path under an allowed root. Every observation comes back with an evidence_id; cite it, and read rea://evidence/<id> for the full record. Guided prompts (prompts/list) give ordered workflows; completion/complete suggests only identifiers that exist in this session.";
+const INSTRUCTIONS_LEAD = "Casefile investigates with evidence.";
+const INSTRUCTIONS_TAIL =
+  "Guided prompts (prompts/list) give ordered workflows; completion/complete suggests only identifiers that exist in this session.";
+
+/** The default Evidence URI prefix: REA's scheme, shared by every workbench. */
+export const DEFAULT_EVIDENCE_URI_PREFIX = "rea://evidence/";
 
 const RESOURCE_PAGE = 500;
 /** How long a human has to answer an elicitation. */
 const ELICITATION_TIMEOUT_MS = 600_000;
 
-/**
- * Creates a server for one MCP connection. Reads nothing and starts nothing
- * until a client calls a tool.
- *
- * @example
- * ```ts
- * import { createServer } from "./server.ts";
- * // @ts-types="@modelcontextprotocol/sdk/server/stdio"
- * import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
- * const casefile = createServer({ roots: ["/usr/bin"] });
- * await casefile.connect(new StdioServerTransport());
- * ```
- */
-export function createServer(options: CreateServerOptions = {}): CasefileServer {
-  return assembleServer(options, [appsWorkbench]);
-}
+/** Protocol error codes of policy refusals (as cloudg numbers them). */
+const ACCESS_DENIED = -31001;
+const RATE_LIMITED = -31029;
 
-/** Builds a server from explicit workbench modules. */
+/**
+ * Builds a server for one MCP connection from explicit workbench modules.
+ * Reads nothing and starts nothing until a client calls a tool.
+ */
 export function assembleServer(
   options: CreateServerOptions,
   modules: readonly WorkbenchModule[],
 ): AssembledServer {
   const roots = resolveRoots(options.roots ?? []);
+  const fence = new RootFence(roots);
+  const principal = options.principal ?? LOCAL_PRINCIPAL;
   const profile: Required<PolicyProfile> = {
     readOnly: options.readOnly ?? false,
     allowProcessLaunch: options.allowProcessLaunch ?? false,
@@ -183,8 +205,37 @@ export function assembleServer(
   const gate = new PolicyGate(
     [...defaultRules(profile), ...(options.policyRules ?? [])],
     options.policyTransforms ?? [],
+    {
+      visibility: [...defaultVisibility(profile), ...(options.policyVisibility ?? [])],
+      inputTransforms: options.policyInputTransforms ?? [],
+    },
   );
-  const ledger = new EvidenceLedger(options.ledgerLimits);
+  const evidencePrefix = options.evidenceUriPrefix ?? DEFAULT_EVIDENCE_URI_PREFIX;
+  const evidenceUri = (id: string): string => `${evidencePrefix}${id}`;
+  const clearingTools = modules.flatMap((m) => m.clearsEvidenceWith ?? []);
+  const ledger = new EvidenceLedger(options.ledgerLimits, {
+    ...(clearingTools.length > 0
+      ? { clearHint: `call ${clearingTools.join(" or ")} to clear the session's Evidence` }
+      : {}),
+  });
+  for (const module of modules) declareErrorCodes(module.errorCodes ?? {});
+  const toolsetOwners = new Map<string, string>();
+  for (const module of modules) {
+    for (const toolset of module.toolsets ?? [{ name: module.name, description: "" }]) {
+      const owner = toolsetOwners.get(toolset.name);
+      if (owner !== undefined) {
+        throw new RangeError(`Toolset ${toolset.name} is declared by ${owner} and ${module.name}`);
+      }
+      toolsetOwners.set(toolset.name, module.name);
+    }
+  }
+  const selected = selectToolsets(options.toolsets, modules, toolsetOwners);
+  const instructions = [
+    INSTRUCTIONS_LEAD,
+    ...modules.map((m) => m.instructions ?? "").filter((text) => text.length > 0),
+    `Every observation comes back with an evidence_id; cite it, and read ${evidencePrefix}<id> for the full record.`,
+    INSTRUCTIONS_TAIL,
+  ].join(" ");
   const server = new Server(
     { name: "casefile", title: "Casefile", version: VERSION },
     {
@@ -195,7 +246,7 @@ export function assembleServer(
         completions: {},
         logging: {},
       },
-      instructions: SERVER_INSTRUCTIONS,
+      instructions,
     },
   );
   let connected = false;
@@ -213,21 +264,23 @@ export function assembleServer(
   };
   const permissions = probePermissions(modules.flatMap((m) => m.permissionNeeds(roots)));
   const subscriptions = new Set<string>();
-  const capturePolicy: CapturePolicySettings = {
-    executables: [...(options.capturePolicy?.executables ?? [])],
-    roots: [...(options.capturePolicy?.roots ?? [])],
-    environment: [...(options.capturePolicy?.environment ?? [])],
-    allowHostNetwork: options.capturePolicy?.allowHostNetwork ?? false,
-    requireHumanConfirmation: options.capturePolicy?.requireHumanConfirmation ?? false,
-  };
+  const workbenches: Workbench[] = [];
   const services: WorkbenchServices = {
     ledger,
+    evidenceUri,
+    clearEvidence: () => {
+      const cleared = ledger.size;
+      ledger.clear();
+      for (const workbench of workbenches) workbench.onEvidenceCleared?.();
+      return cleared;
+    },
     gate,
     policy: profile,
-    capturePolicy,
+    principal,
     log,
     permissions,
     roots,
+    fence,
     notifyToolsChanged: () => {
       if (connected) server.sendToolListChanged().catch(() => {});
     },
@@ -236,25 +289,79 @@ export function assembleServer(
         server.sendResourceUpdated({ uri }).catch(() => {});
       }
     },
+    notifyResourceListChanged: () => {
+      if (connected) server.sendResourceListChanged().catch(() => {});
+    },
   };
 
   const catalog = new ToolCatalog();
   const prompts = new PromptRegistry();
   const families = new Map<string, CompletionFamily>();
   const templates: ResourceTemplateDefinition[] = [];
-  const workbenches: Workbench[] = [];
+  const statics = new Map<string, StaticResourceDefinition & { workbench: string }>();
+  /** Which workbench each tool, prompt and template came from (its policy category). */
+  const origin = new Map<string, string>();
+  const evidenceFamily: CompletionFamily = {
+    source: () => ledger.list().map((record) => record.evidence_id),
+  };
+  families.set("evidence", evidenceFamily);
+  templates.push({
+    name: "evidence",
+    title: "Evidence record",
+    uriTemplate: `${evidencePrefix}{evidenceId}`,
+    description: "A retained Evidence v2 record of this session, by its exact id.",
+    mimeType: "application/json",
+    variables: { evidenceId: evidenceFamily },
+    list: () =>
+      ledger.list().map((record) => ({
+        uri: evidenceUri(record.evidence_id),
+        name: record.evidence_id,
+        description: `${record.operation} by ${record.provider.id}`,
+        mimeType: "application/json",
+      })),
+    read: (variables, uri) => {
+      const id = variables.evidenceId ?? "";
+      const record = EVIDENCE_ID_PATTERN.test(id) ? ledger.get(id) : undefined;
+      return Promise.resolve(
+        record ? { uri, mimeType: "application/json", text: JSON.stringify(record) } : null,
+      );
+    },
+  });
+  origin.set(`template:${evidencePrefix}{evidenceId}`, "core");
   for (const module of modules) {
     const workbench = module.create(services);
     workbenches.push(workbench);
-    for (const tool of workbench.tools) catalog.add(tool);
+    const declared = new Set((module.toolsets ?? [{ name: module.name }]).map((t) => t.name));
+    for (const tool of workbench.tools) {
+      const toolset = tool.toolset ?? module.name;
+      if (!declared.has(toolset)) {
+        throw new RangeError(
+          `Tool ${tool.name} of ${module.name} belongs to toolset ${toolset}, which ${module.name} does not declare`,
+        );
+      }
+      catalog.add(tool.toolset === toolset ? tool : { ...tool, toolset });
+      origin.set(`tool:${tool.name}`, module.name);
+    }
     for (const [name, family] of Object.entries(workbench.completionFamilies)) {
       if (families.has(name)) throw new RangeError(`Completion family ${name} is defined twice`);
       families.set(name, family);
     }
-    templates.push(...workbench.resourceTemplates);
+    for (const template of workbench.resourceTemplates) {
+      templates.push(template);
+      origin.set(`template:${template.uriTemplate}`, module.name);
+    }
+    for (const resource of workbench.resources ?? []) {
+      if (statics.has(resource.uri)) {
+        throw new RangeError(`Resource ${resource.uri} is defined twice`);
+      }
+      statics.set(resource.uri, { ...resource, workbench: module.name });
+    }
   }
-  for (const workbench of workbenches) {
-    for (const contract of workbench.prompts) prompts.add(contract);
+  for (const [index, workbench] of workbenches.entries()) {
+    for (const contract of workbench.prompts) {
+      prompts.add(contract);
+      origin.set(`prompt:${contract.name}`, modules[index]!.name);
+    }
   }
   prompts.onChange(() => {
     if (connected) server.sendPromptListChanged().catch(() => {});
@@ -262,16 +369,67 @@ export function assembleServer(
   ledger.onChange(() => {
     if (connected) server.sendResourceListChanged().catch(() => {});
   });
-  const matchers = templates.map((template) => ({
-    template,
-    match: compileUriTemplate(template.uriTemplate),
-  }));
+  // Longest template first, so a more specific template wins over a shorter one it overlaps.
+  const matchers = templates
+    .map((template, index) => ({
+      template,
+      index,
+      match: compileUriTemplate(template.uriTemplate),
+    }))
+    .sort((a, b) =>
+      b.template.uriTemplate.length - a.template.uriTemplate.length || a.index - b.index
+    );
 
-  const visible = (tool: ToolDefinition): boolean =>
-    !profile.readOnly || allowedWhenReadOnly(tool.effects);
+  const toolRequest = (
+    tool: ToolDefinition,
+    args: Record<string, unknown> = {},
+  ): PolicyRequest => ({
+    kind: "tool",
+    name: tool.name,
+    principal,
+    category: tool.category ?? tool.toolset ?? origin.get(`tool:${tool.name}`),
+    sensitivity: tool.sensitivity ?? "internal",
+    effects: tool.effects,
+    arguments: args,
+  });
+  const offered = (tool: ToolDefinition): boolean =>
+    (selected === null || selected.has(tool.toolset ?? "")) && gate.visible(toolRequest(tool));
+  const templateRequest = (
+    template: ResourceTemplateDefinition,
+    args: Record<string, unknown>,
+    kind: PolicyRequest["kind"] = "template",
+  ): PolicyRequest => ({
+    kind,
+    name: template.uriTemplate,
+    principal,
+    category: origin.get(`template:${template.uriTemplate}`),
+    sensitivity: "internal",
+    effects: {},
+    arguments: args,
+  });
+  const promptRequest = (name: string, args: Record<string, unknown>): PolicyRequest => ({
+    kind: "prompt",
+    name,
+    principal,
+    category: origin.get(`prompt:${name}`),
+    sensitivity: "internal",
+    effects: {},
+    arguments: args,
+  });
+  const staticRequest = (
+    resource: StaticResourceDefinition & { workbench: string },
+  ): PolicyRequest => ({
+    kind: "resource",
+    name: resource.uri,
+    principal,
+    category: resource.category ?? resource.workbench,
+    sensitivity: resource.sensitivity ?? "internal",
+    effects: {},
+    arguments: {},
+  });
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: catalog.list().filter(visible).map(describeTool),
+    tools: catalog.list().filter(offered).map(describeTool),
   }));
 
   server.setRequestHandler(
@@ -279,7 +437,7 @@ export function assembleServer(
     async (request, extra): Promise<CallToolResult> => {
       const { name, arguments: args } = request.params;
       const tool = catalog.get(name);
-      if (!tool || !visible(tool)) {
+      if (!tool || !offered(tool)) {
         return failureResult(
           new ToolFailure("invalid_request", `Tool ${name} not found.`, {
             action: "Call tools/list for the tools this server offers.",
@@ -324,41 +482,58 @@ export function assembleServer(
           }).catch(() => {});
         },
       };
+      const policyRequest = toolRequest(tool, args ?? {});
       try {
-        return await gate.run({ kind: "tool", name, effects: tool.effects }, async () => {
-          const parsed = tool.input.safeParse(args ?? {});
-          if (!parsed.success) {
-            throw new ToolFailure(
-              "invalid_request",
-              `Invalid arguments for ${name}: ${
-                z.prettifyError(parsed.error).replaceAll("\n", "; ")
-              }`,
-              { action: "Check the tool's inputSchema and call it again." },
-            );
-          }
-          const data = parsed.data as Record<string, unknown>;
-          const parameters = Object.fromEntries(
-            Object.keys(tool.input.shape).map((key) => [key, data[key] ?? null]),
+        const refusal = gate.check(policyRequest);
+        if (refusal) throw refusal;
+        const input = gate.transformInput(policyRequest, { ...(args ?? {}) });
+        const parsed = tool.input.safeParse(input);
+        if (!parsed.success) {
+          throw new ToolFailure(
+            "invalid_request",
+            `Invalid arguments for ${name}: ${
+              z.prettifyError(parsed.error).replaceAll("\n", "; ")
+            }`,
+            { action: "Check the tool's inputSchema and call it again." },
           );
-          const outcome = await tool.run(data, { ...context, parameters });
-          if (outcome.kind === "recorded") {
-            // Already committed: report it even if the client cancelled meanwhile.
-            const { evidence } = outcome;
-            return evidenceResult(
-              outcome.result as JsonValue,
-              evidence.evidence_id,
-              name,
-              outcome.links,
-            );
+        }
+        const data = parsed.data as Record<string, unknown>;
+        const parameters = Object.fromEntries(
+          Object.keys(tool.input.shape).map((key) => [key, data[key] ?? null]),
+        );
+        const outcome = await tool.run(data, { ...context, parameters });
+        const origin_ = origin.get(`tool:${name}`);
+        const module = modules.find((m) => m.name === origin_);
+        if (outcome.kind === "recorded") {
+          // Already committed: report it even if the client cancelled meanwhile.
+          const { evidence } = outcome;
+          return evidenceResult(
+            gate.transformOutput(policyRequest, outcome.result as JsonValue),
+            evidence.evidence_id,
+            evidenceUri(evidence.evidence_id),
+            name,
+            outcome.links,
+          );
+        }
+        if (extra.signal.aborted) throw new ToolFailure("cancelled", `${name} was cancelled.`);
+        if (outcome.kind === "evidence") {
+          const predicate = outcome.draft.predicate_type ?? module?.evidencePredicate;
+          if (predicate === undefined) {
+            throw new TypeError(`${name} recorded Evidence without a predicate type`);
           }
-          if (extra.signal.aborted) throw new ToolFailure("cancelled", `${name} was cancelled.`);
-          if (outcome.kind === "evidence") {
-            const record = await createEvidence(outcome.draft);
-            await ledger.record(record);
-            return evidenceResult(record.normalized_result, record.evidence_id, name);
-          }
-          return plainResult(outcome.result, outcome.links ?? []);
-        });
+          const record = await createEvidence({ ...outcome.draft, predicate_type: predicate });
+          await ledger.record(record);
+          return evidenceResult(
+            gate.transformOutput(policyRequest, record.normalized_result),
+            record.evidence_id,
+            evidenceUri(record.evidence_id),
+            name,
+          );
+        }
+        return plainResult(
+          gate.transformOutput(policyRequest, outcome.result),
+          outcome.links ?? [],
+        );
       } catch (error) {
         return failureResult(asFailure(error, name, extra.signal));
       }
@@ -366,89 +541,128 @@ export function assembleServer(
   );
 
   server.setRequestHandler(ListPromptsRequestSchema, () => ({
-    prompts: prompts.list().map((contract) => ({
-      name: contract.name,
-      title: contract.title,
-      description: contract.description,
-      arguments: contract.arguments.map(({ name, description, required }) => ({
-        name,
-        description,
-        required,
+    prompts: prompts.list()
+      .filter((contract) => gate.visible(promptRequest(contract.name, {})))
+      .map((contract) => ({
+        name: contract.name,
+        title: contract.title,
+        description: contract.description,
+        arguments: contract.arguments.map(({ name, description, required }) => ({
+          name,
+          description,
+          required,
+        })),
       })),
-    })),
   }));
 
-  server.setRequestHandler(GetPromptRequestSchema, async (request): Promise<GetPromptResult> => {
-    const { name, arguments: args } = request.params;
-    try {
-      return await gate.run(
-        { kind: "prompt", name, effects: {} },
-        () => prompts.render(name, args),
-      ) as GetPromptResult;
-    } catch (error) {
-      if (error instanceof PromptArgumentError) {
-        throw new McpError(ErrorCode.InvalidParams, error.message);
-      }
-      if (error instanceof RangeError) {
+  server.setRequestHandler(
+    GetPromptRequestSchema,
+    async (request, extra): Promise<GetPromptResult> => {
+      const { name, arguments: args } = request.params;
+      const policyRequest = promptRequest(name, args ?? {});
+      if (!prompts.has(name) || !gate.visible(policyRequest)) {
         throw new McpError(ErrorCode.InvalidParams, `Prompt ${name} not found`);
       }
-      if (error instanceof ToolFailure) throw new McpError(ErrorCode.InvalidRequest, error.message);
-      throw error;
-    }
-  });
+      try {
+        return await gate.run(
+          policyRequest,
+          (input) => prompts.renderLive(name, input, { signal: extra.signal }),
+        ) as GetPromptResult;
+      } catch (error) {
+        if (error instanceof PromptArgumentError) {
+          throw new McpError(ErrorCode.InvalidParams, error.message);
+        }
+        if (error instanceof RangeError) {
+          throw new McpError(ErrorCode.InvalidParams, `Prompt ${name} not found`);
+        }
+        if (error instanceof ToolFailure) throw protocolError(error);
+        throw error;
+      }
+    },
+  );
 
   server.setRequestHandler(
     CompleteRequestSchema,
     async (request, extra): Promise<CompleteResult> => {
       const { ref, argument, context } = request.params;
       let family: CompletionFamily | undefined;
-      let refName: string;
+      let policyRequest: PolicyRequest;
+      const args = { argument: argument.name, value: argument.value, context: context ?? {} };
       if (ref.type === "ref/prompt") {
-        if (!prompts.has(ref.name)) {
+        policyRequest = { ...promptRequest(ref.name, args), kind: "completion" };
+        if (!prompts.has(ref.name) || !gate.visible(promptRequest(ref.name, {}))) {
           throw new McpError(ErrorCode.InvalidParams, `Prompt ${ref.name} not found`);
         }
         const name = prompts.completionFamily(ref.name, argument.name);
         family = name ? families.get(name) : undefined;
-        refName = `prompt:${ref.name}`;
+        policyRequest.name = `prompt:${ref.name}#${argument.name}`;
       } else {
         const template = templates.find((t) => t.uriTemplate === ref.uri);
-        if (!template) {
+        if (!template || !gate.visible(templateRequest(template, {}))) {
           throw new McpError(ErrorCode.InvalidParams, `Resource template ${ref.uri} not found`);
         }
         family = template.variables[argument.name];
-        refName = `resource:${ref.uri}`;
+        policyRequest = {
+          ...templateRequest(template, args, "completion"),
+          name: `resource:${ref.uri}#${argument.name}`,
+        };
       }
+      // A refusal (denied, rate limited) is a protocol error, never an empty list.
+      const refusal = gate.check(policyRequest);
+      if (refusal) throw protocolError(refusal);
       if (!family) return { completion: emptyCompletion() };
       const chosen = family;
-      let answer: CompletionAnswer;
+      const input = gate.transformInput(policyRequest, {
+        value: argument.value,
+        arguments: context?.arguments ?? {},
+      });
+      const answer: CompletionAnswer = await complete(
+        typeof input.value === "string" ? input.value : argument.value,
+        chosen.source,
+        {
+          arguments: (input.arguments ?? {}) as Record<string, string>,
+          signal: extra.signal,
+        },
+        chosen.options,
+      );
+      let transformed: CompletionAnswer;
       try {
-        answer = await gate.run(
-          { kind: "completion", name: `${refName}#${argument.name}`, effects: {} },
-          () =>
-            complete(argument.value, chosen.source, {
-              arguments: context?.arguments ?? {},
-              signal: extra.signal,
-            }, chosen.options),
-        );
-      } catch {
-        answer = emptyCompletion();
+        transformed = gate.transformOutput(policyRequest, answer);
+      } catch (error) {
+        if (error instanceof ToolFailure) throw protocolError(error);
+        transformed = emptyCompletion();
       }
-      return { completion: answer };
+      return { completion: transformed };
     },
   );
 
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
-    resourceTemplates: templates.map((t) => ({
-      name: t.name,
-      ...(t.title ? { title: t.title } : {}),
-      uriTemplate: t.uriTemplate,
-      description: t.description,
-      mimeType: t.mimeType,
-    })),
+    resourceTemplates: templates
+      .filter((t) => gate.visible(templateRequest(t, {})))
+      .map((t) => ({
+        name: t.name,
+        ...(t.title ? { title: t.title } : {}),
+        uriTemplate: t.uriTemplate,
+        description: t.description,
+        mimeType: t.mimeType,
+      })),
   }));
 
   server.setRequestHandler(ListResourcesRequestSchema, (request) => {
-    const all = templates.flatMap((t) => t.list?.() ?? []);
+    const fixed = [...statics.values()]
+      .filter((resource) => gate.visible(staticRequest(resource)))
+      .map(({ uri, name, description, mimeType }) => ({
+        uri,
+        name,
+        ...(description !== undefined ? { description } : {}),
+        ...(mimeType !== undefined ? { mimeType } : {}),
+      }));
+    const all = [
+      ...fixed,
+      ...templates.filter((t) => gate.visible(templateRequest(t, {}))).flatMap((t) =>
+        t.list?.() ?? []
+      ),
+    ];
     const start = decodeCursor(request.params?.cursor, all.length);
     const page = all.slice(start, start + RESOURCE_PAGE);
     const next = start + RESOURCE_PAGE < all.length ? String(start + RESOURCE_PAGE) : undefined;
@@ -459,21 +673,21 @@ export function assembleServer(
     ReadResourceRequestSchema,
     async (request): Promise<ReadResourceResult> => {
       const { uri } = request.params;
+      const fixed = statics.get(uri);
+      if (fixed && gate.visible(staticRequest(fixed))) {
+        const contents = await readGuarded(staticRequest(fixed), () => fixed.read(uri));
+        if (contents) return { contents: [contents] };
+        throw new McpError(-32002, `Resource ${uri} not found`, { uri });
+      }
       for (const { template, match } of matchers) {
         const variables = match(uri);
         if (!variables) continue;
-        let contents;
-        try {
-          contents = await gate.run(
-            { kind: "resource", name: uri, effects: {} },
-            () => template.read(variables, uri),
-          );
-        } catch (error) {
-          if (error instanceof ToolFailure) {
-            throw new McpError(ErrorCode.InvalidRequest, error.message);
-          }
-          throw error;
-        }
+        const policyRequest = { ...templateRequest(template, variables, "resource"), name: uri };
+        if (!gate.visible(templateRequest(template, {}))) continue;
+        const contents = await readGuarded(
+          policyRequest,
+          (input) => template.read(input as Record<string, string>, uri),
+        );
         if (contents) {
           return { contents: [contents] };
         }
@@ -481,6 +695,19 @@ export function assembleServer(
       throw new McpError(-32002, `Resource ${uri} not found`, { uri });
     },
   );
+
+  /** Runs a resource read through the gate; refusals and failures become protocol errors. */
+  const readGuarded = async <T>(
+    policyRequest: PolicyRequest,
+    read: (args: Record<string, unknown>) => Promise<T>,
+  ): Promise<T> => {
+    try {
+      return await gate.run(policyRequest, read);
+    } catch (error) {
+      if (error instanceof ToolFailure) throw protocolError(error);
+      throw error;
+    }
+  };
 
   server.setRequestHandler(SubscribeRequestSchema, (request) => {
     subscriptions.add(request.params.uri);
@@ -518,16 +745,41 @@ export function assembleServer(
   };
 }
 
-function resolveRoots(roots: string[]): RootDirectory[] {
-  return roots.map((root) => {
-    const path = normalize(resolve(root));
-    try {
-      return { path, realPath: Deno.realPathSync(path) };
-    } catch {
-      // Missing, or no read permission: such a root admits nothing.
-      return { path, realPath: null };
+/**
+ * The toolsets `--toolsets` selects: each name is a toolset or a whole
+ * workbench; null selects everything.
+ */
+function selectToolsets(
+  names: readonly string[] | undefined,
+  modules: readonly WorkbenchModule[],
+  owners: ReadonlyMap<string, string>,
+): Set<string> | null {
+  if (names === undefined) return null;
+  const selected = new Set<string>();
+  for (const name of names) {
+    const module = modules.find((m) => m.name === name);
+    if (module) {
+      for (const toolset of module.toolsets ?? [{ name: module.name }]) selected.add(toolset.name);
+    } else if (owners.has(name)) selected.add(name);
+    else {
+      throw new RangeError(
+        `Unknown toolset ${JSON.stringify(name)}; known: ${
+          [...modules.map((m) => m.name), ...owners.keys()].join(", ")
+        }`,
+      );
     }
-  });
+  }
+  return selected;
+}
+
+/** A policy refusal as a protocol error: access denied and rate limits keep their codes. */
+function protocolError(failure: ToolFailure): McpError {
+  const code = failure.code === "rate_limited"
+    ? RATE_LIMITED
+    : failure.code === "access_denied"
+    ? ACCESS_DENIED
+    : ErrorCode.InvalidRequest;
+  return new McpError(code, failure.message, failure.body.details);
 }
 
 function decodeCursor(cursor: string | undefined, length: number): number {
@@ -596,10 +848,10 @@ function describeTool(tool: ToolDefinition): Tool {
 function evidenceResult(
   result: JsonValue,
   evidenceId: string,
+  uri: string,
   toolName: string,
   links: { uri: string; name: string; description?: string; mimeType?: string }[] = [],
 ): CallToolResult {
-  const uri = evidenceUri(evidenceId);
   const structured = { result, evidence_id: evidenceId, evidence_uri: uri };
   return {
     structuredContent: structured,

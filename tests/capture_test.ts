@@ -15,8 +15,8 @@ import { Client } from "@modelcontextprotocol/sdk/client";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { createEvidence } from "../src/core/evidence.ts";
-import type { CapturePolicySettings } from "../src/core/workbench.ts";
+import { createEvidence } from "../src/apps/evidence.ts";
+import type { CapturePolicySettings } from "../src/apps/capture/settings.ts";
 import { findChangedBehavior } from "../src/apps/capture/changes.ts";
 import {
   type ComparisonStatus,

@@ -5,7 +5,15 @@
  */
 
 import assert from "node:assert/strict";
-import { parseCli, parseHostPort, runCli, USAGE, UsageError } from "../src/cli.ts";
+import { type CliConfig, parseCli, parseHostPort, runCli, USAGE, UsageError } from "../src/cli.ts";
+import type { AppsWorkbenchModule } from "../src/apps/workbench.ts";
+import { type CapturePolicySettings, emptyCapturePolicy } from "../src/apps/capture/settings.ts";
+
+/** The capture policy the apps workbench was configured with by the flags. */
+function capturePolicyOf(config: CliConfig): Readonly<CapturePolicySettings> {
+  const apps = config.workbenches.find((m) => m.name === "apps") as AppsWorkbenchModule;
+  return apps.settings.capturePolicy;
+}
 import { LOG_LEVELS } from "../src/core/log.ts";
 import { VERSION } from "../src/version.ts";
 import {
@@ -167,7 +175,9 @@ Deno.test("parseCli maps --http forms into the config and rejects bad ones with 
 });
 
 Deno.test("parseCli defaults to stdio with no roots, no token and log level warning", () => {
-  assert.deepEqual(parseCli([]), {
+  const { workbenches, ...config } = parseCli([]);
+  assert.deepEqual(workbenches.map((m) => m.name), ["apps"]);
+  assert.deepEqual(config, {
     http: null,
     token: undefined,
     allowedHosts: [],
@@ -347,7 +357,7 @@ Deno.test("mod.ts over stdio without --allow-read initializes and reports open_b
 });
 
 Deno.test("parseCli reads the capture policy flags and leaves it out when none is given", () => {
-  assert.equal(parseCli([]).server.capturePolicy, undefined);
+  assert.deepEqual(capturePolicyOf(parseCli([])), emptyCapturePolicy());
   const config = parseCli([
     "--allow-process-launch",
     "--allow-capture",
@@ -361,7 +371,7 @@ Deno.test("parseCli reads the capture policy flags and leaves it out when none i
     "--capture-allow-network",
     "--confirm-captures",
   ]);
-  assert.deepEqual(config.server.capturePolicy, {
+  assert.deepEqual(capturePolicyOf(config), {
     executables: ["/opt/app/bin/", "/usr/bin/true"],
     roots: ["/srv/work"],
     environment: ["API_TOKEN"],
@@ -389,7 +399,7 @@ Deno.test("parseCli merges --capture-policy FILE with the flags and refuses bad 
       }),
     );
     const config = parseCli(["--capture-policy", file, "--capture-root", "/srv/work"]);
-    assert.deepEqual(config.server.capturePolicy, {
+    assert.deepEqual(capturePolicyOf(config), {
       executables: ["/opt/tool"],
       roots: ["/srv/work", "/srv/a"],
       environment: ["MODE"],

@@ -3,15 +3,14 @@ import { canonicalJson, sha256Hex, toHex } from "../src/core/canonical_json.ts";
 import {
   analysisProfile,
   computeEvidenceId,
-  createEvidence,
   EVIDENCE_ID_PATTERN,
-  type EvidenceDraft,
   EvidenceLedger,
   type EvidenceRecord,
   type EvidenceSubject,
-  evidenceUri,
   NO_SUBJECT_LIMITATION,
 } from "../src/core/evidence.ts";
+import { type AppsEvidenceDraft, createEvidence } from "../src/apps/evidence.ts";
+import { DEFAULT_EVIDENCE_URI_PREFIX } from "../src/server.ts";
 import { ToolFailure } from "../src/core/errors.ts";
 
 /** SHA-256 computed here, independently of the module under test. */
@@ -38,7 +37,7 @@ function subject(overrides: Partial<EvidenceSubject> = {}): EvidenceSubject {
   };
 }
 
-function draft(overrides: Partial<EvidenceDraft> = {}): EvidenceDraft {
+function draft(overrides: Partial<AppsEvidenceDraft> = {}): AppsEvidenceDraft {
   return {
     subject: subject(),
     provider: { id: "native", name: "Casefile native provider", version: "0.1.0" },
@@ -354,7 +353,7 @@ Deno.test("createEvidence() ids match ^ev_[0-9a-f]{64}$ and are stable", async (
   assert.match(a.evidence_id, /^ev_[0-9a-f]{64}$/);
   assert.ok(EVIDENCE_ID_PATTERN.test(a.evidence_id));
   assert.equal(a.evidence_id, b.evidence_id);
-  assert.equal(evidenceUri(a.evidence_id), `rea://evidence/${a.evidence_id}`);
+  assert.equal(`${DEFAULT_EVIDENCE_URI_PREFIX}${a.evidence_id}`, `rea://evidence/${a.evidence_id}`);
 });
 
 Deno.test("createEvidence() gives the same id for the same bytes opened at two paths", async () => {
@@ -368,7 +367,7 @@ Deno.test("createEvidence() gives the same id for the same bytes opened at two p
 });
 
 Deno.test("createEvidence() gives a different id when any other field changes", async () => {
-  const variants: [string, EvidenceDraft][] = [
+  const variants: [string, AppsEvidenceDraft][] = [
     ["base", draft()],
     ["parameters", draft({ parameters: { offset: 500, limit: 500, document: null } })],
     ["parameter null vs absent", draft({ parameters: { offset: 0, limit: 500 } })],

@@ -8,7 +8,7 @@ import { z } from "zod";
 import { connect, fails, type Loose, ok } from "./helpers/in_memory.ts";
 import type { WorkbenchModule } from "../src/core/workbench.ts";
 import { APPS_PROMPTS } from "../src/apps/prompts.ts";
-import { createEvidence } from "../src/core/evidence.ts";
+import { createEvidence } from "../src/apps/evidence.ts";
 import { ToolFailure } from "../src/core/errors.ts";
 
 const LS = "/usr/bin/ls";

@@ -7,7 +7,8 @@ import assert from "node:assert/strict";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { connect, fails, type Loose, ok } from "./helpers/in_memory.ts";
-import { createEvidence, type EvidenceDraft, type EvidenceLedger } from "../src/core/evidence.ts";
+import type { EvidenceDraft, EvidenceLedger } from "../src/core/evidence.ts";
+import { createEvidence } from "../src/apps/evidence.ts";
 
 const TRUE = "/usr/bin/true";
 const FALSE = "/usr/bin/false";

@@ -7,12 +7,12 @@
 import assert from "node:assert/strict";
 import { canonicalJson, sha256Hex } from "../src/core/canonical_json.ts";
 import {
-  createEvidence,
   type EvidenceDraft,
   EvidenceLedger,
   type EvidenceRecord,
   type EvidenceSubject,
 } from "../src/core/evidence.ts";
+import { createEvidence } from "../src/apps/evidence.ts";
 import { ToolFailure } from "../src/core/errors.ts";
 import {
   findDependencyCycle,

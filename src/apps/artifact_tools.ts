@@ -6,6 +6,7 @@
  * @module
  */
 
+import type { BinarySubject } from "./evidence.ts";
 import { z } from "zod";
 import type { ToolDefinition, ToolOutcome } from "../core/catalog.ts";
 import type { EvidenceLedger, EvidenceRecord } from "../core/evidence.ts";
@@ -46,7 +47,8 @@ import {
 import { type ArtifactTarget, limitsKey } from "./artifacts/target.ts";
 import { buildBundle, BundleStore, bundleUri, sectionOf, sectionsOf } from "./bundle.ts";
 import { readerFor } from "./formats.ts";
-import { isWithin, MAX_TARGET_BYTES, type TargetFile } from "./paths.ts";
+import { MAX_TARGET_BYTES, type TargetFile } from "./paths.ts";
+import { isWithin } from "../core/roots.ts";
 import type { TargetOrigin } from "./target.ts";
 import {
   specificationSchema,
@@ -257,7 +259,7 @@ export function artifactTools(deps: ArtifactToolDeps): ArtifactTools {
       {},
   ): Promise<CapturedMember | { unavailable: string; changed: boolean }> => {
     const unavailable = (reason: string, changed = false) => ({ unavailable: reason, changed });
-    const subject = record.subject;
+    const subject = record.subject as BinarySubject | null;
     if (!subject) return unavailable("the inventory has no subject to read the member from");
     const inRoots = deps.roots.some((root) =>
       root.realPath !== null && isWithin(subject.local_path, root.realPath)
@@ -418,7 +420,7 @@ export function artifactTools(deps: ArtifactToolDeps): ArtifactTools {
         { action: "Open the artifact again and inventory it, then open the occurrence." },
       );
     }
-    const subject = record.subject!;
+    const subject = record.subject as BinarySubject;
     const location = `${subject.local_path}!/${path}`;
     return {
       file: { requestedPath: location, realPath: location, bytes: member.bytes },

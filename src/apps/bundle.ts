@@ -45,7 +45,7 @@ export function buildBundle(
       sorted.filter((r) => r.subject !== null).map((r) => ({
         digest: r.subject!.digest.sha256,
         format: r.subject!.format,
-        architecture: r.subject!.architecture,
+        architecture: (r.subject!.architecture ?? null) as string | null,
       })),
     ),
     providers: uniqueCanonical(sorted.map((r) => ({ ...r.provider }))),

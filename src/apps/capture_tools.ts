@@ -14,7 +14,7 @@ import type { JsonObject } from "../core/canonical_json.ts";
 import { MAX_CANDIDATES_SCANNED } from "../core/completion.ts";
 import { ToolFailure } from "../core/errors.ts";
 import type { EvidenceLedger, EvidenceRecord } from "../core/evidence.ts";
-import type { CapturePolicySettings } from "../core/workbench.ts";
+import type { CapturePolicySettings } from "./capture/settings.ts";
 import { VERSION } from "../version.ts";
 import { hex } from "./analysis/dossier.ts";
 import type { AnalysisToolDeps } from "./analysis_tools.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { SubjectFormat } from "../core/evidence.ts";
+import type { SubjectFormat } from "./evidence.ts";
 import { elfImage } from "./elf_image.ts";
 import type { BinaryImage } from "./image.ts";
 import { isMachO, machOImages } from "./macho.ts";

@@ -5,10 +5,8 @@
  * @module
  */
 
-import { isAbsolute, normalize, sep } from "node:path";
 import { ToolFailure } from "../core/errors.ts";
-import { flagFor, permissionFailure } from "../core/permissions.ts";
-import type { RootDirectory } from "../core/workbench.ts";
+import { ioFailure, type RootDirectory, RootFence } from "../core/roots.ts";
 
 /** Largest file opened as a binary target. */
 export const MAX_TARGET_BYTES = 2 * 1024 * 1024 * 1024 - 1;
@@ -33,13 +31,6 @@ export interface TargetFile {
   bytes: Uint8Array;
 }
 
-/** Whether `path` is `root` or lies below it. */
-export function isWithin(path: string, root: string): boolean {
-  if (path === root) return true;
-  const prefix = root.endsWith(sep) ? root : root + sep;
-  return path.startsWith(prefix);
-}
-
 /**
  * Checks a requested path and reads the file it names. Refuses relative
  * paths, paths outside every root (lexically, and again after resolving
@@ -52,35 +43,7 @@ export async function readTargetFile(
   roots: readonly RootDirectory[],
   options: ReadOptions = {},
 ): Promise<TargetFile> {
-  if (requested.includes("\0")) throw invalid("The path contains a NUL character.");
-  if (!isAbsolute(requested)) {
-    throw invalid(`The path must be absolute; got ${JSON.stringify(requested)}.`);
-  }
-  if (roots.length === 0) {
-    throw new ToolFailure(
-      "outside_approved_root",
-      "No root is configured, so no target can be opened.",
-      {
-        action:
-          "Restart the server with --root DIR (and --allow-read=DIR) for the directories to investigate.",
-        restartRequired: true,
-      },
-    );
-  }
-  const requestedPath = normalize(requested);
-  const lexical = (root: RootDirectory): boolean =>
-    isWithin(requestedPath, root.path) ||
-    (root.realPath !== null && isWithin(requestedPath, root.realPath));
-  if (!roots.some(lexical)) throw outsideRoots(requestedPath, roots);
-  let realPath: string;
-  try {
-    realPath = await Deno.realPath(requestedPath);
-  } catch (error) {
-    throw ioFailure(error, requestedPath, roots);
-  }
-  if (!roots.some((root) => root.realPath !== null && isWithin(realPath, root.realPath))) {
-    throw outsideRoots(requestedPath, roots, realPath);
-  }
+  const { requestedPath, realPath } = await new RootFence(roots).check(requested);
   let file: Deno.FsFile;
   try {
     file = await Deno.open(realPath, { read: true });
@@ -142,42 +105,4 @@ function invalid(message: string): ToolFailure {
   return new ToolFailure("invalid_request", message, {
     action: "Pass the absolute path of a regular file under an allowed root.",
   });
-}
-
-/** The refusal for a path outside every root (naming what it resolves to, if that differs). */
-export function outsideRoots(
-  path: string,
-  roots: readonly RootDirectory[],
-  realPath?: string,
-): ToolFailure {
-  const via = realPath && realPath !== path ? ` (it resolves to ${realPath})` : "";
-  const names = roots.map((root) => root.path);
-  return new ToolFailure(
-    "outside_approved_root",
-    `${path}${via} is outside the allowed roots: ${names.join(", ")}.`,
-    {
-      action:
-        "Open a file under an allowed root, or restart the server with another --root (and matching --allow-read).",
-      details: { roots: names },
-    },
-  );
-}
-
-/** A failed read of a target path as a tool failure, naming the root's grant when permission is missing. */
-export function ioFailure(
-  error: unknown,
-  path: string,
-  roots: readonly RootDirectory[],
-): ToolFailure {
-  // Name the root's grant, which covers every target under it, rather than the one file.
-  const root = roots.find((r) => isWithin(path, r.path));
-  const permission = permissionFailure(error, root ? flagFor("read", root.path) : undefined);
-  if (permission) return permission;
-  if (error instanceof Deno.errors.NotFound) {
-    return new ToolFailure("target_unavailable", `No such file: ${path}.`, {
-      action: "Check the path (binary_session lists the allowed roots).",
-    });
-  }
-  const message = error instanceof Error ? error.message : String(error);
-  return new ToolFailure("target_unavailable", `Cannot read ${path}: ${message}.`);
 }

@@ -9,7 +9,7 @@
 import { basename, posix } from "node:path";
 import { sha256Hex } from "../core/canonical_json.ts";
 import { ToolFailure } from "../core/errors.ts";
-import type { EvidenceSubject } from "../core/evidence.ts";
+import type { BinarySubject as EvidenceSubject } from "./evidence.ts";
 import { ProgramAnalysis } from "./analysis/program.ts";
 import { FORMAT_READERS, readerFor } from "./formats.ts";
 import type { BinaryImage } from "./image.ts";

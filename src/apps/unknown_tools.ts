@@ -10,7 +10,7 @@
 import { z } from "zod";
 import type { ResourceLinkSpec, ToolDefinition, ToolOutcome } from "../core/catalog.ts";
 import { ToolFailure } from "../core/errors.ts";
-import type { EvidenceSubject } from "../core/evidence.ts";
+import type { BinarySubject as EvidenceSubject } from "./evidence.ts";
 import type { CompletionFamily, ResourceTemplateDefinition } from "../core/workbench.ts";
 import {
   authoritySchema,

@@ -12,22 +12,25 @@ import {
   discoveryCandidates,
   MAX_COMPLETION_VALUE_LENGTH,
 } from "../core/completion.ts";
-import {
-  type AnalysisProfile,
-  EVIDENCE_ID_PATTERN,
-  type EvidenceDraft,
-  evidenceUri,
-} from "../core/evidence.ts";
+import type { AnalysisProfile, EvidenceDraft } from "../core/evidence.ts";
 import type { JsonValue } from "../core/canonical_json.ts";
 import { ToolFailure } from "../core/errors.ts";
 import { flagFor, type PermissionNeed } from "../core/permissions.ts";
 import type {
   CompletionFamily,
   RootDirectory,
+  ToolsetInfo,
   Workbench,
   WorkbenchModule,
   WorkbenchServices,
 } from "../core/workbench.ts";
+import { APPS_ERROR_CODES } from "./errors.ts";
+import { ANALYSIS_PREDICATE } from "./evidence.ts";
+import {
+  type CapturePolicySettings,
+  emptyCapturePolicy,
+  parseCapturePolicy,
+} from "./capture/settings.ts";
 import { VERSION } from "../version.ts";
 import { analysisTools } from "./analysis_tools.ts";
 import { captureCandidates, captureCapability, captureTools } from "./capture_tools.ts";
@@ -55,17 +58,137 @@ import {
 /** Largest `list_procedures` page. */
 export const MAX_PROCEDURE_PAGE = 500;
 
-/** The apps workbench module. */
-export const appsWorkbench: WorkbenchModule = {
-  name: "apps",
-  permissionNeeds: (roots: readonly RootDirectory[]): PermissionNeed[] =>
-    roots.map((root) => ({
-      name: "read",
-      target: root.path,
-      purpose: `open targets under ${root.path}`,
-    })),
-  create: createAppsWorkbench,
+/** How the apps workbench is configured. */
+export interface AppsSettings {
+  /** The operator's process-capture policy. @default nothing allowed */
+  capturePolicy?: Partial<CapturePolicySettings>;
+}
+
+/** The apps workbench module, configured; its settings are readable for status and tests. */
+export interface AppsWorkbenchModule extends WorkbenchModule {
+  /** The settings it was configured with. */
+  readonly settings: Readonly<{ capturePolicy: Readonly<CapturePolicySettings> }>;
+}
+
+/** The apps toolsets. */
+export const APPS_TOOLSETS: readonly ToolsetInfo[] = [
+  { name: "session", description: "Open, switch and close targets; the session's status." },
+  {
+    name: "static",
+    description: "Static analysis of binaries: procedures, strings, xrefs, call graphs, dossiers.",
+  },
+  {
+    name: "artifacts",
+    description:
+      "Directories and archives: inventories, comparisons, extraction, Evidence bundles, reconstruction checks.",
+  },
+  { name: "capture", description: "Approved process captures, their comparison and correlation." },
+  { name: "unknowns", description: "The residual-unknowns registry." },
+];
+
+/** Which toolset each apps tool belongs to. */
+const TOOLSET_OF: Readonly<Record<string, string>> = {
+  binary_session: "session",
+  open_binary: "session",
+  close_binary: "session",
+  list_documents: "session",
+  set_current_document: "session",
+  list_procedures: "static",
+  binary_overview: "static",
+  search_strings: "static",
+  search_procedures: "static",
+  procedure_address: "static",
+  resolve_containing_procedure: "static",
+  analyze_function: "static",
+  xrefs: "static",
+  procedure_callers: "static",
+  procedure_callees: "static",
+  build_call_path: "static",
+  trace_feature: "static",
+  compare_functions: "static",
+  inventory_artifact: "artifacts",
+  compare_artifacts: "artifacts",
+  extract_artifact: "artifacts",
+  snapshot_evidence_bundle: "artifacts",
+  release_evidence_bundle: "artifacts",
+  verify_reconstruction: "artifacts",
+  record_unknown: "unknowns",
+  update_unknown: "unknowns",
+  list_unknowns: "unknowns",
+  verify_unknown_resolution: "unknowns",
+  capture_process_scenario: "capture",
+  compare_process_captures: "capture",
+  correlate_static_and_runtime: "capture",
+  find_changed_behavior: "capture",
 };
+
+const CAPTURE_HELP =
+  `Process capture (capture_process_scenario; --allow-process-launch is the master switch):
+  --allow-capture PATH   an executable captures may run, or a directory whose files they may run
+                         (repeatable; Deno must also grant each program, e.g. --allow-run=PATH)
+  --capture-root DIR     working directories and filesystem roots must lie inside one (repeatable)
+  --capture-env NAME     an environment variable name captures may set or inherit (repeatable)
+  --capture-allow-network
+                         allow network_access "host" (default: a private network namespace only)
+  --confirm-captures     a human confirms each capture plan (the client needs form elicitation)
+  --capture-policy FILE  the same as JSON: {"executables":[…],"roots":[…],"environment":[…],
+                         "allow_host_network":false,"require_human_confirmation":false}; merged
+                         with the flags (grant --allow-read=FILE)
+  Captures use sh and setsid (grant --allow-run=sh,setsid,kill and --allow-read=/proc), and
+  strace, unshare, gdb, prlimit and a pids cgroup (--allow-write=/sys/fs/cgroup) when granted.
+`;
+
+/**
+ * The apps workbench configured with `settings`.
+ *
+ * @example
+ * ```ts
+ * import { appsWorkbenchWith } from "./workbench.ts";
+ * const apps = appsWorkbenchWith({ capturePolicy: { executables: ["/usr/bin/true"] } });
+ * ```
+ */
+export function appsWorkbenchWith(settings: AppsSettings = {}): AppsWorkbenchModule {
+  const capturePolicy: CapturePolicySettings = {
+    ...emptyCapturePolicy(),
+    ...structuredClone(settings.capturePolicy ?? {}),
+  };
+  return {
+    name: "apps",
+    instructions:
+      "For shipped binaries and packages, start with binary_session, then open_binary on a path under an allowed root.",
+    toolsets: APPS_TOOLSETS,
+    errorCodes: APPS_ERROR_CODES,
+    subjectKinds: ["binary", "artifact", "process-capture"],
+    evidencePredicate: ANALYSIS_PREDICATE,
+    clearsEvidenceWith: [CLOSE_BINARY],
+    settings: { capturePolicy },
+    cli: {
+      options: {
+        "allow-capture": { type: "string", multiple: true },
+        "capture-root": { type: "string", multiple: true },
+        "capture-env": { type: "string", multiple: true },
+        "capture-allow-network": { type: "boolean" },
+        "confirm-captures": { type: "boolean" },
+        "capture-policy": { type: "string" },
+      },
+      help: CAPTURE_HELP,
+      configure: (values) => {
+        const policy = parseCapturePolicy(values as Parameters<typeof parseCapturePolicy>[0]);
+        return appsWorkbenchWith(policy ? { capturePolicy: policy } : {});
+      },
+    },
+    permissionNeeds: (roots: readonly RootDirectory[]): PermissionNeed[] =>
+      roots.map((root) => ({
+        name: "read",
+        target: root.path,
+        purpose: `open targets under ${root.path}`,
+      })),
+    create: (services) => createAppsWorkbench(services, capturePolicy),
+  };
+}
+
+/** The apps workbench with nothing allowed beyond reading targets. */
+export const appsWorkbench: AppsWorkbenchModule = appsWorkbenchWith();
 
 const providerSchema = z.object({
   id: z.string(),
@@ -231,7 +354,10 @@ function withProfile(profile: AnalysisProfile | null): { analysis_profile?: Anal
   return profile ? { analysis_profile: profile } : {};
 }
 
-function createAppsWorkbench(services: WorkbenchServices): Workbench {
+function createAppsWorkbench(
+  services: WorkbenchServices,
+  capturePolicy: Readonly<CapturePolicySettings>,
+): Workbench {
   const candidates: AnalysisProvider[] = [
     nativeProvider(),
     objdumpProvider(
@@ -368,7 +494,7 @@ function createAppsWorkbench(services: WorkbenchServices): Workbench {
           enable_with: null,
         },
         captureCapability(
-          services.capturePolicy,
+          capturePolicy,
           services.policy.allowProcessLaunch && !services.policy.readOnly,
         ),
       ],
@@ -403,6 +529,7 @@ function createAppsWorkbench(services: WorkbenchServices): Workbench {
       subject: target.subject,
       provider: { ...provider.identity },
       ...withProfile(provider.profile()),
+      predicate_type: ANALYSIS_PREDICATE,
       operation,
       parameters,
       normalized_result: result,
@@ -565,9 +692,7 @@ function createAppsWorkbench(services: WorkbenchServices): Workbench {
       producesEvidence: false,
       run: async () => {
         const closed = (await session.close()) || artifact !== null;
-        const cleared = ledger.size;
-        ledger.clear();
-        for (const clear of closeHooks) clear();
+        const cleared = services.clearEvidence();
         return { kind: "result", result: { closed, cleared_records: cleared } };
       },
     },
@@ -653,7 +778,7 @@ function createAppsWorkbench(services: WorkbenchServices): Workbench {
   ];
 
   tools.push(...analysisTools({ session, ledger, observation }));
-  tools.push(...captureTools({ session, ledger, policy: services.capturePolicy, observation }));
+  tools.push(...captureTools({ session, ledger, policy: capturePolicy, observation }));
   tools.push(...unknownTools({
     registry: unknowns,
     subject: () => session.target?.subject ?? artifact?.subject ?? null,
@@ -694,9 +819,6 @@ function createAppsWorkbench(services: WorkbenchServices): Workbench {
     provider: {
       source: () => ["auto", ...session.candidates.map((c) => c.identity.id)],
     },
-    evidence: {
-      source: () => ledger.list().map((record) => record.evidence_id),
-    },
     capture: {
       source: () => captureCandidates(ledger),
     },
@@ -706,36 +828,16 @@ function createAppsWorkbench(services: WorkbenchServices): Workbench {
 
   return {
     name: "apps",
-    tools,
+    tools: tools.map((tool) => ({ ...tool, toolset: TOOLSET_OF[tool.name] ?? "static" })),
     prompts: APPS_PROMPTS,
     completionFamilies,
     resourceTemplates: [
-      {
-        name: "evidence",
-        title: "Evidence record",
-        uriTemplate: "rea://evidence/{evidenceId}",
-        description: "A retained Evidence v2 record of this session, by its exact id.",
-        mimeType: "application/json",
-        variables: { evidenceId: completionFamilies.evidence as CompletionFamily },
-        list: () =>
-          ledger.list().map((record) => ({
-            uri: evidenceUri(record.evidence_id),
-            name: record.evidence_id,
-            description: `${record.operation} by ${record.provider.id}`,
-            mimeType: "application/json",
-          })),
-        read: (variables, uri) => {
-          const id = variables.evidenceId ?? "";
-          const record = EVIDENCE_ID_PATTERN.test(id) ? ledger.get(id) : undefined;
-          return Promise.resolve(
-            record ? { uri, mimeType: "application/json", text: JSON.stringify(record) } : null,
-          );
-        },
-      },
       unknownResourceTemplate(unknowns),
       ...artifacts.resourceTemplates,
     ],
-    status,
+    onEvidenceCleared: () => {
+      for (const clear of closeHooks) clear();
+    },
     close: async () => {
       await session.close();
     },

@@ -8,6 +8,7 @@
 
 import type { z } from "zod";
 import type { EvidenceDraft, EvidenceRecord } from "./evidence.ts";
+import type { Sensitivity } from "./policy.ts";
 
 /** What running a tool may do beyond computing an answer. */
 export interface ToolEffects {
@@ -106,31 +107,72 @@ export interface ResourceLinkSpec {
   mimeType?: string;
 }
 
-/** What a tool produced. */
-export type ToolOutcome =
-  | { kind: "evidence"; draft: EvidenceDraft }
-  | { kind: "result"; result: unknown; links?: ResourceLinkSpec[] }
+/** What a tool produced; `T` is the type of its result. */
+export type ToolOutcome<T = unknown> =
+  | {
+    kind: "evidence";
+    draft: EvidenceDraft | (Omit<EvidenceDraft, "predicate_type"> & { predicate_type?: string });
+  }
+  | { kind: "result"; result: T; links?: ResourceLinkSpec[] }
   /**
    * The tool retained `evidence` in the ledger itself, atomically with other
    * session state (a registry write): the server reports `result` with that
    * record's id, and the links beside it.
    */
-  | { kind: "recorded"; evidence: EvidenceRecord; result: unknown; links?: ResourceLinkSpec[] };
+  | { kind: "recorded"; evidence: EvidenceRecord; result: T; links?: ResourceLinkSpec[] };
 
-/** One tool. */
-export interface ToolDefinition {
+/** One tool. `I` is its input schema, `R` the schema of its result. */
+export interface ToolDefinition<
+  I extends z.ZodObject = z.ZodObject,
+  R extends z.ZodType = z.ZodType,
+> {
   name: string;
   /** When to use it and its limits. */
   description: string;
+  /**
+   * The named toolset it belongs to (`--toolsets` selects by these); every
+   * toolset is declared by the tool's workbench.
+   */
+  toolset?: string;
+  /** A policy category; the toolset when left out. */
+  category?: string;
+  /** How sensitive its output is. @default "internal" */
+  sensitivity?: Sensitivity;
   /** A zod object schema; every field `.describe()`d. */
-  input: z.ZodObject;
+  input: I;
   /** The schema of `result` in the structured output. */
-  result: z.ZodType;
+  result: R;
   /** Declared once; everything else derives from it. */
   effects: ToolEffects;
   /** Whether a success is recorded as Evidence. */
   producesEvidence: boolean;
-  run(args: Record<string, unknown>, context: ToolContext): Promise<ToolOutcome>;
+  run(args: z.output<I>, context: ToolContext): Promise<ToolOutcome<z.output<R>>>;
+}
+
+/**
+ * Declares a tool, keeping its input type through to `run` (no casts of the
+ * arguments) and checking the result against its schema's type.
+ *
+ * @example
+ * ```ts
+ * import { z } from "zod";
+ * import { defineTool } from "./catalog.ts";
+ * export const echo = defineTool({
+ *   name: "echo",
+ *   toolset: "demo",
+ *   description: "Echo a word back.",
+ *   input: z.strictObject({ word: z.string().describe("The word.") }),
+ *   result: z.object({ word: z.string() }),
+ *   effects: {},
+ *   producesEvidence: false,
+ *   run: (args) => Promise.resolve({ kind: "result", result: { word: args.word } }),
+ * });
+ * ```
+ */
+export function defineTool<I extends z.ZodObject, R extends z.ZodType>(
+  tool: ToolDefinition<I, R> & { toolset: string },
+): ToolDefinition {
+  return tool as unknown as ToolDefinition;
 }
 
 /** The registered tools, in registration order. */

@@ -28,7 +28,21 @@ export interface CompletionContext {
   signal?: AbortSignal;
 }
 
-/** A live source of candidate identifiers. It may throw; the engine then answers empty. */
+/**
+ * A candidate matched on other strings than the one it completes to: a cloud
+ * asset completes to its name but matches on its name, ARN and id.
+ */
+export interface KeyedCandidate {
+  /** What the completion offers. */
+  value: string;
+  /** What the input is matched against. */
+  keys: readonly string[];
+}
+
+/**
+ * A live source of candidates: strings, or {@linkcode KeyedCandidate}s. It
+ * may throw; the engine then answers empty.
+ */
 export type CandidateSource = (
   context: CompletionContext,
 ) => readonly unknown[] | Promise<readonly unknown[]>;
@@ -38,9 +52,10 @@ export interface CompletionOptions {
   /**
    * `prefix`: candidates whose normalised form starts with the input.
    * `prefix-then-substring`: prefix matches first, then candidates containing the input.
+   * `substring`: candidates containing the input, in one group.
    * @default "prefix"
    */
-  match?: "prefix" | "prefix-then-substring";
+  match?: "prefix" | "prefix-then-substring" | "substring";
   /**
    * `code-point`: Unicode code-point order. `source`: the source's own order
    * (a domain rank such as highest risk first), kept stable.
@@ -148,6 +163,11 @@ export function match(
   candidates: readonly unknown[],
   options: CompletionOptions = {},
 ): string[] | null {
+  if (
+    options.match === "substring" || candidates.some((c) => typeof c === "object" && c !== null)
+  ) {
+    return matchKeyed(value, candidates, options);
+  }
   const normalize = options.normalize ?? true;
   const substring = options.match === "prefix-then-substring";
   const input = options.upperCaseInput ? value.toUpperCase() : value;
@@ -195,6 +215,53 @@ export function match(
     contained = [...new Set(contained)];
   }
   return contained.length === 0 ? prefixed : prefixed.concat(contained);
+}
+
+function isKeyed(candidate: unknown): candidate is KeyedCandidate {
+  if (typeof candidate !== "object" || candidate === null) return false;
+  const { value, keys } = candidate as Record<string, unknown>;
+  return typeof value === "string" && Array.isArray(keys) &&
+    keys.every((key) => typeof key === "string");
+}
+
+/** The general matcher: keyed candidates, and the `substring` mode. */
+function matchKeyed(
+  value: string,
+  candidates: readonly unknown[],
+  options: CompletionOptions,
+): string[] | null {
+  const normalize = options.normalize ?? true;
+  const fold = (text: string): string => (normalize ? normalizeForMatch(text) : text);
+  const input = options.upperCaseInput ? value.toUpperCase() : value;
+  const needle = fold(input);
+  const mode = options.match ?? "prefix";
+  const prefixed: string[] = [];
+  const contained: string[] = [];
+  const scanned = Math.min(candidates.length, MAX_CANDIDATES_SCANNED);
+  for (let i = 0; i < scanned; i++) {
+    const candidate = candidates[i];
+    const entry = typeof candidate === "string"
+      ? { value: candidate, keys: [candidate] }
+      : isKeyed(candidate)
+      ? candidate
+      : null;
+    if (entry === null) return null;
+    if (entry.value.length === 0 || entry.value.length > MAX_COMPLETION_VALUE_LENGTH) continue;
+    const keys = entry.keys.filter((key) => key.length <= MAX_COMPLETION_VALUE_LENGTH).map(fold);
+    if (mode === "substring") {
+      if (keys.some((key) => key.includes(needle))) contained.push(entry.value);
+    } else if (keys.some((key) => key.startsWith(needle))) prefixed.push(entry.value);
+    else if (mode === "prefix-then-substring" && keys.some((key) => key.includes(needle))) {
+      contained.push(entry.value);
+    }
+  }
+  const order = (list: string[]): string[] =>
+    (options.order ?? "code-point") === "code-point"
+      ? withoutAdjacentDuplicates(list.sort(compareCodePoints))
+      : [...new Set(list)];
+  const first = order(prefixed);
+  const seen = new Set(first);
+  return first.concat(order(contained).filter((entry) => !seen.has(entry)));
 }
 
 function withoutAdjacentDuplicates(sorted: string[]): string[] {

@@ -5,28 +5,28 @@
  * @module
  */
 
-/** Machine-readable failure codes a tool may report. */
-export type ErrorCode =
+/** The failure codes core itself reports; every workbench may use them. */
+export type CoreErrorCode =
   | "invalid_request"
-  | "unreadable_output"
+  | "not_found"
   | "capability_unavailable"
-  | "provider_unavailable"
-  | "provider_timeout"
   | "cancelled"
-  | "artifact_integrity_mismatch"
-  | "artifact_operation_failed"
   | "evidence_integrity_mismatch"
   | "truncated"
   | "permission_required"
-  | "process_capture_failed"
-  | "cleanup_incomplete"
-  | "revision_conflict"
+  | "access_denied"
+  | "rate_limited"
   | "outside_approved_root"
   | "configuration_invalid"
   | "target_unavailable"
   | "execution_failure"
-  | "plan_stale"
   | "limit_exceeded";
+
+/**
+ * A machine-readable failure code: one of core's, or one a workbench declared
+ * with {@linkcode declareErrorCodes} (snake_case).
+ */
+export type ErrorCode = CoreErrorCode | (string & Record<never, never>);
 
 /** Broad classes of failure, for clients that only branch on the kind. */
 export type ErrorCategory =
@@ -64,28 +64,53 @@ export interface ToolErrorBody {
   details?: Record<string, unknown>;
 }
 
-const DEFAULT_CATEGORY: Record<ErrorCode, ErrorCategory> = {
+const CORE_CATEGORIES: Record<CoreErrorCode, ErrorCategory> = {
   invalid_request: "invalid_input",
-  unreadable_output: "execution_failure",
+  not_found: "invalid_input",
   capability_unavailable: "unavailable",
-  provider_unavailable: "unsupported_provider",
-  provider_timeout: "timeout",
   cancelled: "cancelled",
-  artifact_integrity_mismatch: "integrity_mismatch",
-  artifact_operation_failed: "execution_failure",
   evidence_integrity_mismatch: "integrity_mismatch",
   truncated: "truncated",
   permission_required: "permission_required",
-  process_capture_failed: "execution_failure",
-  cleanup_incomplete: "execution_failure",
-  revision_conflict: "invalid_input",
+  access_denied: "permission_required",
+  rate_limited: "unavailable",
   outside_approved_root: "permission_required",
   configuration_invalid: "invalid_input",
   target_unavailable: "unavailable",
   execution_failure: "execution_failure",
-  plan_stale: "invalid_input",
   limit_exceeded: "unavailable",
 };
+
+const categories = new Map<string, ErrorCategory>(Object.entries(CORE_CATEGORIES));
+
+/**
+ * Declares a workbench's own failure codes with their usual category. A code
+ * may be declared again only with the same category.
+ *
+ * @example
+ * ```ts
+ * import { declareErrorCodes, ToolFailure } from "./errors.ts";
+ * declareErrorCodes({ dataset_stale: "invalid_input" });
+ * new ToolFailure("dataset_stale", "The dataset changed.").body.category; // "invalid_input"
+ * ```
+ */
+export function declareErrorCodes(codes: Readonly<Record<string, ErrorCategory>>): void {
+  for (const [code, category] of Object.entries(codes)) {
+    if (!/^[a-z][a-z0-9_]*$/.test(code)) {
+      throw new TypeError(`Error code ${JSON.stringify(code)} is not snake_case`);
+    }
+    const known = categories.get(code);
+    if (known !== undefined && known !== category) {
+      throw new RangeError(`Error code ${code} is already declared as ${known}, not ${category}`);
+    }
+    categories.set(code, category);
+  }
+}
+
+/** The usual category of a code; `execution_failure` for a code nobody declared. */
+export function categoryOf(code: ErrorCode): ErrorCategory {
+  return categories.get(code) ?? "execution_failure";
+}
 
 /** Options of a {@linkcode ToolFailure}. */
 export interface ToolFailureOptions {
@@ -118,7 +143,7 @@ export class ToolFailure extends Error {
     this.code = code;
     this.body = {
       code,
-      category: options.category ?? DEFAULT_CATEGORY[code],
+      category: options.category ?? categoryOf(code),
       message,
       retryable: options.retryable ?? false,
       remediation: {

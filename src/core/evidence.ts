@@ -17,36 +17,23 @@ import {
 } from "./canonical_json.ts";
 import { ToolFailure } from "./errors.ts";
 
-/** Formats a subject may have. */
-export type SubjectFormat =
-  | "elf"
-  | "pe"
-  | "mach-o"
-  | "mach-o-universal"
-  | "wasm"
-  | "zip"
-  | "tar"
-  | "ar"
-  | "deb"
-  | "gzip"
-  | "xz"
-  | "zstd"
-  | "directory"
-  | "file"
-  | "unknown";
-
-/** What an observation is about. */
+/**
+ * What an observation is about: a binary, an artifact, a process capture, a
+ * dataset, an asset, a finding… Every field but `name` and `local_path` is
+ * part of the subject's identity, and so of the Evidence id. Each workbench
+ * narrows this to its own subject kinds.
+ */
 export interface EvidenceSubject {
-  /** The file's base name. */
+  /** A short display name (a file's base name, a dataset's name). Not part of the id. */
   name: string;
   /** The content digest that identifies the subject. */
   digest: { sha256: string };
-  /** The file format. */
-  format: SubjectFormat;
-  /** The processor architecture, when known. */
-  architecture: "x86" | "x86_64" | "arm" | "arm64" | null;
-  /** Where the file was read from (not part of the id). */
-  local_path: string;
+  /** The subject's format or kind of thing (`elf`, `tar`, `dataset`, `asset`, …). */
+  format: string;
+  /** Where it was read from, when it is a file (not part of the id). */
+  local_path?: string;
+  /** Further identity facts a workbench records (for a binary, its architecture). */
+  [fact: string]: JsonValue | undefined;
 }
 
 /** Who made an observation. */
@@ -138,7 +125,7 @@ export interface EvidenceRecord {
   provider: ProviderIdentity;
   /** How the provider was configured, when it states it. */
   analysis_profile?: AnalysisProfile;
-  /** The kind of statement, e.g. `rea.analysis/v2`. */
+  /** The kind of statement, such as `rea.analysis/v2`. */
   predicate_type: string;
   /** The tool or operation that produced it. */
   operation: string;
@@ -178,8 +165,8 @@ export interface EvidenceDraft {
   parameters: Record<string, unknown>;
   /** The validated result (JSON-serialisable). */
   normalized_result: unknown;
-  /** @default "rea.analysis/v2" */
-  predicate_type?: string;
+  /** The kind of statement, such as `rea.analysis/v2` (each workbench names its own). */
+  predicate_type: string;
   /** @default null */
   raw_result?: unknown;
   /** @default "observed" */
@@ -209,20 +196,17 @@ export const NO_SUBJECT_LIMITATION =
 /** The pattern of an Evidence id. */
 export const EVIDENCE_ID_PATTERN: RegExp = /^ev_[0-9a-f]{64}$/;
 
-/** The resource URI of a retained record. */
-export function evidenceUri(evidenceId: string): string {
-  return `rea://evidence/${evidenceId}`;
+/** A subject reduced to its identity: everything but its name and where it was read from. */
+function subjectIdentity(subject: EvidenceSubject | null): JsonObject | null {
+  if (subject === null) return null;
+  const { name: _name, local_path: _path, ...identity } = subject;
+  return identity as JsonObject;
 }
 
 /** The projection an id is computed from. */
 function projection(record: Omit<EvidenceRecord, "evidence_id">): JsonObject {
   const { subject, ...rest } = record;
-  return {
-    ...(rest as unknown as JsonObject),
-    subject: subject === null
-      ? null
-      : { digest: subject.digest, format: subject.format, architecture: subject.architecture },
-  };
+  return { ...(rest as unknown as JsonObject), subject: subjectIdentity(subject) };
 }
 
 /** Computes the id of a record from its content. */
@@ -249,7 +233,7 @@ export function createEvidence(draft: EvidenceDraft): Promise<EvidenceRecord> {
     subject: draft.subject,
     provider: draft.provider,
     ...(profile ? { analysis_profile: profile } : {}),
-    predicate_type: draft.predicate_type ?? "rea.analysis/v2",
+    predicate_type: draft.predicate_type,
     operation: draft.operation,
     parameters: draft.parameters,
     raw_result: draft.raw_result ?? null,
@@ -266,12 +250,7 @@ export function createEvidence(draft: EvidenceDraft): Promise<EvidenceRecord> {
   const subject = draft.subject === null
     ? null
     : JSON.parse(JSON.stringify(draft.subject)) as EvidenceSubject;
-  const projected = {
-    ...body,
-    subject: subject === null
-      ? null
-      : { digest: subject.digest, format: subject.format, architecture: subject.architecture },
-  };
+  const projected = { ...body, subject: subjectIdentity(subject) };
   const canonical = canonicalJson(projected);
   const id = `ev_${sha256Hex(canonical)}`;
   let parsed: Omit<EvidenceRecord, "evidence_id">;
@@ -333,6 +312,16 @@ export interface LedgerLimits {
   maxBytes?: number;
 }
 
+/** Options of an {@linkcode EvidenceLedger}. */
+export interface LedgerOptions {
+  /**
+   * How the session's Evidence is cleared, as the remediation of a full
+   * ledger says it (the tool that clears it belongs to a workbench).
+   * @default "clear the session's Evidence"
+   */
+  clearHint?: string;
+}
+
 /** Outcome of {@linkcode EvidenceLedger.record}. */
 export interface RecordOutcome {
   /** Whether the record was new. */
@@ -355,9 +344,11 @@ export class EvidenceLedger {
   #bytes = 0;
   #reserved = { records: 0, bytes: 0 };
   #listeners = new Set<(record: EvidenceRecord | null) => void>();
+  #clearHint: string;
 
   /** Creates an empty ledger with the given caps. */
-  constructor(limits: LedgerLimits = {}) {
+  constructor(limits: LedgerLimits = {}, options: LedgerOptions = {}) {
+    this.#clearHint = options.clearHint ?? "clear the session's Evidence";
     this.maxRecords = limits.maxRecords ?? 10_000;
     this.maxBytes = limits.maxBytes ?? 64 * 1024 * 1024;
   }
@@ -460,7 +451,7 @@ export class EvidenceLedger {
         "limit_exceeded",
         `The Evidence ledger is full: it holds ${this.size} of at most ${this.maxRecords} records.`,
         {
-          action: "Snapshot what you need, then call close_binary to clear the session's Evidence.",
+          action: `Snapshot what you need, then ${this.#clearHint}.`,
           details: { limit: "records", max: this.maxRecords },
         },
       );
@@ -470,7 +461,7 @@ export class EvidenceLedger {
         "limit_exceeded",
         `The Evidence ledger is full: adding ${bytes} bytes would pass its ${this.maxBytes}-byte cap (${this.bytes} used).`,
         {
-          action: "Ask for smaller pages, or call close_binary to clear the session's Evidence.",
+          action: `Ask for smaller pages, or ${this.#clearHint}.`,
           details: { limit: "bytes", max: this.maxBytes },
         },
       );

@@ -18,7 +18,7 @@ export interface PromptArgument {
   description: string;
   /** Whether `prompts/get` needs it. */
   required: boolean;
-  /** The completion family that suggests values; only optional arguments have one. */
+  /** The completion family that suggests values (required arguments may have one too). */
   completion?: string;
 }
 
@@ -44,12 +44,40 @@ export interface PromptContract {
   arguments: PromptArgument[];
   /** Ordered workflow steps. */
   steps: PromptStep[];
+  /**
+   * Renders the prompt from session state: any mix of text, JSON-context and
+   * embedded-resource messages. When left out, the prompt renders purely from
+   * its contract and arguments ({@linkcode renderPrompt}). It may throw a
+   * {@linkcode PromptArgumentError} for an argument that names nothing.
+   */
+  render?: PromptRenderer;
 }
+
+/** One message of a rendered prompt. */
+export type PromptMessage = {
+  role: "user" | "assistant";
+  content:
+    | { type: "text"; text: string }
+    | { type: "resource"; resource: { uri: string; mimeType: string; text: string } };
+};
+
+/** Renders a prompt from its validated arguments and the session. */
+export type PromptRenderer = (
+  contract: Readonly<PromptContract>,
+  accepted: Readonly<Record<string, string>>,
+  context: { signal?: AbortSignal },
+) => PromptMessage[] | Promise<PromptMessage[]>;
 
 /** The rendered prompt, in MCP's `prompts/get` result shape. */
 export interface RenderedPrompt {
   /** The contract's description. */
   description: string;
+  /** The messages. */
+  messages: PromptMessage[];
+}
+
+/** A prompt rendered purely from its contract: exactly one user text message. */
+export interface RenderedTextPrompt extends RenderedPrompt {
   /** Exactly one user message. */
   messages: { role: "user"; content: { type: "text"; text: string } }[];
 }
@@ -113,7 +141,7 @@ export function validatePromptArguments(
 export function renderPrompt(
   contract: PromptContract,
   accepted: Readonly<Record<string, string>>,
-): RenderedPrompt {
+): RenderedTextPrompt {
   const data: Record<string, string> = {};
   for (const key of Object.keys(accepted).sort()) {
     const value = accepted[key];
@@ -141,6 +169,48 @@ export function renderPrompt(
   };
 }
 
+/**
+ * The workflow text of a contract without any argument values: title,
+ * objective, ordered steps with their tools, and the evidence discipline.
+ * Renderers that pass session values as data use it for their task message.
+ */
+export function renderTask(contract: Readonly<PromptContract>): string {
+  const lines = [`# ${contract.title}`, "", `Objective: ${contract.objective}`, ""];
+  lines.push("## Ordered workflow", "");
+  contract.steps.forEach((step, i) => {
+    lines.push(`${i + 1}. ${step.instruction}`);
+    lines.push(`   Tools: ${step.tools.map((tool) => `\`${tool}\``).join(", ")}`);
+  });
+  lines.push("", "## Evidence discipline", "");
+  EVIDENCE_DISCIPLINE.forEach((rule, i) => lines.push(`${i + 1}. ${rule}`));
+  return lines.join("\n");
+}
+
+/** A user message carrying session values as data: a heading line and a fenced JSON block. */
+export function jsonContextMessage(
+  data: unknown,
+  heading = "Context for this task (JSON):",
+): PromptMessage {
+  return {
+    role: "user",
+    content: {
+      type: "text",
+      text: `${heading}\n\`\`\`json\n${JSON.stringify(data, null, 1)}\n\`\`\``,
+    },
+  };
+}
+
+/** A user message embedding a JSON resource, exactly as `resources/read` of `uri` serves it. */
+export function embeddedResourceMessage(uri: string, data: unknown): PromptMessage {
+  return {
+    role: "user",
+    content: {
+      type: "resource",
+      resource: { uri, mimeType: "application/json", text: JSON.stringify(data, null, 2) },
+    },
+  };
+}
+
 /** Checks a contract's own invariants; throws a TypeError naming the flaw. */
 export function checkContract(contract: PromptContract): void {
   if (!/^[a-z][a-z0-9_]*$/.test(contract.name)) {
@@ -152,15 +222,16 @@ export function checkContract(contract: PromptContract): void {
       throw new TypeError(`Prompt ${contract.name} declares ${argument.name} twice`);
     }
     names.add(argument.name);
-    if (argument.required && argument.completion !== undefined) {
-      throw new TypeError(
-        `Prompt ${contract.name}: required argument ${argument.name} must not have a completer`,
-      );
-    }
   }
   if (contract.steps.length === 0 || contract.steps.some((step) => step.tools.length === 0)) {
     throw new TypeError(`Prompt ${contract.name}: every step must name at least one tool`);
   }
+}
+
+/** A deep copy of a contract's data, sharing its renderer. */
+function copyContract(contract: PromptContract): PromptContract {
+  const { render, ...data } = contract;
+  return { ...structuredClone(data), ...(render ? { render } : {}) };
 }
 
 /** A change the registry reports. */
@@ -177,7 +248,7 @@ export class PromptRegistry {
     if (this.#contracts.has(contract.name)) {
       throw new RangeError(`Prompt ${contract.name} is already registered`);
     }
-    this.#contracts.set(contract.name, structuredClone(contract));
+    this.#contracts.set(contract.name, copyContract(contract));
     this.#emit({ kind: "added", name: contract.name });
   }
 
@@ -187,7 +258,7 @@ export class PromptRegistry {
     if (!this.#contracts.has(contract.name)) {
       throw new RangeError(`Prompt ${contract.name} is not registered`);
     }
-    this.#contracts.set(contract.name, structuredClone(contract));
+    this.#contracts.set(contract.name, copyContract(contract));
     this.#emit({ kind: "updated", name: contract.name });
   }
 
@@ -201,19 +272,46 @@ export class PromptRegistry {
   /** A copy of a contract, by name. */
   get(name: string): PromptContract | undefined {
     const contract = this.#contracts.get(name);
-    return contract && structuredClone(contract);
+    return contract && copyContract(contract);
   }
 
   /** Copies of all contracts, in registration order. */
   list(): PromptContract[] {
-    return [...this.#contracts.values()].map((contract) => structuredClone(contract));
+    return [...this.#contracts.values()].map((contract) => copyContract(contract));
   }
 
-  /** Validates and renders; throws PromptArgumentError or RangeError (unknown prompt). */
-  render(name: string, supplied: Readonly<Record<string, unknown>> | undefined): RenderedPrompt {
+  /**
+   * Validates and renders a prompt that renders from its contract alone;
+   * throws PromptArgumentError, RangeError (unknown prompt) or TypeError (the
+   * prompt renders from session state: use {@linkcode PromptRegistry.renderLive}).
+   */
+  render(
+    name: string,
+    supplied: Readonly<Record<string, unknown>> | undefined,
+  ): RenderedTextPrompt {
     const contract = this.#contracts.get(name);
     if (!contract) throw new RangeError(`Prompt ${name} not found`);
+    if (contract.render) {
+      throw new TypeError(`Prompt ${name} renders from session state; call renderLive()`);
+    }
     return renderPrompt(contract, validatePromptArguments(contract, supplied));
+  }
+
+  /**
+   * Validates and renders any prompt, through its own renderer when it has
+   * one; rejects with PromptArgumentError or RangeError (unknown prompt).
+   */
+  async renderLive(
+    name: string,
+    supplied: Readonly<Record<string, unknown>> | undefined,
+    context: { signal?: AbortSignal } = {},
+  ): Promise<RenderedPrompt> {
+    const contract = this.#contracts.get(name);
+    if (!contract) throw new RangeError(`Prompt ${name} not found`);
+    const accepted = validatePromptArguments(contract, supplied);
+    if (!contract.render) return renderPrompt(contract, accepted);
+    const messages = await contract.render(contract, accepted, context);
+    return { description: contract.description, messages };
   }
 
   /** The completion family of a prompt argument, or undefined. */

@@ -1,6 +1,8 @@
 /**
- * The small interface through which a workbench contributes tools, prompts,
- * resources and completion families. Adding a workbench changes no core file.
+ * The one interface through which a workbench contributes its tools,
+ * prompts, resources, templates, completion families, command-line flags,
+ * instructions paragraph, error codes and Evidence subject kinds. Adding a
+ * workbench changes no core file.
  *
  * @module
  */
@@ -9,9 +11,10 @@ import type { ToolDefinition } from "./catalog.ts";
 import type { CandidateSource, CompletionOptions } from "./completion.ts";
 import type { EvidenceLedger } from "./evidence.ts";
 import type { Logger } from "./log.ts";
-import type { PermissionStatus } from "./permissions.ts";
-import type { PermissionNeed } from "./permissions.ts";
-import type { PolicyGate, PolicyProfile } from "./policy.ts";
+import type { PermissionNeed, PermissionStatus } from "./permissions.ts";
+import type { ErrorCategory } from "./errors.ts";
+import type { PolicyGate, PolicyProfile, Principal, Sensitivity } from "./policy.ts";
+import type { RootDirectory, RootFence } from "./roots.ts";
 import type { PromptContract } from "./prompts.ts";
 
 /** A named source of suggestions, with how it matches. */
@@ -50,49 +53,78 @@ export interface ResourceTemplateDefinition {
   read(variables: Record<string, string>, uri: string): Promise<ResourceContents | null>;
 }
 
-/** An allowed root: as the operator named it, and resolved. */
-export interface RootDirectory {
-  /** The absolute, normalised path as given. */
-  path: string;
-  /** Its real path (symlinks resolved); null when it could not be resolved. */
-  realPath: string | null;
+/** A static resource a workbench serves at a fixed URI. */
+export interface StaticResourceDefinition extends ListedResource {
+  /** The policy category. @default the workbench's name */
+  category?: string;
+  /** How sensitive its contents are. @default "internal" */
+  sensitivity?: Sensitivity;
+  /** Reads it; returns null when there is nothing to serve (then it is not found). */
+  read(uri: string): Promise<ResourceContents | null>;
 }
 
-/**
- * The operator's process-capture policy (from `--allow-capture`, `--capture-root`,
- * `--capture-env`, `--capture-allow-network`, `--confirm-captures` or `--capture-policy`).
- * `--allow-process-launch` stays the master switch.
- */
-export interface CapturePolicySettings {
-  /** Absolute paths of executables, or of directories whose files, captures may run. @default [] */
-  executables: string[];
-  /** Directories working directories and filesystem roots must lie in. @default [] */
-  roots: string[];
-  /** Environment variable names a capture may set or inherit. @default [] */
-  environment: string[];
-  /** Whether a capture may use the host's network instead of a private namespace. @default false */
-  allowHostNetwork: boolean;
-  /** Whether every capture needs a human's confirmation of the exact plan. @default false */
-  requireHumanConfirmation: boolean;
+/** A named group of tools that `--toolsets` can select. */
+export interface ToolsetInfo {
+  /** The toolset's name (snake_case or kebab-case). */
+  name: string;
+  /** What its tools are for. */
+  description: string;
+}
+
+/** A command-line option a workbench adds, as `node:util` `parseArgs` declares it. */
+export interface WorkbenchCliOption {
+  /** `string` or `boolean`. */
+  type: "string" | "boolean";
+  /** Whether the flag may repeat. @default false */
+  multiple?: boolean;
+}
+
+/** The command-line flags a workbench adds, their help, and how they configure it. */
+export interface WorkbenchCli {
+  /** Flag name (without `--`) to its declaration. */
+  options: Readonly<Record<string, WorkbenchCliOption>>;
+  /** The help section (a heading line, then one indented line per flag). */
+  help: string;
+  /**
+   * Builds the configured module from the parsed values of its own flags
+   * (absent flags are absent keys). Throws an Error with a readable message
+   * on a bad value.
+   */
+  configure(
+    values: Readonly<Record<string, string | boolean | string[] | undefined>>,
+  ): WorkbenchModule;
 }
 
 /** Services the core lends to each workbench of a connection. */
 export interface WorkbenchServices {
+  /** The session's Evidence; shared by every workbench of the connection. */
   ledger: EvidenceLedger;
+  /** The Evidence resource URI of a retained record. */
+  evidenceUri(evidenceId: string): string;
+  /**
+   * Clears the session's Evidence and tells every workbench
+   * ({@linkcode Workbench.onEvidenceCleared}); returns the records cleared.
+   */
+  clearEvidence(): number;
+  /** The one policy gate. */
   gate: PolicyGate;
   /** The operator's policy settings. */
   policy: Readonly<Required<PolicyProfile>>;
-  /** The operator's process-capture policy. */
-  capturePolicy: Readonly<CapturePolicySettings>;
+  /** Who this connection acts for. */
+  principal: Principal;
   log: Logger;
   /** Permissions probed at start. */
   permissions: readonly PermissionStatus[];
-  /** Directories targets may be opened from. */
+  /** Directories paths may be opened from (the fence's roots). */
   roots: readonly RootDirectory[];
+  /** The one root fence: every client-named path passes it before any I/O. */
+  fence: RootFence;
   /** Tell the client the tool list changed (for example after a provider failure). */
   notifyToolsChanged(): void;
   /** Tell subscribers a resource changed. */
   notifyResourceUpdated(uri: string): void;
+  /** Tell the client the resource list changed. */
+  notifyResourceListChanged(): void;
 }
 
 /** What a workbench contributes to one connection. */
@@ -101,16 +133,35 @@ export interface Workbench {
   tools: ToolDefinition[];
   prompts: PromptContract[];
   completionFamilies: Record<string, CompletionFamily>;
+  /** Resources at fixed URIs. @default [] */
+  resources?: StaticResourceDefinition[];
   resourceTemplates: ResourceTemplateDefinition[];
-  /** Status facts the server's own reporting may include. */
-  status?(): Record<string, unknown>;
+  /** Called after the session's Evidence was cleared (to clear state kept beside it). */
+  onEvidenceCleared?(): void;
   /** Releases whatever the workbench holds. */
   close?(): Promise<void>;
 }
 
-/** A workbench as the server assembles it: what it needs, and how to build it per connection. */
+/** What the server needs to know to build a workbench for each connection. */
 export interface WorkbenchModule {
   name: string;
+  /** The paragraph this workbench adds to the server's instructions. @default "" */
+  instructions?: string;
+  /**
+   * The toolsets its tools belong to; a tool names its toolset.
+   * @default one toolset named after the workbench
+   */
+  toolsets?: readonly ToolsetInfo[];
+  /** The predicate of Evidence its tools record when a draft names none. @default none */
+  evidencePredicate?: string;
+  /** Tools of this workbench that clear the session's Evidence (named in the ledger's full message). @default [] */
+  clearsEvidenceWith?: readonly string[];
+  /** Its own failure codes with their categories (declared with core's error contract). @default {} */
+  errorCodes?: Readonly<Record<string, ErrorCategory>>;
+  /** The kinds of Evidence subject it records (`binary`, `artifact`, `dataset`, …). @default [] */
+  subjectKinds?: readonly string[];
+  /** Its command-line flags. @default none */
+  cli?: WorkbenchCli;
   /** Permissions to probe at start, given the roots. */
   permissionNeeds(roots: readonly RootDirectory[]): PermissionNeed[];
   create(services: WorkbenchServices): Workbench;
@@ -155,3 +206,5 @@ export function compileUriTemplate(
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
+
+export type { RootDirectory };

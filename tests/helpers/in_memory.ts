@@ -13,7 +13,7 @@ import {
   assembleServer,
   type CreateServerOptions,
 } from "../../src/server.ts";
-import { appsWorkbench } from "../../src/apps/workbench.ts";
+import { builtinWorkbenches } from "../../src/workbenches.ts";
 import type { WorkbenchModule } from "../../src/core/workbench.ts";
 
 /** A connected pair. */
@@ -29,7 +29,7 @@ export async function connect(
   clientOptions: ConstructorParameters<typeof Client>[1] = {},
 ): Promise<Connected> {
   const { workbenches, ...serverOptions } = options;
-  const casefile = assembleServer(serverOptions, workbenches ?? [appsWorkbench]);
+  const casefile = assembleServer(serverOptions, workbenches ?? builtinWorkbenches(options));
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await casefile.connect(serverSide);
   const client = new Client({ name: "casefile-test", version: "1.0.0" }, clientOptions);

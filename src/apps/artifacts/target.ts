@@ -6,11 +6,10 @@
  * @module
  */
 
-import { basename, isAbsolute, normalize } from "node:path";
+import { basename } from "node:path";
 import { ToolFailure } from "../../core/errors.ts";
-import type { EvidenceSubject, SubjectFormat } from "../../core/evidence.ts";
-import type { RootDirectory } from "../../core/workbench.ts";
-import { ioFailure, isWithin, outsideRoots } from "../paths.ts";
+import type { BinarySubject as EvidenceSubject, SubjectFormat } from "../evidence.ts";
+import { ioFailure, type RootDirectory, RootFence } from "../../core/roots.ts";
 import { fileSource } from "./byte_source.ts";
 import {
   type ArtifactNode,
@@ -53,37 +52,10 @@ export async function resolveTargetPath(
   requested: string,
   roots: readonly RootDirectory[],
 ): Promise<ResolvedPath> {
-  if (requested.includes("\0")) throw invalid("The path contains a NUL character.");
-  if (!isAbsolute(requested)) {
-    throw invalid(`The path must be absolute; got ${JSON.stringify(requested)}.`);
-  }
-  if (roots.length === 0) {
-    throw new ToolFailure(
-      "outside_approved_root",
-      "No root is configured, so no target can be opened.",
-      {
-        action:
-          "Restart the server with --root DIR (and --allow-read=DIR) for the directories to investigate.",
-        restartRequired: true,
-      },
-    );
-  }
-  const requestedPath = normalize(requested);
-  const lexical = (root: RootDirectory): boolean =>
-    isWithin(requestedPath, root.path) ||
-    (root.realPath !== null && isWithin(requestedPath, root.realPath));
-  if (!roots.some(lexical)) throw outsideRoots(requestedPath, roots);
-  let realPath: string;
+  const { requestedPath, realPath } = await new RootFence(roots).check(requested, {
+    expected: "Pass the absolute path of a file or directory under an allowed root.",
+  });
   let info: Deno.FileInfo;
-  try {
-    realPath = await Deno.realPath(requestedPath);
-  } catch (error) {
-    throw ioFailure(error, requestedPath, roots);
-  }
-  // The resolved path is checked before anything else touches it.
-  if (!roots.some((root) => root.realPath !== null && isWithin(realPath, root.realPath))) {
-    throw outsideRoots(requestedPath, roots, realPath);
-  }
   try {
     info = await Deno.stat(realPath);
   } catch (error) {

@@ -16,7 +16,7 @@ import { createHash } from "node:crypto";
 import { basename, normalize } from "node:path";
 import { ToolFailure } from "../../core/errors.ts";
 import { isGranted, permissionFailure } from "../../core/permissions.ts";
-import type { CapturePolicySettings } from "../../core/workbench.ts";
+import type { CapturePolicySettings } from "./settings.ts";
 import type { CaptureRequest } from "./request.ts";
 
 /** A path as requested and as resolved. */

@@ -1,0 +1,51 @@
+/**
+ * Evidence ids of the apps workbench are content ids: the same observation
+ * of the same bytes gets the same id in every run and every version of the
+ * server. These ids were recorded with the server as it was before the core
+ * was opened to a second workbench (commit 57da4de), on the libjq1 package in
+ * the shared fixtures; they must be reproduced exactly.
+ */
+
+import assert from "node:assert/strict";
+import { connect, type Loose, ok } from "./helpers/in_memory.ts";
+import { inventoryAll } from "./helpers/inventory.ts";
+import { FIXTURES, haveJqFixtures, LIBJQ, OLD } from "./helpers/jq_fixtures.ts";
+
+const RECORDED = {
+  inventory_page_0: "ev_ea47501c9e16597a0c13947e420828de4979889d6912d2a2b7ab96f1e5d7b0b9",
+  list_documents: "ev_d53b56e1c7e84ffa289a748f294346bc76bbe3fbf367c1d91b5b3e6a7b218e77",
+  list_procedures: "ev_2d92419a8beedd17a8f6332aa65095376bfde101d380866f32f138afe67c7749",
+  binary_overview: "ev_9efc8738cd1dbd1313fd12d57df77aea830c8683afb9985325f5dd9e24404a0d",
+  search_strings: "ev_8ea65f5ada46f6944b2f1dcbd5e2f539eae66f46391c068b0a51510563173fc8",
+  analyze_function: "ev_f95a22b8a04a3867190956d1d53f39582d7a174aa5e2f62f135f103f572fb75c",
+  procedure_callees: "ev_47a786ab78519c9bf8d78aa9d1b721397403106ad58a21c99575ecda851b74c6",
+};
+
+Deno.test({
+  name: "Evidence ids recorded before the core refactor are reproduced for the same observations",
+  ignore: !haveJqFixtures("evidence_ids_stable_test"),
+  fn: async () => {
+    const { client, close } = await connect({ roots: [FIXTURES] });
+    try {
+      const seen: Record<string, string> = {};
+      await ok(client, "open_binary", { path: OLD });
+      const inventory = await inventoryAll(client);
+      seen.inventory_page_0 = inventory.ids[0]!;
+      const library = inventory.occurrences.find((o: Loose) => o.logical_path === LIBJQ);
+      await ok(client, "open_binary", { occurrence_id: library.occurrence_id });
+      seen.list_documents = (await ok(client, "list_documents")).evidence_id;
+      seen.list_procedures = (await ok(client, "list_procedures", { offset: 10, limit: 5 }))
+        .evidence_id;
+      seen.binary_overview = (await ok(client, "binary_overview")).evidence_id;
+      seen.search_strings = (await ok(client, "search_strings", { query: "Repeat", limit: 5 }))
+        .evidence_id;
+      seen.analyze_function =
+        (await ok(client, "analyze_function", { procedure: "jv_mem_alloc" })).evidence_id;
+      seen.procedure_callees =
+        (await ok(client, "procedure_callees", { procedure: "jq_compile_args" })).evidence_id;
+      assert.deepEqual(seen, RECORDED);
+    } finally {
+      await close();
+    }
+  },
+});
