@@ -148,6 +148,10 @@ int main(int argc, char **argv) {
 `;
 
 let workDir: string | null = null;
+// The compiled programs go when the module's tests are done.
+globalThis.addEventListener("unload", () => {
+  if (workDir !== null) Deno.removeSync(workDir, { recursive: true });
+});
 const compiled = new Map<string, Promise<string | null>>();
 
 /** Compiles SOURCE with `flags` (then strips it when asked); null with a reason when it cannot. */
@@ -1547,53 +1551,3 @@ testWith(
     assert.deepEqual(parseElf(bytes), full);
   },
 );
-
-// ---------------------------------------------------------------------------
-// Timing (printed, not asserted)
-
-testWith({}, "elfImage() timing on the largest .so and on the deno binary (printed)", () => {
-  const targets: [string, string | null][] = [
-    ["the largest .so", REAL["the largest .so"] ?? null],
-    ["the deno binary", realPath(Deno.execPath())],
-  ];
-  for (const [label, path] of targets) {
-    if (path === null) {
-      console.log(`skip: ${label}: not found`);
-      continue;
-    }
-    const bytes = Deno.readFileSync(path);
-    elfImage(bytes, label); // warm up
-    const times: number[] = [];
-    let image = elfImage(bytes, label);
-    for (let i = 0; i < 5; i++) {
-      const started = performance.now();
-      image = elfImage(bytes, label);
-      times.push(performance.now() - started);
-    }
-    times.sort((a, b) => a - b);
-    const parsedOnly: number[] = [];
-    for (let i = 0; i < 5; i++) {
-      const started = performance.now();
-      parseElf(bytes);
-      parsedOnly.push(performance.now() - started);
-    }
-    parsedOnly.sort((a, b) => a - b);
-    const elf = parseElf(bytes);
-    console.log(
-      `${label} (${path}, ${(bytes.length / 1e6).toFixed(1)} MB): elfImage median ` +
-        `${times[2]!.toFixed(1)} ms (parseElf ${parsedOnly[2]!.toFixed(1)} ms); ` +
-        `${elf.ehFrameFunctions.length} FDEs, ` +
-        `${image.functions.filter((f) => f.source === "eh-frame").length} eh-frame functions, ` +
-        `${image.functions.length} functions, ${image.imports.length} imports, ` +
-        `${elf.pltStubs.length} PLT stubs`,
-    );
-  }
-});
-
-Deno.test({
-  name: "cleanup of compiled programs",
-  sanitizeResources: false,
-  fn: async () => {
-    if (workDir !== null) await Deno.remove(workDir, { recursive: true });
-  },
-});

@@ -1493,16 +1493,23 @@ const REAL_FILES: { spec: string; file: string; universal: boolean }[] = [
   { spec: "fsevents@2.3.3", file: "fsevents.node", universal: true },
 ];
 
+/** Each real file's path, fetched once before the tests are declared (null: unavailable, reason printed). */
+const REAL_PATHS = new Map<string, string | null>();
+for (const { spec, file } of REAL_FILES) {
+  REAL_PATHS.set(`${spec} ${file}`, await npmFixture(spec, file));
+}
+
 for (const { spec, file, universal } of REAL_FILES) {
   testWith(
-    { [OBJDUMP]: hasObjdump, [NM]: hasNm, [READOBJ]: hasReadobj },
+    {
+      [OBJDUMP]: hasObjdump,
+      [NM]: hasNm,
+      [READOBJ]: hasReadobj,
+      [`${spec} ${file}`]: REAL_PATHS.get(`${spec} ${file}`) !== null,
+    },
     `parseMachO() and machOImages() agree with the LLVM tools on ${spec} ${file}`,
     async () => {
-      const path = await npmFixture(spec, file);
-      if (path === null) {
-        console.log(`skip: ${spec} ${file} is not available`);
-        return;
-      }
+      const path = REAL_PATHS.get(`${spec} ${file}`)!;
       const parsed = parseMachO(await Deno.readFile(path));
       assert.equal(parsed.universal, universal, `${file} universal`);
       const total = await comparePath(path, file.slice(file.lastIndexOf("/") + 1));
@@ -1510,44 +1517,6 @@ for (const { spec, file, universal } of REAL_FILES) {
     },
   );
 }
-
-Deno.test("machOImages() timing on the largest real Mach-O fixture (printed, not asserted)", async () => {
-  const measured: { path: string; size: number; best: number; first: number; functions: number }[] =
-    [];
-  for (const { spec, file } of REAL_FILES) {
-    const path = await npmFixture(spec, file);
-    if (path === null) continue;
-    const bytes = await Deno.readFile(path);
-    const times: number[] = [];
-    let functions = 0;
-    for (let i = 0; i < 5; i++) {
-      const started = performance.now();
-      const images = machOImages(bytes, "timed");
-      times.push(performance.now() - started);
-      functions = images.reduce((n, image) => n + image.functions.length, 0);
-    }
-    measured.push({
-      path,
-      size: bytes.length,
-      first: times[0]!,
-      best: Math.min(...times),
-      functions,
-    });
-  }
-  if (measured.length === 0) {
-    console.log("skip: no real Mach-O fixture is available");
-    return;
-  }
-  const largest = measured.reduce((a, b) => (b.size > a.size ? b : a));
-  for (const m of measured) {
-    console.log(
-      `machOImages(${m.path})${m === largest ? " [largest]" : ""}: ${m.size} bytes, ` +
-        `${m.functions} functions; first ${m.first.toFixed(1)} ms, best of 5 ${
-          m.best.toFixed(1)
-        } ms`,
-    );
-  }
-});
 
 // ---------------------------------------------------------------------------
 // Bad input
@@ -1840,98 +1809,101 @@ function boundaries(slice: MachOSlice, length: number): number[] {
 }
 
 for (const { spec, file: name } of [REAL_FILES[0]!, REAL_FILES[3]!]) {
-  Deno.test(`parseMachO() survives truncation of ${name} at every header, load command and table boundary and at 200 random points`, async () => {
-    const path = await npmFixture(spec, name);
-    if (path === null) {
-      console.log(`skip: ${spec} ${name} is not available`);
-      return;
-    }
-    const bytes = await Deno.readFile(path);
-    const full = parseMachO(bytes);
-    const seed = 0x5eed_0a11;
-    console.log(`truncation seed ${hex(seed)} (${name})`);
-    const random = mulberry32(seed);
-    const points = full.slices.flatMap((s) => boundaries(s, s.size));
-    if (full.universal) {
-      for (const s of full.slices) points.push(s.offset - 1, s.offset, s.offset + s.size - 1);
-      points.push(8, 8 + 20, 8 + 20 * full.slices.length);
-    }
-    for (let i = 0; i < 200; i++) points.push(Math.floor(random() * bytes.length));
-    let thrown = 0;
-    let warned = 0;
-    for (const n of points) {
-      const result = parseDamaged(bytes.subarray(0, n), `truncated at ${n}`);
-      if (result instanceof MachOParseError) {
-        thrown++;
+  const path = REAL_PATHS.get(`${spec} ${name}`) ?? null;
+  testWith(
+    { [`${spec} ${name}`]: path !== null },
+    `parseMachO() survives truncation of ${name} at every header, load command and table boundary and at 200 random points`,
+    async () => {
+      const bytes = await Deno.readFile(path!);
+      const full = parseMachO(bytes);
+      const seed = 0x5eed_0a11;
+      console.log(`truncation seed ${hex(seed)} (${name})`);
+      const random = mulberry32(seed);
+      const points = full.slices.flatMap((s) => boundaries(s, s.size));
+      if (full.universal) {
+        for (const s of full.slices) points.push(s.offset - 1, s.offset, s.offset + s.size - 1);
+        points.push(8, 8 + 20, 8 + 20 * full.slices.length);
+      }
+      for (let i = 0; i < 200; i++) points.push(Math.floor(random() * bytes.length));
+      let thrown = 0;
+      let warned = 0;
+      for (const n of points) {
+        const result = parseDamaged(bytes.subarray(0, n), `truncated at ${n}`);
+        if (result instanceof MachOParseError) {
+          thrown++;
+          if (!full.universal) {
+            const s = full.slices[0]!;
+            assert.ok(
+              n < (s.bits === 64 ? 32 : 28) + s.sizeofcmds,
+              `truncated at ${n}: ${result.message}`,
+            );
+          }
+          continue;
+        }
+        warned++;
         if (!full.universal) {
           const s = full.slices[0]!;
-          assert.ok(
-            n < (s.bits === 64 ? 32 : 28) + s.sizeofcmds,
-            `truncated at ${n}: ${result.message}`,
-          );
+          assert.ok(n >= (s.bits === 64 ? 32 : 28) + s.sizeofcmds, `truncated at ${n} parsed`);
         }
-        continue;
+        assert.ok(result.warnings.length > 0, `no warning when truncated at ${n}`);
       }
-      warned++;
-      if (!full.universal) {
-        const s = full.slices[0]!;
-        assert.ok(n >= (s.bits === 64 ? 32 : 28) + s.sizeofcmds, `truncated at ${n} parsed`);
-      }
-      assert.ok(result.warnings.length > 0, `no warning when truncated at ${n}`);
-    }
-    console.log(
-      `${points.length} truncations of ${name}: ${thrown} threw MachOParseError, ${warned} returned warnings`,
-    );
-    assert.ok(thrown > 0 && warned > 0);
-  });
+      console.log(
+        `${points.length} truncations of ${name}: ${thrown} threw MachOParseError, ${warned} returned warnings`,
+      );
+      assert.ok(thrown > 0 && warned > 0);
+    },
+  );
 }
 
-Deno.test("parseMachO() survives 300 random byte corruptions of a real binary", async () => {
-  const path = await npmFixture(REAL_FILES[0]!.spec, REAL_FILES[0]!.file);
-  if (path === null) {
-    console.log("skip: 7za (x64) is not available");
-    return;
-  }
-  const bytes = await Deno.readFile(path);
-  const full = parseMachO(bytes);
-  const s = full.slices[0]!;
-  const seed = 0xc0ffee;
-  console.log(`corruption seed ${hex(seed)}`);
-  const random = mulberry32(seed);
-  const int = (n: number): number => Math.floor(random() * n);
-  const headerEnd = 32 + s.sizeofcmds;
-  const regions: [number, number][] = [[0, 32], [32, headerEnd], [32, headerEnd], [
-    0,
-    bytes.length,
-  ]];
-  const t = s.symtab!;
-  regions.push([t.symbolOffset, t.symbolOffset + 4096], [t.stringOffset, t.stringOffset + 1024]);
-  if (s.functionStartsData !== null) {
-    regions.push([s.functionStartsData.offset, s.functionStartsData.offset + 512]);
-  }
-  if (s.dyldInfo !== null) regions.push([s.dyldInfo.exportOffset, s.dyldInfo.exportOffset + 2048]);
-  if (s.dysymtab !== null) {
-    regions.push([s.dysymtab.indirectSymbolOffset, s.dysymtab.indirectSymbolOffset + 512]);
-  }
-  let thrown = 0;
-  let warned = 0;
-  for (let i = 0; i < 300; i++) {
-    const [start, end] = regions[int(regions.length)]!;
-    const at = start + int(Math.max(1, end - start));
-    const width = i % 3 === 0 ? 1 : 1 + int(8);
-    const saved = bytes.slice(at, at + width);
-    for (let k = 0; k < width && at + k < bytes.length; k++) {
-      bytes[at + k] = i % 5 === 0 ? 0xff : (bytes[at + k]! ^ (1 + int(255)));
+const CORRUPTED = REAL_PATHS.get(`${REAL_FILES[0]!.spec} ${REAL_FILES[0]!.file}`) ?? null;
+testWith(
+  { "7za (x64)": CORRUPTED !== null },
+  "parseMachO() survives 300 random byte corruptions of a real binary",
+  async () => {
+    const path = CORRUPTED!;
+    const bytes = await Deno.readFile(path);
+    const full = parseMachO(bytes);
+    const s = full.slices[0]!;
+    const seed = 0xc0ffee;
+    console.log(`corruption seed ${hex(seed)}`);
+    const random = mulberry32(seed);
+    const int = (n: number): number => Math.floor(random() * n);
+    const headerEnd = 32 + s.sizeofcmds;
+    const regions: [number, number][] = [[0, 32], [32, headerEnd], [32, headerEnd], [
+      0,
+      bytes.length,
+    ]];
+    const t = s.symtab!;
+    regions.push([t.symbolOffset, t.symbolOffset + 4096], [t.stringOffset, t.stringOffset + 1024]);
+    if (s.functionStartsData !== null) {
+      regions.push([s.functionStartsData.offset, s.functionStartsData.offset + 512]);
     }
-    const result = parseDamaged(bytes, `corruption ${i} at ${at} (${width} bytes)`);
-    if (result instanceof MachOParseError) thrown++;
-    else if (result.warnings.length > 0) warned++;
-    bytes.set(saved, at);
-  }
-  console.log(`300 corruptions: ${thrown} threw MachOParseError, ${warned} returned warnings`);
-  assert.ok(thrown > 0 && warned > 0, "the corruptions should exercise both outcomes");
-  assert.deepEqual(parseMachO(bytes), full);
-});
+    if (s.dyldInfo !== null) {
+      regions.push([s.dyldInfo.exportOffset, s.dyldInfo.exportOffset + 2048]);
+    }
+    if (s.dysymtab !== null) {
+      regions.push([s.dysymtab.indirectSymbolOffset, s.dysymtab.indirectSymbolOffset + 512]);
+    }
+    let thrown = 0;
+    let warned = 0;
+    for (let i = 0; i < 300; i++) {
+      const [start, end] = regions[int(regions.length)]!;
+      const at = start + int(Math.max(1, end - start));
+      const width = i % 3 === 0 ? 1 : 1 + int(8);
+      const saved = bytes.slice(at, at + width);
+      for (let k = 0; k < width && at + k < bytes.length; k++) {
+        bytes[at + k] = i % 5 === 0 ? 0xff : (bytes[at + k]! ^ (1 + int(255)));
+      }
+      const result = parseDamaged(bytes, `corruption ${i} at ${at} (${width} bytes)`);
+      if (result instanceof MachOParseError) thrown++;
+      else if (result.warnings.length > 0) warned++;
+      bytes.set(saved, at);
+    }
+    console.log(`300 corruptions: ${thrown} threw MachOParseError, ${warned} returned warnings`);
+    assert.ok(thrown > 0 && warned > 0, "the corruptions should exercise both outcomes");
+    assert.deepEqual(parseMachO(bytes), full);
+  },
+);
 
 Deno.test("parseMachO() survives every single-byte corruption of the synthetic files' headers and load commands", () => {
   const x86 = buildMachO(standard64());
