@@ -46,6 +46,5 @@ export function loadDemo(workspace: Workspace, options: LoadDemoOptions = {}): s
     replace,
     loadedAt: DEMO_TIMESTAMP,
   });
-  workspace.select(SAMPLE_DATASET);
   return [SAMPLE_DATASET, AFTER_DATASET];
 }
