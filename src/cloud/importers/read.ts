@@ -5,6 +5,7 @@
  * @module
  */
 
+import { parse as parseTolerant, type ParseError } from "jsonc-parser";
 import { basename, join } from "node:path";
 import { LoadError } from "../model/errors.ts";
 import type { DirectoryListing, WalkOptions } from "./importer.ts";
@@ -72,12 +73,9 @@ export function parseJsonText(text: string, fileName: string): unknown {
   try {
     return JSON.parse(body);
   } catch (error) {
-    const message = error instanceof Error ? error.message : "";
-    const match = /position (\d+)/.exec(message);
-    const truncated = match === null || /end of (JSON|data)/i.test(message);
-    const position = match ? Number(match[1]) : body.length;
+    const position = errorOffset(body, error);
     const { line, column } = lineAndColumn(body, position);
-    const what = truncated && position >= body.trimEnd().length
+    const what = position >= body.trimEnd().length
       ? "ends before the JSON document is complete (truncated?)"
       : "is not valid JSON";
     throw new LoadError(
@@ -86,6 +84,19 @@ export function parseJsonText(text: string, fileName: string): unknown {
       { file: fileName, position, line, column },
     );
   }
+}
+
+/** Where JSON text stops being valid: a strict scan with jsonc-parser, else the engine's offset. */
+function errorOffset(text: string, error: unknown): number {
+  const errors: ParseError[] = [];
+  parseTolerant(text, errors, {
+    disallowComments: true,
+    allowTrailingComma: false,
+    allowEmptyContent: false,
+  });
+  if (errors.length > 0) return Math.min(errors[0]!.offset, text.length);
+  const match = /position (\d+)/.exec(error instanceof Error ? error.message : "");
+  return match ? Number(match[1]) : text.length;
 }
 
 /** Whether text looks like it was meant to be one JSON document. */
