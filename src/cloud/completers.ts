@@ -75,6 +75,13 @@ export function datasetCandidates(workspace: Workspace): string[] {
  */
 export function refCandidates(view: DatasetView | undefined): RefCandidate[] {
   if (!view) return [];
+  return view.derived(REF_CANDIDATES_KEY, () => buildRefCandidates(view));
+}
+
+/** The derived-view key caching a dataset's asset candidates. */
+export const REF_CANDIDATES_KEY = "ref_candidates";
+
+function buildRefCandidates(view: DatasetView): RefCandidate[] {
   const names = new Map<string, number>();
   for (const asset of view.records.assets) names.set(asset.name, (names.get(asset.name) ?? 0) + 1);
   return view.records.assets.map((asset) => ({
@@ -86,6 +93,10 @@ export function refCandidates(view: DatasetView | undefined): RefCandidate[] {
 /** Every finding id (suppressed included), highest risk first, dataset order on ties. */
 export function findingIdCandidates(view: DatasetView | undefined): string[] {
   if (!view) return [];
+  return view.derived("finding_id_candidates", () => buildFindingIds(view));
+}
+
+function buildFindingIds(view: DatasetView): string[] {
   return view.records.findings
     .map((finding, index) => ({ id: finding.id, risk: riskScore(finding), index }))
     .sort((a, b) => b.risk - a.risk || a.index - b.index)

@@ -55,11 +55,20 @@ export function severityBreakdown(findings: readonly Finding[]): Partial<Record<
   return counts;
 }
 
-function frameworksOf(view: DatasetView, finding: Finding): string[] {
+function resultFrameworks(view: DatasetView): Map<string, string[]> {
+  return view.derived("result_frameworks_by_finding", () => {
+    const map = new Map<string, string[]>();
+    for (const result of view.records.compliance) {
+      for (const id of result.finding_ids) map.set(id, [...(map.get(id) ?? []), result.framework]);
+    }
+    return map;
+  });
+}
+
+/** A finding's frameworks: its own tags plus those of compliance results naming it. */
+export function frameworksOf(view: DatasetView, finding: Finding): string[] {
   const names = new Set(finding.compliance_frameworks);
-  for (const result of view.records.compliance) {
-    if (result.finding_ids.includes(finding.id)) names.add(result.framework);
-  }
+  for (const name of resultFrameworks(view).get(finding.id) ?? []) names.add(name);
   return [...names];
 }
 
