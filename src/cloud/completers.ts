@@ -21,7 +21,9 @@ export const ONTOLOGY_FORMATS: readonly string[] = ["turtle", "json-ld", "xml", 
 
 /** An asset candidate: the value offered, and the keys it matches on (name, ARN or "", id). */
 export interface RefCandidate {
+  /** The value offered. */
   value: string;
+  /** The strings matched against the input: name, ARN (or ""), id. */
   keys: string[];
 }
 
@@ -41,10 +43,15 @@ export interface CompleterContext {
  * - `upperCaseInput`: upper-case the input first (enum arguments).
  */
 export interface CompleterSpec<C = string> {
+  /** Reads the candidates live for one request. */
   source(context: CompleterContext): C[];
+  /** Matching mode. */
   match: "prefix" | "prefix-then-substring" | "substring";
+  /** Ordering. */
   order: "code-point" | "source";
+  /** Whether NFKC + lower-case applies. */
   normalize: boolean;
+  /** Whether the input is upper-cased first. */
   upperCaseInput: boolean;
 }
 

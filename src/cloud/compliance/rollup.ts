@@ -24,17 +24,25 @@ export type ControlStatus =
 
 /** One framework's rollup row. */
 export interface FrameworkRollup {
+  /** Framework name. */
   framework: string;
+  /** Controls with at least one result. */
   controls_evaluated: number;
+  /** Controls whose status is FAIL. */
   controls_failing: number;
+  /** Controls that pass (suppressed findings count as passing). */
   controls_passing: number;
   /** NOT_APPLICABLE and MANUAL controls. */
   controls_other: number;
   /** passing / evaluated × 100, one decimal half-even; null when nothing was evaluated. */
   pass_rate: number | null;
+  /** Open (unsuppressed) findings. */
   open_findings: number;
+  /** Open findings per severity, CRITICAL first, zeros omitted. */
   severity_breakdown: Partial<Record<Severity, number>>;
+  /** Distinct assets with open findings. */
   affected_assets: number;
+  /** Resource URI. */
   uri: string;
 }
 
@@ -145,10 +153,15 @@ export function complianceRollup(view: DatasetView, framework: string = ""): Fra
 
 /** A failing control row. */
 export interface FailingControl {
+  /** Framework name. */
   framework: string;
+  /** Control id. */
   control_id: string;
+  /** Control title. */
   control_title: string;
+  /** Open (unsuppressed) findings. */
   open_findings: number;
+  /** Worst open severity, or null. */
   max_severity: Severity | null;
 }
 
@@ -211,12 +224,19 @@ export function frameworkDetail(
 
 /** A control as `list_controls` shows it. */
 export interface ControlRow {
+  /** Framework name. */
   framework: string;
+  /** Control id. */
   control_id: string;
+  /** Control title. */
   control_title: string;
+  /** Control status. */
   status: ControlStatus;
+  /** Compliance results (count or list). */
   results: number;
+  /** Open (unsuppressed) findings. */
   open_findings: number;
+  /** Worst open severity, or null. */
   max_severity: Severity | null;
 }
 
@@ -306,10 +326,15 @@ export function controlStatus(
 export interface ComplianceGap {
   /** The asset's display id, or `unmapped:<resource>`. */
   asset: string;
+  /** Display name. */
   name: string | null;
+  /** Frameworks involved. */
   frameworks: string[];
+  /** Failing controls ("<framework> <control id>"). */
   failing_controls: string[];
+  /** Open (unsuppressed) findings. */
   open_findings: number;
+  /** Worst open severity, or null. */
   max_severity: Severity;
 }
 

@@ -166,9 +166,9 @@ export type FindingGroup = { total: number } & Partial<Record<Severity, number>>
 
 /** Options of {@linkcode findingsSummary}. */
 export interface FindingsSummaryOptions {
-  /** @default "severity" */
+  /** severity, source_tool, framework, asset_type, account or asset. @default "severity" */
   group_by?: string;
-  /** @default false */
+  /** Count suppressed findings too. @default false */
   include_suppressed?: boolean;
   /** Most groups returned, largest first. @default 25 */
   top?: number;

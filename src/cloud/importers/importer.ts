@@ -74,7 +74,9 @@ export interface ImportContext {
 
 /** What an importer produces. */
 export interface ImportResult {
+  /** The records. */
   records: DatasetRecords;
+  /** What the loader noticed. */
   notes: LoadNotes;
   /** Facts about the source kept with the dataset (`findings_source`, scan ids…). */
   metadata: Record<string, Json>;

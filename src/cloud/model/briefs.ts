@@ -48,18 +48,27 @@ export function datasetSummaryUri(name: string): string {
 
 /** An asset as lists show it. */
 export interface AssetBrief {
+  /** Internal id. */
   id: string;
+  /** Display name. */
   name: string;
+  /** Asset type. */
   type: AssetType;
+  /** Cloud provider. */
   provider: CloudProvider;
+  /** Region. */
   region: string;
+  /** Account, subscription or project; null when unknown. */
   account_id: string | null;
+  /** ARN or cloud resource id; null when none. */
   arn: string | null;
+  /** Whether it is reachable from the internet. */
   internet_exposed: boolean;
   /** Open (unsuppressed) findings mapped to the asset. */
   open_findings: number;
   /** Worst open severity, or null. */
   max_severity: Severity | null;
+  /** Resource URI. */
   uri: string;
   /** Present only where a caller asks for tags. */
   tags?: Record<string, string>;
@@ -143,16 +152,27 @@ export function hopBrief(view: DatasetView, nodeId: string): HopBrief {
 
 /** An edge as lists show it. */
 export interface EdgeBrief {
+  /** Internal id. */
   id: string;
+  /** Source node id (an asset id or a placeholder such as 0.0.0.0/0). */
   source: string;
+  /** Source asset name, or the placeholder id. */
   source_name: string;
+  /** Target node id (an asset id or a placeholder). */
   target: string;
+  /** Target asset name, or the placeholder id. */
   target_name: string;
+  /** Edge type. */
   edge_type: EdgeType;
+  /** Declared relation, or null when none. */
   relationship: RelationType | null;
+  /** Port range such as 80,443 or 80-443. */
   port_range?: string;
+  /** Protocol. */
   protocol?: string;
+  /** CIDR block. */
   cidr?: string;
+  /** Description. */
   description?: string;
   /** The first 20 ports. */
   ports?: number[];
@@ -195,20 +215,33 @@ export function edgeBrief(view: DatasetView, edge: Edge): EdgeBrief {
 
 /** A finding as lists show it. */
 export interface FindingBrief {
+  /** Internal id. */
   id: string;
+  /** Title. */
   title: string;
+  /** Severity. */
   severity: Severity;
+  /** Risk score (severity base, averaged with CVSS when present). */
   risk_score: number;
+  /** Tool that reported it. */
   source_tool: string;
+  /** Resource as the source named it. */
   resource_id: string;
+  /** Resource ARN, or null. */
   resource_arn: string | null;
   /** The mapped asset's id, or null when the finding maps to no asset. */
   asset_id: string | null;
+  /** Mapped asset name, or null. */
   asset_name: string | null;
+  /** Framework names. */
   compliance_frameworks: string[];
+  /** Whether suppressed. */
   is_suppressed: boolean;
+  /** CVSS score, or null. */
   cvss_score: number | null;
+  /** Detection time. */
   detected_at: string;
+  /** Resource URI. */
   uri: string;
 }
 

@@ -30,6 +30,7 @@ export interface Page<T> {
   next_cursor: string | null;
   /** True when more items follow this page. */
   truncated: boolean;
+  /** The items, at most the limit. */
   items: T[];
 }
 

@@ -135,11 +135,17 @@ export function lookupAsset(index: AssetIndex, ref: string): AssetLookup {
 
 /** A hint naming one asset in an error's data. */
 export interface AssetHint {
+  /** Internal id. */
   id: string;
+  /** Display name. */
   name: string;
+  /** ARN or cloud resource id; null when none. */
   arn: string | null;
+  /** Asset type. */
   type: AssetType;
+  /** Account, subscription or project; null when unknown. */
   account_id: string | null;
+  /** Dataset name. */
   dataset: string;
 }
 

@@ -16,60 +16,86 @@ import type { DatasetView } from "../model/view.ts";
 
 /** A list cut to the limit. */
 export interface DiffSection<T> {
+  /** How many items the full list holds. */
   count: number;
+  /** The items, at most the limit. */
   items: T[];
+  /** True when items were cut to the limit. */
   truncated: boolean;
 }
 
 /** An asset in a diff. */
 export interface DiffAsset {
+  /** Internal id. */
   id: string;
+  /** Diff key: the ARN, else the id. */
   key: string;
+  /** Display name. */
   name: string;
+  /** Asset type. */
   type: AssetType;
+  /** Account, subscription or project; null when unknown. */
   account_id: string | null;
+  /** Region. */
   region: string;
 }
 
 /** A changed asset: the target's brief plus what changed. */
 export interface ChangedAsset extends DiffAsset {
+  /** Changed fields. */
   changed_fields: string[];
+  /** Exposure before and after, when it changed. */
   internet_exposed?: { before: boolean; after: boolean };
 }
 
 /** An edge in a diff, by endpoint keys. */
 export interface DiffEdge {
+  /** Source node (asset key or placeholder). */
   source: string;
+  /** Target node (asset key or placeholder). */
   target: string;
+  /** Edge type. */
   edge_type: EdgeType;
+  /** Declared relation, or "" when none. */
   relationship: string;
 }
 
 /** A finding in a diff. */
 export interface DiffFinding {
+  /** Internal id. */
   id: string;
+  /** Title. */
   title: string;
+  /** Severity. */
   severity: Severity;
+  /** Mapped asset key, else resource ARN, else resource id. */
   resource: string;
+  /** Tool that reported it. */
   source_tool: string;
 }
 
 /** The drift report. */
 export interface DatasetDiff {
+  /** Base dataset name. */
   base: string;
+  /** Target dataset name. */
   target: string;
+  /** Asset counts or changes. */
   assets: {
     added: DiffSection<DiffAsset>;
     removed: DiffSection<DiffAsset>;
     changed: DiffSection<ChangedAsset>;
     unchanged: number;
   };
+  /** Edge counts or changes. */
   edges: { added: DiffSection<DiffEdge>; removed: DiffSection<DiffEdge> };
+  /** Findings (counts or items). */
   findings: {
     new: DiffSection<DiffFinding>;
     resolved: DiffSection<DiffFinding>;
     severity_changed: DiffSection<DiffFinding & { severity_before: Severity }>;
   };
+  /** Assets that became, or arrived, internet-exposed. */
   newly_internet_exposed: DiffSection<DiffAsset>;
 }
 

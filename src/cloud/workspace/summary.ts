@@ -14,16 +14,25 @@ import { DERIVED_VIEW_KEYS } from "./dataset.ts";
 
 /** A dataset as `list_datasets` shows it. */
 export interface ListingEntry {
+  /** Display name. */
   name: string;
+  /** How the dataset was made (inventory, report, generic, snapshot, demo…). */
   kind: string;
+  /** Where it came from (a path, or a description). */
   source: string;
+  /** Load time, ISO 8601 UTC. */
   loaded_at: string;
+  /** Version, bumped on every change. */
   version: number;
   /** Providers, lower-case. */
   providers: string[];
+  /** Asset counts or changes. */
   assets: number;
+  /** Edge counts or changes. */
   edges: number;
+  /** Findings (counts or items). */
   findings: number;
+  /** Compliance results. */
   compliance_results: number;
   /** Which derived views are built. */
   cached: {
@@ -63,25 +72,41 @@ export function describeDataset(dataset: Dataset): ListingEntry {
 
 /** The organisation part of a summary. */
 export interface OrganizationSummary {
+  /** Internal id. */
   id: string | null;
+  /** Account count. */
   accounts: number;
+  /** Organisational unit count. */
   ous: number;
+  /** Whether a landing zone (Control Tower) is enabled. */
   control_tower: boolean;
+  /** Regions under landing-zone governance. */
   governed_regions: string[];
 }
 
 /** The dataset summary. */
 export interface DatasetSummary {
+  /** Dataset name. */
   dataset: string;
+  /** How the dataset was made (inventory, report, generic, snapshot, demo…). */
   kind: string;
+  /** Where it came from. */
   source: string;
+  /** Load time, ISO 8601 UTC. */
   loaded_at: string;
+  /** Version, bumped on every change. */
   version: number;
+  /** Providers. */
   providers: string[];
+  /** All assets. */
   total_assets: number;
+  /** All edges. */
   total_edges: number;
+  /** All findings, suppressed included. */
   total_findings: number;
+  /** Open (unsuppressed) findings. */
   open_findings: number;
+  /** Suppressed findings. */
   suppressed_findings: number;
   /** Open findings per severity, CRITICAL first, zero counts omitted. */
   severity_breakdown: Partial<Record<Severity, number>>;
@@ -89,19 +114,27 @@ export interface DatasetSummary {
   accounts: number;
   /** Distinct regions. */
   regions: number;
+  /** Internet-exposed assets. */
   internet_exposed: number;
   /** Edges between assets of different accounts, hierarchy edges excluded. */
   cross_account_edges: number;
   /** Assets without edges (organisation, OU and account assets excluded). */
   unlinked_assets: number;
+  /** Unresolved references. */
   unresolved_references: number;
+  /** Framework names. */
   compliance_frameworks: string[];
   /** The 15 most common types, most first. */
   assets_by_type: Partial<Record<AssetType, number>>;
+  /** Assets per provider. */
   assets_by_provider: Record<string, number>;
+  /** Edges per edge type. */
   edges_by_type: Record<string, number>;
+  /** Whether organisation data is present. */
   has_organization: boolean;
+  /** Coverage records. */
   coverage_records: number;
+  /** Organization. */
   organization?: OrganizationSummary;
 }
 

@@ -62,6 +62,7 @@ export interface AddOptions {
 
 /** What {@linkcode Workspace.add} did. */
 export interface AddOutcome {
+  /** Dataset name. */
   dataset: Dataset;
   /** Whether a dataset of that name was replaced. */
   replaced: boolean;
@@ -75,9 +76,9 @@ export interface LoadOptions {
   name?: string;
   /** `auto` or an importer kind. @default "auto" */
   kind?: string;
-  /** @default true */
+  /** Make the loaded dataset active. @default true */
   activate?: boolean;
-  /** @default false */
+  /** Replace a dataset of the same name. @default false */
   replace?: boolean;
 }
 
@@ -89,15 +90,21 @@ export interface LoadOutcome extends AddOutcome {
 
 /** Result of a suppression. */
 export interface SuppressOutcome {
+  /** Ids newly suppressed. */
   suppressed: string[];
+  /** Ids that were already suppressed. */
   already_suppressed: string[];
+  /** Ids not in the dataset. */
   not_found: string[];
 }
 
 /** Result of lifting suppressions. */
 export interface UnsuppressOutcome {
+  /** Ids whose suppression was lifted. */
   unsuppressed: string[];
+  /** Ids that were not suppressed. */
   not_suppressed: string[];
+  /** Ids not in the dataset. */
   not_found: string[];
 }
 
