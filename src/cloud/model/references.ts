@@ -22,33 +22,42 @@ export const MAX_AMBIGUOUS_IDS = 20;
 /** Most hints in `data.suggestions` or `data.candidates`. */
 export const MAX_HINTS = 5;
 
+/** The assets under one key: one asset, or a list when several share the key. */
+export type AssetBucket = Asset | Asset[];
+
+/** The assets of a bucket as a list (empty for none). */
+export function bucketAssets(bucket: AssetBucket | undefined): Asset[] {
+  if (bucket === undefined) return [];
+  return Array.isArray(bucket) ? bucket : [bucket];
+}
+
 /** Lookup tables over a dataset's assets, one per resolution tier. */
 export interface AssetIndex {
   /** Tier 1: internal id. */
-  byId: Map<string, Asset>;
+  readonly byId: Map<string, Asset>;
   /** Tier 2: ARN, `metadata.resource_id` and `metadata.aliases`. */
-  byCloudId: Map<string, Asset[]>;
+  readonly byCloudId: Map<string, AssetBucket>;
   /** Tier 3: exact name. */
-  byName: Map<string, Asset[]>;
-  /** Tier 4: the text after the last `/` of an ARN or resource id. */
-  byLastSegment: Map<string, Asset[]>;
-  /** Tier 5: the ARN resource part (after the fifth `:`) and its last `:`/`/` segment. */
-  byResourcePart: Map<string, Asset[]>;
-  /** Tier 6: lower-cased name. */
-  byLowerName: Map<string, Asset[]>;
+  readonly byName: Map<string, AssetBucket>;
+  /** Tier 4: the text after the last `/` of an ARN or resource id (built on first use). */
+  readonly byLastSegment: Map<string, AssetBucket>;
+  /** Tier 5: the ARN resource part (after the fifth `:`) and its last `:`/`/` segment (built on first use). */
+  readonly byResourcePart: Map<string, AssetBucket>;
+  /** Tier 6: lower-cased name (built on first use). */
+  readonly byLowerName: Map<string, AssetBucket>;
 }
 
-/** The outcome of a lookup that does not throw. */
-export type AssetLookup =
-  | { kind: "found"; asset: Asset; tier: number }
-  | { kind: "ambiguous"; assets: Asset[] }
-  | { kind: "missing" };
-
-function push(map: Map<string, Asset[]>, key: string, asset: Asset): void {
+function push(map: Map<string, AssetBucket>, key: string, asset: Asset): void {
   if (key === "") return;
-  const list = map.get(key);
-  if (list === undefined) map.set(key, [asset]);
-  else if (!list.includes(asset)) list.push(asset);
+  const bucket = map.get(key);
+  if (bucket === undefined) map.set(key, asset);
+  else if (Array.isArray(bucket)) {
+    if (!bucket.includes(asset)) bucket.push(asset);
+  } else if (bucket !== asset) map.set(key, [bucket, asset]);
+}
+
+function unique(bucket: AssetBucket | undefined): Asset | undefined {
+  return bucket === undefined || Array.isArray(bucket) ? undefined : bucket;
 }
 
 /** The cloud-side identifiers of an asset: ARN, `metadata.resource_id`, `metadata.aliases`. */
@@ -75,35 +84,74 @@ export function arnResourcePart(arn: string): string | null {
   return arn.slice(index + 1);
 }
 
-/** Builds the lookup tables for a set of records. */
-export function buildAssetIndex(records: Pick<DatasetRecords, "assets">): AssetIndex {
-  const index: AssetIndex = {
-    byId: new Map(),
-    byCloudId: new Map(),
-    byName: new Map(),
-    byLastSegment: new Map(),
-    byResourcePart: new Map(),
-    byLowerName: new Map(),
-  };
-  for (const asset of records.assets) {
-    if (!index.byId.has(asset.id)) index.byId.set(asset.id, asset);
-    push(index.byName, asset.name, asset);
-    push(index.byLowerName, asset.name.toLowerCase(), asset);
-    for (const id of cloudIds(asset)) {
-      push(index.byCloudId, id, asset);
-      const slash = id.lastIndexOf("/");
-      if (slash >= 0) push(index.byLastSegment, id.slice(slash + 1), asset);
-    }
-    if (asset.arn) {
-      const part = arnResourcePart(asset.arn);
-      if (part !== null) {
-        push(index.byResourcePart, part, asset);
-        const cut = Math.max(part.lastIndexOf(":"), part.lastIndexOf("/"));
-        if (cut >= 0) push(index.byResourcePart, part.slice(cut + 1), asset);
+class LazyAssetIndex implements AssetIndex {
+  readonly byId = new Map<string, Asset>();
+  readonly byCloudId = new Map<string, AssetBucket>();
+  readonly byName = new Map<string, AssetBucket>();
+  #assets: readonly Asset[];
+  #segments?: Map<string, AssetBucket>;
+  #parts?: Map<string, AssetBucket>;
+  #lower?: Map<string, AssetBucket>;
+
+  constructor(assets: readonly Asset[]) {
+    this.#assets = assets;
+    for (const asset of assets) {
+      if (!this.byId.has(asset.id)) this.byId.set(asset.id, asset);
+      push(this.byName, asset.name, asset);
+      if (asset.arn) push(this.byCloudId, asset.arn, asset);
+      const metadata = asset.metadata;
+      if (metadata && ("resource_id" in metadata || "aliases" in metadata)) {
+        for (const id of cloudIds(asset)) push(this.byCloudId, id, asset);
       }
     }
   }
-  return index;
+
+  get byLastSegment(): Map<string, AssetBucket> {
+    if (!this.#segments) {
+      this.#segments = new Map();
+      for (const asset of this.#assets) {
+        for (const id of cloudIds(asset)) {
+          const slash = id.lastIndexOf("/");
+          if (slash >= 0) push(this.#segments, id.slice(slash + 1), asset);
+        }
+      }
+    }
+    return this.#segments;
+  }
+
+  get byResourcePart(): Map<string, AssetBucket> {
+    if (!this.#parts) {
+      this.#parts = new Map();
+      for (const asset of this.#assets) {
+        if (!asset.arn) continue;
+        const part = arnResourcePart(asset.arn);
+        if (part === null) continue;
+        push(this.#parts, part, asset);
+        const cut = Math.max(part.lastIndexOf(":"), part.lastIndexOf("/"));
+        if (cut >= 0) push(this.#parts, part.slice(cut + 1), asset);
+      }
+    }
+    return this.#parts;
+  }
+
+  get byLowerName(): Map<string, AssetBucket> {
+    if (!this.#lower) {
+      this.#lower = new Map();
+      for (const asset of this.#assets) push(this.#lower, asset.name.toLowerCase(), asset);
+    }
+    return this.#lower;
+  }
+}
+
+/** The outcome of a lookup that does not throw. */
+export type AssetLookup =
+  | { kind: "found"; asset: Asset; tier: number }
+  | { kind: "ambiguous"; assets: Asset[] }
+  | { kind: "missing" };
+
+/** Builds the lookup tables for a set of records (tiers 4–6 on first use). */
+export function buildAssetIndex(records: Pick<DatasetRecords, "assets">): AssetIndex {
+  return new LazyAssetIndex(records.assets);
 }
 
 /** The dataset's index, built once per version through its derived-view cache. */
@@ -116,20 +164,19 @@ export function lookupAsset(index: AssetIndex, ref: string): AssetLookup {
   if (typeof ref !== "string" || ref === "") return { kind: "missing" };
   const byId = index.byId.get(ref);
   if (byId) return { kind: "found", asset: byId, tier: 1 };
-  const cloud = index.byCloudId.get(ref);
-  if (cloud?.length === 1) return { kind: "found", asset: cloud[0]!, tier: 2 };
+  const cloud = unique(index.byCloudId.get(ref));
+  if (cloud) return { kind: "found", asset: cloud, tier: 2 };
   const named = index.byName.get(ref);
-  if (named?.length === 1) return { kind: "found", asset: named[0]!, tier: 3 };
-  if (named && named.length > 1) return { kind: "ambiguous", assets: named };
-  const tiers: [Map<string, Asset[]>, string, number][] = [
-    [index.byLastSegment, ref, 4],
-    [index.byResourcePart, ref, 5],
-    [index.byLowerName, ref.toLowerCase(), 6],
-  ];
-  for (const [map, key, tier] of tiers) {
-    const hits = map.get(key);
-    if (hits?.length === 1) return { kind: "found", asset: hits[0]!, tier };
+  if (named !== undefined) {
+    if (!Array.isArray(named)) return { kind: "found", asset: named, tier: 3 };
+    return { kind: "ambiguous", assets: named };
   }
+  const segment = unique(index.byLastSegment.get(ref));
+  if (segment) return { kind: "found", asset: segment, tier: 4 };
+  const part = unique(index.byResourcePart.get(ref));
+  if (part) return { kind: "found", asset: part, tier: 5 };
+  const lower = unique(index.byLowerName.get(ref.toLowerCase()));
+  if (lower) return { kind: "found", asset: lower, tier: 6 };
   return { kind: "missing" };
 }
 

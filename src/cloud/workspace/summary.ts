@@ -5,10 +5,9 @@
  * @module
  */
 
-import { isCrossAccount } from "../model/briefs.ts";
 import { type AssetType, PROVIDERS, SEVERITIES, type Severity } from "../model/enums.ts";
 import { compareCodePoints } from "../model/order.ts";
-import type { Json } from "../model/records.ts";
+import type { DatasetRecords, Json } from "../model/records.ts";
 import type { Dataset } from "./dataset.ts";
 import { DERIVED_VIEW_KEYS } from "./dataset.ts";
 
@@ -142,7 +141,10 @@ const GOVERNANCE_TYPES = new Set<AssetType>(["ORGANIZATION", "ORG_UNIT", "CLOUD_
 
 function countBy<T>(items: readonly T[], key: (item: T) => string): Map<string, number> {
   const counts = new Map<string, number>();
-  for (const item of items) counts.set(key(item), (counts.get(key(item)) ?? 0) + 1);
+  for (const item of items) {
+    const k = key(item);
+    counts.set(k, (counts.get(k) ?? 0) + 1);
+  }
   return counts;
 }
 
@@ -181,6 +183,21 @@ export function datasetSummary(dataset: Dataset): DatasetSummary {
   return { ...cached, version: dataset.version };
 }
 
+function countCrossAccount(records: DatasetRecords): number {
+  const accountOf = new Map<string, string | null>();
+  for (const asset of records.assets) {
+    if (!accountOf.has(asset.id)) accountOf.set(asset.id, asset.account_id);
+  }
+  let count = 0;
+  for (const edge of records.edges) {
+    if (edge.properties["hierarchy"] === true) continue;
+    const source = accountOf.get(edge.source_id);
+    const target = accountOf.get(edge.target_id);
+    if (source && target && source !== target) count++;
+  }
+  return count;
+}
+
 function buildSummary(dataset: Dataset): DatasetSummary {
   const r = dataset.records;
   const open = r.findings.filter((f) => !f.is_suppressed);
@@ -217,9 +234,7 @@ function buildSummary(dataset: Dataset): DatasetSummary {
       .size,
     regions: new Set(r.assets.map((a) => a.region)).size,
     internet_exposed: r.assets.filter((a) => a.is_internet_exposed).length,
-    cross_account_edges:
-      r.edges.filter((e) => e.properties["hierarchy"] !== true && isCrossAccount(dataset, e))
-        .length,
+    cross_account_edges: countCrossAccount(r),
     unlinked_assets:
       r.assets.filter((a) => !GOVERNANCE_TYPES.has(a.asset_type) && !linked.has(a.id)).length,
     unresolved_references: r.unresolved_references.length,
