@@ -6,7 +6,12 @@ import {
   frameworkDetail,
   listControls,
 } from "../src/cloud/compliance/rollup.ts";
-import { RULESET_FRAMEWORKS } from "../src/cloud/compliance/frameworks.ts";
+import { listRulesetFrameworks, RULESET_FRAMEWORKS } from "../src/cloud/compliance/frameworks.ts";
+import {
+  findingDetail,
+  findingsBySeverity,
+  findingsOverview,
+} from "../src/cloud/findings/detail.ts";
 import { loadDemo } from "../src/cloud/demo/load_demo.ts";
 import {
   filterFindings,
@@ -17,6 +22,7 @@ import {
 } from "../src/cloud/findings/queries.ts";
 import {
   InvalidEnumError,
+  NotFoundError,
   StaleCursorError,
   UnknownAssetError,
   UnknownFindingError,
@@ -157,4 +163,35 @@ Deno.test("frameworkDetail(), listControls() and complianceGaps() on the demo es
   assert.ok(gaps.some((g) => g.name === "sg-admin" && g.frameworks.length === 2));
   assert.equal(complianceGaps(view, { framework: "NIST" })[0]!.name, "orders-db");
   assert.equal(RULESET_FRAMEWORKS.length, 28);
+});
+
+Deno.test("findingDetail(), findingsOverview() and findingsBySeverity() on the demo estate", () => {
+  const view = demo().dataset("sample");
+  const ssh = findingDetail(view, "f-ssh-open");
+  assert.deepEqual(ssh.controls.map((c) => `${c.framework} ${c.control_id}`), [
+    "CIS-AWS 5.2",
+    "PCI-DSS 1.3.1",
+  ]);
+  assert.equal(ssh.asset?.id, "sg-admin");
+  assert.equal(ssh.suppression_reason, null);
+  const versioning = findingDetail(view, "f-versioning");
+  assert.match(versioning.suppression_reason ?? "", /Accepted risk/);
+  assert.equal(findingDetail(view, "f-ghost").asset, null);
+  const overview = findingsOverview(view);
+  assert.deepEqual([overview.open_findings, overview.suppressed], [11, 1]);
+  assert.deepEqual(overview.by_tool, { prowler: 6, scoutsuite: 2, trivy: 1, checkov: 1, iam: 1 });
+  const high = findingsBySeverity(view, "high");
+  assert.deepEqual([high.severity, high.total, high.truncated], ["HIGH", 5, false]);
+  assert.equal(high.findings[0]!.id, "f-web-cve");
+  assert.throws(() => findingsBySeverity(view, "urgent"), (e: unknown) => {
+    assert.ok(e instanceof NotFoundError);
+    assert.equal(e.data.valid?.length, 5);
+    return true;
+  });
+});
+
+Deno.test("listRulesetFrameworks() filters the 28 ruleset frameworks by provider", () => {
+  assert.equal(listRulesetFrameworks().length, 28);
+  const azure = listRulesetFrameworks("azure").map((f) => f.framework);
+  assert.ok(azure.includes("CIS-AZURE") && azure.includes("GDPR") && !azure.includes("CIS-AWS"));
 });

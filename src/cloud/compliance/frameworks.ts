@@ -55,3 +55,19 @@ export function frameworkProviders(framework: string): string[] {
   const named = ["AWS", "AZURE", "GCP"].filter((p) => upper.endsWith(`-${p}`));
   return named.length > 0 ? named : ["AWS", "AZURE", "GCP"];
 }
+
+/** A ruleset framework as `list_frameworks` lists it. */
+export interface RulesetFramework {
+  /** Framework name. */
+  framework: string;
+  /** Providers it covers. */
+  providers: string[];
+}
+
+/** The ruleset frameworks, optionally only those covering a provider (case-insensitive). */
+export function listRulesetFrameworks(provider: string = ""): RulesetFramework[] {
+  const wanted = provider.trim().toUpperCase();
+  return RULESET_FRAMEWORKS
+    .map((framework) => ({ framework, providers: frameworkProviders(framework) }))
+    .filter((f) => wanted === "" || f.providers.includes(wanted));
+}
