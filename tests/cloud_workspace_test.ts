@@ -79,9 +79,9 @@ Deno.test("Workspace active rules: add, select, and removal falls back to the ne
   workspace.add("c", emptyRecords(), { activate: false });
   workspace.select("b");
   assert.equal(workspace.dataset().name, "b");
-  assert.equal(workspace.remove("b").active, "c");
-  assert.equal(workspace.remove("c").active, "a");
-  assert.equal(workspace.remove("a").active, null);
+  assert.equal(workspace.remove("b").active_dataset, "c");
+  assert.equal(workspace.remove("c").active_dataset, "a");
+  assert.equal(workspace.remove("a").active_dataset, null);
   assert.throws(() => workspace.dataset(), NoDatasetError);
 });
 

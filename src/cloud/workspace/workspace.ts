@@ -304,7 +304,7 @@ export class Workspace {
    * Drops a dataset; when it was active, the most recently added remaining
    * one becomes active (events: list_changed, workspace, datasets).
    */
-  remove(name: string): { removed: string; active: string | null; remaining: string[] } {
+  remove(name: string): { unloaded: string; active_dataset: string | null; remaining: string[] } {
     const dataset = this.#named(name);
     this.#datasets.delete(dataset.name);
     if (this.#active === dataset.name) {
@@ -316,7 +316,7 @@ export class Workspace {
       { type: "updated", uri: WORKSPACE_URI },
       { type: "updated", uri: DATASETS_URI },
     );
-    return { removed: dataset.name, active: this.#active, remaining: this.names() };
+    return { unloaded: dataset.name, active_dataset: this.#active, remaining: this.names() };
   }
 
   /** A deep copy under a new name, not activated, version 0. */
