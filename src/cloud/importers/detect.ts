@@ -174,8 +174,11 @@ export async function loadInput(path: string, options: LoadInputOptions): Promis
   }
   const context: ImportContext = {
     fence: options.fence,
-    readText: (p) => readTextFile(p, maxBytes),
-    readJson: async (p) => parseJsonText(await readTextFile(p, maxBytes), basename(p)),
+    readText: async (p) => readTextFile(await options.fence(p), maxBytes),
+    readJson: async (p) => {
+      const fenced = await options.fence(p);
+      return parseJsonText(await readTextFile(fenced, maxBytes), basename(fenced));
+    },
   };
   const result = await importer.load(source, context);
   return {

@@ -66,9 +66,9 @@ export interface ImportSource {
 export interface ImportContext {
   /** Resolves a path through the root fence (throws when outside); use it for every extra file. */
   fence(path: string): Promise<string>;
-  /** Reads a fenced file as text, refusing files over the size limit. */
+  /** Reads a file (through the fence) as text, refusing files over the size limit. */
   readText(path: string): Promise<string>;
-  /** Reads and parses a fenced JSON file, with a positioned error when malformed. */
+  /** Reads a JSON file (through the fence), with a positioned error when malformed. */
   readJson(path: string): Promise<unknown>;
 }
 
@@ -102,7 +102,31 @@ export type Detector =
   | { stage: "json"; order: number; test(value: unknown): boolean }
   | { stage: "json_lines"; order: number; test(first: unknown): boolean };
 
-/** An input kind. */
+/**
+ * An input kind. Register it with `ImporterRegistry.register` (detect.ts);
+ * `kind: "auto"` then tries its detectors in table order.
+ *
+ * @example
+ * ```ts
+ * import { DETECTION_ORDER, emptyNotes, type Importer } from "./importer.ts";
+ * import { emptyRecords } from "../model/records.ts";
+ *
+ * export const tfstateImporter: Importer = {
+ *   kind: "terraform",
+ *   description: "Terraform state (terraform.tfstate)",
+ *   detectors: [{
+ *     stage: "json",
+ *     order: DETECTION_ORDER.json_generic_object + 50,
+ *     test: (v) => typeof v === "object" && v !== null && "terraform_version" in v,
+ *   }],
+ *   load(source) {
+ *     const records = emptyRecords();
+ *     // … read source.json into records.assets / records.edges …
+ *     return Promise.resolve({ records, notes: emptyNotes(), metadata: {} });
+ *   },
+ * };
+ * ```
+ */
 export interface Importer {
   /** The `kind` argument value that selects it (`inventory`, `report`, `prowler`…). */
   readonly kind: string;
