@@ -1,0 +1,393 @@
+/**
+ * Compliance posture of a dataset (§5.6): per-framework rollups, controls
+ * and their status, failing controls and the assets behind them.
+ *
+ * @module
+ */
+
+import { complianceUri, type FindingBrief, findingBrief } from "../model/briefs.ts";
+import { COMPLIANCE_STATUSES, SEVERITIES, type Severity, severityRank } from "../model/enums.ts";
+import { UnknownFrameworkError } from "../model/errors.ts";
+import { compareCodePoints } from "../model/order.ts";
+import { parseEnum } from "../model/parse_enum.ts";
+import type { ComplianceResult, Finding } from "../model/records.ts";
+import { displayId, roundHalfEven } from "../model/records.ts";
+import type { DatasetView } from "../model/view.ts";
+import { severityBreakdown, sortFindings } from "../findings/queries.ts";
+
+/** The status of one control. */
+export type ControlStatus =
+  | "NOT_EVALUATED"
+  | "FAIL"
+  | "PASS (all findings suppressed)"
+  | ComplianceResult["status"];
+
+/** One framework's rollup row. */
+export interface FrameworkRollup {
+  /** Framework name. */
+  framework: string;
+  /** Controls with at least one result. */
+  controls_evaluated: number;
+  /** Controls whose status is FAIL. */
+  controls_failing: number;
+  /** Controls that pass (suppressed findings count as passing). */
+  controls_passing: number;
+  /** NOT_APPLICABLE and MANUAL controls. */
+  controls_other: number;
+  /** passing / evaluated × 100, one decimal half-even; null when nothing was evaluated. */
+  pass_rate: number | null;
+  /** Open (unsuppressed) findings. */
+  open_findings: number;
+  /** Open findings per severity, CRITICAL first, zeros omitted. */
+  severity_breakdown: Partial<Record<Severity, number>>;
+  /** Distinct assets with open findings. */
+  affected_assets: number;
+  /** Resource URI. */
+  uri: string;
+}
+
+/** Framework names of the dataset: compliance results ∪ finding tags, sorted. */
+export function datasetFrameworks(view: DatasetView): string[] {
+  const names = new Set<string>();
+  for (const r of view.records.compliance) names.add(r.framework);
+  for (const f of view.records.findings) for (const n of f.compliance_frameworks) names.add(n);
+  return [...names].sort(compareCodePoints);
+}
+
+/** Frameworks matching a name: the exact (case-insensitive) one if any, else substring matches. */
+export function matchFrameworks(view: DatasetView, name: string): string[] {
+  const all = datasetFrameworks(view);
+  const lower = name.toLowerCase();
+  const exact = all.filter((n) => n.toLowerCase() === lower);
+  if (exact.length > 0) return exact;
+  return all.filter((n) => n.toLowerCase().includes(lower));
+}
+
+function findingsById(view: DatasetView): Map<string, Finding> {
+  return new Map(view.records.findings.map((f) => [f.id, f]));
+}
+
+/** Status of one control from its results. */
+export function controlStatusOf(
+  results: readonly ComplianceResult[],
+  findings: Map<string, Finding>,
+): ControlStatus {
+  if (results.length === 0) return "NOT_EVALUATED";
+  const failing = results.filter((r) => r.status === "FAIL");
+  const open = (r: ComplianceResult): boolean =>
+    r.finding_ids.some((id) => findings.get(id) && !findings.get(id)!.is_suppressed);
+  if (failing.some(open)) return "FAIL";
+  if (
+    failing.length > 0 &&
+    failing.every((r) => r.finding_ids.length > 0 && r.finding_ids.every((id) => findings.has(id)))
+  ) return "PASS (all findings suppressed)";
+  return results[0]!.status;
+}
+
+function controlsOf(view: DatasetView, framework: string): Map<string, ComplianceResult[]> {
+  const controls = new Map<string, ComplianceResult[]>();
+  for (const r of view.records.compliance) {
+    if (r.framework !== framework) continue;
+    const list = controls.get(r.control_id) ?? [];
+    list.push(r);
+    controls.set(r.control_id, list);
+  }
+  return controls;
+}
+
+/** Open findings of a framework: results' finding ids plus findings tagged with it. */
+export function frameworkFindings(view: DatasetView, framework: string): Finding[] {
+  const byId = findingsById(view);
+  const ids = new Set<string>();
+  for (const r of view.records.compliance) {
+    if (r.framework === framework) { for (const id of r.finding_ids) ids.add(id); }
+  }
+  for (const f of view.records.findings) {
+    if (f.compliance_frameworks.includes(framework)) ids.add(f.id);
+  }
+  return [...ids].map((id) => byId.get(id)).filter((f): f is Finding =>
+    f !== undefined && !f.is_suppressed
+  );
+}
+
+/** The rollup row of one framework. */
+export function frameworkRollup(view: DatasetView, framework: string): FrameworkRollup {
+  const byId = findingsById(view);
+  let failing = 0;
+  let passing = 0;
+  let other = 0;
+  const controls = controlsOf(view, framework);
+  for (const results of controls.values()) {
+    const status = controlStatusOf(results, byId);
+    if (status === "FAIL") failing++;
+    else if (status === "PASS" || status === "PASS (all findings suppressed)") passing++;
+    else other++;
+  }
+  const evaluated = controls.size;
+  const open = frameworkFindings(view, framework);
+  const assets = new Set(open.map((f) => {
+    const asset = view.findingAsset(f);
+    return asset ? displayId(asset) : f.resource_arn ?? f.resource_id;
+  }));
+  return {
+    framework,
+    controls_evaluated: evaluated,
+    controls_failing: failing,
+    controls_passing: passing,
+    controls_other: other,
+    pass_rate: evaluated === 0 ? null : roundHalfEven((passing / evaluated) * 100, 1),
+    open_findings: open.length,
+    severity_breakdown: severityBreakdown(open),
+    affected_assets: assets.size,
+    uri: complianceUri(framework),
+  };
+}
+
+/** Rollup rows for every framework (or those matching `framework`), most open findings first. */
+export function complianceRollup(view: DatasetView, framework: string = ""): FrameworkRollup[] {
+  const names = framework ? matchFrameworks(view, framework) : datasetFrameworks(view);
+  return names.map((n) => frameworkRollup(view, n)).sort((a, b) =>
+    b.open_findings - a.open_findings
+  );
+}
+
+/** A failing control row. */
+export interface FailingControl {
+  /** Framework name. */
+  framework: string;
+  /** Control id. */
+  control_id: string;
+  /** Control title. */
+  control_title: string;
+  /** Open (unsuppressed) findings. */
+  open_findings: number;
+  /** Worst open severity, or null. */
+  max_severity: Severity | null;
+}
+
+function worst(findings: readonly Finding[]): Severity | null {
+  let result: Severity | null = null;
+  for (const f of findings) {
+    if (result === null || severityRank(f.severity) > severityRank(result)) result = f.severity;
+  }
+  return result;
+}
+
+/** Most failing controls in a framework detail. */
+export const MAX_FAILING_CONTROLS = 300;
+
+/**
+ * The posture of the frameworks matching a name, with their failing
+ * controls (worst severity, then control id); none → {@linkcode UnknownFrameworkError}.
+ */
+export function frameworkDetail(
+  view: DatasetView,
+  framework: string,
+): { dataset: string; posture: FrameworkRollup[]; failing_controls: FailingControl[] } {
+  const names = matchFrameworks(view, framework);
+  if (names.length === 0) {
+    throw new UnknownFrameworkError(
+      "No framework of that name has results or tagged findings in the dataset.",
+      { value: framework, dataset: view.name, valid: datasetFrameworks(view) },
+    );
+  }
+  const byId = findingsById(view);
+  const failing: FailingControl[] = [];
+  for (const name of names) {
+    for (const [controlId, results] of controlsOf(view, name)) {
+      const fails = results.filter((r) => r.status === "FAIL");
+      if (fails.length === 0) continue;
+      const open = [...new Set(fails.flatMap((r) => r.finding_ids))]
+        .map((id) => byId.get(id))
+        .filter((f): f is Finding => f !== undefined && !f.is_suppressed);
+      failing.push({
+        framework: name,
+        control_id: controlId,
+        control_title: results[0]!.control_title,
+        open_findings: open.length,
+        max_severity: worst(open),
+      });
+    }
+  }
+  const rank = (s: Severity | null): number => (s === null ? -1 : severityRank(s));
+  failing.sort((a, b) =>
+    rank(b.max_severity) - rank(a.max_severity) || compareCodePoints(a.control_id, b.control_id)
+  );
+  return {
+    dataset: view.name,
+    posture: names.map((n) => frameworkRollup(view, n)).sort((a, b) =>
+      b.open_findings - a.open_findings
+    ),
+    failing_controls: failing.slice(0, MAX_FAILING_CONTROLS),
+  };
+}
+
+/** A control as `list_controls` shows it. */
+export interface ControlRow {
+  /** Framework name. */
+  framework: string;
+  /** Control id. */
+  control_id: string;
+  /** Control title. */
+  control_title: string;
+  /** Control status. */
+  status: ControlStatus;
+  /** Compliance results (count or list). */
+  results: number;
+  /** Open (unsuppressed) findings. */
+  open_findings: number;
+  /** Worst open severity, or null. */
+  max_severity: Severity | null;
+}
+
+/** The controls of the matching frameworks in the dataset, optionally of one status. */
+export function listControls(
+  view: DatasetView,
+  framework: string,
+  options: { status?: string } = {},
+): ControlRow[] {
+  const wanted = options.status
+    ? parseEnum(options.status, COMPLIANCE_STATUSES, { label: "status" })
+    : undefined;
+  const byId = findingsById(view);
+  const rows: ControlRow[] = [];
+  for (const name of matchFrameworks(view, framework)) {
+    for (const [controlId, results] of controlsOf(view, name)) {
+      const status = controlStatusOf(results, byId);
+      if (wanted && !status.startsWith(wanted)) continue;
+      const open = [...new Set(results.flatMap((r) => r.finding_ids))]
+        .map((id) => byId.get(id))
+        .filter((f): f is Finding => f !== undefined && !f.is_suppressed);
+      rows.push({
+        framework: name,
+        control_id: controlId,
+        control_title: results[0]!.control_title,
+        status,
+        results: results.length,
+        open_findings: open.length,
+        max_severity: worst(open),
+      });
+    }
+  }
+  return rows.sort((a, b) =>
+    compareCodePoints(a.framework, b.framework) || compareCodePoints(a.control_id, b.control_id)
+  );
+}
+
+/** One control in detail. */
+export function controlStatus(
+  view: DatasetView,
+  framework: string,
+  controlId: string,
+  options: { limit?: number } = {},
+): {
+  framework: string;
+  control_id: string;
+  control_title: string | null;
+  status: ControlStatus;
+  results: ComplianceResult[];
+  findings: FindingBrief[];
+  affected_assets: string[];
+} {
+  const limit = options.limit ?? 25;
+  const names = matchFrameworks(view, framework);
+  const name = names[0];
+  if (name === undefined) {
+    throw new UnknownFrameworkError(
+      "No framework of that name has results or tagged findings in the dataset.",
+      { value: framework, dataset: view.name, valid: datasetFrameworks(view) },
+    );
+  }
+  const byId = findingsById(view);
+  const results = controlsOf(view, name).get(controlId) ?? [];
+  const findings = sortFindings(
+    [...new Set(results.flatMap((r) => r.finding_ids))]
+      .map((id) => byId.get(id))
+      .filter((f): f is Finding => f !== undefined),
+  );
+  const assets = new Set<string>();
+  for (const f of findings) {
+    if (f.is_suppressed) continue;
+    const asset = view.findingAsset(f);
+    assets.add(asset ? displayId(asset) : f.resource_arn ?? f.resource_id);
+  }
+  return {
+    framework: name,
+    control_id: controlId,
+    control_title: results[0]?.control_title ?? null,
+    status: controlStatusOf(results, byId),
+    results: results.slice(0, limit),
+    findings: findings.slice(0, limit).map((f) => findingBrief(view, f)),
+    affected_assets: [...assets].slice(0, limit),
+  };
+}
+
+/** An asset failing compliance. */
+export interface ComplianceGap {
+  /** The asset's display id, or `unmapped:<resource>`. */
+  asset: string;
+  /** Display name. */
+  name: string | null;
+  /** Frameworks involved. */
+  frameworks: string[];
+  /** Failing controls ("<framework> <control id>"). */
+  failing_controls: string[];
+  /** Open (unsuppressed) findings. */
+  open_findings: number;
+  /** Worst open severity, or null. */
+  max_severity: Severity;
+}
+
+/** Assets with open findings under failing controls (or framework tags), worst first. */
+export function complianceGaps(
+  view: DatasetView,
+  options: { framework?: string; min_severity?: string } = {},
+): ComplianceGap[] {
+  const names = options.framework
+    ? matchFrameworks(view, options.framework)
+    : datasetFrameworks(view);
+  const min = options.min_severity
+    ? severityRank(parseEnum(options.min_severity, SEVERITIES, { label: "severity" }))
+    : -1;
+  const gaps = new Map<string, ComplianceGap>();
+  const findingsOf = new Map<string, Set<string>>();
+  for (const framework of names) {
+    const failingControls = new Map<string, string[]>();
+    for (const r of view.records.compliance) {
+      if (r.framework !== framework || r.status !== "FAIL") continue;
+      for (const id of r.finding_ids) {
+        failingControls.set(id, [
+          ...(failingControls.get(id) ?? []),
+          `${framework} ${r.control_id}`,
+        ]);
+      }
+    }
+    for (const f of frameworkFindings(view, framework)) {
+      if (severityRank(f.severity) < min) continue;
+      const asset = view.findingAsset(f);
+      const key = asset ? displayId(asset) : `unmapped:${f.resource_arn ?? f.resource_id}`;
+      const gap = gaps.get(key) ?? {
+        asset: key,
+        name: asset?.name ?? null,
+        frameworks: [],
+        failing_controls: [],
+        open_findings: 0,
+        max_severity: f.severity,
+      };
+      if (!gap.frameworks.includes(framework)) gap.frameworks.push(framework);
+      for (const c of failingControls.get(f.id) ?? []) {
+        if (!gap.failing_controls.includes(c)) gap.failing_controls.push(c);
+      }
+      const seen = findingsOf.get(key) ?? new Set<string>();
+      seen.add(f.id);
+      findingsOf.set(key, seen);
+      gap.open_findings = seen.size;
+      if (severityRank(f.severity) > severityRank(gap.max_severity)) gap.max_severity = f.severity;
+      gaps.set(key, gap);
+    }
+  }
+  return [...gaps.values()].sort((a, b) =>
+    severityRank(b.max_severity) - severityRank(a.max_severity) ||
+    b.open_findings - a.open_findings || compareCodePoints(a.asset, b.asset)
+  );
+}

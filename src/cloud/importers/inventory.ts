@@ -1,0 +1,110 @@
+/**
+ * cloudg's `inventory-map.json`: `{summary, providers, regions, assets,
+ * edges, unresolved_references}`. A `findings.json` beside it is merged in
+ * (its findings and compliance results), its path kept in metadata
+ * `findings_source`.
+ *
+ * @module
+ */
+
+import { basename, dirname, join } from "node:path";
+import { LoadError } from "../model/errors.ts";
+import {
+  DETECTION_ORDER,
+  emptyNotes,
+  type ImportContext,
+  type Importer,
+  type ImportResult,
+  type ImportSource,
+} from "./importer.ts";
+import { isObject, mergeFindings, parseRecords } from "./parse_records.ts";
+import { REPORT_FILE_NAME } from "./report.ts";
+import { fileStem, sourceJson } from "./source_json.ts";
+
+/** The inventory file an inventory directory holds. */
+export const INVENTORY_FILE_NAME = "inventory-map.json";
+
+/** Whether a JSON value is an inventory document: `assets`, `edges` and (`unresolved_references` or `regions`). */
+export function isInventoryDocument(value: unknown): boolean {
+  return isObject(value) && "assets" in value && "edges" in value &&
+    ("unresolved_references" in value || "regions" in value);
+}
+
+async function siblingFindings(
+  directory: string,
+  context: ImportContext,
+): Promise<{ path: string; doc: unknown } | null> {
+  let path: string;
+  try {
+    const info = await Deno.stat(join(directory, REPORT_FILE_NAME));
+    if (!info.isFile) return null;
+    path = await context.fence(join(directory, REPORT_FILE_NAME));
+  } catch {
+    return null;
+  }
+  return { path, doc: await context.readJson(path) };
+}
+
+/** Reads an inventory document and merges an optional findings document. */
+export function parseInventoryDocument(
+  doc: unknown,
+  fileName: string,
+  findings: { path: string; doc: unknown } | null,
+): ImportResult {
+  if (!isObject(doc)) {
+    throw new LoadError(
+      `Cannot load ${fileName} as an inventory: the document must be a JSON object.`,
+    );
+  }
+  const notes = emptyNotes();
+  const records = parseRecords(doc, notes);
+  const metadata: ImportResult["metadata"] = {};
+  if (findings) {
+    const body = Array.isArray(findings.doc) ? { findings: findings.doc } : findings.doc;
+    if (!isObject(body)) {
+      throw new LoadError(`Cannot load ${REPORT_FILE_NAME}: the document must be a JSON object.`);
+    }
+    const extra = parseRecords(
+      { findings: body["findings"], compliance: body["compliance"] },
+      emptyNotes(),
+    );
+    mergeFindings(records, extra);
+    metadata["findings_source"] = findings.path;
+  }
+  return { records, notes, metadata };
+}
+
+/** The `inventory` importer. */
+export const inventoryImporter: Importer = {
+  kind: "inventory",
+  description: "cloudg inventory-map.json (or a directory holding it, with findings.json merged)",
+  detectors: [
+    {
+      stage: "directory",
+      order: DETECTION_ORDER.directory_inventory,
+      test: (listing) => listing.hasFile(INVENTORY_FILE_NAME),
+    },
+    { stage: "json", order: DETECTION_ORDER.json_inventory, test: isInventoryDocument },
+  ],
+  async load(source: ImportSource, context: ImportContext): Promise<ImportResult> {
+    if (source.listing) {
+      const path = await context.fence(join(source.path, INVENTORY_FILE_NAME));
+      const doc = await context.readJson(path);
+      return parseInventoryDocument(
+        doc,
+        INVENTORY_FILE_NAME,
+        await siblingFindings(source.path, context),
+      );
+    }
+    const doc = sourceJson(source, "inventory");
+    const directory = dirname(source.path);
+    const result = parseInventoryDocument(
+      doc,
+      source.fileName,
+      await siblingFindings(directory, context),
+    );
+    if (source.fileName === INVENTORY_FILE_NAME) result.defaultName = basename(directory);
+    else result.defaultName = fileStem(source.fileName);
+    return result;
+  },
+};

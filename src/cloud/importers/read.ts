@@ -1,0 +1,170 @@
+/**
+ * Reading inputs: a size limit on every file, JSON parse errors that name
+ * the file and the line and column, and bounded directory walks.
+ *
+ * @module
+ */
+
+import { parse as parseTolerant, type ParseError } from "jsonc-parser";
+import { basename, join } from "node:path";
+import { LoadError } from "../model/errors.ts";
+import type { DirectoryListing, WalkOptions } from "./importer.ts";
+
+/** Largest input file read, in bytes (256 MiB). */
+export const MAX_INPUT_BYTES: number = 256 * 1024 * 1024;
+
+/** The limit in words, for messages. */
+export function describeLimit(bytes: number = MAX_INPUT_BYTES): string {
+  return `${bytes / (1024 * 1024)} MiB`;
+}
+
+/**
+ * Reads a file as UTF-8 text, refusing it when larger than
+ * {@linkcode MAX_INPUT_BYTES}. Requires `--allow-read`.
+ */
+export async function readTextFile(
+  path: string,
+  maxBytes: number = MAX_INPUT_BYTES,
+): Promise<string> {
+  const name = basename(path);
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.stat(path);
+  } catch {
+    throw new LoadError(`Cannot read ${name}: the file does not exist or is not readable.`);
+  }
+  if (!info.isFile) throw new LoadError(`Cannot read ${name}: it is not a regular file.`);
+  if (info.size > maxBytes) {
+    throw new LoadError(
+      `Cannot load ${name}: it is ${(info.size / (1024 * 1024)).toFixed(1)} MiB and files ` +
+        `larger than ${describeLimit(maxBytes)} are refused.`,
+      { size: info.size, limit: maxBytes },
+    );
+  }
+  const bytes = await Deno.readFile(path);
+  if (bytes.length > maxBytes) {
+    throw new LoadError(
+      `Cannot load ${name}: files larger than ${describeLimit(maxBytes)} are refused.`,
+    );
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+/** Line and column (1-based) of a UTF-16 offset in a text. */
+export function lineAndColumn(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let start = 0;
+  const end = Math.min(offset, text.length);
+  for (let i = 0; i < end; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      start = i + 1;
+    }
+  }
+  return { line, column: end - start + 1 };
+}
+
+/**
+ * Parses JSON, or throws a {@linkcode LoadError} naming the file and where
+ * the text stops being JSON (data `{file, position, line, column}`).
+ */
+export function parseJsonText(text: string, fileName: string): unknown {
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  try {
+    return JSON.parse(body);
+  } catch (error) {
+    const position = errorOffset(body, error);
+    const { line, column } = lineAndColumn(body, position);
+    const what = position >= body.trimEnd().length
+      ? "ends before the JSON document is complete (truncated?)"
+      : "is not valid JSON";
+    throw new LoadError(
+      `Cannot parse ${fileName}: the text ${what} at line ${line}, column ${column} ` +
+        `(offset ${position}).`,
+      { file: fileName, position, line, column },
+    );
+  }
+}
+
+/** Where JSON text stops being valid: a strict scan with jsonc-parser, else the engine's offset. */
+function errorOffset(text: string, error: unknown): number {
+  const errors: ParseError[] = [];
+  parseTolerant(text, errors, {
+    disallowComments: true,
+    allowTrailingComma: false,
+    allowEmptyContent: false,
+  });
+  if (errors.length > 0) return Math.min(errors[0]!.offset, text.length);
+  const match = /position (\d+)/.exec(error instanceof Error ? error.message : "");
+  return match ? Number(match[1]) : text.length;
+}
+
+/** Whether text looks like it was meant to be one JSON document. */
+export function looksLikeJson(text: string): boolean {
+  const first = text.replace(/^\ufeff/, "").trimStart()[0];
+  return first === "{" || first === "[";
+}
+
+/** The first line of a text parsed as JSON, or undefined when it is not JSON. */
+export function firstJsonLine(text: string): unknown {
+  const newline = text.indexOf("\n");
+  const line = (newline < 0 ? text : text.slice(0, newline)).trim();
+  if (line === "") return undefined;
+  try {
+    return JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Lists a directory for detectors. Requires `--allow-read`. */
+export async function listDirectory(path: string): Promise<DirectoryListing> {
+  const files = new Set<string>();
+  const names: string[] = [];
+  for await (const entry of Deno.readDir(path)) {
+    names.push(entry.name);
+    if (entry.isFile) files.add(entry.name);
+    else if (entry.isSymlink) {
+      try {
+        if ((await Deno.stat(join(path, entry.name))).isFile) files.add(entry.name);
+      } catch {
+        // A dangling link is neither a file nor a directory.
+      }
+    }
+  }
+  names.sort();
+  return {
+    path,
+    names,
+    hasFile: (name: string): boolean => files.has(name),
+    walk: (options?: WalkOptions): Promise<string[]> => walkFiles(path, options),
+  };
+}
+
+async function walkFiles(root: string, options: WalkOptions = {}): Promise<string[]> {
+  const maxDepth = options.maxDepth ?? 6;
+  const maxEntries = options.maxEntries ?? 10_000;
+  const found: string[] = [];
+  let seen = 0;
+  let level: string[] = [""];
+  for (let depth = 1; depth <= maxDepth && level.length > 0; depth++) {
+    const next: string[] = [];
+    for (const relative of level) {
+      let entries: Deno.DirEntry[];
+      try {
+        entries = await Array.fromAsync(Deno.readDir(relative ? join(root, relative) : root));
+      } catch {
+        continue;
+      }
+      entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      for (const entry of entries) {
+        if (++seen > maxEntries) return found;
+        const path = relative ? `${relative}/${entry.name}` : entry.name;
+        if (entry.isDirectory) next.push(path);
+        else if (entry.isFile) found.push(path);
+      }
+    }
+    level = next;
+  }
+  return found;
+}
