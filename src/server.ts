@@ -185,6 +185,8 @@ const ELICITATION_TIMEOUT_MS = 600_000;
 /** Protocol error codes of policy refusals (as cloudg numbers them). */
 const ACCESS_DENIED = -31001;
 const RATE_LIMITED = -31029;
+/** MCP's code for a resource that does not exist. */
+const RESOURCE_NOT_FOUND = -32002;
 
 /**
  * Builds a server for one MCP connection from explicit workbench modules.
@@ -778,6 +780,8 @@ function protocolError(failure: ToolFailure): McpError {
     ? RATE_LIMITED
     : failure.code === "access_denied"
     ? ACCESS_DENIED
+    : failure.code === "not_found"
+    ? RESOURCE_NOT_FOUND
     : ErrorCode.InvalidRequest;
   return new McpError(code, failure.message, failure.body.details);
 }

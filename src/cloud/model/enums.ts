@@ -217,29 +217,88 @@ export const ASSET_TYPES: readonly AssetType[] = Object.values(ASSET_TYPE_FAMILI
 /** How an edge type makes one endpoint depend on the other. */
 export type DependencyDirection = "forward" | "reverse" | "none";
 
-/** Edge types: how each reads ("source … target") and its dependency direction. */
+/** Edge types: how each reads ("source … target"), its typical endpoints and its dependency direction. */
 export const EDGE_TYPE_INFO = {
-  SECURITY_GROUP_RULE: { reads: "allows traffic", dependency: "none" },
-  NACL_RULE: { reads: "allows traffic", dependency: "none" },
-  ROUTE: { reads: "routes through / forwards to", dependency: "forward" },
-  IAM_TRUST: { reads: "may assume", dependency: "forward" },
-  IAM_POLICY_ATTACHMENT: { reads: "has policy", dependency: "forward" },
-  CONTAINS: { reads: "contains", dependency: "reverse" },
-  PEERING: { reads: "peers with", dependency: "forward" },
-  LOAD_BALANCER_TARGET: { reads: "sends traffic to", dependency: "forward" },
-  INTERNET_EXPOSED: { reads: "exposes", dependency: "none" },
-  ATTACHED_TO: { reads: "is attached to", dependency: "forward" },
-  REFERENCES: { reads: "uses / points at", dependency: "forward" },
-  INVOKES: { reads: "triggers / calls", dependency: "reverse" },
-  USES_IMAGE: { reads: "runs the image of", dependency: "forward" },
-  ASSUMES_ROLE: { reads: "runs as", dependency: "forward" },
-  GRANTS_ACCESS: { reads: "is granted access to", dependency: "forward" },
-  LOGS_TO: { reads: "sends logs to", dependency: "forward" },
-  PROTECTS: { reads: "protects", dependency: "reverse" },
-  MONITORS: { reads: "monitors", dependency: "reverse" },
-  MANAGES: { reads: "manages", dependency: "reverse" },
-  GOVERNS: { reads: "governs", dependency: "reverse" },
-} as const satisfies Record<string, { reads: string; dependency: DependencyDirection }>;
+  SECURITY_GROUP_RULE: {
+    reads: "allows traffic",
+    typical: "CIDR→SG (ingress), SG→CIDR (egress)",
+    dependency: "none",
+  },
+  NACL_RULE: { reads: "allows traffic", typical: "network ACL rules", dependency: "none" },
+  ROUTE: {
+    reads: "routes through / forwards to",
+    typical: "route table→gateway, DNS record→LB",
+    dependency: "forward",
+  },
+  IAM_TRUST: {
+    reads: "may assume",
+    typical: "principal/account/provider→role",
+    dependency: "forward",
+  },
+  IAM_POLICY_ATTACHMENT: {
+    reads: "has policy",
+    typical: "user/group/role→managed policy",
+    dependency: "forward",
+  },
+  CONTAINS: {
+    reads: "contains",
+    typical: "VPC→subnet, subnet→instance, account→resource",
+    dependency: "reverse",
+  },
+  PEERING: { reads: "peers with", typical: "VPC→peering→VPC", dependency: "forward" },
+  LOAD_BALANCER_TARGET: {
+    reads: "sends traffic to",
+    typical: "LB→target group→instance",
+    dependency: "forward",
+  },
+  INTERNET_EXPOSED: { reads: "exposes", typical: "0.0.0.0/0→exposed asset", dependency: "none" },
+  ATTACHED_TO: {
+    reads: "is attached to",
+    typical: "instance→SG, volume→instance, ENI→instance",
+    dependency: "forward",
+  },
+  REFERENCES: {
+    reads: "uses / points at",
+    typical: "function→secret, table→KMS key",
+    dependency: "forward",
+  },
+  INVOKES: {
+    reads: "triggers / calls",
+    typical: "bucket→function, queue→function",
+    dependency: "reverse",
+  },
+  USES_IMAGE: {
+    reads: "runs the image of",
+    typical: "task/workload/function→registry",
+    dependency: "forward",
+  },
+  ASSUMES_ROLE: {
+    reads: "runs as",
+    typical: "compute→role / service account",
+    dependency: "forward",
+  },
+  GRANTS_ACCESS: {
+    reads: "is granted access to",
+    typical: "principal→resource in its policy",
+    dependency: "forward",
+  },
+  LOGS_TO: {
+    reads: "sends logs to",
+    typical: "trail/flow log/LB→log destination",
+    dependency: "forward",
+  },
+  PROTECTS: { reads: "protects", typical: "WAF→ALB/API/distribution", dependency: "reverse" },
+  MONITORS: {
+    reads: "monitors",
+    typical: "Inspector→instance, GuardDuty→account",
+    dependency: "reverse",
+  },
+  MANAGES: { reads: "manages", typical: "stack→resource, ASG→instance", dependency: "reverse" },
+  GOVERNS: { reads: "governs", typical: "SCP/control→OU/account", dependency: "reverse" },
+} as const satisfies Record<
+  string,
+  { reads: string; typical: string; dependency: DependencyDirection }
+>;
 
 /** An edge type. */
 export type EdgeType = keyof typeof EDGE_TYPE_INFO;

@@ -1,0 +1,153 @@
+/**
+ * What the asset resources serve: an asset's detail (brief, tags, relation
+ * counts over its raw edges, open findings, metadata keys, direct
+ * dependencies), its neighbours, and its open findings.
+ *
+ * @module
+ */
+
+import {
+  type AssetBrief,
+  assetBrief,
+  type EdgeBrief,
+  edgeBrief,
+  type FindingBrief,
+  findingBrief,
+} from "../model/briefs.ts";
+import { EDGE_TYPE_INFO } from "../model/enums.ts";
+import { compareCodePoints } from "../model/order.ts";
+import type { Asset, Edge, Finding } from "../model/records.ts";
+import { riskScore } from "../model/records.ts";
+import { assetIndex, lookupAsset, resolveAsset } from "../model/references.ts";
+import type { DatasetView } from "../model/view.ts";
+
+/** Most open findings in an asset's detail. */
+export const DETAIL_FINDINGS = 10;
+/** Most metadata keys in an asset's detail. */
+export const DETAIL_METADATA_KEYS = 100;
+/** Most adjacency entries in an asset's neighbours. */
+export const NEIGHBOR_EDGES = 500;
+
+/** The edges touching each node id, both directions, in dataset order (cached per version). */
+export function adjacency(view: DatasetView): Map<string, Edge[]> {
+  return view.derived("raw_adjacency", () => {
+    const map = new Map<string, Edge[]>();
+    const add = (id: string, edge: Edge): void => {
+      const list = map.get(id);
+      if (list) list.push(edge);
+      else map.set(id, [edge]);
+    };
+    for (const edge of view.records.edges) {
+      add(edge.source_id, edge);
+      if (edge.target_id !== edge.source_id) add(edge.target_id, edge);
+    }
+    return map;
+  });
+}
+
+/** Open findings of an asset, highest risk first (ties in dataset order). */
+export function openFindings(view: DatasetView, assetId: string): Finding[] {
+  return view.findingsFor(assetId).filter((f) => !f.is_suppressed)
+    .map((finding, index) => ({ finding, index, risk: riskScore(finding) }))
+    .sort((a, b) => b.risk - a.risk || a.index - b.index)
+    .map(({ finding }) => finding);
+}
+
+/** An asset's detail. */
+export interface AssetDetail extends AssetBrief {
+  tags: Record<string, string>;
+  relations: { outgoing: Record<string, number>; incoming: Record<string, number> };
+  findings: FindingBrief[];
+  metadata_keys: string[];
+  dependencies: { direct_depends_on: number; direct_dependents: number };
+}
+
+/** A graph placeholder (such as `0.0.0.0/0`) that is not an asset. */
+export interface PlaceholderDetail {
+  id: string;
+  external: true;
+  name: string;
+  degree: number;
+}
+
+/** Whether `edge` makes `from` depend on the other end (by its type's dependency direction). */
+function dependsVia(edge: Edge, from: string): boolean {
+  const direction = EDGE_TYPE_INFO[edge.edge_type].dependency;
+  return (direction === "forward" && edge.source_id === from) ||
+    (direction === "reverse" && edge.target_id === from);
+}
+
+/**
+ * The detail of the asset `ref` names (any reference tier), or of a
+ * placeholder node id; throws the reference errors otherwise.
+ */
+export function assetDetail(view: DatasetView, ref: string): AssetDetail | PlaceholderDetail {
+  const edges = adjacency(view);
+  const found = lookupAsset(assetIndex(view), ref);
+  if (found.kind !== "found" && edges.has(ref) && view.asset(ref) === undefined) {
+    return { id: ref, external: true, name: ref, degree: edges.get(ref)!.length };
+  }
+  const asset = resolveAsset(view, ref);
+  return detailOf(view, asset, edges.get(asset.id) ?? []);
+}
+
+function detailOf(view: DatasetView, asset: Asset, touching: readonly Edge[]): AssetDetail {
+  const outgoing: Record<string, number> = {};
+  const incoming: Record<string, number> = {};
+  const dependsOn = new Set<string>();
+  const dependents = new Set<string>();
+  for (const edge of touching) {
+    if (edge.source_id === asset.id) outgoing[edge.edge_type] = (outgoing[edge.edge_type] ?? 0) + 1;
+    if (edge.target_id === asset.id) incoming[edge.edge_type] = (incoming[edge.edge_type] ?? 0) + 1;
+    const other = edge.source_id === asset.id ? edge.target_id : edge.source_id;
+    if (other === asset.id) continue;
+    if (dependsVia(edge, asset.id)) dependsOn.add(other);
+    else if (dependsVia(edge, other)) dependents.add(other);
+  }
+  return {
+    ...assetBrief(view, asset),
+    tags: { ...asset.tags },
+    relations: { outgoing, incoming },
+    findings: openFindings(view, asset.id).slice(0, DETAIL_FINDINGS).map((f) =>
+      findingBrief(view, f)
+    ),
+    metadata_keys: Object.keys(asset.metadata).sort(compareCodePoints).slice(
+      0,
+      DETAIL_METADATA_KEYS,
+    ),
+    dependencies: { direct_depends_on: dependsOn.size, direct_dependents: dependents.size },
+  };
+}
+
+/** An asset's neighbours over raw edges, both directions, parallel edges kept. */
+export function assetNeighbors(view: DatasetView, ref: string): {
+  asset: string;
+  edges: EdgeBrief[];
+  neighbors: (AssetBrief | { id: string; external: true })[];
+} {
+  const edges = adjacency(view);
+  const id = edges.has(ref) && view.asset(ref) === undefined ? ref : resolveAsset(view, ref).id;
+  const touching = (edges.get(id) ?? []).slice(0, NEIGHBOR_EDGES);
+  const seen = new Set<string>();
+  const neighbors: (AssetBrief | { id: string; external: true })[] = [];
+  for (const edge of touching) {
+    const other = edge.source_id === id ? edge.target_id : edge.source_id;
+    if (seen.has(other)) continue;
+    seen.add(other);
+    const asset = view.asset(other);
+    neighbors.push(asset ? assetBrief(view, asset) : { id: other, external: true });
+  }
+  return { asset: id, edges: touching.map((e) => edgeBrief(view, e)), neighbors };
+}
+
+/** Every open finding of an asset, highest risk first. */
+export function assetFindings(view: DatasetView, ref: string): {
+  asset: AssetBrief;
+  findings: FindingBrief[];
+} {
+  const asset = resolveAsset(view, ref);
+  return {
+    asset: assetBrief(view, asset),
+    findings: openFindings(view, asset.id).map((f) => findingBrief(view, f)),
+  };
+}

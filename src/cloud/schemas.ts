@@ -1,0 +1,167 @@
+/**
+ * Output schemas shared by several cloud tools and resources: the listing
+ * entry, the dataset summary, briefs, and diff sections.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+
+const counts = z.record(z.string(), z.number().int());
+
+/** A dataset's listing entry. */
+export const listingEntrySchema = z.object({
+  name: z.string(),
+  kind: z.string().describe("inventory, report, generic, snapshot, demo, or a scanner kind."),
+  source: z.string().describe("The path it was loaded from, or how it was made."),
+  loaded_at: z.string(),
+  version: z.number().int().describe("Bumped on every change of the dataset."),
+  providers: z.array(z.string()),
+  assets: z.number().int(),
+  edges: z.number().int(),
+  findings: z.number().int(),
+  compliance_results: z.number().int(),
+  cached: z.object({
+    graph: z.boolean(),
+    dependency_graph: z.boolean(),
+    ontology: z.boolean(),
+    centrality: z.boolean(),
+    rag_entity: z.boolean(),
+  }).describe("Which derived views are built for this version."),
+  active: z.boolean().optional(),
+});
+
+/** The dataset summary (tool, resource and prompts). */
+export const datasetSummarySchema = z.object({
+  dataset: z.string(),
+  kind: z.string(),
+  source: z.string(),
+  loaded_at: z.string(),
+  version: z.number().int(),
+  providers: z.array(z.string()),
+  total_assets: z.number().int(),
+  total_edges: z.number().int(),
+  total_findings: z.number().int(),
+  open_findings: z.number().int(),
+  suppressed_findings: z.number().int(),
+  severity_breakdown: counts.describe("Open findings per severity, worst first; zeros left out."),
+  accounts: z.number().int(),
+  regions: z.number().int(),
+  internet_exposed: z.number().int(),
+  cross_account_edges: z.number().int(),
+  unlinked_assets: z.number().int(),
+  unresolved_references: z.number().int(),
+  compliance_frameworks: z.array(z.string()),
+  assets_by_type: counts.describe("The 15 most common asset types."),
+  assets_by_provider: counts,
+  edges_by_type: counts,
+  has_organization: z.boolean(),
+  coverage_records: z.number().int(),
+  organization: z.object({
+    id: z.string().nullable(),
+    accounts: z.number().int(),
+    ous: z.number().int(),
+    control_tower: z.boolean(),
+    governed_regions: z.array(z.string()),
+  }).optional(),
+});
+
+/** An asset brief. */
+export const assetBriefSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  type: z.string(),
+  provider: z.string(),
+  region: z.string(),
+  account_id: z.string().nullable(),
+  arn: z.string().nullable(),
+  internet_exposed: z.boolean(),
+  open_findings: z.number().int(),
+  max_severity: z.string().nullable(),
+  uri: z.string().describe("cloudg://assets/<id> resource with the asset's detail."),
+  tags: z.record(z.string(), z.string()).optional(),
+});
+
+/** A finding brief. */
+export const findingBriefSchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  severity: z.string(),
+  risk_score: z.number(),
+  source_tool: z.string(),
+  resource_id: z.string(),
+  resource_arn: z.string().nullable(),
+  asset_id: z.string().nullable(),
+  asset_name: z.string().nullable(),
+  compliance_frameworks: z.array(z.string()),
+  is_suppressed: z.boolean(),
+  cvss_score: z.number().nullable(),
+  detected_at: z.string(),
+  uri: z.string(),
+});
+
+/** An edge brief. */
+export const edgeBriefSchema = z.object({
+  id: z.string(),
+  source: z.string(),
+  source_name: z.string(),
+  target: z.string(),
+  target_name: z.string(),
+  edge_type: z.string(),
+  relationship: z.string().nullable(),
+  port_range: z.string().optional(),
+  protocol: z.string().optional(),
+  cidr: z.string().optional(),
+  description: z.string().optional(),
+  ports: z.array(z.number().int()).optional(),
+  direction: z.string().optional(),
+  cross_account: z.boolean().optional(),
+});
+
+/** One section of a diff. */
+export const diffSectionSchema = <T extends z.ZodType>(item: T) =>
+  z.object({ count: z.number().int(), items: z.array(item), truncated: z.boolean() });
+
+const diffAsset = z.object({
+  id: z.string(),
+  key: z.string(),
+  name: z.string(),
+  type: z.string(),
+  account_id: z.string().nullable(),
+  region: z.string(),
+});
+const diffEdge = z.object({
+  source: z.string(),
+  target: z.string(),
+  edge_type: z.string(),
+  relationship: z.string(),
+});
+const diffFinding = z.object({
+  id: z.string(),
+  title: z.string(),
+  severity: z.string(),
+  resource: z.string(),
+  source_tool: z.string(),
+});
+
+/** A drift report between two datasets. */
+export const datasetDiffSchema = z.object({
+  base: z.string(),
+  target: z.string(),
+  assets: z.object({
+    added: diffSectionSchema(diffAsset),
+    removed: diffSectionSchema(diffAsset),
+    changed: diffSectionSchema(diffAsset.extend({
+      changed_fields: z.array(z.string()),
+      internet_exposed: z.object({ before: z.boolean(), after: z.boolean() }).optional(),
+    })),
+    unchanged: z.number().int(),
+  }),
+  edges: z.object({ added: diffSectionSchema(diffEdge), removed: diffSectionSchema(diffEdge) }),
+  findings: z.object({
+    new: diffSectionSchema(diffFinding),
+    resolved: diffSectionSchema(diffFinding),
+    severity_changed: diffSectionSchema(diffFinding.extend({ severity_before: z.string() })),
+  }),
+  newly_internet_exposed: diffSectionSchema(diffAsset),
+});
