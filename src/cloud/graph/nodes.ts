@@ -17,6 +17,7 @@ import {
   isInternetSource,
 } from "./internet.ts";
 import { relationshipGraph } from "./relationship_graph.ts";
+import { compareCodePoints } from "./order.ts";
 
 /** One step from a node along a raw edge. */
 export interface RawHop {
@@ -66,7 +67,7 @@ export function internetEntryPoints(view: DatasetView): readonly string[] {
       if (isInternetSource(edge.cidr) && !isEgress(edge.direction)) found.add(edge.source_id);
     }
     const cidr = (n: string): number => (INTERNET_CIDRS.includes(n) ? 0 : 1);
-    return [...found].sort((a, b) => cidr(a) - cidr(b) || (a < b ? -1 : a > b ? 1 : 0));
+    return [...found].sort((a, b) => cidr(a) - cidr(b) || compareCodePoints(a, b));
   });
 }
 
