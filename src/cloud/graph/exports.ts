@@ -128,18 +128,20 @@ const ESCAPES: Readonly<Record<string, string>> = {
 };
 
 /**
- * Escapes text for an XML attribute value or element content: markup
- * characters and tab / newline / carriage return become references, and
- * characters outside XML 1.0's Char production (other C0 controls, lone
- * surrogates, U+FFFE, U+FFFF) become U+FFFD.
+ * Escapes text for an XML attribute value (or, with `text`, element
+ * content): markup characters become references, as do tab and newline in
+ * attributes (where parsers would fold them to spaces) and carriage return
+ * everywhere; characters outside XML 1.0's Char production (other C0
+ * controls, lone surrogates, U+FFFE, U+FFFF) become U+FFFD.
  */
-export function escapeXml(value: string): string {
+export function escapeXml(value: string, options: { text?: boolean } = {}): string {
   let out = "";
   for (let i = 0; i < value.length; i++) {
     const c = value.charCodeAt(i);
     const ch = value[i]!;
     const escaped = ESCAPES[ch];
-    if (escaped !== undefined) out += escaped;
+    if (options.text && (ch === "\t" || ch === "\n")) out += ch;
+    else if (escaped !== undefined) out += escaped;
     else if (c < 0x20 || c === 0xfffe || c === 0xffff) out += "\uFFFD";
     else if (c >= 0xd800 && c <= 0xdbff) {
       const next = value.charCodeAt(i + 1);
@@ -218,7 +220,7 @@ export function toGraphML(graph: RelationshipGraph): string {
       if (value === undefined) continue;
       const text = type === "boolean"
         ? (value ? "true" : "false")
-        : escapeXml(value === null ? "" : String(value));
+        : escapeXml(value === null ? "" : String(value), { text: true });
       lines.push(`      <data key="${keyIds.get(`node:${name}`)}">${text}</data>`);
     }
     lines.push("    </node>");
@@ -227,7 +229,11 @@ export function toGraphML(graph: RelationshipGraph): string {
     lines.push(`    <edge source="${escapeXml(source)}" target="${escapeXml(target)}">`);
     for (const name of EDGE_KEYS) {
       const value = (e as unknown as Record<string, string>)[name] ?? "";
-      lines.push(`      <data key="${keyIds.get(`edge:${name}`)}">${escapeXml(value)}</data>`);
+      lines.push(
+        `      <data key="${keyIds.get(`edge:${name}`)}">${
+          escapeXml(value, { text: true })
+        }</data>`,
+      );
     }
     lines.push("    </edge>");
   });
