@@ -5,9 +5,11 @@ import {
   buildRelationshipGraph,
   relationshipGraph,
 } from "../src/cloud/graph/relationship_graph.ts";
-import { flowGraph, internetReachable } from "../src/cloud/graph/flow_graph.ts";
+import { flowGraph } from "../src/cloud/graph/flow_graph.ts";
+import { internetReachable } from "../src/cloud/graph/reachability.ts";
 import {
   dependencyGraph,
+  dependencyGraphology,
   dependencyPair,
   walkDependents,
 } from "../src/cloud/graph/dependency_graph.ts";
@@ -255,7 +257,13 @@ Deno.test("dependencyGraph() skips placeholders and hierarchy containment unless
   });
   const plain = dependencyGraph(view);
   deepStrictEqual([...plain.needs.keys()], ["fn"]);
-  strictEqual(plain.graph.size, 1);
+  strictEqual(dependencyGraphology(view).size, 1);
+  deepStrictEqual(
+    dependencyGraphology(view).edges().map((e) =>
+      dependencyGraphology(view).getEdgeAttributes(e).edge_id
+    ),
+    ["c"],
+  );
   const full = dependencyGraph(view, { includeHierarchy: true });
   deepStrictEqual([...full.needs.keys()], ["vpc", "fn"]);
   deepStrictEqual(

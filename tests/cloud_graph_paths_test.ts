@@ -4,7 +4,9 @@ import { attackPaths, attackPathScore } from "../src/cloud/graph/attack_paths.ts
 import { lateralMovementPaths } from "../src/cloud/graph/lateral_movement.ts";
 import { INTERNET_NODE } from "../src/cloud/graph/internet.ts";
 import { GraphQueryError } from "../src/cloud/graph/errors.ts";
-import { kShortestPaths } from "../src/cloud/graph/path_search.ts";
+import { kShortestPaths, searchGraph } from "../src/cloud/graph/path_search.ts";
+import { compactGraph } from "../src/cloud/graph/compact_graph.ts";
+import { DirectedGraph } from "graphology";
 import { asset, makeView, miniEstate } from "./helpers/cloud_estate.ts";
 
 const W = "0.0.0.0/0";
@@ -111,19 +113,41 @@ Deno.test("findPaths() gives a hint when nothing connects, and stops at the visi
 });
 
 Deno.test("kShortestPaths() finds every simple path of a diamond in length order", () => {
-  const adj: Record<string, string[]> = {
-    s: ["a", "b", "c"],
-    a: ["t"],
-    b: ["x"],
-    x: ["t"],
-    c: ["t"],
-  };
-  const found = kShortestPaths((n, visit) => (adj[n] ?? []).forEach(visit), "s", "t", {
+  const g = new DirectedGraph();
+  for (
+    const [u, v] of [["s", "a"], ["s", "b"], ["s", "c"], ["a", "t"], ["b", "x"], ["x", "t"], [
+      "c",
+      "t",
+    ]]
+  ) g.mergeEdge(u!, v!);
+  const compact = compactGraph(g);
+  const at = (id: string): number => compact.index.get(id)!;
+  const found = kShortestPaths(searchGraph(compact), { source: at("s"), target: at("t") }, {
     count: 10,
     maxHops: 5,
     budget: { left: 1000 },
   });
-  deepStrictEqual(found.paths.map((p) => p.join("")), ["sat", "sct", "sbxt"]);
+  deepStrictEqual(found.paths.map((p) => p.map((i) => compact.ids[i]).join("")), [
+    "sat",
+    "sct",
+    "sbxt",
+  ]);
+  const short = kShortestPaths(searchGraph(compact), { source: at("s"), target: at("t") }, {
+    count: 10,
+    maxHops: 2,
+    budget: { left: 1000 },
+  });
+  strictEqual(short.paths.length, 2);
+  const undirected = kShortestPaths(
+    searchGraph(compact, { undirected: true }),
+    { source: at("t"), target: at("s") },
+    { count: 10, maxHops: 5, budget: { left: 1000 }, undirected: true },
+  );
+  deepStrictEqual(undirected.paths.map((p) => p.map((i) => compact.ids[i]).join("")), [
+    "tas",
+    "tcs",
+    "txbs",
+  ]);
 });
 
 Deno.test("attackPaths() ranks internet routes to crown jewels by the spec score", () => {

@@ -12,12 +12,13 @@
 import { roundHalfEven } from "../model/records.ts";
 import type { DatasetView } from "../model/view.ts";
 import { openFindings } from "./briefs.ts";
-import { flowGraph } from "./flow_graph.ts";
+import { relationshipGraph } from "./relationship_graph.ts";
 import { INTERNET_NODE } from "./internet.ts";
 import { internetEntryPoints, requireNode } from "./nodes.ts";
 import type { PathDescription } from "./paths.ts";
 import { DEFAULT_PATH_BUDGET, describePath, pathView } from "./paths.ts";
-import { pathTo, shortestPathsFrom } from "./path_search.ts";
+import { pathTo, searchGraph, shortestPathsFrom } from "./path_search.ts";
+import { compactFlowGraph } from "./compact_graph.ts";
 import { crownJewelWeight } from "./sensitivity.ts";
 
 /** One ranked attack path. */
@@ -75,9 +76,9 @@ export function attackPaths(
 ): AttackPathsResult {
   const maxDepth = options.maxDepth ?? 8;
   const maxPaths = options.maxPaths ?? 20;
-  const flow = flowGraph(view);
+  const rel = relationshipGraph(view);
   const entryEdge = new Map<string, string>();
-  for (const n of internetEntryPoints(view)) if (flow.hasNode(n)) entryEdge.set(n, "INTERNET");
+  for (const n of internetEntryPoints(view)) if (rel.hasNode(n)) entryEdge.set(n, "INTERNET");
   for (const a of view.records.assets) {
     if (a.is_internet_exposed) entryEdge.set(a.id, "INTERNET_EXPOSED");
   }
@@ -101,40 +102,46 @@ export function attackPaths(
     }
   }
   const pv = pathView(view, "flow");
-  const successors = (node: string, visit: (next: string) => void): void => {
-    if (node === INTERNET_NODE) {
-      for (const n of entryEdge.keys()) visit(n);
-    } else pv.successors(node, visit);
-  };
+  const entryIndexes: number[] = [];
+  for (const n of entryEdge.keys()) {
+    const i = pv.indexOf(n);
+    if (i !== undefined) entryIndexes.push(i);
+  }
+  const compact = compactFlowGraph(view);
+  const virtual = compact.ids.length;
+  const graph = searchGraph(compact, { virtual: [entryIndexes] });
   const hopType = (u: string, v: string): string =>
     u === INTERNET_NODE ? entryEdge.get(v) ?? "INTERNET" : pv.hopType(u, v);
   const budget = { left: options.maxNodesVisited ?? DEFAULT_PATH_BUDGET };
-  const tree = shortestPathsFrom(successors, INTERNET_NODE, { maxHops: maxDepth + 1, budget });
-  const found: AttackPath[] = [];
+  const tree = shortestPathsFrom(graph, virtual, { maxHops: maxDepth + 1, budget });
+  const ranked: { path: string[]; weight: number; onPath: number; score: number }[] = [];
   for (const [target, weight] of targets) {
-    const full = pathTo(tree, target);
+    const index = compact.index.get(target);
+    const full = index === undefined ? null : pathTo(tree, index);
     if (full === null) continue;
-    const path = full.slice(1);
+    const path = full.slice(1).map((i) => compact.ids[i]!);
     if (path.length === 0) continue;
     let onPath = 0;
     for (const n of path) if (view.asset(n)) onPath += openFindings(view, n).length;
-    found.push({
-      ...describePath(view, path, hopType),
-      entry: entryEdge.get(path[0]!) === "INTERNET_EXPOSED"
-        ? "internet-exposed asset"
-        : "internet-sourced rule",
-      target_weight: weight,
-      findings_on_path: onPath,
-      score: attackPathScore(weight, { findingsOnPath: onPath, pathNodes: path.length }),
-    });
+    const score = attackPathScore(weight, { findingsOnPath: onPath, pathNodes: path.length });
+    ranked.push({ path, weight, onPath, score });
   }
-  found.sort((a, b) => b.score - a.score || a.length - b.length);
+  ranked.sort((a, b) => b.score - a.score || a.path.length - b.path.length);
+  const found: AttackPath[] = ranked.slice(0, maxPaths).map(({ path, weight, onPath, score }) => ({
+    ...describePath(view, path, hopType),
+    entry: entryEdge.get(path[0]!) === "INTERNET_EXPOSED"
+      ? "internet-exposed asset"
+      : "internet-sourced rule",
+    target_weight: weight,
+    findings_on_path: onPath,
+    score,
+  }));
   const bounds: string[] = [];
-  if (found.length > maxPaths) bounds.push("max_paths");
+  if (ranked.length > maxPaths) bounds.push("max_paths");
   if (tree.budgetExhausted) bounds.push("max_nodes_visited");
   const out: AttackPathsResult = {
-    paths: found.slice(0, maxPaths),
-    total_found: found.length,
+    paths: found,
+    total_found: ranked.length,
     truncated: bounds.length > 0,
     targets_considered: targets.size,
   };

@@ -16,7 +16,8 @@ import { dependencyItems } from "./dependencies.ts";
 import { dependencyGraph, walkDependents } from "./dependency_graph.ts";
 import { GraphQueryError } from "./errors.ts";
 import { compareCodePoints } from "./order.ts";
-import { relationshipGraph } from "./relationship_graph.ts";
+import { compactRelationshipGraph } from "./compact_graph.ts";
+import { reachableFrom, searchGraph } from "./path_search.ts";
 import { CROWN_JEWEL_WEIGHTS, SENSITIVE_DATA_STORES } from "./sensitivity.ts";
 
 /** What the network walk from one node reached. */
@@ -29,34 +30,26 @@ export interface NetworkReach {
   truncated: boolean;
 }
 
-/** Every node reachable from `start` over relationship-graph edges, breadth-first. */
+/**
+ * Every node reachable from `start` over relationship-graph edges
+ * (descendants: the start itself is never listed), breadth-first.
+ */
 export function networkReach(
   view: DatasetView,
   start: string,
   options: { maxNodes?: number } = {},
 ): NetworkReach {
-  const graph = relationshipGraph(view);
-  const maxNodes = options.maxNodes ?? 1_000_000;
-  if (!graph.hasNode(start)) return { nodes: [], depth: 0, truncated: false };
-  const seen = new Set([start]);
-  const nodes: string[] = [];
-  let frontier = [start];
-  let depth = 0;
-  while (frontier.length > 0) {
-    const next: string[] = [];
-    for (const node of frontier) {
-      for (const n of graph.outNeighbors(node)) {
-        if (seen.has(n)) continue;
-        if (nodes.length >= maxNodes) return { nodes, depth: depth + 1, truncated: true };
-        seen.add(n);
-        nodes.push(n);
-        next.push(n);
-      }
-    }
-    if (next.length > 0) depth++;
-    frontier = next;
-  }
-  return { nodes, depth, truncated: false };
+  const compact = compactRelationshipGraph(view);
+  const index = compact.index.get(start);
+  if (index === undefined) return { nodes: [], depth: 0, truncated: false };
+  const reach = reachableFrom(searchGraph(compact), [index], {
+    maxNodes: options.maxNodes ?? 1_000_000,
+  });
+  return {
+    nodes: reach.nodes.filter((i) => i !== index).map((i) => compact.ids[i]!),
+    depth: reach.depth,
+    truncated: reach.truncated,
+  };
 }
 
 /**

@@ -5,6 +5,9 @@
  * Both ends must be assets. Containment under an organisation, OU or
  * account ("where", not "what breaks") is left out unless asked for.
  *
+ * The dependency graph is kept as ordered arrow lists (what the walks
+ * read); {@link dependencyGraphology} gives it as a graphology multigraph.
+ *
  * `dependsOn` walks upstream (what an asset needs), `dependents` walks
  * downstream (what needs it: what breaks if it breaks).
  *
@@ -33,8 +36,6 @@ export interface DependencyEdgeAttributes {
 
 /** The dependency view of a dataset. */
 export interface DependencyGraph {
-  /** dependent → dependency, one edge per raw edge. */
-  graph: MultiDirectedGraph<Record<string, never>, DependencyEdgeAttributes>;
   /** dependent → its dependencies, in dataset edge order. */
   needs: ReadonlyMap<string, readonly DependencyArrow[]>;
   /** dependency → its dependents, in dataset edge order. */
@@ -86,9 +87,6 @@ export function dependencyGraph(
 ): DependencyGraph {
   const includeHierarchy = options.includeHierarchy ?? false;
   return view.derived(`graph:dependency:${includeHierarchy}`, () => {
-    const graph = new MultiDirectedGraph<Record<string, never>, DependencyEdgeAttributes>({
-      allowSelfLoops: true,
-    });
     const needs = new Map<string, DependencyArrow[]>();
     const neededBy = new Map<string, DependencyArrow[]>();
     for (const edge of view.records.edges) {
@@ -101,13 +99,6 @@ export function dependencyGraph(
         !includeHierarchy && edge.edge_type === "CONTAINS" &&
         HIERARCHY_TYPES.has(dependencyAsset.asset_type)
       ) continue;
-      graph.mergeNode(dependent);
-      graph.mergeNode(dependency);
-      graph.addDirectedEdge(dependent, dependency, {
-        edge_type: edge.edge_type,
-        relationship: edge.relationship,
-        edge_id: edge.id,
-      });
       const out = needs.get(dependent);
       if (out) out.push({ other: dependency, edge });
       else needs.set(dependent, [{ other: dependency, edge }]);
@@ -115,7 +106,39 @@ export function dependencyGraph(
       if (back) back.push({ other: dependent, edge });
       else neededBy.set(dependency, [{ other: dependent, edge }]);
     }
-    return { graph, needs, neededBy };
+    return { needs, neededBy };
+  });
+}
+
+/** The dependency graph as a graphology multigraph (dependent → dependency, one edge per raw edge). */
+export type DependencyGraphology = MultiDirectedGraph<
+  Record<string, never>,
+  DependencyEdgeAttributes
+>;
+
+/**
+ * The dependency graph as a graphology multigraph, for library algorithms
+ * and exports; built on first use (the walks use the ordered lists).
+ */
+export function dependencyGraphology(
+  view: DatasetView,
+  options: { includeHierarchy?: boolean } = {},
+): DependencyGraphology {
+  const includeHierarchy = options.includeHierarchy ?? false;
+  return view.derived(`graph:dependency_graphology:${includeHierarchy}`, () => {
+    const graph: DependencyGraphology = new MultiDirectedGraph({ allowSelfLoops: true });
+    for (const [dependent, arrows] of dependencyGraph(view, { includeHierarchy }).needs) {
+      graph.mergeNode(dependent);
+      for (const { other, edge } of arrows) {
+        graph.mergeNode(other);
+        graph.addDirectedEdge(dependent, other, {
+          edge_type: edge.edge_type,
+          relationship: edge.relationship,
+          edge_id: edge.id,
+        });
+      }
+    }
+    return graph;
   });
 }
 

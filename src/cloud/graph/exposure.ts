@@ -11,7 +11,7 @@
 import type { DatasetView } from "../model/view.ts";
 import type { AssetBrief, PlaceholderBrief } from "./briefs.ts";
 import { assetBrief, nodeBrief } from "./briefs.ts";
-import { internetReachable } from "./flow_graph.ts";
+import { internetReachable } from "./reachability.ts";
 import { isEgress, isInternetSource } from "./internet.ts";
 import { rawAdjacency } from "./nodes.ts";
 import { openPorts } from "./ports.ts";

@@ -18,7 +18,6 @@
 import { DirectedGraph } from "graphology";
 import type { DatasetView } from "../model/view.ts";
 import { isEgress } from "./internet.ts";
-import { internetEntryPoints } from "./nodes.ts";
 import { relationshipGraph } from "./relationship_graph.ts";
 
 /** What an edge of the flow graph carries. */
@@ -56,16 +55,28 @@ function forwardHop(edgeType: string, direction: string, nodeType: string): bool
   return false;
 }
 
-/** The flow graph of a dataset, built once per dataset version. */
-export function flowGraph(view: DatasetView): FlowGraph {
-  return view.derived("graph:flow", () => {
+/** The hops of the flow graph in building order: pair key `u\u0000v` → attributes (first hop wins). */
+export interface FlowHops {
+  /** Hop sources, targets and attributes, index-aligned. */
+  from: string[];
+  to: string[];
+  attributes: FlowEdgeAttributes[];
+  /** `from + "\u0000" + to` → attributes. */
+  byPair: Map<string, FlowEdgeAttributes>;
+}
+
+/** The flow hops of a dataset, computed once per version from the relationship graph. */
+export function flowHops(view: DatasetView): FlowHops {
+  return view.derived("graph:flow_hops", () => {
     const rel = relationshipGraph(view);
-    const flow: FlowGraph = new DirectedGraph({ allowSelfLoops: true });
-    rel.forEachNode((node) => {
-      flow.addNode(node);
-    });
+    const hops: FlowHops = { from: [], to: [], attributes: [], byPair: new Map() };
     const add = (from: string, to: string, attrs: FlowEdgeAttributes): void => {
-      if (!flow.hasDirectedEdge(from, to)) flow.addDirectedEdge(from, to, attrs);
+      const key = from + "\u0000" + to;
+      if (from === to || hops.byPair.has(key)) return;
+      hops.byPair.set(key, attrs);
+      hops.from.push(from);
+      hops.to.push(to);
+      hops.attributes.push(attrs);
     };
     rel.forEachNode((node, nodeAttrs) => {
       const nodeType = nodeAttrs.asset_type;
@@ -103,38 +114,39 @@ export function flowGraph(view: DatasetView): FlowGraph {
         });
       }
     }
+    return hops;
+  });
+}
+
+/**
+ * The flow graph of a dataset as a graphology graph (every relationship
+ * node, the flow hops as edges), built once per version on first use. The
+ * path searches read the same hops through the compact flow graph.
+ */
+export function flowGraph(view: DatasetView): FlowGraph {
+  return view.derived("graph:flow", () => {
+    const flow: FlowGraph = new DirectedGraph({ allowSelfLoops: true });
+    relationshipGraph(view).forEachNode((node) => {
+      flow.addNode(node);
+    });
+    const hops = flowHops(view);
+    for (let i = 0; i < hops.from.length; i++) {
+      flow.addDirectedEdge(hops.from[i]!, hops.to[i]!, hops.attributes[i]!);
+    }
     return flow;
   });
+}
+
+/** The attributes of flow hop u→v, if there is one. */
+export function flowHop(
+  view: DatasetView,
+  from: string,
+  to: string,
+): FlowEdgeAttributes | undefined {
+  return flowHops(view).byPair.get(from + "\u0000" + to);
 }
 
 /** How a flow hop is named in path results: `SG_ADMITS` for reversed hops, else its edge type. */
 export function flowHopType(attrs: FlowEdgeAttributes): string {
   return attrs.reversed ? "SG_ADMITS" : attrs.edge_type;
-}
-
-/**
- * Every node reachable from the internet entry points over network hops of
- * the flow graph (identity edges are not followed); entry points are in it
- * only when reached from another entry point.
- */
-export function internetReachable(view: DatasetView): ReadonlySet<string> {
-  return view.derived("graph:internet_reachable", () => {
-    const flow = flowGraph(view);
-    const entryPoints = internetEntryPoints(view);
-    const reached = new Set<string>();
-    const seen = new Set<string>(entryPoints.filter((n) => flow.hasNode(n)));
-    const queue = [...seen];
-    for (let i = 0; i < queue.length; i++) {
-      const node = queue[i]!;
-      flow.forEachOutEdge(node, (_key, attrs, _s, next) => {
-        if (attrs.identity) return;
-        reached.add(next);
-        if (!seen.has(next)) {
-          seen.add(next);
-          queue.push(next);
-        }
-      });
-    }
-    return reached;
-  });
 }

@@ -12,7 +12,9 @@ import type { DatasetView } from "../model/view.ts";
 import { IDENTITY_EDGE_TYPES } from "./flow_graph.ts";
 import type { PathDescription } from "./paths.ts";
 import { DEFAULT_PATH_BUDGET, describePath } from "./paths.ts";
-import { pathTo, shortestPathsFrom } from "./path_search.ts";
+import { pathTo, searchGraph, shortestPathsFrom } from "./path_search.ts";
+import type { CompactGraph } from "./compact_graph.ts";
+import { compactGraph } from "./compact_graph.ts";
 import { crownJewelWeight } from "./sensitivity.ts";
 
 /** The identity graph: identity edges only, one per ordered pair (later edges replace earlier). */
@@ -30,6 +32,11 @@ export function identityGraph(view: DatasetView): IdentityGraph {
     }
     return g;
   });
+}
+
+/** The compact identity graph of a dataset, built once per version. */
+export function compactIdentityGraph(view: DatasetView): CompactGraph {
+  return view.derived("graph:compact:identity", () => compactGraph(identityGraph(view)));
 }
 
 /** Options of {@link lateralMovementPaths}. */
@@ -78,22 +85,22 @@ export function lateralMovementPaths(
   }
   const unique = [...new Set(starts)];
   const budget = { left: options.maxNodesVisited ?? DEFAULT_PATH_BUDGET };
-  const successors = (node: string, visit: (next: string) => void): void => {
-    g.forEachOutNeighbor(node, visit);
-  };
+  const compact = compactIdentityGraph(view);
+  const graph = searchGraph(compact);
   const chains: string[][] = [];
   const bounds = new Set<string>();
   for (const s of unique) {
-    if (!g.hasNode(s)) continue;
-    const tree = shortestPathsFrom(successors, s, { maxHops: maxDepth, budget });
+    const start = compact.index.get(s);
+    if (start === undefined) continue;
+    const tree = shortestPathsFrom(graph, start, { maxHops: maxDepth, budget });
     if (tree.budgetExhausted) bounds.add("max_nodes_visited");
-    for (const node of tree.parents.keys()) {
-      if (node === s || g.outDegree(node) !== 0) continue;
+    for (const node of tree.order) {
+      if (node === start || compact.out.offsets[node + 1] !== compact.out.offsets[node]) continue;
       if (chains.length >= maxChains) {
         bounds.add("max_chains");
         break;
       }
-      chains.push(pathTo(tree, node)!);
+      chains.push(pathTo(tree, node)!.map((i) => compact.ids[i]!));
     }
     if (bounds.size > 0) break;
   }

@@ -10,11 +10,12 @@
 import type { DatasetView } from "../model/view.ts";
 import type { AssetBrief, HopBrief, PlaceholderBrief } from "./briefs.ts";
 import { hopBrief, nodeBrief } from "./briefs.ts";
-import { flowGraph, flowHopType } from "./flow_graph.ts";
+import { flowHop, flowHopType } from "./flow_graph.ts";
 import { INTERNET_NODE } from "./internet.ts";
 import { internetEntryPoints, requireNode } from "./nodes.ts";
-import type { Successors } from "./path_search.ts";
-import { kShortestPaths } from "./path_search.ts";
+import type { SearchGraph } from "./path_search.ts";
+import { kShortestPaths, searchGraph } from "./path_search.ts";
+import { compactFlowGraph, compactRelationshipGraph } from "./compact_graph.ts";
 import { relationshipGraph } from "./relationship_graph.ts";
 
 /** Which graph a path search walks. */
@@ -34,42 +35,49 @@ export interface PathDescription {
 /** Expansions one path query may spend before it stops and reports truncation. */
 export const DEFAULT_PATH_BUDGET = 1_000_000;
 
-/** The successor function and hop naming of one graph view. */
+/** A mode's graph ready for searching, with the virtual internet node wired in. */
 export interface PathView {
-  successors: Successors;
-  /** The edge type shown for hop u→v. */
+  /** The search graph; the virtual internet node is the last index. */
+  graph: SearchGraph;
+  /** Node ids by index (the virtual internet node included). */
+  ids: readonly string[];
+  /** The index of a node id, or undefined. */
+  indexOf(id: string): number | undefined;
+  /** The edge type shown for hop u→v (ids). */
   hopType(u: string, v: string): string;
 }
 
-/** The successors and hop names of a mode's graph, with the virtual internet node wired in. */
+/** The search graph and hop names of a mode, with {@link INTERNET_NODE} linked to every entry point. */
 export function pathView(view: DatasetView, mode: PathMode): PathView {
-  const entries = internetEntryPoints(view);
   const rel = relationshipGraph(view);
-  const virtual = (visit: (next: string) => void): void => {
-    for (const n of entries) if (rel.hasNode(n)) visit(n);
-  };
+  const compact = mode === "flow" ? compactFlowGraph(view) : compactRelationshipGraph(view);
+  const entries: number[] = [];
+  for (const n of internetEntryPoints(view)) {
+    const i = compact.index.get(n);
+    if (i !== undefined) entries.push(i);
+  }
+  const undirected = mode === "undirected";
+  const graph = searchGraph(compact, { undirected, virtual: [entries] });
+  const virtualIndex = compact.ids.length;
+  const ids = [...compact.ids, INTERNET_NODE];
+  const indexOf = (id: string): number | undefined =>
+    id === INTERNET_NODE ? virtualIndex : compact.index.get(id);
   if (mode === "flow") {
-    const flow = flowGraph(view);
     return {
-      successors: (node, visit) => {
-        if (node === INTERNET_NODE) return virtual(visit);
-        if (flow.hasNode(node)) flow.forEachOutNeighbor(node, visit);
-      },
+      graph,
+      ids,
+      indexOf,
       hopType: (u, v) => {
         if (u === INTERNET_NODE) return "INTERNET";
-        const key = flow.edge(u, v);
-        return key === undefined ? "?" : flowHopType(flow.getEdgeAttributes(key));
+        const hop = flowHop(view, u, v);
+        return hop === undefined ? "?" : flowHopType(hop);
       },
     };
   }
-  const undirected = mode === "undirected";
   return {
-    successors: (node, visit) => {
-      if (node === INTERNET_NODE) return virtual(visit);
-      if (!rel.hasNode(node)) return;
-      rel.forEachOutNeighbor(node, visit);
-      if (undirected) rel.forEachInNeighbor(node, visit);
-    },
+    graph,
+    ids,
+    indexOf,
     hopType: (u, v) => {
       if (u === INTERNET_NODE) return "INTERNET";
       let key = rel.edge(u, v);
@@ -140,13 +148,19 @@ export function findPaths(
   const pv = pathView(view, mode);
   const skip = ends.source === INTERNET_NODE ? 1 : 0;
   const budget = { left: options.maxNodesVisited ?? DEFAULT_PATH_BUDGET };
-  const search = kShortestPaths(pv.successors, ends.source, ends.target, {
-    count: maxPaths + 1,
-    maxHops: maxDepth + skip,
-    budget,
-    undirected: mode === "undirected",
-  });
-  const found = search.paths.map((p) => p.slice(skip)).filter((p) => p.length > 0);
+  const source = pv.indexOf(ends.source);
+  const target = pv.indexOf(ends.target);
+  const search = source === undefined || target === undefined
+    ? { paths: [], budgetExhausted: false }
+    : kShortestPaths(pv.graph, { source, target }, {
+      count: maxPaths + 1,
+      maxHops: maxDepth + skip,
+      budget,
+      undirected: mode === "undirected",
+    });
+  const found = search.paths.map((p) => p.slice(skip).map((i) => pv.ids[i]!)).filter((p) =>
+    p.length > 0
+  );
   const kept = found.slice(0, maxPaths);
   const bounds: string[] = [];
   if (found.length > maxPaths) bounds.push("max_paths");

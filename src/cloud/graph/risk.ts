@@ -13,7 +13,7 @@ import type { DatasetView } from "../model/view.ts";
 import type { AssetBrief, FindingBrief } from "./briefs.ts";
 import { assetBrief, findingBrief, openFindings } from "./briefs.ts";
 import { dependencyGraph, walkDependents } from "./dependency_graph.ts";
-import { internetReachable } from "./flow_graph.ts";
+import { internetReachable } from "./reachability.ts";
 import { compareCodePoints } from "./order.ts";
 
 /** How `top_risks` scores, in words. */
