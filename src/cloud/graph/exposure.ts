@@ -1,0 +1,137 @@
+/**
+ * `internet_exposure`: assets flagged internet-exposed with the evidence —
+ * internet-sourced ingress rules reaching them directly or through an
+ * attached security group / NSG, the sensitive ports among them, and
+ * whether a WAF protects them — plus, on request, what the flow graph
+ * reaches from the internet.
+ *
+ * @module
+ */
+
+import type { DatasetView } from "../model/view.ts";
+import type { AssetBrief, PlaceholderBrief } from "./briefs.ts";
+import { assetBrief, nodeBrief } from "./briefs.ts";
+import { internetReachable } from "./reachability.ts";
+import { isEgress, isInternetSource } from "./internet.ts";
+import { rawAdjacency } from "./nodes.ts";
+import { openPorts } from "./ports.ts";
+import { SENSITIVE_PORTS } from "./sensitivity.ts";
+import { compareCodePoints } from "./order.ts";
+
+/** One internet-sourced rule reaching an asset. */
+export interface InternetRule {
+  edge_type: string;
+  /** The port range, else the first ten ports, else `all`. */
+  ports: string;
+  protocol: string | null;
+  /** The security group / NSG it comes through, else the rule's description. */
+  via: string | null;
+}
+
+/** The exposure evidence of one asset. */
+export interface ExposureEvidence {
+  /** At most ten rules. */
+  internet_rules: InternetRule[];
+  sensitive_ports_open: number[];
+  protected_by_waf: boolean;
+}
+
+/** One row of {@link internetExposure}. */
+export type ExposureItem = AssetBrief & ExposureEvidence;
+
+const FILTER_TYPES = new Set(["SECURITY_GROUP", "NSG"]);
+
+/** The internet rules reaching an asset (directly or through attached groups) and its WAF cover. */
+export function exposureEvidence(view: DatasetView, assetId: string): ExposureEvidence {
+  const adjacency = rawAdjacency(view);
+  const via: [string, string | null][] = [[assetId, null]];
+  let protectedByWaf = false;
+  for (const hop of adjacency.get(assetId) ?? []) {
+    if (hop.direction === "in" && hop.edge.edge_type === "PROTECTS") protectedByWaf = true;
+    const other = view.asset(hop.other);
+    if (
+      hop.direction === "out" && hop.edge.edge_type === "ATTACHED_TO" && other &&
+      FILTER_TYPES.has(other.asset_type)
+    ) via.push([hop.other, other.name]);
+  }
+  const rules: InternetRule[] = [];
+  const ports = new Set<number>();
+  for (const [node, through] of via) {
+    for (const hop of adjacency.get(node) ?? []) {
+      const e = hop.edge;
+      if (hop.direction !== "in" || isEgress(e.direction)) continue;
+      if (!isInternetSource(e.cidr) && !isInternetSource(hop.other)) continue;
+      rules.push({
+        edge_type: e.edge_type,
+        ports: e.port_range || e.ports.slice(0, 10).join(",") || "all",
+        protocol: e.protocol,
+        via: through ?? e.description,
+      });
+      for (const p of openPorts(e, SENSITIVE_PORTS)) ports.add(p);
+    }
+  }
+  return {
+    internet_rules: rules.slice(0, 10),
+    sensitive_ports_open: [...ports].sort((a, b) => a - b),
+    protected_by_waf: protectedByWaf,
+  };
+}
+
+/** Options of {@link internetExposure}. */
+export interface InternetExposureOptions {
+  /** Only these asset types (empty or absent: all). */
+  assetTypes?: readonly string[];
+  /** Also list what the flow graph reaches from the internet. @default false */
+  includeReachable?: boolean;
+  /** How many reachable nodes to list. @default 50 */
+  limit?: number;
+}
+
+/** The result of {@link internetExposure}. */
+export interface InternetExposureResult {
+  /** Every exposed asset, sorted (paginate after). */
+  items: ExposureItem[];
+  graph_reachable?: {
+    total: number;
+    truncated: boolean;
+    items: (AssetBrief | PlaceholderBrief)[];
+  };
+}
+
+/**
+ * Exposed assets with their evidence, most sensitive ports open first, then
+ * unprotected before WAF-protected, then most open findings, then name.
+ */
+export function internetExposure(
+  view: DatasetView,
+  options: InternetExposureOptions = {},
+): InternetExposureResult {
+  const types = options.assetTypes && options.assetTypes.length > 0
+    ? new Set(options.assetTypes)
+    : null;
+  const items: ExposureItem[] = [];
+  for (const a of view.records.assets) {
+    if (!a.is_internet_exposed || (types && !types.has(a.asset_type))) continue;
+    items.push({ ...assetBrief(view, a), ...exposureEvidence(view, a.id) });
+  }
+  items.sort((x, y) =>
+    y.sensitive_ports_open.length - x.sensitive_ports_open.length ||
+    Number(x.protected_by_waf) - Number(y.protected_by_waf) ||
+    y.open_findings - x.open_findings ||
+    compareCodePoints(x.name, y.name)
+  );
+  const out: InternetExposureResult = { items };
+  if (options.includeReachable) {
+    const limit = options.limit ?? 50;
+    const reach = [...internetReachable(view)].filter((n) => view.asset(n) !== undefined).sort((
+      a,
+      b,
+    ) => compareCodePoints(a, b));
+    out.graph_reachable = {
+      total: reach.length,
+      truncated: reach.length > limit,
+      items: reach.slice(0, limit).map((n) => nodeBrief(view, n)),
+    };
+  }
+  return out;
+}

@@ -1,0 +1,116 @@
+/**
+ * Port ranges read from the `port_range` strings and `ports` lists of rule
+ * edges, matched as numbers (a text search would find 22 in `2200-2300`
+ * and miss it in `0-65535`).
+ *
+ * @module
+ */
+
+/** An inclusive range of ports. */
+export type PortRange = readonly [number, number];
+
+const MAX_PORT = 65535;
+const ALL_PORTS: readonly PortRange[] = [[0, MAX_PORT]];
+const ALL_PROTOCOLS = new Set(["ALL", "-1", "*", "ANY"]);
+const PORTED_PROTOCOLS = new Set(["TCP", "UDP", "SCTP", "6", "17", "132"]);
+const PORTLESS_PROTOCOLS = new Set([
+  "ICMP",
+  "ICMPV6",
+  "ESP",
+  "AH",
+  "GRE",
+  "IPIP",
+  "1",
+  "58",
+  "50",
+  "51",
+  "47",
+  "4",
+]);
+const FILTER_RULE_EDGES = new Set(["SECURITY_GROUP_RULE", "NACL_RULE"]);
+const RANGE = /^(\d+)(?:-(\d+))?$/;
+
+function parseToken(token: string): PortRange | null {
+  if (token === "*" || token === "any" || token === "all") return [0, MAX_PORT];
+  const match = RANGE.exec(token);
+  if (!match) return null;
+  const low = Number(match[1]);
+  const high = match[2] === undefined ? low : Number(match[2]);
+  if (low > high || high > MAX_PORT) return null;
+  return [low, high];
+}
+
+/**
+ * The inclusive ranges a `port_range` string opens for a protocol. Tokens
+ * that are not ports are skipped; with nothing valid left, an
+ * every-protocol rule (`ALL`, `-1`, `*`, `Any`) and an empty TCP/UDP/SCTP
+ * rule open every port; port-less protocols (ICMP, ESP, GRE, …) open none.
+ */
+export function parsePortRanges(
+  portRange: string | null | undefined,
+  protocol: string | null | undefined,
+): PortRange[] {
+  const proto = (protocol ?? "").trim().toUpperCase();
+  if (PORTLESS_PROTOCOLS.has(proto)) return [];
+  const tokens = (portRange ?? "").split(",").map((t) => t.trim().toLowerCase());
+  const ranges: PortRange[] = [];
+  for (const token of tokens) {
+    if (!token) continue;
+    const range = parseToken(token);
+    if (range) ranges.push(range);
+  }
+  if (ranges.length > 0) return ranges;
+  if (ALL_PROTOCOLS.has(proto)) return [...ALL_PORTS];
+  if (PORTED_PROTOCOLS.has(proto) && tokens.every((t) => t === "")) return [...ALL_PORTS];
+  return [];
+}
+
+/** The fields of an edge that say which ports it opens. */
+export interface PortedEdge {
+  edge_type: string;
+  port_range: string | null;
+  protocol: string | null;
+  ports?: readonly number[];
+}
+
+/**
+ * The ports an edge opens. Only security group and NACL rules open every
+ * port when their `port_range` is empty; on other edges an empty range
+ * means the source had no port data.
+ */
+export function edgePortRanges(edge: PortedEdge): PortRange[] {
+  const portRange = edge.port_range ?? "";
+  if (!portRange.trim() && !FILTER_RULE_EDGES.has(edge.edge_type)) return [];
+  return parsePortRanges(portRange, edge.protocol);
+}
+
+/** Whether `port` lies inside one of the ranges. */
+export function portInRanges(port: number, ranges: readonly PortRange[]): boolean {
+  return ranges.some(([low, high]) => low <= port && port <= high);
+}
+
+/** Whether the ranges together cover every port from 0 to 65535. */
+export function coversAllPorts(ranges: readonly PortRange[]): boolean {
+  let reach = -1;
+  for (const [low, high] of [...ranges].sort((a, b) => a[0] - b[0] || a[1] - b[1])) {
+    if (low > reach + 1) return false;
+    reach = Math.max(reach, high);
+  }
+  return reach >= MAX_PORT;
+}
+
+/** Whether an edge opens `port`, through its `ports` list or its port range. */
+export function edgeAllowsPort(edge: PortedEdge, port: number): boolean {
+  if (edge.ports?.includes(port)) return true;
+  return portInRanges(port, edgePortRanges(edge));
+}
+
+/** The ports among `wanted` that an edge opens, ascending. */
+export function openPorts(edge: PortedEdge, wanted: Iterable<number>): number[] {
+  const ranges = edgePortRanges(edge);
+  const out: number[] = [];
+  for (const port of wanted) {
+    if (edge.ports?.includes(port) || portInRanges(port, ranges)) out.push(port);
+  }
+  return out.sort((a, b) => a - b);
+}

@@ -1,0 +1,117 @@
+/**
+ * Benchmarks of the graph queries on generated estates of 1,000, 10,000 and
+ * 100,000 assets (3 edges per asset), each beside a straight loop over the
+ * record arrays doing the nearest array-only equivalent: neighbors against
+ * one scan of the edges, find_paths against a breadth-first search that
+ * rescans the edges per level, blast_radius against the same rescanning
+ * walk over dependency directions, top_risks against one pass over the
+ * findings. Derived graphs are built (and timed) once before the queries.
+ */
+
+import { compareTo, measure, reportMedian } from "./helpers/bench_stats.ts";
+import { generateEstate } from "./helpers/cloud_generated_estate.ts";
+import { makeView } from "./helpers/cloud_estate.ts";
+import { neighbors } from "../src/cloud/graph/neighborhood.ts";
+import { findPaths } from "../src/cloud/graph/paths.ts";
+import { blastRadius } from "../src/cloud/graph/blast_radius.ts";
+import { topRisks } from "../src/cloud/graph/risk.ts";
+import { INTERNET_NODE } from "../src/cloud/graph/internet.ts";
+import { dependencyPair } from "../src/cloud/graph/dependency_graph.ts";
+import { riskScore } from "../src/cloud/model/records.ts";
+import type { DatasetRecords } from "../src/cloud/model/records.ts";
+
+function scanNeighbors(records: DatasetRecords, id: string): number {
+  let found = 0;
+  for (const e of records.edges) if (e.source_id === id || e.target_id === id) found++;
+  return found;
+}
+
+function scanPath(records: DatasetRecords, from: string, to: string, maxDepth: number): number {
+  const seen = new Set([from]);
+  let frontier = new Set([from]);
+  for (let depth = 1; depth <= maxDepth && frontier.size > 0; depth++) {
+    const next = new Set<string>();
+    for (const e of records.edges) {
+      if (!frontier.has(e.source_id) || seen.has(e.target_id)) continue;
+      if (e.target_id === to) return depth;
+      seen.add(e.target_id);
+      next.add(e.target_id);
+    }
+    frontier = next;
+  }
+  return -1;
+}
+
+function scanDependents(records: DatasetRecords, id: string, maxDepth: number): number {
+  const seen = new Set([id]);
+  let frontier = new Set([id]);
+  for (let depth = 1; depth <= maxDepth && frontier.size > 0; depth++) {
+    const next = new Set<string>();
+    for (const e of records.edges) {
+      const pair = dependencyPair(e);
+      if (pair === null || !frontier.has(pair[1]) || seen.has(pair[0])) continue;
+      seen.add(pair[0]);
+      next.add(pair[0]);
+    }
+    frontier = next;
+  }
+  return seen.size - 1;
+}
+
+function scanRisks(records: DatasetRecords, top: number): string[] {
+  const worst = new Map<string, number>();
+  for (const f of records.findings) {
+    if (f.is_suppressed) continue;
+    worst.set(f.resource_id, Math.max(worst.get(f.resource_id) ?? 0, riskScore(f)));
+  }
+  return [...worst].sort((a, b) => b[1] - a[1]).slice(0, top).map(([id]) => id);
+}
+
+for (const size of [1_000, 10_000, 100_000]) {
+  const estate = generateEstate(size, 2026);
+  const view = makeView(estate.records);
+  const records = estate.records;
+  const vm = estate.byType.get("EC2")![0]!;
+  const db = estate.byType.get("RDS_INSTANCE")![0]!;
+  const key = estate.byType.get("KMS_KEY")![0]!;
+  const label = `${size.toLocaleString("en")} assets`;
+  const runs = size >= 100_000 ? 5 : 20;
+  const started = performance.now();
+  neighbors(view, vm);
+  findPaths(view, { source: INTERNET_NODE, target: db });
+  blastRadius(view, key);
+  topRisks(view);
+  console.log(`${label}: derived graphs built in ${(performance.now() - started).toFixed(0)} ms`);
+
+  const cases: [string, () => unknown, () => unknown][] = [
+    ["neighbors", () => neighbors(view, vm, { depth: 2 }), () => scanNeighbors(records, vm)],
+    [
+      "find_paths",
+      () => findPaths(view, { source: INTERNET_NODE, target: db }),
+      () => scanPath(records, "0.0.0.0/0", db, 6),
+    ],
+    ["blast_radius", () => blastRadius(view, key), () => scanDependents(records, key, 10)],
+    ["top_risks", () => topRisks(view), () => scanRisks(records, 10)],
+  ];
+  for (const [name, query, baseline] of cases) {
+    const subject = `${name}@${size}`;
+    const peer = `${name}-baseline@${size}`;
+    Deno.bench({
+      name: `${name} (${label})`,
+      group: `${name} ${size}`,
+      n: runs,
+      warmup: 1,
+      fn: async (b) => await measure(subject, b, query),
+    });
+    Deno.bench({
+      name: `${name} baseline: loop over arrays (${label})`,
+      group: `${name} ${size}`,
+      baseline: true,
+      n: runs,
+      warmup: 1,
+      fn: async (b) => await measure(peer, b, baseline),
+    });
+    compareTo(`${name}, ${label}, vs array loop`, subject, peer, null);
+    reportMedian(`${name}, ${label}`, subject, null);
+  }
+}
