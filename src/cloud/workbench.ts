@@ -1,0 +1,193 @@
+/**
+ * The cloud workbench: named datasets of cloud estates (assets, edges,
+ * findings, compliance results), queried through tools, `cloudg://`
+ * resources, guided prompts and session-aware completion.
+ *
+ * @module
+ */
+
+import { isAbsolute, resolve } from "node:path";
+import type { PermissionNeed } from "../core/permissions.ts";
+import { isWithin } from "../core/roots.ts";
+import type {
+  CompletionFamily,
+  Workbench,
+  WorkbenchModule,
+  WorkbenchServices,
+} from "../core/workbench.ts";
+import { cloudCompleters } from "./completers.ts";
+import { cloudContext } from "./context.ts";
+import { loadDemo } from "./demo/load_demo.ts";
+import { cloudPrompts } from "./prompts/prompts.ts";
+import { cloudResources, cloudTemplates } from "./resources/resources.ts";
+import { COMPLIANCE_TOOLSET, complianceTools } from "./toolsets/compliance.ts";
+import { FINDINGS_TOOLSET, findingsTools } from "./toolsets/findings.ts";
+import { GRAPH_TOOLSET, graphTools } from "./toolsets/graph.ts";
+import { INVENTORY_TOOLSET, inventoryTools } from "./toolsets/inventory.ts";
+import { META_TOOLSET, metaTools } from "./toolsets/meta.ts";
+import { WORKSPACE_TOOLSET, workspaceTools } from "./toolsets/workspace.ts";
+import { Workspace } from "./workspace/workspace.ts";
+
+/** A dataset the operator names on the command line. */
+export interface PreloadedDataset {
+  /** Its name; derived from the path when left out. */
+  name?: string;
+  /** Its file or directory. */
+  path: string;
+}
+
+/** How the cloud workbench is configured. */
+export interface CloudSettings {
+  /** Datasets loaded into every session's workspace at start. @default [] */
+  datasets?: PreloadedDataset[];
+  /** Load the demo estate (`sample`, active, and `after`). @default false */
+  demo?: boolean;
+}
+
+/** The cloud toolsets, in listing order. */
+export const CLOUD_TOOLSETS = [
+  WORKSPACE_TOOLSET,
+  INVENTORY_TOOLSET,
+  GRAPH_TOOLSET,
+  FINDINGS_TOOLSET,
+  COMPLIANCE_TOOLSET,
+  META_TOOLSET,
+] as const;
+
+const CLOUD_HELP = `Cloud estates (the cloud workbench):
+  --dataset [NAME=]PATH  load a dataset at start (repeatable): an inventory-map.json directory, a
+                         findings.json report, or {assets, edges, findings} JSON (grant --allow-read=PATH)
+  --demo                 load the demo estate: datasets sample (active) and after (no WAF web ACL)
+`;
+
+/** `[NAME=]PATH` of `--dataset`. */
+export function parseDatasetFlag(text: string): PreloadedDataset {
+  const equals = text.indexOf("=");
+  const named = equals > 0 && /^[A-Za-z0-9_.-]{1,64}$/.test(text.slice(0, equals));
+  const path = named ? text.slice(equals + 1) : text;
+  if (path.length === 0) throw new Error(`--dataset expects [NAME=]PATH; got ${JSON.stringify(text)}`);
+  return { ...(named ? { name: text.slice(0, equals) } : {}), path: resolve(path) };
+}
+
+/**
+ * The cloud workbench configured with `settings`.
+ *
+ * @example
+ * ```ts
+ * import { cloudWorkbenchWith } from "./workbench.ts";
+ * const cloud = cloudWorkbenchWith({ demo: true });
+ * ```
+ */
+export function cloudWorkbenchWith(settings: CloudSettings = {}): WorkbenchModule {
+  const datasets = (settings.datasets ?? []).map((d) => ({
+    ...d,
+    path: isAbsolute(d.path) ? d.path : resolve(d.path),
+  }));
+  return {
+    name: "cloud",
+    instructions:
+      "For cloud estates, start with workspace_status (or read cloudg://workspace), load data with load_dataset, then prefer the narrow query tools; list results are paginated with next_cursor.",
+    toolsets: CLOUD_TOOLSETS,
+    subjectKinds: ["dataset", "asset", "finding"],
+    evidencePredicate: "casefile.cloud/v1",
+    cli: {
+      options: {
+        dataset: { type: "string", multiple: true },
+        demo: { type: "boolean" },
+      },
+      help: CLOUD_HELP,
+      configure: (values) =>
+        cloudWorkbenchWith({
+          datasets: ((values.dataset as string[] | undefined) ?? []).map(parseDatasetFlag),
+          demo: values.demo === true,
+        }),
+    },
+    permissionNeeds: (): PermissionNeed[] =>
+      datasets.map((d) => ({ name: "read", target: d.path, purpose: `load dataset ${d.path}` })),
+    create: (services) => createCloudWorkbench(services, datasets, settings.demo ?? false),
+  };
+}
+
+/** The cloud workbench with an empty workspace. */
+export const cloudWorkbench: WorkbenchModule = cloudWorkbenchWith();
+
+function createCloudWorkbench(
+  services: WorkbenchServices,
+  datasets: readonly PreloadedDataset[],
+  demo: boolean,
+): Workbench {
+  const workspace = new Workspace({
+    fence: async (path) => (await services.fence.check(path)).realPath,
+  });
+  workspace.onChange((event) => {
+    if (event.type === "list_changed") services.notifyResourceListChanged();
+    else services.notifyResourceUpdated(event.uri);
+  });
+  if (demo) loadDemo(workspace);
+  const preloaded = preload(workspace, datasets, services);
+  const ctx = cloudContext(workspace, services, preloaded);
+  const completers = cloudCompleters(workspace);
+  const families: Record<string, CompletionFamily> = Object.fromEntries(
+    Object.entries(completers).map(([name, spec]) => [name, {
+      source: (context) => spec.source({ arguments: context.arguments }),
+      options: {
+        match: spec.match,
+        order: spec.order,
+        normalize: spec.normalize,
+        upperCaseInput: spec.upperCaseInput,
+      },
+    }]),
+  );
+  return {
+    name: "cloud",
+    tools: [
+      ...workspaceTools(ctx),
+      ...inventoryTools(ctx),
+      ...graphTools(ctx),
+      ...findingsTools(ctx),
+      ...complianceTools(ctx),
+      ...metaTools(ctx),
+    ],
+    prompts: cloudPrompts(ctx),
+    completionFamilies: families,
+    resources: cloudResources(ctx),
+    resourceTemplates: cloudTemplates(ctx, families),
+  };
+}
+
+/**
+ * Loads the operator's datasets, each through a fence that admits exactly
+ * the path the operator named; a failure is logged and leaves the others.
+ */
+async function preload(
+  workspace: Workspace,
+  datasets: readonly PreloadedDataset[],
+  services: WorkbenchServices,
+): Promise<void> {
+  for (const dataset of datasets) {
+    const named = await Deno.realPath(dataset.path).catch(() => null);
+    const loader = new Workspace({
+      fence: async (path) => {
+        const real = await Deno.realPath(path);
+        if (named === null || !isWithin(real, named)) {
+          throw new Error(`${path} is outside the dataset path the operator named`);
+        }
+        return real;
+      },
+    });
+    try {
+      const outcome = await loader.load(dataset.path, dataset.name ? { name: dataset.name } : {});
+      workspace.add(outcome.dataset.name, outcome.dataset.records, {
+        kind: outcome.dataset.kind,
+        source: outcome.dataset.source,
+        metadata: outcome.dataset.metadata,
+        replace: true,
+      });
+    } catch (error) {
+      services.log(
+        "error",
+        `--dataset ${dataset.path} was not loaded: ${error instanceof Error ? error.message : error}`,
+      );
+    }
+  }
+}
