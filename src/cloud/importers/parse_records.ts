@@ -71,6 +71,13 @@ function str(obj: Obj, key: string, where: string, fallback?: string): string {
   return value;
 }
 
+function firstStr(obj: Obj, keys: string[], where: string, fallback: string): string {
+  for (const key of keys) {
+    if (obj[key] !== undefined && obj[key] !== null) return str(obj, key, where);
+  }
+  return fallback;
+}
+
 function optStr(obj: Obj, key: string, where: string): string | null {
   const value = obj[key];
   if (value === undefined || value === null || value === "") return null;
@@ -116,7 +123,7 @@ function count(table: Record<string, number>, key: string): void {
 /** One asset from JSON. */
 export function parseAsset(value: unknown, where: string, notes: LoadNotes): Asset {
   if (!isObject(value)) fail(where, "an object");
-  const rawType = str(value, "asset_type", where, str(value, "type", where, "OTHER"));
+  const rawType = firstStr(value, ["asset_type", "type"], where, "OTHER");
   let assetType: AssetType | undefined = ASSET_TYPE_BY_KEY.get(enumKey(rawType));
   const metadata = { ...jsonObject(value, "metadata", where) };
   if (assetType === undefined) {
@@ -157,7 +164,7 @@ export function parseEdge(
   index: number,
 ): Edge | null {
   if (!isObject(value)) fail(where, "an object");
-  const rawType = str(value, "edge_type", where, str(value, "type", where, ""));
+  const rawType = firstStr(value, ["edge_type", "type"], where, "");
   const edgeType: EdgeType | undefined = EDGE_TYPE_BY_KEY.get(enumKey(rawType));
   if (edgeType === undefined) {
     count(notes.unknown_edge_types, rawType === "" ? "(none)" : rawType);
@@ -182,9 +189,9 @@ export function parseEdge(
     : RELATION_BY_KEY.get(enumKey(relationRaw)) ?? null;
   return {
     id: str(value, "id", where, `edge-${index}`),
-    source_id: str(value, "source_id", where, str(value, "source", where, "")) ||
+    source_id: firstStr(value, ["source_id", "source"], where, "") ||
       fail(`${where}.source_id`, "a non-empty string"),
-    target_id: str(value, "target_id", where, str(value, "target", where, "")) ||
+    target_id: firstStr(value, ["target_id", "target"], where, "") ||
       fail(`${where}.target_id`, "a non-empty string"),
     edge_type: edgeType,
     ports,
