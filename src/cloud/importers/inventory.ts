@@ -88,6 +88,11 @@ export const inventoryImporter: Importer = {
   ],
   async load(source: ImportSource, context: ImportContext): Promise<ImportResult> {
     if (source.listing) {
+      if (!source.listing.hasFile(INVENTORY_FILE_NAME)) {
+        throw new LoadError(
+          `The directory holds no ${INVENTORY_FILE_NAME} for the inventory kind.`,
+        );
+      }
       const path = await context.fence(join(source.path, INVENTORY_FILE_NAME));
       const doc = await context.readJson(path);
       return parseInventoryDocument(
