@@ -65,7 +65,11 @@ export function parseInventoryDocument(
       throw new LoadError(`Cannot load ${REPORT_FILE_NAME}: the document must be a JSON object.`);
     }
     const extra = parseRecords(
-      { findings: body["findings"], compliance: body["compliance"] },
+      {
+        findings: body["findings"],
+        compliance: body["compliance"],
+        suppression_reasons: body["suppression_reasons"],
+      },
       emptyNotes(),
     );
     mergeFindings(records, extra);
