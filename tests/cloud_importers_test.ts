@@ -260,3 +260,15 @@ Deno.test("ImporterRegistry slots new importers into the detection table by orde
     assert.equal(loaded.defaultName, "terraform");
   });
 });
+
+Deno.test("loadInput() with an explicit kind says what a directory lacks", async () => {
+  await withDir(async (dir) => {
+    for (const kind of ["inventory", "report", "generic"]) {
+      await assert.rejects(() => loadInput(dir, { fence, kind }), (e: unknown) => {
+        assert.ok(e instanceof LoadError);
+        assert.match(e.message, /inventory-map\.json|findings\.json|not a directory/);
+        return true;
+      });
+    }
+  });
+});

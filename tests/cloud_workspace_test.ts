@@ -12,7 +12,7 @@ import {
 import { emptyRecords } from "../src/cloud/model/records.ts";
 import { DERIVED_VIEW_KEYS } from "../src/cloud/workspace/dataset.ts";
 import { diffDatasets } from "../src/cloud/workspace/diff.ts";
-import { sanitizeName, uniqueName } from "../src/cloud/workspace/naming.ts";
+import { parseDatasetSpec, sanitizeName, uniqueName } from "../src/cloud/workspace/naming.ts";
 import { datasetSummary, describeDataset } from "../src/cloud/workspace/summary.ts";
 import { Workspace, type WorkspaceEvent } from "../src/cloud/workspace/workspace.ts";
 
@@ -239,6 +239,9 @@ Deno.test("naming helpers: sanitise and unique-ify default names", () => {
   assert.equal(sanitizeName("x".repeat(80)).length, 48);
   const taken = new Set(["inv", "inv-2"]);
   assert.equal(uniqueName("inv", (n) => taken.has(n)), "inv-3");
+  assert.deepEqual(parseDatasetSpec("prod=/data/inv"), { name: "prod", path: "/data/inv" });
+  assert.deepEqual(parseDatasetSpec("/data/a=b.json"), { path: "/data/a=b.json" });
+  assert.deepEqual(parseDatasetSpec("prod="), { path: "prod=" });
 });
 
 Deno.test("Workspace.load() through the fence; a failed load leaves it unchanged", async () => {

@@ -65,7 +65,11 @@ export function parseInventoryDocument(
       throw new LoadError(`Cannot load ${REPORT_FILE_NAME}: the document must be a JSON object.`);
     }
     const extra = parseRecords(
-      { findings: body["findings"], compliance: body["compliance"] },
+      {
+        findings: body["findings"],
+        compliance: body["compliance"],
+        suppression_reasons: body["suppression_reasons"],
+      },
       emptyNotes(),
     );
     mergeFindings(records, extra);
@@ -88,6 +92,11 @@ export const inventoryImporter: Importer = {
   ],
   async load(source: ImportSource, context: ImportContext): Promise<ImportResult> {
     if (source.listing) {
+      if (!source.listing.hasFile(INVENTORY_FILE_NAME)) {
+        throw new LoadError(
+          `The directory holds no ${INVENTORY_FILE_NAME} for the inventory kind.`,
+        );
+      }
       const path = await context.fence(join(source.path, INVENTORY_FILE_NAME));
       const doc = await context.readJson(path);
       return parseInventoryDocument(

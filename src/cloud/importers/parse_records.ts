@@ -38,8 +38,26 @@ import type { LoadNotes } from "./importer.ts";
 
 type Obj = Record<string, unknown>;
 
-function lookupTable<T extends string>(values: readonly T[]): Map<string, T> {
-  return new Map(values.map((v) => [enumKey(v), v]));
+/** A value lookup by enum key, remembering every raw spelling it has seen. */
+class EnumTable<T extends string> {
+  #byKey: Map<string, T>;
+  #seen = new Map<string, T | undefined>();
+
+  constructor(values: readonly T[]) {
+    this.#byKey = new Map(values.map((v) => [enumKey(v), v]));
+    for (const v of values) this.#seen.set(v, v);
+  }
+
+  get(raw: string): T | undefined {
+    if (this.#seen.has(raw)) return this.#seen.get(raw);
+    const value = this.#byKey.get(enumKey(raw));
+    if (this.#seen.size < 4096) this.#seen.set(raw, value);
+    return value;
+  }
+}
+
+function lookupTable<T extends string>(values: readonly T[]): EnumTable<T> {
+  return new EnumTable(values);
 }
 const ASSET_TYPE_BY_KEY = lookupTable(ASSET_TYPES);
 const EDGE_TYPE_BY_KEY = lookupTable(EDGE_TYPES);
@@ -69,6 +87,13 @@ function str(obj: Obj, key: string, where: string, fallback?: string): string {
   if (typeof value === "number" || typeof value === "boolean") return String(value);
   if (typeof value !== "string") fail(`${where}.${key}`, "a string");
   return value;
+}
+
+function firstStr(obj: Obj, keys: string[], where: string, fallback: string): string {
+  for (const key of keys) {
+    if (obj[key] !== undefined && obj[key] !== null) return str(obj, key, where);
+  }
+  return fallback;
 }
 
 function optStr(obj: Obj, key: string, where: string): string | null {
@@ -116,8 +141,8 @@ function count(table: Record<string, number>, key: string): void {
 /** One asset from JSON. */
 export function parseAsset(value: unknown, where: string, notes: LoadNotes): Asset {
   if (!isObject(value)) fail(where, "an object");
-  const rawType = str(value, "asset_type", where, str(value, "type", where, "OTHER"));
-  let assetType: AssetType | undefined = ASSET_TYPE_BY_KEY.get(enumKey(rawType));
+  const rawType = firstStr(value, ["asset_type", "type"], where, "OTHER");
+  let assetType: AssetType | undefined = ASSET_TYPE_BY_KEY.get(rawType);
   const metadata = { ...jsonObject(value, "metadata", where) };
   if (assetType === undefined) {
     assetType = "OTHER";
@@ -125,7 +150,7 @@ export function parseAsset(value: unknown, where: string, notes: LoadNotes): Ass
     metadata["source_asset_type"] = rawType;
   }
   const rawProvider = str(value, "provider", where, "AWS");
-  const provider: CloudProvider | undefined = PROVIDER_BY_KEY.get(enumKey(rawProvider));
+  const provider: CloudProvider | undefined = PROVIDER_BY_KEY.get(rawProvider);
   if (provider === undefined) fail(`${where}.provider`, `one of ${PROVIDERS.join(", ")}`);
   const tagsRaw = jsonObject(value, "tags", where);
   const tags: Record<string, string> = {};
@@ -157,8 +182,8 @@ export function parseEdge(
   index: number,
 ): Edge | null {
   if (!isObject(value)) fail(where, "an object");
-  const rawType = str(value, "edge_type", where, str(value, "type", where, ""));
-  const edgeType: EdgeType | undefined = EDGE_TYPE_BY_KEY.get(enumKey(rawType));
+  const rawType = firstStr(value, ["edge_type", "type"], where, "");
+  const edgeType: EdgeType | undefined = EDGE_TYPE_BY_KEY.get(rawType);
   if (edgeType === undefined) {
     count(notes.unknown_edge_types, rawType === "" ? "(none)" : rawType);
     return null;
@@ -179,12 +204,12 @@ export function parseEdge(
   const relationRaw = optStr(value, "relationship", where);
   const relationship: RelationType | null = relationRaw === null
     ? null
-    : RELATION_BY_KEY.get(enumKey(relationRaw)) ?? null;
+    : RELATION_BY_KEY.get(relationRaw) ?? null;
   return {
     id: str(value, "id", where, `edge-${index}`),
-    source_id: str(value, "source_id", where, str(value, "source", where, "")) ||
+    source_id: firstStr(value, ["source_id", "source"], where, "") ||
       fail(`${where}.source_id`, "a non-empty string"),
-    target_id: str(value, "target_id", where, str(value, "target", where, "")) ||
+    target_id: firstStr(value, ["target_id", "target"], where, "") ||
       fail(`${where}.target_id`, "a non-empty string"),
     edge_type: edgeType,
     ports,
@@ -202,7 +227,7 @@ export function parseEdge(
 export function parseFinding(value: unknown, where: string, index: number): Finding {
   if (!isObject(value)) fail(where, "an object");
   const severity: Severity | undefined = SEVERITY_BY_KEY.get(
-    enumKey(str(value, "severity", where, "INFO")),
+    str(value, "severity", where, "INFO"),
   );
   if (severity === undefined) fail(`${where}.severity`, `one of ${SEVERITIES.join(", ")}`);
   const cvssRaw = value["cvss_score"];
@@ -239,7 +264,7 @@ export function parseFinding(value: unknown, where: string, index: number): Find
 export function parseCompliance(value: unknown, where: string, index: number): ComplianceResult {
   if (!isObject(value)) fail(where, "an object");
   const status: ComplianceStatus | undefined = STATUS_BY_KEY.get(
-    enumKey(str(value, "status", where)),
+    str(value, "status", where),
   );
   if (status === undefined) fail(`${where}.status`, `one of ${COMPLIANCE_STATUSES.join(", ")}`);
   return {

@@ -101,8 +101,12 @@ function errorOffset(text: string, error: unknown): number {
 
 /** Whether text looks like it was meant to be one JSON document. */
 export function looksLikeJson(text: string): boolean {
-  const first = text.replace(/^\ufeff/, "").trimStart()[0];
-  return first === "{" || first === "[";
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === "{" || c === "[") return true;
+    if (c !== " " && c !== "\t" && c !== "\n" && c !== "\r" && c !== "\ufeff") return false;
+  }
+  return false;
 }
 
 /** The first line of a text parsed as JSON, or undefined when it is not JSON. */

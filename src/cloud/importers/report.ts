@@ -86,6 +86,9 @@ export const reportImporter: Importer = {
   ],
   async load(source: ImportSource, context): Promise<ImportResult> {
     if (source.listing) {
+      if (!source.listing.hasFile(REPORT_FILE_NAME)) {
+        throw new LoadError(`The directory holds no ${REPORT_FILE_NAME} for the report kind.`);
+      }
       const path = await context.fence(join(source.path, REPORT_FILE_NAME));
       return parseReportDocument(await context.readJson(path), REPORT_FILE_NAME);
     }

@@ -39,3 +39,23 @@ export function uniqueName(base: string, taken: (name: string) => boolean): stri
     if (!taken(candidate)) return candidate;
   }
 }
+
+/**
+ * Reads a `--dataset [NAME=]PATH` value: the text before the first `=` is
+ * the name when it follows the naming rule and a path follows; otherwise the
+ * whole value is the path.
+ *
+ * @example
+ * ```ts
+ * import { parseDatasetSpec } from "./naming.ts";
+ * parseDatasetSpec("prod=./inventory"); // { name: "prod", path: "./inventory" }
+ * parseDatasetSpec("./a=b.json"); // { path: "./a=b.json" }
+ * ```
+ */
+export function parseDatasetSpec(spec: string): { name?: string; path: string } {
+  const eq = spec.indexOf("=");
+  if (eq > 0 && eq < spec.length - 1 && DATASET_NAME_PATTERN.test(spec.slice(0, eq))) {
+    return { name: spec.slice(0, eq), path: spec.slice(eq + 1) };
+  }
+  return { path: spec };
+}
