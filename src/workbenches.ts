@@ -9,6 +9,7 @@
 import { assembleServer, type CasefileServer, type CreateServerOptions } from "./server.ts";
 import type { WorkbenchModule } from "./core/workbench.ts";
 import { appsWorkbenchWith } from "./apps/workbench.ts";
+import { cloudWorkbenchWith } from "./cloud/workbench.ts";
 
 /**
  * The built-in workbench modules, in the order they are served. Each is
@@ -19,6 +20,7 @@ export function builtinWorkbenches(
 ): WorkbenchModule[] {
   return [
     appsWorkbenchWith(options.capturePolicy ? { capturePolicy: options.capturePolicy } : {}),
+    cloudWorkbenchWith(),
   ];
 }
 

@@ -26,6 +26,7 @@ import { GRAPH_TOOLSET, graphTools } from "./toolsets/graph.ts";
 import { INVENTORY_TOOLSET, inventoryTools } from "./toolsets/inventory.ts";
 import { META_TOOLSET, metaTools } from "./toolsets/meta.ts";
 import { WORKSPACE_TOOLSET, workspaceTools } from "./toolsets/workspace.ts";
+import { parseDatasetSpec } from "./workspace/naming.ts";
 import { Workspace } from "./workspace/workspace.ts";
 
 /** A dataset the operator names on the command line. */
@@ -60,15 +61,6 @@ const CLOUD_HELP = `Cloud estates (the cloud workbench):
   --demo                 load the demo estate: datasets sample (active) and after (no WAF web ACL)
 `;
 
-/** `[NAME=]PATH` of `--dataset`. */
-export function parseDatasetFlag(text: string): PreloadedDataset {
-  const equals = text.indexOf("=");
-  const named = equals > 0 && /^[A-Za-z0-9_.-]{1,64}$/.test(text.slice(0, equals));
-  const path = named ? text.slice(equals + 1) : text;
-  if (path.length === 0) throw new Error(`--dataset expects [NAME=]PATH; got ${JSON.stringify(text)}`);
-  return { ...(named ? { name: text.slice(0, equals) } : {}), path: resolve(path) };
-}
-
 /**
  * The cloud workbench configured with `settings`.
  *
@@ -98,7 +90,7 @@ export function cloudWorkbenchWith(settings: CloudSettings = {}): WorkbenchModul
       help: CLOUD_HELP,
       configure: (values) =>
         cloudWorkbenchWith({
-          datasets: ((values.dataset as string[] | undefined) ?? []).map(parseDatasetFlag),
+          datasets: ((values.dataset as string[] | undefined) ?? []).map(parseDatasetSpec),
           demo: values.demo === true,
         }),
     },
@@ -186,7 +178,9 @@ async function preload(
     } catch (error) {
       services.log(
         "error",
-        `--dataset ${dataset.path} was not loaded: ${error instanceof Error ? error.message : error}`,
+        `--dataset ${dataset.path} was not loaded: ${
+          error instanceof Error ? error.message : error
+        }`,
       );
     }
   }
