@@ -19,7 +19,7 @@ import {
   ElfParseError,
   isElf,
   parseElf,
-} from "../src/apps/elf.ts";
+} from "../src/apps/formats/elf/parse.ts";
 import {
   BASE,
   buildElf,

@@ -13,7 +13,7 @@
 import assert from "node:assert/strict";
 import { hasProgram } from "./helpers/programs.ts";
 import { mulberry32 } from "./helpers/random.ts";
-import type { BinaryImage } from "../src/apps/image.ts";
+import type { BinaryImage } from "../src/apps/formats/binary_image.ts";
 import {
   isMachO,
   type MachOFile,
@@ -21,7 +21,7 @@ import {
   MachOParseError,
   type MachOSlice,
   parseMachO,
-} from "../src/apps/macho.ts";
+} from "../src/apps/formats/macho/parse.ts";
 import {
   buildMachO,
   buildUniversal,

@@ -12,7 +12,7 @@
 
 import assert from "node:assert/strict";
 import { hasProgram } from "./helpers/programs.ts";
-import { addressToOffset, type BinaryImage } from "../src/apps/image.ts";
+import { addressToOffset, type BinaryImage } from "../src/apps/formats/binary_image.ts";
 import {
   isPe,
   parsePe,
@@ -22,7 +22,7 @@ import {
   type PeImportLibrary,
   PeParseError,
   type PeRuntimeFunction,
-} from "../src/apps/pe.ts";
+} from "../src/apps/formats/pe/parse.ts";
 import { npmFixture } from "./helpers/npm_fixtures.ts";
 import {
   buildPe,

@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { codeMapOf, decodeWasmBody, memoryToFile } from "../src/apps/disasm/wasm_code.ts";
-import { parseWasm } from "../src/apps/wasm.ts";
+import { parseWasm } from "../src/apps/formats/wasm/parse.ts";
 import { hasProgram, run } from "./helpers/programs.ts";
 import { npmFixture } from "./helpers/npm_fixtures.ts";
 import { mulberry32 } from "./helpers/random.ts";

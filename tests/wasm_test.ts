@@ -14,7 +14,7 @@
 import assert from "node:assert/strict";
 import { hasProgram } from "./helpers/programs.ts";
 import { mulberry32 } from "./helpers/random.ts";
-import type { BinaryImage } from "../src/apps/image.ts";
+import type { BinaryImage } from "../src/apps/formats/binary_image.ts";
 import {
   isWasm,
   parseWasm,
@@ -23,7 +23,7 @@ import {
   type WasmModule,
   WasmParseError,
   type WasmSectionKind,
-} from "../src/apps/wasm.ts";
+} from "../src/apps/formats/wasm/parse.ts";
 import { npmFixture } from "./helpers/npm_fixtures.ts";
 import {
   Bytes,

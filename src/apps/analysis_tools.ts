@@ -23,7 +23,7 @@ import { decodeWithFlow, instructionSetOf } from "./analysis/code.ts";
 import type { AnalysisControl, ProgramAnalysis, ReferenceIndex } from "./analysis/program.ts";
 import { describeString, stringEncoding, stringMatcher, stringValue } from "./analysis/strings.ts";
 import { demangle } from "./disasm/demangle.ts";
-import type { BinaryImage, ImageFunction } from "./image.ts";
+import type { BinaryImage, ImageFunction } from "./formats/binary_image.ts";
 import {
   type AnalysisProvider,
   dossierFrom,

@@ -45,7 +45,7 @@ import {
 } from "./artifacts/scan.ts";
 import { type ArtifactTarget, limitsKey } from "./artifacts/target.ts";
 import { buildBundle, BundleStore, bundleUri, sectionOf, sectionsOf } from "./bundle.ts";
-import { readerFor } from "./formats.ts";
+import { readerFor } from "./formats/readers.ts";
 import { isWithin, MAX_TARGET_BYTES, type TargetFile } from "./paths.ts";
 import type { TargetOrigin } from "./target.ts";
 import {

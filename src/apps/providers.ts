@@ -17,7 +17,7 @@ import { instructionSetOf } from "./analysis/code.ts";
 import { buildDossier, type DossierLimits, referenceScanFacts } from "./analysis/dossier.ts";
 import type { ProcedureTable } from "./analysis/procedures.ts";
 import type { AnalysisControl } from "./analysis/program.ts";
-import { type BinaryImage, type ImageFunction, sectionAt } from "./image.ts";
+import { type BinaryImage, type ImageFunction, sectionAt } from "./formats/binary_image.ts";
 import { formatAddress, type LoadedTarget } from "./target.ts";
 
 /** Whether a candidate can run on this host. */

@@ -18,7 +18,7 @@ import {
 } from "./analysis/discovery.ts";
 import type { ProgramAnalysis } from "./analysis/program.ts";
 import { ensureDemangler } from "./disasm/demangle.ts";
-import type { BinaryImage } from "./image.ts";
+import type { BinaryImage } from "./formats/binary_image.ts";
 import { type LoadedTarget, loadTarget, type TargetOrigin } from "./target.ts";
 
 /** Environment variable naming a default provider (needs `--allow-env`). */

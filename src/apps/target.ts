@@ -11,8 +11,8 @@ import { sha256Hex } from "../core/canonical_json.ts";
 import { ToolFailure } from "../core/errors.ts";
 import type { EvidenceSubject } from "../core/evidence.ts";
 import { ProgramAnalysis } from "./analysis/program.ts";
-import { FORMAT_READERS, readerFor } from "./formats.ts";
-import type { BinaryImage } from "./image.ts";
+import { FORMAT_READERS, readerFor } from "./formats/readers.ts";
+import type { BinaryImage } from "./formats/binary_image.ts";
 import type { TargetFile } from "./paths.ts";
 
 /** Where a target's bytes came from. */

@@ -41,7 +41,7 @@ import { APPS_PROMPTS } from "./prompts.ts";
 import { objdumpProvider } from "./objdump_provider.ts";
 import { type AnalysisProvider, type Binding, nativeProvider } from "./providers.ts";
 import { BinarySession, type OpenOutcome } from "./session.ts";
-import type { BinaryImage } from "./image.ts";
+import type { BinaryImage } from "./formats/binary_image.ts";
 import type { LoadedTarget } from "./target.ts";
 import {
   BINARY_SESSION,

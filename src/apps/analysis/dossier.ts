@@ -9,7 +9,7 @@
 
 import { sha256Hex } from "../../core/canonical_json.ts";
 import { demangle } from "../disasm/demangle.ts";
-import { addressToOffset, type ImageFunction, sectionAt } from "../image.ts";
+import { addressToOffset, type ImageFunction, sectionAt } from "../formats/binary_image.ts";
 import { basicBlocks, decodeWithFlow, instructionSetOf } from "./code.ts";
 import type { ProgramAnalysis, ReferenceIndex } from "./program.ts";
 import { readStringAt } from "./strings.ts";

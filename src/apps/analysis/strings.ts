@@ -7,7 +7,7 @@
  * @module
  */
 
-import { type BinaryImage, offsetToAddress } from "../image.ts";
+import { type BinaryImage, offsetToAddress } from "../formats/binary_image.ts";
 
 /** Shortest run reported. */
 export const MIN_STRING_LENGTH = 4;

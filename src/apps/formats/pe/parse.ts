@@ -29,9 +29,9 @@ import type {
   ImageFunction,
   ImageImport,
   ImageSection,
-} from "./image.ts";
+} from "../binary_image.ts";
 
-export type { Architecture, BinaryImage } from "./image.ts";
+export type { Architecture, BinaryImage } from "../binary_image.ts";
 
 /** Thrown by {@linkcode parsePe} when the bytes are not a usable PE image. */
 export class PeParseError extends Error {

@@ -12,14 +12,14 @@ import {
   type ElfRangeTable,
   parseElf,
   type ParseElfOptions,
-} from "./elf.ts";
+} from "./parse.ts";
 import type {
   BinaryImage,
   ImageExport,
   ImageFunction,
   ImageImport,
   ImageSection,
-} from "./image.ts";
+} from "../binary_image.ts";
 
 /** Options for {@linkcode elfImage}. */
 export interface ElfImageOptions extends ParseElfOptions {

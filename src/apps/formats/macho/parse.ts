@@ -26,7 +26,7 @@ import type {
   ImageFunction,
   ImageImport,
   ImageSection,
-} from "./image.ts";
+} from "../binary_image.ts";
 
 /** Thrown by {@linkcode parseMachO} when the bytes are not a usable Mach-O file. */
 export class MachOParseError extends Error {

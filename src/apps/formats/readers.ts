@@ -5,13 +5,13 @@
  * @module
  */
 
-import type { SubjectFormat } from "../core/evidence.ts";
-import { elfImage } from "./elf_image.ts";
-import type { BinaryImage } from "./image.ts";
-import { isMachO, machOImages } from "./macho.ts";
-import { isPe, peImage } from "./pe.ts";
-import { isElf } from "./elf.ts";
-import { isWasm, wasmImage } from "./wasm.ts";
+import type { SubjectFormat } from "../../core/evidence.ts";
+import { elfImage } from "./elf/image.ts";
+import type { BinaryImage } from "./binary_image.ts";
+import { isMachO, machOImages } from "./macho/parse.ts";
+import { isPe, peImage } from "./pe/parse.ts";
+import { isElf } from "./elf/parse.ts";
+import { isWasm, wasmImage } from "./wasm/parse.ts";
 
 /** One format. */
 export interface FormatReader {

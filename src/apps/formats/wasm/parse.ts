@@ -19,14 +19,14 @@
  * @module
  */
 
-import { codeMapOf } from "./disasm/wasm_code.ts";
+import { codeMapOf } from "../../disasm/wasm_code.ts";
 import type {
   BinaryImage,
   ImageExport,
   ImageFunction,
   ImageImport,
   ImageSection,
-} from "./image.ts";
+} from "../binary_image.ts";
 
 /** Thrown by {@linkcode parseWasm} when the bytes are not a WebAssembly module. */
 export class WasmParseError extends Error {
