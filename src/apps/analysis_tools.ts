@@ -29,9 +29,9 @@ import {
   dossierFrom,
   notDisassembled,
   procedureLookupOf,
-} from "./providers.ts";
-import type { BinarySession } from "./session.ts";
-import type { LoadedTarget } from "./target.ts";
+} from "./providers/provider.ts";
+import type { BinarySession } from "./session/binary_session.ts";
+import type { LoadedTarget } from "./session/target.ts";
 import {
   ANALYZE_FUNCTION,
   BINARY_OVERVIEW,
