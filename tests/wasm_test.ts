@@ -34,6 +34,7 @@ import {
   standardModule,
   uleb,
 } from "./wasm_fixtures.ts";
+import { CAPSTONE_PACKAGE } from "../src/_vendor/capstone/package.ts";
 
 // ---------------------------------------------------------------------------
 // Environment
@@ -97,7 +98,7 @@ interface Fixture {
 const REAL: Fixture[] = [
   {
     label: "capstone.wasm",
-    path: await npmFixture("@alexaltea/capstone-js@5.0.9", "dist/capstone.wasm"),
+    path: await npmFixture(CAPSTONE_PACKAGE, "dist/capstone.wasm"),
   },
   {
     label: "index_bg.wasm (gecko-profiler-demangle)",

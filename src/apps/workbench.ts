@@ -39,7 +39,7 @@ import { deriveComparisonStatus } from "./capture/compare.ts";
 import { type ArtifactTarget, openArtifact, resolveTargetPath } from "./artifacts/target.ts";
 import { APPS_PROMPTS } from "./prompts.ts";
 import { objdumpProvider } from "./providers/objdump.ts";
-import { type AnalysisProvider, type Binding } from "./providers/provider.ts";
+import type { AnalysisProvider, Binding } from "./providers/provider.ts";
 import { nativeProvider } from "./providers/native.ts";
 import { BinarySession, type OpenOutcome } from "./session/binary_session.ts";
 import type { BinaryImage } from "./formats/binary_image.ts";

@@ -12,7 +12,7 @@ import { DISCOVERY_MAX_INSTRUCTIONS } from "../analysis/discovery.ts";
 import { buildDossier, referenceScanFacts } from "../analysis/dossier.ts";
 import { REFERENCE_INDEX_LIMITS } from "../analysis/program.ts";
 import { MIN_STRING_LENGTH } from "../analysis/strings.ts";
-import { CAPSTONE_PACKAGE } from "../disasm/capstone.ts";
+import { CAPSTONE_PACKAGE, CAPSTONE_VERSION } from "../../_vendor/capstone/package.ts";
 import { DEMANGLER_PACKAGE } from "../disasm/demangle.ts";
 import { type BinaryImage, sectionAt } from "../formats/binary_image.ts";
 import { formatAddress, type LoadedTarget } from "../session/target.ts";
@@ -39,7 +39,9 @@ export const NATIVE_CAPABILITIES: readonly string[] = [
 export function nativeProvider(): AnalysisProvider {
   const identity = { id: "native", name: "Casefile native reader", version: VERSION };
   const profile = analysisProfile(identity, 1, {
-    machine_code: `Capstone 5 (the wasm build of ${CAPSTONE_PACKAGE})`,
+    machine_code: `Capstone ${
+      CAPSTONE_VERSION.split(".")[0]
+    } (the wasm build of ${CAPSTONE_PACKAGE})`,
     webassembly_code: "native body decoder",
     demangler: DEMANGLER_PACKAGE,
     reference_index: {
