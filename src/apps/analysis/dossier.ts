@@ -62,13 +62,6 @@ export interface CalleeEntry {
   call_sites: string[];
 }
 
-/** The procedure's direct callees and indirect call sites, read from its decoded code. */
-export interface CallSummary {
-  callees: CalleeEntry[];
-  indirect_call_sites: string[];
-  tail_jumps: CalleeEntry[];
-}
-
 /** Names a target address: a procedure, an import, or nothing. */
 export function nameTarget(
   program: ProgramAnalysis,

@@ -185,19 +185,6 @@ export function stringMatcher(
   return (value) => value.toLowerCase().includes(needle);
 }
 
-/** Indices of the strings that match, in file order, scanning at most `budget` strings. */
-export function searchStrings(
-  bytes: Uint8Array,
-  table: StringTable,
-  matcher: StringMatcher,
-): number[] {
-  const hits: number[] = [];
-  for (let i = 0; i < table.count; i++) {
-    if (matcher(stringValue(bytes, table, i, 4096))) hits.push(i);
-  }
-  return hits;
-}
-
 /**
  * The string at a virtual address, read directly from the bytes: a NUL-
  * terminated run of printable ASCII (or UTF-16LE) at least four long; null otherwise.
