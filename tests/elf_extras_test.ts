@@ -12,7 +12,8 @@
  */
 
 import assert from "node:assert/strict";
-import { type ElfImage, ElfParseError, parseElf } from "../src/apps/formats/elf/parse.ts";
+import { type ElfImage, ElfParseError } from "../src/apps/formats/elf/model.ts";
+import { parseElf } from "../src/apps/formats/elf/parse.ts";
 import { elfImage } from "../src/apps/formats/elf/image.ts";
 import {
   BASE,

@@ -5,14 +5,10 @@
  * @module
  */
 
-import {
-  dynamicSymbolTable,
-  ehFrameRanges,
-  type ElfImage,
-  type ElfRangeTable,
-  parseElf,
-  type ParseElfOptions,
-} from "./parse.ts";
+import { dynamicSymbolTable } from "./dynamic_symbols.ts";
+import { ehFrameRanges } from "./eh_frame.ts";
+import type { ElfImage, ElfRangeTable, ParseElfOptions } from "./model.ts";
+import { parseElf } from "./parse.ts";
 import type {
   BinaryImage,
   ImageExport,
