@@ -8,7 +8,8 @@
 import type { SubjectFormat } from "../../core/evidence.ts";
 import { elfImage } from "./elf/image.ts";
 import type { BinaryImage } from "./binary_image.ts";
-import { isMachO, machOImages } from "./macho/parse.ts";
+import { machOImages } from "./macho/image.ts";
+import { isMachO } from "./macho/parse.ts";
 import { isPe, peImage } from "./pe/parse.ts";
 import { isElf } from "./elf/parse.ts";
 import { isWasm, wasmImage } from "./wasm/parse.ts";
