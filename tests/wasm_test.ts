@@ -15,15 +15,14 @@ import assert from "node:assert/strict";
 import { hasProgram } from "./helpers/programs.ts";
 import { mulberry32 } from "./helpers/random.ts";
 import type { BinaryImage } from "../src/apps/formats/binary_image.ts";
+import { isWasm, parseWasm } from "../src/apps/formats/wasm/parse.ts";
+import { wasmImage } from "../src/apps/formats/wasm/image.ts";
 import {
-  isWasm,
-  parseWasm,
-  wasmImage,
   type WasmImport,
   type WasmModule,
   WasmParseError,
   type WasmSectionKind,
-} from "../src/apps/formats/wasm/parse.ts";
+} from "../src/apps/formats/wasm/model.ts";
 import { npmFixture } from "./helpers/npm_fixtures.ts";
 import {
   Bytes,

@@ -12,7 +12,8 @@ import { machOImages } from "./macho/image.ts";
 import { isMachO } from "./macho/parse.ts";
 import { isPe, peImage } from "./pe/parse.ts";
 import { isElf } from "./elf/parse.ts";
-import { isWasm, wasmImage } from "./wasm/parse.ts";
+import { wasmImage } from "./wasm/image.ts";
+import { isWasm } from "./wasm/parse.ts";
 
 /** One format. */
 export interface FormatReader {
