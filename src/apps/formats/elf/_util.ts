@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { ElfSection } from "./model.ts";
+import type { ElfFunction, ElfSection } from "./model.ts";
 
 /** 2^32, to combine two 32-bit words into a number. */
 export const TWO_32 = 4294967296;
@@ -34,4 +34,16 @@ export function hex(value: number | bigint): string {
 /** One byte as two lowercase hex digits. */
 export function hex2(byte: number): string {
   return byte.toString(16).padStart(2, "0");
+}
+
+/** The index of the first of `functions` (sorted by address) at or after `address`. */
+export function firstAtOrAfter(functions: readonly ElfFunction[], address: bigint): number {
+  let low = 0;
+  let high = functions.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (functions[mid]!.address < address) low = mid + 1;
+    else high = mid;
+  }
+  return low;
 }

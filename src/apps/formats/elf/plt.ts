@@ -6,7 +6,7 @@
  * @module
  */
 
-import { hex, sectionLabel } from "./_util.ts";
+import { firstAtOrAfter, hex, sectionLabel } from "./_util.ts";
 import {
   DT_JMPREL,
   DT_PLTREL,
@@ -126,15 +126,7 @@ export class PltReader extends ExtrasReader {
 
   /** Name of the function symbol starting at `address`, or `""`. */
   functionAt(address: bigint): string {
-    const functions = this.functions;
-    let low = 0;
-    let high = functions.length;
-    while (low < high) {
-      const mid = (low + high) >>> 1;
-      if (functions[mid]!.address < address) low = mid + 1;
-      else high = mid;
-    }
-    const f = functions[low];
+    const f = this.functions[firstAtOrAfter(this.functions, address)];
     return f !== undefined && f.address === address ? f.name : "";
   }
 

@@ -6,7 +6,14 @@
  * @module
  */
 
-import { hex, SAFE_HIGH_WORD, sectionLabel, SMALL_BIGINTS, TWO_32 } from "./_util.ts";
+import {
+  firstAtOrAfter,
+  hex,
+  SAFE_HIGH_WORD,
+  sectionLabel,
+  SMALL_BIGINTS,
+  TWO_32,
+} from "./_util.ts";
 import {
   DT_GNU_HASH,
   DT_HASH,
@@ -639,14 +646,7 @@ export class SymbolReader extends HeaderReader {
     if (this.entryLo < 0) return;
     let address = this.entry;
     if (this.machine === EM_ARM) address &= ~1n;
-    // Binary search for the first function at or after the entry point.
-    let low = 0;
-    let high = functions.length;
-    while (low < high) {
-      const mid = (low + high) >>> 1;
-      if (functions[mid]!.address < address) low = mid + 1;
-      else high = mid;
-    }
+    const low = firstAtOrAfter(functions, address);
     if (functions[low]?.address === address) return;
     const namers = this.entryNamers;
     let entry: ElfFunction;
