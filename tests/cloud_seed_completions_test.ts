@@ -5,13 +5,13 @@
  */
 
 import assert from "node:assert/strict";
-import { connect } from "./helpers/in_memory.ts";
+import { connect, type Connected } from "./helpers/in_memory.ts";
 import { cloudWorkbenchWith } from "../src/cloud/workbench.ts";
 import { appsWorkbench } from "../src/apps/workbench.ts";
 
 type Ref = { type: "ref/prompt"; name: string } | { type: "ref/resource"; uri: string };
 
-async function demo() {
+async function demo(): Promise<Connected> {
   return await connect({ workbenches: [appsWorkbench, cloudWorkbenchWith({ demo: true })] });
 }
 

@@ -5,9 +5,10 @@
  * `machOImages()` beside `parseMachO()` on the largest real Mach-O fixture.
  */
 
-import { parseElf } from "../src/apps/elf.ts";
-import { elfImage } from "../src/apps/elf_image.ts";
-import { machOImages, parseMachO } from "../src/apps/macho.ts";
+import { parseElf } from "../src/apps/formats/elf/parse.ts";
+import { elfImage } from "../src/apps/formats/elf/image.ts";
+import { machOImages } from "../src/apps/formats/macho/image.ts";
+import { parseMachO } from "../src/apps/formats/macho/parse.ts";
 import { largestSharedLibrary } from "./helpers/largest_library.ts";
 import { npmFixture } from "./helpers/npm_fixtures.ts";
 

@@ -23,15 +23,15 @@ import { decodeWithFlow, instructionSetOf } from "./analysis/code.ts";
 import type { AnalysisControl, ProgramAnalysis, ReferenceIndex } from "./analysis/program.ts";
 import { describeString, stringEncoding, stringMatcher, stringValue } from "./analysis/strings.ts";
 import { demangle } from "./disasm/demangle.ts";
-import type { BinaryImage, ImageFunction } from "./image.ts";
+import type { BinaryImage, ImageFunction } from "./formats/binary_image.ts";
 import {
   type AnalysisProvider,
   dossierFrom,
   notDisassembled,
   procedureLookupOf,
-} from "./providers.ts";
-import type { BinarySession } from "./session.ts";
-import type { LoadedTarget } from "./target.ts";
+} from "./providers/provider.ts";
+import type { BinarySession } from "./session/binary_session.ts";
+import type { LoadedTarget } from "./session/target.ts";
 import {
   ANALYZE_FUNCTION,
   BINARY_OVERVIEW,

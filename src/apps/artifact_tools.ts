@@ -45,17 +45,19 @@ import {
   type ScanRoot,
 } from "./artifacts/scan.ts";
 import { type ArtifactTarget, limitsKey } from "./artifacts/target.ts";
-import { buildBundle, BundleStore, bundleUri, sectionOf, sectionsOf } from "./bundle.ts";
-import { readerFor } from "./formats.ts";
+import { buildBundle } from "./evidence_bundle/bundle.ts";
+import { BundleStore, bundleUri } from "./evidence_bundle/store.ts";
+import { sectionOf, sectionsOf } from "./evidence_bundle/sections.ts";
+import { readerFor } from "./formats/readers.ts";
 import { MAX_TARGET_BYTES, type TargetFile } from "./paths.ts";
 import { isWithin } from "../core/roots.ts";
-import type { TargetOrigin } from "./target.ts";
+import type { TargetOrigin } from "./session/target.ts";
+import { specificationSchema } from "./reconstruction/specification.ts";
 import {
-  specificationSchema,
   type UnknownHeadView,
   VerificationIntegrityError,
   verifySpecification,
-} from "./reconstruction.ts";
+} from "./reconstruction/verify.ts";
 import {
   COMPARE_ARTIFACTS,
   EXTRACT_ARTIFACT,

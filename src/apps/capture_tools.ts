@@ -43,8 +43,8 @@ import {
 } from "./capture/result.ts";
 import { chooseBackends, runCapture } from "./capture/runner.ts";
 import { demangle } from "./disasm/demangle.ts";
-import { dossierFrom, procedureLookupOf } from "./providers.ts";
-import type { BinarySession } from "./session.ts";
+import { dossierFrom, procedureLookupOf } from "./providers/provider.ts";
+import type { BinarySession } from "./session/binary_session.ts";
 import {
   ANALYZE_FUNCTION,
   CAPTURE_PROCESS_SCENARIO,

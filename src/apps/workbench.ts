@@ -41,11 +41,12 @@ import { validateCapture } from "./capture/result.ts";
 import { deriveComparisonStatus } from "./capture/compare.ts";
 import { type ArtifactTarget, openArtifact, resolveTargetPath } from "./artifacts/target.ts";
 import { APPS_PROMPTS } from "./prompts.ts";
-import { objdumpProvider } from "./objdump_provider.ts";
-import { type AnalysisProvider, type Binding, nativeProvider } from "./providers.ts";
-import { BinarySession, type OpenOutcome } from "./session.ts";
-import type { BinaryImage } from "./image.ts";
-import type { LoadedTarget } from "./target.ts";
+import { objdumpProvider } from "./providers/objdump.ts";
+import type { AnalysisProvider, Binding } from "./providers/provider.ts";
+import { nativeProvider } from "./providers/native.ts";
+import { BinarySession, type OpenOutcome } from "./session/binary_session.ts";
+import type { BinaryImage } from "./formats/binary_image.ts";
+import type { LoadedTarget } from "./session/target.ts";
 import {
   BINARY_SESSION,
   CLOSE_BINARY,
