@@ -1,0 +1,223 @@
+/**
+ * The ontology's ABox: assets typed with their class and described by data
+ * properties, tags, the inferred relations of edges and assets (with edge
+ * metadata nodes), findings and the compliance frameworks they name.
+ *
+ * The input is plain data (structured-cloneable), so it can be sent to the
+ * worker that holds the store.
+ *
+ * @module
+ */
+
+import type { Asset, ComplianceResult, Edge, Finding } from "../model/records.ts";
+import { riskScore } from "../model/records.ts";
+import type { DatasetView } from "../model/view.ts";
+import { AssetReferenceIndex } from "./asset_references.ts";
+import { assetClassName } from "./classes.ts";
+import {
+  classIri,
+  CM,
+  complianceIri,
+  findingIri,
+  iriSafe,
+  propertyIri,
+  resourceIri,
+  tagIri,
+  XSD,
+} from "./namespaces.ts";
+import {
+  blankNode,
+  literal,
+  type NamedNode,
+  namedNode,
+  type Quad,
+  quad,
+  type Quad_Object,
+  type Quad_Subject,
+} from "./oxigraph.ts";
+import { inferAssetRelations, inferEdgeRelations } from "./relations.ts";
+import { RDF_TYPE, RDFS_LABEL } from "./tbox.ts";
+
+/** What the ontology is built from: a dataset's records, findings already mapped to assets. */
+export interface OntologyInput {
+  /** The assets. */
+  assets: Asset[];
+  /** The edges. */
+  edges: Edge[];
+  /** The findings, suppressed ones included. */
+  findings: Finding[];
+  /** The asset id each finding maps to (same order as `findings`), or null when none. */
+  findingAssetIds: (string | null)[];
+  /** The compliance results. */
+  compliance: ComplianceResult[];
+}
+
+/**
+ * The ontology input of a dataset: its records, each finding mapped to its
+ * asset by the view's reference tiers.
+ */
+export function ontologyInputFromView(view: DatasetView): OntologyInput {
+  const records = view.records;
+  return {
+    assets: records.assets,
+    edges: records.edges,
+    findings: records.findings,
+    findingAssetIds: records.findings.map((f) => view.findingAsset(f)?.id ?? null),
+    compliance: records.compliance,
+  };
+}
+
+const XSD_BOOLEAN = namedNode(XSD + "boolean");
+const XSD_FLOAT = namedNode(XSD + "float");
+const CLOUD_RESOURCE = namedNode(classIri("CloudResource"));
+const TAG_VALUE = namedNode(classIri("TagValue"));
+const EDGE_METADATA = namedNode(classIri("EdgeMetadata"));
+const FINDING_CLASS = namedNode(classIri("SecurityFinding"));
+const COMPLIANCE_CLASS = namedNode(classIri("ComplianceControl"));
+const FROM_NODE = namedNode(CM + "fromNode");
+const TO_NODE = namedNode(CM + "toNode");
+
+const PROPERTY_CACHE = new Map<string, NamedNode>();
+/** The named node of a `cmp:` property, cached. */
+function prop(name: string): NamedNode {
+  let node = PROPERTY_CACHE.get(name);
+  if (node === undefined) {
+    node = namedNode(propertyIri(name));
+    PROPERTY_CACHE.set(name, node);
+  }
+  return node;
+}
+
+/** Whether a string is an absolute IRI (it has a scheme). */
+function isAbsolute(text: string): boolean {
+  return /^[A-Za-z][A-Za-z0-9+.-]*:[^\s]/.test(text);
+}
+
+/**
+ * Writes ABox quads for one input, unit by unit (an asset, an edge, a
+ * finding), remembering which placeholder and tag nodes it already declared.
+ */
+export class AboxWriter {
+  readonly #input: OntologyInput;
+  readonly #assets = new Map<string, Asset>();
+  readonly #declared = new Set<string>();
+  readonly #references: AssetReferenceIndex;
+  #blank = 0;
+
+  /** Indexes the input's assets. */
+  constructor(input: OntologyInput) {
+    this.#input = input;
+    for (const asset of input.assets) this.#assets.set(asset.id, asset);
+    this.#references = new AssetReferenceIndex(input.assets);
+  }
+
+  /** How many units {@link unit} accepts: assets, then edges, then findings. */
+  get units(): number {
+    return this.#input.assets.length + this.#input.edges.length + this.#input.findings.length;
+  }
+
+  /** Appends the quads of unit `index` (see {@link units}) to `out`. */
+  unit(index: number, out: Quad[]): void {
+    const { assets, edges, findings } = this.#input;
+    if (index < assets.length) return this.#asset(assets[index]!, out);
+    index -= assets.length;
+    if (index < edges.length) return this.#edge(edges[index]!, out);
+    index -= edges.length;
+    if (index < findings.length) {
+      return this.#finding(findings[index]!, this.#input.findingAssetIds[index] ?? null, out);
+    }
+    throw new RangeError(`ABox unit ${index} is out of range (there are ${this.units}).`);
+  }
+
+  #node(id: string): NamedNode {
+    return namedNode(resourceIri(id));
+  }
+
+  /** The node of an edge endpoint, declaring a placeholder the first time it is seen. */
+  #endpoint(id: string, out: Quad[]): NamedNode {
+    const node = this.#node(id);
+    if (!this.#assets.has(id) && !this.#declared.has(node.value)) {
+      this.#declared.add(node.value);
+      out.push(quad(node, RDF_TYPE, CLOUD_RESOURCE));
+      out.push(quad(node, prop("hasName"), literal(id)));
+    }
+    return node;
+  }
+
+  /** The node an asset-level reference stands for (an asset when it resolves). */
+  #reference(ref: string): NamedNode {
+    return this.#node(this.#references.resolve(ref));
+  }
+
+  #asset(asset: Asset, out: Quad[]): void {
+    const node = this.#node(asset.id);
+    out.push(quad(node, RDF_TYPE, namedNode(classIri(assetClassName(asset.asset_type)))));
+    out.push(quad(node, prop("hasName"), literal(asset.name)));
+    out.push(quad(node, prop("hasProvider"), literal(asset.provider)));
+    out.push(quad(node, prop("hasRegion"), literal(asset.region)));
+    out.push(
+      quad(
+        node,
+        prop("isInternetExposed"),
+        literal(String(asset.is_internet_exposed), XSD_BOOLEAN),
+      ),
+    );
+    if (asset.arn) out.push(quad(node, prop("hasARN"), literal(asset.arn)));
+    if (asset.account_id) out.push(quad(node, prop("hasAccountId"), literal(asset.account_id)));
+    for (const [key, value] of Object.entries(asset.tags ?? {})) {
+      const tag = namedNode(tagIri(key, value));
+      if (!this.#declared.has(tag.value)) {
+        this.#declared.add(tag.value);
+        out.push(quad(tag, RDF_TYPE, TAG_VALUE));
+        out.push(quad(tag, RDFS_LABEL, literal(`${key}=${value}`)));
+      }
+      out.push(quad(node, prop("TAGGED_WITH"), tag));
+    }
+    for (const { subject, relation, object } of inferAssetRelations(asset)) {
+      out.push(quad(this.#reference(subject), prop(relation), this.#reference(object)));
+    }
+  }
+
+  #edge(edge: Edge, out: Quad[]): void {
+    const source = this.#endpoint(edge.source_id, out);
+    const target = this.#endpoint(edge.target_id, out);
+    const relations = inferEdgeRelations(
+      edge,
+      this.#assets.get(edge.source_id),
+      this.#assets.get(edge.target_id),
+    );
+    for (const relation of relations) out.push(quad(source, prop(relation), target));
+    if (edge.cidr || edge.port_range || edge.protocol) {
+      const meta = blankNode(`m${this.#blank++}`);
+      out.push(quad(meta, RDF_TYPE, EDGE_METADATA));
+      out.push(quad(meta, FROM_NODE, source));
+      out.push(quad(meta, TO_NODE, target));
+      if (edge.cidr) out.push(quad(meta, prop("hasCIDR"), literal(edge.cidr)));
+      if (edge.port_range) out.push(quad(meta, prop("hasPort"), literal(edge.port_range)));
+      if (edge.protocol) out.push(quad(meta, prop("hasProtocol"), literal(edge.protocol)));
+    }
+  }
+
+  #finding(finding: Finding, assetId: string | null, out: Quad[]): void {
+    const node = namedNode(findingIri(finding.id));
+    out.push(quad(node, RDF_TYPE, FINDING_CLASS));
+    out.push(quad(node, prop("hasName"), literal(finding.title)));
+    out.push(quad(node, prop("hasSeverity"), literal(finding.severity)));
+    out.push(quad(node, prop("hasRiskScore"), literal(String(riskScore(finding)), XSD_FLOAT)));
+    const affected: Quad_Subject & Quad_Object = assetId !== null
+      ? this.#node(assetId)
+      : isAbsolute(finding.resource_id)
+      ? namedNode(iriSafe(finding.resource_id))
+      : this.#node(finding.resource_id);
+    out.push(quad(node, prop("FINDING_AFFECTS"), affected));
+    for (const framework of finding.compliance_frameworks ?? []) {
+      const control = namedNode(complianceIri(framework));
+      if (!this.#declared.has(control.value)) {
+        this.#declared.add(control.value);
+        out.push(quad(control, RDF_TYPE, COMPLIANCE_CLASS));
+        out.push(quad(control, RDFS_LABEL, literal(framework)));
+      }
+      out.push(quad(control, prop("COMPLIANCE_GOVERNS"), affected));
+    }
+  }
+}
