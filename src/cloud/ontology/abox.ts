@@ -25,16 +25,7 @@ import {
   tagIri,
   XSD,
 } from "./namespaces.ts";
-import {
-  blankNode,
-  literal,
-  type NamedNode,
-  namedNode,
-  type Quad,
-  quad,
-  type Quad_Object,
-  type Quad_Subject,
-} from "./oxigraph.ts";
+import { blank, iri, type IriTerm, lit, triple, type TripleTerm } from "./terms.ts";
 import { inferAssetRelations, inferEdgeRelations } from "./relations.ts";
 import { RDF_TYPE, RDFS_LABEL } from "./tbox.ts";
 
@@ -67,22 +58,22 @@ export function ontologyInputFromView(view: DatasetView): OntologyInput {
   };
 }
 
-const XSD_BOOLEAN = namedNode(XSD + "boolean");
-const XSD_FLOAT = namedNode(XSD + "float");
-const CLOUD_RESOURCE = namedNode(classIri("CloudResource"));
-const TAG_VALUE = namedNode(classIri("TagValue"));
-const EDGE_METADATA = namedNode(classIri("EdgeMetadata"));
-const FINDING_CLASS = namedNode(classIri("SecurityFinding"));
-const COMPLIANCE_CLASS = namedNode(classIri("ComplianceControl"));
-const FROM_NODE = namedNode(CM + "fromNode");
-const TO_NODE = namedNode(CM + "toNode");
+const XSD_BOOLEAN = iri(XSD + "boolean");
+const XSD_FLOAT = iri(XSD + "float");
+const CLOUD_RESOURCE = iri(classIri("CloudResource"));
+const TAG_VALUE = iri(classIri("TagValue"));
+const EDGE_METADATA = iri(classIri("EdgeMetadata"));
+const FINDING_CLASS = iri(classIri("SecurityFinding"));
+const COMPLIANCE_CLASS = iri(classIri("ComplianceControl"));
+const FROM_NODE = iri(CM + "fromNode");
+const TO_NODE = iri(CM + "toNode");
 
-const PROPERTY_CACHE = new Map<string, NamedNode>();
+const PROPERTY_CACHE = new Map<string, IriTerm>();
 /** The named node of a `cmp:` property, cached. */
-function prop(name: string): NamedNode {
+function prop(name: string): IriTerm {
   let node = PROPERTY_CACHE.get(name);
   if (node === undefined) {
-    node = namedNode(propertyIri(name));
+    node = iri(propertyIri(name));
     PROPERTY_CACHE.set(name, node);
   }
   return node;
@@ -117,7 +108,7 @@ export class AboxWriter {
   }
 
   /** Appends the quads of unit `index` (see {@link units}) to `out`. */
-  unit(index: number, out: Quad[]): void {
+  unit(index: number, out: TripleTerm[]): void {
     const { assets, edges, findings } = this.#input;
     if (index < assets.length) return this.#asset(assets[index]!, out);
     index -= assets.length;
@@ -129,56 +120,56 @@ export class AboxWriter {
     throw new RangeError(`ABox unit ${index} is out of range (there are ${this.units}).`);
   }
 
-  #node(id: string): NamedNode {
-    return namedNode(resourceIri(id));
+  #node(id: string): IriTerm {
+    return iri(resourceIri(id));
   }
 
   /** The node of an edge endpoint, declaring a placeholder the first time it is seen. */
-  #endpoint(id: string, out: Quad[]): NamedNode {
+  #endpoint(id: string, out: TripleTerm[]): IriTerm {
     const node = this.#node(id);
     if (!this.#assets.has(id) && !this.#declared.has(node.value)) {
       this.#declared.add(node.value);
-      out.push(quad(node, RDF_TYPE, CLOUD_RESOURCE));
-      out.push(quad(node, prop("hasName"), literal(id)));
+      out.push(triple(node, RDF_TYPE, CLOUD_RESOURCE));
+      out.push(triple(node, prop("hasName"), lit(id)));
     }
     return node;
   }
 
   /** The node an asset-level reference stands for (an asset when it resolves). */
-  #reference(ref: string): NamedNode {
+  #reference(ref: string): IriTerm {
     return this.#node(this.#references.resolve(ref));
   }
 
-  #asset(asset: Asset, out: Quad[]): void {
+  #asset(asset: Asset, out: TripleTerm[]): void {
     const node = this.#node(asset.id);
-    out.push(quad(node, RDF_TYPE, namedNode(classIri(assetClassName(asset.asset_type)))));
-    out.push(quad(node, prop("hasName"), literal(asset.name)));
-    out.push(quad(node, prop("hasProvider"), literal(asset.provider)));
-    out.push(quad(node, prop("hasRegion"), literal(asset.region)));
+    out.push(triple(node, RDF_TYPE, iri(classIri(assetClassName(asset.asset_type)))));
+    out.push(triple(node, prop("hasName"), lit(asset.name)));
+    out.push(triple(node, prop("hasProvider"), lit(asset.provider)));
+    out.push(triple(node, prop("hasRegion"), lit(asset.region)));
     out.push(
-      quad(
+      triple(
         node,
         prop("isInternetExposed"),
-        literal(String(asset.is_internet_exposed), XSD_BOOLEAN),
+        lit(String(asset.is_internet_exposed), XSD_BOOLEAN),
       ),
     );
-    if (asset.arn) out.push(quad(node, prop("hasARN"), literal(asset.arn)));
-    if (asset.account_id) out.push(quad(node, prop("hasAccountId"), literal(asset.account_id)));
+    if (asset.arn) out.push(triple(node, prop("hasARN"), lit(asset.arn)));
+    if (asset.account_id) out.push(triple(node, prop("hasAccountId"), lit(asset.account_id)));
     for (const [key, value] of Object.entries(asset.tags ?? {})) {
-      const tag = namedNode(tagIri(key, value));
+      const tag = iri(tagIri(key, value));
       if (!this.#declared.has(tag.value)) {
         this.#declared.add(tag.value);
-        out.push(quad(tag, RDF_TYPE, TAG_VALUE));
-        out.push(quad(tag, RDFS_LABEL, literal(`${key}=${value}`)));
+        out.push(triple(tag, RDF_TYPE, TAG_VALUE));
+        out.push(triple(tag, RDFS_LABEL, lit(`${key}=${value}`)));
       }
-      out.push(quad(node, prop("TAGGED_WITH"), tag));
+      out.push(triple(node, prop("TAGGED_WITH"), tag));
     }
     for (const { subject, relation, object } of inferAssetRelations(asset)) {
-      out.push(quad(this.#reference(subject), prop(relation), this.#reference(object)));
+      out.push(triple(this.#reference(subject), prop(relation), this.#reference(object)));
     }
   }
 
-  #edge(edge: Edge, out: Quad[]): void {
+  #edge(edge: Edge, out: TripleTerm[]): void {
     const source = this.#endpoint(edge.source_id, out);
     const target = this.#endpoint(edge.target_id, out);
     const relations = inferEdgeRelations(
@@ -186,38 +177,38 @@ export class AboxWriter {
       this.#assets.get(edge.source_id),
       this.#assets.get(edge.target_id),
     );
-    for (const relation of relations) out.push(quad(source, prop(relation), target));
+    for (const relation of relations) out.push(triple(source, prop(relation), target));
     if (edge.cidr || edge.port_range || edge.protocol) {
-      const meta = blankNode(`m${this.#blank++}`);
-      out.push(quad(meta, RDF_TYPE, EDGE_METADATA));
-      out.push(quad(meta, FROM_NODE, source));
-      out.push(quad(meta, TO_NODE, target));
-      if (edge.cidr) out.push(quad(meta, prop("hasCIDR"), literal(edge.cidr)));
-      if (edge.port_range) out.push(quad(meta, prop("hasPort"), literal(edge.port_range)));
-      if (edge.protocol) out.push(quad(meta, prop("hasProtocol"), literal(edge.protocol)));
+      const meta = blank(`m${this.#blank++}`);
+      out.push(triple(meta, RDF_TYPE, EDGE_METADATA));
+      out.push(triple(meta, FROM_NODE, source));
+      out.push(triple(meta, TO_NODE, target));
+      if (edge.cidr) out.push(triple(meta, prop("hasCIDR"), lit(edge.cidr)));
+      if (edge.port_range) out.push(triple(meta, prop("hasPort"), lit(edge.port_range)));
+      if (edge.protocol) out.push(triple(meta, prop("hasProtocol"), lit(edge.protocol)));
     }
   }
 
-  #finding(finding: Finding, assetId: string | null, out: Quad[]): void {
-    const node = namedNode(findingIri(finding.id));
-    out.push(quad(node, RDF_TYPE, FINDING_CLASS));
-    out.push(quad(node, prop("hasName"), literal(finding.title)));
-    out.push(quad(node, prop("hasSeverity"), literal(finding.severity)));
-    out.push(quad(node, prop("hasRiskScore"), literal(String(riskScore(finding)), XSD_FLOAT)));
-    const affected: Quad_Subject & Quad_Object = assetId !== null
+  #finding(finding: Finding, assetId: string | null, out: TripleTerm[]): void {
+    const node = iri(findingIri(finding.id));
+    out.push(triple(node, RDF_TYPE, FINDING_CLASS));
+    out.push(triple(node, prop("hasName"), lit(finding.title)));
+    out.push(triple(node, prop("hasSeverity"), lit(finding.severity)));
+    out.push(triple(node, prop("hasRiskScore"), lit(String(riskScore(finding)), XSD_FLOAT)));
+    const affected: IriTerm = assetId !== null
       ? this.#node(assetId)
       : isAbsolute(finding.resource_id)
-      ? namedNode(iriSafe(finding.resource_id))
+      ? iri(iriSafe(finding.resource_id))
       : this.#node(finding.resource_id);
-    out.push(quad(node, prop("FINDING_AFFECTS"), affected));
+    out.push(triple(node, prop("FINDING_AFFECTS"), affected));
     for (const framework of finding.compliance_frameworks ?? []) {
-      const control = namedNode(complianceIri(framework));
+      const control = iri(complianceIri(framework));
       if (!this.#declared.has(control.value)) {
         this.#declared.add(control.value);
-        out.push(quad(control, RDF_TYPE, COMPLIANCE_CLASS));
-        out.push(quad(control, RDFS_LABEL, literal(framework)));
+        out.push(triple(control, RDF_TYPE, COMPLIANCE_CLASS));
+        out.push(triple(control, RDFS_LABEL, lit(framework)));
       }
-      out.push(quad(control, prop("COMPLIANCE_GOVERNS"), affected));
+      out.push(triple(control, prop("COMPLIANCE_GOVERNS"), affected));
     }
   }
 }

@@ -7,7 +7,8 @@
  */
 
 import { AboxWriter, type OntologyInput } from "./abox.ts";
-import { type Quad, Store } from "./oxigraph.ts";
+import { Store } from "./oxigraph.ts";
+import { asQuad, type TripleTerm } from "./terms.ts";
 import { tboxQuads } from "./tbox.ts";
 
 /** Options of {@link buildOntology}. */
@@ -61,15 +62,15 @@ export async function buildOntology(
   const total = writer.units + 1;
   const store = new Store();
   options.onProgress?.(0, total);
-  for (const q of tboxQuads()) store.add(q);
+  for (const t of tboxQuads()) store.add(asQuad(t));
   let done = 1;
-  const batch: Quad[] = [];
+  const batch: TripleTerm[] = [];
   while (done < total) {
     options.signal?.throwIfAborted();
     const end = Math.min(total, done + batchSize);
     batch.length = 0;
     for (let unit = done - 1; unit < end - 1; unit++) writer.unit(unit, batch);
-    for (const q of batch) store.add(q);
+    for (const t of batch) store.add(asQuad(t));
     done = end;
     options.onProgress?.(done, total);
     if (done < total) await yieldToEventLoop();

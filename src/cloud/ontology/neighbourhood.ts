@@ -7,9 +7,8 @@
 
 import { RELATION_TYPES } from "../model/enums.ts";
 import { OntologyArgumentError } from "./errors.ts";
-import { compactIri, expandIri, propertyIri, resourceIri } from "./namespaces.ts";
+import { compactIri, expandIri, propertyIri, RDF, resourceIri } from "./namespaces.ts";
 import { type NamedNode, namedNode, type Quad, type Store } from "./oxigraph.ts";
-import { RDF_TYPE } from "./tbox.ts";
 
 /** Options of {@link ontologyNeighbourhood}. */
 export interface NeighbourhoodOptions {
@@ -63,6 +62,7 @@ export interface Neighbourhood {
 
 const RELATION_IRIS = new Set(RELATION_TYPES.map((t) => propertyIri(t)));
 const HAS_NAME = namedNode(propertyIri("hasName"));
+const RDF_TYPE = namedNode(RDF + "type");
 
 /**
  * The centre given as an IRI, a prefixed name (`cmr:…`) or an asset id.

@@ -15,7 +15,7 @@ import {
   relationLabel,
 } from "./classes.ts";
 import { classIri, CM, ONTOLOGY_IRI, OWL, propertyIri, RDF, RDFS, XSD } from "./namespaces.ts";
-import { literal, namedNode, type Quad, quad } from "./oxigraph.ts";
+import { iri, type IriTerm, lit, triple, type TripleTerm } from "./terms.ts";
 
 /** Data properties (local names under `cmp:`) and the XSD datatype of their values. */
 export const DATA_PROPERTIES: Readonly<Record<string, "string" | "boolean" | "float">> = {
@@ -33,19 +33,19 @@ export const DATA_PROPERTIES: Readonly<Record<string, "string" | "boolean" | "fl
 };
 
 /** `rdf:type`. */
-export const RDF_TYPE = namedNode(RDF + "type");
+export const RDF_TYPE = iri(RDF + "type");
 /** `rdfs:label`. */
-export const RDFS_LABEL = namedNode(RDFS + "label");
+export const RDFS_LABEL = iri(RDFS + "label");
 /** `rdfs:subClassOf`. */
-export const RDFS_SUBCLASS = namedNode(RDFS + "subClassOf");
+export const RDFS_SUBCLASS = iri(RDFS + "subClassOf");
 /** `owl:Class`. */
-export const OWL_CLASS = namedNode(OWL + "Class");
+export const OWL_CLASS = iri(OWL + "Class");
 /** `owl:ObjectProperty`. */
-export const OWL_OBJECT_PROPERTY = namedNode(OWL + "ObjectProperty");
+export const OWL_OBJECT_PROPERTY = iri(OWL + "ObjectProperty");
 /** `owl:DatatypeProperty`. */
-export const OWL_DATATYPE_PROPERTY = namedNode(OWL + "DatatypeProperty");
+export const OWL_DATATYPE_PROPERTY = iri(OWL + "DatatypeProperty");
 /** `cm:relationGroup`: the group literal on each relation property. */
-export const RELATION_GROUP = namedNode(CM + "relationGroup");
+export const RELATION_GROUP = iri(CM + "relationGroup");
 
 /**
  * Every TBox quad, in a stable order (default graph).
@@ -56,24 +56,24 @@ export const RELATION_GROUP = namedNode(CM + "relationGroup");
  * tboxQuads().length > 64 * 3; // true: at least three triples per relation property
  * ```
  */
-export function tboxQuads(): Quad[] {
-  const out: Quad[] = [];
-  const add = (s: string, p: ReturnType<typeof namedNode>, o: Quad["object"]): void => {
-    out.push(quad(namedNode(s), p, o));
+export function tboxQuads(): TripleTerm[] {
+  const out: TripleTerm[] = [];
+  const add = (s: string, p: IriTerm, o: TripleTerm["object"]): void => {
+    out.push(triple(iri(s), p, o));
   };
   const ontology = ONTOLOGY_IRI;
-  add(ontology, RDF_TYPE, namedNode(OWL + "Ontology"));
-  add(ontology, RDFS_LABEL, literal("Cloud estate ontology"));
+  add(ontology, RDF_TYPE, iri(OWL + "Ontology"));
+  add(ontology, RDFS_LABEL, lit("Cloud estate ontology"));
 
   const declared = new Set<string>();
   const declareClass = (name: string, label: string): string => {
-    const iri = classIri(name);
-    if (!declared.has(iri)) {
-      declared.add(iri);
-      add(iri, RDF_TYPE, OWL_CLASS);
-      add(iri, RDFS_LABEL, literal(label));
+    const node = classIri(name);
+    if (!declared.has(node)) {
+      declared.add(node);
+      add(node, RDF_TYPE, OWL_CLASS);
+      add(node, RDFS_LABEL, lit(label));
     }
-    return iri;
+    return node;
   };
   const root = declareClass("CloudResource", "Cloud Resource");
   for (const name of HELPER_CLASSES) declareClass(name, classLabel(name));
@@ -83,36 +83,36 @@ export function tboxQuads(): Quad[] {
     const key = `${child} ${parent}`;
     if (child === parent || subclass.has(key)) return;
     subclass.add(key);
-    add(child, RDFS_SUBCLASS, namedNode(parent));
+    add(child, RDFS_SUBCLASS, iri(parent));
   };
   for (const [family, types] of Object.entries(ASSET_TYPE_FAMILIES)) {
     const familyIri = declareClass(familyClassName(family), family);
     addSubclass(familyIri, root);
     for (const type of types) {
       const name = assetClassName(type);
-      const iri = declareClass(name, classLabel(name));
-      addSubclass(iri, root);
-      addSubclass(iri, familyIri);
+      const node = declareClass(name, classLabel(name));
+      addSubclass(node, root);
+      addSubclass(node, familyIri);
     }
   }
 
   for (const [group, relations] of Object.entries(RELATION_GROUPS)) {
     for (const relation of relations) {
-      const iri = propertyIri(relation);
-      add(iri, RDF_TYPE, OWL_OBJECT_PROPERTY);
-      add(iri, RDFS_LABEL, literal(relationLabel(relation)));
-      add(iri, RELATION_GROUP, literal(group));
+      const node = propertyIri(relation);
+      add(node, RDF_TYPE, OWL_OBJECT_PROPERTY);
+      add(node, RDFS_LABEL, lit(relationLabel(relation)));
+      add(node, RELATION_GROUP, lit(group));
     }
   }
   for (const [name, type] of Object.entries(DATA_PROPERTIES)) {
-    const iri = propertyIri(name);
-    add(iri, RDF_TYPE, OWL_DATATYPE_PROPERTY);
-    add(iri, RDFS_LABEL, literal(name));
-    add(iri, namedNode(RDFS + "range"), namedNode(XSD + type));
+    const node = propertyIri(name);
+    add(node, RDF_TYPE, OWL_DATATYPE_PROPERTY);
+    add(node, RDFS_LABEL, lit(name));
+    add(node, iri(RDFS + "range"), iri(XSD + type));
   }
   for (const helper of ["fromNode", "toNode"]) {
-    add(CM + helper, RDF_TYPE, namedNode(RDF + "Property"));
+    add(CM + helper, RDF_TYPE, iri(RDF + "Property"));
   }
-  add(CM + "relationGroup", RDF_TYPE, namedNode(OWL + "AnnotationProperty"));
+  add(CM + "relationGroup", RDF_TYPE, iri(OWL + "AnnotationProperty"));
   return out;
 }
