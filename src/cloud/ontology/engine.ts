@@ -177,7 +177,11 @@ export class OntologyEngine {
 
   /** Runs `task` after every earlier call has settled. */
   #serial<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.#queue.then(task, task);
+    const guarded = (): Promise<T> =>
+      this.#closed
+        ? Promise.reject(new OntologyWorkerError("The ontology engine is closed."))
+        : task();
+    const run = this.#queue.then(guarded, guarded);
     this.#queue = run.catch(() => undefined);
     return run;
   }
