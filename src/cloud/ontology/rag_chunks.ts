@@ -122,6 +122,7 @@ export class RagChunkIndex {
   readonly #open = new Map<string, Finding[]>();
   readonly #communities: Communities;
   readonly #cache = new Map<string, RagChunk>();
+  readonly #labels = new Map<string, string>();
 
   /** Infers the relations, maps open findings and finds the communities. */
   constructor(input: OntologyInput, options: { seed?: number } = {}) {
@@ -159,6 +160,25 @@ export class RagChunkIndex {
         add({ subject: edge.source_id, relation, object: edge.target_id });
       }
     }
+    // Tags, findings and frameworks, as the ontology holds them.
+    for (const asset of input.assets) {
+      for (const [key, value] of Object.entries(asset.tags ?? {})) {
+        const node = `tag_${key}_${value}`.replace(/[ /]/g, "_");
+        this.#labels.set(node, `tag ${key}=${value}`);
+        add({ subject: asset.id, relation: "TAGGED_WITH", object: node });
+      }
+    }
+    input.findings.forEach((finding, index) => {
+      const node = `finding_${finding.id}`;
+      const target = input.findingAssetIds[index] ?? finding.resource_id;
+      this.#labels.set(node, `finding "${finding.title}"`);
+      add({ subject: node, relation: "FINDING_AFFECTS", object: target });
+      for (const framework of finding.compliance_frameworks ?? []) {
+        const control = `compliance_${framework}`;
+        this.#labels.set(control, `framework ${framework}`);
+        add({ subject: control, relation: "COMPLIANCE_GOVERNS", object: target });
+      }
+    });
     input.findings.forEach((finding, index) => {
       const assetId = input.findingAssetIds[index];
       if (finding.is_suppressed || assetId === null || assetId === undefined) return;
@@ -179,7 +199,7 @@ export class RagChunkIndex {
 
   #name(id: string): string {
     const asset = this.#assets.get(id);
-    return asset ? `${asset.name} (${asset.asset_type})` : id;
+    return asset ? `${asset.name} (${asset.asset_type})` : this.#labels.get(id) ?? id;
   }
 
   #maxSeverity(ids: Iterable<string>): Severity | null {
