@@ -8,11 +8,13 @@
 
 /** A bad argument: unknown format, relation group, IRI, or a value out of range. */
 export class OntologyArgumentError extends Error {
+  /** The class name, kept when the error crosses from the worker. */
   override name = "OntologyArgumentError";
 }
 
 /** A SPARQL text that does not parse; `line` and `column` are 1-based. */
 export class SparqlSyntaxError extends Error {
+  /** The class name, kept when the error crosses from the worker. */
   override name = "SparqlSyntaxError";
   /** 1-based line of the error, or null when unknown. */
   readonly line: number | null;
@@ -31,6 +33,7 @@ export type SparqlRefusal = "update" | "service" | "dataset_clause" | "too_long"
 
 /** A query refused before execution (updates, SERVICE, FROM / FROM NAMED, size). */
 export class SparqlRefusedError extends Error {
+  /** The class name, kept when the error crosses from the worker. */
   override name = "SparqlRefusedError";
   /** The reason, as a stable code. */
   readonly reason: SparqlRefusal;
@@ -43,6 +46,7 @@ export class SparqlRefusedError extends Error {
 
 /** A query stopped at its time limit (its worker was terminated). */
 export class SparqlTimeoutError extends Error {
+  /** The class name, kept when the error crosses from the worker. */
   override name = "SparqlTimeoutError";
   /** The limit that was reached, in milliseconds. */
   readonly timeoutMs: number;
@@ -55,11 +59,13 @@ export class SparqlTimeoutError extends Error {
 
 /** The SPARQL engine refused or failed a query that parsed. */
 export class SparqlExecutionError extends Error {
+  /** The class name, kept when the error crosses from the worker. */
   override name = "SparqlExecutionError";
 }
 
 /** The worker that holds the store could not start or died. */
 export class OntologyWorkerError extends Error {
+  /** The class name, kept when the error crosses from the worker. */
   override name = "OntologyWorkerError";
 }
 

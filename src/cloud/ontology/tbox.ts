@@ -33,19 +33,19 @@ export const DATA_PROPERTIES: Readonly<Record<string, "string" | "boolean" | "fl
 };
 
 /** `rdf:type`. */
-export const RDF_TYPE = iri(RDF + "type");
+export const RDF_TYPE: IriTerm = iri(RDF + "type");
 /** `rdfs:label`. */
-export const RDFS_LABEL = iri(RDFS + "label");
+export const RDFS_LABEL: IriTerm = iri(RDFS + "label");
 /** `rdfs:subClassOf`. */
-export const RDFS_SUBCLASS = iri(RDFS + "subClassOf");
+export const RDFS_SUBCLASS: IriTerm = iri(RDFS + "subClassOf");
 /** `owl:Class`. */
-export const OWL_CLASS = iri(OWL + "Class");
+export const OWL_CLASS: IriTerm = iri(OWL + "Class");
 /** `owl:ObjectProperty`. */
-export const OWL_OBJECT_PROPERTY = iri(OWL + "ObjectProperty");
+export const OWL_OBJECT_PROPERTY: IriTerm = iri(OWL + "ObjectProperty");
 /** `owl:DatatypeProperty`. */
-export const OWL_DATATYPE_PROPERTY = iri(OWL + "DatatypeProperty");
+export const OWL_DATATYPE_PROPERTY: IriTerm = iri(OWL + "DatatypeProperty");
 /** `cm:relationGroup`: the group literal on each relation property. */
-export const RELATION_GROUP = iri(CM + "relationGroup");
+export const RELATION_GROUP: IriTerm = iri(CM + "relationGroup");
 
 /**
  * Every TBox quad, in a stable order (default graph).
