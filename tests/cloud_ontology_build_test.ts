@@ -211,3 +211,33 @@ Deno.test("ontologyStats() counts triples, classes, individuals and relations", 
   strictEqual(stats.relation_types.LOGS_TO, undefined);
   strictEqual(stats.relation_triples, 43);
 });
+
+Deno.test("buildOntology() accepts ids and resource names that are not IRI-safe", async () => {
+  const records = smallEstate();
+  const odd = ["sg[1]", "a%zz", "a#b c", "q\u{E000}", "tab\there"];
+  records.assets = records.assets.slice(0, 3).map((a, i) => ({ ...a, id: odd[i]!, name: odd[i]! }));
+  records.assets.push({ ...records.assets[0]!, id: odd[3]! }, {
+    ...records.assets[0]!,
+    id: odd[4]!,
+  });
+  records.edges = [{ ...smallEstate().edges[4]!, source_id: odd[0]!, target_id: "x]y" }];
+  records.findings = ["http://[bad", "not an iri", "weird:%%", "arn:aws:s3:::ok"].map((id, i) => ({
+    ...smallEstate().findings[1]!,
+    id: `odd-${i}`,
+    resource_id: id,
+  }));
+  const { store } = await buildOntology(ontologyInputFromView(viewOf(records)));
+  const names = rows(store, "SELECT ?n WHERE { ?a cmp:hasName ?n ; a cm:CloudResource }");
+  deepStrictEqual(names, [{ n: "x]y" }]);
+  const targets = rows(store, "SELECT ?t WHERE { ?f cmp:FINDING_AFFECTS ?t } ORDER BY ?t");
+  deepStrictEqual(targets.map((r) => r.t), [
+    "arn:aws:s3:::ok",
+    "http://%5Bbad",
+    "cmr:not%20an%20iri",
+    "weird:%25%25",
+  ]);
+  strictEqual(
+    rows(store, 'SELECT ?a WHERE { ?a cmp:hasName "a#b c" }')[0]!.a,
+    "cmr:a%23b%20c",
+  );
+});

@@ -25,6 +25,7 @@ import {
   tagIri,
   XSD,
 } from "./namespaces.ts";
+import { namedNode } from "./oxigraph.ts";
 import { blank, iri, type IriTerm, lit, triple, type TripleTerm } from "./terms.ts";
 import { inferAssetRelations, inferEdgeRelations } from "./relations.ts";
 import { RDF_TYPE, RDFS_LABEL } from "./tbox.ts";
@@ -79,9 +80,16 @@ function prop(name: string): IriTerm {
   return node;
 }
 
-/** Whether a string is an absolute IRI (it has a scheme). */
-function isAbsolute(text: string): boolean {
-  return /^[A-Za-z][A-Za-z0-9+.-]*:[^\s]/.test(text);
+/** A resource id that is itself an absolute IRI (an ARN, a URL) as a term, else null. */
+function rawIri(text: string): IriTerm | null {
+  if (!/^[A-Za-z][A-Za-z0-9+.-]*:\S/.test(text)) return null;
+  const value = iriSafe(text);
+  try {
+    namedNode(value); // oxigraph's own check: the store would refuse what fails here
+    return iri(value);
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -197,9 +205,7 @@ export class AboxWriter {
     out.push(triple(node, prop("hasRiskScore"), lit(String(riskScore(finding)), XSD_FLOAT)));
     const affected: IriTerm = assetId !== null
       ? this.#node(assetId)
-      : isAbsolute(finding.resource_id)
-      ? iri(iriSafe(finding.resource_id))
-      : this.#node(finding.resource_id);
+      : rawIri(finding.resource_id) ?? this.#node(finding.resource_id);
     out.push(triple(node, prop("FINDING_AFFECTS"), affected));
     for (const framework of finding.compliance_frameworks ?? []) {
       const control = iri(complianceIri(framework));

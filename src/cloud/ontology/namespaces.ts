@@ -37,17 +37,27 @@ export const ONTOLOGY_PREFIXES: Readonly<Record<string, string>> = {
 // Longest namespace first, so a namespace that prefixes another never wins.
 const BY_LENGTH = Object.entries(ONTOLOGY_PREFIXES).sort((a, b) => b[1].length - a[1].length);
 
-/**
- * Characters that may not appear in an IRI (RFC 3987): controls, space and
- * `<>"{}|\^` and backtick.
- */
-// deno-lint-ignore no-control-regex
-const NOT_IN_IRI = /[\u0000-\u0020<>"{}|\\^`\u007f-\u009f]/gu;
+/** ASCII characters kept as they are: unreserved, sub-delims, `:`, `@`, `/`, `?`. */
+const ASCII_KEPT = /[A-Za-z0-9\-._~!$&'()*+,;=:@/?]/;
+
+/** Whether a non-ASCII code point may appear in an IRI path (RFC 3987 ucschar). */
+function isUcsChar(cp: number): boolean {
+  if (cp < 0xa0 || (cp >= 0xd800 && cp <= 0xf8ff) || (cp >= 0xfdd0 && cp <= 0xfdef)) return false;
+  return (cp & 0xfffe) !== 0xfffe && cp < 0xf0000;
+}
+
+function percentEncode(ch: string): string {
+  return Array.from(
+    new TextEncoder().encode(ch),
+    (b) => "%" + b.toString(16).toUpperCase().padStart(2, "0"),
+  ).join("");
+}
 
 /**
  * Makes a string safe as the local part of an IRI by percent-encoding (UTF-8)
- * only the characters an IRI cannot hold; everything else is kept as is, so
- * ids such as `0.0.0.0/0` or ARNs stay readable.
+ * only what an IRI path cannot hold (spaces, `<>"{}|\^` and backtick, `#`,
+ * `[`, `]`, controls, private-use code points, a `%` not starting an escape);
+ * everything else is kept, so ids such as `0.0.0.0/0` or ARNs stay readable.
  *
  * @example
  * ```ts
@@ -56,14 +66,16 @@ const NOT_IN_IRI = /[\u0000-\u0020<>"{}|\\^`\u007f-\u009f]/gu;
  * ```
  */
 export function iriSafe(text: string): string {
-  return text.replace(
-    NOT_IN_IRI,
-    (ch) =>
-      Array.from(
-        new TextEncoder().encode(ch),
-        (b) => "%" + b.toString(16).toUpperCase().padStart(2, "0"),
-      ).join(""),
-  );
+  let out = "";
+  let index = 0;
+  for (const ch of text) {
+    const cp = ch.codePointAt(0)!;
+    if (ch === "%" && /^[0-9A-Fa-f]{2}$/.test(text.slice(index + 1, index + 3))) out += ch;
+    else if (cp < 0x80 ? ASCII_KEPT.test(ch) : isUcsChar(cp)) out += ch;
+    else out += percentEncode(ch);
+    index += ch.length;
+  }
+  return out;
 }
 
 /** The IRI of an asset or graph placeholder node (`cmr:<id>`). */
