@@ -179,7 +179,7 @@ export function guardSparql(query: string, options: GuardSparqlOptions = {}): Pr
       "dataset_clause",
     );
   }
-  if (hasService(parsed.where) || hasService(parsed)) {
+  if (hasService(parsed)) {
     throw new SparqlRefusedError(
       "SERVICE is not accepted: queries cannot call other SPARQL endpoints; remove the SERVICE block.",
       "service",
