@@ -129,6 +129,17 @@ Deno.test("runSparql() answers SELECT, ASK, CONSTRUCT and DESCRIBE with known re
   assert(computeFamily.kind === "select");
   deepStrictEqual(computeFamily.rows, [{ n: 4 }]); // web-1, bastion, jump-vm, api-handler
 
+  // A byte order mark, a comment, BASE after the built-in prefixes, a prefix redeclared.
+  const edited = runSparql(
+    store,
+    guardSparql(
+      "\uFEFF# roles\nBASE <https://cloudg.io/resource/>\nPREFIX cm: <https://cloudg.io/property/>\n" +
+        "SELECT ?o WHERE { <app-role> cm:ROLE_HAS_POLICY ?o }",
+    ),
+  );
+  assert(edited.kind === "select");
+  deepStrictEqual(edited.rows, [{ o: "cmr:policy-admin" }]);
+
   const ask = runSparql(store, guardSparql("ASK { cmr:app-role cmp:CROSS_ACCOUNT_TRUST ?x }"));
   deepStrictEqual(ask, { kind: "ask", answer: true });
 

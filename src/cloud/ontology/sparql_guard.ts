@@ -140,7 +140,9 @@ function hasService(node: unknown): boolean {
  * prepared.queryType; // "SELECT"
  * ```
  */
-export function guardSparql(query: string, options: GuardSparqlOptions = {}): PreparedQuery {
+export function guardSparql(text: string, options: GuardSparqlOptions = {}): PreparedQuery {
+  // A byte order mark is not SPARQL; editors add one, the engine refuses it.
+  const query = text.startsWith("\uFEFF") ? text.slice(1) : text;
   const limit = Math.max(1, Math.floor(options.limit ?? 100));
   const maxLength = options.maxLength ?? MAX_QUERY_LENGTH;
   if (query.trim() === "") {
@@ -194,18 +196,24 @@ export function guardSparql(query: string, options: GuardSparqlOptions = {}): Pr
   const selectAll = parsed.queryType === "SELECT" && variables !== null &&
     variables.length === 0;
   const cap = limit + 1;
-  let text = PREFIX_LINE + query;
+  let prepared = PREFIX_LINE + query;
   let lineOffset: number | null = 1;
   if (queryType !== "ASK") {
     const own = (parsed as { limit?: number }).limit;
     const values = (parsed as { values?: unknown }).values;
     if (own === undefined && values === undefined) {
-      text += `\nLIMIT ${cap}`;
+      prepared += `\nLIMIT ${cap}`;
     } else if (own === undefined || own > cap) {
       (parsed as { limit?: number }).limit = cap;
-      text = new sparqljs.Generator().stringify(parsed);
+      prepared = new sparqljs.Generator().stringify(parsed);
       lineOffset = null;
     }
   }
-  return { text, queryType, limit, lineOffset, variables: selectAll ? null : variables };
+  return {
+    text: prepared,
+    queryType,
+    limit,
+    lineOffset,
+    variables: selectAll ? null : variables,
+  };
 }
