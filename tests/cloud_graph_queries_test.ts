@@ -11,7 +11,12 @@ import {
   sharedDependencies,
 } from "../src/cloud/graph/dependencies.ts";
 import { crossAccountEdges } from "../src/cloud/graph/cross_account.ts";
-import { centralityTop } from "../src/cloud/graph/centrality.ts";
+import {
+  centralityScores,
+  centralityTop,
+  sampledBetweenness,
+} from "../src/cloud/graph/centrality.ts";
+import { relationshipGraph } from "../src/cloud/graph/relationship_graph.ts";
 import { graphStats } from "../src/cloud/graph/graph_stats.ts";
 import { securityCoverage } from "../src/cloud/graph/security_coverage.ts";
 import { INTERNET_NODE } from "../src/cloud/graph/internet.ts";
@@ -394,4 +399,16 @@ Deno.test("securityCoverage() maps services per account and region and finds the
     region: "us-east-1",
   }]);
   deepStrictEqual(out.internet_facing_without_waf.items.map((i) => i.name), ["alb"]);
+});
+
+Deno.test("sampledBetweenness() with every node as pivot equals graphology-metrics' exact scores", () => {
+  const graph = relationshipGraph(miniEstate());
+  const exact = centralityScores(miniEstate(), "betweenness");
+  const all = sampledBetweenness(graph, { k: graph.order, seed: 7 });
+  for (const [node, score] of exact) {
+    ok(Math.abs(score - all.get(node)!) < 1e-12, `${node}: ${score} vs ${all.get(node)}`);
+  }
+  ok([...exact.values()].some((s) => s > 0));
+  const sampled = sampledBetweenness(graph, { k: 5, seed: 7 });
+  deepStrictEqual(sampled, sampledBetweenness(graph, { k: 5, seed: 7 }));
 });
