@@ -61,20 +61,23 @@ Deno.test("neighbors() honours direction, edge types, depth and its caps", () =>
 
 Deno.test("findEdges() filters by internet origin, port, endpoints and account crossing", () => {
   const view = miniEstate();
-  deepStrictEqual(findEdges(view, { internetOnly: true, port: 22 }).map((e) => e.id), ["e3"]);
-  deepStrictEqual(findEdges(view, { source: INTERNET_NODE }).map((e) => e.id), [
+  deepStrictEqual(findEdges(view, { internetOnly: true, port: 22 }).items.map((e) => e.id), ["e3"]);
+  deepStrictEqual(findEdges(view, { source: INTERNET_NODE }).items.map((e) => e.id), [
     "e1",
     "e2",
     "e3",
     "e8",
   ]);
-  deepStrictEqual(findEdges(view, { port: 5432 }).map((e) => e.id), ["e21", "e23"]);
-  const cross = findEdges(view, { crossAccountOnly: true });
+  deepStrictEqual(findEdges(view, { port: 5432 }).items.map((e) => e.id), ["e21", "e23"]);
+  const cross = findEdges(view, { crossAccountOnly: true }).items;
   deepStrictEqual(cross.map((e) => [e.id, e.cross_account]), [["e14", true], ["e15", true]]);
-  deepStrictEqual(findEdges(view, { target: "alb", edgeTypes: ["PROTECTS"] }).map((e) => e.id), [
-    "e18",
-  ]);
-  const rule = findEdges(view, { source: W, target: "sg-admin" })[0]!;
+  deepStrictEqual(
+    findEdges(view, { target: "alb", edgeTypes: ["PROTECTS"] }).items.map((e) => e.id),
+    [
+      "e18",
+    ],
+  );
+  const rule = findEdges(view, { source: W, target: "sg-admin" }).items[0]!;
   deepStrictEqual(rule, {
     id: "e3",
     source: W,
@@ -89,6 +92,14 @@ Deno.test("findEdges() filters by internet origin, port, endpoints and account c
     ports: [22],
     direction: "ingress",
   });
+});
+
+Deno.test("findEdges() briefs only the requested page but counts every match", () => {
+  const page = findEdges(miniEstate(), { edgeTypes: ["SECURITY_GROUP_RULE"] }, {
+    offset: 1,
+    limit: 2,
+  });
+  deepStrictEqual([page.total, page.items.map((e) => e.id)], [5, ["e2", "e3"]]);
 });
 
 Deno.test("internetExposure() gives the evidence and puts sensitive ports first", () => {
