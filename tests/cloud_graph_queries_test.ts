@@ -423,3 +423,12 @@ Deno.test("sampledBetweenness() with every node as pivot equals graphology-metri
   const sampled = sampledBetweenness(graph, { k: 5, seed: 7 });
   deepStrictEqual(sampled, sampledBetweenness(graph, { k: 5, seed: 7 }));
 });
+
+Deno.test("largestBlastRadius() walks each candidate once per dataset version", () => {
+  const view = miniEstate();
+  const first = largestBlastRadius(view, { top: 2 });
+  const again = largestBlastRadius(view, { top: 5 });
+  deepStrictEqual(again.items.slice(0, 2), first.items);
+  strictEqual(view.builds.get("graph:transitive_dependents:all"), 1);
+  strictEqual(view.builds.get("graph:dependency_pool"), 1);
+});
