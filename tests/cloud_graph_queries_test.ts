@@ -11,7 +11,12 @@ import {
   sharedDependencies,
 } from "../src/cloud/graph/dependencies.ts";
 import { crossAccountEdges } from "../src/cloud/graph/cross_account.ts";
-import { centralityTop } from "../src/cloud/graph/centrality.ts";
+import {
+  centralityScores,
+  centralityTop,
+  sampledBetweenness,
+} from "../src/cloud/graph/centrality.ts";
+import { relationshipGraph } from "../src/cloud/graph/relationship_graph.ts";
 import { graphStats } from "../src/cloud/graph/graph_stats.ts";
 import { securityCoverage } from "../src/cloud/graph/security_coverage.ts";
 import { INTERNET_NODE } from "../src/cloud/graph/internet.ts";
@@ -56,20 +61,23 @@ Deno.test("neighbors() honours direction, edge types, depth and its caps", () =>
 
 Deno.test("findEdges() filters by internet origin, port, endpoints and account crossing", () => {
   const view = miniEstate();
-  deepStrictEqual(findEdges(view, { internetOnly: true, port: 22 }).map((e) => e.id), ["e3"]);
-  deepStrictEqual(findEdges(view, { source: INTERNET_NODE }).map((e) => e.id), [
+  deepStrictEqual(findEdges(view, { internetOnly: true, port: 22 }).items.map((e) => e.id), ["e3"]);
+  deepStrictEqual(findEdges(view, { source: INTERNET_NODE }).items.map((e) => e.id), [
     "e1",
     "e2",
     "e3",
     "e8",
   ]);
-  deepStrictEqual(findEdges(view, { port: 5432 }).map((e) => e.id), ["e21", "e23"]);
-  const cross = findEdges(view, { crossAccountOnly: true });
+  deepStrictEqual(findEdges(view, { port: 5432 }).items.map((e) => e.id), ["e21", "e23"]);
+  const cross = findEdges(view, { crossAccountOnly: true }).items;
   deepStrictEqual(cross.map((e) => [e.id, e.cross_account]), [["e14", true], ["e15", true]]);
-  deepStrictEqual(findEdges(view, { target: "alb", edgeTypes: ["PROTECTS"] }).map((e) => e.id), [
-    "e18",
-  ]);
-  const rule = findEdges(view, { source: W, target: "sg-admin" })[0]!;
+  deepStrictEqual(
+    findEdges(view, { target: "alb", edgeTypes: ["PROTECTS"] }).items.map((e) => e.id),
+    [
+      "e18",
+    ],
+  );
+  const rule = findEdges(view, { source: W, target: "sg-admin" }).items[0]!;
   deepStrictEqual(rule, {
     id: "e3",
     source: W,
@@ -84,6 +92,14 @@ Deno.test("findEdges() filters by internet origin, port, endpoints and account c
     ports: [22],
     direction: "ingress",
   });
+});
+
+Deno.test("findEdges() briefs only the requested page but counts every match", () => {
+  const page = findEdges(miniEstate(), { edgeTypes: ["SECURITY_GROUP_RULE"] }, {
+    offset: 1,
+    limit: 2,
+  });
+  deepStrictEqual([page.total, page.items.map((e) => e.id)], [5, ["e2", "e3"]]);
 });
 
 Deno.test("internetExposure() gives the evidence and puts sensitive ports first", () => {
@@ -394,4 +410,25 @@ Deno.test("securityCoverage() maps services per account and region and finds the
     region: "us-east-1",
   }]);
   deepStrictEqual(out.internet_facing_without_waf.items.map((i) => i.name), ["alb"]);
+});
+
+Deno.test("sampledBetweenness() with every node as pivot equals graphology-metrics' exact scores", () => {
+  const graph = relationshipGraph(miniEstate());
+  const exact = centralityScores(miniEstate(), "betweenness");
+  const all = sampledBetweenness(graph, { k: graph.order, seed: 7 });
+  for (const [node, score] of exact) {
+    ok(Math.abs(score - all.get(node)!) < 1e-12, `${node}: ${score} vs ${all.get(node)}`);
+  }
+  ok([...exact.values()].some((s) => s > 0));
+  const sampled = sampledBetweenness(graph, { k: 5, seed: 7 });
+  deepStrictEqual(sampled, sampledBetweenness(graph, { k: 5, seed: 7 }));
+});
+
+Deno.test("largestBlastRadius() walks each candidate once per dataset version", () => {
+  const view = miniEstate();
+  const first = largestBlastRadius(view, { top: 2 });
+  const again = largestBlastRadius(view, { top: 5 });
+  deepStrictEqual(again.items.slice(0, 2), first.items);
+  strictEqual(view.builds.get("graph:transitive_dependents:all"), 1);
+  strictEqual(view.builds.get("graph:dependency_pool"), 1);
 });

@@ -86,3 +86,12 @@ Deno.test("assetRiskSortKey() is worst open risk plus 2 when exposed, then open 
   deepStrictEqual(assetRiskSortKey(view, view.asset("bucket")!), [0, 0]);
   deepStrictEqual(assetRiskSortKey(view, view.asset("alb")!), [2, 0]);
 });
+
+Deno.test("topRisks() scores candidates once per dataset version and severity floor", () => {
+  const view = miniEstate();
+  topRisks(view);
+  topRisks(view, { top: 1 });
+  topRisks(view, { minSeverity: "HIGH" });
+  strictEqual(view.builds.get("graph:risk_candidates:*"), 1);
+  strictEqual(view.builds.get("graph:risk_candidates:HIGH"), 1);
+});

@@ -49,13 +49,14 @@ function mulberry32(seed: number): () => number {
 
 /**
  * Betweenness from `k` seeded pivots (Brandes on unit weights over a
- * compact adjacency), normalised for a directed graph and scaled by n/k.
+ * compact adjacency), normalised for a directed graph and scaled by n/k;
+ * with k = n it is the exact normalised betweenness.
  */
-function sampledBetweenness(
+export function sampledBetweenness(
   graph: RelationshipGraph,
-  k: number,
-  seed: number,
+  options: { k: number; seed: number },
 ): Map<string, number> {
+  const { k, seed } = options;
   const ids = graph.nodes();
   const n = ids.length;
   const index = new Map<string, number>();
@@ -133,7 +134,10 @@ export function centralityScores(
     const out = new Map<string, number>();
     if (metric === "betweenness") {
       if (n > BETWEENNESS_EXACT_LIMIT) {
-        return sampledBetweenness(graph, Math.min(n, BETWEENNESS_SAMPLES), BETWEENNESS_SEED);
+        return sampledBetweenness(graph, {
+          k: Math.min(n, BETWEENNESS_SAMPLES),
+          seed: BETWEENNESS_SEED,
+        });
       }
       const scores = betweennessCentrality(graph, { normalized: true });
       graph.forEachNode((node) => out.set(node, scores[node] ?? 0));

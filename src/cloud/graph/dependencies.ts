@@ -275,7 +275,8 @@ export type BlastRadiusRow = AssetDescription & {
 /**
  * The assets whose failure affects the most others: among the 4×`top`
  * assets with the most direct dependents, the largest transitive dependent
- * sets (depth 10), ties by id descending.
+ * sets (depth 10), ties by id descending. Each asset's count is kept for
+ * the dataset version, so repeated calls only walk new candidates.
  */
 export function largestBlastRadius(
   view: DatasetView,
@@ -283,23 +284,35 @@ export function largestBlastRadius(
 ): { items: BlastRadiusRow[]; returned: number; truncated: boolean; bounds_hit?: string[] } {
   const top = options.top ?? 15;
   const graph = dependencyGraph(view);
-  const pool = [...graph.neededBy.entries()]
-    .map(([id, users], i) => ({ id, n: users.length, i }))
-    .sort((a, b) => b.n - a.n || a.i - b.i)
-    .slice(0, top * 4);
+  const pool = view.derived(
+    "graph:dependency_pool",
+    () =>
+      [...graph.neededBy.entries()]
+        .map(([id, users], i) => ({ id, n: users.length, i }))
+        .sort((a, b) => b.n - a.n || a.i - b.i),
+  ).slice(0, top * 4);
   let cut = false;
+  const memo = view.derived(
+    `graph:transitive_dependents:${options.maxNodes ?? "all"}`,
+    () => new Map<string, [number, number, number, boolean]>(),
+  );
   const scored: [number, string, number, number][] = [];
   for (const { id } of pool) {
-    const walk = walkDependents(graph, id, { maxDepth: 10, maxNodes: options.maxNodes });
-    cut ||= walk.truncated;
-    const accounts = new Set<string>();
-    let exposed = 0;
-    for (const link of walk.links) {
-      const a = view.asset(link.asset_id)!;
-      if (a.account_id) accounts.add(a.account_id);
-      if (a.is_internet_exposed) exposed++;
+    let row = memo.get(id);
+    if (row === undefined) {
+      const walk = walkDependents(graph, id, { maxDepth: 10, maxNodes: options.maxNodes });
+      const accounts = new Set<string>();
+      let exposed = 0;
+      for (const link of walk.links) {
+        const a = view.asset(link.asset_id)!;
+        if (a.account_id) accounts.add(a.account_id);
+        if (a.is_internet_exposed) exposed++;
+      }
+      row = [walk.links.length, accounts.size, exposed, walk.truncated];
+      memo.set(id, row);
     }
-    scored.push([walk.links.length, id, accounts.size, exposed]);
+    cut ||= row[3];
+    scored.push([row[0], id, row[1], row[2]]);
   }
   scored.sort((a, b) => b[0] - a[0] || compareCodePoints(b[1], a[1]) || b[2] - a[2] || b[3] - a[3]);
   const items = scored.slice(0, top).filter(([count]) => count > 0).map((

@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { Edge } from "../model/records.ts";
 import type { DatasetView } from "../model/view.ts";
 import type { EdgeBrief } from "./briefs.ts";
 import { edgeBrief } from "./briefs.ts";
@@ -28,10 +29,17 @@ export interface EdgeFilter {
   port?: number;
 }
 
-/** Every raw edge matching all filters, as edge briefs in dataset order (paginate them after). */
-export function findEdges(view: DatasetView, filter: EdgeFilter = {}): EdgeBrief[] {
+/** Whether both ends of an edge are assets in different accounts. */
+export function crossesAccounts(view: DatasetView, edge: Edge): boolean {
+  const s = view.asset(edge.source_id);
+  const t = view.asset(edge.target_id);
+  return Boolean(s?.account_id && t?.account_id && s.account_id !== t.account_id);
+}
+
+/** Every raw edge matching all filters, in dataset order. */
+export function matchingEdges(view: DatasetView, filter: EdgeFilter = {}): Edge[] {
   const types = filter.edgeTypes && filter.edgeTypes.length > 0 ? new Set(filter.edgeTypes) : null;
-  const out: EdgeBrief[] = [];
+  const out: Edge[] = [];
   for (const e of view.records.edges) {
     if (filter.source === INTERNET_NODE) {
       if (!fromInternet(e)) continue;
@@ -41,9 +49,26 @@ export function findEdges(view: DatasetView, filter: EdgeFilter = {}): EdgeBrief
     if (filter.relationship && (e.relationship ?? "") !== filter.relationship) continue;
     if (filter.internetOnly && !fromInternet(e)) continue;
     if (filter.port !== undefined && !edgeAllowsPort(e, filter.port)) continue;
-    const brief = edgeBrief(view, e);
-    if (filter.crossAccountOnly && !brief.cross_account) continue;
-    out.push(brief);
+    if (filter.crossAccountOnly && !crossesAccounts(view, e)) continue;
+    out.push(e);
   }
   return out;
+}
+
+/**
+ * The matching edges as briefs: all of them, or only the page
+ * `offset..offset+limit` when given (`total` counts every match), so a
+ * caller paginating a large estate briefs only what it returns.
+ */
+export function findEdges(
+  view: DatasetView,
+  filter: EdgeFilter = {},
+  page: { offset?: number; limit?: number } = {},
+): { total: number; items: EdgeBrief[] } {
+  const all = matchingEdges(view, filter);
+  const offset = page.offset ?? 0;
+  const slice = page.limit === undefined
+    ? all.slice(offset)
+    : all.slice(offset, offset + page.limit);
+  return { total: all.length, items: slice.map((e) => edgeBrief(view, e)) };
 }

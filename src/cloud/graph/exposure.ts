@@ -8,6 +8,7 @@
  * @module
  */
 
+import type { Edge } from "../model/records.ts";
 import type { DatasetView } from "../model/view.ts";
 import type { AssetBrief, PlaceholderBrief } from "./briefs.ts";
 import { assetBrief, nodeBrief } from "./briefs.ts";
@@ -41,9 +42,25 @@ export type ExposureItem = AssetBrief & ExposureEvidence;
 
 const FILTER_TYPES = new Set(["SECURITY_GROUP", "NSG"]);
 
+/** Node id → the internet-sourced ingress edges into it, in dataset order; built once per version. */
+export function internetRulesByTarget(view: DatasetView): ReadonlyMap<string, readonly Edge[]> {
+  return view.derived("graph:internet_rules", () => {
+    const out = new Map<string, Edge[]>();
+    for (const e of view.records.edges) {
+      if (isEgress(e.direction)) continue;
+      if (!isInternetSource(e.cidr) && !isInternetSource(e.source_id)) continue;
+      const list = out.get(e.target_id);
+      if (list) list.push(e);
+      else out.set(e.target_id, [e]);
+    }
+    return out;
+  });
+}
+
 /** The internet rules reaching an asset (directly or through attached groups) and its WAF cover. */
 export function exposureEvidence(view: DatasetView, assetId: string): ExposureEvidence {
   const adjacency = rawAdjacency(view);
+  const rulesInto = internetRulesByTarget(view);
   const via: [string, string | null][] = [[assetId, null]];
   let protectedByWaf = false;
   for (const hop of adjacency.get(assetId) ?? []) {
@@ -57,10 +74,7 @@ export function exposureEvidence(view: DatasetView, assetId: string): ExposureEv
   const rules: InternetRule[] = [];
   const ports = new Set<number>();
   for (const [node, through] of via) {
-    for (const hop of adjacency.get(node) ?? []) {
-      const e = hop.edge;
-      if (hop.direction !== "in" || isEgress(e.direction)) continue;
-      if (!isInternetSource(e.cidr) && !isInternetSource(hop.other)) continue;
+    for (const e of rulesInto.get(node) ?? []) {
       rules.push({
         edge_type: e.edge_type,
         ports: e.port_range || e.ports.slice(0, 10).join(",") || "all",

@@ -103,49 +103,21 @@ export interface TopRisksOptions {
  */
 export function topRisks(view: DatasetView, options: TopRisksOptions = {}): TopRisksResult {
   const top = options.top ?? 10;
-  const minRank = options.minSeverity === undefined ? -1 : severityRank(options.minSeverity);
-  const reachable = internetReachable(view);
+  const scored = riskCandidates(view, options.minSeverity);
   const graph = dependencyGraph(view);
-  const candidates: string[] = [];
-  const seen = new Set<string>();
-  for (const f of view.records.findings) {
-    const a = view.findingAsset(f);
-    if (a && !seen.has(a.id)) {
-      seen.add(a.id);
-      candidates.push(a.id);
-    }
-  }
-  const scored: { asset: Asset; open: Finding[]; score: number; dependents: number }[] = [];
-  for (const id of candidates) {
-    const asset = view.asset(id);
-    if (asset === undefined) continue;
-    const open = view.findingsFor(id).filter((f) =>
+  const minRank = options.minSeverity === undefined ? -1 : severityRank(options.minSeverity);
+  let cut = false;
+  const items = scored.slice(0, top).map(({ asset, score, exposed }) => {
+    const open = view.findingsFor(asset.id).filter((f) =>
       !f.is_suppressed && severityRank(f.severity) >= minRank
     );
-    if (open.length === 0) continue;
-    const capped = walkDependents(graph, id, { maxDepth: 6, maxNodes: BLAST_SATURATION })
-      .links.length;
-    const exposed = asset.is_internet_exposed || reachable.has(id);
-    const worst = worstRisk(open);
-    scored.push({
-      asset,
-      open,
-      dependents: capped,
-      score: assetRiskScore(worst, { exposed, dependents: capped, open: open.length }),
-    });
-  }
-  scored.sort((x, y) => y.score - x.score || compareCodePoints(x.asset.name, y.asset.name));
-  let cut = false;
-  const items = scored.slice(0, top).map(({ asset, open, score }) => {
     const walk = walkDependents(graph, asset.id, { maxDepth: 6, maxNodes: options.maxNodes });
     cut ||= walk.truncated;
-    const exposed = asset.is_internet_exposed || reachable.has(asset.id);
-    const worst = worstRisk(open);
     return {
       asset: assetBrief(view, asset),
       score,
       components: {
-        max_finding_risk: worst,
+        max_finding_risk: worstRisk(open),
         exposure_factor: exposed ? 1.5 : 1.0,
         internet_reachable: exposed,
         transitive_dependents: walk.links.length,
@@ -166,6 +138,52 @@ export function topRisks(view: DatasetView, options: TopRisksOptions = {}): TopR
   };
   if (cut) out.bounds_hit = ["max_nodes"];
   return out;
+}
+
+/** One scored candidate of the risk ranking. */
+export interface RiskCandidate {
+  asset: Asset;
+  score: number;
+  /** Flagged exposed or reachable from the internet. */
+  exposed: boolean;
+}
+
+/**
+ * Every asset with open findings (at or above `minSeverity`) with its risk
+ * score, best first, then by name; computed once per version and severity.
+ * Dependents are counted only up to where the blast factor stops growing.
+ */
+export function riskCandidates(
+  view: DatasetView,
+  minSeverity?: Severity,
+): readonly RiskCandidate[] {
+  return view.derived(`graph:risk_candidates:${minSeverity ?? "*"}`, () => {
+    const minRank = minSeverity === undefined ? -1 : severityRank(minSeverity);
+    const reachable = internetReachable(view);
+    const graph = dependencyGraph(view);
+    const seen = new Set<string>();
+    const scored: RiskCandidate[] = [];
+    for (const f of view.records.findings) {
+      const asset = view.findingAsset(f);
+      if (!asset || seen.has(asset.id)) continue;
+      seen.add(asset.id);
+      const open = view.findingsFor(asset.id).filter((x) =>
+        !x.is_suppressed && severityRank(x.severity) >= minRank
+      );
+      if (open.length === 0) continue;
+      const capped = walkDependents(graph, asset.id, { maxDepth: 6, maxNodes: BLAST_SATURATION })
+        .links.length;
+      const exposed = asset.is_internet_exposed || reachable.has(asset.id);
+      scored.push({
+        asset,
+        exposed,
+        score: assetRiskScore(worstRisk(open), { exposed, dependents: capped, open: open.length }),
+      });
+    }
+    return scored.sort((x, y) =>
+      y.score - x.score || compareCodePoints(x.asset.name, y.asset.name)
+    );
+  });
 }
 
 /**
