@@ -194,8 +194,23 @@ const RESOURCE_NOT_FOUND = -32002;
  */
 export function assembleServer(
   options: CreateServerOptions,
-  modules: readonly WorkbenchModule[],
+  available: readonly WorkbenchModule[],
 ): AssembledServer {
+  const toolsetOwners = new Map<string, string>();
+  for (const module of available) {
+    for (const toolset of module.toolsets ?? [{ name: module.name, description: "" }]) {
+      const owner = toolsetOwners.get(toolset.name);
+      if (owner !== undefined) {
+        throw new RangeError(`Toolset ${toolset.name} is declared by ${owner} and ${module.name}`);
+      }
+      toolsetOwners.set(toolset.name, module.name);
+    }
+  }
+  const selected = selectToolsets(options.toolsets, available, toolsetOwners);
+  // A workbench none of whose toolsets is selected is not served at all (no prompts, resources).
+  const modules = selected === null ? available : available.filter((module) =>
+    (module.toolsets ?? [{ name: module.name }]).some((toolset) => selected.has(toolset.name))
+  );
   const roots = resolveRoots(options.roots ?? []);
   const fence = new RootFence(roots);
   const principal = options.principal ?? LOCAL_PRINCIPAL;
@@ -221,17 +236,6 @@ export function assembleServer(
       : {}),
   });
   for (const module of modules) declareErrorCodes(module.errorCodes ?? {});
-  const toolsetOwners = new Map<string, string>();
-  for (const module of modules) {
-    for (const toolset of module.toolsets ?? [{ name: module.name, description: "" }]) {
-      const owner = toolsetOwners.get(toolset.name);
-      if (owner !== undefined) {
-        throw new RangeError(`Toolset ${toolset.name} is declared by ${owner} and ${module.name}`);
-      }
-      toolsetOwners.set(toolset.name, module.name);
-    }
-  }
-  const selected = selectToolsets(options.toolsets, modules, toolsetOwners);
   const instructions = [
     INSTRUCTIONS_LEAD,
     ...modules.map((m) => m.instructions ?? "").filter((text) => text.length > 0),

@@ -176,7 +176,7 @@ Deno.test("parseCli maps --http forms into the config and rejects bad ones with 
 
 Deno.test("parseCli defaults to stdio with no roots, no token and log level warning", () => {
   const { workbenches, ...config } = parseCli([]);
-  assert.deepEqual(workbenches.map((m) => m.name), ["apps"]);
+  assert.deepEqual(workbenches.map((m) => m.name), ["apps", "cloud"]);
   assert.deepEqual(config, {
     http: null,
     token: undefined,

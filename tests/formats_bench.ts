@@ -2,7 +2,8 @@
  * Benchmarks of the format readers on real files: `elfImage()` (the analysis
  * image) beside `parseElf()` (the raw reader it builds on) on the largest
  * shared library of this machine and on the deno executable, and
- * `machOImages()` beside `parseMachO()` on the largest real Mach-O fixture.
+ * `machOImages()` beside `parseMachO()` on the largest real Mach-O fixture,
+ * and `wasmImage()` beside `parseWasm()` on esbuild.wasm.
  */
 
 import { parseElf } from "../src/apps/formats/elf/parse.ts";
@@ -11,6 +12,8 @@ import { machOImages } from "../src/apps/formats/macho/image.ts";
 import { parseMachO } from "../src/apps/formats/macho/parse.ts";
 import { largestSharedLibrary } from "./helpers/largest_library.ts";
 import { npmFixture } from "./helpers/npm_fixtures.ts";
+import { wasmImage } from "../src/apps/formats/wasm/image.ts";
+import { parseWasm } from "../src/apps/formats/wasm/parse.ts";
 
 const targets: [string, string | null][] = [
   ["the largest .so", largestSharedLibrary()],
@@ -75,3 +78,28 @@ if (machO) {
     },
   });
 } else console.log("skip: no real Mach-O fixture is available");
+
+const esbuildWasm = await npmFixture("esbuild-wasm@0.28.2", "esbuild.wasm");
+if (esbuildWasm) {
+  const bytes = Deno.readFileSync(esbuildWasm);
+  const label = `esbuild.wasm (${(bytes.length / 1e6).toFixed(1)} MB)`;
+  Deno.bench({
+    name: `wasmImage() on ${label}`,
+    group: "wasm",
+    baseline: true,
+    n: 7,
+    warmup: 1,
+    fn: () => {
+      wasmImage(bytes, "esbuild.wasm");
+    },
+  });
+  Deno.bench({
+    name: `parseWasm() on ${label}`,
+    group: "wasm",
+    n: 7,
+    warmup: 1,
+    fn: () => {
+      parseWasm(bytes);
+    },
+  });
+} else console.log("skip: esbuild.wasm is not available");

@@ -217,7 +217,8 @@ Deno.test("serveHttp serves an SDK client: session id, tools, open_binary, list_
   });
   assert.ok(exact.completion.values.includes(first), `completing ${first} offers it`);
 
-  const resources = (await client.listResources()).resources.map((resource) => resource.uri);
+  const resources = (await client.listResources()).resources.map((resource) => resource.uri)
+    .filter((uri) => uri.startsWith("rea://"));
   assert.deepEqual(resources, [page.evidence_uri]);
   assert.deepEqual(session.errors, []);
 });
@@ -235,8 +236,11 @@ Deno.test("serveHttp keeps two clients in two independent sessions", async () =>
     await a.client.callTool({ name: "list_procedures", arguments: { limit: 5 } }),
   );
 
-  const inA = (await a.client.listResources()).resources.map((resource) => resource.uri);
-  const inB = (await b.client.listResources()).resources.map((resource) => resource.uri);
+  const evidenceOf = async (client: typeof a.client): Promise<string[]> =>
+    (await client.listResources()).resources.map((resource) => resource.uri)
+      .filter((uri) => uri.startsWith("rea://"));
+  const inA = await evidenceOf(a.client);
+  const inB = await evidenceOf(b.client);
   assert.deepEqual(inA, [recorded.evidence_uri]);
   assert.deepEqual(inB, [], "B sees none of A's Evidence");
 

@@ -120,7 +120,7 @@ Deno.test("every tool a guided prompt names is registered in the catalog", async
 });
 
 Deno.test("prompts/list returns the six prompts in order with REA's names, titles and arguments", async () => {
-  const { client, close } = await connect();
+  const { client, close } = await connect({ toolsets: ["apps"] });
   try {
     const { prompts } = await client.listPrompts();
     assert.deepEqual(prompts.map((p) => [p.name, p.title]), [
@@ -602,7 +602,7 @@ Deno.test("binary_session with no roots says which flags would allow opening tar
 });
 
 Deno.test("close_binary clears the target, the Evidence and every session-derived suggestion", async () => {
-  const { client, close } = await connect({ roots: ROOTS });
+  const { client, close } = await connect({ roots: ROOTS, toolsets: ["apps"] });
   try {
     await ok(client, "open_binary", { path: LS });
     const page = await ok(client, "list_procedures", { limit: 3 });

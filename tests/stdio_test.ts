@@ -129,7 +129,9 @@ function elfEntry(bytes: Uint8Array): string | null {
 }
 
 Deno.test("mod.ts over stdio serves tools, open_binary, list_procedures, completion and prompts to the SDK client", async (t) => {
-  await using session = await connectStdio(["--root", "/usr/bin"], { allowRead: ["/usr/bin"] });
+  await using session = await connectStdio(["--root", "/usr/bin", "--toolsets", "apps"], {
+    allowRead: ["/usr/bin"],
+  });
   const { client } = session;
   const lsBytes = await Deno.readFile("/usr/bin/ls");
 
@@ -324,7 +326,9 @@ Deno.test("mod.ts over stdio opens an ELF copy under a temp root and opens a dir
 });
 
 /** Spawns the stdio server, initializes it over raw JSON-RPC and returns it. */
-async function initializedServer(args: string[] = ["--root", "/usr/bin"]): Promise<ServerProcess> {
+async function initializedServer(
+  args: string[] = ["--root", "/usr/bin", "--toolsets", "apps"],
+): Promise<ServerProcess> {
   const server = ServerProcess.spawn(args, { allowRead: ["/usr/bin"] });
   try {
     await server.send(initializeRequest(1));
@@ -398,7 +402,14 @@ Deno.test("mod.ts over stdio answers an unknown method with JSON-RPC error -3260
 });
 
 Deno.test("mod.ts over stdio writes only JSON-RPC 2.0 lines to stdout, even at --log-level debug", async () => {
-  await using server = await initializedServer(["--root", "/usr/bin", "--log-level", "debug"]);
+  await using server = await initializedServer([
+    "--root",
+    "/usr/bin",
+    "--toolsets",
+    "apps",
+    "--log-level",
+    "debug",
+  ]);
   let id = 10;
   const call = (
     method: string,
@@ -441,4 +452,25 @@ Deno.test("mod.ts over stdio writes only JSON-RPC 2.0 lines to stdout, even at -
     }
     assert.equal(message.jsonrpc, "2.0", `stdout line ${index}: ${line}`);
   }
+});
+
+Deno.test("mod.ts over stdio with --demo --toolsets cloud serves the cloud workbench alone, with the demo estate loaded", async () => {
+  await using session = await connectStdio(["--demo", "--toolsets", "cloud"], {});
+  const { client } = session;
+  const tools = (await client.listTools()).tools.map((tool) => tool.name);
+  assert.ok(tools.includes("workspace_status"));
+  assert.ok(!tools.includes("open_binary"), "the apps workbench is not served");
+  const prompts = (await client.listPrompts()).prompts.map((prompt) => prompt.name);
+  assert.ok(prompts.includes("investigate_asset") && !prompts.includes("trace_crash"));
+  const status = await client.callTool({ name: "workspace_status", arguments: {} });
+  const result = (status.structuredContent as {
+    result: { active_dataset: string; datasets: { name: string }[] };
+  }).result;
+  assert.equal(result.active_dataset, "sample");
+  assert.deepEqual(result.datasets.map((d) => d.name), ["sample", "after"]);
+  const answer = await client.complete({
+    ref: { type: "ref/prompt", name: "incident_triage" },
+    argument: { name: "finding_id", value: "f-r" },
+  });
+  assert.deepEqual(answer.completion, { values: ["f-rdp-open"], total: 1, hasMore: false });
 });

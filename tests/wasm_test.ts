@@ -106,7 +106,6 @@ const REAL: Fixture[] = [
   { label: "esbuild.wasm", path: await npmFixture("esbuild-wasm@0.28.2", "esbuild.wasm") },
 ];
 const gecko = REAL[1]!;
-const esbuild = REAL[2]!;
 
 const canWriteTmp = Deno.permissions.querySync({ name: "write", path: "/tmp" }).state ===
   "granted";
@@ -1510,30 +1509,5 @@ testWith(
     );
     assert.ok(thrown > 0 && warned > 0, "the corruptions should exercise both outcomes");
     assert.deepEqual(parseWasm(bytes), full);
-  },
-);
-
-// ---------------------------------------------------------------------------
-// Timing
-
-testWith(
-  { [esbuild.label]: esbuild.path !== null },
-  `wasmImage() timing on ${esbuild.label} (printed, not asserted)`,
-  async () => {
-    const bytes = await Deno.readFile(esbuild.path!);
-    const times: number[] = [];
-    let image: BinaryImage | null = null;
-    for (let i = 0; i < 7; i++) {
-      const started = performance.now();
-      image = wasmImage(bytes, "esbuild.wasm");
-      times.push(performance.now() - started);
-    }
-    const sorted = [...times].sort((a, b) => a - b);
-    console.log(
-      `wasmImage(esbuild.wasm, ${(bytes.length / 1048576).toFixed(1)} MiB): first ` +
-        `${times[0]!.toFixed(1)} ms, median ${sorted[3]!.toFixed(1)} ms, best ` +
-        `${sorted[0]!.toFixed(1)} ms; ${image!.functions.length} functions, ` +
-        `${image!.sections.length} sections`,
-    );
   },
 );
