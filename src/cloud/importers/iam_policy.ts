@@ -308,3 +308,70 @@ export function statementsOf(documents: readonly unknown[]): PolicyStatement[] {
 export function documentList(value: unknown): unknown[] {
   return arr(value).filter((d) => isObject(d) || typeof d === "string");
 }
+
+/** Whether an action pattern can name an action of `service` (`*`, `s3:*`, `s3:Get*`, `S3:GetObject`). */
+function patternInService(pattern: string, service: string): boolean {
+  if (pattern === "*") return true;
+  const prefix = pattern.split(":")[0] ?? "";
+  return wildcardMatch(prefix, service, true);
+}
+
+/** Whether a statement's action clause reaches some action of a service. */
+function statementReachesService(s: PolicyStatement, service: string): boolean {
+  if (s.actions.length > 0) return s.actions.some((p) => patternInService(p, service));
+  if (s.notActions.length > 0) {
+    return !s.notActions.some((p) => p === "*" || wildcardMatch(p, `${service}:*`, true) && p.endsWith(":*"));
+  }
+  return false;
+}
+
+/** Whether a statement's action clause covers every action of a service. */
+function statementCoversService(s: PolicyStatement, service: string): boolean {
+  return s.actions.some((p) => p === "*" || p.toLowerCase() === `${service.toLowerCase()}:*`);
+}
+
+function resourceMatches(patterns: readonly string[], arn: string): boolean {
+  return patterns.some((p) => wildcardMatch(p, arn) || wildcardMatch(p, `${arn}/*`));
+}
+
+/** What identity statements grant on one resource ARN. */
+export interface ResourceGrant {
+  granted: boolean;
+  /** Every granting statement had a condition. */
+  conditional: boolean;
+  /** The action patterns of the granting statements that reach the resource's service. */
+  actions: string[];
+}
+
+/**
+ * Whether the statements grant some action of the resource's service on the
+ * resource (`Resource` patterns, also matching objects under a bucket), less
+ * unconditional `Deny`s covering the whole service on it.
+ */
+export function grantsOnResource(statements: readonly PolicyStatement[], arn: string): ResourceGrant {
+  const service = arnService(arn);
+  if (!service) return { granted: false, conditional: false, actions: [] };
+  for (const s of statements) {
+    if (s.effect !== "Deny" || s.conditional) continue;
+    if (statementCoversService(s, service) && (s.resources.length === 0 || resourceMatches(s.resources, arn))) {
+      return { granted: false, conditional: false, actions: [] };
+    }
+  }
+  const actions: string[] = [];
+  let granted = false;
+  let unconditional = false;
+  for (const s of statements) {
+    if (s.effect !== "Allow" || !statementReachesService(s, service)) continue;
+    const covers = s.resources.length > 0
+      ? resourceMatches(s.resources, arn)
+      : s.notResources.length > 0 && !resourceMatches(s.notResources, arn);
+    if (!covers) continue;
+    granted = true;
+    if (!s.conditional) unconditional = true;
+    const reaching = s.actions.length > 0
+      ? s.actions.filter((p) => patternInService(p, service))
+      : [`NotAction:${s.notActions.join(",")}`];
+    for (const a of reaching) if (!actions.includes(a)) actions.push(a);
+  }
+  return { granted, conditional: granted && !unconditional, actions };
+}

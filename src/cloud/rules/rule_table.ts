@@ -21,8 +21,10 @@ import type { Asset, Edge, Json } from "../model/records.ts";
 import { rangeCovers } from "../importers/records_builder.ts";
 import {
   allowsAnyone,
+  exfiltrationActions,
   isWildcardAdmin,
   parsePolicy,
+  privilegeEscalations,
   trustedPrincipals,
 } from "../importers/iam_policy.ts";
 
@@ -301,6 +303,42 @@ export const RULES: readonly RuleDefinition[] = [
       isWildcardAdmin(documents(a).flatMap((d) => parsePolicy(d)))
         ? "Allow Action * on Resource *"
         : null,
+  },
+  {
+    id: "f-iam-privilege-escalation",
+    severity: "HIGH",
+    title: "IAM permissions allow privilege escalation",
+    description: "The effective permissions include every action of a known escalation method.",
+    remediation: "Remove the escalation actions or scope them to resources that cannot raise privileges.",
+    compliance: ["NIST-800-53", "SOC2"],
+    prowler_checks: ["iam_policy_allows_privilege_escalation"],
+    asset_types: ["IAM_POLICY", "IAM_USER", "IAM_ROLE", "IAM_GROUP"],
+    providers: ["AWS"],
+    applies: (a) => Array.isArray(a.metadata.privilege_escalation) || documents(a).length > 0,
+    check(a): string | null {
+      const list = Array.isArray(a.metadata.privilege_escalation)
+        ? a.metadata.privilege_escalation.map(String)
+        : privilegeEscalations(documents(a).flatMap((d) => parsePolicy(d)));
+      return list.length > 0 ? `Escalation methods: ${list.join(", ")}` : null;
+    },
+  },
+  {
+    id: "f-iam-data-exfiltration",
+    severity: "MEDIUM",
+    title: "IAM permissions allow data exfiltration",
+    description: "The effective permissions read objects, parameters, secrets or snapshots.",
+    remediation: "Scope data-reading actions to the resources the principal needs.",
+    compliance: ["GDPR", "SOC2"],
+    prowler_checks: [],
+    asset_types: ["IAM_POLICY", "IAM_USER", "IAM_ROLE", "IAM_GROUP"],
+    providers: ["AWS"],
+    applies: (a) => Array.isArray(a.metadata.exfiltration_actions) || documents(a).length > 0,
+    check(a): string | null {
+      const list = Array.isArray(a.metadata.exfiltration_actions)
+        ? a.metadata.exfiltration_actions.map(String)
+        : exfiltrationActions(documents(a).flatMap((d) => parsePolicy(d)));
+      return list.length > 0 ? `Allowed: ${list.join(", ")}` : null;
+    },
   },
   {
     id: "f-iam-trust-any",

@@ -1,0 +1,307 @@
+/**
+ * The `iam-authorization-details` importer: the JSON of `aws iam
+ * get-account-authorization-details` (users, groups, roles, managed policies).
+ * Principals and policies become assets keyed by ARN; group membership,
+ * policy attachments, trust (`IAM_TRUST`, cross-account and `*` principals
+ * marked) and effective grants (`GRANTS_ACCESS` to resources of the dataset
+ * whose ARN a statement's resource pattern matches) become edges. Each
+ * principal gets its effective escalation methods and exfiltration actions as
+ * facts, which the rule set turns into findings.
+ *
+ * @module
+ */
+
+import type { Json } from "../model/records.ts";
+import type { ImporterEntry, ImportInput, ImportResult } from "./importer.ts";
+import { arr, fileLabel, ImportError, isObject, obj, readInputJson, str } from "./importer.ts";
+import type { PolicyStatement } from "./iam_policy.ts";
+import {
+  exfiltrationActions,
+  grantsOnResource,
+  parsePolicy,
+  privilegeEscalations,
+  trustedPrincipals,
+} from "./iam_policy.ts";
+import { RecordsBuilder } from "./records_builder.ts";
+import { evaluateRulesInto } from "../rules/rule_evaluate.ts";
+
+const KIND = "iam-authorization-details";
+
+/** Whether parsed JSON looks like get-account-authorization-details output. */
+export function looksLikeAuthorizationDetails(value: unknown): boolean {
+  return isObject(value) &&
+    ("UserDetailList" in value || "RoleDetailList" in value || "GroupDetailList" in value) &&
+    ("Policies" in value || "RoleDetailList" in value);
+}
+
+function accountOf(arn: string): string | null {
+  return /^arn:aws[a-z-]*:iam::(\d{12}|aws):/.exec(arn)?.[1] ?? null;
+}
+
+function tagsOf(list: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const t of arr(list)) {
+    const k = str(obj(t).Key);
+    if (k) out[k] = String(obj(t).Value ?? "");
+  }
+  return out;
+}
+
+function defaultDocument(policy: Record<string, unknown>): unknown {
+  const versions = arr(policy.PolicyVersionList).map(obj);
+  const chosen = versions.find((v) => v.IsDefaultVersion === true) ??
+    versions.find((v) => v.VersionId === policy.DefaultVersionId) ?? versions[0];
+  return chosen?.Document;
+}
+
+function decodeDocument(doc: unknown): Json | undefined {
+  if (isObject(doc)) return doc as Json;
+  if (typeof doc === "string") {
+    let text = doc;
+    if (/^%7b/i.test(text)) {
+      try {
+        text = decodeURIComponent(text);
+      } catch {
+        return undefined;
+      }
+    }
+    try {
+      return JSON.parse(text) as Json;
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Adds the principals and policies of an authorization-details document to a
+ * builder, then the trust and grant edges over every asset the builder holds.
+ */
+export function addAuthorizationDetails(b: RecordsBuilder, details: Record<string, unknown>): void {
+  const policyDocs = new Map<string, Json>();
+  for (const p of arr(details.Policies).map(obj)) {
+    const arn = str(p.Arn);
+    if (!arn) continue;
+    const doc = decodeDocument(defaultDocument(p));
+    if (doc !== undefined) policyDocs.set(arn, doc);
+    b.addAsset({
+      id: arn,
+      arn,
+      name: str(p.PolicyName) ?? arn,
+      asset_type: "IAM_POLICY",
+      provider: "AWS",
+      account_id: accountOf(arn),
+      metadata: {
+        source: KIND,
+        aws_managed: arn.includes(":iam::aws:policy/"),
+        attachment_count: typeof p.AttachmentCount === "number" ? p.AttachmentCount : null,
+        ...(doc !== undefined ? { policy_document: doc } : {}),
+      },
+    });
+  }
+
+  const groupStatements = new Map<string, PolicyStatement[]>();
+  const groupByName = new Map<string, string>();
+  const principals: { id: string; statements: PolicyStatement[] }[] = [];
+
+  const inlineOf = (list: unknown): { name: string; document: Json }[] =>
+    arr(list).map(obj).flatMap((p) => {
+      const doc = decodeDocument(p.PolicyDocument);
+      return doc === undefined ? [] : [{ name: str(p.PolicyName) ?? "", document: doc }];
+    });
+  const attach = (principal: string, list: unknown): { arns: string[]; statements: PolicyStatement[] } => {
+    const arns: string[] = [];
+    const statements: PolicyStatement[] = [];
+    for (const m of arr(list).map(obj)) {
+      const arn = str(m.PolicyArn);
+      if (!arn) continue;
+      arns.push(arn);
+      if (!b.asset(arn)) {
+        b.addAsset({
+          id: arn,
+          arn,
+          name: str(m.PolicyName) ?? arn,
+          asset_type: "IAM_POLICY",
+          provider: "AWS",
+          account_id: accountOf(arn),
+          metadata: { source: KIND, aws_managed: arn.includes(":iam::aws:policy/"), document_missing: true },
+        });
+      }
+      b.addEdge({ source_id: principal, target_id: arn, edge_type: "IAM_POLICY_ATTACHMENT" });
+      const doc = policyDocs.get(arn);
+      if (doc !== undefined) statements.push(...parsePolicy(doc));
+    }
+    return { arns, statements };
+  };
+
+  for (const g of arr(details.GroupDetailList).map(obj)) {
+    const arn = str(g.Arn);
+    if (!arn) continue;
+    const inline = inlineOf(g.GroupPolicyList);
+    b.addAsset({
+      id: arn,
+      arn,
+      name: str(g.GroupName) ?? arn,
+      asset_type: "IAM_GROUP",
+      provider: "AWS",
+      account_id: accountOf(arn),
+      metadata: { source: KIND, path: str(g.Path) ?? "/", inline_policies: inline },
+    });
+    const { arns, statements } = attach(arn, g.AttachedManagedPolicies);
+    b.asset(arn)!.metadata.managed_policy_arns = arns;
+    const all = [...statements, ...inline.flatMap((p) => parsePolicy(p.document))];
+    groupStatements.set(arn, all);
+    if (str(g.GroupName)) groupByName.set(str(g.GroupName)!, arn);
+    principals.push({ id: arn, statements: all });
+  }
+
+  for (const u of arr(details.UserDetailList).map(obj)) {
+    const arn = str(u.Arn);
+    if (!arn) continue;
+    const inline = inlineOf(u.UserPolicyList);
+    const attached = arr(u.AttachedManagedPolicies);
+    b.addAsset({
+      id: arn,
+      arn,
+      name: str(u.UserName) ?? arn,
+      asset_type: "IAM_USER",
+      provider: "AWS",
+      account_id: accountOf(arn),
+      tags: tagsOf(u.Tags),
+      metadata: {
+        source: KIND,
+        path: str(u.Path) ?? "/",
+        inline_policies: inline,
+        direct_policy_attachment: inline.length > 0 || attached.length > 0,
+      },
+    });
+    const { arns, statements } = attach(arn, attached);
+    b.asset(arn)!.metadata.managed_policy_arns = arns;
+    const all = [...statements, ...inline.flatMap((p) => parsePolicy(p.document))];
+    for (const name of arr(u.GroupList)) {
+      const group = typeof name === "string" ? groupByName.get(name) : undefined;
+      if (!group) continue;
+      b.addEdge({ source_id: group, target_id: arn, edge_type: "CONTAINS", properties: { membership: true } });
+      all.push(...(groupStatements.get(group) ?? []));
+    }
+    principals.push({ id: arn, statements: all });
+  }
+
+  for (const r of arr(details.RoleDetailList).map(obj)) {
+    const arn = str(r.Arn);
+    if (!arn) continue;
+    const inline = inlineOf(r.RolePolicyList);
+    const trust = decodeDocument(r.AssumeRolePolicyDocument);
+    b.addAsset({
+      id: arn,
+      arn,
+      name: str(r.RoleName) ?? arn,
+      asset_type: "IAM_ROLE",
+      provider: "AWS",
+      account_id: accountOf(arn),
+      tags: tagsOf(r.Tags),
+      metadata: {
+        source: KIND,
+        path: str(r.Path) ?? "/",
+        inline_policies: inline,
+        ...(trust !== undefined ? { trust_policy: trust } : {}),
+      },
+    });
+    const { arns, statements } = attach(arn, r.AttachedManagedPolicies);
+    b.asset(arn)!.metadata.managed_policy_arns = arns;
+    principals.push({ id: arn, statements: [...statements, ...inline.flatMap((p) => parsePolicy(p.document))] });
+    for (const ip of arr(r.InstanceProfileList).map(obj)) {
+      const ipArn = str(ip.Arn);
+      if (!ipArn) continue;
+      b.addAsset({
+        id: ipArn,
+        arn: ipArn,
+        name: str(ip.InstanceProfileName) ?? ipArn,
+        asset_type: "INSTANCE_PROFILE",
+        provider: "AWS",
+        account_id: accountOf(ipArn),
+        metadata: { source: KIND },
+      });
+      b.addEdge({ source_id: ipArn, target_id: arn, edge_type: "ASSUMES_ROLE" });
+    }
+    if (trust !== undefined) addTrustEdges(b, arn, trust);
+  }
+
+  for (const p of principals) {
+    const asset = b.asset(p.id)!;
+    asset.metadata.privilege_escalation = privilegeEscalations(p.statements);
+    asset.metadata.exfiltration_actions = exfiltrationActions(p.statements);
+  }
+  addGrantEdges(b, principals);
+}
+
+/** `IAM_TRUST` edges from each principal a role's trust policy admits. */
+export function addTrustEdges(b: RecordsBuilder, roleId: string, trust: Json): void {
+  const role = b.asset(roleId);
+  const own = role?.account_id ?? null;
+  for (const p of trustedPrincipals(parsePolicy(trust))) {
+    const source = p.anyone ? "*" : p.value;
+    const crossAccount = p.account !== null && own !== null && p.account !== own;
+    b.addEdge({
+      source_id: source,
+      target_id: roleId,
+      edge_type: "IAM_TRUST",
+      description: `${p.type} principal`,
+      properties: {
+        principal_type: p.type,
+        anyone: p.anyone,
+        cross_account: crossAccount,
+        conditional: p.conditional,
+        ...(p.account ? { principal_account: p.account } : {}),
+      },
+    });
+  }
+}
+
+/** `GRANTS_ACCESS` edges from principals to every asset whose ARN their statements reach. */
+export function addGrantEdges(
+  b: RecordsBuilder,
+  principals: readonly { id: string; statements: readonly PolicyStatement[] }[],
+): void {
+  const targets = [...b.assets()].filter((a) =>
+    a.arn !== null && a.arn.startsWith("arn:") && a.asset_type !== "IAM_POLICY"
+  );
+  for (const p of principals) {
+    if (p.statements.length === 0) continue;
+    for (const t of targets) {
+      if (t.id === p.id) continue;
+      const grant = grantsOnResource(p.statements, t.arn!);
+      if (!grant.granted) continue;
+      b.addEdge({
+        source_id: p.id,
+        target_id: t.id,
+        edge_type: "GRANTS_ACCESS",
+        description: grant.actions.slice(0, 10).join(", "),
+        properties: { conditional: grant.conditional, actions: grant.actions.slice(0, 50) },
+      });
+    }
+  }
+}
+
+/** The `iam-authorization-details` importer entry. */
+export const iamAuthorizationImporter: ImporterEntry = {
+  kind: KIND,
+  detectJson: looksLikeAuthorizationDetails,
+  async load(input: ImportInput): Promise<ImportResult> {
+    const value = await readInputJson(KIND, input);
+    if (!looksLikeAuthorizationDetails(value)) {
+      throw new ImportError(
+        KIND,
+        input.path,
+        `${fileLabel(input.path)} is not IAM authorization details: expected the JSON of ` +
+          "`aws iam get-account-authorization-details` (UserDetailList, GroupDetailList, " +
+          "RoleDetailList, Policies).",
+      );
+    }
+    const b = new RecordsBuilder();
+    addAuthorizationDetails(b, value as Record<string, unknown>);
+    evaluateRulesInto(b.records);
+    return b.finish();
+  },
+};
