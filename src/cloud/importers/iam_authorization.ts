@@ -110,7 +110,10 @@ export function addAuthorizationDetails(b: RecordsBuilder, details: Record<strin
       const doc = decodeDocument(p.PolicyDocument);
       return doc === undefined ? [] : [{ name: str(p.PolicyName) ?? "", document: doc }];
     });
-  const attach = (principal: string, list: unknown): { arns: string[]; statements: PolicyStatement[] } => {
+  const attach = (
+    principal: string,
+    list: unknown,
+  ): { arns: string[]; statements: PolicyStatement[] } => {
     const arns: string[] = [];
     const statements: PolicyStatement[] = [];
     for (const m of arr(list).map(obj)) {
@@ -125,7 +128,11 @@ export function addAuthorizationDetails(b: RecordsBuilder, details: Record<strin
           asset_type: "IAM_POLICY",
           provider: "AWS",
           account_id: accountOf(arn),
-          metadata: { source: KIND, aws_managed: arn.includes(":iam::aws:policy/"), document_missing: true },
+          metadata: {
+            source: KIND,
+            aws_managed: arn.includes(":iam::aws:policy/"),
+            document_missing: true,
+          },
         });
       }
       b.addEdge({ source_id: principal, target_id: arn, edge_type: "IAM_POLICY_ATTACHMENT" });
@@ -182,7 +189,12 @@ export function addAuthorizationDetails(b: RecordsBuilder, details: Record<strin
     for (const name of arr(u.GroupList)) {
       const group = typeof name === "string" ? groupByName.get(name) : undefined;
       if (!group) continue;
-      b.addEdge({ source_id: group, target_id: arn, edge_type: "CONTAINS", properties: { membership: true } });
+      b.addEdge({
+        source_id: group,
+        target_id: arn,
+        edge_type: "CONTAINS",
+        properties: { membership: true },
+      });
       all.push(...(groupStatements.get(group) ?? []));
     }
     principals.push({ id: arn, statements: all });
@@ -210,7 +222,10 @@ export function addAuthorizationDetails(b: RecordsBuilder, details: Record<strin
     });
     const { arns, statements } = attach(arn, r.AttachedManagedPolicies);
     b.asset(arn)!.metadata.managed_policy_arns = arns;
-    principals.push({ id: arn, statements: [...statements, ...inline.flatMap((p) => parsePolicy(p.document))] });
+    principals.push({
+      id: arn,
+      statements: [...statements, ...inline.flatMap((p) => parsePolicy(p.document))],
+    });
     for (const ip of arr(r.InstanceProfileList).map(obj)) {
       const ipArn = str(ip.Arn);
       if (!ipArn) continue;

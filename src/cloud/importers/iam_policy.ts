@@ -320,7 +320,9 @@ function patternInService(pattern: string, service: string): boolean {
 function statementReachesService(s: PolicyStatement, service: string): boolean {
   if (s.actions.length > 0) return s.actions.some((p) => patternInService(p, service));
   if (s.notActions.length > 0) {
-    return !s.notActions.some((p) => p === "*" || wildcardMatch(p, `${service}:*`, true) && p.endsWith(":*"));
+    return !s.notActions.some((p) =>
+      p === "*" || wildcardMatch(p, `${service}:*`, true) && p.endsWith(":*")
+    );
   }
   return false;
 }
@@ -348,12 +350,18 @@ export interface ResourceGrant {
  * resource (`Resource` patterns, also matching objects under a bucket), less
  * unconditional `Deny`s covering the whole service on it.
  */
-export function grantsOnResource(statements: readonly PolicyStatement[], arn: string): ResourceGrant {
+export function grantsOnResource(
+  statements: readonly PolicyStatement[],
+  arn: string,
+): ResourceGrant {
   const service = arnService(arn);
   if (!service) return { granted: false, conditional: false, actions: [] };
   for (const s of statements) {
     if (s.effect !== "Deny" || s.conditional) continue;
-    if (statementCoversService(s, service) && (s.resources.length === 0 || resourceMatches(s.resources, arn))) {
+    if (
+      statementCoversService(s, service) &&
+      (s.resources.length === 0 || resourceMatches(s.resources, arn))
+    ) {
       return { granted: false, conditional: false, actions: [] };
     }
   }

@@ -145,6 +145,8 @@ function facts(type: string, v: Record<string, unknown>): Record<string, Json> {
   const first = (x: unknown): Record<string, unknown> => obj(arr(x)[0]);
   switch (type) {
     case "aws_s3_bucket": {
+      // A bucket-level block is its own resource; until one is folded in, there is none.
+      m.public_access_block = false;
       if (Array.isArray(v.server_side_encryption_configuration)) {
         m.encrypted = v.server_side_encryption_configuration.length > 0;
       }

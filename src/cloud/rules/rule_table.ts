@@ -226,7 +226,9 @@ export const RULES: readonly RuleDefinition[] = [
     prowler_checks: ["s3_bucket_level_public_access_block"],
     asset_types: ["S3_BUCKET"],
     providers: ["AWS"],
-    applies: () => true,
+    applies: (a) =>
+      typeof a.metadata.public_access_block === "boolean" ||
+      typeof a.metadata.account_public_access_block === "boolean",
     check: (a) =>
       a.metadata.public_access_block === true || a.metadata.account_public_access_block === true
         ? null
@@ -309,7 +311,8 @@ export const RULES: readonly RuleDefinition[] = [
     severity: "HIGH",
     title: "IAM permissions allow privilege escalation",
     description: "The effective permissions include every action of a known escalation method.",
-    remediation: "Remove the escalation actions or scope them to resources that cannot raise privileges.",
+    remediation:
+      "Remove the escalation actions or scope them to resources that cannot raise privileges.",
     compliance: ["NIST-800-53", "SOC2"],
     prowler_checks: ["iam_policy_allows_privilege_escalation"],
     asset_types: ["IAM_POLICY", "IAM_USER", "IAM_ROLE", "IAM_GROUP"],
@@ -498,7 +501,7 @@ export const RULES: readonly RuleDefinition[] = [
     prowler_checks: ["vpc_flow_logs_enabled"],
     asset_types: ["VPC"],
     providers: ["AWS"],
-    applies: () => true,
+    applies: (a) => a.metadata.flow_logs !== null,
     check: (a) => (a.metadata.flow_logs === true ? null : "No flow log monitors this VPC"),
   },
   {
