@@ -1,0 +1,34 @@
+/**
+ * Every importer of this module, for the dispatcher that detects kinds.
+ *
+ * @module
+ */
+
+import type { ImporterEntry } from "./importer.ts";
+import { awsApiImporter } from "./aws_api_dump.ts";
+import { checkovImporter } from "./checkov_results.ts";
+import { iamAuthorizationImporter } from "./iam_authorization.ts";
+import { prowlerAsffImporter } from "./prowler_asff.ts";
+import { prowlerOcsfImporter } from "./prowler_ocsf.ts";
+import { scoutSuiteImporter } from "./scoutsuite_results.ts";
+import { terraformPlanImporter } from "./terraform_plan.ts";
+import { terraformStateImporter } from "./terraform_state.ts";
+import { trivyImporter } from "./trivy_report.ts";
+
+/** The importers, most specific sniff first. */
+export const IMPORTERS: readonly ImporterEntry[] = [
+  terraformStateImporter,
+  terraformPlanImporter,
+  iamAuthorizationImporter,
+  awsApiImporter,
+  trivyImporter,
+  checkovImporter,
+  prowlerAsffImporter,
+  prowlerOcsfImporter,
+  scoutSuiteImporter,
+];
+
+/** An importer by kind. */
+export function importerFor(kind: string): ImporterEntry | undefined {
+  return IMPORTERS.find((i) => i.kind === kind);
+}
