@@ -107,7 +107,7 @@ export function parseJsonText(kind: string, path: string, text: string): unknown
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     const match = /position (\d+)/.exec(message);
-    const offset = match ? Number(match[1]) : text.length;
+    const offset = match ? Number(match[1]) : jsonErrorOffset(text);
     const { line, column } = lineColumn(text, offset);
     const truncated = offset >= text.trimEnd().length;
     throw new ImportError(
@@ -117,6 +117,106 @@ export function parseJsonText(kind: string, path: string, text: string): unknown
         truncated ? "the text ends early (truncated?)" : "unexpected text"
       } at line ${line}, column ${column} (offset ${offset}). A ${kind} input must be one JSON document.`,
     );
+  }
+}
+
+/**
+ * The offset where a JSON text stops being valid (its length when it ends
+ * early). Used only after `JSON.parse` failed without saying where.
+ */
+export function jsonErrorOffset(text: string): number {
+  let i = 0;
+  const n = text.length;
+  const ws = (): void => {
+    while (i < n && (text[i] === " " || text[i] === "\n" || text[i] === "\r" || text[i] === "\t")) {
+      i++;
+    }
+  };
+  const fail = (): never => {
+    throw i;
+  };
+  const literal = (word: string): void => {
+    if (text.startsWith(word, i)) i += word.length;
+    else fail();
+  };
+  const string = (): void => {
+    i++;
+    while (i < n && text[i] !== '"') {
+      if (text[i] === "\\") i++;
+      else if (text.charCodeAt(i) < 0x20) fail();
+      i++;
+    }
+    if (i >= n) fail();
+    i++;
+  };
+  const number = (): void => {
+    const m = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i, i + 400));
+    if (!m || m[0] === "") fail();
+    i += m![0].length;
+  };
+  const value = (depth: number): void => {
+    ws();
+    if (i >= n || depth > 10_000) fail();
+    const c = text[i];
+    if (c === "{") {
+      i++;
+      ws();
+      if (text[i] === "}") {
+        i++;
+        return;
+      }
+      for (;;) {
+        ws();
+        if (text[i] !== '"') fail();
+        string();
+        ws();
+        if (text[i] !== ":") fail();
+        i++;
+        value(depth + 1);
+        ws();
+        if (text[i] === ",") {
+          i++;
+          continue;
+        }
+        if (text[i] === "}") {
+          i++;
+          return;
+        }
+        fail();
+      }
+    } else if (c === "[") {
+      i++;
+      ws();
+      if (text[i] === "]") {
+        i++;
+        return;
+      }
+      for (;;) {
+        value(depth + 1);
+        ws();
+        if (text[i] === ",") {
+          i++;
+          continue;
+        }
+        if (text[i] === "]") {
+          i++;
+          return;
+        }
+        fail();
+      }
+    } else if (c === '"') string();
+    else if (c === "t") literal("true");
+    else if (c === "f") literal("false");
+    else if (c === "n") literal("null");
+    else number();
+  };
+  try {
+    value(0);
+    ws();
+    return i < n ? i : n;
+  } catch (offset) {
+    if (typeof offset === "number") return Math.min(offset, n);
+    throw offset;
   }
 }
 

@@ -361,6 +361,23 @@ export function buildTerraformRecords(
         }
       }
     }
+    // One level into nested blocks (default_action[].target_group_arn, vpc_config[].subnet_ids…).
+    for (const [block, value] of Object.entries(inst.values)) {
+      if (!Array.isArray(value)) continue;
+      for (const item of value) {
+        if (!isObject(item)) continue;
+        for (const [attr, inner] of Object.entries(item)) {
+          const typed = REFERENCE_ATTRIBUTES[attr];
+          if (!typed) continue;
+          for (const c of strings(inner)) {
+            const target = resolve(c);
+            if (target && target !== self) {
+              link(self, target, typed.type, typed.reverse === true, `${block}.${attr}`);
+            }
+          }
+        }
+      }
+    }
     for (const [attr, addresses] of Object.entries(inst.references)) {
       const typed = REFERENCE_ATTRIBUTES[attr] ?? { type: "REFERENCES" as EdgeType };
       for (const address of addresses) {

@@ -1,0 +1,309 @@
+/**
+ * Terraform state and plan importers over the shared driftctl states and the
+ * Checkov TerraGoat plan. Exact records were checked by hand against the
+ * files with jq (commands beside each assertion).
+ */
+
+import assert from "node:assert/strict";
+import { fileImportInput, ImportError, MAX_IMPORT_BYTES } from "../src/cloud/importers/importer.ts";
+import { terraformStateImporter } from "../src/cloud/importers/terraform_state.ts";
+import { terraformPlanImporter } from "../src/cloud/importers/terraform_plan.ts";
+
+const STATES = new URL("../../shared/fixtures/cloud/driftctl/state/", import.meta.url);
+const PLAN = new URL("../../shared/fixtures/cloud/checkov/tfplan.json", import.meta.url).pathname;
+
+function state(name: string): string {
+  return new URL(name, STATES).pathname;
+}
+
+Deno.test("terraformStateImporter loads every valid driftctl state", async () => {
+  const names = [...Deno.readDirSync(STATES)].filter((e) =>
+    e.isFile && e.name.endsWith(".tfstate")
+  );
+  assert.equal(names.length, 24);
+  for (const e of names) {
+    const result = await terraformStateImporter.load(fileImportInput(state(e.name)));
+    const total = result.records.assets.length +
+      Object.values(result.notes.skipped).reduce((a, b) => a + b, 0);
+    assert.ok(total > 0, `${e.name} produced nothing`);
+  }
+});
+
+Deno.test("terraformStateImporter refuses the two invalid-version states, naming the version", async () => {
+  await assert.rejects(
+    () => terraformStateImporter.load(fileImportInput(state("invalid/invalid_version.tfstate"))),
+    (e: unknown) =>
+      e instanceof ImportError && /terraform_version "invalid"/.test(e.message) &&
+      /not a valid/.test(e.message),
+  );
+  await assert.rejects(
+    () =>
+      terraformStateImporter.load(fileImportInput(state("invalid/unsupported_version.tfstate"))),
+    (e: unknown) =>
+      e instanceof ImportError && /"0\.10\.26"/.test(e.message) && /not supported/.test(e.message),
+  );
+});
+
+Deno.test("terraformStateImporter: security groups open to the internet become rule edges and findings", async () => {
+  // jq '.resources[].instances[].attributes | {id, ingress: [.ingress[] | {cidr_blocks, protocol, self}]}'
+  //   aws_vpc_security_group.tfstate → test-sg ingress -1 from 0.0.0.0/0; default SG ingress self only.
+  const r =
+    (await terraformStateImporter.load(fileImportInput(state("aws_vpc_security_group.tfstate"))))
+      .records;
+  assert.equal(r.assets.length, 2);
+  const sg = r.assets.find((a) => a.id === "aws_security_group.test-sg")!;
+  assert.equal(sg.arn, "arn:aws:ec2:eu-west-3:047081014315:security-group/sg-0254c038e32f25530");
+  assert.equal(sg.asset_type, "SECURITY_GROUP");
+  assert.equal(sg.region, "eu-west-3");
+  assert.equal(sg.account_id, "047081014315");
+  assert.equal(sg.name, "foo");
+  assert.equal(sg.is_internet_exposed, true);
+  const open = r.edges.find((e) => e.source_id === "0.0.0.0/0" && e.target_id === sg.id)!;
+  assert.equal(open.edge_type, "SECURITY_GROUP_RULE");
+  assert.equal(open.protocol, "ALL");
+  assert.equal(open.port_range, "*");
+  assert.equal(open.description, "Foo");
+  assert.deepEqual(
+    r.findings.map((f) => f.id).sort(),
+    [
+      "f-all-ports-open:aws_security_group.test-sg",
+      "f-default-sg-traffic:aws_default_security_group.test-default-sg",
+      "f-rdp-open:aws_security_group.test-sg",
+      "f-ssh-open:aws_security_group.test-sg",
+    ],
+  );
+  const def = r.assets.find((a) => a.id === "aws_default_security_group.test-default-sg")!;
+  assert.equal(def.is_internet_exposed, false);
+});
+
+Deno.test("terraformStateImporter: IPv6 ::/0 ingress of a rule resource marks its (stub) group", async () => {
+  // jq '.resources[] | select(.name=="bla-ingress") | .instances[0].attributes | {security_group_id, ipv6_cidr_blocks}'
+  //   aws_vpc_security_group_rule.tfstate → sg-0d290f68e48de546b, ["::/0"]
+  const r = (await terraformStateImporter.load(
+    fileImportInput(state("aws_vpc_security_group_rule.tfstate")),
+  )).records;
+  const v6 = r.edges.filter((e) => e.source_id === "::/0" && e.direction === "ingress");
+  assert.ok(v6.some((e) => e.target_id === "sg-0d290f68e48de546b"));
+  assert.equal(r.assets.find((a) => a.id === "sg-0254c038e32f25530")?.metadata.stub, true);
+  assert.ok(r.unresolved_references.length > 0);
+});
+
+Deno.test("terraformStateImporter: count instances, depends_on and inline policies", async () => {
+  // jq '.resources[0].instances | length' aws_iam_role_multiple.tfstate → 3 (index_key 0,1,2)
+  const roles =
+    (await terraformStateImporter.load(fileImportInput(state("aws_iam_role_multiple.tfstate"))))
+      .records;
+  assert.deepEqual(roles.assets.map((a) => a.id), [
+    "aws_iam_role.test_role[0]",
+    "aws_iam_role.test_role[1]",
+    "aws_iam_role.test_role[2]",
+  ]);
+  assert.equal(roles.assets[0]!.asset_type, "IAM_ROLE");
+  assert.ok(roles.assets[0]!.metadata.trust_policy !== undefined);
+  // aws_lb_listener.tfstate: the listener depends_on the LB and target group; subnets sit in aws_vpc.main (not in the file).
+  const lb =
+    (await terraformStateImporter.load(fileImportInput(state("aws_lb_listener.tfstate")))).records;
+  assert.equal(lb.assets.length, 6);
+  assert.ok(
+    lb.edges.some((e) =>
+      e.source_id === "aws_lb.test" && e.target_id === "aws_lb_listener.front_end" &&
+      e.edge_type === "CONTAINS"
+    ),
+  );
+  assert.ok(
+    lb.edges.some((e) =>
+      e.source_id === "aws_lb_listener.front_end" && e.target_id === "aws_lb_target_group.test" &&
+      e.edge_type === "LOAD_BALANCER_TARGET"
+    ),
+  );
+  assert.ok(
+    lb.edges.some((e) =>
+      e.source_id === "aws_lb.test" && e.target_id === "aws_security_group.lb_sg" &&
+      e.edge_type === "ATTACHED_TO"
+    ),
+  );
+  assert.ok(lb.providers.includes("AWS"));
+});
+
+Deno.test("terraformStateImporter: Azure NSG open to * and Google bucket bindings", async () => {
+  // jq '.resources[] | select(.type=="azurerm_network_security_group") | .instances[0].attributes.security_rule'
+  const az = (await terraformStateImporter.load(
+    fileImportInput(state("azurerm_network_security_group.tfstate")),
+  )).records;
+  const nsg = az.assets.find((a) => a.id === "azurerm_network_security_group.example")!;
+  assert.equal(nsg.asset_type, "NSG");
+  assert.equal(nsg.provider, "AZURE");
+  assert.equal(nsg.account_id, "7bfb2c5c-7308-46ed-8ae4-fffa356eb406");
+  assert.equal(nsg.region, "westeurope");
+  const e = az.edges.find((x) => x.target_id === nsg.id && x.edge_type === "SECURITY_GROUP_RULE")!;
+  assert.equal(e.source_id, "0.0.0.0/0");
+  assert.equal(e.cidr, "*");
+  assert.equal(e.protocol, "TCP");
+  assert.ok(az.findings.some((f) => f.id === "f-ssh-open:azurerm_network_security_group.example"));
+  assert.ok(az.compliance.some((c) => c.id === "CIS-AZURE:7.2" && c.status === "FAIL"));
+  assert.ok(!az.findings.some((f) => f.resource_id === "azurerm_network_security_group.example-1"));
+  const gcs =
+    (await terraformStateImporter.load(fileImportInput(state("google_bucket_iam_binding.tfstate"))))
+      .records;
+  assert.deepEqual(gcs.assets.map((a) => a.name).sort(), [
+    "dctlgstoragebucketiambinding-1",
+    "dctlgstoragebucketiambinding-2",
+  ]);
+  assert.equal((gcs.assets[0]!.metadata.iam_bindings as unknown[]).length, 2);
+});
+
+Deno.test("terraformPlanImporter: TerraGoat plan assets, reference edges and rule findings", async () => {
+  // jq '[.planned_values.root_module.resources[] | select(.type != "null_resource")] | length' → 54
+  // of which 13 are link types folded into edges (jq for security_group_rule, route, *_attachment, …)
+  const result = await terraformPlanImporter.load(fileImportInput(PLAN));
+  const r = result.records;
+  assert.equal(r.assets.length, 41);
+  assert.equal(result.notes.skipped["folded into edges or parent"], 13);
+  assert.equal(result.notes.skipped["not a cloud resource"], 1);
+  assert.equal(result.notes.unknown_types["aws_db_option_group"], 1);
+  const web = r.assets.find((a) => a.id === "aws_instance.web_host")!;
+  assert.equal(web.asset_type, "EC2");
+  assert.deepEqual(web.metadata.plan_actions, ["create"]);
+  // web_host: vpc_security_group_ids = [aws_security_group.web-node.id] (configuration reference)
+  assert.ok(
+    r.edges.some((e) =>
+      e.source_id === web.id && e.target_id === "aws_security_group.web-node" &&
+      e.edge_type === "ATTACHED_TO"
+    ),
+  );
+  assert.ok(
+    r.edges.some((e) =>
+      e.source_id === "aws_lambda_function.analysis_lambda" &&
+      e.target_id === "aws_iam_role.iam_for_lambda" && e.edge_type === "ASSUMES_ROLE"
+    ),
+  );
+  // web-node ingress: 22 and 80 from 0.0.0.0/0 (jq '.planned_values.root_module.resources[] | select(.name=="web-node") | .values.ingress')
+  assert.ok(r.findings.some((f) => f.id === "f-ssh-open:aws_security_group.web-node"));
+  assert.ok(r.findings.some((f) => f.id === "f-db-public:aws_db_instance.default"));
+  assert.equal(web.is_internet_exposed, true);
+  assert.ok(r.edges.some((e) => e.edge_type === "INTERNET_EXPOSED" && e.target_id === web.id));
+});
+
+Deno.test("a plan and the state it changes share asset keys", async () => {
+  const text = await Deno.readTextFile(state("aws_vpc.tfstate"));
+  const st = JSON.parse(text);
+  const plan = {
+    format_version: "1.2",
+    terraform_version: "1.5.7",
+    planned_values: {
+      root_module: {
+        resources: st.resources.map((
+          r: { type: string; name: string; mode: string; instances: { attributes: unknown }[] },
+        ) => ({
+          address: `${r.type}.${r.name}`,
+          mode: r.mode,
+          type: r.type,
+          name: r.name,
+          values: r.instances[0]!.attributes,
+        })),
+      },
+    },
+    resource_changes: [],
+  };
+  const a = await terraformStateImporter.load(fileImportInput(state("aws_vpc.tfstate")));
+  const b = await terraformPlanImporter.load({ ...fileImportInput("plan.json"), parsed: plan });
+  assert.deepEqual(
+    b.records.assets.map((x) => [x.id, x.arn]),
+    a.records.assets.map((x) => [x.id, x.arn]),
+  );
+});
+
+Deno.test("terraform importers: bad input is refused with file and position", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const full = await Deno.readTextFile(state("aws_vpc.tfstate"));
+    await Deno.writeTextFile(`${dir}/cut.tfstate`, full.slice(0, 500));
+    await assert.rejects(
+      () => terraformStateImporter.load(fileImportInput(`${dir}/cut.tfstate`)),
+      (e: unknown) =>
+        e instanceof ImportError && /cut\.tfstate is not valid JSON/.test(e.message) &&
+        /line \d+, column \d+/.test(e.message) && /truncated/.test(e.message),
+    );
+    await Deno.writeTextFile(
+      `${dir}/bad.tfstate`,
+      '{"version": 4, "terraform_version": "1.0.0", "resources": [,]}',
+    );
+    await assert.rejects(
+      () => terraformStateImporter.load(fileImportInput(`${dir}/bad.tfstate`)),
+      (e: unknown) =>
+        e instanceof ImportError && /line 1, column \d+/.test(e.message) &&
+        !/truncated/.test(e.message),
+    );
+    await Deno.writeTextFile(
+      `${dir}/v3.tfstate`,
+      '{"version": 3, "terraform_version": "0.11.14", "modules": []}',
+    );
+    await assert.rejects(
+      () => terraformStateImporter.load(fileImportInput(`${dir}/v3.tfstate`)),
+      (e: unknown) => e instanceof ImportError && /state of version 3/.test(e.message),
+    );
+    // A plan forced as a state, and a state forced as a plan.
+    await assert.rejects(
+      () => terraformStateImporter.load(fileImportInput(PLAN)),
+      (e: unknown) => e instanceof ImportError && /not a Terraform state/.test(e.message),
+    );
+    await assert.rejects(
+      () => terraformPlanImporter.load(fileImportInput(state("aws_vpc.tfstate"))),
+      (e: unknown) => e instanceof ImportError && /not a Terraform plan/.test(e.message),
+    );
+    // Size limit: refused before reading, the limit in the message.
+    await assert.rejects(
+      () =>
+        terraformStateImporter.load(fileImportInput(state("aws_vpc.tfstate"), { maxBytes: 100 })),
+      (e: unknown) =>
+        e instanceof ImportError && /over the import limit of 100 bytes/.test(e.message),
+    );
+    assert.equal(MAX_IMPORT_BYTES, 256 * 1024 * 1024);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("terraformStateImporter: unknown types counted, unusual names and for_each keys kept", async () => {
+  const weird = {
+    version: 4,
+    terraform_version: "1.6.0",
+    resources: [
+      {
+        mode: "managed",
+        type: "aws_shiny_new_thing",
+        name: "x",
+        provider: 'provider["registry.terraform.io/hashicorp/aws"]',
+        instances: [{ index_key: 0, attributes: { id: "a" } }, {
+          index_key: 1,
+          attributes: { id: "b" },
+        }],
+      },
+      {
+        module: 'module.net["eu west"]',
+        mode: "managed",
+        type: "aws_s3_bucket",
+        name: "b",
+        each: "map",
+        instances: [{
+          index_key: 'naïve "quoted" / ключ',
+          attributes: {
+            id: "bucket with spaces",
+            bucket: "bucket with spaces",
+            arn: "arn:aws:s3:::bucket with spaces",
+          },
+        }],
+      },
+    ],
+  };
+  const r = await terraformStateImporter.load({
+    ...fileImportInput("weird.tfstate"),
+    parsed: weird,
+  });
+  assert.deepEqual(r.notes.unknown_types, { aws_shiny_new_thing: 2 });
+  assert.equal(r.records.assets.filter((a) => a.asset_type === "OTHER").length, 2);
+  const bucket = r.records.assets.find((a) => a.asset_type === "S3_BUCKET")!;
+  assert.equal(bucket.id, 'module.net["eu west"].aws_s3_bucket.b["naïve \\"quoted\\" / ключ"]');
+  assert.equal(bucket.metadata.terraform_module, 'module.net["eu west"]');
+  assert.equal(bucket.name, "bucket with spaces");
+});
