@@ -181,6 +181,21 @@ Deno.test("terraformPlanImporter: TerraGoat plan assets, reference edges and rul
   assert.ok(r.findings.some((f) => f.id === "f-ssh-open:aws_security_group.web-node"));
   assert.ok(r.findings.some((f) => f.id === "f-db-public:aws_db_instance.default"));
   assert.equal(web.is_internet_exposed, true);
+  // Trust policies of the three roles (jq '… | select(.type=="aws_iam_role") | .values.assume_role_policy')
+  assert.deepEqual(
+    r.edges.filter((e) => e.edge_type === "IAM_TRUST").map((e) => `${e.source_id}>${e.target_id}`)
+      .sort(),
+    [
+      "ec2.amazonaws.com>aws_iam_role.ec2role",
+      "eks.amazonaws.com>aws_iam_role.iam_for_eks",
+      "lambda.amazonaws.com>aws_iam_role.iam_for_lambda",
+    ],
+  );
+  // aws_iam_user_policy.userpolicy allows ec2:*, s3:*, lambda:* on * → PassRole-free methods such
+  // as EditExistingLambdaFunctionWithRole (lambda:UpdateFunctionCode).
+  const esc = r.findings.find((f) => f.id === "f-iam-privilege-escalation:aws_iam_user.user")!;
+  assert.match(esc.evidence, /EditExistingLambdaFunctionWithRole/);
+  assert.ok(r.findings.some((f) => f.id === "f-iam-user-direct-policy:aws_iam_user.user"));
   assert.ok(r.edges.some((e) => e.edge_type === "INTERNET_EXPOSED" && e.target_id === web.id));
 });
 

@@ -11,16 +11,18 @@
  * @module
  */
 
-import type { Json } from "../model/records.ts";
+import type { Asset, Json } from "../model/records.ts";
 import type { ImporterEntry, ImportInput, ImportResult } from "./importer.ts";
 import { arr, fileLabel, ImportError, isObject, obj, readInputJson, str } from "./importer.ts";
 import type { PolicyStatement } from "./iam_policy.ts";
 import {
+  arnService,
   exfiltrationActions,
   grantsOnResource,
   parsePolicy,
   privilegeEscalations,
   trustedPrincipals,
+  wildcardMatch,
 } from "./iam_policy.ts";
 import { RecordsBuilder } from "./records_builder.ts";
 import { evaluateRulesInto } from "../rules/rule_evaluate.ts";
@@ -274,29 +276,112 @@ export function addTrustEdges(b: RecordsBuilder, roleId: string, trust: Json): v
   }
 }
 
-/** `GRANTS_ACCESS` edges from principals to every asset whose ARN their statements reach. */
+/** The services an identity's Allow statements can reach (`null` = every service). */
+function reachableServices(statements: readonly PolicyStatement[]): string[] | null {
+  const out = new Set<string>();
+  for (const st of statements) {
+    if (st.effect !== "Allow") continue;
+    if (st.notActions.length > 0) return null;
+    for (const a of st.actions) {
+      if (a === "*" || a === "*:*") return null;
+      out.add((a.split(":")[0] ?? "").toLowerCase());
+    }
+  }
+  return [...out];
+}
+
+/**
+ * `GRANTS_ACCESS` edges from principals to every asset whose ARN their
+ * statements reach. Targets are indexed by service, so a principal is only
+ * tested against the assets of the services its actions name.
+ */
 export function addGrantEdges(
   b: RecordsBuilder,
   principals: readonly { id: string; statements: readonly PolicyStatement[] }[],
 ): void {
-  const targets = [...b.assets()].filter((a) =>
-    a.arn !== null && a.arn.startsWith("arn:") && a.asset_type !== "IAM_POLICY"
-  );
+  const byService = new Map<string, Asset[]>();
+  for (const a of b.assets()) {
+    if (a.arn === null || !a.arn.startsWith("arn:") || a.asset_type === "IAM_POLICY") continue;
+    const service = (arnService(a.arn) ?? "").toLowerCase();
+    const list = byService.get(service);
+    if (list) list.push(a);
+    else byService.set(service, [a]);
+  }
   for (const p of principals) {
     if (p.statements.length === 0) continue;
-    for (const t of targets) {
-      if (t.id === p.id) continue;
-      const grant = grantsOnResource(p.statements, t.arn!);
-      if (!grant.granted) continue;
-      b.addEdge({
-        source_id: p.id,
-        target_id: t.id,
-        edge_type: "GRANTS_ACCESS",
-        description: grant.actions.slice(0, 10).join(", "),
-        properties: { conditional: grant.conditional, actions: grant.actions.slice(0, 50) },
-      });
+    const services = reachableServices(p.statements);
+    const keys = services === null
+      ? [...byService.keys()]
+      : [...byService.keys()].filter((k) => services.some((s) => wildcardMatch(s, k, true)));
+    for (const key of keys) {
+      for (const t of byService.get(key)!) {
+        if (t.id === p.id) continue;
+        const grant = grantsOnResource(p.statements, t.arn!);
+        if (!grant.granted) continue;
+        b.addEdge({
+          source_id: p.id,
+          target_id: t.id,
+          edge_type: "GRANTS_ACCESS",
+          description: grant.actions.slice(0, 10).join(", "),
+          properties: { conditional: grant.conditional, actions: grant.actions.slice(0, 50) },
+        });
+      }
     }
   }
+}
+
+/**
+ * IAM analysis over principals already in a builder (from Terraform or any
+ * other source holding `inline_policies`, `policy_document` on attached
+ * policies, group membership as `CONTAINS` and `trust_policy` on roles):
+ * trust edges, escalation and exfiltration facts, and grant edges.
+ */
+export function analyseIam(b: RecordsBuilder): void {
+  const attachedTo = new Map<string, string[]>();
+  const groupsOf = new Map<string, string[]>();
+  for (const e of b.records.edges) {
+    if (e.edge_type === "IAM_POLICY_ATTACHMENT") {
+      const list = attachedTo.get(e.source_id) ?? [];
+      list.push(e.target_id);
+      attachedTo.set(e.source_id, list);
+    } else if (e.edge_type === "CONTAINS" && b.asset(e.source_id)?.asset_type === "IAM_GROUP") {
+      const list = groupsOf.get(e.target_id) ?? [];
+      list.push(e.source_id);
+      groupsOf.set(e.target_id, list);
+    }
+  }
+  const documentsOf = (id: string): PolicyStatement[] => {
+    const a = b.asset(id);
+    if (!a) return [];
+    const own = Array.isArray(a.metadata.inline_policies)
+      ? a.metadata.inline_policies.flatMap((p) =>
+        isObject(p) && "document" in p ? parsePolicy((p as Record<string, unknown>).document) : []
+      )
+      : [];
+    const attached = (attachedTo.get(id) ?? []).flatMap((policy) =>
+      parsePolicy(b.asset(policy)?.metadata.policy_document)
+    );
+    return [...own, ...attached];
+  };
+  const principals: { id: string; statements: PolicyStatement[] }[] = [];
+  for (const a of [...b.assets()]) {
+    if (a.provider !== "AWS") continue;
+    if (
+      a.asset_type !== "IAM_USER" && a.asset_type !== "IAM_ROLE" && a.asset_type !== "IAM_GROUP"
+    ) continue;
+    const statements = documentsOf(a.id);
+    if (a.asset_type === "IAM_USER") {
+      for (const group of groupsOf.get(a.id) ?? []) statements.push(...documentsOf(group));
+    }
+    if (a.asset_type === "IAM_ROLE" && a.metadata.trust_policy !== undefined) {
+      addTrustEdges(b, a.id, a.metadata.trust_policy);
+    }
+    if (statements.length === 0) continue;
+    a.metadata.privilege_escalation = privilegeEscalations(statements);
+    a.metadata.exfiltration_actions = exfiltrationActions(statements);
+    principals.push({ id: a.id, statements });
+  }
+  addGrantEdges(b, principals);
 }
 
 /** The `iam-authorization-details` importer entry. */

@@ -252,13 +252,26 @@ export async function readInputText(
   input: ImportInput,
   path: string,
 ): Promise<string> {
+  let text: string;
   try {
-    return await input.readText(path);
+    text = await input.readText(path);
   } catch (error) {
     if (error instanceof ImportError) throw error;
     const reason = error instanceof Error ? error.message : String(error);
     throw new ImportError(kind, path, `Cannot read ${fileLabel(path)} as ${kind} input: ${reason}`);
   }
+  // A caller's reader may not check sizes: refuse oversized text here too.
+  if (text.length > MAX_IMPORT_BYTES) {
+    throw new ImportError(
+      kind,
+      path,
+      `${fileLabel(path)} holds ${text.length} characters, over the import limit of ` +
+        `${MAX_IMPORT_BYTES} bytes (${
+          MAX_IMPORT_BYTES / 1024 / 1024
+        } MiB); split the export or filter it first.`,
+    );
+  }
+  return text;
 }
 
 /** The parsed JSON of the input file (the detector's parse when given). */

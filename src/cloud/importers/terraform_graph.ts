@@ -17,6 +17,7 @@ import type { AssetType, CloudProvider, EdgeType } from "../model/enums.ts";
 import type { Asset, Json } from "../model/records.ts";
 import { arr, isObject, obj, str, strings } from "./importer.ts";
 import { allowsAnyone, parsePolicy } from "./iam_policy.ts";
+import { analyseIam } from "./iam_authorization.ts";
 import { addFirewallRule, awsTerraformRule, azureRule, googleRules } from "./network_rules.ts";
 import { RecordsBuilder } from "./records_builder.ts";
 import {
@@ -466,6 +467,7 @@ export function buildTerraformRecords(
     }
   }
 
+  analyseIam(b);
   markExposure(b);
   return b;
 }
