@@ -322,3 +322,91 @@ Deno.test("terraformStateImporter: unknown types counted, unusual names and for_
   assert.equal(bucket.metadata.terraform_module, 'module.net["eu west"]');
   assert.equal(bucket.name, "bucket with spaces");
 });
+
+Deno.test("terraformPlanImporter: child modules, for_each keys and module-local references", async () => {
+  const plan = {
+    format_version: "1.2",
+    terraform_version: "1.6.0",
+    planned_values: {
+      root_module: {
+        child_modules: [{
+          address: "module.net",
+          resources: [
+            {
+              address: "module.net.aws_vpc.main",
+              mode: "managed",
+              type: "aws_vpc",
+              name: "main",
+              values: { cidr_block: "10.0.0.0/16" },
+            },
+            {
+              address: 'module.net.aws_subnet.s["a"]',
+              mode: "managed",
+              type: "aws_subnet",
+              name: "s",
+              index: "a",
+              values: { cidr_block: "10.0.1.0/24" },
+            },
+            {
+              address: 'module.net.aws_subnet.s["b"]',
+              mode: "managed",
+              type: "aws_subnet",
+              name: "s",
+              index: "b",
+              values: { cidr_block: "10.0.2.0/24" },
+            },
+          ],
+        }],
+      },
+    },
+    resource_changes: [
+      {
+        address: "module.net.aws_vpc.main",
+        type: "aws_vpc",
+        name: "main",
+        change: { actions: ["create"] },
+      },
+      {
+        address: "aws_instance.gone",
+        type: "aws_instance",
+        name: "gone",
+        change: { actions: ["delete"], before: { id: "i-1" } },
+      },
+    ],
+    configuration: {
+      root_module: {
+        module_calls: {
+          net: {
+            module: {
+              resources: [
+                { address: "aws_vpc.main", type: "aws_vpc", expressions: {} },
+                {
+                  address: "aws_subnet.s",
+                  type: "aws_subnet",
+                  expressions: { vpc_id: { references: ["aws_vpc.main.id", "aws_vpc.main"] } },
+                },
+              ],
+            },
+          },
+        },
+      },
+    },
+  };
+  const r = await terraformPlanImporter.load({ ...fileImportInput("plan.json"), parsed: plan });
+  assert.deepEqual(r.records.assets.map((a) => a.id), [
+    "module.net.aws_vpc.main",
+    'module.net.aws_subnet.s["a"]',
+    'module.net.aws_subnet.s["b"]',
+  ]);
+  assert.equal(r.records.assets[1]!.metadata.terraform_module, "module.net");
+  assert.deepEqual(
+    r.records.edges.filter((e) => e.edge_type === "CONTAINS").map((e) =>
+      `${e.source_id}>${e.target_id}`
+    ),
+    [
+      'module.net.aws_vpc.main>module.net.aws_subnet.s["a"]',
+      'module.net.aws_vpc.main>module.net.aws_subnet.s["b"]',
+    ],
+  );
+  assert.equal(r.notes.skipped["planned for deletion"], 1);
+});

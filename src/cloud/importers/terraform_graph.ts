@@ -641,6 +641,15 @@ function foldLink(
         };
       });
       break;
+    case "aws_s3_account_public_access_block": {
+      const all = v.block_public_acls === true && v.block_public_policy === true &&
+        v.ignore_public_acls === true && v.restrict_public_buckets === true;
+      // Bucket ARNs carry no account: the block applies to the buckets of this input.
+      for (const a of b.assets()) {
+        if (a.asset_type === "S3_BUCKET") a.metadata.account_public_access_block = all;
+      }
+      break;
+    }
     case "aws_s3_bucket_server_side_encryption_configuration":
       parentFacts("bucket", (a) => (a.metadata.encrypted = true));
       break;

@@ -178,6 +178,7 @@ export const TERRAFORM_LINK_TYPES: ReadonlySet<string> = new Set([
   "aws_alb_target_group_attachment",
   "aws_s3_bucket_policy",
   "aws_s3_bucket_public_access_block",
+  "aws_s3_account_public_access_block",
   "aws_s3_bucket_server_side_encryption_configuration",
   "aws_s3_bucket_acl",
   "aws_s3_bucket_versioning",
