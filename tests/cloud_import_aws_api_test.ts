@@ -127,3 +127,79 @@ Deno.test("awsApiImporter: a file, a folder without regions and a broken region 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("awsApiImporter: NACLs, volumes, flow logs and URL-encoded per-resource names", async () => {
+  const dir = await Deno.makeTempDir();
+  const put = async (name: string, value: unknown): Promise<void> => {
+    const path = `${dir}/eu-west-1/${name}`;
+    await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
+    await Deno.writeTextFile(path, JSON.stringify(value));
+  };
+  try {
+    await put("sts-get-caller-identity.json", { Account: "210987654321" });
+    await put("ec2-describe-vpcs.json", { Vpcs: [{ VpcId: "vpc-a" }, { VpcId: "vpc-b" }] });
+    await put("ec2-describe-flow-logs.json", { FlowLogs: [{ ResourceId: "vpc-a" }] });
+    await put("ec2-describe-instances.json", {
+      Reservations: [{
+        Instances: [{ InstanceId: "i-1", MetadataOptions: { HttpTokens: "required" } }],
+      }],
+    });
+    await put("ec2-describe-volumes.json", {
+      Volumes: [{ VolumeId: "vol-1", Encrypted: false, Attachments: [{ InstanceId: "i-1" }] }],
+    });
+    await put("ec2-describe-network-acls.json", {
+      NetworkAcls: [{
+        NetworkAclId: "acl-1",
+        VpcId: "vpc-a",
+        Entries: [
+          {
+            RuleNumber: 100,
+            Protocol: "-1",
+            RuleAction: "allow",
+            Egress: false,
+            CidrBlock: "0.0.0.0/0",
+          },
+          {
+            RuleNumber: 32767,
+            Protocol: "-1",
+            RuleAction: "deny",
+            Egress: false,
+            CidrBlock: "0.0.0.0/0",
+          },
+        ],
+      }],
+    });
+    const bucket = "odd.name-ü:x";
+    await put("s3-list-buckets.json", { Buckets: [{ Name: bucket }] });
+    await put(`s3-get-public-access-block/${encodeURIComponent(bucket)}`, {
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
+    });
+    const r = (await awsApiImporter.load(fileImportInput(dir))).records;
+    const ids = new Set(r.findings.map((f) => f.id));
+    const arn = (res: string): string => `arn:aws:ec2:eu-west-1:210987654321:${res}`;
+    assert.ok(ids.has(`f-nacl-open:${arn("network-acl/acl-1")}`));
+    assert.ok(ids.has(`f-volume-unencrypted:${arn("volume/vol-1")}`));
+    assert.ok(ids.has(`f-vpc-flow-logs-disabled:${arn("vpc/vpc-b")}`));
+    assert.ok(!ids.has(`f-vpc-flow-logs-disabled:${arn("vpc/vpc-a")}`));
+    assert.ok(!ids.has(`f-imdsv2-not-required:${arn("instance/i-1")}`));
+    assert.ok(
+      r.edges.some((e) =>
+        e.edge_type === "ATTACHED_TO" && e.source_id === arn("volume/vol-1") &&
+        e.target_id === arn("instance/i-1")
+      ),
+    );
+    assert.ok(r.edges.some((e) => e.edge_type === "NACL_RULE" && e.source_id === "0.0.0.0/0"));
+    const b = r.assets.find((a) => a.asset_type === "S3_BUCKET")!;
+    assert.equal(b.id, `arn:aws:s3:::${bucket}`);
+    assert.equal(b.metadata.public_access_block, true);
+    assert.equal(b.account_id, "210987654321");
+    assert.ok(!ids.has(`f-bucket-no-public-access-block:${b.id}`));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

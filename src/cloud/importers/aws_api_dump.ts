@@ -27,7 +27,7 @@ import {
 import { addAuthorizationDetails } from "./iam_authorization.ts";
 import { addFirewallRule, awsApiRule } from "./network_rules.ts";
 import { RecordsBuilder } from "./records_builder.ts";
-import { markExposure } from "./terraform_graph.ts";
+import { addNaclEntries, markExposure } from "./terraform_graph.ts";
 import { evaluateRulesInto } from "../rules/rule_evaluate.ts";
 
 const KIND = "aws-api";
@@ -298,6 +298,65 @@ async function loadRegion(
         );
         const profile = str(obj(i.IamInstanceProfile).Arn);
         if (profile) b.addEdge({ source_id: arn, target_id: profile, edge_type: "ASSUMES_ROLE" });
+      }
+    }
+  }
+  if (use("ec2-describe-network-acls.json")) {
+    for (const n of arr((await read("ec2-describe-network-acls.json")).NetworkAcls).map(obj)) {
+      const id = str(n.NetworkAclId);
+      if (!id) continue;
+      const arn = arnOf("ec2", `network-acl/${id}`);
+      b.addAsset({
+        id: arn,
+        arn,
+        name: tags(n.Tags).Name ?? id,
+        asset_type: "NACL",
+        provider: "AWS",
+        region: r,
+        account_id: account,
+        tags: tags(n.Tags),
+        metadata: { resource_id: id, source: KIND, is_default: n.IsDefault === true },
+      });
+      byId.set(id, arn);
+      contain(str(n.VpcId), arn);
+      addNaclEntries(
+        b,
+        arn,
+        arr(n.Entries).map(obj).map((e) => ({
+          direction: e.Egress === true ? "egress" : "ingress",
+          rule_no: Number(e.RuleNumber ?? 0),
+          action: String(e.RuleAction ?? ""),
+          protocol: String(e.Protocol ?? ""),
+          from_port: Number(obj(e.PortRange).From ?? 0),
+          to_port: Number(obj(e.PortRange).To ?? 0),
+          cidr: str(e.CidrBlock) ?? str(e.Ipv6CidrBlock) ?? "",
+        })),
+      );
+      for (const a of arr(n.Associations)) {
+        const subnet = idOf(str(obj(a).SubnetId) ?? "");
+        if (subnet) b.addEdge({ source_id: subnet, target_id: arn, edge_type: "ATTACHED_TO" });
+      }
+    }
+  }
+  if (use("ec2-describe-volumes.json")) {
+    for (const v of arr((await read("ec2-describe-volumes.json")).Volumes).map(obj)) {
+      const id = str(v.VolumeId);
+      if (!id) continue;
+      const arn = arnOf("ec2", `volume/${id}`);
+      b.addAsset({
+        id: arn,
+        arn,
+        name: tags(v.Tags).Name ?? id,
+        asset_type: "EBS_VOLUME",
+        provider: "AWS",
+        region: r,
+        account_id: account,
+        tags: tags(v.Tags),
+        metadata: { resource_id: id, source: KIND, encrypted: v.Encrypted === true },
+      });
+      for (const a of arr(v.Attachments)) {
+        const instance = idOf(str(obj(a).InstanceId) ?? "");
+        if (instance) b.addEdge({ source_id: arn, target_id: instance, edge_type: "ATTACHED_TO" });
       }
     }
   }
