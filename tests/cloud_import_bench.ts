@@ -54,7 +54,7 @@ async function generateState(path: string, count: number): Promise<number> {
       Name: `r${i}`,
       team: `t${i % 20}`,
       cost: hex(8),
-      note: "x".repeat(400 + Math.floor(rand() * 400)),
+      note: "x".repeat(1400 + Math.floor(rand() * 400)),
     };
     if (kind === 0) {
       const id = `vpc-${hex(17)}`;
