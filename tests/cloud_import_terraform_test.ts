@@ -410,3 +410,42 @@ Deno.test("terraformPlanImporter: child modules, for_each keys and module-local 
   );
   assert.equal(r.notes.skipped["planned for deletion"], 1);
 });
+
+Deno.test("terraformStateImporter: a Google firewall open to the internet exposes public instances of its network", async () => {
+  const text = await Deno.readTextFile(state("google_compute_instance.tfstate"));
+  const instance = JSON.parse(text).resources[0];
+  const net = instance.instances[0].attributes.network_interface[0].network;
+  instance.instances[0].attributes.network_interface[0].access_config = [{ nat_ip: "203.0.113.7" }];
+  instance.instances[0].attributes.tags = ["web"];
+  const firewall = (tags: string[] | null) => ({
+    mode: "managed",
+    type: "google_compute_firewall",
+    name: "open",
+    instances: [{
+      attributes: {
+        id: "projects/p/global/firewalls/open",
+        name: "open",
+        network: net,
+        direction: "INGRESS",
+        source_ranges: ["0.0.0.0/0"],
+        target_tags: tags,
+        allow: [{ protocol: "tcp", ports: ["22"] }],
+      },
+    }],
+  });
+  const load = (tags: string[] | null) =>
+    terraformStateImporter.load({
+      ...fileImportInput("gcp.tfstate"),
+      parsed: { version: 4, terraform_version: "1.5.0", resources: [instance, firewall(tags)] },
+    });
+  const open = (await load(["web"])).records;
+  const vm = open.assets.find((a) => a.asset_type === "GCE_INSTANCE")!;
+  assert.equal(vm.is_internet_exposed, true);
+  assert.ok(open.findings.some((f) => f.id === "f-ssh-open:google_compute_firewall.open"));
+  assert.ok(open.compliance.some((c) => c.id === "CIS-GCP:3.6" && c.status === "FAIL"));
+  const other = (await load(["db"])).records;
+  assert.equal(
+    other.assets.find((a) => a.asset_type === "GCE_INSTANCE")!.is_internet_exposed,
+    false,
+  );
+});

@@ -143,7 +143,6 @@ export const scoutSuiteImporter: ImporterEntry = {
     }
     const report = obj(scoutSuiteJson(path, await readInputText(KIND, input, path)));
     const provider = (str(report.provider_code) ?? "aws").toUpperCase();
-    const account = str(report.account_id);
     const b = new RecordsBuilder();
     for (const [serviceName, service] of Object.entries(obj(report.services))) {
       for (const [ruleName, rule] of Object.entries(obj(obj(service).findings))) {
@@ -171,7 +170,7 @@ export const scoutSuiteImporter: ImporterEntry = {
         }
       }
     }
-    if (account) b.records.providers = [provider === "AZURE" ? "AZURE" : provider];
+    b.records.providers = [provider];
     return b.finish();
   },
 };

@@ -216,6 +216,14 @@ function facts(type: string, v: Record<string, unknown>): Record<string, Json> {
     }
     case "google_compute_instance":
       m.public_ip = arr(v.network_interface).some((n) => arr(obj(n).access_config).length > 0);
+      m.networks = arr(v.network_interface).map((n) => str(obj(n).network)).filter((
+        n,
+      ): n is string => n !== null);
+      m.network_tags = strings(v.tags);
+      break;
+    case "google_compute_firewall":
+      if (str(v.network)) m.network = str(v.network);
+      m.target_tags = strings(v.target_tags);
       break;
     case "google_sql_database_instance": {
       const ip = first(first(v.settings).ip_configuration);
@@ -249,6 +257,7 @@ export function buildTerraformRecords(
 ): RecordsBuilder {
   const b = new RecordsBuilder(options.collectedAt);
   const byCloudId = new Map<string, string>();
+  const byName = new Map<string, string | null>();
   const byResource = new Map<string, string[]>();
   const links: TerraformInstance[] = [];
   const kept: TerraformInstance[] = [];
@@ -299,18 +308,24 @@ export function buildTerraformRecords(
     const list = byResource.get(inst.resourceAddress) ?? [];
     list.push(inst.address);
     byResource.set(inst.resourceAddress, list);
-    for (const key of [cloudId, arn, str(v.self_link), str(v.name), str(v.bucket)]) {
+    for (const key of [cloudId, arn, str(v.self_link)]) {
       if (key && !byCloudId.has(key)) byCloudId.set(key, inst.address);
     }
-    // Names are weaker keys: keep only the first and let ids and ARNs win.
-    if (inst.type === "aws_s3_bucket" && str(v.bucket)) byCloudId.set(str(v.bucket)!, inst.address);
+    // Names are weaker keys: usable only when one resource holds the name.
+    for (const key of new Set([str(v.name), str(v.bucket)])) {
+      if (!key) continue;
+      const seen = byName.get(key);
+      byName.set(key, seen === undefined || seen === inst.address ? inst.address : null);
+    }
   }
 
   const resolve = (value: string): string | undefined => {
-    const direct = byCloudId.get(value);
+    const direct = byCloudId.get(value) ?? byName.get(value);
     if (direct) return direct;
     // Google "b/<bucket>" and URL forms, Azure ids in other case.
-    if (value.startsWith("b/")) return byCloudId.get(value.slice(2));
+    if (value.startsWith("b/")) {
+      return byCloudId.get(value.slice(2)) ?? byName.get(value.slice(2)) ?? undefined;
+    }
     const tail = /\/projects\/.+$/.exec(value);
     return tail ? byCloudId.get(tail[0].slice(1)) : undefined;
   };
@@ -785,6 +800,27 @@ export function markExposure(b: RecordsBuilder): void {
         target_id: asset.id,
         edge_type: "INTERNET_EXPOSED",
         description: "public access",
+      });
+    }
+  }
+  // Google firewalls apply to the instances of their network (matching target tags).
+  const gcpFirewalls = [...b.assets()].filter((a) =>
+    a.provider === "GCP" && a.asset_type === "SECURITY_GROUP" &&
+    typeof a.metadata.network === "string"
+  );
+  for (const inst of [...b.assets()]) {
+    if (inst.asset_type !== "GCE_INSTANCE" || !Array.isArray(inst.metadata.networks)) continue;
+    const tags = new Set((inst.metadata.network_tags as Json[] | undefined ?? []).map(String));
+    for (const fw of gcpFirewalls) {
+      const targets = (fw.metadata.target_tags as Json[] | undefined ?? []).map(String);
+      const network = String(fw.metadata.network);
+      const sameNetwork = inst.metadata.networks.some((n) => String(n) === network);
+      if (!sameNetwork || (targets.length > 0 && !targets.some((t) => tags.has(t)))) continue;
+      b.addEdge({
+        source_id: inst.id,
+        target_id: fw.id,
+        edge_type: "ATTACHED_TO",
+        properties: { via: "network" },
       });
     }
   }
