@@ -102,6 +102,8 @@ export function lineColumn(text: string, offset: number): { line: number; column
  * names the file and the line/column where parsing stopped (never the input).
  */
 export function parseJsonText(kind: string, path: string, text: string): unknown {
+  // Editors on Windows may prefix a byte-order mark, which JSON.parse refuses.
+  if (text.charCodeAt(0) === 0xfeff) text = " " + text.slice(1);
   try {
     return JSON.parse(text);
   } catch (error) {
