@@ -274,6 +274,16 @@ Deno.test("terraform importers: bad input is refused with file and position", as
         e instanceof ImportError && /over the import limit of 100 bytes/.test(e.message),
     );
     assert.equal(MAX_IMPORT_BYTES, 256 * 1024 * 1024);
+    // A 1 GB file (sparse: no disk used) is refused before any byte is read.
+    const big = await Deno.open(`${dir}/huge.tfstate`, { create: true, write: true });
+    await big.truncate(1024 * 1024 * 1024);
+    big.close();
+    await assert.rejects(
+      () => terraformStateImporter.load(fileImportInput(`${dir}/huge.tfstate`)),
+      (e: unknown) =>
+        e instanceof ImportError &&
+        /1073741824 bytes, over the import limit of 268435456 bytes \(256 MiB\)/.test(e.message),
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
