@@ -12,6 +12,7 @@ import { emptyRecords } from "../src/cloud/model/records.ts";
 import { RULES } from "../src/cloud/rules/rule_table.ts";
 import { CIS_FRAMEWORKS, RULE_CIS_CONTROLS } from "../src/cloud/rules/cis_mapping.ts";
 import { evaluateRules } from "../src/cloud/rules/rule_evaluate.ts";
+import { frameworkCatalog } from "../src/cloud/rules/framework_catalog.ts";
 
 const COMPLIANCE = new URL("../../shared/fixtures/cloud/prowler/compliance/", import.meta.url);
 
@@ -287,4 +288,19 @@ Deno.test("RULE_CIS_CONTROLS matches the CIS 3.0 control-to-check facts", async 
     }
   }
   assert.ok(Object.keys(RULE_CIS_CONTROLS).every((id) => RULES.some((r) => r.id === id)));
+});
+
+Deno.test("frameworkCatalog() lists the 28 reference frameworks with what we evaluate", () => {
+  const catalog = frameworkCatalog();
+  assert.equal(catalog.length, 28);
+  const aws = catalog.find((c) => c.framework === "CIS-AWS")!;
+  assert.equal(aws.provider, "AWS");
+  assert.ok(aws.controls.includes("5.2") && aws.controls.includes("1.4"));
+  assert.ok(aws.rules.includes("f-ssh-open"));
+  const gcp = catalog.find((c) => c.framework === "CIS-GCP")!;
+  assert.deepEqual(gcp.controls, ["3.6", "3.7", "5.1", "6.5", "6.6"]);
+  const pci = catalog.find((c) => c.framework === "PCI-GCP")!;
+  assert.deepEqual(pci.controls, []);
+  assert.ok(pci.rules.includes("f-db-public") && !pci.rules.includes("f-root-access-keys"));
+  assert.deepEqual(catalog.find((c) => c.framework === "MITRE-ATTACK-AWS")!.rules, []);
 });
