@@ -12,7 +12,7 @@ import { prowlerAsffImporter } from "../src/cloud/importers/prowler_asff.ts";
 import { checkovImporter } from "../src/cloud/importers/checkov_results.ts";
 import { trivyImporter } from "../src/cloud/importers/trivy_report.ts";
 import { scoutSuiteImporter } from "../src/cloud/importers/scoutsuite_results.ts";
-import { IMPORTERS } from "../src/cloud/importers/importer_list.ts";
+import { importerFor, IMPORTERS } from "../src/cloud/importers/importer_list.ts";
 import { normaliseFrameworks, normaliseSeverity } from "../src/cloud/importers/scanner_common.ts";
 import {
   ASFF_REPORT,
@@ -193,4 +193,21 @@ Deno.test("normaliseSeverity() and normaliseFrameworks()", () => {
   assert.deepEqual(normaliseFrameworks("CIS-3.0", "gcp"), ["CIS", "CIS-GCP"]);
   assert.deepEqual(normaliseFrameworks("NIST-800-53-Revision-5", null), ["NIST-800-53"]);
   assert.deepEqual(normaliseFrameworks("ENS-RD2022", null), ["ENS-RD2022"]);
+});
+
+Deno.test("the prowler kind reads either format by content", async () => {
+  const prowler = importerFor("prowler")!;
+  const ocsf = await prowler.load(fileImportInput(OCSF));
+  assert.equal(ocsf.records.findings[0]!.source_finding_id, "accessanalyzer_enabled");
+  await withFiles(
+    { "p.json": JSON.stringify(ASFF_REPORT), "t.json": JSON.stringify(TRIVY_REPORT) },
+    async (dir) => {
+      const asff = await prowler.load(fileImportInput(`${dir}/p.json`));
+      assert.equal(asff.records.findings[0]!.resource_arn, "arn:aws:s3:::data");
+      await assert.rejects(
+        () => prowler.load(fileImportInput(`${dir}/t.json`)),
+        (e: unknown) => e instanceof ImportError && /not Prowler output/.test(e.message),
+      );
+    },
+  );
 });

@@ -10,6 +10,7 @@ import { checkovImporter } from "./checkov_results.ts";
 import { iamAuthorizationImporter } from "./iam_authorization.ts";
 import { prowlerAsffImporter } from "./prowler_asff.ts";
 import { prowlerOcsfImporter } from "./prowler_ocsf.ts";
+import { prowlerImporter } from "./prowler_report.ts";
 import { scoutSuiteImporter } from "./scoutsuite_results.ts";
 import { terraformPlanImporter } from "./terraform_plan.ts";
 import { terraformStateImporter } from "./terraform_state.ts";
@@ -26,6 +27,8 @@ export const IMPORTERS: readonly ImporterEntry[] = [
   prowlerAsffImporter,
   prowlerOcsfImporter,
   scoutSuiteImporter,
+  // Forced kinds only (no sniff): either Prowler format by content.
+  prowlerImporter,
 ];
 
 /** An importer by kind. */
