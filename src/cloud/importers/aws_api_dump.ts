@@ -56,8 +56,8 @@ class DumpReader {
     }
   }
   async json(path: string): Promise<unknown> {
-    const text = await readInputText(KIND, this.input, path);
-    return parseJsonText(KIND, path, text);
+    const text = await readInputText(this.input, { kind: KIND, path: path });
+    return parseJsonText(text, { kind: KIND, path: path });
   }
 }
 
@@ -259,10 +259,16 @@ async function loadRegion(
     for (const g of groups) {
       const self = byId.get(str(g.GroupId)!)!;
       for (const p of arr(g.IpPermissions)) {
-        addFirewallRule(b, awsApiRule(self, "ingress", obj(p), idOf));
+        addFirewallRule(
+          b,
+          awsApiRule(obj(p), { groupId: self, direction: "ingress", groupOf: idOf }),
+        );
       }
       for (const p of arr(g.IpPermissionsEgress)) {
-        addFirewallRule(b, awsApiRule(self, "egress", obj(p), idOf));
+        addFirewallRule(
+          b,
+          awsApiRule(obj(p), { groupId: self, direction: "egress", groupOf: idOf }),
+        );
       }
     }
   }
@@ -319,10 +325,9 @@ async function loadRegion(
       });
       byId.set(id, arn);
       contain(str(n.VpcId), arn);
-      addNaclEntries(
-        b,
-        arn,
-        arr(n.Entries).map(obj).map((e) => ({
+      addNaclEntries(b, {
+        naclId: arn,
+        entries: arr(n.Entries).map(obj).map((e) => ({
           direction: e.Egress === true ? "egress" : "ingress",
           rule_no: Number(e.RuleNumber ?? 0),
           action: String(e.RuleAction ?? ""),
@@ -331,7 +336,7 @@ async function loadRegion(
           to_port: Number(obj(e.PortRange).To ?? 0),
           cidr: str(e.CidrBlock) ?? str(e.Ipv6CidrBlock) ?? "",
         })),
-      );
+      });
       for (const a of arr(n.Associations)) {
         const subnet = idOf(str(obj(a).SubnetId) ?? "");
         if (subnet) b.addEdge({ source_id: subnet, target_id: arn, edge_type: "ATTACHED_TO" });
@@ -808,11 +813,10 @@ export const awsApiImporter: ImporterEntry = {
       entries = await input.listDirectory(input.path);
     } catch {
       throw new ImportError(
-        KIND,
-        input.path,
         `${
           fileLabel(input.path)
         } is not a directory: an aws-api input is a folder with one sub-folder per region (us-east-1/, eu-west-1/, …).`,
+        { kind: KIND, file: input.path },
       );
     }
     const regions: Region[] = [];
@@ -827,11 +831,10 @@ export const awsApiImporter: ImporterEntry = {
     }
     if (regions.length === 0) {
       throw new ImportError(
-        KIND,
-        input.path,
         `${
           fileLabel(input.path)
         } holds no region folder (such as us-east-1/): an aws-api input is one account's dump with one folder per region.`,
+        { kind: KIND, file: input.path },
       );
     }
     const b = new RecordsBuilder();

@@ -44,11 +44,10 @@ export const checkovImporter: ImporterEntry = {
     } else value = input.parsed;
     if (!looksLikeCheckov(value)) {
       throw new ImportError(
-        KIND,
-        input.path,
         `${
           fileLabel(input.path)
         } is not Checkov output: expected the JSON of \`checkov -o json\` (an object with "check_type" and "results", or an array of them).`,
+        { kind: KIND, file: input.path },
       );
     }
     const reports = Array.isArray(value) ? value : [value];

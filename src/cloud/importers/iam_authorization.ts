@@ -242,7 +242,7 @@ export function addAuthorizationDetails(b: RecordsBuilder, details: Record<strin
       });
       b.addEdge({ source_id: ipArn, target_id: arn, edge_type: "ASSUMES_ROLE" });
     }
-    if (trust !== undefined) addTrustEdges(b, arn, trust);
+    if (trust !== undefined) addTrustEdges(b, { roleId: arn, trust: trust });
   }
 
   for (const p of principals) {
@@ -254,7 +254,8 @@ export function addAuthorizationDetails(b: RecordsBuilder, details: Record<strin
 }
 
 /** `IAM_TRUST` edges from each principal a role's trust policy admits. */
-export function addTrustEdges(b: RecordsBuilder, roleId: string, trust: Json): void {
+export function addTrustEdges(b: RecordsBuilder, options: { roleId: string; trust: Json }): void {
+  const { roleId, trust } = options;
   const role = b.asset(roleId);
   const own = role?.account_id ?? null;
   for (const p of trustedPrincipals(parsePolicy(trust))) {
@@ -312,7 +313,9 @@ export function addGrantEdges(
     const services = reachableServices(p.statements);
     const keys = services === null
       ? [...byService.keys()]
-      : [...byService.keys()].filter((k) => services.some((s) => wildcardMatch(s, k, true)));
+      : [...byService.keys()].filter((k) =>
+        services.some((s) => wildcardMatch(s, k, { ignoreCase: true }))
+      );
     for (const key of keys) {
       for (const t of byService.get(key)!) {
         if (t.id === p.id) continue;
@@ -374,7 +377,7 @@ export function analyseIam(b: RecordsBuilder): void {
       for (const group of groupsOf.get(a.id) ?? []) statements.push(...documentsOf(group));
     }
     if (a.asset_type === "IAM_ROLE" && a.metadata.trust_policy !== undefined) {
-      addTrustEdges(b, a.id, a.metadata.trust_policy);
+      addTrustEdges(b, { roleId: a.id, trust: a.metadata.trust_policy });
     }
     if (statements.length === 0) continue;
     a.metadata.privilege_escalation = privilegeEscalations(statements);
@@ -392,11 +395,10 @@ export const iamAuthorizationImporter: ImporterEntry = {
     const value = await readInputJson(KIND, input);
     if (!looksLikeAuthorizationDetails(value)) {
       throw new ImportError(
-        KIND,
-        input.path,
         `${fileLabel(input.path)} is not IAM authorization details: expected the JSON of ` +
           "`aws iam get-account-authorization-details` (UserDetailList, GroupDetailList, " +
           "RoleDetailList, Policies).",
+        { kind: KIND, file: input.path },
       );
     }
     const b = new RecordsBuilder();

@@ -85,7 +85,12 @@ export function parsePolicy(document: unknown): PolicyStatement[] {
 const patternCache = new Map<string, RegExp>();
 
 /** Whether `value` matches an IAM wildcard pattern (`*` any run, `?` one character). */
-export function wildcardMatch(pattern: string, value: string, ignoreCase = false): boolean {
+export function wildcardMatch(
+  pattern: string,
+  value: string,
+  options: { ignoreCase?: boolean } = {},
+): boolean {
+  const ignoreCase = options.ignoreCase ?? false;
   if (pattern === "*") return true;
   if (!pattern.includes("*") && !pattern.includes("?")) {
     return ignoreCase ? pattern.toLowerCase() === value.toLowerCase() : pattern === value;
@@ -106,7 +111,7 @@ export function wildcardMatch(pattern: string, value: string, ignoreCase = false
 
 /** Whether an action matches a list of action patterns (case-insensitive, as IAM does). */
 export function actionMatches(patterns: readonly string[], action: string): boolean {
-  return patterns.some((p) => wildcardMatch(p, action, true));
+  return patterns.some((p) => wildcardMatch(p, action, { ignoreCase: true }));
 }
 
 function statementCoversAction(s: PolicyStatement, action: string): boolean {
@@ -136,8 +141,9 @@ export interface AccessDecision {
 export function decide(
   statements: readonly PolicyStatement[],
   action: string,
-  resource = "*",
+  options: { resource?: string } = {},
 ): AccessDecision {
+  const resource = options.resource ?? "*";
   const anyResource = resource === "*";
   let allowed = false;
   let unconditional = false;
@@ -313,7 +319,7 @@ export function documentList(value: unknown): unknown[] {
 function patternInService(pattern: string, service: string): boolean {
   if (pattern === "*") return true;
   const prefix = pattern.split(":")[0] ?? "";
-  return wildcardMatch(prefix, service, true);
+  return wildcardMatch(prefix, service, { ignoreCase: true });
 }
 
 /** Whether a statement's action clause reaches some action of a service. */
@@ -321,7 +327,7 @@ function statementReachesService(s: PolicyStatement, service: string): boolean {
   if (s.actions.length > 0) return s.actions.some((p) => patternInService(p, service));
   if (s.notActions.length > 0) {
     return !s.notActions.some((p) =>
-      p === "*" || wildcardMatch(p, `${service}:*`, true) && p.endsWith(":*")
+      p === "*" || wildcardMatch(p, `${service}:*`, { ignoreCase: true }) && p.endsWith(":*")
     );
   }
   return false;

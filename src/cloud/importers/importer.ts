@@ -66,11 +66,11 @@ export class ImportError extends Error {
   /** The file concerned, when one is. */
   readonly file: string | null;
   /** Creates the error. */
-  constructor(kind: string, file: string | null, message: string) {
+  constructor(message: string, options: { kind: string; file: string | null }) {
     super(message);
     this.name = "ImportError";
-    this.kind = kind;
-    this.file = file;
+    this.kind = options.kind;
+    this.file = options.file;
   }
 }
 
@@ -101,7 +101,11 @@ export function lineColumn(text: string, offset: number): { line: number; column
  * Parses JSON text, turning a syntax error into an {@link ImportError} that
  * names the file and the line/column where parsing stopped (never the input).
  */
-export function parseJsonText(kind: string, path: string, text: string): unknown {
+export function parseJsonText(
+  text: string,
+  options: { kind: string; path: string },
+): unknown {
+  const { kind, path } = options;
   // Editors on Windows may prefix a byte-order mark, which JSON.parse refuses.
   if (text.charCodeAt(0) === 0xfeff) text = " " + text.slice(1);
   try {
@@ -113,11 +117,10 @@ export function parseJsonText(kind: string, path: string, text: string): unknown
     const { line, column } = lineColumn(text, offset);
     const truncated = offset >= text.trimEnd().length;
     throw new ImportError(
-      kind,
-      path,
       `${fileLabel(path)} is not valid JSON: ${
         truncated ? "the text ends early (truncated?)" : "unexpected text"
       } at line ${line}, column ${column} (offset ${offset}). A ${kind} input must be one JSON document.`,
+      { kind: kind, file: path },
     );
   }
 }
@@ -250,27 +253,29 @@ export function strings(value: unknown): string[] {
 
 /** Reads a file's text through the input, refusing it with the kind's name when missing. */
 export async function readInputText(
-  kind: string,
   input: ImportInput,
-  path: string,
+  options: { kind: string; path: string },
 ): Promise<string> {
+  const { kind, path } = options;
   let text: string;
   try {
     text = await input.readText(path);
   } catch (error) {
     if (error instanceof ImportError) throw error;
     const reason = error instanceof Error ? error.message : String(error);
-    throw new ImportError(kind, path, `Cannot read ${fileLabel(path)} as ${kind} input: ${reason}`);
+    throw new ImportError(`Cannot read ${fileLabel(path)} as ${kind} input: ${reason}`, {
+      kind: kind,
+      file: path,
+    });
   }
   // A caller's reader may not check sizes: refuse oversized text here too.
   if (text.length > MAX_IMPORT_BYTES) {
     throw new ImportError(
-      kind,
-      path,
       `${fileLabel(path)} holds ${text.length} characters, over the import limit of ` +
         `${MAX_IMPORT_BYTES} bytes (${
           MAX_IMPORT_BYTES / 1024 / 1024
         } MiB); split the export or filter it first.`,
+      { kind: kind, file: path },
     );
   }
   return text;
@@ -279,8 +284,8 @@ export async function readInputText(
 /** The parsed JSON of the input file (the detector's parse when given). */
 export async function readInputJson(kind: string, input: ImportInput): Promise<unknown> {
   if (input.parsed !== undefined) return input.parsed;
-  const text = await readInputText(kind, input, input.path);
-  return parseJsonText(kind, input.path, text);
+  const text = await readInputText(input, { kind: kind, path: input.path });
+  return parseJsonText(text, { kind: kind, path: input.path });
 }
 
 /**
@@ -300,10 +305,9 @@ export function fileImportInput(
       const info = await Deno.stat(file);
       if (info.size > maxBytes) {
         throw new ImportError(
-          "file",
-          file,
           `${fileLabel(file)} is ${info.size} bytes, over the import limit of ${maxBytes} bytes ` +
             `(${Math.round(maxBytes / 1024 / 1024)} MiB); split the export or filter it first.`,
+          { kind: "file", file: file },
         );
       }
       return await Deno.readTextFile(file);

@@ -43,6 +43,13 @@ function num(value: unknown): number | null {
   return null;
 }
 
+/** The group a rule belongs to, its direction, and how peer group ids resolve to asset ids. */
+export interface RuleOwner {
+  groupId: string;
+  direction: "ingress" | "egress";
+  groupOf: (cloudId: string) => string | undefined;
+}
+
 /** Adds the edges of one rule; returns whether it admits internet ingress. */
 export function addFirewallRule(builder: RecordsBuilder, rule: FirewallRule): boolean {
   let internet = false;
@@ -95,11 +102,10 @@ export function addFirewallRule(builder: RecordsBuilder, rule: FirewallRule): bo
  * peer security group ids.
  */
 export function awsTerraformRule(
-  groupId: string,
-  direction: "ingress" | "egress",
   block: Record<string, unknown>,
-  groupOf: (cloudId: string) => string | undefined,
+  options: RuleOwner,
 ): FirewallRule {
+  const { groupId, direction, groupOf } = options;
   const protocol = protocolName(block.protocol ?? block.ip_protocol);
   const from = num(block.from_port);
   const to = num(block.to_port);
@@ -135,11 +141,10 @@ export function awsTerraformRule(
 
 /** An AWS rule in API form (`IpPermissions` item of describe-security-groups). */
 export function awsApiRule(
-  groupId: string,
-  direction: "ingress" | "egress",
   permission: Record<string, unknown>,
-  groupOf: (cloudId: string) => string | undefined,
+  options: RuleOwner,
 ): FirewallRule {
+  const { groupId, direction, groupOf } = options;
   const protocol = protocolName(permission.IpProtocol);
   const from = num(permission.FromPort);
   const to = num(permission.ToPort);

@@ -48,14 +48,16 @@ export const prowlerAsffImporter: ImporterEntry = {
   detectJson: looksLikeAsff,
   async load(input: ImportInput): Promise<ImportResult> {
     const value = input.parsed ??
-      parseJsonOrLines(KIND, input.path, await readInputText(KIND, input, input.path));
+      parseJsonOrLines(await readInputText(input, { kind: KIND, path: input.path }), {
+        kind: KIND,
+        path: input.path,
+      });
     if (!looksLikeAsff(value)) {
       throw new ImportError(
-        KIND,
-        input.path,
         `${
           fileLabel(input.path)
         } is not ASFF: expected a JSON array of findings with ProductArn and Resources (prowler -M json-asff) or {"Findings": [...]}.`,
+        { kind: KIND, file: input.path },
       );
     }
     const items = Array.isArray(value) ? value : arr(obj(value).Findings);

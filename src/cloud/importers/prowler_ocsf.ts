@@ -38,15 +38,17 @@ export const prowlerOcsfImporter: ImporterEntry = {
   detectJson: looksLikeOcsf,
   async load(input: ImportInput): Promise<ImportResult> {
     const value = input.parsed ??
-      parseJsonOrLines(KIND, input.path, await readInputText(KIND, input, input.path));
+      parseJsonOrLines(await readInputText(input, { kind: KIND, path: input.path }), {
+        kind: KIND,
+        path: input.path,
+      });
     const items = Array.isArray(value) ? value : [value];
     if (items.length > 0 && !items.every(isOcsfItem)) {
       throw new ImportError(
-        KIND,
-        input.path,
         `${
           fileLabel(input.path)
         } is not Prowler OCSF output: every item must be an OCSF finding (with finding_info, class_uid or severity_id). Re-run prowler with -M json-ocsf.`,
+        { kind: KIND, file: input.path },
       );
     }
     const b = new RecordsBuilder();

@@ -21,14 +21,16 @@ export const prowlerImporter: ImporterEntry = {
   kind: KIND,
   async load(input: ImportInput): Promise<ImportResult> {
     const parsed = input.parsed ??
-      parseJsonOrLines(KIND, input.path, await readInputText(KIND, input, input.path));
+      parseJsonOrLines(await readInputText(input, { kind: KIND, path: input.path }), {
+        kind: KIND,
+        path: input.path,
+      });
     if (looksLikeAsff(parsed)) return await prowlerAsffImporter.load({ ...input, parsed });
     if (looksLikeOcsf(parsed)) return await prowlerOcsfImporter.load({ ...input, parsed });
     throw new ImportError(
-      KIND,
-      input.path,
       `${fileLabel(input.path)} is not Prowler output: expected ASFF (-M json-asff) or OCSF ` +
         `(-M json-ocsf) findings, as a JSON array or JSON Lines.`,
+      { kind: KIND, file: input.path },
     );
   },
 };

@@ -88,14 +88,18 @@ export function frameworksOf(tags: readonly string[], provider: string | null): 
 }
 
 /** Parses JSON, or JSON Lines when the whole text is not one document. */
-export function parseJsonOrLines(kind: string, path: string, text: string): unknown {
+export function parseJsonOrLines(
+  text: string,
+  options: { kind: string; path: string },
+): unknown {
+  const { kind, path } = options;
   try {
     return JSON.parse(text);
   } catch {
     // fall through to JSON Lines
   }
   const first = text.trimStart();
-  if (!first.startsWith("{")) return parseJsonText(kind, path, text);
+  if (!first.startsWith("{")) return parseJsonText(text, { kind: kind, path: path });
   const out: unknown[] = [];
   let offset = 0;
   for (const line of text.split("\n")) {
@@ -105,12 +109,11 @@ export function parseJsonOrLines(kind: string, path: string, text: string): unkn
         out.push(JSON.parse(trimmed));
       } catch {
         const { line: n } = lineColumn(text, offset);
-        if (out.length === 0) return parseJsonText(kind, path, text);
+        if (out.length === 0) return parseJsonText(text, { kind: kind, path: path });
         throw new ImportError(
-          kind,
-          path,
           `${fileLabel(path)} is neither one JSON document nor JSON Lines: line ${n} is not a ` +
             `JSON object (truncated?). A ${kind} input is a JSON array or one JSON object per line.`,
+          { kind: kind, file: path },
         );
       }
     }

@@ -37,20 +37,18 @@ export function scoutSuiteJson(path: string, text: string): unknown {
   const brace = text.indexOf("{");
   if (brace === -1 || eq === -1 || eq > brace) {
     throw new ImportError(
-      KIND,
-      path,
       `${
         fileLabel(path)
       } is not a ScoutSuite results script: expected \`scoutsuite_results = { … }\`.`,
+      { kind: KIND, file: path },
     );
   }
   const body = text.slice(brace).trimEnd().replace(/;$/, "");
-  const value = parseJsonText(KIND, path, " ".repeat(brace) + body);
+  const value = parseJsonText(" ".repeat(brace) + body, { kind: KIND, path: path });
   if (!isObject(value) || !isObject(value.services)) {
     throw new ImportError(
-      KIND,
-      path,
       `${fileLabel(path)} is not ScoutSuite output: the assigned object has no "services".`,
+      { kind: KIND, file: path },
     );
   }
   return value;
@@ -134,14 +132,15 @@ export const scoutSuiteImporter: ImporterEntry = {
       const found = await findResults(input, path, 3);
       if (!found) {
         throw new ImportError(
-          KIND,
-          path,
           `${fileLabel(path)} holds no scoutsuite_results*.js file (looked 3 folders deep).`,
+          { kind: KIND, file: path },
         );
       }
       path = found;
     }
-    const report = obj(scoutSuiteJson(path, await readInputText(KIND, input, path)));
+    const report = obj(
+      scoutSuiteJson(path, await readInputText(input, { kind: KIND, path: path })),
+    );
     const provider = (str(report.provider_code) ?? "aws").toUpperCase();
     const b = new RecordsBuilder();
     for (const [serviceName, service] of Object.entries(obj(report.services))) {

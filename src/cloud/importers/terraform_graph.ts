@@ -428,7 +428,10 @@ export function buildTerraformRecords(
     if (inst.type === "aws_security_group" || inst.type === "aws_default_security_group") {
       for (const dir of ["ingress", "egress"] as const) {
         for (const block of arr(v[dir])) {
-          addFirewallRule(b, awsTerraformRule(self, dir, obj(block), resolve));
+          addFirewallRule(
+            b,
+            awsTerraformRule(obj(block), { groupId: self, direction: dir, groupOf: resolve }),
+          );
         }
       }
       if (inst.type === "aws_default_security_group" || v.name === "default") {
@@ -460,7 +463,7 @@ export function buildTerraformRecords(
           });
         }
       }
-      addNaclEntries(b, self, entries);
+      addNaclEntries(b, { naclId: self, entries: entries });
       for (const subnet of strings(v.subnet_ids).map(resolve)) {
         if (subnet) b.addEdge({ source_id: subnet, target_id: self, edge_type: "ATTACHED_TO" });
       }
@@ -488,7 +491,11 @@ export function buildTerraformRecords(
 }
 
 /** Records NACL entries on the NACL and adds `NACL_RULE` edges for the allowing ones. */
-export function addNaclEntries(b: RecordsBuilder, naclId: string, entries: Json[]): void {
+export function addNaclEntries(
+  b: RecordsBuilder,
+  options: { naclId: string; entries: Json[] },
+): void {
+  const { naclId, entries } = options;
   const asset = b.asset(naclId);
   if (asset) asset.metadata.entries = entries;
   for (const entry of entries) {
@@ -548,7 +555,7 @@ function foldLink(
     case "aws_security_group_rule": {
       const dir = v.type === "egress" ? "egress" : "ingress";
       for (const sg of groupsOrStub(b, inst, targetOf(inst, "security_group_id"))) {
-        addFirewallRule(b, awsTerraformRule(sg, dir, v, resolve));
+        addFirewallRule(b, awsTerraformRule(v, { groupId: sg, direction: dir, groupOf: resolve }));
       }
       break;
     }
@@ -556,7 +563,7 @@ function foldLink(
     case "aws_vpc_security_group_egress_rule": {
       const dir = inst.type.endsWith("egress_rule") ? "egress" : "ingress";
       for (const sg of groupsOrStub(b, inst, targetOf(inst, "security_group_id"))) {
-        addFirewallRule(b, awsTerraformRule(sg, dir, v, resolve));
+        addFirewallRule(b, awsTerraformRule(v, { groupId: sg, direction: dir, groupOf: resolve }));
       }
       break;
     }

@@ -131,10 +131,9 @@ export const terraformPlanImporter: ImporterEntry = {
     const value = await readInputJson(KIND, input);
     if (!looksLikePlan(value)) {
       throw new ImportError(
-        KIND,
-        input.path,
         `${fileLabel(input.path)} is not a Terraform plan: expected the JSON of ` +
           `\`terraform show -json PLANFILE\` (an object with "format_version" and "planned_values").`,
+        { kind: KIND, file: input.path },
       );
     }
     const plan = value as Record<string, unknown>;

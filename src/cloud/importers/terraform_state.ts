@@ -34,30 +34,27 @@ export function checkStateVersion(path: string, state: Record<string, unknown>):
   const label = fileLabel(path);
   if (state.version !== 4) {
     throw new ImportError(
-      KIND,
-      path,
       `${label} is a Terraform state of version ${JSON.stringify(state.version ?? null)}; ` +
         `only state version 4 (Terraform 0.12 and later) is supported. ` +
         `Run \`terraform state pull\` with a current Terraform to upgrade it.`,
+      { kind: KIND, file: path },
     );
   }
   const tv = typeof state.terraform_version === "string" ? state.terraform_version : "";
   const parsed = parseTerraformVersion(tv);
   if (parsed === null) {
     throw new ImportError(
-      KIND,
-      path,
       `${label} declares terraform_version ${JSON.stringify(state.terraform_version ?? null)}, ` +
         `which is not a valid Terraform version string (expected major.minor.patch, e.g. "1.5.7").`,
+      { kind: KIND, file: path },
     );
   }
   const [major, minor] = parsed;
   if (major === 0 && minor < 12) {
     throw new ImportError(
-      KIND,
-      path,
       `${label} declares terraform_version "${tv}", which is not supported: state version 4 ` +
         `is written by Terraform 0.12 and later.`,
+      { kind: KIND, file: path },
     );
   }
 }
@@ -111,10 +108,9 @@ export const terraformStateImporter: ImporterEntry = {
     const value = await readInputJson(KIND, input);
     if (!looksLikeState(value)) {
       throw new ImportError(
-        KIND,
-        input.path,
         `${fileLabel(input.path)} is not a Terraform state: expected a JSON object with ` +
           `"version", "terraform_version" and "resources" (a terraform.tfstate file).`,
+        { kind: KIND, file: input.path },
       );
     }
     const state = value as Record<string, unknown>;

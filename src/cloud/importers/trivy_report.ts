@@ -37,11 +37,10 @@ export const trivyImporter: ImporterEntry = {
     const value = await readInputJson(KIND, input);
     if (!looksLikeTrivy(value)) {
       throw new ImportError(
-        KIND,
-        input.path,
         `${
           fileLabel(input.path)
         } is not a Trivy report: expected the JSON of \`trivy … -f json\` (an object with "Results" and "ArtifactName" or "SchemaVersion").`,
+        { kind: KIND, file: input.path },
       );
     }
     const report = value as Record<string, unknown>;
