@@ -35,8 +35,7 @@ export function checkStateVersion(path: string, state: Record<string, unknown>):
   if (state.version !== 4) {
     throw new ImportError(
       `${label} is a Terraform state of version ${JSON.stringify(state.version ?? null)}; ` +
-        `only state version 4 (Terraform 0.12 and later) is supported. ` +
-        `Run \`terraform state pull\` with a current Terraform to upgrade it.`,
+        `only state version 4 (written by Terraform 0.12 and later) is supported.`,
       { kind: KIND, file: path },
     );
   }
