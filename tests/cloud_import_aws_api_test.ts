@@ -18,7 +18,7 @@ Deno.test("awsApiImporter loads the demo account as one dataset", async () => {
   const r = result.records;
   const count = (t: string): number => r.assets.filter((a) => a.asset_type === t).length;
   assert.equal(r.assets.length, 43);
-  assert.equal(r.edges.length, 177);
+  assert.equal(r.edges.length, 182);
   assert.equal(r.findings.length, 21);
   assert.equal(count("SECURITY_GROUP"), 8); // jq '.SecurityGroups|length' ec2-describe-security-groups.json
   assert.equal(count("EC2"), 3); // jq '[.Reservations[].Instances[]]|length' ec2-describe-instances.json
@@ -69,6 +69,10 @@ Deno.test("awsApiImporter: containment, attachment, load balancer and internet e
     ),
   );
   assert.ok(has("IAM_TRUST", "*", `arn:aws:iam::${ACCOUNT}:role/bad_role`));
+  // Resource policies: jq -r .Attributes.Policy sqs-get-queue-attributes/* → Principal {"AWS":"*"};
+  // jq -r .Policy lambda-get-policy/invpclambda → Principal {"Service":"apigateway.amazonaws.com"}
+  assert.ok(has("GRANTS_ACCESS", "*", `arn:aws:sqs:us-east-1:${ACCOUNT}:demo`));
+  assert.ok(has("GRANTS_ACCESS", "apigateway.amazonaws.com", `arn:aws:lambda:us-east-1:${ACCOUNT}:function:invpclambda`));
 });
 
 Deno.test("awsApiImporter: findings from the credential report, policies and trails", async () => {

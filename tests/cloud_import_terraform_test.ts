@@ -459,3 +459,21 @@ Deno.test("terraformStateImporter: a Google firewall open to the internet expose
     false,
   );
 });
+
+Deno.test("terraformStateImporter: KMS keys, their policies and the rotation rule", async () => {
+  // jq '.resources[].instances[0].attributes | {id, customer_master_key_spec, is_enabled, enable_key_rotation}'
+  //   aws_kms_key.tfstate → bar RSA_2048, baz symmetric but disabled, foo RSA_4096: rotation off on all,
+  //   and none is an enabled symmetric key, so f-kms-rotation-disabled does not apply.
+  const r =
+    (await terraformStateImporter.load(fileImportInput(state("aws_kms_key.tfstate")))).records;
+  assert.deepEqual(r.assets.map((a) => a.asset_type), ["KMS_KEY", "KMS_KEY", "KMS_KEY"]);
+  assert.ok(!r.findings.some((f) => f.source_finding_id === "f-kms-rotation-disabled"));
+  assert.ok(!r.compliance.some((c) => c.id === "CIS-AWS:3.6"));
+  // Key policy "bar": Principal arn:aws:iam::047081014315:user/admin may use the key.
+  assert.ok(
+    r.edges.some((e) =>
+      e.edge_type === "GRANTS_ACCESS" && e.source_id === "arn:aws:iam::047081014315:user/admin" &&
+      e.target_id === "aws_kms_key.bar"
+    ),
+  );
+});

@@ -24,7 +24,7 @@ import {
   str,
   strings,
 } from "./importer.ts";
-import { addAuthorizationDetails } from "./iam_authorization.ts";
+import { addAuthorizationDetails, addResourcePolicyGrants } from "./iam_authorization.ts";
 import { addFirewallRule, awsApiRule } from "./network_rules.ts";
 import { RecordsBuilder } from "./records_builder.ts";
 import { addNaclEntries, markExposure } from "./terraform_graph.ts";
@@ -863,6 +863,7 @@ export const awsApiImporter: ImporterEntry = {
       }
     }
     b.records.regions = regions.map((r) => r.name);
+    addResourcePolicyGrants(b);
     markExposure(b);
     evaluateRulesInto(b.records);
     return b.finish();

@@ -385,6 +385,37 @@ export function analyseIam(b: RecordsBuilder): void {
     principals.push({ id: a.id, statements });
   }
   addGrantEdges(b, principals);
+  addResourcePolicyGrants(b);
+}
+
+/**
+ * `GRANTS_ACCESS` edges from the principals a resource policy admits (bucket,
+ * queue, topic, function, registry and key policies held as
+ * `metadata.resource_policy`) to the resource: from the principal's asset when
+ * the dataset has it, else from the principal as written (`*` for anyone).
+ */
+export function addResourcePolicyGrants(b: RecordsBuilder): void {
+  const byArn = new Map<string, string>();
+  for (const a of b.assets()) if (a.arn) byArn.set(a.arn, a.id);
+  for (const a of [...b.assets()]) {
+    if (a.metadata.resource_policy === undefined) continue;
+    for (const p of trustedPrincipals(parsePolicy(a.metadata.resource_policy))) {
+      const source = p.anyone ? "*" : byArn.get(p.value) ?? p.value;
+      b.addEdge({
+        source_id: source,
+        target_id: a.id,
+        edge_type: "GRANTS_ACCESS",
+        description: "resource policy",
+        properties: {
+          via: "resource_policy",
+          principal_type: p.type,
+          anyone: p.anyone,
+          conditional: p.conditional,
+          cross_account: p.account !== null && a.account_id !== null && p.account !== a.account_id,
+        },
+      });
+    }
+  }
 }
 
 /** The `iam-authorization-details` importer entry. */

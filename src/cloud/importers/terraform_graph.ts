@@ -180,12 +180,15 @@ function facts(type: string, v: Record<string, unknown>): Record<string, Json> {
         m.public_subnet = v.map_public_ip_on_launch;
       }
       break;
-    case "aws_kms_key":
+    case "aws_kms_key": {
+      const policy = jsonOf(v.policy);
+      if (policy !== undefined) m.resource_policy = policy;
       if (typeof v.enable_key_rotation === "boolean") m.rotation_enabled = v.enable_key_rotation;
       m.key_enabled = v.is_enabled !== false;
       m.key_spec = str(v.customer_master_key_spec) ?? "SYMMETRIC_DEFAULT";
       m.key_usage = str(v.key_usage) ?? "ENCRYPT_DECRYPT";
       break;
+    }
     case "aws_iam_policy": {
       const doc = jsonOf(v.policy);
       if (doc !== undefined) m.policy_document = doc;
