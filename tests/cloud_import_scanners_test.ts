@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import { fileImportInput, ImportError } from "../src/cloud/importers/importer.ts";
-import { prowlerOcsfImporter } from "../src/cloud/importers/prowler_ocsf.ts";
+import { ocsfTime, prowlerOcsfImporter } from "../src/cloud/importers/prowler_ocsf.ts";
 import { prowlerAsffImporter } from "../src/cloud/importers/prowler_asff.ts";
 import { checkovImporter } from "../src/cloud/importers/checkov_results.ts";
 import { trivyImporter } from "../src/cloud/importers/trivy_report.ts";
@@ -210,4 +210,12 @@ Deno.test("the prowler kind reads either format by content", async () => {
       );
     },
   );
+});
+
+Deno.test("ocsfTime() reads zoned, zone-less and epoch times and never throws", () => {
+  assert.equal(ocsfTime({ time_dt: "2024-12-30T15:00:00.000000" }), "2024-12-30T15:00:00.000Z");
+  assert.equal(ocsfTime({ time_dt: "2024-12-30T16:00:00+01:00" }), "2024-12-30T15:00:00.000Z");
+  assert.equal(ocsfTime({ time_dt: "garbage", time: 1735570800 }), "2024-12-30T15:00:00.000Z");
+  assert.equal(ocsfTime({ time: 1735570800000 }), "2024-12-30T15:00:00.000Z");
+  assert.equal(ocsfTime({}), "1970-01-01T00:00:00.000Z");
 });

@@ -32,6 +32,19 @@ export function looksLikeOcsf(value: unknown): boolean {
   return Array.isArray(value) ? value.length > 0 && isOcsfItem(value[0]) : isOcsfItem(value);
 }
 
+/** A finding's time as ISO 8601: `time_dt` (zone-less means UTC), else epoch `time`, else epoch 0. */
+export function ocsfTime(f: Record<string, unknown>): string {
+  const text = str(f.time_dt);
+  if (text) {
+    const zoned = /(Z|[+-]\d\d:?\d\d)$/.test(text) ? text : `${text.slice(0, 23)}Z`;
+    const d = new Date(zoned);
+    if (!Number.isNaN(d.getTime())) return d.toISOString();
+  }
+  const seconds = typeof f.time === "number" ? f.time : Number.NaN;
+  const d = new Date(seconds > 1e11 ? seconds : seconds * 1000);
+  return Number.isNaN(d.getTime()) ? new Date(0).toISOString() : d.toISOString();
+}
+
 /** The `prowler-ocsf` importer entry. */
 export const prowlerOcsfImporter: ImporterEntry = {
   kind: KIND,
@@ -86,11 +99,7 @@ export const prowlerOcsfImporter: ImporterEntry = {
           source_tool: "prowler",
           source_finding_id: checkId,
           compliance_frameworks: frameworksOf(Object.keys(compliance), provider),
-          detected_at: str(f.time_dt)
-            ? new Date(`${str(f.time_dt)!.slice(0, 23)}Z`).toISOString()
-            : typeof f.time === "number"
-            ? new Date(f.time * 1000).toISOString()
-            : new Date(0).toISOString(),
+          detected_at: ocsfTime(f),
         }));
       }
       if (provider) b.records.providers.push(provider.toUpperCase());
