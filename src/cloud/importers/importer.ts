@@ -114,6 +114,13 @@ export function parseJsonText(
     const message = error instanceof Error ? error.message : String(error);
     const match = /position (\d+)/.exec(message);
     const offset = match ? Number(match[1]) : jsonErrorOffset(text);
+    if (offset === -1) {
+      throw new ImportError(
+        `${fileLabel(path)} is not valid JSON (it nests more than 2,000 levels deep, where the ` +
+          `error is not located). A ${kind} input must be one JSON document.`,
+        { kind, file: path },
+      );
+    }
     const { line, column } = lineColumn(text, offset);
     const truncated = offset >= text.trimEnd().length;
     throw new ImportError(
@@ -127,7 +134,8 @@ export function parseJsonText(
 
 /**
  * The offset where a JSON text stops being valid (its length when it ends
- * early). Used only after `JSON.parse` failed without saying where.
+ * early; -1 when it nests more than 2,000 levels, where the check stops).
+ * Used only after `JSON.parse` failed without saying where.
  */
 export function jsonErrorOffset(text: string): number {
   let i = 0;
@@ -161,7 +169,8 @@ export function jsonErrorOffset(text: string): number {
   };
   const value = (depth: number): void => {
     ws();
-    if (i >= n || depth > 10_000) fail();
+    if (depth > 2_000) throw "deep";
+    if (i >= n) fail();
     const c = text[i];
     if (c === "{") {
       i++;
@@ -221,6 +230,7 @@ export function jsonErrorOffset(text: string): number {
     return i < n ? i : n;
   } catch (offset) {
     if (typeof offset === "number") return Math.min(offset, n);
+    if (offset === "deep") return -1;
     throw offset;
   }
 }
