@@ -72,7 +72,13 @@ Deno.test("awsApiImporter: containment, attachment, load balancer and internet e
   // Resource policies: jq -r .Attributes.Policy sqs-get-queue-attributes/* → Principal {"AWS":"*"};
   // jq -r .Policy lambda-get-policy/invpclambda → Principal {"Service":"apigateway.amazonaws.com"}
   assert.ok(has("GRANTS_ACCESS", "*", `arn:aws:sqs:us-east-1:${ACCOUNT}:demo`));
-  assert.ok(has("GRANTS_ACCESS", "apigateway.amazonaws.com", `arn:aws:lambda:us-east-1:${ACCOUNT}:function:invpclambda`));
+  assert.ok(
+    has(
+      "GRANTS_ACCESS",
+      "apigateway.amazonaws.com",
+      `arn:aws:lambda:us-east-1:${ACCOUNT}:function:invpclambda`,
+    ),
+  );
 });
 
 Deno.test("awsApiImporter: findings from the credential report, policies and trails", async () => {
