@@ -18,7 +18,7 @@ Deno.test("awsApiImporter loads the demo account as one dataset", async () => {
   const r = result.records;
   const count = (t: string): number => r.assets.filter((a) => a.asset_type === t).length;
   assert.equal(r.assets.length, 43);
-  assert.equal(r.edges.length, 182);
+  assert.equal(r.edges.length, 104);
   assert.equal(r.findings.length, 21);
   assert.equal(count("SECURITY_GROUP"), 8); // jq '.SecurityGroups|length' ec2-describe-security-groups.json
   assert.equal(count("EC2"), 3); // jq '[.Reservations[].Instances[]]|length' ec2-describe-instances.json
@@ -72,6 +72,14 @@ Deno.test("awsApiImporter: containment, attachment, load balancer and internet e
   // Resource policies: jq -r .Attributes.Policy sqs-get-queue-attributes/* → Principal {"AWS":"*"};
   // jq -r .Policy lambda-get-policy/invpclambda → Principal {"Service":"apigateway.amazonaws.com"}
   assert.ok(has("GRANTS_ACCESS", "*", `arn:aws:sqs:us-east-1:${ACCOUNT}:demo`));
+  // jq '.RoleDetailList[] | select(.RoleName=="exfiller") | .RolePolicyList' → s3:* on *: the bucket
+  // (data-bearing) is reached, the roles and groups of the account are not.
+  assert.ok(
+    has("GRANTS_ACCESS", `arn:aws:iam::${ACCOUNT}:role/exfiller`, "arn:aws:s3:::cloudmapper_demo"),
+  );
+  assert.ok(
+    !r.edges.some((e) => e.edge_type === "GRANTS_ACCESS" && e.target_id.includes(":role/")),
+  );
   assert.ok(
     has(
       "GRANTS_ACCESS",

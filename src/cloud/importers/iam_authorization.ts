@@ -277,6 +277,42 @@ export function addTrustEdges(b: RecordsBuilder, options: { roleId: string; trus
   }
 }
 
+/** Asset types that hold or move data: the only targets of grants made through `Resource: "*"`. */
+export const DATA_BEARING_TYPES: ReadonlySet<string> = new Set([
+  "S3_BUCKET",
+  "GCS_BUCKET",
+  "BLOB_STORAGE",
+  "EBS_VOLUME",
+  "ACCESS_POINT",
+  "FILE_SYSTEM",
+  "RDS_INSTANCE",
+  "AURORA_CLUSTER",
+  "AZURE_SQL",
+  "CLOUD_SQL",
+  "DYNAMODB_TABLE",
+  "DATA_WAREHOUSE",
+  "SEARCH_DOMAIN",
+  "CACHE_CLUSTER",
+  "SNAPSHOT",
+  "BACKUP_VAULT",
+  "KMS_KEY",
+  "SECRET",
+  "KEY_VAULT",
+  "PARAMETER",
+  "CERTIFICATE",
+  "MESSAGE_QUEUE",
+  "NOTIFICATION_TOPIC",
+  "DATA_STREAM",
+  "DELIVERY_STREAM",
+  "MESSAGE_BROKER",
+  "LAMBDA_FUNCTION",
+  "CONTAINER_REGISTRY",
+  "LOG_GROUP",
+]);
+
+/** The most `GRANTS_ACCESS` edges one load adds from identity policies; past it a warning says so. */
+export const MAX_GRANT_EDGES = 250_000;
+
 /** The services an identity's Allow statements can reach (`null` = every service). */
 function reachableServices(statements: readonly PolicyStatement[]): string[] | null {
   const out = new Set<string>();
@@ -294,7 +330,10 @@ function reachableServices(statements: readonly PolicyStatement[]): string[] | n
 /**
  * `GRANTS_ACCESS` edges from principals to every asset whose ARN their
  * statements reach. Targets are indexed by service, so a principal is only
- * tested against the assets of the services its actions name.
+ * tested against the assets of the services its actions name. A grant made
+ * only through `Resource: "*"` links to data-bearing assets only (not to every
+ * role, group or network object), and at most {@link MAX_GRANT_EDGES} edges
+ * are added.
  */
 export function addGrantEdges(
   b: RecordsBuilder,
@@ -308,6 +347,7 @@ export function addGrantEdges(
     if (list) list.push(a);
     else byService.set(service, [a]);
   }
+  let added = 0;
   for (const p of principals) {
     if (p.statements.length === 0) continue;
     const services = reachableServices(p.statements);
@@ -321,6 +361,14 @@ export function addGrantEdges(
         if (t.id === p.id) continue;
         const grant = grantsOnResource(p.statements, t.arn!);
         if (!grant.granted) continue;
+        if (grant.wildcardOnly && !DATA_BEARING_TYPES.has(t.asset_type)) continue;
+        if (added >= MAX_GRANT_EDGES) {
+          b.warn(
+            `Stopped adding identity grant edges at ${MAX_GRANT_EDGES}; more principals reach more resources.`,
+          );
+          return;
+        }
+        added++;
         b.addEdge({
           source_id: p.id,
           target_id: t.id,

@@ -349,6 +349,8 @@ export interface ResourceGrant {
   conditional: boolean;
   /** The action patterns of the granting statements that reach the resource's service. */
   actions: string[];
+  /** Every granting statement named the resource only through `*` (or `NotResource`). */
+  wildcardOnly: boolean;
 }
 
 /**
@@ -361,19 +363,20 @@ export function grantsOnResource(
   arn: string,
 ): ResourceGrant {
   const service = arnService(arn);
-  if (!service) return { granted: false, conditional: false, actions: [] };
+  if (!service) return { granted: false, conditional: false, actions: [], wildcardOnly: false };
   for (const s of statements) {
     if (s.effect !== "Deny" || s.conditional) continue;
     if (
       statementCoversService(s, service) &&
       (s.resources.length === 0 || resourceMatches(s.resources, arn))
     ) {
-      return { granted: false, conditional: false, actions: [] };
+      return { granted: false, conditional: false, actions: [], wildcardOnly: false };
     }
   }
   const actions: string[] = [];
   let granted = false;
   let unconditional = false;
+  let specific = false;
   for (const s of statements) {
     if (s.effect !== "Allow" || !statementReachesService(s, service)) continue;
     const covers = s.resources.length > 0
@@ -382,10 +385,16 @@ export function grantsOnResource(
     if (!covers) continue;
     granted = true;
     if (!s.conditional) unconditional = true;
+    if (s.resources.some((r) => r !== "*")) specific = true;
     const reaching = s.actions.length > 0
       ? s.actions.filter((p) => patternInService(p, service))
       : [`NotAction:${s.notActions.join(",")}`];
     for (const a of reaching) if (!actions.includes(a)) actions.push(a);
   }
-  return { granted, conditional: granted && !unconditional, actions };
+  return {
+    granted,
+    conditional: granted && !unconditional,
+    actions,
+    wildcardOnly: granted && !specific,
+  };
 }
