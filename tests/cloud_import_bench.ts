@@ -1,16 +1,27 @@
 /**
- * Load throughput of the Terraform state importer on a large generated state
- * (seeded; 100,000 resources ≈ 200 MB by default, `CLOUD_BENCH_RESOURCES` for
- * fewer), beside `jq . FILE > /dev/null` on the same file in the same run.
+ * Load throughput per input kind on large generated inputs, each beside
+ * `jq . FILE > /dev/null` on the same file in the same run: a seeded Terraform
+ * state (100,000 resources ≈ 200 MB by default, `CLOUD_BENCH_RESOURCES`), Prowler
+ * OCSF JSON Lines (`CLOUD_BENCH_FINDINGS`, default 40,000 findings) and IAM
+ * authorization details (`CLOUD_BENCH_ROLES`, default 20,000 roles).
  * Prints MB/s for both and the RSS with the loaded records still alive.
  */
 
 import { compareTo, measure, median } from "./helpers/bench_stats.ts";
 import { hasProgram } from "./helpers/programs.ts";
 import { fileImportInput } from "../src/cloud/importers/importer.ts";
+import type { ImporterEntry } from "../src/cloud/importers/importer.ts";
 import { terraformStateImporter } from "../src/cloud/importers/terraform_state.ts";
+import { prowlerOcsfImporter } from "../src/cloud/importers/prowler_ocsf.ts";
+import { iamAuthorizationImporter } from "../src/cloud/importers/iam_authorization.ts";
 
 const COUNT = Number(Deno.env.get("CLOUD_BENCH_RESOURCES") ?? "100000");
+const FINDINGS = Number(Deno.env.get("CLOUD_BENCH_FINDINGS") ?? "40000");
+const ROLES = Number(Deno.env.get("CLOUD_BENCH_ROLES") ?? "20000");
+const OCSF_FIXTURE = new URL(
+  "../../shared/fixtures/cloud/prowler/ocsf/test_prowler_output.ocsf.json",
+  import.meta.url,
+);
 const HAS_JQ = hasProgram("jq");
 if (!HAS_JQ) console.log("skip: jq is not installed; the jq peer bench is ignored");
 
@@ -156,60 +167,159 @@ function rssMb(): number {
   return Deno.memoryUsage().rss / 1024 / 1024;
 }
 
+/** Writes `count` OCSF findings as JSON Lines, varying the fixture's failed finding. */
+async function generateOcsf(path: string, count: number): Promise<number> {
+  const items = JSON.parse(await Deno.readTextFile(OCSF_FIXTURE)) as Record<string, unknown>[];
+  const base = items[0]!;
+  const lines: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const f = structuredClone(base);
+    (f.finding_info as Record<string, unknown>).uid = `prowler-aws-check-${i}`;
+    ((f.resources as Record<string, unknown>[])[0]!).uid = `arn:aws:s3:::bucket-${i}`;
+    f.status_code = i % 3 === 0 ? "PASS" : "FAIL";
+    lines.push(JSON.stringify(f));
+  }
+  const text = lines.join("\n") + "\n";
+  await Deno.writeTextFile(path, text);
+  return new TextEncoder().encode(text).length;
+}
+
+/** Writes authorization details with `count` roles, a tenth of them with broad inline policies. */
+async function generateAuthorization(path: string, count: number): Promise<number> {
+  const rand = prng(7);
+  const roles = [];
+  for (let i = 0; i < count; i++) {
+    const broad = rand() < 0.1;
+    roles.push({
+      Path: "/",
+      RoleName: `role-${i}`,
+      RoleId: `AROA${i}`,
+      Arn: `arn:aws:iam::111122223333:role/role-${i}`,
+      AssumeRolePolicyDocument: {
+        Version: "2012-10-17",
+        Statement: [{
+          Effect: "Allow",
+          Principal: { Service: "ec2.amazonaws.com" },
+          Action: "sts:AssumeRole",
+        }],
+      },
+      RolePolicyList: [{
+        PolicyName: "inline",
+        PolicyDocument: {
+          Version: "2012-10-17",
+          Statement: [{
+            Effect: "Allow",
+            Action: broad ? ["iam:PassRole", "ec2:RunInstances", "s3:*"] : ["s3:GetObject"],
+            Resource: broad ? "*" : `arn:aws:s3:::bucket-${i}/*`,
+          }],
+        },
+      }],
+      AttachedManagedPolicies: [{
+        PolicyName: "ReadOnly",
+        PolicyArn: "arn:aws:iam::111122223333:policy/ReadOnly",
+      }],
+      Tags: [{ Key: "team", Value: `t${i % 20}` }],
+    });
+  }
+  const doc = {
+    UserDetailList: [],
+    GroupDetailList: [],
+    RoleDetailList: roles,
+    Policies: [{
+      PolicyName: "ReadOnly",
+      Arn: "arn:aws:iam::111122223333:policy/ReadOnly",
+      DefaultVersionId: "v1",
+      PolicyVersionList: [{
+        VersionId: "v1",
+        IsDefaultVersion: true,
+        Document: { Statement: [{ Effect: "Allow", Action: ["ec2:Describe*"], Resource: "*" }] },
+      }],
+    }],
+  };
+  const text = JSON.stringify(doc);
+  await Deno.writeTextFile(path, text);
+  return new TextEncoder().encode(text).length;
+}
+
 const dir = Deno.env.get("CLOUD_BENCH_DIR") ?? await Deno.makeTempDir();
-const path = `${dir}/bench.tfstate`;
-const bytes = await generateState(path, COUNT);
-const megabytes = bytes / 1024 / 1024;
-console.log(`generated ${COUNT} resources, ${megabytes.toFixed(1)} MB`);
-let assets = 0;
-let peakAfterLoad = Number.NaN;
 
-Deno.bench({
-  name: "terraformStateImporter.load (generated state)",
-  group: "terraform-load",
-  baseline: true,
-  n: 2,
-  warmup: 0,
-  fn: async (b) => {
-    await measure("tf-load", b, async () => {
-      const result = await terraformStateImporter.load(fileImportInput(path));
-      assets = result.records.assets.length;
-      // Sampled while the records are alive: close to the load's peak.
-      peakAfterLoad = Math.max(Number.isNaN(peakAfterLoad) ? 0 : peakAfterLoad, rssMb());
-    });
-  },
-});
+interface Kind {
+  label: string;
+  path: string;
+  megabytes: number;
+  importer: ImporterEntry;
+  items: number;
+  rss: number;
+}
 
-Deno.bench({
-  name: "jq . FILE > /dev/null (same file)",
-  group: "terraform-load",
-  ignore: !HAS_JQ,
-  n: 2,
-  warmup: 0,
-  fn: async (b) => {
-    await measure("tf-jq", b, async () => {
-      const out = await new Deno.Command("jq", {
-        args: [".", path],
-        stdout: "null",
-        stderr: "null",
-      }).output();
-      if (!out.success) throw new Error("jq failed");
-    });
-  },
-});
+const kinds: Kind[] = [];
+for (
+  const [label, file, importer, generate, n] of [
+    ["terraform", "bench.tfstate", terraformStateImporter, generateState, COUNT],
+    ["prowler-ocsf", "bench.ocsf.jsonl", prowlerOcsfImporter, generateOcsf, FINDINGS],
+    [
+      "iam-authorization-details",
+      "bench.authz.json",
+      iamAuthorizationImporter,
+      generateAuthorization,
+      ROLES,
+    ],
+  ] as const
+) {
+  const path = `${dir}/${file}`;
+  const bytes = await generate(path, n);
+  kinds.push({ label, path, megabytes: bytes / 1024 / 1024, importer, items: 0, rss: 0 });
+  console.log(`generated ${label}: ${n} items, ${(bytes / 1024 / 1024).toFixed(1)} MB`);
+}
 
-compareTo("terraform state load vs jq", "tf-load", "tf-jq", null);
+for (const kind of kinds) {
+  Deno.bench({
+    name: `${kind.label}: importer load`,
+    group: kind.label,
+    baseline: true,
+    n: 2,
+    warmup: 0,
+    fn: async (b) => {
+      await measure(`${kind.label}-load`, b, async () => {
+        const result = await kind.importer.load(fileImportInput(kind.path));
+        kind.items = result.records.assets.length + result.records.findings.length;
+        // Sampled while the records are alive: close to the load's peak.
+        kind.rss = Math.max(kind.rss, rssMb());
+      });
+    },
+  });
+  Deno.bench({
+    name: `${kind.label}: jq . FILE > /dev/null`,
+    group: kind.label,
+    ignore: !HAS_JQ,
+    n: 2,
+    warmup: 0,
+    fn: async (b) => {
+      await measure(`${kind.label}-jq`, b, async () => {
+        const out = await new Deno.Command("jq", {
+          args: [".", kind.path],
+          stdout: "null",
+          stderr: "null",
+        }).output();
+        if (!out.success) throw new Error("jq failed");
+      });
+    },
+  });
+  compareTo(`${kind.label} load vs jq`, `${kind.label}-load`, `${kind.label}-jq`, null);
+}
 
 globalThis.addEventListener("unload", () => {
-  const load = median("tf-load");
-  const jq = median("tf-jq");
-  if (!Number.isNaN(load)) {
-    console.log(
-      `terraform load: ${(megabytes / (load / 1000)).toFixed(1)} MB/s (${assets} assets)`,
-    );
+  for (const kind of kinds) {
+    const load = median(`${kind.label}-load`);
+    const jq = median(`${kind.label}-jq`);
+    const parts = [`${kind.label} (${kind.megabytes.toFixed(1)} MB)`];
+    if (!Number.isNaN(load)) {
+      parts.push(`load ${(kind.megabytes / (load / 1000)).toFixed(1)} MB/s, ${kind.items} records`);
+      parts.push(`RSS with records alive ${kind.rss.toFixed(0)} MB`);
+    }
+    if (!Number.isNaN(jq)) parts.push(`jq ${(kind.megabytes / (jq / 1000)).toFixed(1)} MB/s`);
+    console.log(parts.join("; "));
   }
-  if (!Number.isNaN(jq)) console.log(`jq . : ${(megabytes / (jq / 1000)).toFixed(1)} MB/s`);
-  console.log(`RSS with the loaded records alive (max over runs): ${peakAfterLoad.toFixed(0)} MB`);
   if (Deno.env.get("CLOUD_BENCH_DIR")) return;
   try {
     Deno.removeSync(dir, { recursive: true });

@@ -21,6 +21,7 @@ import {
   grantsOnResource,
   parsePolicy,
   privilegeEscalations,
+  statementReachesService,
   trustedPrincipals,
   wildcardMatch,
 } from "./iam_policy.ts";
@@ -339,13 +340,15 @@ export function addGrantEdges(
   b: RecordsBuilder,
   principals: readonly { id: string; statements: readonly PolicyStatement[] }[],
 ): void {
-  const byService = new Map<string, Asset[]>();
+  // Per service: every target, and the data-bearing ones alone.
+  const byService = new Map<string, { all: Asset[]; data: Asset[] }>();
   for (const a of b.assets()) {
     if (a.arn === null || !a.arn.startsWith("arn:") || a.asset_type === "IAM_POLICY") continue;
     const service = (arnService(a.arn) ?? "").toLowerCase();
-    const list = byService.get(service);
-    if (list) list.push(a);
-    else byService.set(service, [a]);
+    let entry = byService.get(service);
+    if (!entry) byService.set(service, entry = { all: [], data: [] });
+    entry.all.push(a);
+    if (DATA_BEARING_TYPES.has(a.asset_type)) entry.data.push(a);
   }
   let added = 0;
   for (const p of principals) {
@@ -357,7 +360,13 @@ export function addGrantEdges(
         services.some((s) => wildcardMatch(s, k, { ignoreCase: true }))
       );
     for (const key of keys) {
-      for (const t of byService.get(key)!) {
+      // Without a resource pattern other than "*", only data-bearing assets can be targets.
+      const specific = p.statements.some((s) =>
+        s.effect === "Allow" && statementReachesService(s, key) &&
+        (s.notResources.length > 0 || s.resources.some((r) => r !== "*"))
+      );
+      const entry = byService.get(key)!;
+      for (const t of specific ? entry.all : entry.data) {
         if (t.id === p.id) continue;
         const grant = grantsOnResource(p.statements, t.arn!);
         if (!grant.granted) continue;

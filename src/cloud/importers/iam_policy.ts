@@ -323,7 +323,7 @@ function patternInService(pattern: string, service: string): boolean {
 }
 
 /** Whether a statement's action clause reaches some action of a service. */
-function statementReachesService(s: PolicyStatement, service: string): boolean {
+export function statementReachesService(s: PolicyStatement, service: string): boolean {
   if (s.actions.length > 0) return s.actions.some((p) => patternInService(p, service));
   if (s.notActions.length > 0) {
     return !s.notActions.some((p) =>
