@@ -119,6 +119,10 @@ Deno.test("awsApiImporter: findings from the credential report, policies and tra
 });
 
 Deno.test("awsApiImporter: a file, a folder without regions and a broken region file are refused", async () => {
+  await assert.rejects(
+    () => awsApiImporter.load(fileImportInput(new URL("..", `file://${DEMO}/`).pathname)),
+    (e: unknown) => e instanceof ImportError && /several account dumps \(demo\)/.test(e.message),
+  );
   const file = `${DEMO}/describe-regions.json`;
   await assert.rejects(
     () => awsApiImporter.load(fileImportInput(file)),

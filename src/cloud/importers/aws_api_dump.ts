@@ -830,10 +830,20 @@ export const awsApiImporter: ImporterEntry = {
       });
     }
     if (regions.length === 0) {
+      const accounts: string[] = [];
+      for (const e of entries.filter((x) => x.isDirectory).slice(0, 100)) {
+        const inner = await reader.list(join(input.path, e.name));
+        if (looksLikeAwsDump(inner.map((x) => x.name))) accounts.push(e.name);
+      }
       throw new ImportError(
-        `${
-          fileLabel(input.path)
-        } holds no region folder (such as us-east-1/): an aws-api input is one account's dump with one folder per region.`,
+        accounts.length > 0
+          ? `${fileLabel(input.path)} holds several account dumps (${
+            accounts.slice(0, 10).join(", ")
+          }); ` +
+            "load one account folder at a time."
+          : `${
+            fileLabel(input.path)
+          } holds no region folder (such as us-east-1/): an aws-api input is one account's dump with one folder per region.`,
         { kind: KIND, file: input.path },
       );
     }
