@@ -208,9 +208,11 @@ export function assembleServer(
   }
   const selected = selectToolsets(options.toolsets, available, toolsetOwners);
   // A workbench none of whose toolsets is selected is not served at all (no prompts, resources).
-  const modules = selected === null ? available : available.filter((module) =>
-    (module.toolsets ?? [{ name: module.name }]).some((toolset) => selected.has(toolset.name))
-  );
+  const modules = selected === null
+    ? available
+    : available.filter((module) =>
+      (module.toolsets ?? [{ name: module.name }]).some((toolset) => selected.has(toolset.name))
+    );
   const roots = resolveRoots(options.roots ?? []);
   const fence = new RootFence(roots);
   const principal = options.principal ?? LOCAL_PRINCIPAL;

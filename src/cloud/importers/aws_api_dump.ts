@@ -1,0 +1,881 @@
+/**
+ * The `aws-api` importer: one AWS account's API responses as the AWS CLI or
+ * collectors write them, one folder per region holding
+ * `<service>-<operation>.json` files and `<service>-<operation>/<id>` folders
+ * of per-resource responses (names URL-encoded). The whole account becomes
+ * one dataset: assets keyed by ARN, containment (account → VPC → subnet →
+ * instance), attachment (instance/ENI/LB/DB/function → security group),
+ * load-balancer, IAM (from the authorization details and credential report)
+ * and internet edges.
+ *
+ * @module
+ */
+
+import type { AssetType } from "../model/enums.ts";
+import type { Json } from "../model/records.ts";
+import type { DirectoryEntry, ImporterEntry, ImportInput, ImportResult } from "./entry.ts";
+import {
+  arr,
+  fileLabel,
+  ImportError,
+  obj,
+  parseJsonText,
+  readInputText,
+  str,
+  strings,
+} from "./entry.ts";
+import { addAuthorizationDetails, addResourcePolicyGrants } from "./iam_authorization.ts";
+import { addFirewallRule, awsApiRule } from "./network_rules.ts";
+import { RecordsBuilder } from "./records_builder.ts";
+import { addNaclEntries, markExposure } from "./terraform_graph.ts";
+import { evaluateRulesInto } from "../rules/rule_evaluate.ts";
+
+const KIND = "aws-api";
+
+const REGION = /^[a-z]{2}(-gov)?-[a-z]+-\d$/;
+
+/** Whether a directory's names look like an account dump (regions, or describe-regions.json). */
+export function looksLikeAwsDump(names: readonly string[]): boolean {
+  return names.includes("describe-regions.json") || names.some((n) => REGION.test(n));
+}
+
+interface Region {
+  name: string;
+  dir: string;
+  files: Set<string>;
+}
+
+/** Reads a dump through the input's callbacks. */
+class DumpReader {
+  constructor(private readonly input: ImportInput) {}
+  async list(dir: string): Promise<DirectoryEntry[]> {
+    try {
+      return await this.input.listDirectory(dir);
+    } catch {
+      return [];
+    }
+  }
+  async json(path: string): Promise<unknown> {
+    const text = await readInputText(this.input, { kind: KIND, path: path });
+    return parseJsonText(text, { kind: KIND, path: path });
+  }
+}
+
+function join(dir: string, name: string): string {
+  return dir.endsWith("/") ? dir + name : `${dir}/${name}`;
+}
+
+function tags(list: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const t of arr(list)) {
+    const k = str(obj(t).Key);
+    if (k) out[k] = String(obj(t).Value ?? "");
+  }
+  return out;
+}
+
+function parseCsv(text: string): Record<string, string>[] {
+  const lines = text.split(/\r?\n/).filter((l) => l.length > 0);
+  const header = (lines.shift() ?? "").split(",");
+  return lines.map((line) => {
+    const cells = line.split(",");
+    const row: Record<string, string> = {};
+    header.forEach((h, i) => (row[h] = cells[i] ?? ""));
+    return row;
+  });
+}
+
+/** Per-resource responses in `<service>-<operation>/` folders, keyed by decoded file name. */
+async function perResource(
+  reader: DumpReader,
+  region: Region,
+  folder: string,
+): Promise<Map<string, unknown>> {
+  const out = new Map<string, unknown>();
+  if (!region.files.has(folder)) return out;
+  for (const e of await reader.list(join(region.dir, folder))) {
+    if (!e.isFile) continue;
+    let key = e.name;
+    try {
+      key = decodeURIComponent(e.name);
+    } catch {
+      // keep the raw name
+    }
+    out.set(key, await reader.json(join(join(region.dir, folder), e.name)));
+  }
+  return out;
+}
+
+/** Simple resource lists: file → list key → asset type, ARN and name fields. */
+const SIMPLE_LISTS: readonly {
+  file: string;
+  list: string;
+  type: AssetType;
+  arn: string;
+  name: string;
+}[] = [
+  {
+    file: "ecr-describe-repositories.json",
+    list: "repositories",
+    type: "CONTAINER_REGISTRY",
+    arn: "repositoryArn",
+    name: "repositoryName",
+  },
+  {
+    file: "secretsmanager-list-secrets.json",
+    list: "SecretList",
+    type: "SECRET",
+    arn: "ARN",
+    name: "Name",
+  },
+  {
+    file: "kafka-list-clusters.json",
+    list: "ClusterInfoList",
+    type: "MESSAGE_BROKER",
+    arn: "ClusterArn",
+    name: "ClusterName",
+  },
+  {
+    file: "accessanalzyer-list-analyzers.json",
+    list: "analyzers",
+    type: "ACCESS_ANALYZER",
+    arn: "arn",
+    name: "name",
+  },
+];
+
+async function loadRegion(
+  b: RecordsBuilder,
+  reader: DumpReader,
+  region: Region,
+  account: string,
+): Promise<void> {
+  const r = region.name;
+  const arnOf = (service: string, resource: string): string =>
+    `arn:aws:${service}:${r}:${account}:${resource}`;
+  const has = (f: string): boolean => region.files.has(f);
+  const read = async (f: string): Promise<Record<string, unknown>> =>
+    obj(await reader.json(join(region.dir, f)));
+  const byId = new Map<string, string>();
+  const idOf = (cloudId: string): string | undefined => byId.get(cloudId);
+  const attachGroups = (self: string, groups: string[]) => {
+    for (const g of groups) {
+      const sg = idOf(g);
+      if (sg) b.addEdge({ source_id: self, target_id: sg, edge_type: "ATTACHED_TO" });
+      else {b.records.unresolved_references.push({
+          from: self,
+          attribute: "security_group",
+          value: g,
+        });}
+    }
+  };
+  const contain = (parentCloudId: string | null, self: string) => {
+    const parent = parentCloudId ? idOf(parentCloudId) : undefined;
+    if (parent) b.addEdge({ source_id: parent, target_id: self, edge_type: "CONTAINS" });
+  };
+  const used = new Set<string>();
+  const use = (f: string): boolean => {
+    used.add(f);
+    return has(f);
+  };
+
+  if (use("ec2-describe-vpcs.json")) {
+    for (const v of arr((await read("ec2-describe-vpcs.json")).Vpcs).map(obj)) {
+      const id = str(v.VpcId);
+      if (!id) continue;
+      const arn = arnOf("ec2", `vpc/${id}`);
+      b.addAsset({
+        id: arn,
+        arn,
+        name: tags(v.Tags).Name ?? id,
+        asset_type: "VPC",
+        provider: "AWS",
+        region: r,
+        account_id: account,
+        tags: tags(v.Tags),
+        metadata: {
+          resource_id: id,
+          cidr: str(v.CidrBlock),
+          is_default: v.IsDefault === true,
+          source: KIND,
+        },
+      });
+      byId.set(id, arn);
+    }
+  }
+  if (use("ec2-describe-subnets.json")) {
+    for (const s of arr((await read("ec2-describe-subnets.json")).Subnets).map(obj)) {
+      const id = str(s.SubnetId);
+      if (!id) continue;
+      const arn = str(s.SubnetArn) ?? arnOf("ec2", `subnet/${id}`);
+      b.addAsset({
+        id: arn,
+        arn,
+        name: tags(s.Tags).Name ?? id,
+        asset_type: "SUBNET",
+        provider: "AWS",
+        region: r,
+        account_id: account,
+        tags: tags(s.Tags),
+        metadata: {
+          resource_id: id,
+          cidr: str(s.CidrBlock),
+          public_subnet: s.MapPublicIpOnLaunch === true,
+          source: KIND,
+        },
+      });
+      byId.set(id, arn);
+      contain(str(s.VpcId), arn);
+    }
+  }
+  const groups: Record<string, unknown>[] = [];
+  if (use("ec2-describe-security-groups.json")) {
+    for (
+      const g of arr((await read("ec2-describe-security-groups.json")).SecurityGroups).map(obj)
+    ) {
+      const id = str(g.GroupId);
+      if (!id) continue;
+      const arn = arnOf("ec2", `security-group/${id}`);
+      const rules = arr(g.IpPermissions).length + arr(g.IpPermissionsEgress).length;
+      b.addAsset({
+        id: arn,
+        arn,
+        name: str(g.GroupName) ?? id,
+        asset_type: "SECURITY_GROUP",
+        provider: "AWS",
+        region: r,
+        account_id: account,
+        tags: tags(g.Tags),
+        metadata: {
+          resource_id: id,
+          source: KIND,
+          ...(g.GroupName === "default" ? { default_group: true, rule_count: rules } : {}),
+        },
+      });
+      byId.set(id, arn);
+      contain(str(g.VpcId), arn);
+      groups.push(g);
+    }
+    for (const g of groups) {
+      const self = byId.get(str(g.GroupId)!)!;
+      for (const p of arr(g.IpPermissions)) {
+        addFirewallRule(
+          b,
+          awsApiRule(obj(p), { groupId: self, direction: "ingress", groupOf: idOf }),
+        );
+      }
+      for (const p of arr(g.IpPermissionsEgress)) {
+        addFirewallRule(
+          b,
+          awsApiRule(obj(p), { groupId: self, direction: "egress", groupOf: idOf }),
+        );
+      }
+    }
+  }
+  if (use("ec2-describe-instances.json")) {
+    for (const res of arr((await read("ec2-describe-instances.json")).Reservations).map(obj)) {
+      for (const i of arr(res.Instances).map(obj)) {
+        const id = str(i.InstanceId);
+        if (!id) continue;
+        const arn = arnOf("ec2", `instance/${id}`);
+        const tokens = str(obj(i.MetadataOptions).HttpTokens);
+        b.addAsset({
+          id: arn,
+          arn,
+          name: tags(i.Tags).Name ?? id,
+          asset_type: "EC2",
+          provider: "AWS",
+          region: r,
+          account_id: account,
+          tags: tags(i.Tags),
+          metadata: {
+            resource_id: id,
+            source: KIND,
+            state: str(obj(i.State).Name),
+            public_ip: str(i.PublicIpAddress) !== null,
+            ...(tokens ? { imdsv2_required: tokens === "required" } : {}),
+          },
+        });
+        byId.set(id, arn);
+        contain(str(i.SubnetId), arn);
+        attachGroups(
+          arn,
+          arr(i.SecurityGroups).map((g) => str(obj(g).GroupId)).filter((g): g is string => !!g),
+        );
+        const profile = str(obj(i.IamInstanceProfile).Arn);
+        if (profile) b.addEdge({ source_id: arn, target_id: profile, edge_type: "ASSUMES_ROLE" });
+      }
+    }
+  }
+  if (use("ec2-describe-network-acls.json")) {
+    for (const n of arr((await read("ec2-describe-network-acls.json")).NetworkAcls).map(obj)) {
+      const id = str(n.NetworkAclId);
+      if (!id) continue;
+      const arn = arnOf("ec2", `network-acl/${id}`);
+      b.addAsset({
+        id: arn,
+        arn,
+        name: tags(n.Tags).Name ?? id,
+        asset_type: "NACL",
+        provider: "AWS",
+        region: r,
+        account_id: account,
+        tags: tags(n.Tags),
+        metadata: { resource_id: id, source: KIND, is_default: n.IsDefault === true },
+      });
+      byId.set(id, arn);
+      contain(str(n.VpcId), arn);
+      addNaclEntries(b, {
+        naclId: arn,
+        entries: arr(n.Entries).map(obj).map((e) => ({
+          direction: e.Egress === true ? "egress" : "ingress",
+          rule_no: Number(e.RuleNumber ?? 0),
+          action: String(e.RuleAction ?? ""),
+          protocol: String(e.Protocol ?? ""),
+          from_port: Number(obj(e.PortRange).From ?? 0),
+          to_port: Number(obj(e.PortRange).To ?? 0),
+          cidr: str(e.CidrBlock) ?? str(e.Ipv6CidrBlock) ?? "",
+        })),
+      });
+      for (const a of arr(n.Associations)) {
+        const subnet = idOf(str(obj(a).SubnetId) ?? "");
+        if (subnet) b.addEdge({ source_id: subnet, target_id: arn, edge_type: "ATTACHED_TO" });
+      }
+    }
+  }
+  if (use("ec2-describe-volumes.json")) {
+    for (const v of arr((await read("ec2-describe-volumes.json")).Volumes).map(obj)) {
+      const id = str(v.VolumeId);
+      if (!id) continue;
+      const arn = arnOf("ec2", `volume/${id}`);
+      b.addAsset({
+        id: arn,
+        arn,
+        name: tags(v.Tags).Name ?? id,
+        asset_type: "EBS_VOLUME",
+        provider: "AWS",
+        region: r,
+        account_id: account,
+        tags: tags(v.Tags),
+        metadata: { resource_id: id, source: KIND, encrypted: v.Encrypted === true },
+      });
+      for (const a of arr(v.Attachments)) {
+        const instance = idOf(str(obj(a).InstanceId) ?? "");
+        if (instance) b.addEdge({ source_id: arn, target_id: instance, edge_type: "ATTACHED_TO" });
+      }
+    }
+  }
+  if (use("ec2-describe-network-interfaces.json")) {
+    for (
+      const n of arr((await read("ec2-describe-network-interfaces.json")).NetworkInterfaces).map(
+        obj,
+      )
+    ) {
+      const id = str(n.NetworkInterfaceId);
+      if (!id) continue;
+      const arn = arnOf("ec2", `network-interface/${id}`);
+      b.addAsset({
+        id: arn,
+        arn,
+        name: str(n.Description) || id,
+        asset_type: "NETWORK_INTERFACE",
+        provider: "AWS",
+        region: r,
+        account_id: account,
+        tags: tags(n.TagSet),
+        metadata: {
+          resource_id: id,
+          source: KIND,
+          interface_type: str(n.InterfaceType),
+          public_ip: str(obj(n.Association).PublicIp) !== null,
+        },
+      });
+      byId.set(id, arn);
+      contain(str(n.SubnetId), arn);
+      attachGroups(
+        arn,
+        arr(n.Groups).map((g) => str(obj(g).GroupId)).filter((g): g is string => !!g),
+      );
+      const instance = idOf(str(obj(n.Attachment).InstanceId) ?? "");
+      if (instance) b.addEdge({ source_id: arn, target_id: instance, edge_type: "ATTACHED_TO" });
+    }
+  }
+  if (use("elb-describe-load-balancers.json")) {
+    for (
+      const l of arr((await read("elb-describe-load-balancers.json")).LoadBalancerDescriptions).map(
+        obj,
+      )
+    ) {
+      const name = str(l.LoadBalancerName);
+      if (!name) continue;
+      const arn = arnOf("elasticloadbalancing", `loadbalancer/${name}`);
+      b.addAsset({
+        id: arn,
+        arn,
+        name,
+        asset_type: "LOAD_BALANCER",
+        provider: "AWS",
+        region: r,
+        account_id: account,
+        metadata: {
+          resource_id: name,
+          source: KIND,
+          classic: true,
+          dns_name: str(l.DNSName),
+          internet_facing: l.Scheme === "internet-facing",
+        },
+      });
+      for (const s of strings(l.Subnets)) contain(s, arn);
+      attachGroups(arn, strings(l.SecurityGroups));
+      for (const inst of arr(l.Instances)) {
+        const target = idOf(str(obj(inst).InstanceId) ?? "");
+        if (target) {
+          b.addEdge({ source_id: arn, target_id: target, edge_type: "LOAD_BALANCER_TARGET" });
+        }
+      }
+    }
+  }
+  if (use("elbv2-describe-load-balancers.json")) {
+    for (
+      const l of arr((await read("elbv2-describe-load-balancers.json")).LoadBalancers).map(obj)
+    ) {
+      const arn = str(l.LoadBalancerArn);
+      if (!arn) continue;
+      b.addAsset({
+        id: arn,
+        arn,
+        name: str(l.LoadBalancerName) ?? arn,
+        asset_type: "LOAD_BALANCER",
+        provider: "AWS",
+        region: r,
+        account_id: account,
+        metadata: {
+          source: KIND,
+          lb_type: str(l.Type),
+          dns_name: str(l.DNSName),
+          internet_facing: l.Scheme === "internet-facing",
+        },
+      });
+      for (const z of arr(l.AvailabilityZones)) contain(str(obj(z).SubnetId), arn);
+      attachGroups(arn, strings(l.SecurityGroups));
+    }
+  }
+  if (use("elbv2-describe-target-groups.json")) {
+    const health = await perResource(reader, region, "elbv2-describe-target-health");
+    used.add("elbv2-describe-target-health");
+    for (const t of arr((await read("elbv2-describe-target-groups.json")).TargetGroups).map(obj)) {
+      const arn = str(t.TargetGroupArn);
+      if (!arn) continue;
+      b.addAsset({
+        id: arn,
+        arn,
+        name: str(t.TargetGroupName) ?? arn,
+        asset_type: "TARGET_GROUP",
+        provider: "AWS",
+        region: r,
+        account_id: account,
+        metadata: { source: KIND },
+      });
+      for (const lb of strings(t.LoadBalancerArns)) {
+        b.addEdge({ source_id: lb, target_id: arn, edge_type: "LOAD_BALANCER_TARGET" });
+      }
+      for (const d of arr(obj(health.get(arn)).TargetHealthDescriptions)) {
+        const target = idOf(str(obj(obj(d).Target).Id) ?? "");
+        if (target) {
+          b.addEdge({ source_id: arn, target_id: target, edge_type: "LOAD_BALANCER_TARGET" });
+        }
+      }
+    }
+  }
+  if (use("rds-describe-db-instances.json")) {
+    for (const d of arr((await read("rds-describe-db-instances.json")).DBInstances).map(obj)) {
+      const arn = str(d.DBInstanceArn);
+      if (!arn) continue;
+      b.addAsset({
+        id: arn,
+        arn,
+        name: str(d.DBInstanceIdentifier) ?? arn,
+        asset_type: "RDS_INSTANCE",
+        provider: "AWS",
+        region: r,
+        account_id: account,
+        metadata: {
+          source: KIND,
+          engine: str(d.Engine),
+          publicly_accessible: d.PubliclyAccessible === true,
+          encrypted: d.StorageEncrypted === true,
+        },
+      });
+      for (const s of arr(obj(d.DBSubnetGroup).Subnets)) contain(str(obj(s).SubnetIdentifier), arn);
+      attachGroups(
+        arn,
+        arr(d.VpcSecurityGroups).map((g) => str(obj(g).VpcSecurityGroupId)).filter((
+          g,
+        ): g is string => !!g),
+      );
+      const key = str(d.KmsKeyId);
+      if (key) {
+        b.addEdge({
+          source_id: arn,
+          target_id: key,
+          edge_type: "REFERENCES",
+          properties: { attribute: "KmsKeyId" },
+        });
+      }
+    }
+  }
+  if (use("redshift-describe-clusters.json")) {
+    for (const c of arr((await read("redshift-describe-clusters.json")).Clusters).map(obj)) {
+      const id = str(c.ClusterIdentifier);
+      if (!id) continue;
+      const arn = arnOf("redshift", `cluster:${id}`);
+      b.addAsset({
+        id: arn,
+        arn,
+        name: id,
+        asset_type: "DATA_WAREHOUSE",
+        provider: "AWS",
+        region: r,
+        account_id: account,
+        metadata: {
+          source: KIND,
+          publicly_accessible: c.PubliclyAccessible === true,
+          encrypted: c.Encrypted === true,
+        },
+      });
+      contain(str(c.VpcId), arn);
+      attachGroups(
+        arn,
+        arr(c.VpcSecurityGroups).map((g) => str(obj(g).VpcSecurityGroupId)).filter((
+          g,
+        ): g is string => !!g),
+      );
+    }
+  }
+  if (use("lambda-list-functions.json")) {
+    const policies = await perResource(reader, region, "lambda-get-policy");
+    used.add("lambda-get-policy");
+    for (const f of arr((await read("lambda-list-functions.json")).Functions).map(obj)) {
+      const arn = str(f.FunctionArn);
+      const name = str(f.FunctionName);
+      if (!arn || !name) continue;
+      const policy = str(obj(policies.get(name)).Policy);
+      let doc: Json | undefined;
+      try {
+        doc = policy ? (JSON.parse(policy) as Json) : undefined;
+      } catch {
+        b.warn(`lambda-get-policy/${name} holds a policy that is not JSON.`);
+      }
+      b.addAsset({
+        id: arn,
+        arn,
+        name,
+        asset_type: "LAMBDA_FUNCTION",
+        provider: "AWS",
+        region: r,
+        account_id: account,
+        metadata: {
+          source: KIND,
+          runtime: str(f.Runtime),
+          ...(doc !== undefined ? { resource_policy: doc } : {}),
+        },
+      });
+      const role = str(f.Role);
+      if (role) b.addEdge({ source_id: arn, target_id: role, edge_type: "ASSUMES_ROLE" });
+      const vpc = obj(f.VpcConfig);
+      for (const s of strings(vpc.SubnetIds)) contain(s, arn);
+      attachGroups(arn, strings(vpc.SecurityGroupIds));
+    }
+  }
+  if (use("sns-list-topics.json")) {
+    const attributes = await perResource(reader, region, "sns-get-topic-attributes");
+    used.add("sns-get-topic-attributes");
+    for (const t of arr((await read("sns-list-topics.json")).Topics).map(obj)) {
+      const arn = str(t.TopicArn);
+      if (!arn) continue;
+      const a = obj(obj(attributes.get(arn)).Attributes);
+      b.addAsset({
+        id: arn,
+        arn,
+        name: arn.split(":").pop() ?? arn,
+        asset_type: "NOTIFICATION_TOPIC",
+        provider: "AWS",
+        region: r,
+        account_id: account,
+        metadata: { source: KIND, ...policyFact(a.Policy) },
+      });
+    }
+  }
+  if (use("sqs-list-queues.json")) {
+    const attributes = await perResource(reader, region, "sqs-get-queue-attributes");
+    used.add("sqs-get-queue-attributes");
+    for (const url of strings((await read("sqs-list-queues.json")).QueueUrls)) {
+      const a = obj(obj(attributes.get(url)).Attributes);
+      const name = url.split("/").pop() ?? url;
+      const arn = str(a.QueueArn) ?? arnOf("sqs", name);
+      b.addAsset({
+        id: arn,
+        arn,
+        name,
+        asset_type: "MESSAGE_QUEUE",
+        provider: "AWS",
+        region: r,
+        account_id: account,
+        metadata: { source: KIND, queue_url: url, ...policyFact(a.Policy) },
+      });
+    }
+  }
+  if (use("cloudtrail-describe-trails.json")) {
+    const status = await perResource(reader, region, "cloudtrail-get-trail-status");
+    used.add("cloudtrail-get-trail-status");
+    for (const t of arr((await read("cloudtrail-describe-trails.json")).trailList).map(obj)) {
+      const arn = str(t.TrailARN);
+      if (!arn) continue;
+      const s = obj(status.get(str(t.Name) ?? "") ?? status.get(arn));
+      b.addAsset({
+        id: arn,
+        arn,
+        name: str(t.Name) ?? arn,
+        asset_type: "CLOUDTRAIL",
+        provider: "AWS",
+        region: r,
+        account_id: account,
+        metadata: {
+          source: KIND,
+          multi_region: t.IsMultiRegionTrail === true,
+          log_file_validation: t.LogFileValidationEnabled === true,
+          ...(typeof s.IsLogging === "boolean" ? { logging_enabled: s.IsLogging } : {}),
+        },
+      });
+      const bucket = str(t.S3BucketName);
+      if (bucket) {
+        b.addEdge({ source_id: arn, target_id: `arn:aws:s3:::${bucket}`, edge_type: "LOGS_TO" });
+      }
+    }
+  }
+  if (use("ec2-describe-flow-logs.json")) {
+    for (const f of arr((await read("ec2-describe-flow-logs.json")).FlowLogs).map(obj)) {
+      const vpc = idOf(str(f.ResourceId) ?? "");
+      const asset = vpc ? b.asset(vpc) : undefined;
+      if (asset) asset.metadata.flow_logs = true;
+    }
+  } else {
+    // Without the flow-log listing the VPC facts are unknown: mark nothing.
+    for (const a of b.assets()) {
+      if (a.asset_type === "VPC" && a.region === r && a.metadata.flow_logs === undefined) {
+        a.metadata.flow_logs = null;
+      }
+    }
+  }
+  for (const s of SIMPLE_LISTS) {
+    if (!use(s.file)) continue;
+    for (const item of arr((await read(s.file))[s.list]).map(obj)) {
+      const arn = str(item[s.arn]);
+      if (!arn) continue;
+      b.addAsset({
+        id: arn,
+        arn,
+        name: str(item[s.name]) ?? arn,
+        asset_type: s.type,
+        provider: "AWS",
+        region: r,
+        account_id: account,
+        metadata: { source: KIND },
+      });
+    }
+  }
+  if (use("s3-list-buckets.json")) {
+    await loadBuckets(b, reader, region, await read("s3-list-buckets.json"));
+  }
+  if (use("iam-get-account-authorization-details.json")) {
+    addAuthorizationDetails(b, await read("iam-get-account-authorization-details.json"));
+  }
+  if (use("iam-get-credential-report.json")) {
+    const report = await read("iam-get-credential-report.json");
+    let content = str(report.Content) ?? "";
+    if (!content.includes(",")) {
+      try {
+        content = atob(content);
+      } catch {
+        b.warn("iam-get-credential-report.json: Content is neither CSV nor base64.");
+      }
+    }
+    for (const row of parseCsv(content)) {
+      if (row.user === "<root_account>") {
+        const accountArn = `arn:aws:iam::${account}:root`;
+        b.addAsset({
+          id: accountArn,
+          arn: accountArn,
+          name: account,
+          asset_type: "CLOUD_ACCOUNT",
+          provider: "AWS",
+          account_id: account,
+          metadata: {
+            root_mfa_active: row.mfa_active === "true",
+            root_access_keys_active: row.access_key_1_active === "true" ||
+              row.access_key_2_active === "true",
+          },
+        });
+        continue;
+      }
+      const user = row.arn ? b.asset(row.arn) : undefined;
+      const target = user ??
+        (row.arn
+          ? b.addAsset({
+            id: row.arn,
+            arn: row.arn,
+            name: row.user ?? row.arn,
+            asset_type: "IAM_USER",
+            provider: "AWS",
+            account_id: account,
+            metadata: { source: KIND },
+          })
+          : undefined);
+      if (!target) continue;
+      target.metadata.password_enabled = row.password_enabled === "true";
+      target.metadata.mfa_active = row.mfa_active === "true";
+      target.metadata.access_keys_active = (row.access_key_1_active === "true" ? 1 : 0) +
+        (row.access_key_2_active === "true" ? 1 : 0);
+    }
+  }
+  for (const f of region.files) if (!used.has(f)) b.skip("file not read");
+}
+
+function policyFact(policy: unknown): Record<string, Json> {
+  if (typeof policy !== "string") return {};
+  try {
+    return { resource_policy: JSON.parse(policy) as Json };
+  } catch {
+    return {};
+  }
+}
+
+async function loadBuckets(
+  b: RecordsBuilder,
+  reader: DumpReader,
+  region: Region,
+  listing: Record<string, unknown>,
+): Promise<void> {
+  const policies = await perResource(reader, region, "s3-get-bucket-policy");
+  const blocks = await perResource(reader, region, "s3-get-public-access-block");
+  const acls = await perResource(reader, region, "s3-get-bucket-acl");
+  const encryption = await perResource(reader, region, "s3-get-bucket-encryption");
+  const locations = await perResource(reader, region, "s3-get-bucket-location");
+  for (const bucket of arr(listing.Buckets).map(obj)) {
+    const name = str(bucket.Name);
+    if (!name) continue;
+    const arn = `arn:aws:s3:::${name}`;
+    const m: Record<string, Json> = { source: KIND };
+    Object.assign(m, policyFact(obj(policies.get(name)).Policy));
+    const block = obj(obj(blocks.get(name)).PublicAccessBlockConfiguration);
+    if (blocks.size > 0) {
+      m.public_access_block = block.BlockPublicAcls === true && block.BlockPublicPolicy === true &&
+        block.IgnorePublicAcls === true && block.RestrictPublicBuckets === true;
+    }
+    const grants = arr(obj(acls.get(name)).Grants).map((g) => str(obj(obj(g).Grantee).URI) ?? "");
+    if (
+      grants.some((u) => u.endsWith("/global/AllUsers") || u.endsWith("/global/AuthenticatedUsers"))
+    ) m.acl = "public-read";
+    if (encryption.size > 0) m.encrypted = encryption.has(name);
+    const location = str(obj(locations.get(name)).LocationConstraint);
+    b.addAsset({
+      id: arn,
+      arn,
+      name,
+      asset_type: "S3_BUCKET",
+      provider: "AWS",
+      region: location ?? "us-east-1",
+      account_id: null,
+      metadata: m,
+    });
+  }
+}
+
+/** The account id of a dump: sts-get-caller-identity in a region folder, else the first ARN seen. */
+async function accountOf(reader: DumpReader, regions: Region[]): Promise<string> {
+  for (const r of regions) {
+    if (r.files.has("sts-get-caller-identity.json")) {
+      const id = str(obj(await reader.json(join(r.dir, "sts-get-caller-identity.json"))).Account);
+      if (id) return id;
+    }
+  }
+  return "unknown";
+}
+
+/** The `aws-api` importer entry. */
+export const awsApiImporter: ImporterEntry = {
+  kind: KIND,
+  detectDirectory: looksLikeAwsDump,
+  async load(input: ImportInput): Promise<ImportResult> {
+    const reader = new DumpReader(input);
+    let entries: DirectoryEntry[];
+    try {
+      entries = await input.listDirectory(input.path);
+    } catch {
+      throw new ImportError(
+        `${
+          fileLabel(input.path)
+        } is not a directory: an aws-api input is a folder with one sub-folder per region (us-east-1/, eu-west-1/, …).`,
+        { kind: KIND, file: input.path },
+      );
+    }
+    const regions: Region[] = [];
+    for (const e of entries) {
+      if (!e.isDirectory || !REGION.test(e.name)) continue;
+      const dir = join(input.path, e.name);
+      regions.push({
+        name: e.name,
+        dir,
+        files: new Set((await reader.list(dir)).map((f) => f.name)),
+      });
+    }
+    if (regions.length === 0) {
+      const accounts: string[] = [];
+      for (const e of entries.filter((x) => x.isDirectory).slice(0, 100)) {
+        const inner = await reader.list(join(input.path, e.name));
+        if (looksLikeAwsDump(inner.map((x) => x.name))) accounts.push(e.name);
+      }
+      throw new ImportError(
+        accounts.length > 0
+          ? `${fileLabel(input.path)} holds several account dumps (${
+            accounts.slice(0, 10).join(", ")
+          }); ` +
+            "load one account folder at a time."
+          : `${
+            fileLabel(input.path)
+          } holds no region folder (such as us-east-1/): an aws-api input is one account's dump with one folder per region.`,
+        { kind: KIND, file: input.path },
+      );
+    }
+    const b = new RecordsBuilder();
+    const account = await accountOf(reader, regions);
+    for (const region of regions) await loadRegion(b, reader, region, account);
+    for (const a of b.assets()) {
+      if (a.account_id === null && a.asset_type === "S3_BUCKET") a.account_id = account;
+    }
+    const accountArn = `arn:aws:iam::${account}:root`;
+    b.addAsset({
+      id: accountArn,
+      arn: accountArn,
+      name: account,
+      asset_type: "CLOUD_ACCOUNT",
+      provider: "AWS",
+      account_id: account,
+      metadata: { source: KIND },
+    });
+    const contained = new Set(
+      b.records.edges.filter((e) => e.edge_type === "CONTAINS").map((e) => e.target_id),
+    );
+    for (const a of [...b.assets()]) {
+      if (a.id === accountArn || contained.has(a.id)) continue;
+      if (a.account_id === account) {
+        b.addEdge({ source_id: accountArn, target_id: a.id, edge_type: "CONTAINS" });
+      }
+    }
+    b.records.regions = regions.map((r) => r.name);
+    addResourcePolicyGrants(b);
+    markExposure(b);
+    evaluateRulesInto(b.records);
+    return b.finish();
+  },
+};

@@ -1,0 +1,333 @@
+/**
+ * The contract every cloud importer implements, the load result it returns,
+ * the errors it throws on bad input and the size limit it enforces. Importers
+ * are plain objects over plain data: they read through the callbacks of an
+ * {@link ImportInput} (so the caller fences paths) and return records.
+ *
+ * @module
+ */
+
+import type { DatasetRecords } from "../model/records.ts";
+
+/** The largest input file an importer reads: 256 MiB. Larger files are refused. */
+export const MAX_IMPORT_BYTES = 256 * 1024 * 1024;
+
+/** One entry of a directory listing. */
+export interface DirectoryEntry {
+  name: string;
+  isFile: boolean;
+  isDirectory: boolean;
+}
+
+/** What an importer reads from. Paths passed to the callbacks are already fenced by the caller. */
+export interface ImportInput {
+  /** The real path of the file or directory to load. */
+  path: string;
+  /** Reads a whole file as UTF-8 text (refusing files over {@link MAX_IMPORT_BYTES}). */
+  readText(path: string): Promise<string>;
+  /** Lists a directory. */
+  listDirectory(path: string): Promise<DirectoryEntry[]>;
+  /** The file already parsed as JSON by a detector, when it was. */
+  parsed?: unknown;
+}
+
+/** What a load noticed besides the records. */
+export interface ImportNotes {
+  /** Source types kept as `OTHER`, counted per original type. */
+  unknown_types: Record<string, number>;
+  /** Items not turned into assets, counted per reason (`data source`, `folded into parent`, …). */
+  skipped: Record<string, number>;
+  /** Human-readable remarks (partial data, ignored files, …). */
+  warnings: string[];
+}
+
+/** The outcome of one load. */
+export interface ImportResult {
+  records: DatasetRecords;
+  notes: ImportNotes;
+}
+
+/** One input kind: how to recognise it cheaply and how to load it. */
+export interface ImporterEntry {
+  /** The kind name, as `load_dataset(kind=…)` takes it. */
+  kind: string;
+  /** Cheap sniff on parsed JSON. */
+  detectJson?(value: unknown): boolean;
+  /** Sniff on a directory's file names. */
+  detectDirectory?(names: readonly string[]): boolean;
+  /** Loads the input. Throws {@link ImportError} on bad input. */
+  load(input: ImportInput): Promise<ImportResult>;
+}
+
+/** A refused input: the message says what was wrong and what is accepted. */
+export class ImportError extends Error {
+  /** The importer kind that refused. */
+  readonly kind: string;
+  /** The file concerned, when one is. */
+  readonly file: string | null;
+  /** Creates the error. */
+  constructor(message: string, options: { kind: string; file: string | null }) {
+    super(message);
+    this.name = "ImportError";
+    this.kind = options.kind;
+    this.file = options.file;
+  }
+}
+
+/** Empty notes. */
+export function emptyNotes(): ImportNotes {
+  return { unknown_types: {}, skipped: {}, warnings: [] };
+}
+
+/** Short name of a path for messages (the last segment). */
+export function fileLabel(path: string): string {
+  const parts = path.split(/[\\/]/).filter((p) => p.length > 0);
+  return parts[parts.length - 1] ?? path;
+}
+
+/** Line and column (1-based) of a character offset in a text. */
+export function lineColumn(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let last = -1;
+  const end = Math.min(offset, text.length);
+  for (let i = text.indexOf("\n"); i !== -1 && i < end; i = text.indexOf("\n", i + 1)) {
+    line++;
+    last = i;
+  }
+  return { line, column: end - last };
+}
+
+/**
+ * Parses JSON text, turning a syntax error into an {@link ImportError} that
+ * names the file and the line/column where parsing stopped (never the input).
+ */
+export function parseJsonText(
+  text: string,
+  options: { kind: string; path: string },
+): unknown {
+  const { kind, path } = options;
+  // Editors on Windows may prefix a byte-order mark, which JSON.parse refuses.
+  if (text.charCodeAt(0) === 0xfeff) text = " " + text.slice(1);
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const match = /position (\d+)/.exec(message);
+    const offset = match ? Number(match[1]) : jsonErrorOffset(text);
+    if (offset === -1) {
+      throw new ImportError(
+        `${fileLabel(path)} is not valid JSON (it nests more than 2,000 levels deep, where the ` +
+          `error is not located). A ${kind} input must be one JSON document.`,
+        { kind, file: path },
+      );
+    }
+    const { line, column } = lineColumn(text, offset);
+    const truncated = offset >= text.trimEnd().length;
+    throw new ImportError(
+      `${fileLabel(path)} is not valid JSON: ${
+        truncated ? "the text ends early (truncated?)" : "unexpected text"
+      } at line ${line}, column ${column} (offset ${offset}). A ${kind} input must be one JSON document.`,
+      { kind: kind, file: path },
+    );
+  }
+}
+
+/**
+ * The offset where a JSON text stops being valid (its length when it ends
+ * early; -1 when it nests more than 2,000 levels, where the check stops).
+ * Used only after `JSON.parse` failed without saying where.
+ */
+export function jsonErrorOffset(text: string): number {
+  let i = 0;
+  const n = text.length;
+  const ws = (): void => {
+    while (i < n && (text[i] === " " || text[i] === "\n" || text[i] === "\r" || text[i] === "\t")) {
+      i++;
+    }
+  };
+  const fail = (): never => {
+    throw i;
+  };
+  const literal = (word: string): void => {
+    if (text.startsWith(word, i)) i += word.length;
+    else fail();
+  };
+  const string = (): void => {
+    i++;
+    while (i < n && text[i] !== '"') {
+      if (text[i] === "\\") i++;
+      else if (text.charCodeAt(i) < 0x20) fail();
+      i++;
+    }
+    if (i >= n) fail();
+    i++;
+  };
+  const number = (): void => {
+    const m = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i, i + 400));
+    if (!m || m[0] === "") fail();
+    i += m![0].length;
+  };
+  const value = (depth: number): void => {
+    ws();
+    if (depth > 2_000) throw "deep";
+    if (i >= n) fail();
+    const c = text[i];
+    if (c === "{") {
+      i++;
+      ws();
+      if (text[i] === "}") {
+        i++;
+        return;
+      }
+      for (;;) {
+        ws();
+        if (text[i] !== '"') fail();
+        string();
+        ws();
+        if (text[i] !== ":") fail();
+        i++;
+        value(depth + 1);
+        ws();
+        if (text[i] === ",") {
+          i++;
+          continue;
+        }
+        if (text[i] === "}") {
+          i++;
+          return;
+        }
+        fail();
+      }
+    } else if (c === "[") {
+      i++;
+      ws();
+      if (text[i] === "]") {
+        i++;
+        return;
+      }
+      for (;;) {
+        value(depth + 1);
+        ws();
+        if (text[i] === ",") {
+          i++;
+          continue;
+        }
+        if (text[i] === "]") {
+          i++;
+          return;
+        }
+        fail();
+      }
+    } else if (c === '"') string();
+    else if (c === "t") literal("true");
+    else if (c === "f") literal("false");
+    else if (c === "n") literal("null");
+    else number();
+  };
+  try {
+    value(0);
+    ws();
+    return i < n ? i : n;
+  } catch (offset) {
+    if (typeof offset === "number") return Math.min(offset, n);
+    if (offset === "deep") return -1;
+    throw offset;
+  }
+}
+
+/** Whether a value is a plain JSON object. */
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A string field, or null. */
+export function str(value: unknown): string | null {
+  return typeof value === "string" && value.length > 0 ? value : null;
+}
+
+/** An array field, or an empty array. */
+export function arr(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+/** An object field, or an empty object. */
+export function obj(value: unknown): Record<string, unknown> {
+  return isObject(value) ? value : {};
+}
+
+/** Strings of a string-or-array field. */
+export function strings(value: unknown): string[] {
+  if (typeof value === "string") return value.length > 0 ? [value] : [];
+  return arr(value).filter((v): v is string => typeof v === "string" && v.length > 0);
+}
+
+/** Reads a file's text through the input, refusing it with the kind's name when missing. */
+export async function readInputText(
+  input: ImportInput,
+  options: { kind: string; path: string },
+): Promise<string> {
+  const { kind, path } = options;
+  let text: string;
+  try {
+    text = await input.readText(path);
+  } catch (error) {
+    if (error instanceof ImportError) throw error;
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new ImportError(`Cannot read ${fileLabel(path)} as ${kind} input: ${reason}`, {
+      kind: kind,
+      file: path,
+    });
+  }
+  // A caller's reader may not check sizes: refuse oversized text here too.
+  if (text.length > MAX_IMPORT_BYTES) {
+    throw new ImportError(
+      `${fileLabel(path)} holds ${text.length} characters, over the import limit of ` +
+        `${MAX_IMPORT_BYTES} bytes (${
+          MAX_IMPORT_BYTES / 1024 / 1024
+        } MiB); split the export or filter it first.`,
+      { kind: kind, file: path },
+    );
+  }
+  return text;
+}
+
+/** The parsed JSON of the input file (the detector's parse when given). */
+export async function readInputJson(kind: string, input: ImportInput): Promise<unknown> {
+  if (input.parsed !== undefined) return input.parsed;
+  const text = await readInputText(input, { kind: kind, path: input.path });
+  return parseJsonText(text, { kind: kind, path: input.path });
+}
+
+/**
+ * An {@link ImportInput} over the local file system, for tests, benches and
+ * callers that fenced the path themselves. `readText` refuses files larger
+ * than `maxBytes` (default {@link MAX_IMPORT_BYTES}) before reading them.
+ */
+export function fileImportInput(
+  path: string,
+  options: { maxBytes?: number; parsed?: unknown } = {},
+): ImportInput {
+  const maxBytes = options.maxBytes ?? MAX_IMPORT_BYTES;
+  return {
+    path,
+    parsed: options.parsed,
+    async readText(file: string): Promise<string> {
+      const info = await Deno.stat(file);
+      if (info.size > maxBytes) {
+        throw new ImportError(
+          `${fileLabel(file)} is ${info.size} bytes, over the import limit of ${maxBytes} bytes ` +
+            `(${Math.round(maxBytes / 1024 / 1024)} MiB); split the export or filter it first.`,
+          { kind: "file", file: file },
+        );
+      }
+      return await Deno.readTextFile(file);
+    },
+    async listDirectory(dir: string): Promise<DirectoryEntry[]> {
+      const out: DirectoryEntry[] = [];
+      for await (const e of Deno.readDir(dir)) {
+        out.push({ name: e.name, isFile: e.isFile, isDirectory: e.isDirectory });
+      }
+      return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    },
+  };
+}

@@ -1,0 +1,497 @@
+/**
+ * The `iam-authorization-details` importer: the JSON of `aws iam
+ * get-account-authorization-details` (users, groups, roles, managed policies).
+ * Principals and policies become assets keyed by ARN; group membership,
+ * policy attachments, trust (`IAM_TRUST`, cross-account and `*` principals
+ * marked) and effective grants (`GRANTS_ACCESS` to resources of the dataset
+ * whose ARN a statement's resource pattern matches) become edges. Each
+ * principal gets its effective escalation methods and exfiltration actions as
+ * facts, which the rule set turns into findings.
+ *
+ * @module
+ */
+
+import type { Asset, Json } from "../model/records.ts";
+import type { ImporterEntry, ImportInput, ImportResult } from "./entry.ts";
+import { arr, fileLabel, ImportError, isObject, obj, readInputJson, str } from "./entry.ts";
+import type { PolicyStatement } from "./iam_policy.ts";
+import {
+  arnService,
+  exfiltrationActions,
+  grantsOnResource,
+  parsePolicy,
+  privilegeEscalations,
+  statementReachesService,
+  trustedPrincipals,
+  wildcardMatch,
+} from "./iam_policy.ts";
+import { RecordsBuilder } from "./records_builder.ts";
+import { evaluateRulesInto } from "../rules/rule_evaluate.ts";
+
+const KIND = "iam-authorization-details";
+
+/** Whether parsed JSON looks like get-account-authorization-details output. */
+export function looksLikeAuthorizationDetails(value: unknown): boolean {
+  return isObject(value) &&
+    ("UserDetailList" in value || "RoleDetailList" in value || "GroupDetailList" in value) &&
+    ("Policies" in value || "RoleDetailList" in value);
+}
+
+function accountOf(arn: string): string | null {
+  return /^arn:aws[a-z-]*:iam::(\d{12}|aws):/.exec(arn)?.[1] ?? null;
+}
+
+function tagsOf(list: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const t of arr(list)) {
+    const k = str(obj(t).Key);
+    if (k) out[k] = String(obj(t).Value ?? "");
+  }
+  return out;
+}
+
+function defaultDocument(policy: Record<string, unknown>): unknown {
+  const versions = arr(policy.PolicyVersionList).map(obj);
+  const chosen = versions.find((v) => v.IsDefaultVersion === true) ??
+    versions.find((v) => v.VersionId === policy.DefaultVersionId) ?? versions[0];
+  return chosen?.Document;
+}
+
+function decodeDocument(doc: unknown): Json | undefined {
+  if (isObject(doc)) return doc as Json;
+  if (typeof doc === "string") {
+    let text = doc;
+    if (/^%7b/i.test(text)) {
+      try {
+        text = decodeURIComponent(text);
+      } catch {
+        return undefined;
+      }
+    }
+    try {
+      return JSON.parse(text) as Json;
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Adds the principals and policies of an authorization-details document to a
+ * builder, then the trust and grant edges over every asset the builder holds.
+ */
+export function addAuthorizationDetails(b: RecordsBuilder, details: Record<string, unknown>): void {
+  const policyDocs = new Map<string, Json>();
+  for (const p of arr(details.Policies).map(obj)) {
+    const arn = str(p.Arn);
+    if (!arn) continue;
+    const doc = decodeDocument(defaultDocument(p));
+    if (doc !== undefined) policyDocs.set(arn, doc);
+    b.addAsset({
+      id: arn,
+      arn,
+      name: str(p.PolicyName) ?? arn,
+      asset_type: "IAM_POLICY",
+      provider: "AWS",
+      account_id: accountOf(arn),
+      metadata: {
+        source: KIND,
+        aws_managed: arn.includes(":iam::aws:policy/"),
+        attachment_count: typeof p.AttachmentCount === "number" ? p.AttachmentCount : null,
+        ...(doc !== undefined ? { policy_document: doc } : {}),
+      },
+    });
+  }
+
+  const groupStatements = new Map<string, PolicyStatement[]>();
+  const groupByName = new Map<string, string>();
+  const principals: { id: string; statements: PolicyStatement[] }[] = [];
+
+  const inlineOf = (list: unknown): { name: string; document: Json }[] =>
+    arr(list).map(obj).flatMap((p) => {
+      const doc = decodeDocument(p.PolicyDocument);
+      return doc === undefined ? [] : [{ name: str(p.PolicyName) ?? "", document: doc }];
+    });
+  const attach = (
+    principal: string,
+    list: unknown,
+  ): { arns: string[]; statements: PolicyStatement[] } => {
+    const arns: string[] = [];
+    const statements: PolicyStatement[] = [];
+    for (const m of arr(list).map(obj)) {
+      const arn = str(m.PolicyArn);
+      if (!arn) continue;
+      arns.push(arn);
+      if (!b.asset(arn)) {
+        b.addAsset({
+          id: arn,
+          arn,
+          name: str(m.PolicyName) ?? arn,
+          asset_type: "IAM_POLICY",
+          provider: "AWS",
+          account_id: accountOf(arn),
+          metadata: {
+            source: KIND,
+            aws_managed: arn.includes(":iam::aws:policy/"),
+            document_missing: true,
+          },
+        });
+      }
+      b.addEdge({ source_id: principal, target_id: arn, edge_type: "IAM_POLICY_ATTACHMENT" });
+      const doc = policyDocs.get(arn);
+      if (doc !== undefined) statements.push(...parsePolicy(doc));
+    }
+    return { arns, statements };
+  };
+
+  for (const g of arr(details.GroupDetailList).map(obj)) {
+    const arn = str(g.Arn);
+    if (!arn) continue;
+    const inline = inlineOf(g.GroupPolicyList);
+    b.addAsset({
+      id: arn,
+      arn,
+      name: str(g.GroupName) ?? arn,
+      asset_type: "IAM_GROUP",
+      provider: "AWS",
+      account_id: accountOf(arn),
+      metadata: { source: KIND, path: str(g.Path) ?? "/", inline_policies: inline },
+    });
+    const { arns, statements } = attach(arn, g.AttachedManagedPolicies);
+    b.asset(arn)!.metadata.managed_policy_arns = arns;
+    const all = [...statements, ...inline.flatMap((p) => parsePolicy(p.document))];
+    groupStatements.set(arn, all);
+    if (str(g.GroupName)) groupByName.set(str(g.GroupName)!, arn);
+    principals.push({ id: arn, statements: all });
+  }
+
+  for (const u of arr(details.UserDetailList).map(obj)) {
+    const arn = str(u.Arn);
+    if (!arn) continue;
+    const inline = inlineOf(u.UserPolicyList);
+    const attached = arr(u.AttachedManagedPolicies);
+    b.addAsset({
+      id: arn,
+      arn,
+      name: str(u.UserName) ?? arn,
+      asset_type: "IAM_USER",
+      provider: "AWS",
+      account_id: accountOf(arn),
+      tags: tagsOf(u.Tags),
+      metadata: {
+        source: KIND,
+        path: str(u.Path) ?? "/",
+        inline_policies: inline,
+        direct_policy_attachment: inline.length > 0 || attached.length > 0,
+      },
+    });
+    const { arns, statements } = attach(arn, attached);
+    b.asset(arn)!.metadata.managed_policy_arns = arns;
+    const all = [...statements, ...inline.flatMap((p) => parsePolicy(p.document))];
+    for (const name of arr(u.GroupList)) {
+      const group = typeof name === "string" ? groupByName.get(name) : undefined;
+      if (!group) continue;
+      b.addEdge({
+        source_id: group,
+        target_id: arn,
+        edge_type: "CONTAINS",
+        properties: { membership: true },
+      });
+      all.push(...(groupStatements.get(group) ?? []));
+    }
+    principals.push({ id: arn, statements: all });
+  }
+
+  for (const r of arr(details.RoleDetailList).map(obj)) {
+    const arn = str(r.Arn);
+    if (!arn) continue;
+    const inline = inlineOf(r.RolePolicyList);
+    const trust = decodeDocument(r.AssumeRolePolicyDocument);
+    b.addAsset({
+      id: arn,
+      arn,
+      name: str(r.RoleName) ?? arn,
+      asset_type: "IAM_ROLE",
+      provider: "AWS",
+      account_id: accountOf(arn),
+      tags: tagsOf(r.Tags),
+      metadata: {
+        source: KIND,
+        path: str(r.Path) ?? "/",
+        inline_policies: inline,
+        ...(trust !== undefined ? { trust_policy: trust } : {}),
+      },
+    });
+    const { arns, statements } = attach(arn, r.AttachedManagedPolicies);
+    b.asset(arn)!.metadata.managed_policy_arns = arns;
+    principals.push({
+      id: arn,
+      statements: [...statements, ...inline.flatMap((p) => parsePolicy(p.document))],
+    });
+    for (const ip of arr(r.InstanceProfileList).map(obj)) {
+      const ipArn = str(ip.Arn);
+      if (!ipArn) continue;
+      b.addAsset({
+        id: ipArn,
+        arn: ipArn,
+        name: str(ip.InstanceProfileName) ?? ipArn,
+        asset_type: "INSTANCE_PROFILE",
+        provider: "AWS",
+        account_id: accountOf(ipArn),
+        metadata: { source: KIND },
+      });
+      b.addEdge({ source_id: ipArn, target_id: arn, edge_type: "ASSUMES_ROLE" });
+    }
+    if (trust !== undefined) addTrustEdges(b, { roleId: arn, trust: trust });
+  }
+
+  for (const p of principals) {
+    const asset = b.asset(p.id)!;
+    asset.metadata.privilege_escalation = privilegeEscalations(p.statements);
+    asset.metadata.exfiltration_actions = exfiltrationActions(p.statements);
+  }
+  addGrantEdges(b, principals);
+}
+
+/** `IAM_TRUST` edges from each principal a role's trust policy admits. */
+export function addTrustEdges(b: RecordsBuilder, options: { roleId: string; trust: Json }): void {
+  const { roleId, trust } = options;
+  const role = b.asset(roleId);
+  const own = role?.account_id ?? null;
+  for (const p of trustedPrincipals(parsePolicy(trust))) {
+    const source = p.anyone ? "*" : p.value;
+    const crossAccount = p.account !== null && own !== null && p.account !== own;
+    b.addEdge({
+      source_id: source,
+      target_id: roleId,
+      edge_type: "IAM_TRUST",
+      description: `${p.type} principal`,
+      properties: {
+        principal_type: p.type,
+        anyone: p.anyone,
+        cross_account: crossAccount,
+        conditional: p.conditional,
+        ...(p.account ? { principal_account: p.account } : {}),
+      },
+    });
+  }
+}
+
+/** Asset types that hold or move data: the only targets of grants made through `Resource: "*"`. */
+export const DATA_BEARING_TYPES: ReadonlySet<string> = new Set([
+  "S3_BUCKET",
+  "GCS_BUCKET",
+  "BLOB_STORAGE",
+  "EBS_VOLUME",
+  "ACCESS_POINT",
+  "FILE_SYSTEM",
+  "RDS_INSTANCE",
+  "AURORA_CLUSTER",
+  "AZURE_SQL",
+  "CLOUD_SQL",
+  "DYNAMODB_TABLE",
+  "DATA_WAREHOUSE",
+  "SEARCH_DOMAIN",
+  "CACHE_CLUSTER",
+  "SNAPSHOT",
+  "BACKUP_VAULT",
+  "KMS_KEY",
+  "SECRET",
+  "KEY_VAULT",
+  "PARAMETER",
+  "CERTIFICATE",
+  "MESSAGE_QUEUE",
+  "NOTIFICATION_TOPIC",
+  "DATA_STREAM",
+  "DELIVERY_STREAM",
+  "MESSAGE_BROKER",
+  "LAMBDA_FUNCTION",
+  "CONTAINER_REGISTRY",
+  "LOG_GROUP",
+]);
+
+/** The most `GRANTS_ACCESS` edges one load adds from identity policies; past it a warning says so. */
+export const MAX_GRANT_EDGES = 250_000;
+
+/** The services an identity's Allow statements can reach (`null` = every service). */
+function reachableServices(statements: readonly PolicyStatement[]): string[] | null {
+  const out = new Set<string>();
+  for (const st of statements) {
+    if (st.effect !== "Allow") continue;
+    if (st.notActions.length > 0) return null;
+    for (const a of st.actions) {
+      if (a === "*" || a === "*:*") return null;
+      out.add((a.split(":")[0] ?? "").toLowerCase());
+    }
+  }
+  return [...out];
+}
+
+/**
+ * `GRANTS_ACCESS` edges from principals to every asset whose ARN their
+ * statements reach. Targets are indexed by service, so a principal is only
+ * tested against the assets of the services its actions name. A grant made
+ * only through `Resource: "*"` links to data-bearing assets only (not to every
+ * role, group or network object), and at most {@link MAX_GRANT_EDGES} edges
+ * are added.
+ */
+export function addGrantEdges(
+  b: RecordsBuilder,
+  principals: readonly { id: string; statements: readonly PolicyStatement[] }[],
+): void {
+  // Per service: every target, and the data-bearing ones alone.
+  const byService = new Map<string, { all: Asset[]; data: Asset[] }>();
+  for (const a of b.assets()) {
+    if (a.arn === null || !a.arn.startsWith("arn:") || a.asset_type === "IAM_POLICY") continue;
+    const service = (arnService(a.arn) ?? "").toLowerCase();
+    let entry = byService.get(service);
+    if (!entry) byService.set(service, entry = { all: [], data: [] });
+    entry.all.push(a);
+    if (DATA_BEARING_TYPES.has(a.asset_type)) entry.data.push(a);
+  }
+  let added = 0;
+  for (const p of principals) {
+    if (p.statements.length === 0) continue;
+    const services = reachableServices(p.statements);
+    const keys = services === null
+      ? [...byService.keys()]
+      : [...byService.keys()].filter((k) =>
+        services.some((s) => wildcardMatch(s, k, { ignoreCase: true }))
+      );
+    for (const key of keys) {
+      // Without a resource pattern other than "*", only data-bearing assets can be targets.
+      const specific = p.statements.some((s) =>
+        s.effect === "Allow" && statementReachesService(s, key) &&
+        (s.notResources.length > 0 || s.resources.some((r) => r !== "*"))
+      );
+      const entry = byService.get(key)!;
+      for (const t of specific ? entry.all : entry.data) {
+        if (t.id === p.id) continue;
+        const grant = grantsOnResource(p.statements, t.arn!);
+        if (!grant.granted) continue;
+        if (grant.wildcardOnly && !DATA_BEARING_TYPES.has(t.asset_type)) continue;
+        if (added >= MAX_GRANT_EDGES) {
+          b.warn(
+            `Stopped adding identity grant edges at ${MAX_GRANT_EDGES}; more principals reach more resources.`,
+          );
+          return;
+        }
+        added++;
+        b.addEdge({
+          source_id: p.id,
+          target_id: t.id,
+          edge_type: "GRANTS_ACCESS",
+          description: grant.actions.slice(0, 10).join(", "),
+          properties: { conditional: grant.conditional, actions: grant.actions.slice(0, 50) },
+        });
+      }
+    }
+  }
+}
+
+/**
+ * IAM analysis over principals already in a builder (from Terraform or any
+ * other source holding `inline_policies`, `policy_document` on attached
+ * policies, group membership as `CONTAINS` and `trust_policy` on roles):
+ * trust edges, escalation and exfiltration facts, and grant edges.
+ */
+export function analyseIam(b: RecordsBuilder): void {
+  const attachedTo = new Map<string, string[]>();
+  const groupsOf = new Map<string, string[]>();
+  for (const e of b.records.edges) {
+    if (e.edge_type === "IAM_POLICY_ATTACHMENT") {
+      const list = attachedTo.get(e.source_id) ?? [];
+      list.push(e.target_id);
+      attachedTo.set(e.source_id, list);
+    } else if (e.edge_type === "CONTAINS" && b.asset(e.source_id)?.asset_type === "IAM_GROUP") {
+      const list = groupsOf.get(e.target_id) ?? [];
+      list.push(e.source_id);
+      groupsOf.set(e.target_id, list);
+    }
+  }
+  const documentsOf = (id: string): PolicyStatement[] => {
+    const a = b.asset(id);
+    if (!a) return [];
+    const own = Array.isArray(a.metadata.inline_policies)
+      ? a.metadata.inline_policies.flatMap((p) =>
+        isObject(p) && "document" in p ? parsePolicy((p as Record<string, unknown>).document) : []
+      )
+      : [];
+    const attached = (attachedTo.get(id) ?? []).flatMap((policy) =>
+      parsePolicy(b.asset(policy)?.metadata.policy_document)
+    );
+    return [...own, ...attached];
+  };
+  const principals: { id: string; statements: PolicyStatement[] }[] = [];
+  for (const a of [...b.assets()]) {
+    if (a.provider !== "AWS") continue;
+    if (
+      a.asset_type !== "IAM_USER" && a.asset_type !== "IAM_ROLE" && a.asset_type !== "IAM_GROUP"
+    ) continue;
+    const statements = documentsOf(a.id);
+    if (a.asset_type === "IAM_USER") {
+      for (const group of groupsOf.get(a.id) ?? []) statements.push(...documentsOf(group));
+    }
+    if (a.asset_type === "IAM_ROLE" && a.metadata.trust_policy !== undefined) {
+      addTrustEdges(b, { roleId: a.id, trust: a.metadata.trust_policy });
+    }
+    if (statements.length === 0) continue;
+    a.metadata.privilege_escalation = privilegeEscalations(statements);
+    a.metadata.exfiltration_actions = exfiltrationActions(statements);
+    principals.push({ id: a.id, statements });
+  }
+  addGrantEdges(b, principals);
+  addResourcePolicyGrants(b);
+}
+
+/**
+ * `GRANTS_ACCESS` edges from the principals a resource policy admits (bucket,
+ * queue, topic, function, registry and key policies held as
+ * `metadata.resource_policy`) to the resource: from the principal's asset when
+ * the dataset has it, else from the principal as written (`*` for anyone).
+ */
+export function addResourcePolicyGrants(b: RecordsBuilder): void {
+  const byArn = new Map<string, string>();
+  for (const a of b.assets()) if (a.arn) byArn.set(a.arn, a.id);
+  for (const a of [...b.assets()]) {
+    if (a.metadata.resource_policy === undefined) continue;
+    for (const p of trustedPrincipals(parsePolicy(a.metadata.resource_policy))) {
+      const source = p.anyone ? "*" : byArn.get(p.value) ?? p.value;
+      b.addEdge({
+        source_id: source,
+        target_id: a.id,
+        edge_type: "GRANTS_ACCESS",
+        description: "resource policy",
+        properties: {
+          via: "resource_policy",
+          principal_type: p.type,
+          anyone: p.anyone,
+          conditional: p.conditional,
+          cross_account: p.account !== null && a.account_id !== null && p.account !== a.account_id,
+        },
+      });
+    }
+  }
+}
+
+/** The `iam-authorization-details` importer entry. */
+export const iamAuthorizationImporter: ImporterEntry = {
+  kind: KIND,
+  detectJson: looksLikeAuthorizationDetails,
+  async load(input: ImportInput): Promise<ImportResult> {
+    const value = await readInputJson(KIND, input);
+    if (!looksLikeAuthorizationDetails(value)) {
+      throw new ImportError(
+        `${fileLabel(input.path)} is not IAM authorization details: expected the JSON of ` +
+          "`aws iam get-account-authorization-details` (UserDetailList, GroupDetailList, " +
+          "RoleDetailList, Policies).",
+        { kind: KIND, file: input.path },
+      );
+    }
+    const b = new RecordsBuilder();
+    addAuthorizationDetails(b, value as Record<string, unknown>);
+    evaluateRulesInto(b.records);
+    return b.finish();
+  },
+};

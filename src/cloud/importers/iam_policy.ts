@@ -1,0 +1,400 @@
+/**
+ * AWS IAM policy documents as data: parsing (JSON strings or objects, single
+ * values or lists), wildcard matching of actions and ARNs, and the effective
+ * answer to "does this set of statements allow this action on this resource"
+ * with `NotAction`, `NotResource`, conditions and `Deny` taken into account.
+ * Also the action sets that mean wildcard admin, privilege escalation and data
+ * exfiltration.
+ *
+ * Evaluation rules (a deliberate simplification of AWS's): an explicit,
+ * unconditional `Deny` that matches wins; an `Allow` matches when its action
+ * and resource clauses match; an `Allow` with a `Condition` still counts but
+ * is reported as conditional; a conditional `Deny` is ignored (it may not
+ * apply, so risk is not hidden behind it).
+ *
+ * @module
+ */
+
+import { arr, isObject, str, strings } from "./entry.ts";
+
+/** One statement, normalised. */
+export interface PolicyStatement {
+  sid: string | null;
+  effect: "Allow" | "Deny";
+  actions: string[];
+  notActions: string[];
+  resources: string[];
+  notResources: string[];
+  /** Principals by type (`AWS`, `Service`, `Federated`, `CanonicalUser`, `*`). */
+  principals: Record<string, string[]>;
+  /** Whether the statement used `NotPrincipal`. */
+  notPrincipal: boolean;
+  conditional: boolean;
+}
+
+/** Parses a policy document (object or JSON string, possibly URL-encoded) into statements. */
+export function parsePolicy(document: unknown): PolicyStatement[] {
+  let doc = document;
+  if (typeof doc === "string") {
+    let text = doc.trim();
+    if (text.startsWith("%7B") || text.startsWith("%7b")) {
+      try {
+        text = decodeURIComponent(text);
+      } catch {
+        return [];
+      }
+    }
+    try {
+      doc = JSON.parse(text);
+    } catch {
+      return [];
+    }
+  }
+  if (!isObject(doc)) return [];
+  const raw = Array.isArray(doc.Statement)
+    ? doc.Statement
+    : isObject(doc.Statement)
+    ? [doc.Statement]
+    : [];
+  const out: PolicyStatement[] = [];
+  for (const s of raw) {
+    if (!isObject(s)) continue;
+    const effect = s.Effect === "Deny" ? "Deny" : s.Effect === "Allow" ? "Allow" : null;
+    if (effect === null) continue;
+    const principalField = s.Principal ?? s.NotPrincipal;
+    const principals: Record<string, string[]> = {};
+    if (principalField === "*") principals["*"] = ["*"];
+    else if (isObject(principalField)) {
+      for (const [type, value] of Object.entries(principalField)) principals[type] = strings(value);
+    }
+    out.push({
+      sid: str(s.Sid),
+      effect,
+      actions: strings(s.Action),
+      notActions: strings(s.NotAction),
+      resources: strings(s.Resource),
+      notResources: strings(s.NotResource),
+      principals,
+      notPrincipal: s.NotPrincipal !== undefined,
+      conditional: isObject(s.Condition) && Object.keys(s.Condition).length > 0,
+    });
+  }
+  return out;
+}
+
+const patternCache = new Map<string, RegExp>();
+
+/** Whether `value` matches an IAM wildcard pattern (`*` any run, `?` one character). */
+export function wildcardMatch(
+  pattern: string,
+  value: string,
+  options: { ignoreCase?: boolean } = {},
+): boolean {
+  const ignoreCase = options.ignoreCase ?? false;
+  if (pattern === "*") return true;
+  if (!pattern.includes("*") && !pattern.includes("?")) {
+    return ignoreCase ? pattern.toLowerCase() === value.toLowerCase() : pattern === value;
+  }
+  const key = (ignoreCase ? "i:" : "s:") + pattern;
+  let re = patternCache.get(key);
+  if (!re) {
+    const body = pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(
+      /\?/g,
+      ".",
+    );
+    re = new RegExp(`^${body}$`, ignoreCase ? "is" : "s");
+    if (patternCache.size > 10_000) patternCache.clear();
+    patternCache.set(key, re);
+  }
+  return re.test(value);
+}
+
+/** Whether an action matches a list of action patterns (case-insensitive, as IAM does). */
+export function actionMatches(patterns: readonly string[], action: string): boolean {
+  return patterns.some((p) => wildcardMatch(p, action, { ignoreCase: true }));
+}
+
+function statementCoversAction(s: PolicyStatement, action: string): boolean {
+  if (s.actions.length > 0) return actionMatches(s.actions, action);
+  if (s.notActions.length > 0) return !actionMatches(s.notActions, action);
+  return false;
+}
+
+function statementCoversResource(s: PolicyStatement, resource: string): boolean {
+  if (s.resources.length > 0) return s.resources.some((p) => wildcardMatch(p, resource));
+  if (s.notResources.length > 0) return !s.notResources.some((p) => wildcardMatch(p, resource));
+  // Trust and resource policies omit Resource: they apply to the resource they sit on.
+  return true;
+}
+
+/** The answer for one action on one resource. */
+export interface AccessDecision {
+  allowed: boolean;
+  /** Every allowing statement had a condition. */
+  conditional: boolean;
+}
+
+/**
+ * Whether the statements allow `action` on `resource` (`*` means "on some
+ * resource": any Allow counts whatever its resource clause).
+ */
+export function decide(
+  statements: readonly PolicyStatement[],
+  action: string,
+  options: { resource?: string } = {},
+): AccessDecision {
+  const resource = options.resource ?? "*";
+  const anyResource = resource === "*";
+  let allowed = false;
+  let unconditional = false;
+  for (const s of statements) {
+    if (!statementCoversAction(s, action)) continue;
+    if (s.effect === "Deny") {
+      if (s.conditional) continue;
+      const covers = anyResource
+        ? s.resources.includes("*") || (s.resources.length === 0 && s.notResources.length === 0)
+        : statementCoversResource(s, resource);
+      if (covers) return { allowed: false, conditional: false };
+      continue;
+    }
+    if (anyResource || statementCoversResource(s, resource)) {
+      allowed = true;
+      if (!s.conditional) unconditional = true;
+    }
+  }
+  return { allowed, conditional: allowed && !unconditional };
+}
+
+/** Whether the statements grant every action on every resource without condition. */
+export function isWildcardAdmin(statements: readonly PolicyStatement[]): boolean {
+  const grants = statements.some((s) =>
+    s.effect === "Allow" && !s.conditional && s.actions.some((a) => a === "*" || a === "*:*") &&
+    s.resources.includes("*")
+  );
+  if (!grants) return false;
+  return !statements.some((s) =>
+    s.effect === "Deny" && !s.conditional && s.resources.includes("*") &&
+    s.actions.some((a) => a === "*" || a === "*:*")
+  );
+}
+
+/**
+ * Action sets that let a principal raise its own privileges (publicly
+ * documented escalation methods). A principal allowed every action of a set
+ * can escalate by that method.
+ */
+export const PRIVILEGE_ESCALATION_SETS: Readonly<Record<string, readonly string[]>> = {
+  CreateNewPolicyVersion: ["iam:CreatePolicyVersion"],
+  SetExistingDefaultPolicyVersion: ["iam:SetDefaultPolicyVersion"],
+  CreateEC2WithExistingInstanceProfile: ["iam:PassRole", "ec2:RunInstances"],
+  CreateAccessKey: ["iam:CreateAccessKey"],
+  CreateLoginProfile: ["iam:CreateLoginProfile"],
+  UpdateLoginProfile: ["iam:UpdateLoginProfile"],
+  AttachUserPolicy: ["iam:AttachUserPolicy"],
+  AttachGroupPolicy: ["iam:AttachGroupPolicy"],
+  AttachRolePolicy: ["iam:AttachRolePolicy", "sts:AssumeRole"],
+  PutUserPolicy: ["iam:PutUserPolicy"],
+  PutGroupPolicy: ["iam:PutGroupPolicy"],
+  PutRolePolicy: ["iam:PutRolePolicy", "sts:AssumeRole"],
+  AddUserToGroup: ["iam:AddUserToGroup"],
+  UpdateRolePolicyToAssumeIt: ["iam:UpdateAssumeRolePolicy", "sts:AssumeRole"],
+  PassExistingRoleToNewLambdaThenInvoke: [
+    "iam:PassRole",
+    "lambda:CreateFunction",
+    "lambda:InvokeFunction",
+  ],
+  PassExistingRoleToNewLambdaThenTriggerWithExistingDynamo: [
+    "iam:PassRole",
+    "lambda:CreateFunction",
+    "lambda:CreateEventSourceMapping",
+  ],
+  PassExistingRoleToNewGlueDevEndpoint: [
+    "iam:PassRole",
+    "glue:CreateDevEndpoint",
+    "glue:GetDevEndpoint",
+  ],
+  UpdateExistingGlueDevEndpoint: ["glue:UpdateDevEndpoint", "glue:GetDevEndpoint"],
+  PassExistingRoleToCloudFormation: [
+    "iam:PassRole",
+    "cloudformation:CreateStack",
+    "cloudformation:DescribeStacks",
+  ],
+  PassExistingRoleToNewDataPipeline: [
+    "iam:PassRole",
+    "datapipeline:CreatePipeline",
+    "datapipeline:PutPipelineDefinition",
+    "datapipeline:ActivatePipeline",
+  ],
+  EditExistingLambdaFunctionWithRole: ["lambda:UpdateFunctionCode"],
+  PassExistingRoleToNewCodeStarProject: ["codestar:CreateProject", "iam:PassRole"],
+};
+
+/** Actions that read data out of stores (objects, parameters, secrets, snapshots). */
+export const DATA_EXFILTRATION_ACTIONS: readonly string[] = [
+  "s3:GetObject",
+  "ssm:GetParameter",
+  "ssm:GetParameters",
+  "ssm:GetParametersByPath",
+  "secretsmanager:GetSecretValue",
+  "rds:CopyDBSnapshot",
+  "rds:CreateDBSnapshot",
+];
+
+/** The escalation methods fully allowed by the statements, by name. */
+export function privilegeEscalations(statements: readonly PolicyStatement[]): string[] {
+  const out: string[] = [];
+  for (const [name, actions] of Object.entries(PRIVILEGE_ESCALATION_SETS)) {
+    if (actions.every((a) => decide(statements, a).allowed)) out.push(name);
+  }
+  return out;
+}
+
+/** The exfiltration actions allowed by the statements. */
+export function exfiltrationActions(statements: readonly PolicyStatement[]): string[] {
+  return DATA_EXFILTRATION_ACTIONS.filter((a) => decide(statements, a).allowed);
+}
+
+/** A principal named in a trust or resource policy. */
+export interface TrustedPrincipal {
+  /** `AWS`, `Service`, `Federated`, `CanonicalUser` or `*`. */
+  type: string;
+  value: string;
+  /** Anyone (`*` as principal or AWS principal `*`). */
+  anyone: boolean;
+  /** The AWS account the principal belongs to, when it names one. */
+  account: string | null;
+  /** Whether the Allow statement carried a condition. */
+  conditional: boolean;
+}
+
+/** The account id an ARN or bare 12-digit principal names, or null. */
+export function principalAccount(value: string): string | null {
+  if (/^\d{12}$/.test(value)) return value;
+  const m = /^arn:aws[a-z-]*:(?:iam|sts)::(\d{12}):/.exec(value);
+  return m ? m[1]! : null;
+}
+
+/** The principals that Allow statements of a trust or resource policy admit. */
+export function trustedPrincipals(statements: readonly PolicyStatement[]): TrustedPrincipal[] {
+  const out: TrustedPrincipal[] = [];
+  for (const s of statements) {
+    if (s.effect !== "Allow" || s.notPrincipal) continue;
+    for (const [type, values] of Object.entries(s.principals)) {
+      for (const value of values) {
+        out.push({
+          type,
+          value,
+          anyone: value === "*",
+          account: type === "AWS" ? principalAccount(value) : null,
+          conditional: s.conditional,
+        });
+      }
+    }
+  }
+  return out;
+}
+
+/** Whether a resource policy lets anyone (principal `*`) act without a condition. */
+export function allowsAnyone(statements: readonly PolicyStatement[]): boolean {
+  return trustedPrincipals(statements).some((p) => p.anyone && !p.conditional);
+}
+
+/** The service prefix of an ARN (`s3` of `arn:aws:s3:::b`), or null. */
+export function arnService(arn: string): string | null {
+  const parts = arn.split(":");
+  return parts[0] === "arn" && parts.length >= 6 ? (parts[2] ?? null) : null;
+}
+
+/** The statements of several documents, flattened. */
+export function statementsOf(documents: readonly unknown[]): PolicyStatement[] {
+  return documents.flatMap((d) => parsePolicy(d));
+}
+
+/** The documents held in a JSON array (ignoring anything that is not a policy). */
+export function documentList(value: unknown): unknown[] {
+  return arr(value).filter((d) => isObject(d) || typeof d === "string");
+}
+
+/** Whether an action pattern can name an action of `service` (`*`, `s3:*`, `s3:Get*`, `S3:GetObject`). */
+function patternInService(pattern: string, service: string): boolean {
+  if (pattern === "*") return true;
+  const prefix = pattern.split(":")[0] ?? "";
+  return wildcardMatch(prefix, service, { ignoreCase: true });
+}
+
+/** Whether a statement's action clause reaches some action of a service. */
+export function statementReachesService(s: PolicyStatement, service: string): boolean {
+  if (s.actions.length > 0) return s.actions.some((p) => patternInService(p, service));
+  if (s.notActions.length > 0) {
+    return !s.notActions.some((p) =>
+      p === "*" || wildcardMatch(p, `${service}:*`, { ignoreCase: true }) && p.endsWith(":*")
+    );
+  }
+  return false;
+}
+
+/** Whether a statement's action clause covers every action of a service. */
+function statementCoversService(s: PolicyStatement, service: string): boolean {
+  return s.actions.some((p) => p === "*" || p.toLowerCase() === `${service.toLowerCase()}:*`);
+}
+
+function resourceMatches(patterns: readonly string[], arn: string): boolean {
+  return patterns.some((p) => wildcardMatch(p, arn) || wildcardMatch(p, `${arn}/*`));
+}
+
+/** What identity statements grant on one resource ARN. */
+export interface ResourceGrant {
+  granted: boolean;
+  /** Every granting statement had a condition. */
+  conditional: boolean;
+  /** The action patterns of the granting statements that reach the resource's service. */
+  actions: string[];
+  /** Every granting statement named the resource only through `*` (or `NotResource`). */
+  wildcardOnly: boolean;
+}
+
+/**
+ * Whether the statements grant some action of the resource's service on the
+ * resource (`Resource` patterns, also matching objects under a bucket), less
+ * unconditional `Deny`s covering the whole service on it.
+ */
+export function grantsOnResource(
+  statements: readonly PolicyStatement[],
+  arn: string,
+): ResourceGrant {
+  const service = arnService(arn);
+  if (!service) return { granted: false, conditional: false, actions: [], wildcardOnly: false };
+  for (const s of statements) {
+    if (s.effect !== "Deny" || s.conditional) continue;
+    if (
+      statementCoversService(s, service) &&
+      (s.resources.length === 0 || resourceMatches(s.resources, arn))
+    ) {
+      return { granted: false, conditional: false, actions: [], wildcardOnly: false };
+    }
+  }
+  const actions: string[] = [];
+  let granted = false;
+  let unconditional = false;
+  let specific = false;
+  for (const s of statements) {
+    if (s.effect !== "Allow" || !statementReachesService(s, service)) continue;
+    const covers = s.resources.length > 0
+      ? resourceMatches(s.resources, arn)
+      : s.notResources.length > 0 && !resourceMatches(s.notResources, arn);
+    if (!covers) continue;
+    granted = true;
+    if (!s.conditional) unconditional = true;
+    if (s.resources.some((r) => r !== "*")) specific = true;
+    const reaching = s.actions.length > 0
+      ? s.actions.filter((p) => patternInService(p, service))
+      : [`NotAction:${s.notActions.join(",")}`];
+    for (const a of reaching) if (!actions.includes(a)) actions.push(a);
+  }
+  return {
+    granted,
+    conditional: granted && !unconditional,
+    actions,
+    wildcardOnly: granted && !specific,
+  };
+}

@@ -1,0 +1,113 @@
+/**
+ * The `prowler-asff` importer: AWS Security Finding Format as Prowler writes
+ * it (`-M json-asff`: a JSON array, or a Security Hub `{"Findings": [...]}`
+ * export). Failed findings (`Compliance.Status` FAILED, or no compliance
+ * status with an active record state) become findings; the resource id is the
+ * first resource's `Id` as given.
+ *
+ * @module
+ */
+
+import type { ImporterEntry, ImportInput, ImportResult } from "./entry.ts";
+import {
+  arr,
+  fileLabel,
+  ImportError,
+  isObject,
+  obj,
+  readInputText,
+  str,
+  strings,
+} from "./entry.ts";
+import { RecordsBuilder } from "./records_builder.ts";
+import {
+  arnOrNull,
+  frameworksOf,
+  normaliseSeverity,
+  parseJsonOrLines,
+  scannerFinding,
+} from "./scanner_common.ts";
+
+const KIND = "prowler-asff";
+
+function isAsffItem(value: unknown): boolean {
+  return isObject(value) &&
+    ("ProductArn" in value || ("SchemaVersion" in value && "Resources" in value));
+}
+
+/** Whether parsed JSON is ASFF (an array of findings or `{Findings: [...]}`). */
+export function looksLikeAsff(value: unknown): boolean {
+  if (Array.isArray(value)) return value.length > 0 && isAsffItem(value[0]);
+  return isObject(value) && Array.isArray(value.Findings) &&
+    (value.Findings.length === 0 || isAsffItem(value.Findings[0]));
+}
+
+/** The `prowler-asff` importer entry. */
+export const prowlerAsffImporter: ImporterEntry = {
+  kind: KIND,
+  detectJson: looksLikeAsff,
+  async load(input: ImportInput): Promise<ImportResult> {
+    const value = input.parsed ??
+      parseJsonOrLines(await readInputText(input, { kind: KIND, path: input.path }), {
+        kind: KIND,
+        path: input.path,
+      });
+    if (!looksLikeAsff(value)) {
+      throw new ImportError(
+        `${
+          fileLabel(input.path)
+        } is not ASFF: expected a JSON array of findings with ProductArn and Resources (prowler -M json-asff) or {"Findings": [...]}.`,
+        { kind: KIND, file: input.path },
+      );
+    }
+    const items = Array.isArray(value) ? value : arr(obj(value).Findings);
+    const b = new RecordsBuilder();
+    const ids = new Map<string, number>();
+    for (const raw of items) {
+      const f = obj(raw);
+      const compliance = obj(f.Compliance);
+      const status = String(compliance.Status ?? "").toUpperCase();
+      const failed = status === "FAILED" ||
+        (status === "" && String(f.RecordState ?? "ACTIVE") === "ACTIVE");
+      if (!failed) {
+        b.skip(status === "PASSED" ? "passed check" : `status ${status || "archived"}`);
+        continue;
+      }
+      const resource = obj(arr(f.Resources)[0]);
+      const resourceId = str(resource.Id) ?? str(f.AwsAccountId) ?? "unknown";
+      let id = str(f.Id) ?? `asff:${b.records.findings.length}`;
+      const n = (ids.get(id) ?? 0) + 1;
+      ids.set(id, n);
+      if (n > 1) id = `${id}#${n}`;
+      const tags = [
+        ...arr(compliance.AssociatedStandards).map((s) => str(obj(s).StandardsId) ?? ""),
+        ...strings(compliance.RelatedRequirements),
+      ];
+      const provider = str(obj(f.ProductFields).ProviderName) ?? "AWS";
+      b.records.findings.push(scannerFinding({
+        id,
+        resource_id: resourceId,
+        resource_arn: arnOrNull(resourceId),
+        severity: normaliseSeverity(obj(f.Severity).Label ?? obj(f.Severity).Normalized, "MEDIUM"),
+        title: str(f.Title) ?? str(f.GeneratorId) ?? "ASFF finding",
+        description: str(f.Description) ?? "",
+        evidence:
+          str(obj(resource.Details).Other ? JSON.stringify(obj(resource.Details).Other) : null) ??
+            str(f.Description) ?? "",
+        remediation: str(obj(obj(f.Remediation).Recommendation).Text) ?? "",
+        source_tool: "prowler",
+        source_finding_id: str(f.GeneratorId),
+        compliance_frameworks: frameworksOf(
+          tags.filter((t) => t !== ""),
+          provider.toLowerCase().includes("prowler") ? "AWS" : provider,
+        ),
+        detected_at: str(f.UpdatedAt) ?? str(f.CreatedAt) ?? new Date(0).toISOString(),
+      }));
+      const region = str(resource.Region) ?? str(f.Region);
+      if (region) b.records.regions.push(region);
+    }
+    b.records.providers = ["AWS"];
+    b.records.regions = [...new Set(b.records.regions)];
+    return b.finish();
+  },
+};

@@ -1,0 +1,113 @@
+/**
+ * The `prowler-ocsf` importer: Prowler's OCSF (1.x) detection findings, as a
+ * JSON array (`-M json-ocsf`) or JSON Lines. Failed checks become findings
+ * with the resource uid kept as given (an ARN when Prowler had one); passed
+ * and muted checks are counted, not kept.
+ *
+ * @module
+ */
+
+import type { ImporterEntry, ImportInput, ImportResult } from "./entry.ts";
+import { arr, fileLabel, ImportError, isObject, obj, readInputText, str } from "./entry.ts";
+import { RecordsBuilder } from "./records_builder.ts";
+import {
+  arnOrNull,
+  frameworksOf,
+  normaliseSeverity,
+  parseJsonOrLines,
+  scannerFinding,
+} from "./scanner_common.ts";
+
+const KIND = "prowler-ocsf";
+
+/** Whether a parsed item looks like an OCSF finding. */
+export function isOcsfItem(value: unknown): boolean {
+  return isObject(value) && !("ProductArn" in value) &&
+    ("finding_info" in value || "class_uid" in value || "type_uid" in value ||
+      "severity_id" in value);
+}
+
+/** Whether parsed JSON is an OCSF array. */
+export function looksLikeOcsf(value: unknown): boolean {
+  return Array.isArray(value) ? value.length > 0 && isOcsfItem(value[0]) : isOcsfItem(value);
+}
+
+/** A finding's time as ISO 8601: `time_dt` (zone-less means UTC), else epoch `time`, else epoch 0. */
+export function ocsfTime(f: Record<string, unknown>): string {
+  const text = str(f.time_dt);
+  if (text) {
+    const zoned = /(Z|[+-]\d\d:?\d\d)$/.test(text) ? text : `${text.slice(0, 23)}Z`;
+    const d = new Date(zoned);
+    if (!Number.isNaN(d.getTime())) return d.toISOString();
+  }
+  const seconds = typeof f.time === "number" ? f.time : Number.NaN;
+  const d = new Date(seconds > 1e11 ? seconds : seconds * 1000);
+  return Number.isNaN(d.getTime()) ? new Date(0).toISOString() : d.toISOString();
+}
+
+/** The `prowler-ocsf` importer entry. */
+export const prowlerOcsfImporter: ImporterEntry = {
+  kind: KIND,
+  detectJson: looksLikeOcsf,
+  async load(input: ImportInput): Promise<ImportResult> {
+    const value = input.parsed ??
+      parseJsonOrLines(await readInputText(input, { kind: KIND, path: input.path }), {
+        kind: KIND,
+        path: input.path,
+      });
+    const items = Array.isArray(value) ? value : [value];
+    if (items.length > 0 && !items.every(isOcsfItem)) {
+      throw new ImportError(
+        `${
+          fileLabel(input.path)
+        } is not Prowler OCSF output: every item must be an OCSF finding (with finding_info, class_uid or severity_id). Re-run prowler with -M json-ocsf.`,
+        { kind: KIND, file: input.path },
+      );
+    }
+    const b = new RecordsBuilder();
+    const ids = new Map<string, number>();
+    for (const raw of items) {
+      const f = obj(raw);
+      const status = String(f.status_code ?? "").toUpperCase();
+      if (status !== "FAIL") {
+        b.skip(status === "PASS" ? "passed check" : `status ${status || "missing"}`);
+        continue;
+      }
+      const info = obj(f.finding_info);
+      const meta = obj(f.metadata);
+      const cloud = obj(f.cloud);
+      const provider = str(cloud.provider);
+      const compliance = obj(obj(f.unmapped).compliance);
+      const resources = arr(f.resources).map(obj);
+      const checkId = str(meta.event_code);
+      const uid = str(info.uid) ?? `${checkId ?? "ocsf"}:${b.records.findings.length}`;
+      for (const [i, r] of (resources.length > 0 ? resources : [{}]).entries()) {
+        const resourceId = str(r.uid) ?? str(r.name) ?? str(obj(cloud.account).uid) ?? "unknown";
+        let id = resources.length > 1 ? `${uid}#${i}` : uid;
+        const n = (ids.get(id) ?? 0) + 1;
+        ids.set(id, n);
+        if (n > 1) id = `${id}#${n}`;
+        b.records.findings.push(scannerFinding({
+          id,
+          resource_id: resourceId,
+          resource_arn: arnOrNull(resourceId),
+          severity: normaliseSeverity(f.severity_id ?? f.severity, "INFO"),
+          title: str(info.title) ?? checkId ?? "Prowler finding",
+          description: str(info.desc) ?? str(f.message) ?? "",
+          evidence: str(f.status_detail) ?? str(f.message) ?? "",
+          remediation: str(obj(f.remediation).desc) ?? "",
+          source_tool: "prowler",
+          source_finding_id: checkId,
+          compliance_frameworks: frameworksOf(Object.keys(compliance), provider),
+          detected_at: ocsfTime(f),
+        }));
+      }
+      if (provider) b.records.providers.push(provider.toUpperCase());
+      const region = str(cloud.region);
+      if (region) b.records.regions.push(region);
+    }
+    b.records.providers = [...new Set(b.records.providers)];
+    b.records.regions = [...new Set(b.records.regions)];
+    return b.finish();
+  },
+};

@@ -1,0 +1,36 @@
+/**
+ * The `prowler` importer: either Prowler output format, told apart by
+ * content (ASFF findings carry `ProductArn`, OCSF findings `finding_info` /
+ * `class_uid`), for callers that name the tool rather than the format
+ * (`ingest_reports({prowler: [...]})`, `load_dataset(kind="prowler")`). It has
+ * no sniff of its own: auto-detection picks the format-specific importers.
+ *
+ * @module
+ */
+
+import type { ImporterEntry, ImportInput, ImportResult } from "./entry.ts";
+import { fileLabel, ImportError, readInputText } from "./entry.ts";
+import { looksLikeAsff, prowlerAsffImporter } from "./prowler_asff.ts";
+import { looksLikeOcsf, prowlerOcsfImporter } from "./prowler_ocsf.ts";
+import { parseJsonOrLines } from "./scanner_common.ts";
+
+const KIND = "prowler";
+
+/** The `prowler` importer entry. */
+export const prowlerImporter: ImporterEntry = {
+  kind: KIND,
+  async load(input: ImportInput): Promise<ImportResult> {
+    const parsed = input.parsed ??
+      parseJsonOrLines(await readInputText(input, { kind: KIND, path: input.path }), {
+        kind: KIND,
+        path: input.path,
+      });
+    if (looksLikeAsff(parsed)) return await prowlerAsffImporter.load({ ...input, parsed });
+    if (looksLikeOcsf(parsed)) return await prowlerOcsfImporter.load({ ...input, parsed });
+    throw new ImportError(
+      `${fileLabel(input.path)} is not Prowler output: expected ASFF (-M json-asff) or OCSF ` +
+        `(-M json-ocsf) findings, as a JSON array or JSON Lines.`,
+      { kind: KIND, file: input.path },
+    );
+  },
+};

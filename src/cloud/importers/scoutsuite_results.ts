@@ -1,0 +1,175 @@
+/**
+ * The `scoutsuite` importer: ScoutSuite's `scoutsuite_results_<provider>-<id>.js`
+ * (a JavaScript file assigning one JSON object), or a report folder holding
+ * one. Every flagged item of every rule becomes a finding on the resource the
+ * item path names (the id after the deepest resource collection).
+ *
+ * @module
+ */
+
+import type { ImporterEntry, ImportInput, ImportResult } from "./entry.ts";
+import {
+  arr,
+  fileLabel,
+  ImportError,
+  isObject,
+  obj,
+  parseJsonText,
+  readInputText,
+  str,
+  strings,
+} from "./entry.ts";
+import { RecordsBuilder } from "./records_builder.ts";
+import { frameworksOf, normaliseSeverity, scannerFinding } from "./scanner_common.ts";
+
+const KIND = "scoutsuite";
+
+const RESULTS_FILE = /^scoutsuite_results.*\.js$/;
+
+/** Whether a directory's names show a ScoutSuite report. */
+export function looksLikeScoutSuiteDirectory(names: readonly string[]): boolean {
+  return names.some((n) => RESULTS_FILE.test(n)) || names.includes("scoutsuite-results");
+}
+
+/** The JSON object of a ScoutSuite results script (`scoutsuite_results = {...}`). */
+export function scoutSuiteJson(path: string, text: string): unknown {
+  const eq = text.indexOf("=");
+  const brace = text.indexOf("{");
+  if (brace === -1 || eq === -1 || eq > brace) {
+    throw new ImportError(
+      `${
+        fileLabel(path)
+      } is not a ScoutSuite results script: expected \`scoutsuite_results = { … }\`.`,
+      { kind: KIND, file: path },
+    );
+  }
+  const body = text.slice(brace).trimEnd().replace(/;$/, "");
+  const value = parseJsonText(" ".repeat(brace) + body, { kind: KIND, path: path });
+  if (!isObject(value) || !isObject(value.services)) {
+    throw new ImportError(
+      `${fileLabel(path)} is not ScoutSuite output: the assigned object has no "services".`,
+      { kind: KIND, file: path },
+    );
+  }
+  return value;
+}
+
+/** Template keys that hold resources (the id after the deepest one is the resource). */
+const COLLECTIONS = new Set([
+  "vpcs",
+  "subnets",
+  "security_groups",
+  "network_acls",
+  "instances",
+  "volumes",
+  "snapshots",
+  "images",
+  "buckets",
+  "users",
+  "roles",
+  "groups",
+  "policies",
+  "trails",
+  "keys",
+  "functions",
+  "queues",
+  "topics",
+  "load_balancers",
+  "elbs",
+  "clusters",
+  "domains",
+  "databases",
+  "db_instances",
+  "repositories",
+  "secrets",
+  "certificates",
+  "storage_accounts",
+  "virtual_machines",
+  "network_security_groups",
+  "key_vaults",
+  "servers",
+  "firewalls",
+  "networks",
+  "projects",
+  "service_accounts",
+  "credential_reports",
+]);
+
+function resourceOf(template: string, item: string): string {
+  const t = template.split(".");
+  const parts = item.split(".");
+  let chosen = -1;
+  for (let i = 1; i < t.length && i < parts.length; i++) {
+    if (t[i] === "id" && COLLECTIONS.has(t[i - 1] ?? "")) chosen = i;
+  }
+  if (chosen === -1) {
+    for (let i = t.length - 1; i >= 0; i--) if (t[i] === "id" && i < parts.length) return parts[i]!;
+    return item;
+  }
+  return parts[chosen]!;
+}
+
+async function findResults(input: ImportInput, dir: string, depth: number): Promise<string | null> {
+  const entries = await input.listDirectory(dir).catch(() => []);
+  const hit = entries.find((e) => e.isFile && RESULTS_FILE.test(e.name));
+  if (hit) return `${dir.replace(/\/$/, "")}/${hit.name}`;
+  if (depth === 0) return null;
+  for (const e of entries.filter((x) => x.isDirectory).slice(0, 50)) {
+    const found = await findResults(input, `${dir.replace(/\/$/, "")}/${e.name}`, depth - 1);
+    if (found) return found;
+  }
+  return null;
+}
+
+/** The `scoutsuite` importer entry. */
+export const scoutSuiteImporter: ImporterEntry = {
+  kind: KIND,
+  detectDirectory: looksLikeScoutSuiteDirectory,
+  async load(input: ImportInput): Promise<ImportResult> {
+    let path = input.path;
+    const listing = await input.listDirectory(path).catch(() => null);
+    if (listing !== null) {
+      const found = await findResults(input, path, 3);
+      if (!found) {
+        throw new ImportError(
+          `${fileLabel(path)} holds no scoutsuite_results*.js file (looked 3 folders deep).`,
+          { kind: KIND, file: path },
+        );
+      }
+      path = found;
+    }
+    const report = obj(
+      scoutSuiteJson(path, await readInputText(input, { kind: KIND, path: path })),
+    );
+    const provider = (str(report.provider_code) ?? "aws").toUpperCase();
+    const b = new RecordsBuilder();
+    for (const [serviceName, service] of Object.entries(obj(report.services))) {
+      for (const [ruleName, rule] of Object.entries(obj(obj(service).findings))) {
+        const r = obj(rule);
+        const items = strings(r.items);
+        if (items.length === 0) {
+          b.skip("rule with no flagged item");
+          continue;
+        }
+        const template = str(r.path) ?? "";
+        const tags = arr(r.compliance).map((c) => str(obj(c).name) ?? "").filter((x) => x !== "");
+        for (const item of items) {
+          b.records.findings.push(scannerFinding({
+            id: `scoutsuite:${serviceName}:${ruleName}:${item}`,
+            resource_id: resourceOf(template, item),
+            severity: normaliseSeverity(r.level, "MEDIUM"),
+            title: str(r.description) ?? ruleName,
+            description: str(r.rationale) ?? "",
+            evidence: item,
+            remediation: str(r.remediation) ?? "",
+            source_tool: "scoutsuite",
+            source_finding_id: ruleName,
+            compliance_frameworks: frameworksOf(tags, provider),
+          }));
+        }
+      }
+    }
+    b.records.providers = [provider];
+    return b.finish();
+  },
+};

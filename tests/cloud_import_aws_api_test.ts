@@ -1,0 +1,227 @@
+/**
+ * The AWS API dump importer over the cloudmapper demo account. Counts and
+ * records were checked by hand with jq on the files of
+ * `cloudmapper/account-data/demo/us-east-1/` (commands beside the assertions).
+ */
+
+import assert from "node:assert/strict";
+import { fileImportInput, ImportError } from "../src/cloud/importers/entry.ts";
+import { awsApiImporter, looksLikeAwsDump } from "../src/cloud/importers/aws_api_dump.ts";
+
+const DEMO =
+  new URL("../../shared/fixtures/cloud/cloudmapper/account-data/demo", import.meta.url).pathname;
+const ACCOUNT = "123456789012";
+const sg = (id: string): string => `arn:aws:ec2:us-east-1:${ACCOUNT}:security-group/${id}`;
+
+Deno.test("awsApiImporter loads the demo account as one dataset", async () => {
+  const result = await awsApiImporter.load(fileImportInput(DEMO));
+  const r = result.records;
+  const count = (t: string): number => r.assets.filter((a) => a.asset_type === t).length;
+  assert.equal(r.assets.length, 43);
+  assert.equal(r.edges.length, 104);
+  assert.equal(r.findings.length, 21);
+  assert.equal(count("SECURITY_GROUP"), 8); // jq '.SecurityGroups|length' ec2-describe-security-groups.json
+  assert.equal(count("EC2"), 3); // jq '[.Reservations[].Instances[]]|length' ec2-describe-instances.json
+  assert.equal(count("SUBNET"), 4); // jq '.Subnets|length' ec2-describe-subnets.json
+  assert.equal(count("VPC"), 1);
+  assert.equal(count("LOAD_BALANCER"), 2); // one classic (weblb), one ALB (demo)
+  assert.equal(count("CLOUD_ACCOUNT"), 1);
+  assert.deepEqual(r.regions, ["us-east-1"]);
+  assert.ok(looksLikeAwsDump(["describe-regions.json", "us-east-1"]));
+  assert.ok(result.notes.skipped["file not read"]! > 0);
+});
+
+Deno.test("awsApiImporter: containment, attachment, load balancer and internet edges", async () => {
+  const r = (await awsApiImporter.load(fileImportInput(DEMO))).records;
+  const has = (type: string, s: string, t: string): boolean =>
+    r.edges.some((e) => e.edge_type === type && e.source_id === s && e.target_id === t);
+  const vpc = `arn:aws:ec2:us-east-1:${ACCOUNT}:vpc/vpc-12345678`;
+  const i0 = `arn:aws:ec2:us-east-1:${ACCOUNT}:instance/i-00000000000000000`;
+  const i2 = `arn:aws:ec2:us-east-1:${ACCOUNT}:instance/i-00000000000000002`;
+  const weblb = `arn:aws:elasticloadbalancing:us-east-1:${ACCOUNT}:loadbalancer/weblb`;
+  const eni = `arn:aws:ec2:us-east-1:${ACCOUNT}:network-interface/eni-00000001`;
+  assert.ok(has("CONTAINS", `arn:aws:iam::${ACCOUNT}:root`, vpc));
+  assert.ok(has("CONTAINS", vpc, sg("sg-00000001")));
+  // jq '.Reservations[].Instances[] | {InstanceId, SubnetId, sg: [.SecurityGroups[].GroupId]}'
+  assert.ok(has("CONTAINS", `arn:aws:ec2:us-east-1:${ACCOUNT}:subnet/subnet-00000001`, i0));
+  assert.ok(has("ATTACHED_TO", i0, sg("sg-00000002")));
+  // jq '.LoadBalancerDescriptions[] | .Instances' elb-describe-load-balancers.json (i-…3 is not in the dump)
+  assert.ok(has("LOAD_BALANCER_TARGET", weblb, i2));
+  // Bastion sg-00000002 admits 22 from 1.1.1.1/32 and 2.2.2.2/28 only: not internet.
+  const bastion = r.edges.filter((e) =>
+    e.target_id === sg("sg-00000002") && e.edge_type === "SECURITY_GROUP_RULE"
+  );
+  assert.deepEqual(bastion.map((e) => e.cidr).sort(), ["1.1.1.1/32", "2.2.2.2/28"]);
+  assert.ok(!bastion.some((e) => e.properties.internet === true));
+  // sg-00000008 admits 443 from 0.0.0.0/0; eni-00000001 is in it with public IP 3.80.3.41.
+  assert.ok(has("SECURITY_GROUP_RULE", "0.0.0.0/0", sg("sg-00000008")));
+  assert.ok(has("INTERNET_EXPOSED", "0.0.0.0/0", eni));
+  assert.equal(r.assets.find((a) => a.id === eni)?.is_internet_exposed, true);
+  assert.equal(r.assets.find((a) => a.id === i0)?.is_internet_exposed, false);
+  assert.ok(has("INTERNET_EXPOSED", "0.0.0.0/0", weblb));
+  // jq -r .Policy s3-get-bucket-policy/cloudmapper_demo → Principal {"AWS":"*"} s3:GetObject
+  assert.ok(has("INTERNET_EXPOSED", "0.0.0.0/0", "arn:aws:s3:::cloudmapper_demo"));
+  assert.ok(
+    has(
+      "ASSUMES_ROLE",
+      `arn:aws:lambda:us-east-1:${ACCOUNT}:function:invpclambda`,
+      `arn:aws:iam::${ACCOUNT}:role/service-role/invpclambda`,
+    ),
+  );
+  assert.ok(has("IAM_TRUST", "*", `arn:aws:iam::${ACCOUNT}:role/bad_role`));
+  // Resource policies: jq -r .Attributes.Policy sqs-get-queue-attributes/* → Principal {"AWS":"*"};
+  // jq -r .Policy lambda-get-policy/invpclambda → Principal {"Service":"apigateway.amazonaws.com"}
+  assert.ok(has("GRANTS_ACCESS", "*", `arn:aws:sqs:us-east-1:${ACCOUNT}:demo`));
+  // jq '.RoleDetailList[] | select(.RoleName=="exfiller") | .RolePolicyList' → s3:* on *: the bucket
+  // (data-bearing) is reached, the roles and groups of the account are not.
+  assert.ok(
+    has("GRANTS_ACCESS", `arn:aws:iam::${ACCOUNT}:role/exfiller`, "arn:aws:s3:::cloudmapper_demo"),
+  );
+  assert.ok(
+    !r.edges.some((e) => e.edge_type === "GRANTS_ACCESS" && e.target_id.includes(":role/")),
+  );
+  assert.ok(
+    has(
+      "GRANTS_ACCESS",
+      "apigateway.amazonaws.com",
+      `arn:aws:lambda:us-east-1:${ACCOUNT}:function:invpclambda`,
+    ),
+  );
+});
+
+Deno.test("awsApiImporter: findings from the credential report, policies and trails", async () => {
+  const r = (await awsApiImporter.load(fileImportInput(DEMO))).records;
+  const ids = new Set(r.findings.map((f) => f.id));
+  // iam-get-credential-report.json: <root_account> access_key_1_active=true, mfa_active=true
+  assert.ok(ids.has(`f-root-access-keys:arn:aws:iam::${ACCOUNT}:root`));
+  assert.ok(!ids.has(`f-root-mfa-disabled:arn:aws:iam::${ACCOUNT}:root`));
+  // user "user": password_enabled=true, mfa_active=false
+  assert.ok(ids.has(`f-user-console-no-mfa:arn:aws:iam::${ACCOUNT}:user/user`));
+  // cloudtrail-describe-trails.json: IsMultiRegionTrail false, LogFileValidationEnabled true
+  assert.ok(
+    ids.has(
+      `f-cloudtrail-not-multi-region:arn:aws:cloudtrail:us-east-1:${ACCOUNT}:trail/cloudtrail`,
+    ),
+  );
+  assert.ok(
+    !ids.has(
+      `f-cloudtrail-log-validation-disabled:arn:aws:cloudtrail:us-east-1:${ACCOUNT}:trail/cloudtrail`,
+    ),
+  );
+  assert.ok(ids.has(`f-resource-policy-public:arn:aws:sqs:us-east-1:${ACCOUNT}:demo`));
+  assert.ok(ids.has(`f-resource-policy-public:arn:aws:sns:us-east-1:${ACCOUNT}:demo_public`));
+  assert.ok(!ids.has(`f-resource-policy-public:arn:aws:sns:us-east-1:${ACCOUNT}:demo_private`));
+  assert.ok(ids.has(`f-default-sg-traffic:${sg("sg-00000001")}`));
+  const cis = new Map(r.compliance.map((c) => [c.id, c.status]));
+  assert.equal(cis.get("CIS-AWS:1.4"), "FAIL");
+  assert.equal(cis.get("CIS-AWS:1.5"), "PASS");
+  assert.equal(cis.get("CIS-AWS:5.2"), "PASS");
+});
+
+Deno.test("awsApiImporter: a file, a folder without regions and a broken region file are refused", async () => {
+  await assert.rejects(
+    () => awsApiImporter.load(fileImportInput(new URL("..", `file://${DEMO}/`).pathname)),
+    (e: unknown) => e instanceof ImportError && /several account dumps \(demo\)/.test(e.message),
+  );
+  const file = `${DEMO}/describe-regions.json`;
+  await assert.rejects(
+    () => awsApiImporter.load(fileImportInput(file)),
+    (e: unknown) => e instanceof ImportError && /not a directory/.test(e.message),
+  );
+  const dir = await Deno.makeTempDir();
+  try {
+    await assert.rejects(
+      () => awsApiImporter.load(fileImportInput(dir)),
+      (e: unknown) => e instanceof ImportError && /no region folder/.test(e.message),
+    );
+    await Deno.mkdir(`${dir}/eu-west-1`);
+    await Deno.writeTextFile(
+      `${dir}/eu-west-1/ec2-describe-vpcs.json`,
+      '{"Vpcs": [{"VpcId": "vpc-1"',
+    );
+    await assert.rejects(
+      () => awsApiImporter.load(fileImportInput(dir)),
+      (e: unknown) =>
+        e instanceof ImportError && /ec2-describe-vpcs\.json is not valid JSON/.test(e.message) &&
+        /truncated/.test(e.message),
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("awsApiImporter: NACLs, volumes, flow logs and URL-encoded per-resource names", async () => {
+  const dir = await Deno.makeTempDir();
+  const put = async (name: string, value: unknown): Promise<void> => {
+    const path = `${dir}/eu-west-1/${name}`;
+    await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
+    await Deno.writeTextFile(path, JSON.stringify(value));
+  };
+  try {
+    await put("sts-get-caller-identity.json", { Account: "210987654321" });
+    await put("ec2-describe-vpcs.json", { Vpcs: [{ VpcId: "vpc-a" }, { VpcId: "vpc-b" }] });
+    await put("ec2-describe-flow-logs.json", { FlowLogs: [{ ResourceId: "vpc-a" }] });
+    await put("ec2-describe-instances.json", {
+      Reservations: [{
+        Instances: [{ InstanceId: "i-1", MetadataOptions: { HttpTokens: "required" } }],
+      }],
+    });
+    await put("ec2-describe-volumes.json", {
+      Volumes: [{ VolumeId: "vol-1", Encrypted: false, Attachments: [{ InstanceId: "i-1" }] }],
+    });
+    await put("ec2-describe-network-acls.json", {
+      NetworkAcls: [{
+        NetworkAclId: "acl-1",
+        VpcId: "vpc-a",
+        Entries: [
+          {
+            RuleNumber: 100,
+            Protocol: "-1",
+            RuleAction: "allow",
+            Egress: false,
+            CidrBlock: "0.0.0.0/0",
+          },
+          {
+            RuleNumber: 32767,
+            Protocol: "-1",
+            RuleAction: "deny",
+            Egress: false,
+            CidrBlock: "0.0.0.0/0",
+          },
+        ],
+      }],
+    });
+    const bucket = "odd.name-ü:x";
+    await put("s3-list-buckets.json", { Buckets: [{ Name: bucket }] });
+    await put(`s3-get-public-access-block/${encodeURIComponent(bucket)}`, {
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
+    });
+    const r = (await awsApiImporter.load(fileImportInput(dir))).records;
+    const ids = new Set(r.findings.map((f) => f.id));
+    const arn = (res: string): string => `arn:aws:ec2:eu-west-1:210987654321:${res}`;
+    assert.ok(ids.has(`f-nacl-open:${arn("network-acl/acl-1")}`));
+    assert.ok(ids.has(`f-volume-unencrypted:${arn("volume/vol-1")}`));
+    assert.ok(ids.has(`f-vpc-flow-logs-disabled:${arn("vpc/vpc-b")}`));
+    assert.ok(!ids.has(`f-vpc-flow-logs-disabled:${arn("vpc/vpc-a")}`));
+    assert.ok(!ids.has(`f-imdsv2-not-required:${arn("instance/i-1")}`));
+    assert.ok(
+      r.edges.some((e) =>
+        e.edge_type === "ATTACHED_TO" && e.source_id === arn("volume/vol-1") &&
+        e.target_id === arn("instance/i-1")
+      ),
+    );
+    assert.ok(r.edges.some((e) => e.edge_type === "NACL_RULE" && e.source_id === "0.0.0.0/0"));
+    const b = r.assets.find((a) => a.asset_type === "S3_BUCKET")!;
+    assert.equal(b.id, `arn:aws:s3:::${bucket}`);
+    assert.equal(b.metadata.public_access_block, true);
+    assert.equal(b.account_id, "210987654321");
+    assert.ok(!ids.has(`f-bucket-no-public-access-block:${b.id}`));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -1,0 +1,133 @@
+/**
+ * The IAM authorization-details importer and the policy evaluation under it.
+ * The cloudsplaining fixture's provenance states no expected results, so the
+ * records here were checked by hand with jq on example-authz-details.json.
+ */
+
+import assert from "node:assert/strict";
+import { fileImportInput, ImportError } from "../src/cloud/importers/entry.ts";
+import { iamAuthorizationImporter } from "../src/cloud/importers/iam_authorization.ts";
+import {
+  decide,
+  grantsOnResource,
+  isWildcardAdmin,
+  parsePolicy,
+  privilegeEscalations,
+} from "../src/cloud/importers/iam_policy.ts";
+
+const FILE =
+  new URL("../../shared/fixtures/cloud/cloudsplaining/example-authz-details.json", import.meta.url)
+    .pathname;
+const ACCT = "012345678901";
+
+Deno.test("iamAuthorizationImporter: principals, policies and their edges", async () => {
+  const r = (await iamAuthorizationImporter.load(fileImportInput(FILE))).records;
+  const count = (t: string): number => r.assets.filter((a) => a.asset_type === t).length;
+  // jq '{u: (.UserDetailList|length), g: (.GroupDetailList|length), r: (.RoleDetailList|length), p: (.Policies|length)}'
+  assert.equal(count("IAM_USER"), 3);
+  assert.equal(count("IAM_GROUP"), 2);
+  assert.equal(count("IAM_ROLE"), 3);
+  assert.equal(count("IAM_POLICY"), 32);
+  assert.equal(r.assets.length, 41); // plus one instance profile
+  const has = (type: string, s: string, t: string): boolean =>
+    r.edges.some((e) => e.edge_type === type && e.source_id === s && e.target_id === t);
+  // jq '.UserDetailList[] | select(.UserName=="obama") | {GroupList, AttachedManagedPolicies}'
+  assert.ok(has("CONTAINS", `arn:aws:iam::${ACCT}:group/admin`, `arn:aws:iam::${ACCT}:user/obama`));
+  assert.ok(
+    has(
+      "IAM_POLICY_ATTACHMENT",
+      `arn:aws:iam::${ACCT}:user/obama`,
+      "arn:aws:iam::aws:policy/AdministratorAccess",
+    ),
+  );
+  // jq '.RoleDetailList[] | {RoleName, p: .AssumeRolePolicyDocument.Statement[].Principal}'
+  const trust = r.edges.filter((e) => e.edge_type === "IAM_TRUST");
+  assert.deepEqual(trust.map((e) => `${e.source_id}>${e.target_id.split("/").pop()}`).sort(), [
+    "ec2.amazonaws.com>OverprivilegedEC2",
+    "ssm.amazonaws.com>MyOtherRole",
+    "ssm.amazonaws.com>MyRole",
+  ]);
+  assert.equal(trust[0]!.properties.cross_account, false);
+});
+
+Deno.test("iamAuthorizationImporter: wildcard admin, escalation and exfiltration findings", async () => {
+  const r = (await iamAuthorizationImporter.load(fileImportInput(FILE))).records;
+  const ids = new Set(r.findings.map((f) => f.id));
+  assert.ok(ids.has("f-iam-wildcard-admin:arn:aws:iam::aws:policy/AdministratorAccess"));
+  assert.ok(!ids.has("f-iam-wildcard-admin:arn:aws:iam::aws:policy/PowerUserAccess"));
+  // MyRole's inline policy (jq '.RoleDetailList[0].RolePolicyList'): iam:PassRole + instance-profile actions, no ec2:RunInstances.
+  assert.ok(!ids.has(`f-iam-privilege-escalation:arn:aws:iam::${ACCT}:role/MyRole`));
+  // OverprivilegedEC2 holds iam:CreateAccessKey (jq '.RoleDetailList[] | select(.RoleName=="OverprivilegedEC2")')
+  const ec2 = r.findings.find((f) =>
+    f.id === `f-iam-privilege-escalation:arn:aws:iam::${ACCT}:role/OverprivilegedEC2`
+  )!;
+  assert.match(ec2.evidence, /CreateAccessKey/);
+  assert.ok(ids.has(`f-iam-data-exfiltration:arn:aws:iam::${ACCT}:user/obama`));
+  assert.ok(r.compliance.some((c) => c.id === "CIS-AWS:1.16" && c.status === "FAIL"));
+});
+
+Deno.test("iamAuthorizationImporter refuses other JSON and truncated files", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(`${dir}/x.json`, '{"Findings": []}');
+    await assert.rejects(
+      () => iamAuthorizationImporter.load(fileImportInput(`${dir}/x.json`)),
+      (e: unknown) => e instanceof ImportError && /not IAM authorization details/.test(e.message),
+    );
+    const text = await Deno.readTextFile(FILE);
+    await Deno.writeTextFile(`${dir}/cut.json`, text.slice(0, 1000));
+    await assert.rejects(
+      () => iamAuthorizationImporter.load(fileImportInput(`${dir}/cut.json`)),
+      (e: unknown) => e instanceof ImportError && /cut\.json is not valid JSON/.test(e.message),
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("decide() honours NotAction, conditions and Deny", () => {
+  const s = parsePolicy({
+    Statement: [
+      { Effect: "Allow", NotAction: ["iam:*"], Resource: "*" },
+      { Effect: "Deny", Action: "s3:DeleteBucket", Resource: "*" },
+      {
+        Effect: "Deny",
+        Action: "ec2:*",
+        Resource: "*",
+        Condition: { Bool: { "aws:MultiFactorAuthPresent": "false" } },
+      },
+      {
+        Effect: "Allow",
+        Action: "iam:PassRole",
+        Resource: "*",
+        Condition: { StringEquals: { "iam:PassedToService": "ec2.amazonaws.com" } },
+      },
+    ],
+  });
+  assert.deepEqual(decide(s, "s3:GetObject"), { allowed: true, conditional: false });
+  assert.deepEqual(decide(s, "s3:DeleteBucket"), { allowed: false, conditional: false });
+  assert.deepEqual(decide(s, "iam:CreateUser"), { allowed: false, conditional: false });
+  assert.deepEqual(decide(s, "iam:PassRole"), { allowed: true, conditional: true });
+  assert.deepEqual(decide(s, "ec2:RunInstances"), { allowed: true, conditional: false });
+  assert.equal(isWildcardAdmin(s), false);
+  assert.ok(privilegeEscalations(s).includes("CreateEC2WithExistingInstanceProfile"));
+  assert.equal(
+    isWildcardAdmin(parsePolicy('{"Statement":{"Effect":"Allow","Action":"*","Resource":"*"}}')),
+    true,
+  );
+});
+
+Deno.test("grantsOnResource() matches resource patterns, objects under buckets and whole-service denies", () => {
+  const s = parsePolicy({
+    Statement: [
+      { Effect: "Allow", Action: ["s3:GetObject"], Resource: "arn:aws:s3:::data-*/*" },
+      { Effect: "Allow", Action: "sqs:*", Resource: "*" },
+      { Effect: "Deny", Action: "sqs:*", Resource: "arn:aws:sqs:*:*:secret" },
+    ],
+  });
+  assert.equal(grantsOnResource(s, "arn:aws:s3:::data-lake").granted, true);
+  assert.equal(grantsOnResource(s, "arn:aws:s3:::logs").granted, false);
+  assert.equal(grantsOnResource(s, "arn:aws:sqs:us-east-1:1:jobs").granted, true);
+  assert.equal(grantsOnResource(s, "arn:aws:sqs:us-east-1:1:secret").granted, false);
+  assert.equal(grantsOnResource(s, "arn:aws:sns:us-east-1:1:t").granted, false);
+});

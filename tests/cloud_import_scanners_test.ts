@@ -1,0 +1,221 @@
+/**
+ * Scanner report importers: Prowler OCSF (the shared fixture, as a JSON array
+ * and as JSON Lines), and samples written from the public formats of Prowler
+ * ASFF, Checkov, Trivy and ScoutSuite. Each finding keeps the resource id as
+ * the scanner named it; severities and compliance tags are normalised.
+ */
+
+import assert from "node:assert/strict";
+import { fileImportInput, ImportError } from "../src/cloud/importers/entry.ts";
+import { ocsfTime, prowlerOcsfImporter } from "../src/cloud/importers/prowler_ocsf.ts";
+import { prowlerAsffImporter } from "../src/cloud/importers/prowler_asff.ts";
+import { checkovImporter } from "../src/cloud/importers/checkov_results.ts";
+import { trivyImporter } from "../src/cloud/importers/trivy_report.ts";
+import { scoutSuiteImporter } from "../src/cloud/importers/scoutsuite_results.ts";
+import { importerFor, IMPORTERS } from "../src/cloud/importers/importer_list.ts";
+import { normaliseFrameworks, normaliseSeverity } from "../src/cloud/importers/scanner_common.ts";
+import {
+  ASFF_REPORT,
+  CHECKOV_REPORT,
+  SCOUTSUITE_SCRIPT,
+  TRIVY_REPORT,
+} from "./helpers/cloud_scanner_samples.ts";
+
+const OCSF =
+  new URL("../../shared/fixtures/cloud/prowler/ocsf/test_prowler_output.ocsf.json", import.meta.url)
+    .pathname;
+
+async function withFiles(
+  files: Record<string, string>,
+  fn: (dir: string) => Promise<void>,
+): Promise<void> {
+  const dir = await Deno.makeTempDir();
+  try {
+    for (const [name, text] of Object.entries(files)) {
+      const path = `${dir}/${name}`;
+      await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
+      await Deno.writeTextFile(path, text);
+    }
+    await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("prowlerOcsfImporter: one failed finding kept, two passed counted (array and JSON Lines)", async () => {
+  // jq -c '.[] | {status_code, severity, uid: .finding_info.uid, r: [.resources[].uid]}' test_prowler_output.ocsf.json
+  const a = await prowlerOcsfImporter.load(fileImportInput(OCSF));
+  assert.equal(a.records.findings.length, 1);
+  assert.equal(a.notes.skipped["passed check"], 2);
+  const f = a.records.findings[0]!;
+  assert.equal(f.id, "prowler-aws-accessanalyzer_enabled-123456789012-us-east-1-123456789012");
+  assert.equal(f.resource_id, "arn:aws:iam::123456789012:root");
+  assert.equal(f.resource_arn, "arn:aws:iam::123456789012:root");
+  assert.equal(f.severity, "LOW");
+  assert.equal(f.source_finding_id, "accessanalyzer_enabled");
+  assert.deepEqual(f.compliance_frameworks, ["CIS", "CIS-AWS"]);
+  assert.equal(f.remediation, "Enable IAM Access Analyzer for all accounts.");
+  const lines = (JSON.parse(await Deno.readTextFile(OCSF)) as unknown[]).map((x) =>
+    JSON.stringify(x)
+  ).join("\n");
+  await withFiles({ "out.ocsf.jsonl": lines }, async (dir) => {
+    const b = await prowlerOcsfImporter.load(fileImportInput(`${dir}/out.ocsf.jsonl`));
+    assert.deepEqual(b.records.findings, a.records.findings);
+  });
+  await withFiles({ "cut.jsonl": lines.slice(0, lines.length - 200) }, async (dir) => {
+    await assert.rejects(
+      () => prowlerOcsfImporter.load(fileImportInput(`${dir}/cut.jsonl`)),
+      (e: unknown) => e instanceof ImportError && /line 3 is not a JSON object/.test(e.message),
+    );
+  });
+});
+
+Deno.test("prowlerAsffImporter: failed findings with normalised tags", async () => {
+  await withFiles({ "p.asff.json": JSON.stringify(ASFF_REPORT) }, async (dir) => {
+    const r = await prowlerAsffImporter.load(fileImportInput(`${dir}/p.asff.json`));
+    assert.equal(r.records.findings.length, 1);
+    assert.equal(r.notes.skipped["passed check"], 1);
+    const f = r.records.findings[0]!;
+    assert.equal(f.resource_arn, "arn:aws:s3:::data");
+    assert.equal(f.severity, "CRITICAL");
+    assert.deepEqual(f.compliance_frameworks, ["CIS", "CIS-AWS", "PCI-DSS"]);
+    assert.equal(f.remediation, "Remove the public grant.");
+  });
+});
+
+Deno.test("checkovImporter: failed checks keyed by Terraform address, from a file or a folder", async () => {
+  await withFiles({ "out/results_json.json": JSON.stringify(CHECKOV_REPORT) }, async (dir) => {
+    for (const path of [`${dir}/out/results_json.json`, `${dir}/out`]) {
+      const r = await checkovImporter.load(fileImportInput(path));
+      assert.deepEqual(
+        r.records.findings.map((f) => [f.resource_id, f.severity, f.source_finding_id]),
+        [
+          ["aws_s3_bucket.data", "HIGH", "CKV_AWS_20"],
+          ["aws_security_group.web-node", "MEDIUM", "CKV_AWS_24"],
+        ],
+      );
+      assert.equal(r.notes.skipped["passed check"], 1);
+      assert.equal(r.records.findings[0]!.evidence, "/s3.tf:1-13");
+    }
+  });
+});
+
+Deno.test("trivyImporter: vulnerabilities with CVSS, failed misconfigurations and secrets without their value", async () => {
+  await withFiles({ "t.json": JSON.stringify(TRIVY_REPORT) }, async (dir) => {
+    const r = await trivyImporter.load(fileImportInput(`${dir}/t.json`));
+    assert.equal(r.records.findings.length, 3);
+    const cve = r.records.findings.find((f) => f.source_finding_id === "CVE-2021-36159")!;
+    assert.equal(cve.resource_id, "registry.example.invalid/shop/web:1.4");
+    assert.equal(cve.cvss_score, 9.1);
+    assert.equal(cve.severity, "CRITICAL");
+    assert.deepEqual(cve.compliance_frameworks, ["CVE"]);
+    assert.equal(r.notes.skipped["passed check"], 1);
+    const secret = r.records.findings.find((f) => f.source_finding_id === "aws-access-key-id")!;
+    assert.equal(secret.evidence, "app/.env:3");
+    assert.ok(!JSON.stringify(r).includes("AWS_ACCESS_KEY_ID="));
+  });
+});
+
+Deno.test("scoutSuiteImporter: flagged items become findings on the named resource", async () => {
+  await withFiles(
+    { "report/scoutsuite-results/scoutsuite_results_aws-demo.js": SCOUTSUITE_SCRIPT },
+    async (dir) => {
+      const r = await scoutSuiteImporter.load(fileImportInput(`${dir}/report`));
+      assert.deepEqual(r.records.findings.map((f) => [f.resource_id, f.severity]).sort(), [
+        ["cloudmapper_demo", "MEDIUM"],
+        ["sg-00000008", "HIGH"],
+      ]);
+      assert.equal(r.notes.skipped["rule with no flagged item"], 1);
+      const ssh = r.records.findings.find((f) => f.resource_id === "sg-00000008")!;
+      assert.deepEqual(ssh.compliance_frameworks, ["CIS", "CIS-AWS"]);
+    },
+  );
+  await withFiles(
+    { "scoutsuite_results_aws-x.js": SCOUTSUITE_SCRIPT.slice(0, 300) },
+    async (dir) => {
+      await assert.rejects(
+        () => scoutSuiteImporter.load(fileImportInput(`${dir}/scoutsuite_results_aws-x.js`)),
+        (e: unknown) =>
+          e instanceof ImportError && /not valid JSON/.test(e.message) &&
+          /truncated/.test(e.message),
+      );
+    },
+  );
+});
+
+Deno.test("scanner importers refuse a report of another kind", async () => {
+  await withFiles({
+    "t.json": JSON.stringify(TRIVY_REPORT),
+    "c.json": JSON.stringify(CHECKOV_REPORT),
+  }, async (dir) => {
+    await assert.rejects(
+      () => checkovImporter.load(fileImportInput(`${dir}/t.json`)),
+      (e: unknown) => e instanceof ImportError && /not Checkov output/.test(e.message),
+    );
+    await assert.rejects(
+      () => trivyImporter.load(fileImportInput(`${dir}/c.json`)),
+      (e: unknown) => e instanceof ImportError && /not a Trivy report/.test(e.message),
+    );
+    await assert.rejects(
+      () => prowlerAsffImporter.load(fileImportInput(OCSF)),
+      (e: unknown) => e instanceof ImportError && /not ASFF/.test(e.message),
+    );
+    await assert.rejects(
+      () => prowlerOcsfImporter.load(fileImportInput(`${dir}/c.json`)),
+      (e: unknown) => e instanceof ImportError && /not Prowler OCSF/.test(e.message),
+    );
+    await assert.rejects(
+      () => scoutSuiteImporter.load(fileImportInput(`${dir}/c.json`)),
+      (e: unknown) => e instanceof ImportError && /not a ScoutSuite results script/.test(e.message),
+    );
+  });
+});
+
+Deno.test("detectJson sniffs pick exactly one importer per sample", async () => {
+  const samples: [string, unknown][] = [
+    ["trivy", TRIVY_REPORT],
+    ["checkov", CHECKOV_REPORT],
+    ["prowler-asff", ASFF_REPORT],
+    ["prowler-ocsf", JSON.parse(await Deno.readTextFile(OCSF))],
+  ];
+  for (const [kind, value] of samples) {
+    const hits = IMPORTERS.filter((i) => i.detectJson?.(value)).map((i) => i.kind);
+    assert.deepEqual(hits, [kind]);
+  }
+});
+
+Deno.test("normaliseSeverity() and normaliseFrameworks()", () => {
+  assert.equal(normaliseSeverity("Informational"), "INFO");
+  assert.equal(normaliseSeverity(4), "HIGH");
+  assert.equal(normaliseSeverity("moderate"), "MEDIUM");
+  assert.equal(normaliseSeverity("danger"), "HIGH");
+  assert.equal(normaliseSeverity(null, "LOW"), "LOW");
+  assert.deepEqual(normaliseFrameworks("CIS-3.0", "gcp"), ["CIS", "CIS-GCP"]);
+  assert.deepEqual(normaliseFrameworks("NIST-800-53-Revision-5", null), ["NIST-800-53"]);
+  assert.deepEqual(normaliseFrameworks("ENS-RD2022", null), ["ENS-RD2022"]);
+});
+
+Deno.test("the prowler kind reads either format by content", async () => {
+  const prowler = importerFor("prowler")!;
+  const ocsf = await prowler.load(fileImportInput(OCSF));
+  assert.equal(ocsf.records.findings[0]!.source_finding_id, "accessanalyzer_enabled");
+  await withFiles(
+    { "p.json": JSON.stringify(ASFF_REPORT), "t.json": JSON.stringify(TRIVY_REPORT) },
+    async (dir) => {
+      const asff = await prowler.load(fileImportInput(`${dir}/p.json`));
+      assert.equal(asff.records.findings[0]!.resource_arn, "arn:aws:s3:::data");
+      await assert.rejects(
+        () => prowler.load(fileImportInput(`${dir}/t.json`)),
+        (e: unknown) => e instanceof ImportError && /not Prowler output/.test(e.message),
+      );
+    },
+  );
+});
+
+Deno.test("ocsfTime() reads zoned, zone-less and epoch times and never throws", () => {
+  assert.equal(ocsfTime({ time_dt: "2024-12-30T15:00:00.000000" }), "2024-12-30T15:00:00.000Z");
+  assert.equal(ocsfTime({ time_dt: "2024-12-30T16:00:00+01:00" }), "2024-12-30T15:00:00.000Z");
+  assert.equal(ocsfTime({ time_dt: "garbage", time: 1735570800 }), "2024-12-30T15:00:00.000Z");
+  assert.equal(ocsfTime({ time: 1735570800000 }), "2024-12-30T15:00:00.000Z");
+  assert.equal(ocsfTime({}), "1970-01-01T00:00:00.000Z");
+});

@@ -1,0 +1,479 @@
+/**
+ * Terraform state and plan importers over the shared driftctl states and the
+ * Checkov TerraGoat plan. Exact records were checked by hand against the
+ * files with jq (commands beside each assertion).
+ */
+
+import assert from "node:assert/strict";
+import { fileImportInput, ImportError, MAX_IMPORT_BYTES } from "../src/cloud/importers/entry.ts";
+import { terraformStateImporter } from "../src/cloud/importers/terraform_state.ts";
+import { terraformPlanImporter } from "../src/cloud/importers/terraform_plan.ts";
+
+const STATES = new URL("../../shared/fixtures/cloud/driftctl/state/", import.meta.url);
+const PLAN = new URL("../../shared/fixtures/cloud/checkov/tfplan.json", import.meta.url).pathname;
+
+function state(name: string): string {
+  return new URL(name, STATES).pathname;
+}
+
+Deno.test("terraformStateImporter loads every valid driftctl state", async () => {
+  const names = [...Deno.readDirSync(STATES)].filter((e) =>
+    e.isFile && e.name.endsWith(".tfstate")
+  );
+  assert.equal(names.length, 24);
+  for (const e of names) {
+    const result = await terraformStateImporter.load(fileImportInput(state(e.name)));
+    const total = result.records.assets.length +
+      Object.values(result.notes.skipped).reduce((a, b) => a + b, 0);
+    assert.ok(total > 0, `${e.name} produced nothing`);
+  }
+});
+
+Deno.test("terraformStateImporter refuses the two invalid-version states, naming the version", async () => {
+  await assert.rejects(
+    () => terraformStateImporter.load(fileImportInput(state("invalid/invalid_version.tfstate"))),
+    (e: unknown) =>
+      e instanceof ImportError && /terraform_version "invalid"/.test(e.message) &&
+      /not a valid/.test(e.message),
+  );
+  await assert.rejects(
+    () =>
+      terraformStateImporter.load(fileImportInput(state("invalid/unsupported_version.tfstate"))),
+    (e: unknown) =>
+      e instanceof ImportError && /"0\.10\.26"/.test(e.message) && /not supported/.test(e.message),
+  );
+});
+
+Deno.test("terraformStateImporter: security groups open to the internet become rule edges and findings", async () => {
+  // jq '.resources[].instances[].attributes | {id, ingress: [.ingress[] | {cidr_blocks, protocol, self}]}'
+  //   aws_vpc_security_group.tfstate → test-sg ingress -1 from 0.0.0.0/0; default SG ingress self only.
+  const r =
+    (await terraformStateImporter.load(fileImportInput(state("aws_vpc_security_group.tfstate"))))
+      .records;
+  assert.equal(r.assets.length, 2);
+  const sg = r.assets.find((a) => a.id === "aws_security_group.test-sg")!;
+  assert.equal(sg.arn, "arn:aws:ec2:eu-west-3:047081014315:security-group/sg-0254c038e32f25530");
+  assert.equal(sg.asset_type, "SECURITY_GROUP");
+  assert.equal(sg.region, "eu-west-3");
+  assert.equal(sg.account_id, "047081014315");
+  assert.equal(sg.name, "foo");
+  assert.equal(sg.is_internet_exposed, true);
+  const open = r.edges.find((e) => e.source_id === "0.0.0.0/0" && e.target_id === sg.id)!;
+  assert.equal(open.edge_type, "SECURITY_GROUP_RULE");
+  assert.equal(open.protocol, "ALL");
+  assert.equal(open.port_range, "*");
+  assert.equal(open.description, "Foo");
+  assert.deepEqual(
+    r.findings.map((f) => f.id).sort(),
+    [
+      "f-all-ports-open:aws_security_group.test-sg",
+      "f-default-sg-traffic:aws_default_security_group.test-default-sg",
+      "f-rdp-open:aws_security_group.test-sg",
+      "f-ssh-open:aws_security_group.test-sg",
+    ],
+  );
+  const def = r.assets.find((a) => a.id === "aws_default_security_group.test-default-sg")!;
+  assert.equal(def.is_internet_exposed, false);
+});
+
+Deno.test("terraformStateImporter: IPv6 ::/0 ingress of a rule resource marks its (stub) group", async () => {
+  // jq '.resources[] | select(.name=="bla-ingress") | .instances[0].attributes | {security_group_id, ipv6_cidr_blocks}'
+  //   aws_vpc_security_group_rule.tfstate → sg-0d290f68e48de546b, ["::/0"]
+  const r = (await terraformStateImporter.load(
+    fileImportInput(state("aws_vpc_security_group_rule.tfstate")),
+  )).records;
+  const v6 = r.edges.filter((e) => e.source_id === "::/0" && e.direction === "ingress");
+  assert.ok(v6.some((e) => e.target_id === "sg-0d290f68e48de546b"));
+  assert.equal(r.assets.find((a) => a.id === "sg-0254c038e32f25530")?.metadata.stub, true);
+  assert.ok(r.unresolved_references.length > 0);
+});
+
+Deno.test("terraformStateImporter: count instances, depends_on and inline policies", async () => {
+  // jq '.resources[0].instances | length' aws_iam_role_multiple.tfstate → 3 (index_key 0,1,2)
+  const roles =
+    (await terraformStateImporter.load(fileImportInput(state("aws_iam_role_multiple.tfstate"))))
+      .records;
+  assert.deepEqual(roles.assets.map((a) => a.id), [
+    "aws_iam_role.test_role[0]",
+    "aws_iam_role.test_role[1]",
+    "aws_iam_role.test_role[2]",
+  ]);
+  assert.equal(roles.assets[0]!.asset_type, "IAM_ROLE");
+  assert.ok(roles.assets[0]!.metadata.trust_policy !== undefined);
+  // aws_lb_listener.tfstate: the listener depends_on the LB and target group; subnets sit in aws_vpc.main (not in the file).
+  const lb =
+    (await terraformStateImporter.load(fileImportInput(state("aws_lb_listener.tfstate")))).records;
+  assert.equal(lb.assets.length, 6);
+  assert.ok(
+    lb.edges.some((e) =>
+      e.source_id === "aws_lb.test" && e.target_id === "aws_lb_listener.front_end" &&
+      e.edge_type === "CONTAINS"
+    ),
+  );
+  assert.ok(
+    lb.edges.some((e) =>
+      e.source_id === "aws_lb_listener.front_end" && e.target_id === "aws_lb_target_group.test" &&
+      e.edge_type === "LOAD_BALANCER_TARGET"
+    ),
+  );
+  assert.ok(
+    lb.edges.some((e) =>
+      e.source_id === "aws_lb.test" && e.target_id === "aws_security_group.lb_sg" &&
+      e.edge_type === "ATTACHED_TO"
+    ),
+  );
+  assert.ok(lb.providers.includes("AWS"));
+});
+
+Deno.test("terraformStateImporter: Azure NSG open to * and Google bucket bindings", async () => {
+  // jq '.resources[] | select(.type=="azurerm_network_security_group") | .instances[0].attributes.security_rule'
+  const az = (await terraformStateImporter.load(
+    fileImportInput(state("azurerm_network_security_group.tfstate")),
+  )).records;
+  const nsg = az.assets.find((a) => a.id === "azurerm_network_security_group.example")!;
+  assert.equal(nsg.asset_type, "NSG");
+  assert.equal(nsg.provider, "AZURE");
+  assert.equal(nsg.account_id, "7bfb2c5c-7308-46ed-8ae4-fffa356eb406");
+  assert.equal(nsg.region, "westeurope");
+  const e = az.edges.find((x) => x.target_id === nsg.id && x.edge_type === "SECURITY_GROUP_RULE")!;
+  assert.equal(e.source_id, "0.0.0.0/0");
+  assert.equal(e.cidr, "*");
+  assert.equal(e.protocol, "TCP");
+  assert.ok(az.findings.some((f) => f.id === "f-ssh-open:azurerm_network_security_group.example"));
+  assert.ok(az.compliance.some((c) => c.id === "CIS-AZURE:7.2" && c.status === "FAIL"));
+  assert.ok(!az.findings.some((f) => f.resource_id === "azurerm_network_security_group.example-1"));
+  const gcs =
+    (await terraformStateImporter.load(fileImportInput(state("google_bucket_iam_binding.tfstate"))))
+      .records;
+  assert.deepEqual(gcs.assets.map((a) => a.name).sort(), [
+    "dctlgstoragebucketiambinding-1",
+    "dctlgstoragebucketiambinding-2",
+  ]);
+  assert.equal((gcs.assets[0]!.metadata.iam_bindings as unknown[]).length, 2);
+});
+
+Deno.test("terraformPlanImporter: TerraGoat plan assets, reference edges and rule findings", async () => {
+  // jq '[.planned_values.root_module.resources[] | select(.type != "null_resource")] | length' → 54
+  // of which 13 are link types folded into edges (jq for security_group_rule, route, *_attachment, …)
+  const result = await terraformPlanImporter.load(fileImportInput(PLAN));
+  const r = result.records;
+  assert.equal(r.assets.length, 41);
+  assert.equal(result.notes.skipped["folded into edges or parent"], 13);
+  assert.equal(result.notes.skipped["not a cloud resource"], 1);
+  assert.equal(result.notes.unknown_types["aws_db_option_group"], 1);
+  const web = r.assets.find((a) => a.id === "aws_instance.web_host")!;
+  assert.equal(web.asset_type, "EC2");
+  assert.deepEqual(web.metadata.plan_actions, ["create"]);
+  // web_host: vpc_security_group_ids = [aws_security_group.web-node.id] (configuration reference)
+  assert.ok(
+    r.edges.some((e) =>
+      e.source_id === web.id && e.target_id === "aws_security_group.web-node" &&
+      e.edge_type === "ATTACHED_TO"
+    ),
+  );
+  assert.ok(
+    r.edges.some((e) =>
+      e.source_id === "aws_lambda_function.analysis_lambda" &&
+      e.target_id === "aws_iam_role.iam_for_lambda" && e.edge_type === "ASSUMES_ROLE"
+    ),
+  );
+  // web-node ingress: 22 and 80 from 0.0.0.0/0 (jq '.planned_values.root_module.resources[] | select(.name=="web-node") | .values.ingress')
+  assert.ok(r.findings.some((f) => f.id === "f-ssh-open:aws_security_group.web-node"));
+  assert.ok(r.findings.some((f) => f.id === "f-db-public:aws_db_instance.default"));
+  assert.equal(web.is_internet_exposed, true);
+  // Trust policies of the three roles (jq '… | select(.type=="aws_iam_role") | .values.assume_role_policy')
+  assert.deepEqual(
+    r.edges.filter((e) => e.edge_type === "IAM_TRUST").map((e) => `${e.source_id}>${e.target_id}`)
+      .sort(),
+    [
+      "ec2.amazonaws.com>aws_iam_role.ec2role",
+      "eks.amazonaws.com>aws_iam_role.iam_for_eks",
+      "lambda.amazonaws.com>aws_iam_role.iam_for_lambda",
+    ],
+  );
+  // aws_iam_user_policy.userpolicy allows ec2:*, s3:*, lambda:* on * → PassRole-free methods such
+  // as EditExistingLambdaFunctionWithRole (lambda:UpdateFunctionCode).
+  const esc = r.findings.find((f) => f.id === "f-iam-privilege-escalation:aws_iam_user.user")!;
+  assert.match(esc.evidence, /EditExistingLambdaFunctionWithRole/);
+  assert.ok(r.findings.some((f) => f.id === "f-iam-user-direct-policy:aws_iam_user.user"));
+  assert.ok(r.edges.some((e) => e.edge_type === "INTERNET_EXPOSED" && e.target_id === web.id));
+});
+
+Deno.test("a plan and the state it changes share asset keys", async () => {
+  const text = await Deno.readTextFile(state("aws_vpc.tfstate"));
+  const st = JSON.parse(text);
+  const plan = {
+    format_version: "1.2",
+    terraform_version: "1.5.7",
+    planned_values: {
+      root_module: {
+        resources: st.resources.map((
+          r: { type: string; name: string; mode: string; instances: { attributes: unknown }[] },
+        ) => ({
+          address: `${r.type}.${r.name}`,
+          mode: r.mode,
+          type: r.type,
+          name: r.name,
+          values: r.instances[0]!.attributes,
+        })),
+      },
+    },
+    resource_changes: [],
+  };
+  const a = await terraformStateImporter.load(fileImportInput(state("aws_vpc.tfstate")));
+  const b = await terraformPlanImporter.load({ ...fileImportInput("plan.json"), parsed: plan });
+  assert.deepEqual(
+    b.records.assets.map((x) => [x.id, x.arn]),
+    a.records.assets.map((x) => [x.id, x.arn]),
+  );
+});
+
+Deno.test("terraform importers: bad input is refused with file and position", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const full = await Deno.readTextFile(state("aws_vpc.tfstate"));
+    await Deno.writeTextFile(`${dir}/cut.tfstate`, full.slice(0, 500));
+    await assert.rejects(
+      () => terraformStateImporter.load(fileImportInput(`${dir}/cut.tfstate`)),
+      (e: unknown) =>
+        e instanceof ImportError && /cut\.tfstate is not valid JSON/.test(e.message) &&
+        /line \d+, column \d+/.test(e.message) && /truncated/.test(e.message),
+    );
+    await Deno.writeTextFile(
+      `${dir}/bad.tfstate`,
+      '{"version": 4, "terraform_version": "1.0.0", "resources": [,]}',
+    );
+    await assert.rejects(
+      () => terraformStateImporter.load(fileImportInput(`${dir}/bad.tfstate`)),
+      (e: unknown) =>
+        e instanceof ImportError && /line 1, column \d+/.test(e.message) &&
+        !/truncated/.test(e.message),
+    );
+    await Deno.writeTextFile(
+      `${dir}/v3.tfstate`,
+      '{"version": 3, "terraform_version": "0.11.14", "modules": []}',
+    );
+    await assert.rejects(
+      () => terraformStateImporter.load(fileImportInput(`${dir}/v3.tfstate`)),
+      (e: unknown) => e instanceof ImportError && /state of version 3/.test(e.message),
+    );
+    // A plan forced as a state, and a state forced as a plan.
+    await assert.rejects(
+      () => terraformStateImporter.load(fileImportInput(PLAN)),
+      (e: unknown) => e instanceof ImportError && /not a Terraform state/.test(e.message),
+    );
+    await assert.rejects(
+      () => terraformPlanImporter.load(fileImportInput(state("aws_vpc.tfstate"))),
+      (e: unknown) => e instanceof ImportError && /not a Terraform plan/.test(e.message),
+    );
+    // Size limit: refused before reading, the limit in the message.
+    await assert.rejects(
+      () =>
+        terraformStateImporter.load(fileImportInput(state("aws_vpc.tfstate"), { maxBytes: 100 })),
+      (e: unknown) =>
+        e instanceof ImportError && /over the import limit of 100 bytes/.test(e.message),
+    );
+    assert.equal(MAX_IMPORT_BYTES, 256 * 1024 * 1024);
+    // A 1 GB file (sparse: no disk used) is refused before any byte is read.
+    const big = await Deno.open(`${dir}/huge.tfstate`, { create: true, write: true });
+    await big.truncate(1024 * 1024 * 1024);
+    big.close();
+    await assert.rejects(
+      () => terraformStateImporter.load(fileImportInput(`${dir}/huge.tfstate`)),
+      (e: unknown) =>
+        e instanceof ImportError &&
+        /1073741824 bytes, over the import limit of 268435456 bytes \(256 MiB\)/.test(e.message),
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("terraformStateImporter: unknown types counted, unusual names and for_each keys kept", async () => {
+  const weird = {
+    version: 4,
+    terraform_version: "1.6.0",
+    resources: [
+      {
+        mode: "managed",
+        type: "aws_shiny_new_thing",
+        name: "x",
+        provider: 'provider["registry.terraform.io/hashicorp/aws"]',
+        instances: [{ index_key: 0, attributes: { id: "a" } }, {
+          index_key: 1,
+          attributes: { id: "b" },
+        }],
+      },
+      {
+        module: 'module.net["eu west"]',
+        mode: "managed",
+        type: "aws_s3_bucket",
+        name: "b",
+        each: "map",
+        instances: [{
+          index_key: 'naïve "quoted" / ключ',
+          attributes: {
+            id: "bucket with spaces",
+            bucket: "bucket with spaces",
+            arn: "arn:aws:s3:::bucket with spaces",
+          },
+        }],
+      },
+    ],
+  };
+  const r = await terraformStateImporter.load({
+    ...fileImportInput("weird.tfstate"),
+    parsed: weird,
+  });
+  assert.deepEqual(r.notes.unknown_types, { aws_shiny_new_thing: 2 });
+  assert.equal(r.records.assets.filter((a) => a.asset_type === "OTHER").length, 2);
+  const bucket = r.records.assets.find((a) => a.asset_type === "S3_BUCKET")!;
+  assert.equal(bucket.id, 'module.net["eu west"].aws_s3_bucket.b["naïve \\"quoted\\" / ключ"]');
+  assert.equal(bucket.metadata.terraform_module, 'module.net["eu west"]');
+  assert.equal(bucket.name, "bucket with spaces");
+});
+
+Deno.test("terraformPlanImporter: child modules, for_each keys and module-local references", async () => {
+  const plan = {
+    format_version: "1.2",
+    terraform_version: "1.6.0",
+    planned_values: {
+      root_module: {
+        child_modules: [{
+          address: "module.net",
+          resources: [
+            {
+              address: "module.net.aws_vpc.main",
+              mode: "managed",
+              type: "aws_vpc",
+              name: "main",
+              values: { cidr_block: "10.0.0.0/16" },
+            },
+            {
+              address: 'module.net.aws_subnet.s["a"]',
+              mode: "managed",
+              type: "aws_subnet",
+              name: "s",
+              index: "a",
+              values: { cidr_block: "10.0.1.0/24" },
+            },
+            {
+              address: 'module.net.aws_subnet.s["b"]',
+              mode: "managed",
+              type: "aws_subnet",
+              name: "s",
+              index: "b",
+              values: { cidr_block: "10.0.2.0/24" },
+            },
+          ],
+        }],
+      },
+    },
+    resource_changes: [
+      {
+        address: "module.net.aws_vpc.main",
+        type: "aws_vpc",
+        name: "main",
+        change: { actions: ["create"] },
+      },
+      {
+        address: "aws_instance.gone",
+        type: "aws_instance",
+        name: "gone",
+        change: { actions: ["delete"], before: { id: "i-1" } },
+      },
+    ],
+    configuration: {
+      root_module: {
+        module_calls: {
+          net: {
+            module: {
+              resources: [
+                { address: "aws_vpc.main", type: "aws_vpc", expressions: {} },
+                {
+                  address: "aws_subnet.s",
+                  type: "aws_subnet",
+                  expressions: { vpc_id: { references: ["aws_vpc.main.id", "aws_vpc.main"] } },
+                },
+              ],
+            },
+          },
+        },
+      },
+    },
+  };
+  const r = await terraformPlanImporter.load({ ...fileImportInput("plan.json"), parsed: plan });
+  assert.deepEqual(r.records.assets.map((a) => a.id), [
+    "module.net.aws_vpc.main",
+    'module.net.aws_subnet.s["a"]',
+    'module.net.aws_subnet.s["b"]',
+  ]);
+  assert.equal(r.records.assets[1]!.metadata.terraform_module, "module.net");
+  assert.deepEqual(
+    r.records.edges.filter((e) => e.edge_type === "CONTAINS").map((e) =>
+      `${e.source_id}>${e.target_id}`
+    ),
+    [
+      'module.net.aws_vpc.main>module.net.aws_subnet.s["a"]',
+      'module.net.aws_vpc.main>module.net.aws_subnet.s["b"]',
+    ],
+  );
+  assert.equal(r.notes.skipped["planned for deletion"], 1);
+});
+
+Deno.test("terraformStateImporter: a Google firewall open to the internet exposes public instances of its network", async () => {
+  const text = await Deno.readTextFile(state("google_compute_instance.tfstate"));
+  const instance = JSON.parse(text).resources[0];
+  const net = instance.instances[0].attributes.network_interface[0].network;
+  instance.instances[0].attributes.network_interface[0].access_config = [{ nat_ip: "203.0.113.7" }];
+  instance.instances[0].attributes.tags = ["web"];
+  const firewall = (tags: string[] | null) => ({
+    mode: "managed",
+    type: "google_compute_firewall",
+    name: "open",
+    instances: [{
+      attributes: {
+        id: "projects/p/global/firewalls/open",
+        name: "open",
+        network: net,
+        direction: "INGRESS",
+        source_ranges: ["0.0.0.0/0"],
+        target_tags: tags,
+        allow: [{ protocol: "tcp", ports: ["22"] }],
+      },
+    }],
+  });
+  const load = (tags: string[] | null) =>
+    terraformStateImporter.load({
+      ...fileImportInput("gcp.tfstate"),
+      parsed: { version: 4, terraform_version: "1.5.0", resources: [instance, firewall(tags)] },
+    });
+  const open = (await load(["web"])).records;
+  const vm = open.assets.find((a) => a.asset_type === "GCE_INSTANCE")!;
+  assert.equal(vm.is_internet_exposed, true);
+  assert.ok(open.findings.some((f) => f.id === "f-ssh-open:google_compute_firewall.open"));
+  assert.ok(open.compliance.some((c) => c.id === "CIS-GCP:3.6" && c.status === "FAIL"));
+  const other = (await load(["db"])).records;
+  assert.equal(
+    other.assets.find((a) => a.asset_type === "GCE_INSTANCE")!.is_internet_exposed,
+    false,
+  );
+});
+
+Deno.test("terraformStateImporter: KMS keys, their policies and the rotation rule", async () => {
+  // jq '.resources[].instances[0].attributes | {id, customer_master_key_spec, is_enabled, enable_key_rotation}'
+  //   aws_kms_key.tfstate → bar RSA_2048, baz symmetric but disabled, foo RSA_4096: rotation off on all,
+  //   and none is an enabled symmetric key, so f-kms-rotation-disabled does not apply.
+  const r =
+    (await terraformStateImporter.load(fileImportInput(state("aws_kms_key.tfstate")))).records;
+  assert.deepEqual(r.assets.map((a) => a.asset_type), ["KMS_KEY", "KMS_KEY", "KMS_KEY"]);
+  assert.ok(!r.findings.some((f) => f.source_finding_id === "f-kms-rotation-disabled"));
+  assert.ok(!r.compliance.some((c) => c.id === "CIS-AWS:3.6"));
+  // Key policy "bar": Principal arn:aws:iam::047081014315:user/admin may use the key.
+  assert.ok(
+    r.edges.some((e) =>
+      e.edge_type === "GRANTS_ACCESS" && e.source_id === "arn:aws:iam::047081014315:user/admin" &&
+      e.target_id === "aws_kms_key.bar"
+    ),
+  );
+});
