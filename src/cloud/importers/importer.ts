@@ -108,7 +108,7 @@ export type Detector =
  *
  * @example
  * ```ts
- * import { DETECTION_ORDER, emptyNotes, type Importer } from "./entry.ts";
+ * import { DETECTION_ORDER, emptyNotes, type Importer } from "./importer.ts";
  * import { emptyRecords } from "../model/records.ts";
  *
  * export const tfstateImporter: Importer = {
