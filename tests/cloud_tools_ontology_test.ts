@@ -519,3 +519,37 @@ Deno.test("rag_chunks pages entity, community and relation-group chunks with fil
     await close();
   }
 });
+
+/** Runs the isolation helper in a process with only `flags`. */
+async function isolationRun(flags: string[]): Promise<Loose> {
+  const helper = new URL("./helpers/ontology_isolation.ts", import.meta.url);
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--no-prompt", ...flags, helper.pathname],
+    cwd: new URL("../", import.meta.url).pathname,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(output.stdout);
+  assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
+  return JSON.parse(text.trim().split("\n").pop()!);
+}
+
+Deno.test("without read access to src/cloud the ontology runs in-process and says the time limit is not enforced", async () => {
+  const { stats, query } = await isolationRun(["--allow-env"]);
+  assert.equal(stats.isolated, false);
+  assert.equal(query.isolated, false);
+  assert.match(query.note, /time limit could not be enforced/);
+  assert.deepEqual(query.rows, [{ n: 5 }]);
+});
+
+Deno.test("the start task's read grant on src/cloud is enough for the query worker", async () => {
+  const config = JSON.parse(
+    await Deno.readTextFile(new URL("../deno.json", import.meta.url)),
+  ) as { tasks: Record<string, string> };
+  const grant = /--allow-read=(\S+)/.exec(config.tasks.start!)![1]!;
+  assert.ok(grant.split(",").includes("./src/cloud"), grant);
+  const { stats, query } = await isolationRun(["--allow-env", "--allow-read=./src/cloud"]);
+  assert.equal(stats.isolated, true);
+  assert.equal(query.isolated, true);
+  assert.equal(query.note, undefined);
+});
