@@ -23,7 +23,7 @@ export function ontologyNeighbourhoodTool(ctx: CloudContext): ToolDefinition {
     toolset: "ontology",
     sensitivity: "confidential",
     description:
-      "The semantic relations around an asset in a dataset's ontology: the object-property triples (relation types such as PROTECTED_BY_WAF, ROUTES_TO, TAGGED_WITH, FINDING_AFFECTS) within 1 to 3 hops, with the nodes reached, their names and classes. Give an asset id, ARN or unique name (or a cmr: name or full IRI for tags, findings and placeholders). For raw graph edges use neighbors instead.",
+      "The semantic relations around an asset in a dataset's ontology: the object-property triples (relation types such as PROTECTED_BY_WAF, SUBNET_CONTAINS_INSTANCE, TAGGED_WITH, FINDING_AFFECTS) within 1 to 3 hops, with the nodes reached, their names and classes. Give an asset id, ARN or unique name (or a cmr: name or full IRI for tags, findings and placeholders). For raw graph edges use neighbors instead.",
     input: z.strictObject({
       ref: z.string().min(1).max(2048).describe(
         "The centre: an asset id, ARN, resource id or unique name; or a cmr: name or full IRI.",
