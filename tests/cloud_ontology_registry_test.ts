@@ -97,6 +97,18 @@ Deno.test("ontologyRegistryOf() follows the workspace: unload, reload and change
     closeOntologies(workspace);
   }
   assert.equal(registry.closed, true);
+  assert.equal(registry.size, 0);
   assert.notEqual(ontologyRegistryOf(workspace), registry, "a closed registry is not reused");
   closeOntologies(workspace);
+});
+
+Deno.test("closeOntologies() stops the engines still running", async () => {
+  const workspace = demoWorkspace();
+  const engine = ontologyRegistryOf(workspace).engineFor(workspace.dataset("sample"));
+  await engine.ensureView(workspace.dataset("sample"));
+  assert.equal(engine.isolated, true);
+  const answered = await engine.query(COUNT);
+  assert.equal(answered.kind, "select");
+  closeOntologies(workspace);
+  await assert.rejects(engine.query(COUNT), /closed/);
 });
