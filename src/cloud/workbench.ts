@@ -18,6 +18,7 @@ import type {
 import { cloudCompleters } from "./completers.ts";
 import { cloudContext } from "./context.ts";
 import { loadDemo } from "./demo/load_demo.ts";
+import { closeOntologies } from "./ontology/registry.ts";
 import { cloudPrompts } from "./prompts/prompts.ts";
 import { cloudResources, cloudTemplates } from "./resources/resources.ts";
 import { COMPLIANCE_TOOLSET, complianceTools } from "./toolsets/compliance.ts";
@@ -25,6 +26,7 @@ import { FINDINGS_TOOLSET, findingsTools } from "./toolsets/findings.ts";
 import { GRAPH_TOOLSET, graphTools } from "./toolsets/graph.ts";
 import { INVENTORY_TOOLSET, inventoryTools } from "./toolsets/inventory.ts";
 import { META_TOOLSET, metaTools } from "./toolsets/meta.ts";
+import { ONTOLOGY_TOOLSET, ontologyTools } from "./toolsets/ontology.ts";
 import { WORKSPACE_TOOLSET, workspaceTools } from "./toolsets/workspace.ts";
 import { parseDatasetSpec } from "./workspace/naming.ts";
 import { Workspace } from "./workspace/workspace.ts";
@@ -52,6 +54,7 @@ export const CLOUD_TOOLSETS = [
   GRAPH_TOOLSET,
   FINDINGS_TOOLSET,
   COMPLIANCE_TOOLSET,
+  ONTOLOGY_TOOLSET,
   META_TOOLSET,
 ] as const;
 
@@ -138,12 +141,15 @@ function createCloudWorkbench(
       ...graphTools(ctx),
       ...findingsTools(ctx),
       ...complianceTools(ctx),
+      ...ontologyTools(ctx),
       ...metaTools(ctx),
     ],
     prompts: cloudPrompts(ctx),
     completionFamilies: families,
     resources: cloudResources(ctx),
     resourceTemplates: cloudTemplates(ctx, families),
+    // Stops the ontology workers this connection started.
+    close: () => Promise.resolve(closeOntologies(workspace)),
   };
 }
 

@@ -21,6 +21,8 @@ import { assetDetail, assetFindings, assetNeighbors } from "../inventory/asset_d
 import { ASSET_TYPE_FAMILIES, EDGE_TYPE_INFO, RELATION_GROUPS } from "../model/enums.ts";
 import { NotFoundError } from "../model/errors.ts";
 import { URI_SCHEME } from "../model/briefs.ts";
+import { ONTOLOGY_FORMAT_INFO, ONTOLOGY_FORMATS } from "../ontology/formats.ts";
+import { ONTOLOGY_TURTLE_URI, ontologyTranslated, readOntology } from "../ontology_support.ts";
 import { datasetSummary } from "../workspace/summary.ts";
 import { DATASETS_URI, WORKSPACE_URI } from "../workspace/workspace.ts";
 
@@ -147,6 +149,16 @@ export function cloudResources(ctx: CloudContext): StaticResourceDefinition[] {
       "public",
       () => ({ available: true, topics: docTopicIndex() }),
     ),
+    {
+      uri: ONTOLOGY_TURTLE_URI,
+      name: "Ontology (Turtle)",
+      description:
+        "The active dataset's RDF/OWL ontology as Turtle (built on first read, then cached).",
+      mimeType: ONTOLOGY_FORMAT_INFO.turtle.mimeType,
+      category: "ontology",
+      sensitivity: "restricted",
+      read: (requested) => ontologyTranslated(() => readOntology(ctx, "turtle", requested)),
+    },
   ];
 }
 
@@ -271,5 +283,26 @@ export function cloudTemplates(
       ({ topic }, uri) => ({ uri, mimeType: "text/markdown", text: readDocTopic(topic ?? "") }),
       "text/markdown",
     ),
+    {
+      name: "ontology",
+      title: "Ontology export",
+      uriTemplate: `${URI_SCHEME}ontology/{format}`,
+      description: `The active dataset's RDF/OWL ontology in one format: ${
+        ONTOLOGY_FORMATS.map((f) => `${f} (${ONTOLOGY_FORMAT_INFO[f].mimeType})`).join(", ")
+      }.`,
+      mimeType: ONTOLOGY_FORMAT_INFO.turtle.mimeType,
+      variables: { format: family("ontology_format") },
+      read: ({ format }, uri) =>
+        ontologyTranslated(() => {
+          const name = format ?? "";
+          if (!(ONTOLOGY_FORMATS as readonly string[]).includes(name)) {
+            throw new NotFoundError(
+              `No such ontology format: use one of ${ONTOLOGY_FORMATS.join(", ")}.`,
+              { value: name, valid: [...ONTOLOGY_FORMATS] },
+            );
+          }
+          return readOntology(ctx, name as (typeof ONTOLOGY_FORMATS)[number], uri);
+        }),
+    },
   ];
 }
