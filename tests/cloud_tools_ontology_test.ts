@@ -534,7 +534,7 @@ async function isolationRun(flags: string[]): Promise<Loose> {
   return JSON.parse(text.trim().split("\n").pop()!);
 }
 
-Deno.test("without read access to src/cloud the ontology runs in-process and says the time limit is not enforced", async () => {
+Deno.test("without read access to src the ontology runs in-process and says the time limit is not enforced", async () => {
   const { stats, query } = await isolationRun(["--allow-env"]);
   assert.equal(stats.isolated, false);
   assert.equal(query.isolated, false);
@@ -542,13 +542,13 @@ Deno.test("without read access to src/cloud the ontology runs in-process and say
   assert.deepEqual(query.rows, [{ n: 5 }]);
 });
 
-Deno.test("the start task's read grant on src/cloud is enough for the query worker", async () => {
+Deno.test("the start task's read grant on src is enough for the query worker", async () => {
   const config = JSON.parse(
     await Deno.readTextFile(new URL("../deno.json", import.meta.url)),
   ) as { tasks: Record<string, string> };
   const grant = /--allow-read=(\S+)/.exec(config.tasks.start!)![1]!;
-  assert.ok(grant.split(",").includes("./src/cloud"), grant);
-  const { stats, query } = await isolationRun(["--allow-env", "--allow-read=./src/cloud"]);
+  assert.ok(grant.split(",").includes("./src"), grant);
+  const { stats, query } = await isolationRun(["--allow-env", "--allow-read=./src"]);
   assert.equal(stats.isolated, true);
   assert.equal(query.isolated, true);
   assert.equal(query.note, undefined);

@@ -5,8 +5,7 @@
  * @module
  */
 
-// @ts-types="@types/difflib"
-import difflib from "difflib";
+import { closeMatches } from "./close_matches.ts";
 import { InvalidEnumError } from "./errors.ts";
 
 /** How many accepted values an error message shows; `data.valid` holds all. */
@@ -50,7 +49,7 @@ export function parseEnum<T extends string>(
   if (hit !== undefined && key !== "") return hit;
   const close = key === ""
     ? []
-    : difflib.getCloseMatches(key, [...byKey.keys()], 3, 0.6).map((k: string) => byKey.get(k)!);
+    : closeMatches(key, [...byKey.keys()], 3, 0.6).map((k: string) => byKey.get(k)!);
   const shown = valid.slice(0, ENUM_VALUES_IN_MESSAGE).join(", ");
   const more = valid.length > ENUM_VALUES_IN_MESSAGE
     ? ` and ${valid.length - ENUM_VALUES_IN_MESSAGE} more (see data.valid)`

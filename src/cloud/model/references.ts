@@ -7,8 +7,7 @@
  * @module
  */
 
-// @ts-types="@types/difflib"
-import difflib from "difflib";
+import { closeMatches } from "./close_matches.ts";
 import type { AssetType } from "./enums.ts";
 import { AmbiguousAssetError, UnknownAssetError } from "./errors.ts";
 import type { Asset, DatasetRecords, Finding } from "./records.ts";
@@ -230,7 +229,7 @@ export function suggestAssets(
   }
   if (picked.length < MAX_HINTS && needle !== "") {
     const names = [...new Set(records.assets.map((a) => a.name))];
-    const close: string[] = difflib.getCloseMatches(String(ref), names, MAX_HINTS, 0.5);
+    const close: string[] = closeMatches(String(ref), names, MAX_HINTS, 0.5);
     for (const name of close) {
       for (const asset of records.assets) {
         if (picked.length >= MAX_HINTS) break;

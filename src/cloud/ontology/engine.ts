@@ -8,7 +8,7 @@
  * the store from the input kept here.
  *
  * Starting the worker loads `worker.ts` and the modules it imports, which
- * Deno checks like a dynamic import: it needs read access to the `src/cloud/`
+ * Deno checks like a dynamic import: it needs read access to the `src/`
  * folder when the package runs from files, or net access to the package's
  * host when it runs from a URL. With `isolation: "auto"` (the default) the
  * engine checks that permission first and falls back to running in-process
@@ -101,7 +101,7 @@ interface Pending {
 function mayLoadWorker(url: URL): boolean {
   try {
     if (url.protocol === "file:") {
-      return Deno.permissions.querySync({ name: "read", path: new URL("../", url) }).state ===
+      return Deno.permissions.querySync({ name: "read", path: new URL("../../", url) }).state ===
         "granted";
     }
     if (url.protocol === "http:" || url.protocol === "https:") {
@@ -116,7 +116,7 @@ function mayLoadWorker(url: URL): boolean {
 /** The flag a worker at `url` needs. */
 function neededFlag(url: URL): string {
   return url.protocol === "file:"
-    ? `--allow-read=${decodeURIComponent(new URL("../", url).pathname)}`
+    ? `--allow-read=${decodeURIComponent(new URL("../../", url).pathname)}`
     : `--allow-net=${url.host}`;
 }
 

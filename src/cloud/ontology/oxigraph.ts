@@ -1,6 +1,9 @@
 /**
  * The oxigraph RDF store and SPARQL engine (npm `oxigraph`), initialised once
- * from its WebAssembly module. Import oxigraph through this module only.
+ * from its WebAssembly build, which is embedded in the package
+ * (`src/_vendor/oxigraph/`): no file-read permission is needed, and bundles
+ * and compiled executables carry it. Import oxigraph through this module
+ * only; the ontology modules are loaded on first use, not at start-up.
  *
  * @module
  */
@@ -14,9 +17,31 @@ import {
   quad,
   Store,
 } from "oxigraph/web.js";
-import wasmModule from "./oxigraph_wasm.js";
+import {
+  OXIGRAPH_WASM_BYTES,
+  OXIGRAPH_WASM_GZIP_BASE64,
+} from "../../_vendor/oxigraph/oxigraph_wasm.ts";
 
-initSync({ module: wasmModule });
+/** Inflates the embedded wasm into a buffer of its known size. */
+async function embeddedWasm(): Promise<Uint8Array<ArrayBuffer>> {
+  const packed = Uint8Array.fromBase64(OXIGRAPH_WASM_GZIP_BASE64.replace(/\s+/g, ""));
+  const wasm = new Uint8Array(OXIGRAPH_WASM_BYTES);
+  let filled = 0;
+  const chunks = new Blob([packed]).stream().pipeThrough(new DecompressionStream("gzip"));
+  for await (const chunk of chunks) {
+    if (filled + chunk.length > wasm.length) {
+      throw new Error(`embedded oxigraph wasm is over ${OXIGRAPH_WASM_BYTES} bytes`);
+    }
+    wasm.set(chunk, filled);
+    filled += chunk.length;
+  }
+  if (filled !== OXIGRAPH_WASM_BYTES) {
+    throw new Error(`embedded oxigraph wasm is ${filled} bytes, expected ${OXIGRAPH_WASM_BYTES}`);
+  }
+  return wasm;
+}
+
+initSync({ module: await WebAssembly.compile(await embeddedWasm()) });
 
 export type {
   BlankNode,

@@ -7,7 +7,7 @@
  */
 
 import { errorToWire } from "./errors.ts";
-import { type OntologyCall, OntologyHost, type OntologyReply } from "./host.ts";
+import type { OntologyCall, OntologyHost, OntologyReply } from "./host.ts";
 
 /** The parts of the worker global scope used here. */
 interface WorkerScope {
@@ -16,14 +16,16 @@ interface WorkerScope {
 }
 
 const scope = globalThis as unknown as WorkerScope;
-const host = new OntologyHost();
+// The host (and the oxigraph engine it initialises) loads after the message
+// handler is in place, so no request can arrive before anyone listens.
+const host: Promise<OntologyHost> = import("./host.ts").then((module) => new module.OntologyHost());
 let queue: Promise<void> = Promise.resolve();
 
 scope.onmessage = (event: MessageEvent<OntologyCall>): void => {
   const { id, request } = event.data;
   queue = queue.then(async () => {
     try {
-      const value = await host.handle(
+      const value = await (await host).handle(
         request,
         (done, total) => scope.postMessage({ id, kind: "progress", done, total }),
       );

@@ -1,3 +1,0 @@
-/** The compiled oxigraph engine, ready to instantiate. */
-declare const wasmModule: WebAssembly.Module;
-export default wasmModule;
