@@ -173,7 +173,7 @@ Deno.test("OntologyEngine without read permission runs in-process, or says which
   const forced = await run("worker");
   strictEqual(forced.isolated, true);
   assert(
-    /needs --allow-read=\S*\/src\/cloud\/|Start the process with --allow-read=\S*\/src\/cloud\//
+    /needs --allow-read=\S*\/src\/|Start the process with --allow-read=\S*\/src\//
       .test(
         String(forced.error),
       ),
