@@ -63,6 +63,23 @@ export function matchFrameworks(view: DatasetView, name: string): string[] {
   return all.filter((n) => n.toLowerCase().includes(lower));
 }
 
+/**
+ * The dataset frameworks matching a name, as {@linkcode matchFrameworks};
+ * none is {@linkcode UnknownFrameworkError} with the dataset's frameworks in
+ * `data.valid`.
+ */
+export function requireFrameworks(view: DatasetView, name: string): string[] {
+  const names = matchFrameworks(view, name);
+  if (names.length === 0) {
+    throw new UnknownFrameworkError(
+      "No framework of that name has results or tagged findings in the dataset; the dataset's " +
+        "frameworks are in data.valid.",
+      { value: name, dataset: view.name, valid: datasetFrameworks(view) },
+    );
+  }
+  return names;
+}
+
 function findingsById(view: DatasetView): Map<string, Finding> {
   return new Map(view.records.findings.map((f) => [f.id, f]));
 }

@@ -6,6 +6,11 @@
 
 import type { ToolDefinition } from "../../core/catalog.ts";
 import type { CloudContext } from "../context.ts";
+import { complianceGapsTool } from "../tools/compliance_gaps.ts";
+import { complianceSummaryTool } from "../tools/compliance_summary.ts";
+import { controlStatusTool } from "../tools/control_status.ts";
+import { listControlsTool } from "../tools/list_controls.ts";
+import { listFrameworksTool } from "../tools/list_frameworks.ts";
 
 /** What the toolset is for. */
 export const COMPLIANCE_TOOLSET = {
@@ -15,6 +20,11 @@ export const COMPLIANCE_TOOLSET = {
 
 /** The toolset's tools, in the order they are listed. */
 export function complianceTools(ctx: CloudContext): ToolDefinition[] {
-  void ctx;
-  return [];
+  return [
+    listFrameworksTool(ctx),
+    complianceSummaryTool(ctx),
+    listControlsTool(ctx),
+    controlStatusTool(ctx),
+    complianceGapsTool(ctx),
+  ];
 }

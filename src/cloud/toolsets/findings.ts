@@ -6,6 +6,13 @@
 
 import type { ToolDefinition } from "../../core/catalog.ts";
 import type { CloudContext } from "../context.ts";
+import { findingsForAssetTool } from "../tools/findings_for_asset.ts";
+import { findingsSummaryTool } from "../tools/findings_summary.ts";
+import { getFindingTool } from "../tools/get_finding.ts";
+import { listFindingsTool } from "../tools/list_findings.ts";
+import { suppressFindingsTool } from "../tools/suppress_findings.ts";
+import { topRisksTool } from "../tools/top_risks.ts";
+import { unsuppressFindingsTool } from "../tools/unsuppress_findings.ts";
 
 /** What the toolset is for. */
 export const FINDINGS_TOOLSET = {
@@ -15,6 +22,13 @@ export const FINDINGS_TOOLSET = {
 
 /** The toolset's tools, in the order they are listed. */
 export function findingsTools(ctx: CloudContext): ToolDefinition[] {
-  void ctx;
-  return [];
+  return [
+    listFindingsTool(ctx),
+    getFindingTool(ctx),
+    findingsSummaryTool(ctx),
+    findingsForAssetTool(ctx),
+    topRisksTool(ctx),
+    suppressFindingsTool(ctx),
+    unsuppressFindingsTool(ctx),
+  ];
 }

@@ -1,0 +1,60 @@
+/**
+ * `findings_summary`: finding counts per severity, tool, framework, asset
+ * type, account or asset, each split by severity.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { type CloudContext, datasetArgument, translated } from "../context.ts";
+import { findingsSummary } from "../findings/queries.ts";
+
+/** The tool's name. */
+export const FINDINGS_SUMMARY = "findings_summary";
+
+/** Builds the tool for one connection. */
+export function findingsSummaryTool(ctx: CloudContext): ToolDefinition {
+  return defineTool({
+    name: FINDINGS_SUMMARY,
+    toolset: "findings",
+    sensitivity: "internal",
+    description:
+      "Count findings (open ones unless include_suppressed) grouped by severity, source_tool, framework, asset_type, account or asset; each group has a total and a count per severity. Findings with no framework or account fall in `(none)`, findings that map to no asset in `unmapped`; a finding with several frameworks counts in each. Groups come largest first (severity groups worst first), at most top of them; group_count says how many there were.",
+    input: z.strictObject({
+      group_by: z.string().max(16).default("severity").describe(
+        "severity (default), source_tool, framework, asset_type, account or asset.",
+      ),
+      include_suppressed: z.boolean().default(false).describe("Count suppressed findings too."),
+      top: z.number().int().min(1).max(500).default(25).describe(
+        "Most groups returned (1 to 500).",
+      ),
+      dataset: datasetArgument,
+    }),
+    result: z.object({
+      dataset: z.string(),
+      group_by: z.string(),
+      total: z.number().int().describe("Findings counted."),
+      group_count: z.number().int().describe("Groups before the top cut."),
+      groups: z.record(
+        z.string(),
+        z.record(z.string(), z.number().int()).describe("total and a count per severity"),
+      ),
+    }),
+    effects: {},
+    producesEvidence: false,
+    run: (args) =>
+      translated(async () => {
+        await ctx.preloaded;
+        const dataset = ctx.dataset(args.dataset);
+        return {
+          kind: "result",
+          result: findingsSummary(dataset, {
+            group_by: args.group_by,
+            include_suppressed: args.include_suppressed,
+            top: args.top,
+          }),
+        };
+      }),
+  });
+}

@@ -1,0 +1,49 @@
+/**
+ * `unsuppress_findings`: lifts suppressions, so the findings count as open
+ * again.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { type CloudContext, datasetArgument, translated } from "../context.ts";
+
+/** The tool's name. */
+export const UNSUPPRESS_FINDINGS = "unsuppress_findings";
+
+/** Builds the tool for one connection. */
+export function unsuppressFindingsTool(ctx: CloudContext): ToolDefinition {
+  return defineTool({
+    name: UNSUPPRESS_FINDINGS,
+    toolset: "findings",
+    sensitivity: "confidential",
+    description:
+      "Lift the suppression of findings by id (their reasons are dropped), so they count as open again. Reports which ids were unsuppressed, which were not suppressed and which do not exist; when any changed, the dataset's version goes up (earlier cursors turn stale) and subscribers of its summary resource are notified.",
+    input: z.strictObject({
+      finding_ids: z.array(z.string().min(1).max(512)).min(1).max(500).describe(
+        "The findings to unsuppress (1 to 500 ids).",
+      ),
+      dataset: datasetArgument,
+    }),
+    result: z.object({
+      dataset: z.string(),
+      unsuppressed: z.array(z.string()),
+      not_suppressed: z.array(z.string()),
+      not_found: z.array(z.string()),
+      version: z.number().int().describe("The dataset's version after the call."),
+    }),
+    effects: { mutatesSession: true },
+    producesEvidence: false,
+    run: (args) =>
+      translated(async () => {
+        await ctx.preloaded;
+        const dataset = ctx.dataset(args.dataset);
+        const outcome = ctx.workspace.unsuppress(args.finding_ids, { dataset: dataset.name });
+        return {
+          kind: "result",
+          result: { dataset: dataset.name, ...outcome, version: dataset.version },
+        };
+      }),
+  });
+}

@@ -1,0 +1,45 @@
+/**
+ * Test helper for the cloud tools: a client on the demo estate and short
+ * calls for results, dataset versions, resource text and resource links.
+ *
+ * @module
+ */
+
+import type { Client } from "@modelcontextprotocol/sdk/client";
+import { connect, type Connected, type Loose, ok } from "./in_memory.ts";
+import { cloudWorkbenchWith } from "../../src/cloud/workbench.ts";
+
+/** A fresh server with the demo estate (`sample` active, `after`) and its client. */
+export async function demoClient(): Promise<Connected> {
+  return await connect({ workbenches: [cloudWorkbenchWith({ demo: true })] });
+}
+
+/** The `result` of a tool call that must succeed. */
+export async function result(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<Loose> {
+  return (await ok(client, name, args)).result;
+}
+
+/** A dataset's current version, read through `dataset_summary`. */
+export async function datasetVersion(client: Client, dataset = "sample"): Promise<number> {
+  return (await result(client, "dataset_summary", { dataset })).version;
+}
+
+/** The text of a resource's first content. */
+export async function readText(client: Client, uri: string): Promise<string> {
+  const content: Loose = (await client.readResource({ uri })).contents[0];
+  return content.text;
+}
+
+/** The resource links a tool call returns. */
+export async function resourceLinks(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<Loose[]> {
+  const raw = await client.callTool({ name, arguments: args });
+  return (raw.content as Loose[]).filter((c) => c.type === "resource_link");
+}
