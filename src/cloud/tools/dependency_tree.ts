@@ -26,25 +26,23 @@ const describedAsset = z.object({
   region: z.string(),
 });
 
-interface TreeNodeShape {
-  id: string;
-  name: string;
-  arn: string | null;
-  type: string;
-  account_id: string | null;
-  region: string;
-  via: string;
-  relationship: string | null;
-  children: TreeNodeShape[];
+/** Deepest tree level: max_depth's upper bound. */
+const MAX_TREE_DEPTH = 6;
+
+/**
+ * A tree node whose children nest at most `levels` more times. Spelled out
+ * level by level (not recursive) so the published JSON schema has no
+ * references to resolve.
+ */
+function treeLevel(levels: number): z.ZodType {
+  return describedAsset.extend({
+    via: z.string().describe("The edge type linking it to its parent."),
+    relationship: z.string().nullable(),
+    children: levels === 0 ? z.array(z.never()).max(0) : z.array(treeLevel(levels - 1)),
+  });
 }
 
-const treeNode: z.ZodType<TreeNodeShape> = describedAsset.extend({
-  via: z.string().describe("The edge type linking it to its parent."),
-  relationship: z.string().nullable(),
-  get children(): z.ZodArray<z.ZodType<TreeNodeShape>> {
-    return z.array(treeNode);
-  },
-});
+const treeNode = treeLevel(MAX_TREE_DEPTH - 1);
 
 /** Builds the tool for one connection. */
 export function dependencyTreeTool(ctx: CloudContext): ToolDefinition {
@@ -61,7 +59,9 @@ export function dependencyTreeTool(ctx: CloudContext): ToolDefinition {
       direction: z.string().max(16).default("both").describe(
         "up (what it depends on), down (what depends on it) or both (default both).",
       ),
-      max_depth: z.number().int().min(1).max(6).default(3).describe("Most hops (1 to 6)."),
+      max_depth: z.number().int().min(1).max(MAX_TREE_DEPTH).default(3).describe(
+        "Most hops (1 to 6).",
+      ),
       include_hierarchy: z.boolean().default(false).describe(
         "Keep containment under organisations, OUs and accounts.",
       ),
