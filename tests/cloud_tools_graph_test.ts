@@ -893,3 +893,44 @@ Deno.test("graph resources are not found without a dataset, naming load_dataset"
     await close();
   }
 });
+
+Deno.test("graph tools report a dataset without an internet node as a bad argument", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "graph-tools-" });
+  const path = `${dir}/closed.json`;
+  const host = (id: string) => ({
+    id,
+    name: id,
+    asset_type: "EC2",
+    provider: "AWS",
+    region: "us-east-1",
+    account_id: PROD,
+  });
+  await Deno.writeTextFile(
+    path,
+    JSON.stringify({
+      assets: [host("a"), host("b")],
+      edges: [{ id: "e1", source_id: "a", target_id: "b", edge_type: "REFERENCES" }],
+      findings: [],
+    }),
+  );
+  const { client, close } = await connect({
+    workbenches: [cloudWorkbenchWith({ datasets: [{ name: "closed", path }] })],
+  });
+  try {
+    const before = await workspaceState(client);
+    const error = await fails(client, "find_paths", { source: "internet", target: "b" });
+    strictEqual(error.code, "invalid_request");
+    truthy(error.message.includes("internet_exposure"), error.message);
+    strictEqual((await fails(client, "neighbors", { ref: "0.0.0.0/0" })).code, "invalid_request");
+    const direct = await result(client, "find_paths", {
+      source: "a",
+      target: "b",
+      mode: "directed",
+    });
+    strictEqual(direct.paths[0].summary, "a -> b");
+    deepStrictEqual(await workspaceState(client), before);
+  } finally {
+    await close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
