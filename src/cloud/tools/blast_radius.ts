@@ -29,7 +29,7 @@ export function blastRadiusTool(ctx: CloudContext): ToolDefinition {
     toolset: "graph",
     sensitivity: "confidential",
     description:
-      "Measure an asset's blast radius two ways. dependency (availability): every asset that depends on it, directly or transitively up to max_depth hops, with counts by depth, accounts affected and exposed dependents (at most limit items listed). network (reach): how many assets it can reach over relationship edges, how deep, the sensitive ones, and a risk score (0.5 per reachable node + 2.0 per sensitive data store, capped at 10).",
+      "Measure an asset's blast radius: what its failure takes down and what its compromise can reach. dependency (availability): every asset that depends on it, directly or transitively up to max_depth hops, with counts by depth, accounts affected and exposed dependents (at most limit items listed). network (reach): how many assets it can reach over relationship edges, how deep, the sensitive ones, and a risk score (0.5 per reachable node + 2.0 per sensitive data store, capped at 10).",
     input: z.strictObject({
       ref: z.string().min(1).max(2048).describe(
         "The asset: id, ARN, cloud resource id or unique name.",
