@@ -79,6 +79,27 @@ Deno.test("graph tools are listed in spec order, each with an output schema", as
   });
 });
 
+Deno.test("graph tools carry the spec's sensitivities and the graph toolset", async () => {
+  const { casefile, close } = await connect({ workbenches: [cloudWorkbenchWith({ demo: true })] });
+  try {
+    const tools = casefile.catalog.list().filter((t) => GRAPH_TOOLS.includes(t.name));
+    deepStrictEqual(
+      Object.fromEntries(tools.map((t) => [t.name, t.sensitivity])),
+      Object.fromEntries(GRAPH_TOOLS.map((name) => [
+        name,
+        name === "subgraph_export"
+          ? "restricted"
+          : name === "graph_stats"
+          ? "internal"
+          : "confidential",
+      ])),
+    );
+    truthy(tools.every((t) => t.toolset === "graph" && Object.keys(t.effects).length === 0));
+  } finally {
+    await close();
+  }
+});
+
 Deno.test("neighbors lists web-1's five edges and their far ends in dataset order", async () => {
   await withDemo(async (client) => {
     const out = await result(client, "neighbors", { ref: "web-1" });
