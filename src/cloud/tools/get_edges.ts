@@ -86,14 +86,21 @@ export function getEdgesTool(ctx: CloudContext): ToolDefinition {
           internetOnly: args.internet_only,
           port: args.port,
         });
-        const { limit, cursor, dataset: _, ...filters } = args;
         return {
           kind: "result",
           result: paginate(edges, {
-            limit,
-            cursor,
+            limit: args.limit,
+            cursor: args.cursor,
             scope: dataset,
-            filters: { ...filters, port: args.port ?? null },
+            filters: {
+              source: source ?? "",
+              target: target ?? "",
+              edge_types: edgeTypes,
+              relationship: relationship ?? "",
+              cross_account_only: args.cross_account_only,
+              internet_only: args.internet_only,
+              port: args.port ?? null,
+            },
           }),
         };
       }),
