@@ -165,3 +165,36 @@ export const datasetDiffSchema = z.object({
   }),
   newly_internet_exposed: diffSectionSchema(diffAsset),
 });
+
+/** A graph node that is not an asset: a CIDR, an external id, or the virtual internet. */
+export const placeholderBriefSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  type: z.string().describe("EXTERNAL."),
+  external: z.literal(true),
+});
+
+/** A graph node: an asset brief, or a placeholder brief. */
+export const nodeBriefSchema = z.union([assetBriefSchema, placeholderBriefSchema]);
+
+/** A path hop: the asset's facts with nulls left out, or an external placeholder. */
+export const hopBriefSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  type: z.string(),
+  account_id: z.string().optional(),
+  internet_exposed: z.boolean().optional(),
+  open_findings: z.number().int().optional(),
+  max_severity: z.string().optional(),
+  external: z.literal(true).optional(),
+});
+
+/** One graph path. */
+export const graphPathSchema = z.object({
+  length: z.number().int().describe("Hops."),
+  nodes: z.array(hopBriefSchema),
+  edge_types: z.array(z.string()).describe(
+    "The edge type of each hop (SG_ADMITS where a group admits traffic to what it guards).",
+  ),
+  summary: z.string().describe("Node names joined with ' -> '."),
+});

@@ -4,8 +4,14 @@
  * @module
  */
 
-/** A graph query was given input it cannot answer for; the message says what is accepted. */
-export class GraphQueryError extends Error {
+import { InvalidArgumentError } from "../model/errors.ts";
+
+/**
+ * A graph query was given input it cannot answer for; the message says what
+ * is accepted. It is an {@link InvalidArgumentError}, so the MCP layer
+ * reports it as a bad argument like every other cloud domain error.
+ */
+export class GraphQueryError extends InvalidArgumentError {
   /** Creates the error with a sentence saying what was wrong and what is accepted. */
   constructor(message: string) {
     super(message);

@@ -20,6 +20,8 @@ import { findingDetail, findingsBySeverity, findingsOverview } from "../findings
 import { assetDetail, assetFindings, assetNeighbors } from "../inventory/asset_detail.ts";
 import { ASSET_TYPE_FAMILIES, EDGE_TYPE_INFO, RELATION_GROUPS } from "../model/enums.ts";
 import { NotFoundError } from "../model/errors.ts";
+import { exportGraph, type GraphFormat, toD3 } from "../graph/exports.ts";
+import { relationshipGraph } from "../graph/relationship_graph.ts";
 import { URI_SCHEME } from "../model/briefs.ts";
 import { ONTOLOGY_FORMAT_INFO, ONTOLOGY_FORMATS } from "../ontology/formats.ts";
 import { ONTOLOGY_TURTLE_URI, ontologyTranslated, readOntology } from "../ontology_support.ts";
@@ -27,6 +29,8 @@ import { datasetSummary } from "../workspace/summary.ts";
 import { DATASETS_URI, WORKSPACE_URI } from "../workspace/workspace.ts";
 
 const JSON_MIME = "application/json";
+const GRAPHML_MIME = "application/graphml+xml";
+const GRAPH_FORMATS: readonly GraphFormat[] = ["d3", "cytoscape", "graphml"];
 
 /** A JSON resource's contents, indented as the reference renders them. */
 function json(uri: string, value: unknown): ResourceContents {
@@ -148,6 +152,14 @@ export function cloudResources(ctx: CloudContext): StaticResourceDefinition[] {
       "meta",
       "public",
       () => ({ available: true, topics: docTopicIndex() }),
+    ),
+    fixed(
+      `${URI_SCHEME}graph/d3`,
+      "Graph (D3)",
+      "The whole relationship graph of the active dataset as D3 {nodes, links}.",
+      "graph",
+      "confidential",
+      () => toD3(relationshipGraph(active())),
     ),
     {
       uri: ONTOLOGY_TURTLE_URI,
@@ -282,6 +294,28 @@ export function cloudTemplates(
       { topic: family("topic") },
       ({ topic }, uri) => ({ uri, mimeType: "text/markdown", text: readDocTopic(topic ?? "") }),
       "text/markdown",
+    ),
+    template(
+      "graph/{format}",
+      "graph_export",
+      "Graph export",
+      `The whole relationship graph of the active dataset: ${
+        GRAPH_FORMATS.join(", ")
+      } (d3 and cytoscape as JSON, graphml as ${GRAPHML_MIME}).`,
+      { format: family("graph_format") },
+      ({ format }, uri) => {
+        const wanted = (format ?? "").toLowerCase();
+        if (!(GRAPH_FORMATS as readonly string[]).includes(wanted)) {
+          throw new NotFoundError(
+            `No graph export in that format; the formats are ${GRAPH_FORMATS.join(", ")}.`,
+            { value: format, valid: GRAPH_FORMATS },
+          );
+        }
+        const graph = exportGraph(relationshipGraph(active()), wanted as GraphFormat);
+        return typeof graph === "string"
+          ? { uri, mimeType: GRAPHML_MIME, text: graph }
+          : json(uri, graph);
+      },
     ),
     {
       name: "ontology",

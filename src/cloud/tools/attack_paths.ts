@@ -1,0 +1,67 @@
+/**
+ * `attack_paths`: ranked routes from the internet to crown-jewel assets.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { type CloudContext, datasetArgument, translated } from "../context.ts";
+import { attackPaths } from "../graph/attack_paths.ts";
+import { resolveGraphRef } from "../graph/graph_refs.ts";
+import { graphPathSchema } from "../schemas.ts";
+
+/** The tool's name. */
+export const ATTACK_PATHS = "attack_paths";
+
+/** Builds the tool for one connection. */
+export function attackPathsTool(ctx: CloudContext): ToolDefinition {
+  return defineTool({
+    name: ATTACK_PATHS,
+    toolset: "graph",
+    sensitivity: "confidential",
+    description:
+      "Rank the shortest routes an attacker on the internet could take over the flow graph to crown-jewel assets (databases, buckets, secrets, keys…), or to one target. Each path is scored target weight + 0.5 × min(10, open findings on the path) − 0.3 × (hops − 1); an explicit target weighs 10. Best score first; total_found counts every route before the max_paths cut, targets_considered the assets tried.",
+    input: z.strictObject({
+      target: z.string().max(2048).default("").describe(
+        "One asset reference or placeholder id to reach (empty: every crown-jewel asset).",
+      ),
+      max_depth: z.number().int().min(1).max(12).default(8).describe(
+        "Most hops per path (1 to 12).",
+      ),
+      max_paths: z.number().int().min(1).max(100).default(20).describe(
+        "Most paths returned (1 to 100).",
+      ),
+      dataset: datasetArgument,
+    }),
+    result: z.object({
+      paths: z.array(graphPathSchema.extend({
+        entry: z.string().describe("internet-exposed asset or internet-sourced rule."),
+        target_weight: z.number(),
+        findings_on_path: z.number().int(),
+        score: z.number(),
+      })),
+      total_found: z.number().int(),
+      truncated: z.boolean(),
+      bounds_hit: z.array(z.string()).optional().describe("max_paths and/or max_nodes_visited."),
+      targets_considered: z.number().int(),
+      hint: z.string().optional(),
+    }),
+    effects: {},
+    producesEvidence: false,
+    run: (args) =>
+      translated(async () => {
+        await ctx.preloaded;
+        const dataset = ctx.dataset(args.dataset);
+        const target = args.target === "" ? undefined : resolveGraphRef(dataset, args.target);
+        return {
+          kind: "result",
+          result: attackPaths(dataset, {
+            target,
+            maxDepth: args.max_depth,
+            maxPaths: args.max_paths,
+          }),
+        };
+      }),
+  });
+}

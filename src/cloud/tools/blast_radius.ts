@@ -1,0 +1,77 @@
+/**
+ * `blast_radius`: what an asset's failure or compromise reaches — its
+ * transitive dependents and what it can reach over the relationship graph.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { type CloudContext, datasetArgument, translated } from "../context.ts";
+import { blastRadius } from "../graph/blast_radius.ts";
+import { resolveAsset } from "../model/references.ts";
+import { assetBriefSchema, nodeBriefSchema } from "../schemas.ts";
+
+/** The tool's name. */
+export const BLAST_RADIUS = "blast_radius";
+
+const dependencyItemSchema = assetBriefSchema.extend({
+  via: z.string().describe("The edge type of the hop."),
+  relationship: z.string().nullable(),
+  depth: z.number().int(),
+  parent_id: z.string(),
+});
+
+/** Builds the tool for one connection. */
+export function blastRadiusTool(ctx: CloudContext): ToolDefinition {
+  return defineTool({
+    name: BLAST_RADIUS,
+    toolset: "graph",
+    sensitivity: "confidential",
+    description:
+      "Measure an asset's blast radius: what its failure takes down and what its compromise can reach. dependency (availability): every asset that depends on it, directly or transitively up to max_depth hops, with counts by depth, accounts affected and exposed dependents (at most limit items listed). network (reach): how many assets it can reach over relationship edges, how deep, the sensitive ones, and a risk score (0.5 per reachable node + 2.0 per sensitive data store, capped at 10).",
+    input: z.strictObject({
+      ref: z.string().min(1).max(2048).describe(
+        "The asset: id, ARN, cloud resource id or unique name.",
+      ),
+      max_depth: z.number().int().min(1).max(15).default(10).describe(
+        "Most dependency hops (1 to 15).",
+      ),
+      limit: z.number().int().min(1).max(500).default(50).describe(
+        "Most items listed per view (1 to 500).",
+      ),
+      dataset: datasetArgument,
+    }),
+    result: z.object({
+      asset: assetBriefSchema,
+      dependency: z.object({
+        transitive_dependents: z.number().int(),
+        by_depth: z.record(z.string(), z.number().int()),
+        accounts_affected: z.array(z.string()),
+        internet_exposed_dependents: z.number().int(),
+        items: z.array(dependencyItemSchema),
+        truncated: z.boolean(),
+        bounds_hit: z.array(z.string()).optional(),
+      }),
+      network: z.object({
+        reachable_assets: z.number().int(),
+        max_depth: z.number().int(),
+        risk_score: z.number(),
+        sensitive_reachable: z.array(nodeBriefSchema),
+        truncated: z.boolean(),
+      }),
+    }),
+    effects: {},
+    producesEvidence: false,
+    run: (args) =>
+      translated(async () => {
+        await ctx.preloaded;
+        const dataset = ctx.dataset(args.dataset);
+        const asset = resolveAsset(dataset, args.ref);
+        return {
+          kind: "result",
+          result: blastRadius(dataset, asset.id, { maxDepth: args.max_depth, limit: args.limit }),
+        };
+      }),
+  });
+}

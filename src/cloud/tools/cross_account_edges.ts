@@ -1,0 +1,88 @@
+/**
+ * `cross_account_edges`: relationships between accounts, subscriptions or
+ * projects, flagging external accounts.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import {
+  type CloudContext,
+  datasetArgument,
+  pageArguments,
+  pageSchema,
+  translated,
+} from "../context.ts";
+import { crossAccountEdges } from "../graph/cross_account.ts";
+import { paginate } from "../model/cursors.ts";
+import { EDGE_TYPES } from "../model/enums.ts";
+import { parseEnum } from "../model/parse_enum.ts";
+
+/** The tool's name. */
+export const CROSS_ACCOUNT_EDGES = "cross_account_edges";
+
+const rowSchema = z.object({
+  source: z.string().describe("The source's ARN, else its id."),
+  source_account: z.string(),
+  target: z.string(),
+  target_account: z.string(),
+  edge_type: z.string(),
+  relationship: z.string().nullable(),
+  external: z.boolean().describe("Either end is in an account marked external."),
+});
+
+/** Builds the tool for one connection. */
+export function crossAccountEdgesTool(ctx: CloudContext): ToolDefinition {
+  return defineTool({
+    name: CROSS_ACCOUNT_EDGES,
+    toolset: "graph",
+    sensitivity: "confidential",
+    description:
+      "List the edges whose two asset ends are in different accounts, subscriptions or projects (organisation containment left out), with the accounts of each end and whether either is external, plus by_account_pair counts over every match. Filter by an account at either end, external accounts only, or edge types. Paginated with next_cursor.",
+    input: z.strictObject({
+      account_id: z.string().max(128).default("").describe(
+        "Only edges with this account at either end (empty: any).",
+      ),
+      external_only: z.boolean().default(false).describe(
+        "Only edges touching an account marked external.",
+      ),
+      edge_types: z.array(z.string().max(64)).max(20).default([]).describe(
+        "Only these edge types (empty: all).",
+      ),
+      ...pageArguments,
+      dataset: datasetArgument,
+    }),
+    result: pageSchema(rowSchema).extend({
+      by_account_pair: z.record(z.string(), z.number().int()).describe(
+        "Matches per 'source account -> target account', over every page.",
+      ),
+    }),
+    effects: {},
+    producesEvidence: false,
+    run: (args) =>
+      translated(async () => {
+        await ctx.preloaded;
+        const dataset = ctx.dataset(args.dataset);
+        const edgeTypes = args.edge_types.map((t) =>
+          parseEnum(t, EDGE_TYPES, { label: "edge type" })
+        );
+        const found = crossAccountEdges(dataset, {
+          accountId: args.account_id,
+          externalOnly: args.external_only,
+          edgeTypes,
+        });
+        const page = paginate(found.items, {
+          limit: args.limit,
+          cursor: args.cursor,
+          scope: dataset,
+          filters: {
+            account_id: args.account_id,
+            external_only: args.external_only,
+            edge_types: edgeTypes,
+          },
+        });
+        return { kind: "result", result: { ...page, by_account_pair: found.by_account_pair } };
+      }),
+  });
+}

@@ -1,0 +1,99 @@
+/**
+ * `dependency_tree`: the nested upstream and downstream dependency trees of
+ * an asset.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { type CloudContext, datasetArgument, translated } from "../context.ts";
+import { dependencyTree } from "../graph/dependencies.ts";
+import { parseEnum } from "../model/parse_enum.ts";
+import { resolveAsset } from "../model/references.ts";
+
+/** The tool's name. */
+export const DEPENDENCY_TREE = "dependency_tree";
+
+const DIRECTIONS = ["up", "down", "both"] as const;
+
+const describedAsset = z.object({
+  id: z.string(),
+  name: z.string(),
+  arn: z.string().nullable(),
+  type: z.string(),
+  account_id: z.string().nullable(),
+  region: z.string(),
+});
+
+/** Deepest tree level: max_depth's upper bound. */
+const MAX_TREE_DEPTH = 6;
+
+/**
+ * A tree node whose children nest at most `levels` more times. Spelled out
+ * level by level (not recursive) so the published JSON schema has no
+ * references to resolve.
+ */
+function treeLevel(levels: number): z.ZodType {
+  return describedAsset.extend({
+    via: z.string().describe("The edge type linking it to its parent."),
+    relationship: z.string().nullable(),
+    children: levels === 0 ? z.array(z.never()).max(0) : z.array(treeLevel(levels - 1)),
+  });
+}
+
+const treeNode = treeLevel(MAX_TREE_DEPTH - 1);
+
+/** Builds the tool for one connection. */
+export function dependencyTreeTool(ctx: CloudContext): ToolDefinition {
+  return defineTool({
+    name: DEPENDENCY_TREE,
+    toolset: "graph",
+    sensitivity: "confidential",
+    description:
+      "Show an asset's dependencies as nested trees: depends_on (up: what it needs) and/or dependents (down: what needs it), each node with the edge that links it to its parent and its children, up to max_depth hops. Containment under organisations, OUs and accounts is left out unless include_hierarchy. The trees keep at most max_nodes nodes in pre-order (upstream first); truncated says when they were cut. For flat lists use depends_on or dependents.",
+    input: z.strictObject({
+      ref: z.string().min(1).max(2048).describe(
+        "The asset: id, ARN, cloud resource id or unique name.",
+      ),
+      direction: z.string().max(16).default("both").describe(
+        "up (what it depends on), down (what depends on it) or both (default both).",
+      ),
+      max_depth: z.number().int().min(1).max(MAX_TREE_DEPTH).default(3).describe(
+        "Most hops (1 to 6).",
+      ),
+      include_hierarchy: z.boolean().default(false).describe(
+        "Keep containment under organisations, OUs and accounts.",
+      ),
+      max_nodes: z.number().int().min(1).max(1000).default(200).describe(
+        "Most tree nodes kept over both trees (1 to 1000).",
+      ),
+      dataset: datasetArgument,
+    }),
+    result: z.object({
+      asset: describedAsset,
+      depends_on: z.array(treeNode).optional(),
+      dependents: z.array(treeNode).optional(),
+      truncated: z.boolean(),
+      bounds_hit: z.array(z.string()).optional().describe("max_nodes and/or max_walk."),
+    }),
+    effects: {},
+    producesEvidence: false,
+    run: (args) =>
+      translated(async () => {
+        await ctx.preloaded;
+        const dataset = ctx.dataset(args.dataset);
+        const direction = parseEnum(args.direction, DIRECTIONS, { label: "direction" });
+        const asset = resolveAsset(dataset, args.ref);
+        return {
+          kind: "result",
+          result: dependencyTree(dataset, asset.id, {
+            direction,
+            maxDepth: args.max_depth,
+            includeHierarchy: args.include_hierarchy,
+            maxNodes: args.max_nodes,
+          }),
+        };
+      }),
+  });
+}

@@ -1,0 +1,108 @@
+/**
+ * `get_edges`: raw edges filtered by endpoint, type, relationship, account
+ * crossing, internet origin and port, one page at a time.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import {
+  type CloudContext,
+  datasetArgument,
+  pageArguments,
+  pageSchema,
+  translated,
+} from "../context.ts";
+import { findEdges } from "../graph/edges.ts";
+import { resolveGraphRef } from "../graph/graph_refs.ts";
+import { INTERNET_NODE, isInternetRef } from "../graph/internet.ts";
+import { paginate } from "../model/cursors.ts";
+import { EDGE_TYPES, RELATION_TYPES } from "../model/enums.ts";
+import { parseEnum } from "../model/parse_enum.ts";
+import { edgeBriefSchema } from "../schemas.ts";
+
+/** The tool's name. */
+export const GET_EDGES = "get_edges";
+
+/** Builds the tool for one connection. */
+export function getEdgesTool(ctx: CloudContext): ToolDefinition {
+  return defineTool({
+    name: GET_EDGES,
+    toolset: "graph",
+    sensitivity: "confidential",
+    description:
+      "Search the raw edges of a dataset, AND-combining the filters: source and/or target (an asset reference or placeholder id; source internet means edges coming from the internet), edge types, declared relationship, edges between two accounts, internet-sourced ingress only, and edges opening a port. Results are in dataset order and paginated with next_cursor. For everything around one asset use neighbors.",
+    input: z.strictObject({
+      source: z.string().max(2048).default("").describe(
+        "Only edges from this node: an asset reference, a placeholder id, or the internet (empty: any).",
+      ),
+      target: z.string().max(2048).default("").describe(
+        "Only edges to this node: an asset reference or placeholder id (empty: any).",
+      ),
+      edge_types: z.array(z.string().max(64)).max(20).default([]).describe(
+        "Only these edge types (empty: all).",
+      ),
+      relationship: z.string().max(64).default("").describe(
+        "Only edges declaring this relation type, e.g. VPC_PEERED (empty: any).",
+      ),
+      cross_account_only: z.boolean().default(false).describe(
+        "Only edges whose two asset ends are in different accounts.",
+      ),
+      internet_only: z.boolean().default(false).describe(
+        "Only ingress edges whose source or CIDR stands for the whole internet.",
+      ),
+      port: z.number().int().min(0).max(65535).optional().describe(
+        "Only edges whose ports or port range open this port (0 to 65535).",
+      ),
+      ...pageArguments,
+      dataset: datasetArgument,
+    }),
+    result: pageSchema(edgeBriefSchema),
+    effects: {},
+    producesEvidence: false,
+    run: (args) =>
+      translated(async () => {
+        await ctx.preloaded;
+        const dataset = ctx.dataset(args.dataset);
+        const edgeTypes = args.edge_types.map((t) =>
+          parseEnum(t, EDGE_TYPES, { label: "edge type" })
+        );
+        const relationship = args.relationship === ""
+          ? undefined
+          : parseEnum(args.relationship, RELATION_TYPES, { label: "relationship" });
+        const source = args.source === ""
+          ? undefined
+          : isInternetRef(args.source)
+          ? INTERNET_NODE
+          : resolveGraphRef(dataset, args.source);
+        const target = args.target === "" ? undefined : resolveGraphRef(dataset, args.target);
+        const edges = findEdges(dataset, {
+          source,
+          target,
+          edgeTypes,
+          relationship,
+          crossAccountOnly: args.cross_account_only,
+          internetOnly: args.internet_only,
+          port: args.port,
+        });
+        return {
+          kind: "result",
+          result: paginate(edges, {
+            limit: args.limit,
+            cursor: args.cursor,
+            scope: dataset,
+            filters: {
+              source: source ?? "",
+              target: target ?? "",
+              edge_types: edgeTypes,
+              relationship: relationship ?? "",
+              cross_account_only: args.cross_account_only,
+              internet_only: args.internet_only,
+              port: args.port ?? null,
+            },
+          }),
+        };
+      }),
+  });
+}

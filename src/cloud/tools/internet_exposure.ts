@@ -1,0 +1,94 @@
+/**
+ * `internet_exposure`: the assets flagged as reachable from the internet,
+ * with the rules that expose them, sensitive ports and WAF cover.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import {
+  type CloudContext,
+  datasetArgument,
+  pageArguments,
+  pageSchema,
+  translated,
+} from "../context.ts";
+import { internetExposure } from "../graph/exposure.ts";
+import { paginate } from "../model/cursors.ts";
+import { ASSET_TYPES } from "../model/enums.ts";
+import { parseEnum } from "../model/parse_enum.ts";
+import { assetBriefSchema, nodeBriefSchema } from "../schemas.ts";
+
+/** The tool's name. */
+export const INTERNET_EXPOSURE = "internet_exposure";
+
+const exposureItemSchema = assetBriefSchema.extend({
+  internet_rules: z.array(z.object({
+    edge_type: z.string(),
+    ports: z.string().describe("The port range, else the first ten ports, else all."),
+    protocol: z.string().nullable(),
+    via: z.string().nullable().describe(
+      "The security group or NSG the rule comes through, else the rule's description.",
+    ),
+  })).describe("At most ten internet-sourced rules reaching the asset."),
+  sensitive_ports_open: z.array(z.number().int()).describe(
+    "Open ports among 22, 3389, 3306, 5432, 1433, 27017, 6379, 9200, 5601, 8080, 8443.",
+  ),
+  protected_by_waf: z.boolean(),
+});
+
+/** Builds the tool for one connection. */
+export function internetExposureTool(ctx: CloudContext): ToolDefinition {
+  return defineTool({
+    name: INTERNET_EXPOSURE,
+    toolset: "graph",
+    sensitivity: "confidential",
+    description:
+      "List the assets flagged as internet-exposed with their evidence: up to ten internet-sourced rules (directly or through attached security groups / NSGs), the sensitive ports they open, and whether a WAF protects them. Most sensitive ports first, then unprotected before protected, then most open findings. include_reachable adds graph_reachable: the assets the flow graph reaches from the internet (at most limit of them). Paginated with next_cursor.",
+    input: z.strictObject({
+      asset_types: z.array(z.string().max(64)).max(50).default([]).describe(
+        "Only these asset types, e.g. EC2 or S3_BUCKET (empty: all).",
+      ),
+      include_reachable: z.boolean().default(false).describe(
+        "Also list the assets reachable from the internet over the flow graph.",
+      ),
+      ...pageArguments,
+      dataset: datasetArgument,
+    }),
+    result: pageSchema(exposureItemSchema).extend({
+      graph_reachable: z.object({
+        total: z.number().int(),
+        truncated: z.boolean(),
+        items: z.array(nodeBriefSchema),
+      }).optional(),
+    }),
+    effects: {},
+    producesEvidence: false,
+    run: (args) =>
+      translated(async () => {
+        await ctx.preloaded;
+        const dataset = ctx.dataset(args.dataset);
+        const assetTypes = args.asset_types.map((t) =>
+          parseEnum(t, ASSET_TYPES, { label: "asset type" })
+        );
+        const found = internetExposure(dataset, {
+          assetTypes,
+          includeReachable: args.include_reachable,
+          limit: args.limit,
+        });
+        const page = paginate(found.items, {
+          limit: args.limit,
+          cursor: args.cursor,
+          scope: dataset,
+          filters: { asset_types: assetTypes, include_reachable: args.include_reachable },
+        });
+        return {
+          kind: "result",
+          result: found.graph_reachable === undefined
+            ? page
+            : { ...page, graph_reachable: found.graph_reachable },
+        };
+      }),
+  });
+}

@@ -1,0 +1,52 @@
+/**
+ * `largest_blast_radius`: the assets whose failure affects the most others.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { type CloudContext, datasetArgument, translated } from "../context.ts";
+import { largestBlastRadius } from "../graph/dependencies.ts";
+
+/** The tool's name. */
+export const LARGEST_BLAST_RADIUS = "largest_blast_radius";
+
+/** Builds the tool for one connection. */
+export function largestBlastRadiusTool(ctx: CloudContext): ToolDefinition {
+  return defineTool({
+    name: LARGEST_BLAST_RADIUS,
+    toolset: "graph",
+    sensitivity: "confidential",
+    description:
+      "Rank the assets whose failure affects the most others: the most transitive dependents (up to 10 hops), with the accounts affected and how many dependents are internet-exposed. Candidates are the 4 × top assets with the most direct dependents. For one asset's detail use blast_radius.",
+    input: z.strictObject({
+      top: z.number().int().min(1).max(100).default(15).describe("Most assets listed (1 to 100)."),
+      dataset: datasetArgument,
+    }),
+    result: z.object({
+      items: z.array(z.object({
+        id: z.string(),
+        name: z.string(),
+        arn: z.string().nullable(),
+        type: z.string(),
+        account_id: z.string().nullable(),
+        region: z.string(),
+        transitive_dependents: z.number().int(),
+        accounts_affected: z.number().int(),
+        internet_exposed_dependents: z.number().int(),
+      })),
+      returned: z.number().int(),
+      truncated: z.boolean(),
+      bounds_hit: z.array(z.string()).optional(),
+    }),
+    effects: {},
+    producesEvidence: false,
+    run: (args) =>
+      translated(async () => {
+        await ctx.preloaded;
+        const dataset = ctx.dataset(args.dataset);
+        return { kind: "result", result: largestBlastRadius(dataset, { top: args.top }) };
+      }),
+  });
+}

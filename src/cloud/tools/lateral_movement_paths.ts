@@ -1,0 +1,63 @@
+/**
+ * `lateral_movement_paths`: identity pivot chains from footholds.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { type CloudContext, datasetArgument, translated } from "../context.ts";
+import { resolveGraphRef } from "../graph/graph_refs.ts";
+import { lateralMovementPaths } from "../graph/lateral_movement.ts";
+import { graphPathSchema } from "../schemas.ts";
+
+/** The tool's name. */
+export const LATERAL_MOVEMENT_PATHS = "lateral_movement_paths";
+
+/** Builds the tool for one connection. */
+export function lateralMovementPathsTool(ctx: CloudContext): ToolDefinition {
+  return defineTool({
+    name: LATERAL_MOVEMENT_PATHS,
+    toolset: "graph",
+    sensitivity: "confidential",
+    description:
+      "Follow identity pivots (ASSUMES_ROLE, IAM_TRUST, GRANTS_ACCESS) from a starting asset, or by default from every internet-exposed asset and external account, to wherever each chain ends. Chains reaching the most sensitive assets come first, then shorter ones; total_found counts every chain before the max_paths cut.",
+    input: z.strictObject({
+      start: z.string().max(2048).default("").describe(
+        "One asset reference or placeholder id to start from (empty: every internet-exposed asset and external account).",
+      ),
+      max_depth: z.number().int().min(1).max(8).default(4).describe(
+        "Most hops per chain (1 to 8).",
+      ),
+      max_paths: z.number().int().min(1).max(100).default(25).describe(
+        "Most chains returned (1 to 100).",
+      ),
+      dataset: datasetArgument,
+    }),
+    result: z.object({
+      paths: z.array(graphPathSchema),
+      total_found: z.number().int(),
+      truncated: z.boolean(),
+      bounds_hit: z.array(z.string()).optional().describe(
+        "max_paths, max_chains and/or max_nodes_visited.",
+      ),
+      starting_points: z.number().int(),
+    }),
+    effects: {},
+    producesEvidence: false,
+    run: (args) =>
+      translated(async () => {
+        await ctx.preloaded;
+        const dataset = ctx.dataset(args.dataset);
+        const start = args.start === "" ? undefined : resolveGraphRef(dataset, args.start);
+        return {
+          kind: "result",
+          result: lateralMovementPaths(dataset, {
+            start,
+            maxDepth: args.max_depth,
+            maxPaths: args.max_paths,
+          }),
+        };
+      }),
+  });
+}

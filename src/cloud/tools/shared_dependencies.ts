@@ -1,0 +1,49 @@
+/**
+ * `shared_dependencies`: single points of failure — the assets most others
+ * directly depend on.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { type CloudContext, datasetArgument, translated } from "../context.ts";
+import { sharedDependencies } from "../graph/dependencies.ts";
+
+/** The tool's name. */
+export const SHARED_DEPENDENCIES = "shared_dependencies";
+
+/** Builds the tool for one connection. */
+export function sharedDependenciesTool(ctx: CloudContext): ToolDefinition {
+  return defineTool({
+    name: SHARED_DEPENDENCIES,
+    toolset: "graph",
+    sensitivity: "confidential",
+    description:
+      "Find single points of failure: the assets that at least two other assets directly depend on through functional edges (containment and peering left out), most direct dependents first. For transitive impact use largest_blast_radius.",
+    input: z.strictObject({
+      top: z.number().int().min(1).max(200).default(25).describe("Most assets listed (1 to 200)."),
+      dataset: datasetArgument,
+    }),
+    result: z.object({
+      items: z.array(z.object({
+        id: z.string(),
+        name: z.string(),
+        arn: z.string().nullable(),
+        type: z.string(),
+        account_id: z.string().nullable(),
+        region: z.string(),
+        direct_dependents: z.number().int(),
+      })),
+      returned: z.number().int(),
+    }),
+    effects: {},
+    producesEvidence: false,
+    run: (args) =>
+      translated(async () => {
+        await ctx.preloaded;
+        const dataset = ctx.dataset(args.dataset);
+        return { kind: "result", result: sharedDependencies(dataset, { top: args.top }) };
+      }),
+  });
+}
