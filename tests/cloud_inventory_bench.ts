@@ -79,7 +79,10 @@ const textMatch = (a: Asset): boolean => {
 
 const dir = await Deno.makeTempDir({ prefix: "casefile-inventory-bench-" });
 const closers: (() => Promise<void>)[] = [];
-globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
+globalThis.addEventListener("unload", () => {
+  for (const close of closers) void close();
+  Deno.removeSync(dir, { recursive: true });
+});
 
 for (const n of SIZES) {
   const { records, byType } = generateEstate(n);
@@ -144,11 +147,3 @@ for (const n of SIZES) {
     compareTo(`${label} (${n} assets), MCP client vs straight loop`, subject, peer, null);
   }
 }
-
-Deno.bench({
-  name: "close the connections",
-  n: 1,
-  fn: async () => {
-    for (const close of closers) await close();
-  },
-});
