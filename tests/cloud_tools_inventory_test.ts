@@ -182,6 +182,19 @@ Deno.test("find_assets pages with a cursor tied to its filters", async () => {
     });
     assert.equal(next.offset, 30);
     assert.equal(next.returned, 6);
+    const spelled = await result(client, "find_assets", {
+      min_severity: "info",
+      fields: ["NAME"],
+      limit: 5,
+    });
+    const resumed = await result(client, "find_assets", {
+      min_severity: "INFO",
+      fields: ["name"],
+      limit: 5,
+      cursor: spelled.next_cursor,
+    });
+    assert.equal(resumed.offset, 5);
+    assert.equal(resumed.returned, 5);
   });
 });
 

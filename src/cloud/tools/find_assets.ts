@@ -118,6 +118,8 @@ export function findAssetsTool(ctx: CloudContext): ToolDefinition {
             ...filters,
             provider: provider ?? "",
             asset_types: assetTypes,
+            min_severity: minSeverity ?? "",
+            fields,
             sort_by: sortBy,
           },
         });
