@@ -235,11 +235,17 @@ Deno.test("get_asset reports relations, dependencies, degree, findings, and link
     assert.deepStrictEqual(asset.findings, []);
     const links = (raw.content as Loose[]).filter((c) => c.type === "resource_link");
     assert.equal(links.length, 2);
-    for (const link of links) {
-      const read = await client.readResource({ uri: link.uri });
-      assert.equal(JSON.parse((read.contents[0] as Loose).text).id ?? "bastion", "bastion");
-    }
+    const detail = await client.readResource({ uri: links[0].uri });
+    assert.equal(JSON.parse((detail.contents[0] as Loose).text).id, "bastion");
     assert.match(links[1].uri, /\/neighbors$/);
+    const neighbours = await client.readResource({ uri: links[1].uri });
+    assert.equal(JSON.parse((neighbours.contents[0] as Loose).text).asset, "bastion");
+    // The asset resources read the active dataset, so another dataset's answer links nothing.
+    const other = await client.callTool({
+      name: "get_asset",
+      arguments: { ref: "bastion", dataset: "after" },
+    });
+    assert.equal((other.content as Loose[]).some((c) => c.type === "resource_link"), false);
   });
 });
 
