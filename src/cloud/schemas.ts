@@ -165,3 +165,10 @@ export const datasetDiffSchema = z.object({
   }),
   newly_internet_exposed: diffSectionSchema(diffAsset),
 });
+
+/** A file an export tool wrote under the output directory. */
+export const writtenFileSchema = z.object({
+  path: z.string().describe("Absolute path of the file."),
+  relative_path: z.string().describe("Path under the output directory, '/'-separated."),
+  bytes: z.number().int().describe("Bytes written."),
+});
