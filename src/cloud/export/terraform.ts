@@ -270,7 +270,8 @@ function resourceName(text: string): string {
  * Maps the selected assets: `refs` picks assets (each resolved like every
  * other asset reference; an unknown one throws with suggestions), and
  * `assetTypes` keeps only those types (of the picked assets, or of every
- * asset when no ref is given).
+ * asset when no ref is given). Assets marked `metadata.external` (another
+ * party's account or resource) are never mapped.
  */
 export function terraformPlan(
   view: DatasetView,
@@ -305,7 +306,7 @@ export function terraformPlan(
   for (const asset of assets) {
     const mapping = BY_PROVIDER[asset.provider]?.[asset.asset_type];
     const type = terraformType(asset);
-    if (!mapping || type === null) {
+    if (!mapping || type === null || asset.metadata["external"] === true) {
       const key = `${asset.provider}:${asset.asset_type}`;
       const row = unmapped.get(key) ??
         { provider: asset.provider, asset_type: asset.asset_type, count: 0 };
@@ -371,7 +372,7 @@ function resourceBody(view: DatasetView, resource: TerraformResource): Record<st
       body["location"] = asset.region;
     }
   }
-  body["lifecycle"] = [{ prevent_destroy: true }];
+  body["lifecycle"] = { prevent_destroy: true };
   return body;
 }
 
@@ -453,7 +454,7 @@ export function terraformFiles(view: DatasetView, plan: TerraformPlan): ExportFi
     {
       name: "provider.tf.json",
       content: pretty({
-        terraform: [{ required_version: ">= 1.3", required_providers: [required] }],
+        terraform: { required_version: ">= 1.3", required_providers: required },
         provider: providerBlocks,
       }),
     },
