@@ -540,3 +540,147 @@ await close();
   assert.equal(body.error.details.flag, `--allow-write=${await Deno.realPath(out)}`);
   assert.deepEqual(await listing(out), []);
 });
+
+const CHROMIUM = "/usr/bin/chromium";
+
+function chromiumMissing(): string | null {
+  try {
+    if (Deno.permissions.querySync({ name: "run", command: CHROMIUM }).state !== "granted") {
+      return "running chromium is not granted (--allow-run)";
+    }
+    if (Deno.permissions.querySync({ name: "net", host: "127.0.0.1" }).state !== "granted") {
+      return "talking to chromium's DevTools endpoint needs --allow-net=127.0.0.1";
+    }
+    Deno.statSync(CHROMIUM);
+    return null;
+  } catch {
+    return `${CHROMIUM} is not installed (apt-get install chromium)`;
+  }
+}
+
+const chromiumReason = chromiumMissing();
+if (chromiumReason) {
+  console.log(`skipping the headless browser check of report.html: ${chromiumReason}`);
+}
+
+Deno.test({
+  name:
+    "export_report(html) opens in headless chromium: summary figures, graph, findings click through",
+  ignore: chromiumReason !== null,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const { default: puppeteer } = await import("puppeteer-core");
+    const s = await session();
+    const profile = await Deno.makeTempDir();
+    const browser = await puppeteer.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        `--user-data-dir=${profile}`,
+      ],
+    });
+    try {
+      const written = await ok(s.client, "export_report", { format: "html", subdir: "html" });
+      const file = written.result.files[0].path as string;
+      assert.equal(written.result.files[0].relative_path, "html/report.html");
+      const summary = (await ok(s.client, "dataset_summary")).result;
+
+      const page = await browser.newPage();
+      const problems: string[] = [];
+      const requests: string[] = [];
+      page.on("console", (message) => {
+        if (message.type() === "error" || message.type() === "warn") {
+          problems.push(`${message.type()}: ${message.text()}`);
+        }
+      });
+      page.on("pageerror", (error) => problems.push(`pageerror: ${String(error)}`));
+      page.on("request", (request) => requests.push(request.url()));
+      await page.goto(new URL(`file://${file}`).href, { waitUntil: "load" });
+      await page.waitForSelector("body[data-ready=true]", { timeout: 10_000 });
+
+      const figures = await page.$$eval(
+        "[data-figure]",
+        (nodes) =>
+          nodes.map((n) => [
+            n.getAttribute("data-figure"),
+            Number(n.querySelector(".value")?.textContent),
+          ]),
+      );
+      assert.ok(figures.length >= 8);
+      for (const [key, value] of figures) {
+        assert.equal(value, summary[key as string], key as string);
+      }
+      const severities = await page.$$eval(
+        "[data-severity-count]",
+        (nodes) => nodes.map((n) => [n.getAttribute("data-severity-count"), Number(n.textContent)]),
+      );
+      for (const [level, count] of severities) {
+        assert.equal(count, summary.severity_breakdown[level as string] ?? 0, level as string);
+      }
+
+      const graph = relationshipGraph(demoDataset());
+      assert.equal(await page.$$eval("#graph circle.node", (n) => n.length), graph.order);
+      assert.equal(await page.$$eval("#graph line.link", (n) => n.length), graph.size);
+      const box = await page.$eval("#graph", (svg) => {
+        const r = svg.getBoundingClientRect();
+        return { width: r.width, height: r.height };
+      });
+      assert.ok(box.width > 100 && box.height > 100);
+
+      const sample = demoDataset();
+      const rows = await page.$$eval(
+        "tr.finding",
+        (nodes) => nodes.map((n) => n.getAttribute("data-finding-id")),
+      );
+      assert.equal(rows.length, sample.records.findings.length);
+      assert.equal(await page.$eval("#finding-detail", (e) => e.hasAttribute("hidden")), true);
+      const target = sample.records.findings.find((f) => f.title.length > 0)!;
+      await page.click(`tr.finding[data-finding-id="${target.id}"]`);
+      const detail = await page.$eval("#finding-detail", (e) => ({
+        hidden: e.hasAttribute("hidden"),
+        id: e.getAttribute("data-finding-id"),
+        text: e.textContent ?? "",
+      }));
+      assert.equal(detail.hidden, false);
+      assert.equal(detail.id, target.id);
+      assert.ok(detail.text.includes(target.title));
+      assert.ok(detail.text.includes(target.remediation.slice(0, 30)));
+
+      // A severity filter hides the other rows; a graph node shows its own detail.
+      await page.click('button.sev-filter[data-severity="CRITICAL"]');
+      const visible = await page.$$eval(
+        "tr.finding",
+        (nodes) => nodes.filter((n) => !n.hasAttribute("hidden")).length,
+      );
+      assert.equal(
+        visible,
+        sample.records.findings.filter((f) => f.severity === "CRITICAL").length,
+      );
+      await page.click('#graph circle.node[data-id="web-1"]');
+      assert.equal(
+        await page.$eval("#node-detail", (e) => e.getAttribute("data-node-id")),
+        "web-1",
+      );
+
+      assert.deepEqual(problems, []);
+      assert.ok(
+        requests.every((url) => url.startsWith("file:") || url.startsWith("data:")),
+        requests.join(" "),
+      );
+      const html = await Deno.readTextFile(file);
+      assert.ok(!/(src|href)=["']?(https?:)?\/\//i.test(html), "no external URL is referenced");
+    } finally {
+      await browser.close();
+      await s.close();
+      await Deno.remove(profile, { recursive: true }).catch(() => undefined);
+    }
+  },
+});

@@ -163,7 +163,7 @@ table{border-collapse:collapse;width:100%;font-size:.9em}th,td{text-align:left;p
 tr.finding{cursor:pointer}tr.finding:hover,tr.finding.selected{background:#eef4fb}
 #graph-wrap{position:relative}#graph{width:100%;height:520px;border:1px solid #dde2e6;border-radius:6px;background:#fbfcfd;cursor:grab}
 #graph .link{stroke:#9aa5b1;stroke-opacity:.6}#graph .node{stroke:#fff;stroke-width:1.5;cursor:pointer}
-#graph .node.selected{stroke:#000;stroke-width:3}#graph text{font-size:9px;fill:#333;pointer-events:none}
+#graph .node.selected{stroke:#000;stroke-width:3}#graph text{font-size:11px;fill:#333;pointer-events:none}
 .detail{border-left:4px solid #2f7ebc;padding:8px 12px;background:#f8fafc;white-space:pre-wrap}
 .muted{color:#6c757d;font-size:.85em}.layout{display:grid;grid-template-columns:2fr 1fr;gap:16px}
 @media (max-width:900px){.layout{grid-template-columns:1fr}}
@@ -197,14 +197,17 @@ document.querySelectorAll("tr.finding").forEach(function(tr){tr.hidden=active!==
 document.getElementById("filter-note").textContent=active?("Showing "+active+" findings; click again for all."):"";});});
 /* graph */
 var svg=document.getElementById("graph");var NS=svg.namespaceURI;
-var nodes=data.graph.nodes.map(function(n,i){var a=2*Math.PI*i/Math.max(1,data.graph.nodes.length);return Object.assign({x:Math.cos(a)*200,y:Math.sin(a)*200,vx:0,vy:0},n);});
+var nodes=data.graph.nodes.map(function(n,i){var a=2*Math.PI*i/Math.max(1,data.graph.nodes.length);return Object.assign({x:Math.cos(a)*300,y:Math.sin(a)*250,vx:0,vy:0},n);});
 var index={};nodes.forEach(function(n,i){index[n.id]=i;});
 var links=data.graph.links.map(function(l){return {s:index[l.source],t:index[l.target],type:l.type};}).filter(function(l){return l.s!==undefined&&l.t!==undefined;});
-var n=nodes.length;var iterations=Math.max(20,Math.min(300,Math.floor(4e7/Math.max(1,n*n))));
-for(var it=0;it<iterations;it++){var alpha=1-it/iterations;
-for(var i=0;i<n;i++){var a=nodes[i];for(var j=i+1;j<n;j++){var b=nodes[j];var dx=a.x-b.x,dy=a.y-b.y;var d2=dx*dx+dy*dy+0.01;var f=900/d2;a.vx+=dx*f;a.vy+=dy*f;b.vx-=dx*f;b.vy-=dy*f;}}
-links.forEach(function(l){var a=nodes[l.s],b=nodes[l.t];var dx=b.x-a.x,dy=b.y-a.y;var d=Math.sqrt(dx*dx+dy*dy)+0.01;var f=(d-60)*0.02;a.vx+=dx/d*f*d/10;a.vy+=dy/d*f*d/10;b.vx-=dx/d*f*d/10;b.vy-=dy/d*f*d/10;});
-nodes.forEach(function(p){p.vx-=p.x*0.01;p.vy-=p.y*0.01;var sp=Math.sqrt(p.vx*p.vx+p.vy*p.vy);var max=20*alpha+1;if(sp>max){p.vx*=max/sp;p.vy*=max/sp;}p.x+=p.vx;p.y+=p.vy;p.vx*=0.5;p.vy*=0.5;});}
+var n=nodes.length;var W=1000,H=700;var k=Math.sqrt(W*H/Math.max(1,n))*0.45;
+var iterations=Math.max(30,Math.min(300,Math.floor(3e7/Math.max(1,n*n))));
+for(var it=0;it<iterations;it++){var temp=(W/8)*(1-it/iterations)+1;
+nodes.forEach(function(p){p.vx=0;p.vy=0;});
+for(var i=0;i<n;i++){var a=nodes[i];for(var j=i+1;j<n;j++){var b=nodes[j];var dx=a.x-b.x,dy=a.y-b.y;var d=Math.sqrt(dx*dx+dy*dy)||0.01;var f=k*k/d;a.vx+=dx/d*f;a.vy+=dy/d*f;b.vx-=dx/d*f;b.vy-=dy/d*f;}}
+links.forEach(function(l){if(l.s===l.t)return;var a=nodes[l.s],b=nodes[l.t];var dx=a.x-b.x,dy=a.y-b.y;var d=Math.sqrt(dx*dx+dy*dy)||0.01;var f=d*d/k;a.vx-=dx/d*f;a.vy-=dy/d*f;b.vx+=dx/d*f;b.vy+=dy/d*f;});
+nodes.forEach(function(p){p.vx-=p.x*0.1*k/100;p.vy-=p.y*0.1*k/100;var len=Math.sqrt(p.vx*p.vx+p.vy*p.vy)||0.01;var step=Math.min(len,temp);p.x+=p.vx/len*step;p.y+=p.vy/len*step;
+p.x=Math.max(-W/2,Math.min(W/2,p.x));p.y=Math.max(-H/2,Math.min(H/2,p.y));});}
 var minX=Infinity,minY=Infinity,maxX=-Infinity,maxY=-Infinity;nodes.forEach(function(p){minX=Math.min(minX,p.x);minY=Math.min(minY,p.y);maxX=Math.max(maxX,p.x);maxY=Math.max(maxY,p.y);});
 if(n===0){minX=minY=-100;maxX=maxY=100;}
 var view={x:minX-40,y:minY-40,w:Math.max(80,maxX-minX+80),h:Math.max(80,maxY-minY+80)};
@@ -213,9 +216,9 @@ var gLinks=document.createElementNS(NS,"g");var gNodes=document.createElementNS(
 links.forEach(function(l){var line=document.createElementNS(NS,"line");line.setAttribute("class","link");line.setAttribute("x1",nodes[l.s].x);line.setAttribute("y1",nodes[l.s].y);line.setAttribute("x2",nodes[l.t].x);line.setAttribute("y2",nodes[l.t].y);var t=document.createElementNS(NS,"title");t.textContent=l.type;line.appendChild(t);gLinks.appendChild(line);});
 var circles={};
 nodes.forEach(function(p){var c=document.createElementNS(NS,"circle");c.setAttribute("class","node");c.setAttribute("data-id",p.id);c.setAttribute("cx",p.x);c.setAttribute("cy",p.y);
-c.setAttribute("r",p.external?4:6+Math.min(6,p.findings*2));c.setAttribute("fill",p.worst?colours[p.worst]:(p.external?"#adb5bd":(p.exposed?"#7048e8":"#20c997")));
+c.setAttribute("r",p.external?6:9+Math.min(8,p.findings*3));c.setAttribute("fill",p.worst?colours[p.worst]:(p.external?"#adb5bd":(p.exposed?"#7048e8":"#20c997")));
 var t=document.createElementNS(NS,"title");t.textContent=p.name+" ("+p.type+")";c.appendChild(t);c.addEventListener("click",function(ev){ev.stopPropagation();selectNode(p.id,true);});
-gNodes.appendChild(c);circles[p.id]=c;if(n<=80){var label=document.createElementNS(NS,"text");label.setAttribute("x",p.x+9);label.setAttribute("y",p.y+3);label.textContent=p.name;gNodes.appendChild(label);}});
+gNodes.appendChild(c);circles[p.id]=c;if(n<=80){var label=document.createElementNS(NS,"text");label.setAttribute("x",p.x+12);label.setAttribute("y",p.y+3);label.textContent=p.name;gNodes.appendChild(label);}});
 var nodeInfo=document.getElementById("node-detail");
 function selectNode(id,scroll){Object.keys(circles).forEach(function(k){circles[k].classList.remove("selected");});var c=circles[id];if(c)c.classList.add("selected");
 var p=nodes[index[id]];if(!p)return;nodeInfo.replaceChildren();nodeInfo.hidden=false;nodeInfo.setAttribute("data-node-id",id);
