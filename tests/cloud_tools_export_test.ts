@@ -4,7 +4,8 @@ import { XMLParser } from "fast-xml-parser";
 // @ts-types="@types/n3"
 import { Parser as N3Parser } from "n3";
 import { call, connect, type Connected, fails, ok } from "./helpers/in_memory.ts";
-import { cloudWorkbenchWith } from "../src/cloud/workbench.ts";
+import { parseCli } from "../src/cli.ts";
+import { cloudWorkbench, cloudWorkbenchWith } from "../src/cloud/workbench.ts";
 import { loadDemo } from "../src/cloud/demo/load_demo.ts";
 import { relationshipGraph } from "../src/cloud/graph/relationship_graph.ts";
 import type { Dataset } from "../src/cloud/workspace/dataset.ts";
@@ -71,6 +72,33 @@ Deno.test("export tools are listed with their effects, and --read-only hides the
   } finally {
     await open.close();
     await readOnly.close();
+  }
+});
+
+Deno.test("--output-dir configures the cloud workbench, its write need and workspace_status", async () => {
+  const dir = await Deno.makeTempDir();
+  const config = parseCli(["--output-dir", dir, "--demo", "--allow-file-writes"], [cloudWorkbench]);
+  const cloud = config.workbenches.find((w) => w.name === "cloud")!;
+  assert.deepEqual(cloud.permissionNeeds?.([]), [{
+    name: "write",
+    target: dir,
+    purpose: `write exports under ${dir}`,
+  }]);
+  assert.match(cloud.cli?.help ?? "", /--output-dir DIR/);
+  const { client, close } = await connect({ workbenches: [cloud], allowFileWrites: true });
+  try {
+    const status = (await ok(client, "workspace_status")).result;
+    assert.equal(status.output_dir, dir);
+    await ok(client, "export_report", { format: "graphml" });
+    assert.deepEqual(await listing(dir), ["sample.graphml"]);
+  } finally {
+    await close();
+  }
+  const none = await connect({ workbenches: [cloudWorkbench] });
+  try {
+    assert.equal((await ok(none.client, "workspace_status")).result.output_dir, null);
+  } finally {
+    await none.close();
   }
 });
 
