@@ -129,8 +129,12 @@ export function reportDocument(dataset: Dataset, options: ReportOptions = {}): R
   };
 }
 
-function pretty(value: unknown): string {
-  return JSON.stringify(value, null, 2) + "\n";
+/** Datasets with more assets than this get compact JSON (indentation would double its size). */
+export const INDENTED_JSON_MAX_ASSETS = 10_000;
+
+function jsonText(value: unknown, dataset: Dataset): string {
+  const indent = dataset.records.assets.length <= INDENTED_JSON_MAX_ASSETS ? 2 : undefined;
+  return JSON.stringify(value, null, indent) + "\n";
 }
 
 /** The five inventory files: map, GraphML, D3 graph, dependencies and organisation. */
@@ -157,7 +161,7 @@ export function inventoryFiles(dataset: Dataset): ExportFile[] {
   return [
     {
       name: "inventory-map.json",
-      content: pretty({
+      content: jsonText({
         summary: {
           dataset: dataset.name,
           total_assets: summary.total_assets,
@@ -173,17 +177,17 @@ export function inventoryFiles(dataset: Dataset): ExportFile[] {
         unresolved_references: r.unresolved_references,
         organization: r.organization,
         coverage: r.coverage,
-      }),
+      }, dataset),
     },
     { name: "inventory-map.graphml", content: toGraphML(graph) },
-    { name: "inventory-graph.json", content: pretty(toD3(graph)) },
+    { name: "inventory-graph.json", content: jsonText(toD3(graph), dataset) },
     {
       name: "inventory-dependencies.json",
-      content: pretty({ total: dependencies.length, dependencies }),
+      content: jsonText({ total: dependencies.length, dependencies }, dataset),
     },
     {
       name: "inventory-organization.json",
-      content: pretty({ organization: r.organization, accounts }),
+      content: jsonText({ organization: r.organization, accounts }, dataset),
     },
   ];
 }
@@ -241,8 +245,11 @@ export function assetMapFiles(dataset: Dataset): ExportFile[] {
     ).map((f) => findingUri(f.id)),
   }));
   return [
-    { name: "asset-map.json", content: pretty({ dataset: dataset.name, assets }) },
-    { name: "compliance-map.json", content: pretty({ dataset: dataset.name, frameworks }) },
+    { name: "asset-map.json", content: jsonText({ dataset: dataset.name, assets }, dataset) },
+    {
+      name: "compliance-map.json",
+      content: jsonText({ dataset: dataset.name, frameworks }, dataset),
+    },
   ];
 }
 
@@ -254,7 +261,10 @@ export function reportFiles(
 ): ExportFile[] {
   switch (format) {
     case "json":
-      return [{ name: "findings.json", content: pretty(reportDocument(dataset, options)) }];
+      return [{
+        name: "findings.json",
+        content: jsonText(reportDocument(dataset, options), dataset),
+      }];
     case "html":
       return [{ name: "report.html", content: htmlReport(dataset, options) }];
     case "inventory":
