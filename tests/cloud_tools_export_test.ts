@@ -697,6 +697,13 @@ Deno.test({
         await page.$eval("#node-detail", (e) => e.getAttribute("data-node-id")),
         "web-1",
       );
+      const topRisk = await page.$eval("tr.risk", (e) => e.getAttribute("data-asset-id"));
+      assert.ok(topRisk);
+      await page.click("tr.risk");
+      assert.equal(
+        await page.$eval("#node-detail", (e) => e.getAttribute("data-node-id")),
+        topRisk,
+      );
 
       assert.deepEqual(problems, []);
       assert.ok(

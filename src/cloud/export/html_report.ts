@@ -160,7 +160,7 @@ h2{font-size:1.1em;margin:4px 0 12px}.figures{display:flex;flex-wrap:wrap;gap:12
 .bars{display:grid;grid-template-columns:90px 1fr 50px;gap:6px;align-items:center}
 .bar{height:14px;border-radius:3px}button.sev-filter{cursor:pointer;border:none}
 table{border-collapse:collapse;width:100%;font-size:.9em}th,td{text-align:left;padding:5px 8px;border-bottom:1px solid #eceff1}
-tr.finding{cursor:pointer}tr.finding:hover,tr.finding.selected{background:#eef4fb}
+tr.finding,tr.risk{cursor:pointer}tr.finding:hover,tr.finding.selected{background:#eef4fb}
 #graph-wrap{position:relative}#graph{width:100%;height:520px;border:1px solid #dde2e6;border-radius:6px;background:#fbfcfd;cursor:grab}
 #graph .link{stroke:#9aa5b1;stroke-opacity:.6}#graph .node{stroke:#fff;stroke-width:1.5;cursor:pointer}
 #graph .node.selected{stroke:#000;stroke-width:3}#graph text{font-size:11px;fill:#333;pointer-events:none}
@@ -225,6 +225,7 @@ var p=nodes[index[id]];if(!p)return;nodeInfo.replaceChildren();nodeInfo.hidden=f
 nodeInfo.appendChild(el("h3",{},p.name));var dl=el("dl",{});row(dl,"Id",p.id);row(dl,"Type",p.type);row(dl,"Provider",p.provider);row(dl,"Internet-exposed",p.exposed?"yes":"no");row(dl,"Open findings",p.findings);nodeInfo.appendChild(dl);
 var list=el("ul",{});data.findings.filter(function(f){return f.asset_id===id;}).forEach(function(f){var li=el("li",{});var a=el("a",{href:"#finding="+encodeURIComponent(f.id),"data-finding-id":f.id},f.severity+" - "+f.title);a.addEventListener("click",function(ev){ev.preventDefault();showFinding(f.id);});li.appendChild(a);list.appendChild(li);});
 nodeInfo.appendChild(list);if(scroll)nodeInfo.scrollIntoView({block:"nearest"});}
+document.querySelectorAll("tr.risk").forEach(function(tr){tr.addEventListener("click",function(){selectNode(tr.getAttribute("data-asset-id"),true);});});
 svg.addEventListener("wheel",function(ev){ev.preventDefault();var k=ev.deltaY>0?1.15:1/1.15;var r=svg.getBoundingClientRect();var mx=view.x+(ev.clientX-r.left)/r.width*view.w;var my=view.y+(ev.clientY-r.top)/r.height*view.h;
 view.x=mx-(mx-view.x)*k;view.y=my-(my-view.y)*k;view.w*=k;view.h*=k;applyView();},{passive:false});
 var drag=null;svg.addEventListener("mousedown",function(ev){drag={x:ev.clientX,y:ev.clientY,vx:view.x,vy:view.y};svg.style.cursor="grabbing";});
