@@ -27,7 +27,15 @@ async function session(
     readOnly: options.readOnly ?? false,
     roots: out ? [out] : [],
   });
-  return { ...connected, out };
+  const made = options.outputDir === undefined;
+  return {
+    ...connected,
+    out,
+    close: async () => {
+      await connected.close();
+      if (made) await Deno.remove(out, { recursive: true });
+    },
+  };
 }
 
 /** Every file under `dir`, relative, sorted. */
