@@ -21,6 +21,8 @@ export interface CloudContext {
   readonly services: WorkbenchServices;
   /** Datasets the operator named on the command line, loading (resolves when all are in). */
   readonly preloaded: Promise<void>;
+  /** The absolute directory exports are written under (`--output-dir`); null when none is configured. */
+  readonly outputDir: string | null;
   /** The dataset a tool names (empty or absent: the active one). Throws a ToolFailure. */
   dataset(name?: string | null): Dataset;
 }
@@ -82,11 +84,13 @@ export function cloudContext(
   workspace: Workspace,
   services: WorkbenchServices,
   preloaded: Promise<void>,
+  outputDir: string | null = null,
 ): CloudContext {
   return {
     workspace,
     services,
     preloaded,
+    outputDir,
     dataset: (name) => {
       try {
         return workspace.dataset(name ?? "");

@@ -25,6 +25,7 @@ import { COMPLIANCE_TOOLSET, complianceTools } from "./toolsets/compliance.ts";
 import { FINDINGS_TOOLSET, findingsTools } from "./toolsets/findings.ts";
 import { GRAPH_TOOLSET, graphTools } from "./toolsets/graph.ts";
 import { INVENTORY_TOOLSET, inventoryTools } from "./toolsets/inventory.ts";
+import { EXPORT_TOOLSET, exportTools } from "./toolsets/export.ts";
 import { META_TOOLSET, metaTools } from "./toolsets/meta.ts";
 import { ONTOLOGY_TOOLSET, ontologyTools } from "./toolsets/ontology.ts";
 import { WORKSPACE_TOOLSET, workspaceTools } from "./toolsets/workspace.ts";
@@ -45,6 +46,12 @@ export interface CloudSettings {
   datasets?: PreloadedDataset[];
   /** Load the demo estate (`sample`, active, and `after`). @default false */
   demo?: boolean;
+  /**
+   * The directory export tools write under (`--output-dir`); it must lie
+   * inside what `--allow-write` grants. Null: export tools refuse to write.
+   * @default null
+   */
+  outputDir?: string | null;
 }
 
 /** The cloud toolsets, in listing order. */
@@ -55,6 +62,7 @@ export const CLOUD_TOOLSETS = [
   FINDINGS_TOOLSET,
   COMPLIANCE_TOOLSET,
   ONTOLOGY_TOOLSET,
+  EXPORT_TOOLSET,
   META_TOOLSET,
 ] as const;
 
@@ -62,6 +70,8 @@ const CLOUD_HELP = `Cloud estates (the cloud workbench):
   --dataset [NAME=]PATH  load a dataset at start (repeatable): an inventory-map.json directory, a
                          findings.json report, or {assets, edges, findings} JSON (grant --allow-read=PATH)
   --demo                 load the demo estate: datasets sample (active) and after (no WAF web ACL)
+  --output-dir DIR       write exports (reports, Terraform, ontology) only under DIR; needs
+                         --allow-write=DIR and --allow-file-writes
 `;
 
 /**
@@ -78,6 +88,7 @@ export function cloudWorkbenchWith(settings: CloudSettings = {}): WorkbenchModul
     ...d,
     path: isAbsolute(d.path) ? d.path : resolve(d.path),
   }));
+  const outputDir = settings.outputDir ? resolve(settings.outputDir) : null;
   return {
     name: "cloud",
     instructions:
@@ -89,17 +100,30 @@ export function cloudWorkbenchWith(settings: CloudSettings = {}): WorkbenchModul
       options: {
         dataset: { type: "string", multiple: true },
         demo: { type: "boolean" },
+        "output-dir": { type: "string" },
       },
       help: CLOUD_HELP,
       configure: (values) =>
         cloudWorkbenchWith({
           datasets: ((values.dataset as string[] | undefined) ?? []).map(parseDatasetSpec),
           demo: values.demo === true,
+          outputDir: typeof values["output-dir"] === "string" ? values["output-dir"] : null,
         }),
     },
-    permissionNeeds: (): PermissionNeed[] =>
-      datasets.map((d) => ({ name: "read", target: d.path, purpose: `load dataset ${d.path}` })),
-    create: (services) => createCloudWorkbench(services, datasets, settings.demo ?? false),
+    permissionNeeds: (): PermissionNeed[] => [
+      ...datasets.map((d): PermissionNeed => ({
+        name: "read",
+        target: d.path,
+        purpose: `load dataset ${d.path}`,
+      })),
+      ...(outputDir === null ? [] : [{
+        name: "write" as const,
+        target: outputDir,
+        purpose: `write exports under ${outputDir}`,
+      }]),
+    ],
+    create: (services) =>
+      createCloudWorkbench(services, datasets, { demo: settings.demo ?? false, outputDir }),
   };
 }
 
@@ -109,7 +133,7 @@ export const cloudWorkbench: WorkbenchModule = cloudWorkbenchWith();
 function createCloudWorkbench(
   services: WorkbenchServices,
   datasets: readonly PreloadedDataset[],
-  demo: boolean,
+  options: { demo: boolean; outputDir: string | null },
 ): Workbench {
   const workspace = new Workspace({
     fence: async (path) => (await services.fence.check(path)).realPath,
@@ -118,9 +142,9 @@ function createCloudWorkbench(
     if (event.type === "list_changed") services.notifyResourceListChanged();
     else services.notifyResourceUpdated(event.uri);
   });
-  if (demo) loadDemo(workspace);
+  if (options.demo) loadDemo(workspace);
   const preloaded = preload(workspace, datasets, services);
-  const ctx = cloudContext(workspace, services, preloaded);
+  const ctx = cloudContext(workspace, services, preloaded, options.outputDir);
   const completers = cloudCompleters(workspace);
   const families: Record<string, CompletionFamily> = Object.fromEntries(
     Object.entries(completers).map(([name, spec]) => [name, {
@@ -142,6 +166,7 @@ function createCloudWorkbench(
       ...findingsTools(ctx),
       ...complianceTools(ctx),
       ...ontologyTools(ctx),
+      ...exportTools(ctx),
       ...metaTools(ctx),
     ],
     prompts: cloudPrompts(ctx),

@@ -53,8 +53,19 @@ its line and column.`,
   outputs: `# Outputs
 
 Tools that write files put them under the configured output directory only, and never
-outside it. Graph exports come as D3 or Cytoscape JSON and GraphML; the ontology as Turtle,
-JSON-LD, RDF/XML or N-Triples.`,
+outside it. The operator names it with \`--output-dir DIR\`, grants it with
+\`--allow-write=DIR\` and allows writing with \`--allow-file-writes\`; under \`--read-only\`
+the writing tools are not listed. A \`subdir\` is relative, without \`..\`, and may not pass
+through a symbolic link; a \`filename\` is 1 to 100 of letters, digits, \`_\`, \`.\` and \`-\`.
+Files are written to a temporary name and renamed, so a reader never sees half a file.
+
+\`export_report\`: \`json\` (\`findings.json\`, which \`load_dataset\` reads back), \`html\`
+(\`report.html\`, one self-contained page), \`inventory\` (five \`inventory-*\` files),
+\`graphml\` (\`<dataset>.graphml\`) and \`asset_map\` (\`asset-map.json\`,
+\`compliance-map.json\`). \`export_terraform\`: \`provider.tf.json\`, \`variables.tf.json\`,
+\`main.tf.json\` (import skeletons) and \`import_commands.sh\`; \`terraform_preview\` shows
+the mapping first. Graph exports come as D3 or Cytoscape JSON and GraphML; the ontology
+(\`export_ontology\`) as Turtle, JSON-LD, RDF/XML or N-Triples.`,
 
   "data-models": `# Data models
 

@@ -21,12 +21,15 @@ export function workspaceStatusTool(ctx: CloudContext): ToolDefinition {
     toolset: "workspace",
     sensitivity: "internal",
     description:
-      "Report the cloud workspace: loaded datasets (listing entries), the active one, the roots datasets may be loaded from, and next steps when nothing is loaded. Starts nothing; call it first for cloud work.",
+      "Report the cloud workspace: loaded datasets (listing entries), the active one, the roots datasets may be loaded from, the output directory exports go to, and next steps when nothing is loaded. Starts nothing; call it first for cloud work.",
     input: z.strictObject({}),
     result: z.object({
       active_dataset: z.string().nullable(),
       datasets: z.array(listingEntrySchema),
       allowed_roots: z.array(z.string()),
+      output_dir: z.string().nullable().describe(
+        "The directory export tools write under (--output-dir); null when none is configured.",
+      ),
       next_steps: z.array(z.string()).optional(),
     }),
     effects: {},
@@ -38,6 +41,7 @@ export function workspaceStatusTool(ctx: CloudContext): ToolDefinition {
         active_dataset: listing.active_dataset,
         datasets: listing.datasets,
         allowed_roots: ctx.services.roots.map((root) => root.path),
+        output_dir: ctx.outputDir,
         ...(listing.total === 0
           ? {
             next_steps: [

@@ -1,0 +1,75 @@
+/**
+ * `export_terraform`: writes Terraform import skeletons for a dataset's assets.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { type CloudContext, datasetArgument, translated } from "../context.ts";
+import { subdirComponents } from "../export/output_dir.ts";
+import { requireMapped, terraformFiles, terraformPlan } from "../export/terraform.ts";
+import { writtenFileSchema } from "../schemas.ts";
+import { requireOutputDir, writeFailure, writeOutputFiles } from "../writes.ts";
+
+/** The tool's name. */
+export const EXPORT_TERRAFORM = "export_terraform";
+
+/** Builds the tool for one connection. */
+export function exportTerraformTool(ctx: CloudContext): ToolDefinition {
+  return defineTool({
+    name: EXPORT_TERRAFORM,
+    toolset: "export",
+    sensitivity: "confidential",
+    description:
+      "Write Terraform files for the selected assets under the operator's output directory (--output-dir; needs --allow-file-writes): provider.tf.json, variables.tf.json, main.tf.json (one resource skeleton per mapped asset, with its name and tags) and import_commands.sh (terraform import per resource). The skeletons are a starting point for terraform import, not a full configuration. Unmapped assets are counted and skipped; a selection with no mapped asset is refused. See terraform_preview first.",
+    input: z.strictObject({
+      subdir: z.string().max(200).default("terraform").describe(
+        "Directory under the output directory to write into (made when missing; A-Z a-z 0-9 _ . - /, no '..', at most 200).",
+      ),
+      refs: z.array(z.string().min(1).max(2048)).max(500).default([]).describe(
+        "Asset references (id, ARN, name…) to export; empty exports every asset.",
+      ),
+      asset_types: z.array(z.string().max(64)).max(200).default([]).describe(
+        "Asset types (any case) to keep; empty keeps every type.",
+      ),
+      dataset: datasetArgument,
+    }),
+    result: z.object({
+      dataset: z.string(),
+      output_dir: z.string(),
+      mapped: z.number().int(),
+      unmapped: z.number().int(),
+      by_type: z.array(z.object({ terraform_type: z.string(), count: z.number().int() })),
+      files: z.array(writtenFileSchema),
+    }),
+    effects: { writesFilesystem: true, idempotent: true },
+    producesEvidence: false,
+    run: (args) =>
+      translated(async () => {
+        await ctx.preloaded;
+        const outputDir = requireOutputDir(ctx);
+        try {
+          subdirComponents(args.subdir);
+        } catch (error) {
+          throw writeFailure(error, outputDir);
+        }
+        const dataset = ctx.dataset(args.dataset);
+        const plan = requireMapped(
+          terraformPlan(dataset, { refs: args.refs, assetTypes: args.asset_types }),
+        );
+        const files = await writeOutputFiles(ctx, args.subdir, terraformFiles(dataset, plan));
+        return {
+          kind: "result",
+          result: {
+            dataset: dataset.name,
+            output_dir: outputDir,
+            mapped: plan.mapped,
+            unmapped: plan.unmapped,
+            by_type: plan.by_type,
+            files,
+          },
+        };
+      }),
+  });
+}

@@ -1,0 +1,30 @@
+/**
+ * The `export` toolset of the cloud workbench: reports, Terraform and the
+ * ontology written as files under the operator's output directory.
+ *
+ * @module
+ */
+
+import type { ToolDefinition } from "../../core/catalog.ts";
+import type { CloudContext } from "../context.ts";
+import { exportOntologyTool } from "../tools/export_ontology.ts";
+import { exportReportTool } from "../tools/export_report.ts";
+import { exportTerraformTool } from "../tools/export_terraform.ts";
+import { terraformPreviewTool } from "../tools/terraform_preview.ts";
+
+/** What the toolset is for. */
+export const EXPORT_TOOLSET = {
+  name: "export",
+  description:
+    "Files under the operator's output directory: reports (json, html, inventory, graphml, asset map), Terraform import skeletons, the ontology.",
+};
+
+/** The toolset's tools, in the order they are listed. */
+export function exportTools(ctx: CloudContext): ToolDefinition[] {
+  return [
+    terraformPreviewTool(ctx),
+    exportTerraformTool(ctx),
+    exportReportTool(ctx),
+    exportOntologyTool(ctx),
+  ];
+}

@@ -1,0 +1,73 @@
+/**
+ * How cloud tools write files: only under the operator's `--output-dir`,
+ * through the export domain's checked, atomic writer. Path escapes, a
+ * missing output directory and a missing Deno write grant become tool
+ * failures that say which flag or argument to change.
+ *
+ * @module
+ */
+
+import { ToolFailure } from "../core/errors.ts";
+import { permissionFailure } from "../core/permissions.ts";
+import { asToolFailure, type CloudContext } from "./context.ts";
+import {
+  type ExportFile,
+  ExportPathError,
+  OutputDirectoryError,
+  writeExportFiles,
+  type WrittenFile,
+} from "./export/output_dir.ts";
+
+/** The output directory, or a failure telling the operator how to configure one. */
+export function requireOutputDir(ctx: CloudContext): string {
+  if (ctx.outputDir === null) {
+    throw new ToolFailure(
+      "permission_required",
+      "No output directory is configured, so nothing can be written.",
+      {
+        action:
+          "Ask the operator to restart the server with --output-dir DIR, --allow-write=DIR and --allow-file-writes.",
+        restartRequired: true,
+      },
+    );
+  }
+  return ctx.outputDir;
+}
+
+/** Writes `files` into `subdir` of the output directory; failures as tool failures. */
+export async function writeOutputFiles(
+  ctx: CloudContext,
+  subdir: string,
+  files: readonly ExportFile[],
+): Promise<WrittenFile[]> {
+  const outputDir = requireOutputDir(ctx);
+  try {
+    return await writeExportFiles(outputDir, subdir, files);
+  } catch (error) {
+    throw writeFailure(error, outputDir);
+  }
+}
+
+/** A write error as a tool failure (anything unrecognised is passed on). */
+export function writeFailure(error: unknown, outputDir: string): unknown {
+  if (error instanceof ExportPathError && error.data["leaves_output_dir"] === true) {
+    return new ToolFailure("outside_approved_root", error.message, {
+      action: "Pass a relative subdir without '..' that names no symbolic link.",
+      details: error.data,
+    });
+  }
+  if (error instanceof OutputDirectoryError) {
+    return new ToolFailure(
+      error.flag === null ? "configuration_invalid" : "permission_required",
+      error.message,
+      {
+        action: error.flag === null
+          ? "Ask the operator to point --output-dir at a directory."
+          : `Ask the operator to restart the server with ${error.flag} (and --allow-file-writes).`,
+        restartRequired: true,
+        details: error.flag === null ? { output_dir: outputDir } : { flag: error.flag },
+      },
+    );
+  }
+  return permissionFailure(error, `--allow-write=${outputDir}`) ?? asToolFailure(error);
+}
