@@ -197,6 +197,8 @@ export const graphPathSchema = z.object({
     "The edge type of each hop (SG_ADMITS where a group admits traffic to what it guards).",
   ),
   summary: z.string().describe("Node names joined with ' -> '."),
+});
+
 /** A file an export tool wrote under the output directory. */
 export const writtenFileSchema = z.object({
   path: z.string().describe("Absolute path of the file."),
