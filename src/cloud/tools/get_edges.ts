@@ -14,7 +14,8 @@ import {
   pageSchema,
   translated,
 } from "../context.ts";
-import { findEdges } from "../graph/edges.ts";
+import { matchingEdges } from "../graph/edges.ts";
+import { edgeBrief } from "../model/briefs.ts";
 import { resolveGraphRef } from "../graph/graph_refs.ts";
 import { INTERNET_NODE, isInternetRef } from "../graph/internet.ts";
 import { paginate } from "../model/cursors.ts";
@@ -77,7 +78,7 @@ export function getEdgesTool(ctx: CloudContext): ToolDefinition {
           ? INTERNET_NODE
           : resolveGraphRef(dataset, args.source);
         const target = args.target === "" ? undefined : resolveGraphRef(dataset, args.target);
-        const edges = findEdges(dataset, {
+        const edges = matchingEdges(dataset, {
           source,
           target,
           edgeTypes,
@@ -86,22 +87,23 @@ export function getEdgesTool(ctx: CloudContext): ToolDefinition {
           internetOnly: args.internet_only,
           port: args.port,
         });
+        const page = paginate(edges, {
+          limit: args.limit,
+          cursor: args.cursor,
+          scope: dataset,
+          filters: {
+            source: source ?? "",
+            target: target ?? "",
+            edge_types: edgeTypes,
+            relationship: relationship ?? "",
+            cross_account_only: args.cross_account_only,
+            internet_only: args.internet_only,
+            port: args.port ?? null,
+          },
+        });
         return {
           kind: "result",
-          result: paginate(edges, {
-            limit: args.limit,
-            cursor: args.cursor,
-            scope: dataset,
-            filters: {
-              source: source ?? "",
-              target: target ?? "",
-              edge_types: edgeTypes,
-              relationship: relationship ?? "",
-              cross_account_only: args.cross_account_only,
-              internet_only: args.internet_only,
-              port: args.port ?? null,
-            },
-          }),
+          result: { ...page, items: page.items.map((edge) => edgeBrief(dataset, edge)) },
         };
       }),
   });
