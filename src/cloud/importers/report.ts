@@ -12,7 +12,9 @@ import type { Json } from "../model/records.ts";
 import {
   DETECTION_ORDER,
   emptyNotes,
+  type ImportContext,
   type Importer,
+  type ImportInput,
   type ImportResult,
   type ImportSource,
   type LoadNotes,
@@ -84,7 +86,9 @@ export const reportImporter: Importer = {
     },
     { stage: "json", order: DETECTION_ORDER.json_report, test: isReportDocument },
   ],
-  async load(source: ImportSource, context): Promise<ImportResult> {
+  async load(input: ImportInput): Promise<ImportResult> {
+    const source: ImportSource = input;
+    const context: ImportContext = input;
     if (source.listing) {
       if (!source.listing.hasFile(REPORT_FILE_NAME)) {
         throw new LoadError(`The directory holds no ${REPORT_FILE_NAME} for the report kind.`);

@@ -9,7 +9,7 @@
 
 import type { Severity } from "../model/enums.ts";
 import type { Finding } from "../model/records.ts";
-import { fileLabel, ImportError, lineColumn, parseJsonText } from "./entry.ts";
+import { fileLabel, ImportError, lineColumn, parseJsonText } from "./import_input.ts";
 
 /** Normalises a scanner severity (word, number, ScoutSuite level); unknown → fallback. */
 export function normaliseSeverity(value: unknown, fallback: Severity = "MEDIUM"): Severity {
