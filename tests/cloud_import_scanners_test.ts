@@ -194,6 +194,9 @@ Deno.test("normaliseSeverity() and normaliseFrameworks()", () => {
   assert.deepEqual(normaliseFrameworks("CIS-3.0", "gcp"), ["CIS", "CIS-GCP"]);
   assert.deepEqual(normaliseFrameworks("NIST-800-53-Revision-5", null), ["NIST-800-53"]);
   assert.deepEqual(normaliseFrameworks("ENS-RD2022", null), ["ENS-RD2022"]);
+  // A tag naming its provider keeps it, even when the resource does not say which cloud it is.
+  assert.deepEqual(normaliseFrameworks("CIS-GCP", null), ["CIS", "CIS-GCP"]);
+  assert.deepEqual(normaliseFrameworks("CIS-Azure", null), ["CIS", "CIS-AZURE"]);
 });
 
 Deno.test("the prowler kind reads either format by content", async () => {

@@ -22,6 +22,7 @@ import { cloudPrompts } from "./prompts/prompts.ts";
 import { cloudResources, cloudTemplates } from "./resources/resources.ts";
 import { COMPLIANCE_TOOLSET, complianceTools } from "./toolsets/compliance.ts";
 import { FINDINGS_TOOLSET, findingsTools } from "./toolsets/findings.ts";
+import { ingestTools } from "./toolsets/ingest.ts";
 import { GRAPH_TOOLSET, graphTools } from "./toolsets/graph.ts";
 import { INVENTORY_TOOLSET, inventoryTools } from "./toolsets/inventory.ts";
 import { META_TOOLSET, metaTools } from "./toolsets/meta.ts";
@@ -137,6 +138,7 @@ function createCloudWorkbench(
       ...inventoryTools(ctx),
       ...graphTools(ctx),
       ...findingsTools(ctx),
+      ...ingestTools(ctx),
       ...complianceTools(ctx),
       ...metaTools(ctx),
     ],
