@@ -302,3 +302,283 @@ Deno.test("our rules fire on load and their findings map to the loaded assets", 
     await close();
   }
 });
+
+Deno.test("ingest_reports merges the Prowler OCSF fixture into the demo sample and notifies", async () => {
+  const { client, close } = await session();
+  try {
+    const uri = "cloudg://datasets/sample/summary";
+    const updated: string[] = [];
+    const seen = new Promise<void>((resolve) => {
+      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (note) => {
+        updated.push(note.params.uri);
+        if (note.params.uri === uri) resolve();
+      });
+    });
+    await client.subscribeResource({ uri });
+    const result = (await ok(client, "ingest_reports", {
+      reports: { prowler: [OCSF] },
+      dataset: "sample",
+    })).result;
+    assert.deepEqual(result, {
+      dataset: "sample",
+      version: 1,
+      created: false,
+      replaced: false,
+      reports: [{
+        tool: "prowler",
+        kind: "prowler",
+        file: "test_prowler_output.ocsf.json",
+        findings: 1,
+      }],
+      added: 1,
+      duplicates: 0,
+      normalised: { before: 13, after: 13 },
+      total_findings: 13,
+      // f-ghost (a bucket the estate does not hold) and the fixture's finding, whose account
+      // is not the demo's.
+      unmapped_findings: 2,
+    });
+    await seen;
+    assert.ok(updated.includes(uri));
+    const summary = (await ok(client, "dataset_summary", { dataset: "sample" })).result;
+    assert.deepEqual([summary.version, summary.total_findings], [1, 13]);
+    // The same report again: its finding id is already there, nothing changes.
+    const again = (await ok(client, "ingest_reports", {
+      reports: { prowler: [OCSF] },
+      dataset: "sample",
+      normalise: false,
+    })).result;
+    assert.deepEqual([again.version, again.added, again.duplicates, again.normalised], [
+      1,
+      0,
+      1,
+      null,
+    ]);
+    // A new dataset, named by default, made active.
+    const fresh = (await ok(client, "ingest_reports", {
+      reports: { "prowler-ocsf": [OCSF] },
+      new_dataset: true,
+    })).result;
+    assert.deepEqual([fresh.dataset, fresh.version, fresh.created, fresh.total_findings], [
+      "ingested",
+      0,
+      true,
+      1,
+    ]);
+    assert.equal((await ok(client, "list_datasets", {})).result.active_dataset, "ingested");
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("ingest_reports refuses bad input and leaves the workspace unchanged", async () => {
+  await withScratch(
+    { "cut.ocsf.json": (await Deno.readTextFile(OCSF)).slice(0, 400) },
+    async (dir) => {
+      const { client, close } = await session(dir);
+      try {
+        const before = await workspaceState(client);
+        const refuse = async (args: Record<string, unknown>, message: RegExp) => {
+          const error = await fails(client, "ingest_reports", args);
+          assert.match(error.message, message, JSON.stringify(args));
+          assert.equal(await workspaceState(client), before, JSON.stringify(args));
+          return error;
+        };
+        const unknownTool = await refuse(
+          { reports: { nessus: [OCSF] }, dataset: "sample" },
+          /report tool/,
+        );
+        assert.ok(Array.isArray(unknownTool.details?.valid ?? unknownTool.details?.close_matches));
+        await refuse({ reports: {}, dataset: "sample" }, /1 to 100 report paths/);
+        await refuse({ reports: { prowler: [OCSF] }, dataset: "nope" }, /No dataset of that name/);
+        await refuse(
+          { reports: { prowler: [OCSF] }, dataset: "sample", new_dataset: true },
+          /already loaded/,
+        );
+        // A good report then a report of another kind: nothing is merged.
+        await refuse(
+          {
+            reports: { prowler: [OCSF], trivy: [`${CLOUD}checkov/tfplan.json`] },
+            dataset: "sample",
+          },
+          /is not a Trivy report/,
+        );
+        // A truncated report is refused with its position.
+        await refuse(
+          { reports: { prowler: [join(dir, "cut.ocsf.json")] }, dataset: "sample" },
+          /cut\.ocsf\.json/,
+        );
+        // A path outside the roots.
+        await refuse({ reports: { prowler: ["/etc/hostname"] }, dataset: "sample" }, /root/i);
+      } finally {
+        await close();
+      }
+    },
+  );
+});
+
+Deno.test("normalise_findings and reachability_findings change the dataset only when asked", async () => {
+  const { client, close } = await session();
+  try {
+    const first = (await ok(client, "normalise_findings", { dataset: "sample" })).result;
+    // No duplicates in the demo estate; CIS tags gain the family name (CIS-AWS → CIS, CIS-AWS).
+    assert.deepEqual(
+      [first.version, first.changed, first.before, first.after, first.merged_ids],
+      [1, true, 12, 12, []],
+    );
+    assert.deepEqual(first.frameworks, [
+      "CIS",
+      "CIS-AWS",
+      "CIS-AZURE",
+      "CIS-GCP",
+      "NIST-800-53",
+      "PCI-DSS",
+    ]);
+    const second = (await ok(client, "normalise_findings", { dataset: "sample" })).result;
+    assert.deepEqual([second.version, second.changed], [1, false]);
+
+    // The demo's one path from the internet to a sensitive store: the ALB's group, the web
+    // tier's, the database's, then orders-db (spec §10.1).
+    const look = (await ok(client, "reachability_findings", { dataset: "sample" })).result;
+    assert.deepEqual([look.version, look.total, look.added], [1, 1, 0]);
+    assert.deepEqual(
+      look.findings.map((f: Loose) => [f.resource_id, f.severity, f.source_tool, f.evidence]),
+      [[
+        "orders-db",
+        "HIGH",
+        "cloudg-reachability",
+        "0.0.0.0/0 -> sg-alb -> sg-web -> sg-db -> orders-db",
+      ]],
+    );
+    const add = (await ok(client, "reachability_findings", {
+      dataset: "sample",
+      add_to_dataset: true,
+    })).result;
+    assert.deepEqual([add.version, add.added, add.findings[0].id], [2, 1, look.findings[0].id]);
+    const finding = await client.readResource({ uri: add.findings[0].uri });
+    assert.match((finding.contents[0] as { text: string }).text, /orders-db/);
+    const again = (await ok(client, "reachability_findings", {
+      dataset: "sample",
+      add_to_dataset: true,
+    })).result;
+    assert.deepEqual([again.version, again.added], [2, 0]);
+    const error = await fails(client, "reachability_findings", { dataset: "sample", limit: 0 });
+    assert.ok(error.message.length > 0);
+    assert.ok((await fails(client, "normalise_findings", { dataset: "nope" })).message);
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("a Terraform plan diffed against the state it changes shows the planned changes", async () => {
+  // A plan written from the driftctl state: the default group is deleted, test-sg's open
+  // ingress narrows to 10.0.0.0/8, and a new group opens SSH to the internet.
+  const state = JSON.parse(
+    await Deno.readTextFile(`${CLOUD}driftctl/state/aws_vpc_security_group.tfstate`),
+  );
+  type StateResource = {
+    type: string;
+    name: string;
+    mode: string;
+    instances: { attributes: Record<string, unknown> }[];
+  };
+  const resources = state.resources as StateResource[];
+  const testSg = resources.find((r) => r.name === "test-sg")!;
+  const narrowed = {
+    ...testSg.instances[0]!.attributes,
+    ingress: [{
+      cidr_blocks: ["10.0.0.0/8"],
+      description: "Foo",
+      from_port: 0,
+      ipv6_cidr_blocks: [],
+      prefix_list_ids: [],
+      protocol: "-1",
+      security_groups: [],
+      self: false,
+      to_port: 0,
+    }],
+  };
+  const ssh = {
+    name: "ssh",
+    vpc_id: testSg.instances[0]!.attributes["vpc_id"],
+    ingress: [{
+      cidr_blocks: ["0.0.0.0/0"],
+      description: "ssh",
+      from_port: 22,
+      ipv6_cidr_blocks: [],
+      prefix_list_ids: [],
+      protocol: "tcp",
+      security_groups: [],
+      self: false,
+      to_port: 22,
+    }],
+    egress: [],
+    tags: {},
+  };
+  const planned = (type: string, name: string, values: unknown) => ({
+    address: `${type}.${name}`,
+    mode: "managed",
+    type,
+    name,
+    values,
+  });
+  const change = (type: string, name: string, actions: string[]) => ({
+    address: `${type}.${name}`,
+    mode: "managed",
+    type,
+    name,
+    change: { actions },
+  });
+  const plan = {
+    format_version: "1.2",
+    terraform_version: "1.5.7",
+    planned_values: {
+      root_module: {
+        resources: [
+          planned("aws_security_group", "test-sg", narrowed),
+          planned("aws_security_group", "ssh", ssh),
+        ],
+      },
+    },
+    resource_changes: [
+      change("aws_default_security_group", "test-default-sg", ["delete"]),
+      change("aws_security_group", "test-sg", ["update"]),
+      change("aws_security_group", "ssh", ["create"]),
+    ],
+  };
+  await withScratch({ "plan.json": JSON.stringify(plan) }, async (dir) => {
+    const { client, close } = await session(dir);
+    try {
+      await load(client, {
+        path: `${CLOUD}driftctl/state/aws_vpc_security_group.tfstate`,
+        name: "state",
+      });
+      const loaded = await load(client, { path: join(dir, "plan.json"), name: "planned" });
+      assert.equal(loaded.summary.kind, "terraform-plan");
+      assert.equal(loaded.notes.skipped["planned for deletion"], 1);
+      const diff = (await ok(client, "diff_datasets", { base: "state", target: "planned" }))
+        .result;
+      const ids = (section: { items: { id: string }[] }) => section.items.map((x) => x.id).sort();
+      assert.deepEqual(ids(diff.assets.added), ["aws_security_group.ssh"]);
+      assert.deepEqual(ids(diff.assets.removed), ["aws_default_security_group.test-default-sg"]);
+      const changed = diff.assets.changed.items.find((x: Loose) =>
+        x.id === "aws_security_group.test-sg"
+      );
+      assert.ok(changed, JSON.stringify(diff.assets.changed));
+      assert.deepEqual(changed.internet_exposed, { before: true, after: false });
+      assert.deepEqual(changed.changed_fields, ["internet_exposed", "metadata_hash"]);
+      // The new group's SSH opening is new; the narrowed group's three and the deleted default
+      // group's finding are resolved.
+      assert.deepEqual(ids(diff.findings.new), ["f-ssh-open:aws_security_group.ssh"]);
+      assert.deepEqual(ids(diff.findings.resolved), [
+        "f-all-ports-open:aws_security_group.test-sg",
+        "f-default-sg-traffic:aws_default_security_group.test-default-sg",
+        "f-rdp-open:aws_security_group.test-sg",
+        "f-ssh-open:aws_security_group.test-sg",
+      ]);
+      assert.deepEqual(ids(diff.newly_internet_exposed), ["aws_security_group.ssh"]);
+    } finally {
+      await close();
+    }
+  });
+});
