@@ -110,7 +110,8 @@ export function parseReports(reports: unknown): { tool: string; kind: string; pa
 
 /**
  * Merges `incoming` into `target`: assets, edges, findings and compliance
- * results whose id the target lacks, providers and regions not yet listed.
+ * results whose id the target lacks, providers (whatever their case) and
+ * regions not yet listed.
  * Returns the findings added and those left out as duplicates.
  */
 export function mergeRecords(
@@ -136,7 +137,14 @@ export function mergeRecords(
       added++;
     }
   }
-  for (const p of incoming.providers) if (!target.providers.includes(p)) target.providers.push(p);
+  // Importers differ in the case of provider names: `aws` and `AWS` are one provider.
+  const providers = new Set(target.providers.map((p) => p.toLowerCase()));
+  for (const p of incoming.providers) {
+    if (!providers.has(p.toLowerCase())) {
+      providers.add(p.toLowerCase());
+      target.providers.push(p);
+    }
+  }
   for (const r of incoming.regions) if (!target.regions.includes(r)) target.regions.push(r);
   return { added, duplicates };
 }
