@@ -22,7 +22,7 @@ export function reachabilityFindingsTool(ctx: CloudContext): ToolDefinition {
     toolset: "findings",
     sensitivity: "confidential",
     description:
-      "Derive findings for the sensitive data stores (databases, buckets, secrets, keys…) the internet reaches through the asset graph, nearest first (source_tool cloudg-reachability, stable UUID5 ids, CRITICAL within three hops, else HIGH). With add_to_dataset they are appended to the dataset (ids it already holds are not added twice), bumping its version; otherwise nothing changes.",
+      "Derive findings for the sensitive data stores (databases, buckets, secrets, keys…) the internet reaches through the asset graph, nearest first (source_tool cloudg-reachability, stable UUID5 ids, CRITICAL within three hops, else HIGH). With add_to_dataset they are appended to the dataset (ids it already holds are not added twice), bumping its version, and their uri reads the finding; otherwise nothing changes.",
     input: z.strictObject({
       add_to_dataset: z.boolean().default(false).describe(
         "Append the findings to the dataset (a change: the version bumps).",
