@@ -247,6 +247,9 @@ Deno.test("load_dataset with kind forces a reader; a file of another kind is ref
       ["driftctl/state/aws_vpc.tfstate", "iam-authorization-details", /not IAM authorization/],
       ["driftctl/state/aws_vpc.tfstate", "aws-api", /not a directory/],
       ["cloudmapper/account-data/demo", "terraform", /Cannot read demo as terraform input/],
+      ["driftctl/state/aws_vpc.tfstate", "generic", /has none of assets, edges, findings/],
+      ["checkov/tfplan.json", "report", /has neither findings nor assets/],
+      ["driftctl/state/aws_vpc.tfstate", "inventory", /has no assets/],
     ];
     for (const [rel, kind, message] of cases) {
       const error = await fails(client, "load_dataset", { path: `${CLOUD}${rel}`, kind });

@@ -58,6 +58,12 @@ export function parseInventoryDocument(
       `Cannot load ${fileName} as an inventory: the document must be a JSON object.`,
     );
   }
+  if (!("assets" in doc)) {
+    throw new LoadError(
+      `Cannot load ${fileName} as an inventory: it has no assets (an inventory-map.json is ` +
+        `{summary, providers, regions, assets, edges, unresolved_references}).`,
+    );
+  }
   const notes = emptyNotes();
   const records = parseRecords(doc, notes);
   const metadata: Record<string, Json> = {};

@@ -63,6 +63,12 @@ export function parseReportDocument(doc: unknown, fileName: string): ImportResul
   if (!isObject(doc)) {
     throw new LoadError(`Cannot load ${fileName} as a report: the document must be a JSON object.`);
   }
+  if (!("findings" in doc) && !("assets" in doc)) {
+    throw new LoadError(
+      `Cannot load ${fileName} as a report: it has neither findings nor assets (a findings.json ` +
+        `report is {metadata, summary, assets, findings, compliance, edges}).`,
+    );
+  }
   const notes = emptyNotes();
   let body: Record<string, unknown> = doc;
   if (doc["edges"] === undefined && isObject(doc["graph"])) {
