@@ -369,6 +369,24 @@ Deno.test("ingest_reports merges the Prowler OCSF fixture into the demo sample a
       1,
     ]);
     assert.equal((await ok(client, "list_datasets", {})).result.active_dataset, "ingested");
+    // The default name is made unique; an explicit name already loaded needs replace.
+    const second = (await ok(client, "ingest_reports", {
+      reports: { prowler: [OCSF] },
+      new_dataset: true,
+      activate: false,
+    })).result;
+    assert.deepEqual([second.dataset, second.created, second.replaced], [
+      "ingested-2",
+      true,
+      false,
+    ]);
+    const replaced = (await ok(client, "ingest_reports", {
+      reports: { prowler: [OCSF] },
+      dataset: "ingested",
+      new_dataset: true,
+      replace: true,
+    })).result;
+    assert.deepEqual([replaced.dataset, replaced.replaced], ["ingested", true]);
   } finally {
     await close();
   }

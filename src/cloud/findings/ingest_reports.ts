@@ -174,7 +174,8 @@ export async function ingestReports(
   const replace = options.replace ?? false;
   let name: string;
   if (newDataset) {
-    name = options.dataset || DEFAULT_INGEST_NAME;
+    // The default name is made unique (ingested-2, …); an explicit one must be free or replaced.
+    name = options.dataset || uniqueName(DEFAULT_INGEST_NAME, (n) => workspace.has(n));
     checkDatasetName(name);
     if (workspace.has(name) && !replace) {
       throw new DatasetExistsError(

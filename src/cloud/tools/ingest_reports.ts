@@ -30,7 +30,7 @@ export function ingestReportsTool(ctx: CloudContext): ToolDefinition {
         }; 1 to ${MAX_INGEST_PATHS} paths in all.`,
       ),
       dataset: z.string().max(64).default("").describe(
-        "The dataset to merge into (empty: the active one); with new_dataset, the new dataset's name (empty: ingested).",
+        "The dataset to merge into (empty: the active one); with new_dataset, the new dataset's name (empty: ingested, made unique as ingested-2, …).",
       ),
       new_dataset: z.boolean().default(false).describe(
         "Make a new dataset of the reports instead of merging into an existing one.",
