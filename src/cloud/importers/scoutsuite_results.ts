@@ -144,10 +144,12 @@ export const scoutSuiteImporter: Importer = {
     let path = input.path;
     const listing = await input.listDirectory(path).catch(() => null);
     if (listing !== null) {
-      const found = await findResults(input, path, 3);
+      const found = await findResults(input, path, 5);
       if (!found) {
         throw new ImportError(
-          `${fileLabel(path)} holds no scoutsuite_results*.js file (looked 3 folders deep).`,
+          `${
+            fileLabel(path)
+          } holds no scoutsuite_results*.js file (looked 5 folders deep, as detection does).`,
           { kind: KIND, file: path },
         );
       }
