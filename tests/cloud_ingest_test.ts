@@ -166,10 +166,18 @@ Deno.test("load_dataset reads every cloud fixture by detection, with counts per 
     assert.equal(await workspaceState(client), before);
     covered.add("driftctl/state/invalid/invalid_version.tfstate");
     covered.add("driftctl/state/invalid/unsupported_version.tfstate");
-    // Every fixture file is covered (the dump's files by its folder; the CIS facts feed the rules).
+    // Prowler's CIS control-to-check facts feed our rules' compliance mapping; they are not a
+    // dataset, and load_dataset says so without changing anything.
+    for (const provider of ["aws", "azure", "gcp"]) {
+      const rel = `prowler/compliance/cis_3.0_${provider}.json`;
+      const error = await fails(client, "load_dataset", { path: `${CLOUD}${rel}` });
+      assert.match(error.message, /no input of a known kind/, rel);
+      covered.add(rel);
+    }
+    assert.equal(await workspaceState(client), before);
+    // Every fixture file is covered (the dump's files by its folder).
     for (const f of fixtureFiles(CLOUD)) {
       const rel = f.slice(CLOUD.length);
-      if (rel.startsWith("prowler/compliance/")) continue;
       const key = rel.startsWith("cloudmapper/account-data/demo/")
         ? "cloudmapper/account-data/demo"
         : rel;
