@@ -12,7 +12,7 @@ import {
   REACHABILITY_SOURCE_TOOL,
   reachabilityFindings,
 } from "../src/cloud/findings/reachability_findings.ts";
-import { fileImportInput } from "../src/cloud/importers/entry.ts";
+import { fileImportInput } from "../src/cloud/importers/import_input.ts";
 import { prowlerOcsfImporter } from "../src/cloud/importers/prowler_ocsf.ts";
 
 const OCSF =

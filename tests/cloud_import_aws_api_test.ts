@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import { fileImportInput, ImportError } from "../src/cloud/importers/entry.ts";
+import { fileImportInput, ImportError } from "../src/cloud/importers/import_input.ts";
 import { awsApiImporter, looksLikeAwsDump } from "../src/cloud/importers/aws_api_dump.ts";
 
 const DEMO =

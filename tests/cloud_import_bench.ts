@@ -9,8 +9,8 @@
 
 import { compareTo, measure, median } from "./helpers/bench_stats.ts";
 import { hasProgram } from "./helpers/programs.ts";
-import { fileImportInput } from "../src/cloud/importers/entry.ts";
-import type { ImporterEntry } from "../src/cloud/importers/entry.ts";
+import { fileImportInput } from "../src/cloud/importers/import_input.ts";
+import type { Importer } from "../src/cloud/importers/importer.ts";
 import { terraformStateImporter } from "../src/cloud/importers/terraform_state.ts";
 import { prowlerOcsfImporter } from "../src/cloud/importers/prowler_ocsf.ts";
 import { iamAuthorizationImporter } from "../src/cloud/importers/iam_authorization.ts";
@@ -247,7 +247,7 @@ interface Kind {
   label: string;
   path: string;
   megabytes: number;
-  importer: ImporterEntry;
+  importer: Importer;
   items: number;
   rss: number;
 }

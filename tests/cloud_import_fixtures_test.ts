@@ -6,8 +6,9 @@
  */
 
 import assert from "node:assert/strict";
-import { fileImportInput, ImportError } from "../src/cloud/importers/entry.ts";
-import { importerFor, IMPORTERS } from "../src/cloud/importers/importer_list.ts";
+import { fileImportInput, ImportError } from "../src/cloud/importers/import_input.ts";
+import { ImporterRegistry } from "../src/cloud/importers/detect.ts";
+import { listDirectory } from "../src/cloud/importers/read.ts";
 
 const ROOT = new URL("../../shared/fixtures/cloud/", import.meta.url).pathname;
 
@@ -24,12 +25,12 @@ function walk(dir: string): string[] {
 Deno.test("every cloud fixture file is detected and loaded by its importer", async () => {
   const files = walk(ROOT);
   const covered = new Set<string>();
+  const registry = new ImporterRegistry();
+  const importerFor = (kind: string) => registry.get(kind);
   const demo = `${ROOT}cloudmapper/account-data/demo`;
   // The account dump is one input: its folder.
-  const dirNames = [...Deno.readDirSync(demo)].map((e) => e.name);
-  assert.deepEqual(IMPORTERS.filter((i) => i.detectDirectory?.(dirNames)).map((i) => i.kind), [
-    "aws-api",
-  ]);
+  const listing = await listDirectory(demo);
+  assert.equal((await registry.detect({ path: demo, fileName: "demo", listing }))?.kind, "aws-api");
   const dump = await importerFor("aws-api")!.load(fileImportInput(demo));
   assert.ok(dump.records.assets.length > 0);
   for (const f of files) if (f.startsWith(demo)) covered.add(f);
@@ -46,18 +47,18 @@ Deno.test("every cloud fixture file is detected and loaded by its importer", asy
     }
     const rel = f.slice(ROOT.length);
     const parsed = JSON.parse(await Deno.readTextFile(f));
-    const kinds = IMPORTERS.filter((i) => i.detectJson?.(parsed)).map((i) => i.kind);
+    const found = await registry.detect({ path: f, fileName: "x.json", json: parsed });
     const want = expected[rel] ?? (rel.endsWith(".tfstate") ? "terraform" : "?");
-    assert.deepEqual(kinds, [want], rel);
+    assert.equal(found?.kind, want, rel);
     const importer = importerFor(want)!;
     if (rel.includes("/invalid/")) {
       await assert.rejects(
-        () => importer.load(fileImportInput(f, { parsed })),
+        () => importer.load(fileImportInput(f, { json: parsed })),
         (e: unknown) => e instanceof ImportError && /terraform_version/.test(e.message),
         rel,
       );
     } else {
-      const result = await importer.load(fileImportInput(f, { parsed }));
+      const result = await importer.load(fileImportInput(f, { json: parsed }));
       const produced = result.records.assets.length + result.records.findings.length +
         Object.values(result.notes.skipped).reduce((a, b) => a + b, 0);
       assert.ok(produced > 0, rel);

@@ -6,13 +6,13 @@
  */
 
 import assert from "node:assert/strict";
-import { fileImportInput, ImportError } from "../src/cloud/importers/entry.ts";
+import { fileImportInput, ImportError } from "../src/cloud/importers/import_input.ts";
 import { ocsfTime, prowlerOcsfImporter } from "../src/cloud/importers/prowler_ocsf.ts";
 import { prowlerAsffImporter } from "../src/cloud/importers/prowler_asff.ts";
 import { checkovImporter } from "../src/cloud/importers/checkov_results.ts";
 import { trivyImporter } from "../src/cloud/importers/trivy_report.ts";
 import { scoutSuiteImporter } from "../src/cloud/importers/scoutsuite_results.ts";
-import { importerFor, IMPORTERS } from "../src/cloud/importers/importer_list.ts";
+import { ImporterRegistry } from "../src/cloud/importers/detect.ts";
 import { normaliseFrameworks, normaliseSeverity } from "../src/cloud/importers/scanner_common.ts";
 import {
   ASFF_REPORT,
@@ -171,16 +171,17 @@ Deno.test("scanner importers refuse a report of another kind", async () => {
   });
 });
 
-Deno.test("detectJson sniffs pick exactly one importer per sample", async () => {
+Deno.test("the registry detects each scanner sample as its own kind", async () => {
   const samples: [string, unknown][] = [
     ["trivy", TRIVY_REPORT],
     ["checkov", CHECKOV_REPORT],
     ["prowler-asff", ASFF_REPORT],
     ["prowler-ocsf", JSON.parse(await Deno.readTextFile(OCSF))],
   ];
+  const registry = new ImporterRegistry();
   for (const [kind, value] of samples) {
-    const hits = IMPORTERS.filter((i) => i.detectJson?.(value)).map((i) => i.kind);
-    assert.deepEqual(hits, [kind]);
+    const found = await registry.detect({ path: "/x.json", fileName: "x.json", json: value });
+    assert.equal(found?.kind, kind);
   }
 });
 
@@ -193,10 +194,13 @@ Deno.test("normaliseSeverity() and normaliseFrameworks()", () => {
   assert.deepEqual(normaliseFrameworks("CIS-3.0", "gcp"), ["CIS", "CIS-GCP"]);
   assert.deepEqual(normaliseFrameworks("NIST-800-53-Revision-5", null), ["NIST-800-53"]);
   assert.deepEqual(normaliseFrameworks("ENS-RD2022", null), ["ENS-RD2022"]);
+  // A tag naming its provider keeps it, even when the resource does not say which cloud it is.
+  assert.deepEqual(normaliseFrameworks("CIS-GCP", null), ["CIS", "CIS-GCP"]);
+  assert.deepEqual(normaliseFrameworks("CIS-Azure", null), ["CIS", "CIS-AZURE"]);
 });
 
 Deno.test("the prowler kind reads either format by content", async () => {
-  const prowler = importerFor("prowler")!;
+  const prowler = new ImporterRegistry().get("prowler")!;
   const ocsf = await prowler.load(fileImportInput(OCSF));
   assert.equal(ocsf.records.findings[0]!.source_finding_id, "accessanalyzer_enabled");
   await withFiles(

@@ -5,7 +5,11 @@
  */
 
 import assert from "node:assert/strict";
-import { fileImportInput, ImportError, MAX_IMPORT_BYTES } from "../src/cloud/importers/entry.ts";
+import {
+  fileImportInput,
+  ImportError,
+  MAX_IMPORT_BYTES,
+} from "../src/cloud/importers/import_input.ts";
 import { terraformStateImporter } from "../src/cloud/importers/terraform_state.ts";
 import { terraformPlanImporter } from "../src/cloud/importers/terraform_plan.ts";
 
@@ -160,7 +164,7 @@ Deno.test("terraformPlanImporter: TerraGoat plan assets, reference edges and rul
   assert.equal(r.assets.length, 41);
   assert.equal(result.notes.skipped["folded into edges or parent"], 13);
   assert.equal(result.notes.skipped["not a cloud resource"], 1);
-  assert.equal(result.notes.unknown_types["aws_db_option_group"], 1);
+  assert.equal(result.notes.unknown_asset_types["aws_db_option_group"], 1);
   const web = r.assets.find((a) => a.id === "aws_instance.web_host")!;
   assert.equal(web.asset_type, "EC2");
   assert.deepEqual(web.metadata.plan_actions, ["create"]);
@@ -221,7 +225,7 @@ Deno.test("a plan and the state it changes share asset keys", async () => {
     resource_changes: [],
   };
   const a = await terraformStateImporter.load(fileImportInput(state("aws_vpc.tfstate")));
-  const b = await terraformPlanImporter.load({ ...fileImportInput("plan.json"), parsed: plan });
+  const b = await terraformPlanImporter.load({ ...fileImportInput("plan.json"), json: plan });
   assert.deepEqual(
     b.records.assets.map((x) => [x.id, x.arn]),
     a.records.assets.map((x) => [x.id, x.arn]),
@@ -323,9 +327,9 @@ Deno.test("terraformStateImporter: unknown types counted, unusual names and for_
   };
   const r = await terraformStateImporter.load({
     ...fileImportInput("weird.tfstate"),
-    parsed: weird,
+    json: weird,
   });
-  assert.deepEqual(r.notes.unknown_types, { aws_shiny_new_thing: 2 });
+  assert.deepEqual(r.notes.unknown_asset_types, { aws_shiny_new_thing: 2 });
   assert.equal(r.records.assets.filter((a) => a.asset_type === "OTHER").length, 2);
   const bucket = r.records.assets.find((a) => a.asset_type === "S3_BUCKET")!;
   assert.equal(bucket.id, 'module.net["eu west"].aws_s3_bucket.b["naïve \\"quoted\\" / ключ"]');
@@ -402,7 +406,7 @@ Deno.test("terraformPlanImporter: child modules, for_each keys and module-local 
       },
     },
   };
-  const r = await terraformPlanImporter.load({ ...fileImportInput("plan.json"), parsed: plan });
+  const r = await terraformPlanImporter.load({ ...fileImportInput("plan.json"), json: plan });
   assert.deepEqual(r.records.assets.map((a) => a.id), [
     "module.net.aws_vpc.main",
     'module.net.aws_subnet.s["a"]',
@@ -446,7 +450,7 @@ Deno.test("terraformStateImporter: a Google firewall open to the internet expose
   const load = (tags: string[] | null) =>
     terraformStateImporter.load({
       ...fileImportInput("gcp.tfstate"),
-      parsed: { version: 4, terraform_version: "1.5.0", resources: [instance, firewall(tags)] },
+      json: { version: 4, terraform_version: "1.5.0", resources: [instance, firewall(tags)] },
     });
   const open = (await load(["web"])).records;
   const vm = open.assets.find((a) => a.asset_type === "GCE_INSTANCE")!;

@@ -73,8 +73,15 @@ Deno.test("loadInput() reads an inventory directory and merges findings.json bes
     assert.equal(loaded.defaultName, "prod-estate");
     assert.equal(loaded.records.assets.length, 44);
     assert.equal(loaded.records.edges.length, 56);
-    assert.equal(loaded.records.findings.length, 12);
-    assert.equal(loaded.records.compliance.length, 8);
+    // The twelve of findings.json, then the three our rule set adds on every load.
+    assert.equal(loaded.records.findings.length, 15);
+    assert.deepEqual(loaded.records.findings.slice(12).map((f) => f.id), [
+      "f-bucket-no-public-access-block:logs-bucket",
+      "f-kms-rotation-disabled:kms-main",
+      "f-vpc-flow-logs-disabled:vpc-prod",
+    ]);
+    assert.equal(loaded.notes.rule_findings, 3);
+    assert.equal(loaded.records.compliance.filter((c) => c.id.startsWith("cr-")).length, 8);
     assert.equal(
       loaded.metadata["findings_source"],
       await Deno.realPath(join(inv, "findings.json")),
@@ -84,7 +91,7 @@ Deno.test("loadInput() reads an inventory directory and merges findings.json bes
     const file = await loadInput(join(inv, "inventory-map.json"), { fence });
     assert.equal(file.kind, "inventory");
     assert.equal(file.defaultName, "prod-estate");
-    assert.equal(file.records.findings.length, 12);
+    assert.equal(file.records.findings.length, 15);
   });
 });
 
@@ -106,7 +113,7 @@ Deno.test("loadInput() rebuilds report edges from D3 links, dropping unknown typ
     assert.equal(loaded.metadata["report"] !== undefined, true);
     const dirLoad = await loadInput(dir, { fence });
     assert.equal(dirLoad.kind, "report");
-    assert.equal(dirLoad.records.findings.length, 12);
+    assert.equal(dirLoad.records.findings.length, 15);
   });
 });
 
@@ -209,8 +216,8 @@ Deno.test("loadInput() refuses inputs of no known kind, naming the accepted kind
     for (const path of [other, text, empty]) {
       await assert.rejects(() => loadInput(path, { fence }), (e: unknown) => {
         assert.ok(e instanceof LoadError);
-        assert.match(e.message, /Accepted kinds: inventory, report, generic/);
-        assert.deepEqual(e.data.valid, ["inventory", "report", "generic"]);
+        assert.match(e.message, /Accepted kinds: inventory, report, generic, prowler/);
+        assert.deepEqual(e.data.valid, new ImporterRegistry().kinds());
         return true;
       });
     }
@@ -251,10 +258,11 @@ Deno.test("ImporterRegistry slots new importers into the detection table by orde
   const registry = new ImporterRegistry();
   registry.register(custom);
   assert.throws(() => registry.register(custom), /already registered/);
-  assert.deepEqual(registry.kinds(), ["inventory", "report", "generic", "terraform-state"]);
+  assert.deepEqual(registry.kinds(), [...new ImporterRegistry().kinds(), "terraform-state"]);
   await withDir(async (dir) => {
     const path = join(dir, "terraform.tfstate");
     await Deno.writeTextFile(path, JSON.stringify({ version: 4, terraform_version: "1.9.0" }));
+    // Order 250 comes before the built-in Terraform state rule.
     const loaded = await loadInput(path, { fence, registry });
     assert.equal(loaded.kind, "terraform-state");
     assert.equal(loaded.defaultName, "terraform");

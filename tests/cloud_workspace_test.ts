@@ -280,7 +280,7 @@ Deno.test("Workspace.load() through the fence; a failed load leaves it unchanged
       DatasetNameError,
     );
     await assert.rejects(
-      () => workspace.load(join(root, "estate one.json"), { kind: "prowlr" }),
+      () => workspace.load(join(root, "estate one.json"), { kind: "nessus" }),
       (e: unknown) => {
         assert.ok(e instanceof InvalidArgumentError);
         assert.deepEqual(e.data.close_matches, []);

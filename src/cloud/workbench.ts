@@ -23,6 +23,7 @@ import { cloudPrompts } from "./prompts/prompts.ts";
 import { cloudResources, cloudTemplates } from "./resources/resources.ts";
 import { COMPLIANCE_TOOLSET, complianceTools } from "./toolsets/compliance.ts";
 import { FINDINGS_TOOLSET, findingsTools } from "./toolsets/findings.ts";
+import { ingestTools } from "./toolsets/ingest.ts";
 import { GRAPH_TOOLSET, graphTools } from "./toolsets/graph.ts";
 import { INVENTORY_TOOLSET, inventoryTools } from "./toolsets/inventory.ts";
 import { EXPORT_TOOLSET, exportTools } from "./toolsets/export.ts";
@@ -164,6 +165,7 @@ function createCloudWorkbench(
       ...inventoryTools(ctx),
       ...graphTools(ctx),
       ...findingsTools(ctx),
+      ...ingestTools(ctx),
       ...complianceTools(ctx),
       ...ontologyTools(ctx),
       ...exportTools(ctx),

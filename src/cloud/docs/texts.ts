@@ -46,9 +46,16 @@ allowed directory for loading.`,
 Kinds recognised automatically: \`inventory\` (an \`inventory-map.json\`, or a directory
 holding one, with a \`findings.json\` beside it merged in), \`report\` (a \`findings.json\`
 report; edges are rebuilt from its D3 graph when absent) and \`generic\` (JSON with
-\`assets\`, \`edges\` or \`findings\`, or a list of findings). Further kinds cover scanner
-reports and cloud exports. Files over 256 MiB are refused. Malformed JSON is reported with
-its line and column.`,
+\`assets\`, \`edges\` or \`findings\`, or a list of findings). Cloud exports:
+\`terraform\` (state v4), \`terraform-plan\` (\`terraform show -json\` of a plan; diff it
+against the state it changes with \`diff_datasets\`), \`aws-api\` (one account's AWS CLI
+dump, a folder per region) and \`iam-authorization-details\`. Scanner reports:
+\`prowler-asff\`, \`prowler-ocsf\` (JSON arrays or JSON Lines; \`prowler\` takes either by
+content), \`checkov\`, \`trivy\` and \`scoutsuite\` (\`scoutsuite_results*.js\`); merge
+them into a loaded dataset with \`ingest_reports\`. Pass \`kind\` to force one; a file of
+another kind is refused. Our own rule set runs on every load; findings that map to no asset
+are counted. Files over 256 MiB are refused. Malformed JSON is reported with its line and
+column.`,
 
   outputs: `# Outputs
 

@@ -11,9 +11,10 @@
  * @module
  */
 
+import { DETECTION_ORDER } from "./importer.ts";
 import type { AssetType } from "../model/enums.ts";
 import type { Json } from "../model/records.ts";
-import type { DirectoryEntry, ImporterEntry, ImportInput, ImportResult } from "./entry.ts";
+import type { DirectoryEntry, Importer, ImportInput, ImportResult } from "./importer.ts";
 import {
   arr,
   fileLabel,
@@ -23,7 +24,7 @@ import {
   readInputText,
   str,
   strings,
-} from "./entry.ts";
+} from "./import_input.ts";
 import { addAuthorizationDetails, addResourcePolicyGrants } from "./iam_authorization.ts";
 import { addFirewallRule, awsApiRule } from "./network_rules.ts";
 import { RecordsBuilder } from "./records_builder.ts";
@@ -803,9 +804,15 @@ async function accountOf(reader: DumpReader, regions: Region[]): Promise<string>
 }
 
 /** The `aws-api` importer entry. */
-export const awsApiImporter: ImporterEntry = {
+export const awsApiImporter: Importer = {
   kind: KIND,
-  detectDirectory: looksLikeAwsDump,
+  description:
+    "an AWS API dump: one account folder with a folder per region (AWS CLI / collector output)",
+  detectors: [{
+    stage: "directory",
+    order: DETECTION_ORDER.directory_aws_api,
+    test: (listing) => looksLikeAwsDump(listing.names),
+  }],
   async load(input: ImportInput): Promise<ImportResult> {
     const reader = new DumpReader(input);
     let entries: DirectoryEntry[];

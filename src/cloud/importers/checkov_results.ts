@@ -8,8 +8,9 @@
  * @module
  */
 
-import type { ImporterEntry, ImportInput, ImportResult } from "./entry.ts";
-import { arr, fileLabel, ImportError, isObject, obj, readInputJson, str } from "./entry.ts";
+import { DETECTION_ORDER } from "./importer.ts";
+import type { Importer, ImportInput, ImportResult } from "./importer.ts";
+import { arr, fileLabel, ImportError, isObject, obj, readInputJson, str } from "./import_input.ts";
 import { RecordsBuilder } from "./records_builder.ts";
 import { frameworksOf, normaliseSeverity, scannerFinding } from "./scanner_common.ts";
 
@@ -31,17 +32,33 @@ export function looksLikeCheckovDirectory(names: readonly string[]): boolean {
 }
 
 /** The `checkov` importer entry. */
-export const checkovImporter: ImporterEntry = {
+export const checkovImporter: Importer = {
   kind: KIND,
-  detectJson: looksLikeCheckov,
-  detectDirectory: looksLikeCheckovDirectory,
+  description: "Checkov results (checkov -o json), a file or a folder holding results_json.json",
+  detectors: [
+    {
+      stage: "directory",
+      order: DETECTION_ORDER.directory_checkov,
+      test: (listing) => looksLikeCheckovDirectory(listing.names),
+    },
+    {
+      stage: "json",
+      order: DETECTION_ORDER.json_checkov_object,
+      test: (v) => !Array.isArray(v) && looksLikeCheckov(v),
+    },
+    {
+      stage: "json",
+      order: DETECTION_ORDER.json_checkov_array,
+      test: (v) => Array.isArray(v) && looksLikeCheckov(v),
+    },
+  ],
   async load(input: ImportInput): Promise<ImportResult> {
     let value: unknown;
-    if (input.parsed === undefined) {
+    if (input.json === undefined) {
       const entries = await input.listDirectory(input.path).catch(() => null);
       const path = entries ? `${input.path.replace(/\/$/, "")}/results_json.json` : input.path;
       value = await readInputJson(KIND, { ...input, path });
-    } else value = input.parsed;
+    } else value = input.json;
     if (!looksLikeCheckov(value)) {
       throw new ImportError(
         `${

@@ -2,7 +2,8 @@
  * The importer registry and the loader entry point: fences the path, reads
  * the input (directory listing, or file text within the size limit), picks
  * the importer (explicit kind, or the first matching detection rule of all
- * registered importers, §4.2) and runs it.
+ * registered importers, §4.2), runs it, then runs our rule set over the
+ * records (adding only the findings the importer did not already add).
  *
  * @module
  */
@@ -10,9 +11,26 @@
 import { basename } from "node:path";
 import { LoadError } from "../model/errors.ts";
 import { parseEnum } from "../model/parse_enum.ts";
+import type { Json } from "../model/records.ts";
+import { addRuleFindings, RULES_SOURCE_TOOL } from "../rules/rule_evaluate.ts";
+import { awsApiImporter } from "./aws_api_dump.ts";
+import { checkovImporter } from "./checkov_results.ts";
 import { genericImporter } from "./generic.ts";
-import type { Detector, ImportContext, Importer, ImportResult, ImportSource } from "./importer.ts";
+import { iamAuthorizationImporter } from "./iam_authorization.ts";
+import type {
+  Detector,
+  DirectoryEntry,
+  Importer,
+  ImportInput,
+  ImportResult,
+  ImportSource,
+  LoadNotes,
+} from "./importer.ts";
+import { emptyNotes } from "./importer.ts";
 import { inventoryImporter } from "./inventory.ts";
+import { prowlerAsffImporter } from "./prowler_asff.ts";
+import { prowlerOcsfImporter } from "./prowler_ocsf.ts";
+import { prowlerImporter } from "./prowler_report.ts";
 import {
   firstJsonLine,
   listDirectory,
@@ -22,13 +40,30 @@ import {
   readTextFile,
 } from "./read.ts";
 import { reportImporter } from "./report.ts";
+import { scoutSuiteImporter } from "./scoutsuite_results.ts";
 import { fileStem } from "./source_json.ts";
+import { terraformPlanImporter } from "./terraform_plan.ts";
+import { terraformStateImporter } from "./terraform_state.ts";
+import { trivyImporter } from "./trivy_report.ts";
 
-/** The importers built into this module, in registration order. */
+/**
+ * The importers built into this module, in registration order (the order
+ * `kind` lists them in; detection follows the detectors' own order).
+ */
 export const BUILTIN_IMPORTERS: readonly Importer[] = [
   inventoryImporter,
   reportImporter,
   genericImporter,
+  prowlerImporter,
+  prowlerAsffImporter,
+  prowlerOcsfImporter,
+  scoutSuiteImporter,
+  checkovImporter,
+  trivyImporter,
+  terraformStateImporter,
+  terraformPlanImporter,
+  awsApiImporter,
+  iamAuthorizationImporter,
 ];
 
 /** Resolves a path through the root fence, returning the real path; throws when outside. */
@@ -119,6 +154,8 @@ export interface LoadInputOptions {
 
 /** A loaded input, ready to become a dataset. */
 export interface LoadedInput extends ImportResult {
+  /** Facts about the source. */
+  metadata: Record<string, Json>;
   /** The kind that read it. */
   kind: string;
   /** The real path read. */
@@ -152,7 +189,7 @@ export async function loadInput(path: string, options: LoadInputOptions): Promis
   } else {
     const text = await readTextFile(real, maxBytes);
     let json: unknown;
-    if (looksLikeJson(text)) {
+    if (looksLikeJson(text) && !isJsonLines(text)) {
       // Malformed JSON is reported with its position, whatever kind was asked for.
       json = parseJsonText(text, fileName);
     }
@@ -172,19 +209,53 @@ export async function loadInput(path: string, options: LoadInputOptions): Promis
   } else {
     importer = registry.get(kind)!;
   }
-  const context: ImportContext = {
+  const input: ImportInput = {
+    ...source,
     fence: options.fence,
     readText: async (p) => readTextFile(await options.fence(p), maxBytes),
     readJson: async (p) => {
       const fenced = await options.fence(p);
       return parseJsonText(await readTextFile(fenced, maxBytes), basename(fenced));
     },
+    listDirectory: async (p) => directoryEntries(await options.fence(p)),
   };
-  const result = await importer.load(source, context);
+  const result = await importer.load(input);
+  addRuleFindings(result.records);
+  const notes: LoadNotes = {
+    ...emptyNotes(),
+    ...result.notes,
+    rule_findings: result.records.findings.filter((f) => f.source_tool === RULES_SOURCE_TOOL)
+      .length,
+  };
   return {
     ...result,
+    notes,
+    metadata: result.metadata ?? {},
     kind: importer.kind,
     path: real,
     defaultName: result.defaultName ?? (source.listing ? fileName : fileStem(fileName)),
   };
+}
+
+/**
+ * Whether a text is JSON Lines rather than one document: its first line is a
+ * whole JSON object and another non-empty line follows.
+ */
+export function isJsonLines(text: string): boolean {
+  const newline = text.indexOf("\n");
+  if (newline < 0 || text.slice(newline + 1).trim() === "") return false;
+  const first = firstJsonLine(text);
+  return typeof first === "object" && first !== null && !Array.isArray(first);
+}
+
+async function directoryEntries(path: string): Promise<DirectoryEntry[]> {
+  const out: DirectoryEntry[] = [];
+  try {
+    for await (const e of Deno.readDir(path)) {
+      out.push({ name: e.name, isFile: e.isFile, isDirectory: e.isDirectory });
+    }
+  } catch {
+    throw new LoadError(`Cannot list ${basename(path)}: it is not a readable directory.`);
+  }
+  return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }

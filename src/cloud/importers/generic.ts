@@ -16,6 +16,9 @@ import {
 import { isObject, parseRecords } from "./parse_records.ts";
 import { sourceJson } from "./source_json.ts";
 
+/** The keys a generic document holds at least one of. */
+const RECORD_KEYS = ["assets", "edges", "findings", "compliance"];
+
 /** Whether a JSON value is a generic object: it has `assets`, `edges` or `findings`. */
 export function isGenericObject(value: unknown): boolean {
   return isObject(value) && ("assets" in value || "edges" in value || "findings" in value);
@@ -35,6 +38,12 @@ export function parseGenericDocument(doc: unknown, fileName: string): ImportResu
     throw new LoadError(
       `Cannot load ${fileName} as generic JSON: expected an object with assets, edges or ` +
         `findings, or a list of findings.`,
+    );
+  }
+  if (!RECORD_KEYS.some((key) => key in body)) {
+    throw new LoadError(
+      `Cannot load ${fileName} as generic JSON: it has none of ${RECORD_KEYS.join(", ")} ` +
+        `(expected an object holding some of them, or a list of findings).`,
     );
   }
   const notes = emptyNotes();

@@ -11,9 +11,10 @@
  * @module
  */
 
+import { DETECTION_ORDER } from "./importer.ts";
 import type { Asset, Json } from "../model/records.ts";
-import type { ImporterEntry, ImportInput, ImportResult } from "./entry.ts";
-import { arr, fileLabel, ImportError, isObject, obj, readInputJson, str } from "./entry.ts";
+import type { Importer, ImportInput, ImportResult } from "./importer.ts";
+import { arr, fileLabel, ImportError, isObject, obj, readInputJson, str } from "./import_input.ts";
 import type { PolicyStatement } from "./iam_policy.ts";
 import {
   arnService,
@@ -476,9 +477,14 @@ export function addResourcePolicyGrants(b: RecordsBuilder): void {
 }
 
 /** The `iam-authorization-details` importer entry. */
-export const iamAuthorizationImporter: ImporterEntry = {
+export const iamAuthorizationImporter: Importer = {
   kind: KIND,
-  detectJson: looksLikeAuthorizationDetails,
+  description: "IAM authorization details (aws iam get-account-authorization-details)",
+  detectors: [{
+    stage: "json",
+    order: DETECTION_ORDER.json_iam_authorization,
+    test: looksLikeAuthorizationDetails,
+  }],
   async load(input: ImportInput): Promise<ImportResult> {
     const value = await readInputJson(KIND, input);
     if (!looksLikeAuthorizationDetails(value)) {

@@ -15,7 +15,7 @@
  * @module
  */
 
-import { arr, isObject, str, strings } from "./entry.ts";
+import { arr, isObject, str, strings } from "./import_input.ts";
 
 /** One statement, normalised. */
 export interface PolicyStatement {

@@ -1,9 +1,9 @@
 /**
  * The importer contract: one importer per input kind (cloudg's own files,
- * scanner reports, Terraform state, API dumps…), each saying how it
- * recognises its input and how it turns it into dataset records. The
- * dispatcher in `detect.ts` runs the detectors of every registered importer
- * in one ordered table, first match wins.
+ * scanner reports, Terraform state and plans, API dumps, IAM authorization
+ * details…), each saying how it recognises its input and how it turns it
+ * into dataset records. The dispatcher in `detect.ts` runs the detectors of
+ * every registered importer in one ordered table, first match wins.
  *
  * @module
  */
@@ -16,13 +16,26 @@ export interface LoadNotes {
   unknown_asset_types: Record<string, number>;
   /** Edges dropped because their type is not an EdgeType, counted per original type. */
   unknown_edge_types: Record<string, number>;
+  /** Items not turned into records, counted per reason (`passed check`, `data source`, …). */
+  skipped: Record<string, number>;
+  /** Findings of our rule set in the loaded dataset (the rules run on every load). */
+  rule_findings: number;
+  /** Findings that map to no asset of the dataset through the reference tiers. */
+  unmapped_findings: number;
   /** Other remarks, one sentence each (never containing input values). */
   warnings: string[];
 }
 
 /** Fresh, empty notes. */
 export function emptyNotes(): LoadNotes {
-  return { unknown_asset_types: {}, unknown_edge_types: {}, warnings: [] };
+  return {
+    unknown_asset_types: {},
+    unknown_edge_types: {},
+    skipped: {},
+    rule_findings: 0,
+    unmapped_findings: 0,
+    warnings: [],
+  };
 }
 
 /** A directory being loaded, as detectors see it. */
@@ -62,6 +75,16 @@ export interface ImportSource {
   readonly json?: unknown;
 }
 
+/** One entry of a directory listed through {@linkcode ImportContext.listDirectory}. */
+export interface DirectoryEntry {
+  /** The entry's name. */
+  name: string;
+  /** Whether it is a regular file. */
+  isFile: boolean;
+  /** Whether it is a directory. */
+  isDirectory: boolean;
+}
+
 /** Services an importer may use while loading. */
 export interface ImportContext {
   /** Resolves a path through the root fence (throws when outside); use it for every extra file. */
@@ -70,7 +93,12 @@ export interface ImportContext {
   readText(path: string): Promise<string>;
   /** Reads a JSON file (through the fence), with a positioned error when malformed. */
   readJson(path: string): Promise<unknown>;
+  /** Lists a directory (through the fence), entries sorted by name. */
+  listDirectory(path: string): Promise<DirectoryEntry[]>;
 }
+
+/** What an importer's `load` receives: the input and the services to read more of it. */
+export type ImportInput = ImportSource & ImportContext;
 
 /** What an importer produces. */
 export interface ImportResult {
@@ -78,8 +106,8 @@ export interface ImportResult {
   records: DatasetRecords;
   /** What the loader noticed. */
   notes: LoadNotes;
-  /** Facts about the source kept with the dataset (`findings_source`, scan ids…). */
-  metadata: Record<string, Json>;
+  /** Facts about the source kept with the dataset (`findings_source`, scan ids…). @default {} */
+  metadata?: Record<string, Json>;
   /** A default dataset name when the importer knows a better one than the file stem. */
   defaultName?: string;
 }
@@ -119,9 +147,9 @@ export type Detector =
  *     order: DETECTION_ORDER.json_generic_object + 50,
  *     test: (v) => typeof v === "object" && v !== null && "terraform_version" in v,
  *   }],
- *   load(source) {
+ *   load(input) {
  *     const records = emptyRecords();
- *     // … read source.json into records.assets / records.edges …
+ *     // … read input.json into records.assets / records.edges …
  *     return Promise.resolve({ records, notes: emptyNotes(), metadata: {} });
  *   },
  * };
@@ -135,7 +163,7 @@ export interface Importer {
   /** How `kind: "auto"` recognises its input; empty when only an explicit kind selects it. */
   readonly detectors: readonly Detector[];
   /** Reads the input; throws a `LoadError` (or another `CloudError`) on bad input. */
-  load(source: ImportSource, context: ImportContext): Promise<ImportResult>;
+  load(input: ImportInput): Promise<ImportResult>;
 }
 
 /**
@@ -148,15 +176,24 @@ export const DETECTION_ORDER = {
   directory_report: 200,
   directory_scoutsuite: 300,
   directory_checkov: 400,
+  /** An AWS API dump: one folder per region (after the named files above). */
+  directory_aws_api: 500,
   file_name_scoutsuite: 100,
   json_report: 100,
   json_inventory: 200,
   json_generic_object: 300,
+  /** Shapes of their own, disjoint from the rows around them. */
+  json_terraform_state: 340,
+  json_terraform_plan: 350,
+  json_iam_authorization: 360,
   json_trivy: 400,
   json_checkov_object: 500,
   json_prowler_object: 600,
   json_checkov_array: 700,
+  /** OCSF is read here, where the reference refuses it. */
+  json_ocsf: 750,
   json_prowler_array: 800,
   json_generic_array: 900,
   json_lines_prowler: 100,
+  json_lines_ocsf: 110,
 } as const;

@@ -9,11 +9,13 @@
 
 import { basename, dirname, join } from "node:path";
 import { LoadError } from "../model/errors.ts";
+import type { Json } from "../model/records.ts";
 import {
   DETECTION_ORDER,
   emptyNotes,
   type ImportContext,
   type Importer,
+  type ImportInput,
   type ImportResult,
   type ImportSource,
 } from "./importer.ts";
@@ -56,9 +58,15 @@ export function parseInventoryDocument(
       `Cannot load ${fileName} as an inventory: the document must be a JSON object.`,
     );
   }
+  if (!("assets" in doc)) {
+    throw new LoadError(
+      `Cannot load ${fileName} as an inventory: it has no assets (an inventory-map.json is ` +
+        `{summary, providers, regions, assets, edges, unresolved_references}).`,
+    );
+  }
   const notes = emptyNotes();
   const records = parseRecords(doc, notes);
-  const metadata: ImportResult["metadata"] = {};
+  const metadata: Record<string, Json> = {};
   if (findings) {
     const body = Array.isArray(findings.doc) ? { findings: findings.doc } : findings.doc;
     if (!isObject(body)) {
@@ -90,7 +98,9 @@ export const inventoryImporter: Importer = {
     },
     { stage: "json", order: DETECTION_ORDER.json_inventory, test: isInventoryDocument },
   ],
-  async load(source: ImportSource, context: ImportContext): Promise<ImportResult> {
+  async load(input: ImportInput): Promise<ImportResult> {
+    const source: ImportSource = input;
+    const context: ImportContext = input;
     if (source.listing) {
       if (!source.listing.hasFile(INVENTORY_FILE_NAME)) {
         throw new LoadError(

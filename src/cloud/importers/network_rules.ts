@@ -9,7 +9,7 @@
  */
 
 import type { Json } from "../model/records.ts";
-import { arr, obj, str, strings } from "./entry.ts";
+import { arr, obj, str, strings } from "./import_input.ts";
 import type { RecordsBuilder } from "./records_builder.ts";
 import {
   internetPlaceholder,

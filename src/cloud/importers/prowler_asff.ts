@@ -8,7 +8,8 @@
  * @module
  */
 
-import type { ImporterEntry, ImportInput, ImportResult } from "./entry.ts";
+import { DETECTION_ORDER } from "./importer.ts";
+import type { Importer, ImportInput, ImportResult } from "./importer.ts";
 import {
   arr,
   fileLabel,
@@ -18,7 +19,7 @@ import {
   readInputText,
   str,
   strings,
-} from "./entry.ts";
+} from "./import_input.ts";
 import { RecordsBuilder } from "./records_builder.ts";
 import {
   arnOrNull,
@@ -43,11 +44,29 @@ export function looksLikeAsff(value: unknown): boolean {
 }
 
 /** The `prowler-asff` importer entry. */
-export const prowlerAsffImporter: ImporterEntry = {
+export const prowlerAsffImporter: Importer = {
   kind: KIND,
-  detectJson: looksLikeAsff,
+  description:
+    "Prowler JSON-ASFF findings (prowler -M json-asff), a JSON array, {Findings: […]} or JSON Lines",
+  detectors: [
+    {
+      stage: "json",
+      order: DETECTION_ORDER.json_prowler_object,
+      test: (v) => !Array.isArray(v) && looksLikeAsff(v),
+    },
+    {
+      stage: "json",
+      order: DETECTION_ORDER.json_prowler_array,
+      test: (v) => Array.isArray(v) && looksLikeAsff(v),
+    },
+    {
+      stage: "json_lines",
+      order: DETECTION_ORDER.json_lines_prowler,
+      test: (v) => looksLikeAsff([v]),
+    },
+  ],
   async load(input: ImportInput): Promise<ImportResult> {
-    const value = input.parsed ??
+    const value = input.json ??
       parseJsonOrLines(await readInputText(input, { kind: KIND, path: input.path }), {
         kind: KIND,
         path: input.path,

@@ -7,8 +7,9 @@
  * @module
  */
 
-import type { ImporterEntry, ImportInput, ImportResult } from "./entry.ts";
-import { arr, fileLabel, ImportError, isObject, obj, readInputText, str } from "./entry.ts";
+import { DETECTION_ORDER } from "./importer.ts";
+import type { Importer, ImportInput, ImportResult } from "./importer.ts";
+import { arr, fileLabel, ImportError, isObject, obj, readInputText, str } from "./import_input.ts";
 import { RecordsBuilder } from "./records_builder.ts";
 import {
   arnOrNull,
@@ -46,11 +47,15 @@ export function ocsfTime(f: Record<string, unknown>): string {
 }
 
 /** The `prowler-ocsf` importer entry. */
-export const prowlerOcsfImporter: ImporterEntry = {
+export const prowlerOcsfImporter: Importer = {
   kind: KIND,
-  detectJson: looksLikeOcsf,
+  description: "Prowler OCSF findings (prowler -M json-ocsf), a JSON array or JSON Lines",
+  detectors: [
+    { stage: "json", order: DETECTION_ORDER.json_ocsf, test: looksLikeOcsf },
+    { stage: "json_lines", order: DETECTION_ORDER.json_lines_ocsf, test: isOcsfItem },
+  ],
   async load(input: ImportInput): Promise<ImportResult> {
-    const value = input.parsed ??
+    const value = input.json ??
       parseJsonOrLines(await readInputText(input, { kind: KIND, path: input.path }), {
         kind: KIND,
         path: input.path,

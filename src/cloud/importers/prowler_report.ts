@@ -8,8 +8,8 @@
  * @module
  */
 
-import type { ImporterEntry, ImportInput, ImportResult } from "./entry.ts";
-import { fileLabel, ImportError, readInputText } from "./entry.ts";
+import type { Importer, ImportInput, ImportResult } from "./importer.ts";
+import { fileLabel, ImportError, readInputText } from "./import_input.ts";
 import { looksLikeAsff, prowlerAsffImporter } from "./prowler_asff.ts";
 import { looksLikeOcsf, prowlerOcsfImporter } from "./prowler_ocsf.ts";
 import { parseJsonOrLines } from "./scanner_common.ts";
@@ -17,16 +17,18 @@ import { parseJsonOrLines } from "./scanner_common.ts";
 const KIND = "prowler";
 
 /** The `prowler` importer entry. */
-export const prowlerImporter: ImporterEntry = {
+export const prowlerImporter: Importer = {
   kind: KIND,
+  description: "Prowler findings, ASFF or OCSF, told apart by their content (forced kind only)",
+  detectors: [],
   async load(input: ImportInput): Promise<ImportResult> {
-    const parsed = input.parsed ??
+    const parsed = input.json ??
       parseJsonOrLines(await readInputText(input, { kind: KIND, path: input.path }), {
         kind: KIND,
         path: input.path,
       });
-    if (looksLikeAsff(parsed)) return await prowlerAsffImporter.load({ ...input, parsed });
-    if (looksLikeOcsf(parsed)) return await prowlerOcsfImporter.load({ ...input, parsed });
+    if (looksLikeAsff(parsed)) return await prowlerAsffImporter.load({ ...input, json: parsed });
+    if (looksLikeOcsf(parsed)) return await prowlerOcsfImporter.load({ ...input, json: parsed });
     throw new ImportError(
       `${fileLabel(input.path)} is not Prowler output: expected ASFF (-M json-asff) or OCSF ` +
         `(-M json-ocsf) findings, as a JSON array or JSON Lines.`,

@@ -9,8 +9,7 @@
 import type { AssetType, CloudProvider, EdgeType } from "../model/enums.ts";
 import type { Asset, DatasetRecords, Edge, Json } from "../model/records.ts";
 import { emptyRecords } from "../model/records.ts";
-import type { ImportNotes, ImportResult } from "./entry.ts";
-import { emptyNotes } from "./entry.ts";
+import { emptyNotes, type ImportResult, type LoadNotes } from "./importer.ts";
 
 /** Source CIDRs and wildcards that mean "anyone on the internet". */
 export const INTERNET_SOURCES: ReadonlySet<string> = new Set([
@@ -103,7 +102,7 @@ export class RecordsBuilder {
   /** The records built so far. */
   readonly records: DatasetRecords = emptyRecords();
   /** The notes of the load. */
-  readonly notes: ImportNotes = emptyNotes();
+  readonly notes: LoadNotes = emptyNotes();
   /** Timestamp given to every asset of this load. */
   readonly collectedAt: string;
   readonly #assets = new Map<string, Asset>();
@@ -204,7 +203,7 @@ export class RecordsBuilder {
 
   /** Counts a source type kept as `OTHER`. */
   countUnknown(type: string): void {
-    this.notes.unknown_types[type] = (this.notes.unknown_types[type] ?? 0) + 1;
+    this.notes.unknown_asset_types[type] = (this.notes.unknown_asset_types[type] ?? 0) + 1;
   }
 
   /** Counts an item not turned into an asset. */

@@ -12,7 +12,9 @@ import type { Json } from "../model/records.ts";
 import {
   DETECTION_ORDER,
   emptyNotes,
+  type ImportContext,
   type Importer,
+  type ImportInput,
   type ImportResult,
   type ImportSource,
   type LoadNotes,
@@ -61,6 +63,12 @@ export function parseReportDocument(doc: unknown, fileName: string): ImportResul
   if (!isObject(doc)) {
     throw new LoadError(`Cannot load ${fileName} as a report: the document must be a JSON object.`);
   }
+  if (!("findings" in doc) && !("assets" in doc)) {
+    throw new LoadError(
+      `Cannot load ${fileName} as a report: it has neither findings nor assets (a findings.json ` +
+        `report is {metadata, summary, assets, findings, compliance, edges}).`,
+    );
+  }
   const notes = emptyNotes();
   let body: Record<string, unknown> = doc;
   if (doc["edges"] === undefined && isObject(doc["graph"])) {
@@ -84,7 +92,9 @@ export const reportImporter: Importer = {
     },
     { stage: "json", order: DETECTION_ORDER.json_report, test: isReportDocument },
   ],
-  async load(source: ImportSource, context): Promise<ImportResult> {
+  async load(input: ImportInput): Promise<ImportResult> {
+    const source: ImportSource = input;
+    const context: ImportContext = input;
     if (source.listing) {
       if (!source.listing.hasFile(REPORT_FILE_NAME)) {
         throw new LoadError(`The directory holds no ${REPORT_FILE_NAME} for the report kind.`);

@@ -9,7 +9,7 @@
 
 import type { Severity } from "../model/enums.ts";
 import type { Finding } from "../model/records.ts";
-import { fileLabel, ImportError, lineColumn, parseJsonText } from "./entry.ts";
+import { fileLabel, ImportError, lineColumn, parseJsonText } from "./import_input.ts";
 
 /** Normalises a scanner severity (word, number, ScoutSuite level); unknown → fallback. */
 export function normaliseSeverity(value: unknown, fallback: Severity = "MEDIUM"): Severity {
@@ -71,6 +71,9 @@ const FAMILIES: readonly [RegExp, string][] = [
 export function normaliseFrameworks(tag: string, provider: string | null): string[] {
   const t = tag.trim();
   if (t === "") return [];
+  // A tag that already names the CIS benchmark's provider keeps it, whatever the resource says.
+  const named = /^CIS[-_ ]?(AWS|AZURE|GCP)\b/i.exec(t);
+  if (named) return ["CIS", `CIS-${named[1]!.toUpperCase()}`];
   for (const [re, family] of FAMILIES) {
     if (!re.test(t)) continue;
     if (family === "CIS" && provider) {

@@ -7,7 +7,8 @@
  * @module
  */
 
-import type { ImporterEntry, ImportInput, ImportResult } from "./entry.ts";
+import { DETECTION_ORDER } from "./importer.ts";
+import type { Importer, ImportInput, ImportResult } from "./importer.ts";
 import {
   arr,
   fileLabel,
@@ -18,7 +19,7 @@ import {
   readInputText,
   str,
   strings,
-} from "./entry.ts";
+} from "./import_input.ts";
 import { RecordsBuilder } from "./records_builder.ts";
 import { frameworksOf, normaliseSeverity, scannerFinding } from "./scanner_common.ts";
 
@@ -122,17 +123,33 @@ async function findResults(input: ImportInput, dir: string, depth: number): Prom
 }
 
 /** The `scoutsuite` importer entry. */
-export const scoutSuiteImporter: ImporterEntry = {
+export const scoutSuiteImporter: Importer = {
   kind: KIND,
-  detectDirectory: looksLikeScoutSuiteDirectory,
+  description: "ScoutSuite results script (scoutsuite_results*.js), or a report folder holding one",
+  detectors: [
+    {
+      stage: "directory",
+      order: DETECTION_ORDER.directory_scoutsuite,
+      test: async (listing) =>
+        looksLikeScoutSuiteDirectory(listing.names) ||
+        (await listing.walk()).some((p) => RESULTS_FILE.test(p.slice(p.lastIndexOf("/") + 1))),
+    },
+    {
+      stage: "file_name",
+      order: DETECTION_ORDER.file_name_scoutsuite,
+      test: (name) => name.endsWith(".js") || name.startsWith("scoutsuite_results"),
+    },
+  ],
   async load(input: ImportInput): Promise<ImportResult> {
     let path = input.path;
     const listing = await input.listDirectory(path).catch(() => null);
     if (listing !== null) {
-      const found = await findResults(input, path, 3);
+      const found = await findResults(input, path, 5);
       if (!found) {
         throw new ImportError(
-          `${fileLabel(path)} holds no scoutsuite_results*.js file (looked 3 folders deep).`,
+          `${
+            fileLabel(path)
+          } holds no scoutsuite_results*.js file (looked 5 folders deep, as detection does).`,
           { kind: KIND, file: path },
         );
       }

@@ -15,7 +15,7 @@
 
 import type { AssetType, CloudProvider, EdgeType } from "../model/enums.ts";
 import type { Asset, Json } from "../model/records.ts";
-import { arr, isObject, obj, str, strings } from "./entry.ts";
+import { arr, isObject, obj, str, strings } from "./import_input.ts";
 import { allowsAnyone, parsePolicy } from "./iam_policy.ts";
 import { analyseIam } from "./iam_authorization.ts";
 import { addFirewallRule, awsTerraformRule, azureRule, googleRules } from "./network_rules.ts";

@@ -10,8 +10,9 @@
  * @module
  */
 
-import type { ImporterEntry, ImportInput, ImportResult } from "./entry.ts";
-import { arr, fileLabel, ImportError, isObject, obj, readInputJson, str } from "./entry.ts";
+import { DETECTION_ORDER } from "./importer.ts";
+import type { Importer, ImportInput, ImportResult } from "./importer.ts";
+import { arr, fileLabel, ImportError, isObject, obj, readInputJson, str } from "./import_input.ts";
 import type { TerraformInstance } from "./terraform_graph.ts";
 import { buildTerraformRecords } from "./terraform_graph.ts";
 import { evaluateRulesInto } from "../rules/rule_evaluate.ts";
@@ -124,9 +125,10 @@ export function planInstances(plan: Record<string, unknown>): TerraformInstance[
 }
 
 /** The `terraform-plan` importer entry. */
-export const terraformPlanImporter: ImporterEntry = {
+export const terraformPlanImporter: Importer = {
   kind: KIND,
-  detectJson: looksLikePlan,
+  description: "Terraform plan JSON (terraform show -json PLANFILE): the planned estate",
+  detectors: [{ stage: "json", order: DETECTION_ORDER.json_terraform_plan, test: looksLikePlan }],
   async load(input: ImportInput): Promise<ImportResult> {
     const value = await readInputJson(KIND, input);
     if (!looksLikePlan(value)) {

@@ -8,8 +8,9 @@
  * @module
  */
 
-import type { ImporterEntry, ImportInput, ImportResult } from "./entry.ts";
-import { arr, fileLabel, ImportError, isObject, obj, readInputJson, str } from "./entry.ts";
+import { DETECTION_ORDER } from "./importer.ts";
+import type { Importer, ImportInput, ImportResult } from "./importer.ts";
+import { arr, fileLabel, ImportError, isObject, obj, readInputJson, str } from "./import_input.ts";
 import type { TerraformInstance } from "./terraform_graph.ts";
 import { buildTerraformRecords } from "./terraform_graph.ts";
 import { evaluateRulesInto } from "../rules/rule_evaluate.ts";
@@ -100,9 +101,10 @@ export function looksLikeState(value: unknown): boolean {
 }
 
 /** The `terraform` importer entry. */
-export const terraformStateImporter: ImporterEntry = {
+export const terraformStateImporter: Importer = {
   kind: KIND,
-  detectJson: looksLikeState,
+  description: "Terraform state v4 (terraform.tfstate) for the AWS, AzureRM and Google providers",
+  detectors: [{ stage: "json", order: DETECTION_ORDER.json_terraform_state, test: looksLikeState }],
   async load(input: ImportInput): Promise<ImportResult> {
     const value = await readInputJson(KIND, input);
     if (!looksLikeState(value)) {

@@ -7,8 +7,9 @@
  * @module
  */
 
-import type { ImporterEntry, ImportInput, ImportResult } from "./entry.ts";
-import { arr, fileLabel, ImportError, isObject, obj, readInputJson, str } from "./entry.ts";
+import { DETECTION_ORDER } from "./importer.ts";
+import type { Importer, ImportInput, ImportResult } from "./importer.ts";
+import { arr, fileLabel, ImportError, isObject, obj, readInputJson, str } from "./import_input.ts";
 import { RecordsBuilder } from "./records_builder.ts";
 import { normaliseSeverity, scannerFinding } from "./scanner_common.ts";
 
@@ -30,9 +31,10 @@ function cvss(v: Record<string, unknown>): number | null {
 }
 
 /** The `trivy` importer entry. */
-export const trivyImporter: ImporterEntry = {
+export const trivyImporter: Importer = {
   kind: KIND,
-  detectJson: looksLikeTrivy,
+  description: "Trivy image or filesystem report (trivy … -f json)",
+  detectors: [{ stage: "json", order: DETECTION_ORDER.json_trivy, test: looksLikeTrivy }],
   async load(input: ImportInput): Promise<ImportResult> {
     const value = await readInputJson(KIND, input);
     if (!looksLikeTrivy(value)) {

@@ -118,3 +118,19 @@ export function evaluateRulesInto(records: DatasetRecords): RuleOutcome {
   records.compliance.push(...outcome.compliance);
   return outcome;
 }
+
+/**
+ * Evaluates every rule and appends the findings and compliance results whose
+ * ids the records do not hold yet, so running it after an importer that
+ * already ran the rules adds nothing twice. Returns how many were added.
+ */
+export function addRuleFindings(records: DatasetRecords): { findings: number; compliance: number } {
+  const outcome = evaluateRules(records);
+  const findingIds = new Set(records.findings.map((f) => f.id));
+  const complianceIds = new Set(records.compliance.map((c) => c.id));
+  const findings = outcome.findings.filter((f) => !findingIds.has(f.id));
+  const compliance = outcome.compliance.filter((c) => !complianceIds.has(c.id));
+  records.findings.push(...findings);
+  records.compliance.push(...compliance);
+  return { findings: findings.length, compliance: compliance.length };
+}

@@ -14,7 +14,7 @@ import {
 } from "../model/errors.ts";
 import type { DatasetRecords, Json } from "../model/records.ts";
 import { datasetSummaryUri, URI_SCHEME } from "../model/briefs.ts";
-import { type Fence, ImporterRegistry, loadInput } from "../importers/detect.ts";
+import { type Fence, ImporterRegistry, type LoadedInput, loadInput } from "../importers/detect.ts";
 import type { LoadNotes } from "../importers/importer.ts";
 import { Dataset } from "./dataset.ts";
 import { checkDatasetName, sanitizeName, uniqueName } from "./naming.ts";
@@ -267,14 +267,7 @@ export class Workspace {
   async load(path: string, options: LoadOptions = {}): Promise<LoadOutcome> {
     const replace = options.replace ?? false;
     if (options.name) this.#checkFree(options.name, replace);
-    if (!this.#fence) {
-      throw new InvalidArgumentError("Loading from paths is not available in this workspace.");
-    }
-    const loaded = await loadInput(path, {
-      fence: this.#fence,
-      registry: this.#registry,
-      ...(options.kind ? { kind: options.kind } : {}),
-    });
+    const loaded = await this.read(path, options.kind ? { kind: options.kind } : {});
     let name = options.name;
     if (!name) {
       name = uniqueName(sanitizeName(loaded.defaultName), (n) => this.#datasets.has(n));
@@ -288,8 +281,25 @@ export class Workspace {
       source: loaded.path,
       metadata: loaded.metadata,
     });
+    const unmapped = dataset.records.findings.filter((f) => !dataset.findingAsset(f)).length;
     const outcome = this.#insert(dataset, options.activate ?? true);
-    return { ...outcome, notes: loaded.notes };
+    return { ...outcome, notes: { ...loaded.notes, unmapped_findings: unmapped } };
+  }
+
+  /**
+   * Reads a file or directory (through the fence) into records without
+   * adding it: detection, the importer and our rule set, as `load` does.
+   * Throws like `load`; the workspace is never changed.
+   */
+  async read(path: string, options: { kind?: string } = {}): Promise<LoadedInput> {
+    if (!this.#fence) {
+      throw new InvalidArgumentError("Loading from paths is not available in this workspace.");
+    }
+    return await loadInput(path, {
+      fence: this.#fence,
+      registry: this.#registry,
+      ...(options.kind ? { kind: options.kind } : {}),
+    });
   }
 
   /** Makes a dataset active (events: the three updates). */

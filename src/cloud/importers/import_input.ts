@@ -1,82 +1,36 @@
 /**
- * The contract every cloud importer implements, the load result it returns,
- * the errors it throws on bad input and the size limit it enforces. Importers
- * are plain objects over plain data: they read through the callbacks of an
- * {@link ImportInput} (so the caller fences paths) and return records.
+ * Reading an importer's input: the errors importers throw on bad input, JSON
+ * parsing that locates the error, accessors over untyped JSON, the size limit,
+ * and an {@link ImportInput} over the local file system for tests and benches.
  *
  * @module
  */
 
-import type { DatasetRecords } from "../model/records.ts";
+import { LoadError } from "../model/errors.ts";
+import type { DirectoryEntry, ImportInput } from "./importer.ts";
 
 /** The largest input file an importer reads: 256 MiB. Larger files are refused. */
 export const MAX_IMPORT_BYTES = 256 * 1024 * 1024;
 
-/** One entry of a directory listing. */
-export interface DirectoryEntry {
-  name: string;
-  isFile: boolean;
-  isDirectory: boolean;
-}
-
-/** What an importer reads from. Paths passed to the callbacks are already fenced by the caller. */
-export interface ImportInput {
-  /** The real path of the file or directory to load. */
-  path: string;
-  /** Reads a whole file as UTF-8 text (refusing files over {@link MAX_IMPORT_BYTES}). */
-  readText(path: string): Promise<string>;
-  /** Lists a directory. */
-  listDirectory(path: string): Promise<DirectoryEntry[]>;
-  /** The file already parsed as JSON by a detector, when it was. */
-  parsed?: unknown;
-}
-
-/** What a load noticed besides the records. */
-export interface ImportNotes {
-  /** Source types kept as `OTHER`, counted per original type. */
-  unknown_types: Record<string, number>;
-  /** Items not turned into assets, counted per reason (`data source`, `folded into parent`, …). */
-  skipped: Record<string, number>;
-  /** Human-readable remarks (partial data, ignored files, …). */
-  warnings: string[];
-}
-
-/** The outcome of one load. */
-export interface ImportResult {
-  records: DatasetRecords;
-  notes: ImportNotes;
-}
-
-/** One input kind: how to recognise it cheaply and how to load it. */
-export interface ImporterEntry {
-  /** The kind name, as `load_dataset(kind=…)` takes it. */
-  kind: string;
-  /** Cheap sniff on parsed JSON. */
-  detectJson?(value: unknown): boolean;
-  /** Sniff on a directory's file names. */
-  detectDirectory?(names: readonly string[]): boolean;
-  /** Loads the input. Throws {@link ImportError} on bad input. */
-  load(input: ImportInput): Promise<ImportResult>;
-}
-
-/** A refused input: the message says what was wrong and what is accepted. */
-export class ImportError extends Error {
+/**
+ * A refused input: the message says what was wrong and what is accepted.
+ * A {@link LoadError}, so the MCP layer reports it as an invalid argument
+ * with `data.importer` (the kind) and `data.file` (the file's base name).
+ */
+export class ImportError extends LoadError {
   /** The importer kind that refused. */
-  readonly kind: string;
+  readonly importer: string;
   /** The file concerned, when one is. */
   readonly file: string | null;
   /** Creates the error. */
   constructor(message: string, options: { kind: string; file: string | null }) {
-    super(message);
-    this.name = "ImportError";
-    this.kind = options.kind;
+    super(message, {
+      importer: options.kind,
+      ...(options.file === null ? {} : { file: fileLabel(options.file) }),
+    });
+    this.importer = options.kind;
     this.file = options.file;
   }
-}
-
-/** Empty notes. */
-export function emptyNotes(): ImportNotes {
-  return { unknown_types: {}, skipped: {}, warnings: [] };
 }
 
 /** Short name of a path for messages (the last segment). */
@@ -269,7 +223,10 @@ export async function readInputText(
   const { kind, path } = options;
   let text: string;
   try {
-    text = await input.readText(path);
+    // The loader has already read the input file itself.
+    text = path === input.path && input.text !== undefined
+      ? input.text
+      : await input.readText(path);
   } catch (error) {
     if (error instanceof ImportError) throw error;
     const reason = error instanceof Error ? error.message : String(error);
@@ -293,35 +250,42 @@ export async function readInputText(
 
 /** The parsed JSON of the input file (the detector's parse when given). */
 export async function readInputJson(kind: string, input: ImportInput): Promise<unknown> {
-  if (input.parsed !== undefined) return input.parsed;
+  if (input.json !== undefined) return input.json;
   const text = await readInputText(input, { kind: kind, path: input.path });
   return parseJsonText(text, { kind: kind, path: input.path });
 }
 
 /**
  * An {@link ImportInput} over the local file system, for tests, benches and
- * callers that fenced the path themselves. `readText` refuses files larger
- * than `maxBytes` (default {@link MAX_IMPORT_BYTES}) before reading them.
+ * callers that fenced the path themselves (the fence is the identity).
+ * `readText` refuses files larger than `maxBytes` (default
+ * {@link MAX_IMPORT_BYTES}) before reading them; `json` stands for a
+ * document the caller already parsed.
  */
 export function fileImportInput(
   path: string,
-  options: { maxBytes?: number; parsed?: unknown } = {},
+  options: { maxBytes?: number; json?: unknown } = {},
 ): ImportInput {
   const maxBytes = options.maxBytes ?? MAX_IMPORT_BYTES;
+  const readText = async (file: string): Promise<string> => {
+    const info = await Deno.stat(file);
+    if (info.size > maxBytes) {
+      throw new ImportError(
+        `${fileLabel(file)} is ${info.size} bytes, over the import limit of ${maxBytes} bytes ` +
+          `(${Math.round(maxBytes / 1024 / 1024)} MiB); split the export or filter it first.`,
+        { kind: "file", file: file },
+      );
+    }
+    return await Deno.readTextFile(file);
+  };
   return {
     path,
-    parsed: options.parsed,
-    async readText(file: string): Promise<string> {
-      const info = await Deno.stat(file);
-      if (info.size > maxBytes) {
-        throw new ImportError(
-          `${fileLabel(file)} is ${info.size} bytes, over the import limit of ${maxBytes} bytes ` +
-            `(${Math.round(maxBytes / 1024 / 1024)} MiB); split the export or filter it first.`,
-          { kind: "file", file: file },
-        );
-      }
-      return await Deno.readTextFile(file);
-    },
+    fileName: fileLabel(path),
+    ...(options.json === undefined ? {} : { json: options.json }),
+    fence: (p: string) => Promise.resolve(p),
+    readText,
+    readJson: async (file: string) =>
+      parseJsonText(await readText(file), { kind: "file", path: file }),
     async listDirectory(dir: string): Promise<DirectoryEntry[]> {
       const out: DirectoryEntry[] = [];
       for await (const e of Deno.readDir(dir)) {
