@@ -12,7 +12,9 @@ const counts = z.record(z.string(), z.number().int());
 /** A dataset's listing entry. */
 export const listingEntrySchema = z.object({
   name: z.string(),
-  kind: z.string().describe("inventory, report, generic, snapshot, demo, or a scanner kind."),
+  kind: z.string().describe(
+    "How it was made: an input kind (inventory, report, generic, terraform, terraform-plan, aws-api, iam-authorization-details, prowler-asff, prowler-ocsf, checkov, trivy, scoutsuite), snapshot, demo or ingested.",
+  ),
   source: z.string().describe("The path it was loaded from, or how it was made."),
   loaded_at: z.string(),
   version: z.number().int().describe("Bumped on every change of the dataset."),

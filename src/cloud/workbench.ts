@@ -68,8 +68,10 @@ export const CLOUD_TOOLSETS = [
 ] as const;
 
 const CLOUD_HELP = `Cloud estates (the cloud workbench):
-  --dataset [NAME=]PATH  load a dataset at start (repeatable): an inventory-map.json directory, a
-                         findings.json report, or {assets, edges, findings} JSON (grant --allow-read=PATH)
+  --dataset [NAME=]PATH  load a dataset at start (repeatable; grant --allow-read=PATH): cloudg's
+                         inventory and report files, generic {assets, edges, findings} JSON, Terraform
+                         state and plan JSON, AWS API dumps, IAM authorization details, Prowler
+                         (ASFF, OCSF), Checkov, Trivy or ScoutSuite output; the kind is detected
   --demo                 load the demo estate: datasets sample (active) and after (no WAF web ACL)
   --output-dir DIR       write exports (reports, Terraform, ontology) only under DIR; needs
                          --allow-write=DIR and --allow-file-writes
