@@ -46,8 +46,8 @@ Deno.test({
   },
 });
 
-Deno.test("closeMatches() keeps those above the cutoff, most similar first, at most n", () => {
+Deno.test("closeMatches() keeps those above the cutoff, most similar first (ties: greater string first, as difflib), at most n", () => {
   assert.deepEqual(closeMatches("HIHG", ["CRITICAL", "HIGH", "MEDIUM", "LOW"], 3, 0.6), ["HIGH"]);
-  assert.deepEqual(closeMatches("web", ["web-2", "web-1", "db"], 2, 0.5), ["web-2", "web-1"]);
+  assert.deepEqual(closeMatches("web-9", ["web-1", "web-2", "db"], 2, 0.5), ["web-2", "web-1"]);
   assert.deepEqual(closeMatches("zzz", ["abc"], 3, 0.1), []);
 });

@@ -85,6 +85,8 @@ Deno.test("list_capabilities lists exactly the tools, resources, templates and p
       "cloudg://schema/edge-types",
       "cloudg://schema/relation-types",
       "cloudg://docs",
+      "cloudg://graph/d3",
+      "cloudg://ontology/turtle",
     ];
     for (const uri of statics) assert.ok(resources.some((r) => r.uri === uri), uri);
     assert.equal(caps.resource_count, statics.length);

@@ -7,6 +7,7 @@
  */
 
 import { isAbsolute, resolve } from "node:path";
+import type { ToolDefinition } from "../core/catalog.ts";
 import type { PermissionNeed } from "../core/permissions.ts";
 import { isWithin } from "../core/roots.ts";
 import type {
@@ -160,19 +161,20 @@ function createCloudWorkbench(
       },
     }]),
   );
+  const tools: ToolDefinition[] = [
+    ...workspaceTools(ctx),
+    ...inventoryTools(ctx),
+    ...graphTools(ctx),
+    ...findingsTools(ctx),
+    ...ingestTools(ctx),
+    ...complianceTools(ctx),
+    ...ontologyTools(ctx),
+    ...exportTools(ctx),
+  ];
+  tools.push(...metaTools(ctx, { tools: () => tools, categories: CLOUD_TOOLSETS }));
   return {
     name: "cloud",
-    tools: [
-      ...workspaceTools(ctx),
-      ...inventoryTools(ctx),
-      ...graphTools(ctx),
-      ...findingsTools(ctx),
-      ...ingestTools(ctx),
-      ...complianceTools(ctx),
-      ...ontologyTools(ctx),
-      ...exportTools(ctx),
-      ...metaTools(ctx),
-    ],
+    tools,
     prompts: cloudPrompts(ctx),
     completionFamilies: families,
     resources: cloudResources(ctx),

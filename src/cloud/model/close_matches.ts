@@ -45,7 +45,8 @@ export function similarity(a: string, b: string): number {
 
 /**
  * Up to `n` candidates at least `cutoff` similar to `word`, most similar
- * first (ties in candidate order).
+ * first; ties go to the greater string, as difflib's `get_close_matches`
+ * orders them.
  *
  * @example
  * ```ts
@@ -60,9 +61,11 @@ export function closeMatches(
   cutoff: number,
 ): string[] {
   return candidates
-    .map((candidate, index) => ({ candidate, index, score: similarity(word, candidate) }))
+    .map((candidate) => ({ candidate, score: similarity(word, candidate) }))
     .filter((entry) => entry.score >= cutoff)
-    .sort((a, b) => b.score - a.score || a.index - b.index)
+    .sort((a, b) =>
+      b.score - a.score || (a.candidate < b.candidate ? 1 : a.candidate > b.candidate ? -1 : 0)
+    )
     .slice(0, n)
     .map((entry) => entry.candidate);
 }

@@ -9,43 +9,21 @@ import type { CloudContext } from "../context.ts";
 import { describeSchemaTool } from "../tools/describe_schema.ts";
 import { explainAssetTypeTool } from "../tools/explain_asset_type.ts";
 import { explainEdgeTypeTool } from "../tools/explain_edge_type.ts";
-import { listCapabilitiesTool } from "../tools/list_capabilities.ts";
-import { COMPLIANCE_TOOLSET, complianceTools } from "./compliance.ts";
-import { FINDINGS_TOOLSET, findingsTools } from "./findings.ts";
-import { GRAPH_TOOLSET, graphTools } from "./graph.ts";
-import { INVENTORY_TOOLSET, inventoryTools } from "./inventory.ts";
-import { WORKSPACE_TOOLSET, workspaceTools } from "./workspace.ts";
-
+import { type CapabilitySources, listCapabilitiesTool } from "../tools/list_capabilities.ts";
 /** What the toolset is for. */
 export const META_TOOLSET = {
   name: "meta",
   description: "What the cloud workbench offers and what its vocabularies mean.",
 };
 
-/** The toolset's tools, in the order they are listed. */
-export function metaTools(ctx: CloudContext): ToolDefinition[] {
-  let catalog: readonly ToolDefinition[] | null = null;
+/**
+ * The toolset's tools, in the order they are listed. `sources` gives
+ * `list_capabilities` the workbench's whole catalog (read lazily: it includes
+ * this toolset) and its toolsets.
+ */
+export function metaTools(ctx: CloudContext, sources: CapabilitySources): ToolDefinition[] {
   return [
-    listCapabilitiesTool(ctx, {
-      // Read lazily from the registries, once: the catalog includes this toolset.
-      tools: () =>
-        catalog ??= [
-          ...workspaceTools(ctx),
-          ...inventoryTools(ctx),
-          ...graphTools(ctx),
-          ...findingsTools(ctx),
-          ...complianceTools(ctx),
-          ...metaTools(ctx),
-        ],
-      categories: [
-        WORKSPACE_TOOLSET,
-        INVENTORY_TOOLSET,
-        GRAPH_TOOLSET,
-        FINDINGS_TOOLSET,
-        COMPLIANCE_TOOLSET,
-        META_TOOLSET,
-      ],
-    }),
+    listCapabilitiesTool(ctx, sources),
     describeSchemaTool(ctx),
     explainAssetTypeTool(ctx),
     explainEdgeTypeTool(ctx),
