@@ -208,9 +208,11 @@ export function assembleServer(
   }
   const selected = selectToolsets(options.toolsets, available, toolsetOwners);
   // A workbench none of whose toolsets is selected is not served at all (no prompts, resources).
-  const modules = selected === null ? available : available.filter((module) =>
-    (module.toolsets ?? [{ name: module.name }]).some((toolset) => selected.has(toolset.name))
-  );
+  const modules = selected === null
+    ? available
+    : available.filter((module) =>
+      (module.toolsets ?? [{ name: module.name }]).some((toolset) => selected.has(toolset.name))
+    );
   const roots = resolveRoots(options.roots ?? []);
   const fence = new RootFence(roots);
   const principal = options.principal ?? LOCAL_PRINCIPAL;
@@ -434,8 +436,14 @@ export function assembleServer(
     arguments: {},
   });
 
+  // Transformed results may no longer fit a tool's declared schema: withhold it then.
+  const withholdSchemas = (options.policyTransforms ?? []).length > 0;
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: catalog.list().filter(offered).map(describeTool),
+    tools: catalog.list().filter(offered).map((tool) => {
+      const described = describeTool(tool);
+      if (withholdSchemas) delete described.outputSchema;
+      return described;
+    }),
   }));
 
   server.setRequestHandler(
