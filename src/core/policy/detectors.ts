@@ -139,7 +139,7 @@ export const BUILTIN_DETECTORS: readonly Detector[] = [
     category: "secret",
     confidence: 0.8,
     pattern:
-      /\b(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token)["']?\s*[=:]\s*["']?([^\s"',;]{6,})/gi,
+      /(?<![\w:/.-])(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token)["']?\s*[=:]\s*["']?([^\s"',;]{6,})/gi,
     hint: (t) => t.includes("=") || t.includes(":"),
     description: "Values assigned to password, secret, api_key or token names.",
   },
