@@ -50,6 +50,8 @@ export function privacyWorkbenchWith(settings: PrivacySettings = {}): WorkbenchM
     create: (services): Workbench => {
       policy ??= compilePolicy(loadPolicy("open"));
       const ctx: PrivacyContext = { policy, services };
+      // The preview's result is a sample transformed with its own vault: not transformed again.
+      policy.exemptFromOutput("preview_transform");
       return {
         name: "privacy",
         tools: [

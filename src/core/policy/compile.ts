@@ -82,6 +82,11 @@ export interface CompiledPolicy {
   detectors(): readonly Detector[];
   /** Whether the output pipeline emits pseudonyms. */
   readonly pseudonymizes: boolean;
+  /**
+   * Leaves a tool's output out of the output pipeline (a tool whose result
+   * already is a transformed sample, such as `preview_transform`).
+   */
+  exemptFromOutput(toolName: string): void;
 }
 
 /** What `compilePolicy` needs to know about a tool's effects: its capabilities. */
@@ -370,9 +375,11 @@ export function compilePolicy(
     }
     return pipelineCache.get(key) ?? null;
   };
+  const exempt = new Set<string>();
   const transform = <T>(request: PolicyRequest, value: T): T => {
-    // The reveal tool's own output is never pseudonymised again.
+    // The reveal tool's own output is never pseudonymised again, nor an exempt tool's.
     if (request.effects.reveals) return value;
+    if (request.kind === "tool" && exempt.has(request.name)) return value;
     const pipeline = pipelineFor(request);
     if (!pipeline || value === null || value === undefined) return value;
     return applyByKind(request, value, pipeline);
@@ -470,6 +477,7 @@ export function compilePolicy(
     reverse,
     detectors: () => probe.detectors,
     pseudonymizes,
+    exemptFromOutput: (toolName) => void exempt.add(toolName),
   };
 }
 
