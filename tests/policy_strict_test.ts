@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { sampleRecords } from "../src/cloud/demo/estate.ts";
-import { type Loose } from "./helpers/in_memory.ts";
+import type { Loose } from "./helpers/in_memory.ts";
 import { policySession } from "./helpers/policy_session.ts";
 
 /** Every real account id, ARN, IP and e-mail address of the demo estate. */

@@ -31,7 +31,8 @@ import { AuditLog } from "./audit.ts";
 import { BUILTIN_DETECTORS, type Detector } from "./detectors.ts";
 import type { PolicyDocument, TransformStep } from "./document.ts";
 import { PolicyDocumentError } from "./document.ts";
-import { projector } from "./projection.ts";
+import { type ProjectOptions, projector } from "./projection.ts";
+import { fusedWalk, redactStage, type StringStage } from "./pipeline.ts";
 import { limitApplies, type PlacedLimit, RateLimiter } from "./rate_limit.ts";
 import { Redactor } from "./redaction.ts";
 import { sanitizer, stripFences } from "./sanitize.ts";
@@ -336,6 +337,13 @@ export function compilePolicy(
       }
     }
     if (steps.length === 0) return null;
+    const fused = fuse(
+      steps.map(stepOf).map(({ type, options: own }) => ({
+        type,
+        options: { ...own, ...(optionsByType[type] ?? {}) },
+      })),
+    );
+    if (fused) return fused;
     const fns = steps.map((step) => {
       const { type, options: own } = stepOf(step);
       const opts = { ...own, ...(optionsByType[type] ?? {}) };
@@ -360,6 +368,43 @@ export function compilePolicy(
       }
     });
     return (value) => fns.reduce((acc, fn) => fn(acc), value);
+  };
+  /** The built-in order (sanitize, redact, project, annotate) as one walk, when the steps allow. */
+  const fuse = (
+    steps: { type: string; options: Record<string, unknown> }[],
+  ): ((value: unknown) => unknown) | null => {
+    const order = ["sanitize", "redact", "project", "annotate"];
+    const positions = steps.map((s) => order.indexOf(s.type));
+    if (positions.some((p, i) => p < 0 || (i > 0 && p <= positions[i - 1]!))) return null;
+    const project = steps.find((s) => s.type === "project")?.options as ProjectOptions | undefined;
+    const keyOnly = (project?.exclude ?? []).map((glob) => /^\*\*\.([^.*]+)$/.exec(glob)?.[1]);
+    if (project && (keyOnly.some((k) => k === undefined) || project.max_list !== undefined)) {
+      return null;
+    }
+    const stages: StringStage[] = [];
+    for (const step of steps) {
+      if (step.type === "sanitize") {
+        const s = sanitizer(step.options);
+        stages.push((text, key) => s.clean(text, key));
+      } else if (step.type === "redact") {
+        const redactor = new Redactor(vault, {
+          strategies: (step.options.strategies ?? {}) as Record<string, unknown>,
+          disabled: document.disabled_detectors ?? [],
+          extra: extraDetectors,
+        });
+        redactors.push(redactor);
+        stages.push(redactStage(redactor));
+      }
+    }
+    const walk = fusedWalk(stages, {
+      excludedKeys: new Set(keyOnly as string[]),
+      ...(project?.max_string !== undefined ? { maxString: project.max_string } : {}),
+      ...(project?.max_chars !== undefined ? { project: { max_chars: project.max_chars } } : {}),
+    });
+    const annotate = steps.find((s) => s.type === "annotate");
+    if (!annotate) return walk;
+    const after = annotator(annotate.options);
+    return (value) => after(walk(value));
   };
   const pipelineFor = (request: PolicyRequest): ((value: unknown) => unknown) | null => {
     const key = [

@@ -27,8 +27,15 @@ function globToRegex(glob: string): RegExp {
   return new RegExp(`^${body.replace(/\\\.$/, "")}$`.replace("*?$", "*?[^.]+$"));
 }
 
+/** How a projector is called: `overBudget` when the caller knows the value exceeds `max_chars`. */
+export interface ProjectCall {
+  overBudget?: boolean;
+}
+
 /** Makes a projector. */
-export function projector(options: ProjectOptions = {}): <T>(value: T) => T {
+export function projector(
+  options: ProjectOptions = {},
+): <T>(value: T, call?: ProjectCall) => T {
   const excluded = (options.exclude ?? []).map((glob) => {
     // `**.raw_data` leaves out every key named raw_data at any depth.
     const m = /^\*\*\.([^.*]+)$/.exec(glob);
@@ -58,9 +65,10 @@ export function projector(options: ProjectOptions = {}): <T>(value: T) => T {
     }
     return value;
   };
-  return <T>(value: T): T => {
+  return <T>(value: T, call: ProjectCall = {}): T => {
     let maxList = options.max_list ?? Infinity;
     let maxString = options.max_string ?? Infinity;
+    if (call.overBudget && maxList === Infinity) maxList = 1000;
     let out = walk(value, "", maxList, maxString);
     if (options.max_chars === undefined) return out as T;
     for (let pass = 0; pass < 24 && JSON.stringify(out).length > options.max_chars; pass++) {

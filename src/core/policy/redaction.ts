@@ -92,6 +92,8 @@ export class Redactor {
   readonly #detectors: Detector[];
   readonly #vault: PseudonymVault;
   readonly #cache = new Map<string, string | typeof DROP>();
+  readonly #keyKinds = new Map<string, number>();
+  readonly #prefilter: RegExp | null;
   /** What the last runs did: section → entity → count. */
   readonly report: RedactionReport = {};
 
@@ -107,6 +109,9 @@ export class Redactor {
         this.#strategies.has(d.entity)) &&
       this.#activeFor(d)
     );
+    this.#prefilter = this.#detectors.every((d) => d.hintSource !== undefined)
+      ? new RegExp(this.#detectors.map((d) => `(?:${d.hintSource})`).join("|"))
+      : null;
   }
 
   /** Whether any match of this detector would be changed. */
@@ -185,6 +190,8 @@ export class Redactor {
   /** Redacts one string; DROP when a drop strategy hit. */
   redactString(text: string): string | typeof DROP {
     if (text.length < 3) return text;
+    // Most strings interest no detector: answer them with one regex test, without the cache.
+    if (this.#prefilter && !this.#prefilter.test(text)) return text;
     const cached = this.#cache.get(text);
     if (cached !== undefined) return cached;
     let out = text;
@@ -228,11 +235,17 @@ export class Redactor {
   }
 
   #keyRule(key: string, value: string): string | typeof DROP | undefined {
-    if (SECRET_KEY.test(key) && value.length > 0 && !/^\[REDACTED:/.test(value)) {
+    let kind = this.#keyKinds.get(key);
+    if (kind === undefined) {
+      kind = SECRET_KEY.test(key) ? 1 : ACCOUNT_KEY.test(key) ? 2 : 0;
+      this.#keyKinds.set(key, kind);
+    }
+    if (kind === 0) return undefined;
+    if (kind === 1 && value.length > 0 && !/^\[REDACTED:/.test(value)) {
       const spec = this.strategyFor("sensitive_field", { name: "key_rule", category: "secret" });
       return spec.strategy === "keep" ? undefined : this.#apply(spec, "sensitive_field", value);
     }
-    if (ACCOUNT_KEY.test(key) && value.length > 0 && this.#vault.lookup(value) === undefined) {
+    if (kind === 2 && value.length > 0 && this.#vault.lookup(value) === undefined) {
       const spec = this.strategyFor("cloud_account", {
         name: "key_rule",
         category: "identifier",
@@ -243,14 +256,17 @@ export class Redactor {
     return undefined;
   }
 
-  #walk(value: unknown, key: string | undefined): unknown {
-    if (typeof value === "string") {
-      if (key !== undefined) {
-        const ruled = this.#keyRule(key, value);
-        if (ruled !== undefined) return ruled;
-      }
-      return this.redactString(value);
+  /** Redacts one string found under `key` (key rules first, then content detectors). */
+  redactField(text: string, key: string | undefined): string | typeof DROP {
+    if (key !== undefined) {
+      const ruled = this.#keyRule(key, text);
+      if (ruled !== undefined) return ruled;
     }
+    return this.redactString(text);
+  }
+
+  #walk(value: unknown, key: string | undefined): unknown {
+    if (typeof value === "string") return this.redactField(value, key);
     if (Array.isArray(value)) {
       const out: unknown[] = [];
       for (const item of value) {

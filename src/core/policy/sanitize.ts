@@ -39,6 +39,8 @@ export function looksLikeInjection(text: string): boolean {
 /** Makes a sanitizer for JSON values. */
 export function sanitizer(options: SanitizeOptions = {}): {
   apply<T>(value: T): T;
+  /** Sanitizes one string found under `key`. */
+  clean(text: string, key: string | undefined): string;
   report: SanitizeReport;
 } {
   const action = options.on_suspicious ?? "fence";
@@ -82,7 +84,7 @@ export function sanitizer(options: SanitizeOptions = {}): {
     }
     return value;
   };
-  return { apply: <T>(value: T): T => walk(value, undefined) as T, report };
+  return { apply: <T>(value: T): T => walk(value, undefined) as T, clean, report };
 }
 
 /** Removes untrusted fences from a string (for input reversal). */
