@@ -526,7 +526,7 @@ export function assembleServer(
             evidence.evidence_id,
             evidenceUri(evidence.evidence_id),
             name,
-            outcome.links,
+            gate.transformOutput(policyRequest, outcome.links ?? []),
           );
         }
         if (extra.signal.aborted) throw new ToolFailure("cancelled", `${name} was cancelled.`);
@@ -546,7 +546,8 @@ export function assembleServer(
         }
         return plainResult(
           gate.transformOutput(policyRequest, outcome.result),
-          outcome.links ?? [],
+          // Links pass the same transforms as the payload, so pseudonyms in their URIs agree.
+          gate.transformOutput(policyRequest, outcome.links ?? []),
         );
       } catch (error) {
         return failureResult(asFailure(error, name, extra.signal));
