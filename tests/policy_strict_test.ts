@@ -138,3 +138,26 @@ Deno.test("the same scan finds the real values in an open session (so the strict
     await session.close();
   }
 });
+
+Deno.test("under strict, error details (the value asked for, suggestions) pass the transforms too", async () => {
+  const session = await policySession("strict");
+  try {
+    const missing = "arn:aws:iam::111111111111:role/no-such-role";
+    let data = "";
+    try {
+      await session.client.readResource({ uri: `cloudg://assets/${encodeURIComponent(missing)}` });
+    } catch (error) {
+      data = JSON.stringify(error);
+    }
+    assert.ok(data.length > 0, "the read failed");
+    assert.ok(!data.includes("111111111111"), data);
+    const tool = await session.client.callTool({
+      name: "dataset_summary",
+      arguments: { dataset: "10.0.2.12" },
+    });
+    assert.equal(tool.isError, true);
+    assert.ok(!JSON.stringify(tool).includes("10.0.2.12"), JSON.stringify(tool));
+  } finally {
+    await session.close();
+  }
+});
