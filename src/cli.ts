@@ -30,6 +30,9 @@ export const TOKEN_ENV = "CASEFILE_TOKEN";
 /** Environment variable naming the policy (a profile or a file) when --policy is absent. */
 export const POLICY_ENV = "CASEFILE_POLICY";
 
+/** The policy when neither --policy nor CASEFILE_POLICY names one. */
+export const DEFAULT_POLICY = "standard";
+
 /** A bearer token and the principal it stands for. */
 export interface TokenGrant {
   /** The secret the client sends. */
@@ -56,7 +59,7 @@ Targets and policy:
   --root DIR             a directory targets may be opened from (repeatable; also grant --allow-read=DIR)
   --read-only            hide and refuse tools with effects outside the session
   --policy NAME|FILE     the policy: open, standard, strict, read_only, airgapped, audit, soc-analyst,
-                         or a .yaml/.yml/.json file (or set ${POLICY_ENV}; default: open); the vault
+                         or a .yaml/.yml/.json file (or set ${POLICY_ENV}; default: standard); the vault
                          key comes from the policy or ${VAULT_KEY_ENV}
   --toolsets LIST        serve only these toolsets or workbenches (comma-separated; default all):
                          TOOLSETS
@@ -159,7 +162,8 @@ export function parseCli(
   };
   const grants = (values.token ?? []).map(parseTokenGrant);
   const policySpec = values.policy ??
-    (isGranted("env", POLICY_ENV) ? Deno.env.get(POLICY_ENV) || undefined : undefined);
+    (isGranted("env", POLICY_ENV) ? Deno.env.get(POLICY_ENV) || undefined : undefined) ??
+    DEFAULT_POLICY;
   let policy: CompiledPolicy | undefined;
   if (policySpec !== undefined) {
     try {

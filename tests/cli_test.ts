@@ -4,6 +4,7 @@
  * `mod.ts` as a subprocess for the real exit codes and the no-permission case.
  */
 
+import { gateOptions } from "../src/core/policy/compile.ts";
 import assert from "node:assert/strict";
 import {
   type CliConfig,
@@ -183,8 +184,9 @@ Deno.test("parseCli maps --http forms into the config and rejects bad ones with 
 });
 
 Deno.test("parseCli defaults to stdio with no roots, no token and log level warning", () => {
-  const { workbenches, ...config } = parseCli([]);
+  const { workbenches, policy, ...config } = parseCli([]);
   assert.deepEqual(workbenches.map((m) => m.name), ["apps", "cloud", "privacy"]);
+  assert.equal(policy?.name, "standard", "the default policy");
   assert.deepEqual(config, {
     http: null,
     token: undefined,
@@ -197,6 +199,7 @@ Deno.test("parseCli defaults to stdio with no roots, no token and log level warn
       allowProcessLaunch: false,
       allowFileWrites: false,
       logLevel: "warning",
+      ...gateOptions(policy!),
     },
     help: false,
     version: false,
@@ -228,6 +231,7 @@ Deno.test("parseCli collects repeatable --root, --allow-host and --allow-origin 
     allowProcessLaunch: true,
     allowFileWrites: true,
     logLevel: "debug",
+    ...gateOptions(config.policy!),
   });
   assert.deepEqual(config.allowedHosts, ["a.test", "b.test:80"]);
   assert.deepEqual(config.allowedOrigins, ["http://a.test"]);
@@ -261,7 +265,12 @@ Deno.test("parseCli compiles --policy into the gate's options and maps --token T
     roles: ["admin", "lead"],
   });
   assert.match(httpPrincipal("third", config.tokens).id, /^token:[0-9a-f]{12}$/);
-  assert.equal(parseCli([]).policy, undefined, "no --policy: no policy hooks (open behaviour)");
+  assert.equal(parseCli([]).policy?.name, "standard", "no --policy: standard");
+  assert.deepEqual(
+    parseCli(["--policy", "open"]).server.policyTransforms,
+    [],
+    "open transforms nothing",
+  );
   assert.throws(() => parseCli(["--policy", "nope"]), /--policy: Unknown policy "nope"/);
   assert.throws(() => parseCli(["--token", "=x:y"]), /--token must not be empty/);
 });
