@@ -14,10 +14,34 @@ import type { WorkbenchModule } from "./core/workbench.ts";
 import { ANONYMOUS_PRINCIPAL, type Principal } from "./core/policy.ts";
 import { sha256Hex } from "./core/canonical_json.ts";
 import { builtinWorkbenches, createServer } from "./workbenches.ts";
+import {
+  type CompiledPolicy,
+  compilePolicy,
+  gateOptions,
+  VAULT_KEY_ENV,
+} from "./core/policy/compile.ts";
+import { loadPolicy } from "./core/policy/document.ts";
+import { privacyWorkbenchWith } from "./privacy/workbench.ts";
 import { VERSION } from "./version.ts";
 
 /** Environment variable holding the HTTP bearer token (needs `--allow-env=CASEFILE_TOKEN`). */
 export const TOKEN_ENV = "CASEFILE_TOKEN";
+
+/** Environment variable naming the policy (a profile or a file) when --policy is absent. */
+export const POLICY_ENV = "CASEFILE_POLICY";
+
+/** The policy when neither --policy nor CASEFILE_POLICY names one. */
+export const DEFAULT_POLICY = "standard";
+
+/** A bearer token and the principal it stands for. */
+export interface TokenGrant {
+  /** The secret the client sends. */
+  token: string;
+  /** The principal id. @default derived from the token's hash */
+  principal?: string;
+  /** Roles the policy grants it (besides `default`). @default [] */
+  roles: string[];
+}
 
 const CORE_USAGE = `casefile ${VERSION} — an MCP server for evidence-backed investigations
 
@@ -25,13 +49,18 @@ Usage: casefile [options]
 
 Transport (stdio unless --http is given):
   --http [HOST:]PORT     serve Streamable HTTP at http://HOST:PORT/mcp (HOST defaults to 127.0.0.1)
-  --token TOKEN          require "Authorization: Bearer TOKEN" on HTTP (or set ${TOKEN_ENV})
+  --token TOKEN[=ID:ROLE,ROLE]
+                         require "Authorization: Bearer TOKEN" on HTTP (or set ${TOKEN_ENV});
+                         repeatable; =ID:ROLES names the principal and its policy roles
   --allow-host NAME      also accept this Host header on HTTP (repeatable)
   --allow-origin ORIGIN  also accept this Origin header on HTTP (repeatable)
 
 Targets and policy:
   --root DIR             a directory targets may be opened from (repeatable; also grant --allow-read=DIR)
   --read-only            hide and refuse tools with effects outside the session
+  --policy NAME|FILE     the policy: open, standard, strict, read_only, airgapped, audit, soc-analyst,
+                         or a .yaml/.yml/.json file (or set ${POLICY_ENV}; default: standard); the vault
+                         key comes from the policy or ${VAULT_KEY_ENV}
   --toolsets LIST        serve only these toolsets or workbenches (comma-separated; default all):
                          TOOLSETS
   --allow-process-launch operator policy: allow starting helper programs (the objdump provider;
@@ -62,6 +91,10 @@ export const USAGE: string = usage();
 export interface CliConfig {
   http: { hostname: string; port: number } | null;
   token: string | undefined;
+  /** Every bearer token with its principal (from --token and the policy's tokens). */
+  tokens: TokenGrant[];
+  /** The compiled policy, when --policy (or ${POLICY_ENV}) names one. */
+  policy?: CompiledPolicy;
   allowedHosts: string[];
   allowedOrigins: string[];
   server: CreateServerOptions;
@@ -95,7 +128,8 @@ export function parseCli(
       options: {
         ...workbenchOptions,
         http: { type: "string" },
-        token: { type: "string" },
+        token: { type: "string", multiple: true },
+        policy: { type: "string" },
         "allow-host": { type: "string", multiple: true },
         "allow-origin": { type: "string", multiple: true },
         root: { type: "string", multiple: true },
@@ -113,7 +147,8 @@ export function parseCli(
   }
   const values = parsed.values as Record<string, string | boolean | string[] | undefined> & {
     http?: string;
-    token?: string;
+    token?: string[];
+    policy?: string;
     "allow-host"?: string[];
     "allow-origin"?: string[];
     root?: string[];
@@ -125,12 +160,38 @@ export function parseCli(
     help?: boolean;
     version?: boolean;
   };
-  if (values.token === "") throw new UsageError("--token must not be empty");
+  const grants = (values.token ?? []).map(parseTokenGrant);
+  const policySpec = values.policy ??
+    (isGranted("env", POLICY_ENV) ? Deno.env.get(POLICY_ENV) || undefined : undefined) ??
+    DEFAULT_POLICY;
+  let policy: CompiledPolicy | undefined;
+  if (policySpec !== undefined) {
+    try {
+      policy = compilePolicy(loadPolicy(policySpec), {
+        env: (name) => (isGranted("env", name) ? Deno.env.get(name) : undefined),
+      });
+    } catch (error) {
+      throw new UsageError(`--policy: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    for (const spec of policy.document.tokens ?? []) {
+      const secret = spec.token ??
+        (spec.token_env && isGranted("env", spec.token_env)
+          ? Deno.env.get(spec.token_env)
+          : undefined);
+      if (!secret) continue;
+      grants.push({
+        token: secret,
+        ...(spec.principal ? { principal: spec.principal } : {}),
+        roles: spec.roles ?? [],
+      });
+    }
+  }
   const logLevel = values["log-level"] ?? "warning";
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(", ")}; got ${logLevel}`);
   }
   const workbenches = modules.map((module) => {
+    if (module.name === "privacy" && policy) return privacyWorkbenchWith({ policy });
     if (!module.cli) return module;
     const own = Object.fromEntries(
       Object.keys(module.cli.options).map((name) => [name, values[name]]),
@@ -146,7 +207,9 @@ export function parseCli(
     : parseToolsets(values.toolsets, modules);
   return {
     http: values.http === undefined ? null : parseHostPort(values.http),
-    token: values.token,
+    token: grants[0]?.token,
+    tokens: grants,
+    ...(policy ? { policy } : {}),
     allowedHosts: values["allow-host"] ?? [],
     allowedOrigins: values["allow-origin"] ?? [],
     server: {
@@ -156,6 +219,7 @@ export function parseCli(
       allowFileWrites: values["allow-file-writes"] ?? false,
       logLevel: logLevel as LogLevel,
       ...(toolsets ? { toolsets } : {}),
+      ...(policy ? gateOptions(policy) : {}),
     },
     workbenches,
     help: values.help ?? false,
@@ -179,11 +243,36 @@ function parseToolsets(text: string, modules: readonly WorkbenchModule[]): strin
   return names;
 }
 
-/** The principal of an HTTP session: derived from its bearer token, or anonymous. */
-export function httpPrincipal(token: string | undefined): Principal {
-  return token
-    ? { id: `token:${sha256Hex(token).slice(0, 12)}`, kind: "token", roles: [] }
-    : ANONYMOUS_PRINCIPAL;
+/** `TOKEN` or `TOKEN=ID:ROLE,ROLE` (the id may be empty: `TOKEN=:admin`). */
+export function parseTokenGrant(text: string): TokenGrant {
+  const eq = text.indexOf("=");
+  const token = eq < 0 ? text : text.slice(0, eq);
+  if (token === "") throw new UsageError("--token must not be empty");
+  if (eq < 0) return { token, roles: [] };
+  const rest = text.slice(eq + 1);
+  const colon = rest.indexOf(":");
+  const id = colon < 0 ? rest : rest.slice(0, colon);
+  const roles = colon < 0
+    ? []
+    : rest.slice(colon + 1).split(",").map((r) => r.trim()).filter((r) => r.length > 0);
+  return { token, ...(id ? { principal: id } : {}), roles };
+}
+
+/**
+ * The principal of an HTTP session: derived from its bearer token (with the
+ * id and roles its grant names), or anonymous.
+ */
+export function httpPrincipal(
+  token: string | undefined,
+  grants: readonly TokenGrant[] = [],
+): Principal {
+  if (!token) return ANONYMOUS_PRINCIPAL;
+  const grant = grants.find((g) => g.token === token);
+  return {
+    id: grant?.principal ?? `token:${sha256Hex(token).slice(0, 12)}`,
+    kind: "token",
+    roles: grant?.roles ?? [],
+  };
 }
 
 /** `8787`, `127.0.0.1:8787`, `[::1]:8787`. */
@@ -221,19 +310,21 @@ export async function runCli(args: string[]): Promise<number> {
   if (config.http) {
     const token = config.token ??
       (isGranted("env", TOKEN_ENV) ? Deno.env.get(TOKEN_ENV) || undefined : undefined);
+    const extraTokens = config.tokens.slice(1).map((grant) => grant.token);
     let endpoint;
     try {
       endpoint = await serveHttp({
         hostname: config.http.hostname,
         port: config.http.port,
         token,
+        tokens: extraTokens,
         allowedHosts: config.allowedHosts,
         allowedOrigins: config.allowedOrigins,
-        createSession: () =>
+        createSession: (matched) =>
           createServer({
             ...config.server,
             workbenches: config.workbenches,
-            principal: httpPrincipal(token),
+            principal: httpPrincipal(matched ?? token, config.tokens),
           }),
         log,
         onListen: ({ hostname, port }) =>

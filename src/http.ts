@@ -21,6 +21,8 @@ export interface ServeHttpOptions {
   port?: number;
   /** Require `Authorization: Bearer <token>`. @default undefined (no token) */
   token?: string;
+  /** More accepted bearer tokens (any one admits a request). @default [] */
+  tokens?: string[];
   /** Extra `Host` header values to accept (`name` or `name:port`). @default [] */
   allowedHosts?: string[];
   /** Extra `Origin` values to accept. @default [] */
@@ -30,7 +32,7 @@ export interface ServeHttpOptions {
   /** Sessions idle this long are closed. @default 3_600_000 (1 hour) */
   idleTimeoutMs?: number;
   /** Builds the server of one new session. */
-  createSession: () => CasefileServer;
+  createSession: (token?: string) => CasefileServer;
   /** Where to log. */
   log: Logger;
   /** Called once the listener is bound. */
@@ -68,6 +70,10 @@ export function serveHttp(options: ServeHttpOptions): Promise<HttpEndpoint> {
   const idleTimeoutMs = options.idleTimeoutMs ?? 3_600_000;
   const sessions = new Map<string, Session>();
   const log = options.log;
+  const accepted = [
+    ...(options.token !== undefined ? [options.token] : []),
+    ...(options.tokens ?? []),
+  ];
   let allowedHosts = new Set<string>();
   let allowedOrigins = new Set<string>();
 
@@ -89,7 +95,8 @@ export function serveHttp(options: ServeHttpOptions): Promise<HttpEndpoint> {
       return jsonError(403, -32000, `Forbidden: Origin ${JSON.stringify(origin)} is not allowed.`);
     }
     if (url.pathname !== "/mcp") return new Response("Not found\n", { status: 404 });
-    if (options.token !== undefined && !bearerMatches(request, options.token)) {
+    const matched = accepted.find((token) => bearerMatches(request, token));
+    if (accepted.length > 0 && matched === undefined) {
       return new Response(
         JSON.stringify({
           jsonrpc: "2.0",
@@ -118,7 +125,7 @@ export function serveHttp(options: ServeHttpOptions): Promise<HttpEndpoint> {
     if (sessions.size >= maxSessions) {
       return jsonError(503, -32000, `Too many sessions (at most ${maxSessions}); close one first.`);
     }
-    const casefile = options.createSession();
+    const casefile = options.createSession(matched);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       onsessioninitialized: (id) => {

@@ -436,8 +436,14 @@ export function assembleServer(
     arguments: {},
   });
 
+  // Transformed results may no longer fit a tool's declared schema: withhold it then.
+  const withholdSchemas = (options.policyTransforms ?? []).length > 0;
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: catalog.list().filter(offered).map(describeTool),
+    tools: catalog.list().filter(offered).map((tool) => {
+      const described = describeTool(tool);
+      if (withholdSchemas) delete described.outputSchema;
+      return described;
+    }),
   }));
 
   server.setRequestHandler(
@@ -520,7 +526,7 @@ export function assembleServer(
             evidence.evidence_id,
             evidenceUri(evidence.evidence_id),
             name,
-            outcome.links,
+            gate.transformOutput(policyRequest, outcome.links ?? []),
           );
         }
         if (extra.signal.aborted) throw new ToolFailure("cancelled", `${name} was cancelled.`);
@@ -540,10 +546,13 @@ export function assembleServer(
         }
         return plainResult(
           gate.transformOutput(policyRequest, outcome.result),
-          outcome.links ?? [],
+          // Links pass the same transforms as the payload, so pseudonyms in their URIs agree.
+          gate.transformOutput(policyRequest, outcome.links ?? []),
         );
       } catch (error) {
-        return failureResult(asFailure(error, name, extra.signal));
+        return failureResult(
+          scrubbed(gate, policyRequest, asFailure(error, name, extra.signal)),
+        );
       }
     },
   );
@@ -583,7 +592,9 @@ export function assembleServer(
         if (error instanceof RangeError) {
           throw new McpError(ErrorCode.InvalidParams, `Prompt ${name} not found`);
         }
-        if (error instanceof ToolFailure) throw protocolError(error);
+        if (error instanceof ToolFailure) {
+          throw protocolError(scrubbed(gate, policyRequest, error));
+        }
         throw error;
       }
     },
@@ -712,7 +723,7 @@ export function assembleServer(
     try {
       return await gate.run(policyRequest, read);
     } catch (error) {
-      if (error instanceof ToolFailure) throw protocolError(error);
+      if (error instanceof ToolFailure) throw protocolError(scrubbed(gate, policyRequest, error));
       throw error;
     }
   };
@@ -778,6 +789,30 @@ function selectToolsets(
     }
   }
   return selected;
+}
+
+/**
+ * A failure whose details (the caller's value, suggestions, close matches)
+ * passed the output transforms, so a pseudonymising policy leaks nothing
+ * through an error either.
+ */
+function scrubbed(gate: PolicyGate, request: PolicyRequest, failure: ToolFailure): ToolFailure {
+  const details = failure.body.details;
+  if (details === undefined) return failure;
+  let transformed: Record<string, unknown>;
+  try {
+    transformed = gate.transformOutput(request, details);
+  } catch {
+    return failure;
+  }
+  if (transformed === details) return failure;
+  return new ToolFailure(failure.code, failure.message, {
+    category: failure.body.category,
+    retryable: failure.body.retryable,
+    action: failure.body.remediation.action,
+    restartRequired: failure.body.remediation.restart_required,
+    details: transformed,
+  });
 }
 
 /** A policy refusal as a protocol error: access denied and rate limits keep their codes. */

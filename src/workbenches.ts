@@ -10,17 +10,20 @@ import { assembleServer, type CasefileServer, type CreateServerOptions } from ".
 import type { WorkbenchModule } from "./core/workbench.ts";
 import { appsWorkbenchWith } from "./apps/workbench.ts";
 import { cloudWorkbenchWith } from "./cloud/workbench.ts";
+import { privacyWorkbenchWith } from "./privacy/workbench.ts";
+import type { CompiledPolicy } from "./core/policy/compile.ts";
 
 /**
  * The built-in workbench modules, in the order they are served. Each is
  * configured with its defaults; its CLI flags configure it further.
  */
 export function builtinWorkbenches(
-  options: Pick<CreateServerOptions, "capturePolicy"> = {},
+  options: Pick<CreateServerOptions, "capturePolicy"> & { policy?: CompiledPolicy } = {},
 ): WorkbenchModule[] {
   return [
     appsWorkbenchWith(options.capturePolicy ? { capturePolicy: options.capturePolicy } : {}),
     cloudWorkbenchWith(),
+    privacyWorkbenchWith(options.policy ? { policy: options.policy } : {}),
   ];
 }
 

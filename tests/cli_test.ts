@@ -4,8 +4,17 @@
  * `mod.ts` as a subprocess for the real exit codes and the no-permission case.
  */
 
+import { gateOptions } from "../src/core/policy/compile.ts";
 import assert from "node:assert/strict";
-import { type CliConfig, parseCli, parseHostPort, runCli, USAGE, UsageError } from "../src/cli.ts";
+import {
+  type CliConfig,
+  httpPrincipal,
+  parseCli,
+  parseHostPort,
+  runCli,
+  USAGE,
+  UsageError,
+} from "../src/cli.ts";
 import type { AppsWorkbenchModule } from "../src/apps/workbench.ts";
 import { type CapturePolicySettings, emptyCapturePolicy } from "../src/apps/capture/settings.ts";
 
@@ -175,11 +184,13 @@ Deno.test("parseCli maps --http forms into the config and rejects bad ones with 
 });
 
 Deno.test("parseCli defaults to stdio with no roots, no token and log level warning", () => {
-  const { workbenches, ...config } = parseCli([]);
-  assert.deepEqual(workbenches.map((m) => m.name), ["apps", "cloud"]);
+  const { workbenches, policy, ...config } = parseCli([]);
+  assert.deepEqual(workbenches.map((m) => m.name), ["apps", "cloud", "privacy"]);
+  assert.equal(policy?.name, "standard", "the default policy");
   assert.deepEqual(config, {
     http: null,
     token: undefined,
+    tokens: [],
     allowedHosts: [],
     allowedOrigins: [],
     server: {
@@ -188,6 +199,7 @@ Deno.test("parseCli defaults to stdio with no roots, no token and log level warn
       allowProcessLaunch: false,
       allowFileWrites: false,
       logLevel: "warning",
+      ...gateOptions(policy!),
     },
     help: false,
     version: false,
@@ -219,10 +231,48 @@ Deno.test("parseCli collects repeatable --root, --allow-host and --allow-origin 
     allowProcessLaunch: true,
     allowFileWrites: true,
     logLevel: "debug",
+    ...gateOptions(config.policy!),
   });
   assert.deepEqual(config.allowedHosts, ["a.test", "b.test:80"]);
   assert.deepEqual(config.allowedOrigins, ["http://a.test"]);
   assert.equal(config.token, "s3cret");
+});
+
+Deno.test("parseCli compiles --policy into the gate's options and maps --token TOKEN=ID:ROLES to principals", () => {
+  const config = parseCli([
+    "--policy",
+    "strict",
+    "--token",
+    "first",
+    "--token",
+    "second=alice:admin,lead",
+    "--token",
+    "third=:analyst",
+  ]);
+  assert.equal(config.policy?.name, "strict");
+  assert.equal(config.server.policyRules?.length, 1);
+  assert.equal(config.server.policyTransforms?.length, 1);
+  assert.ok((config.server.policyInputTransforms?.length ?? 0) >= 2, "guard and reversal");
+  assert.equal(config.token, "first");
+  assert.deepEqual(config.tokens, [
+    { token: "first", roles: [] },
+    { token: "second", principal: "alice", roles: ["admin", "lead"] },
+    { token: "third", roles: ["analyst"] },
+  ]);
+  assert.deepEqual(httpPrincipal("second", config.tokens), {
+    id: "alice",
+    kind: "token",
+    roles: ["admin", "lead"],
+  });
+  assert.match(httpPrincipal("third", config.tokens).id, /^token:[0-9a-f]{12}$/);
+  assert.equal(parseCli([]).policy?.name, "standard", "no --policy: standard");
+  assert.deepEqual(
+    parseCli(["--policy", "open"]).server.policyTransforms,
+    [],
+    "open transforms nothing",
+  );
+  assert.throws(() => parseCli(["--policy", "nope"]), /--policy: Unknown policy "nope"/);
+  assert.throws(() => parseCli(["--token", "=x:y"]), /--token must not be empty/);
 });
 
 Deno.test("parseCli accepts every MCP log level and rejects a positional or unknown flag", () => {

@@ -24,6 +24,8 @@ export interface ToolEffects {
   accessesNetwork?: boolean;
   /** May throw away data the session held. */
   mayDiscardData?: boolean;
+  /** Discloses values a policy withholds (the pseudonym reveal); policies restrict it. */
+  reveals?: boolean;
   /** Repeating the call with the same input has no further effect. @default true */
   idempotent?: boolean;
 }

@@ -1,0 +1,93 @@
+/**
+ * The sanitize transform: untrusted text (binary strings, cloud tags,
+ * descriptions) is stripped of invisible and control characters, free-text
+ * fields are capped, and strings that look like prompt injection are fenced
+ * (`⟦untrusted⟧ … ⟦/untrusted⟧`), datamarked, redacted or flagged.
+ *
+ * @module
+ */
+
+/** Options of the sanitize transform. */
+export interface SanitizeOptions {
+  /** `fence`, `datamark`, `redact` or `flag`. @default "fence" */
+  on_suspicious?: string;
+  /** Longest free-text field. @default 2000 */
+  max_free_text?: number;
+}
+
+/** What sanitizing did. */
+export interface SanitizeReport {
+  stripped_chars: number;
+  truncated: number;
+  suspicious: number;
+}
+
+const INVISIBLE =
+  // deno-lint-ignore no-control-regex
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]|[\u{E0000}-\u{E007F}]/gu;
+const FREE_TEXT_KEY =
+  /^(?:name|.*_name|title|.*description.*|comment.*|message|note.*|summary|evidence|remediation|label.*|value|tags|alias.*|subject|display.*)$/i;
+const INJECTION =
+  /ignore (?:all |any |the )?(?:previous|prior|above|earlier) (?:instructions|prompts|rules)|disregard (?:all |the )?(?:previous|prior|above) |you are now (?:a|an|the) |new instructions:|system prompt|<\/?(?:system|assistant|instructions?)>|\bBEGIN (?:SYSTEM|INSTRUCTIONS)\b|do not (?:tell|inform|alert) the user|act as (?:an? )?(?:admin|root|system|developer)|call the tool|reveal_token|exfiltrat/i;
+const SKIPPED = new Set(["_meta", "_annotations", "cursor", "next_cursor"]);
+
+/** Whether a string looks like an attempt to instruct the model. */
+export function looksLikeInjection(text: string): boolean {
+  return text.length >= 12 && INJECTION.test(text);
+}
+
+/** Makes a sanitizer for JSON values. */
+export function sanitizer(options: SanitizeOptions = {}): {
+  apply<T>(value: T): T;
+  /** Sanitizes one string found under `key`. */
+  clean(text: string, key: string | undefined): string;
+  report: SanitizeReport;
+} {
+  const action = options.on_suspicious ?? "fence";
+  const cap = options.max_free_text ?? 2000;
+  const report: SanitizeReport = { stripped_chars: 0, truncated: 0, suspicious: 0 };
+  const clean = (text: string, key: string | undefined): string => {
+    let out = text;
+    if (INVISIBLE.test(out)) {
+      INVISIBLE.lastIndex = 0;
+      const before = out.length;
+      out = out.replace(INVISIBLE, "");
+      report.stripped_chars += before - out.length;
+    }
+    INVISIBLE.lastIndex = 0;
+    if (key !== undefined && out.length > cap && FREE_TEXT_KEY.test(key)) {
+      report.truncated++;
+      out = `${out.slice(0, cap)}… [+${out.length - cap} chars]`;
+    }
+    if (out.length >= 12 && !out.startsWith("⟦untrusted⟧") && INJECTION.test(out)) {
+      report.suspicious++;
+      switch (action) {
+        case "fence":
+          return `⟦untrusted⟧ ${out.replace(/[⟦⟧]/g, (c) => (c === "⟦" ? "[" : "]"))} ⟦/untrusted⟧`;
+        case "datamark":
+          return out.replaceAll(" ", "^");
+        case "redact":
+          return "[REDACTED:suspected_prompt_injection]";
+        default:
+          return out;
+      }
+    }
+    return out;
+  };
+  const walk = (value: unknown, key: string | undefined): unknown => {
+    if (typeof value === "string") return clean(value, key);
+    if (Array.isArray(value)) return value.map((item) => walk(item, key));
+    if (value !== null && typeof value === "object") {
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(value)) out[k] = SKIPPED.has(k) ? v : walk(v, k);
+      return out;
+    }
+    return value;
+  };
+  return { apply: <T>(value: T): T => walk(value, undefined) as T, clean, report };
+}
+
+/** Removes untrusted fences from a string (for input reversal). */
+export function stripFences(text: string): string {
+  return text.replace(/^⟦untrusted⟧ ([\s\S]*) ⟦\/untrusted⟧$/, "$1");
+}
