@@ -7,7 +7,9 @@
  * directory jq reads every JSON file of it; for ScoutSuite's `.js` jq reads
  * the JSON after the `scoutsuite_results =` line). Default sizes are about
  * 60 MB per kind; `CLOUD_BENCH_IMPORT_SCALE` multiplies them (0.1 for a quick
- * run). `CLOUD_BENCH_DIR` keeps the inputs there instead of a temp directory.
+ * run). `CLOUD_BENCH_IMPORT_KINDS=trivy,checkov` runs only those kinds (one kind
+per process gives an RSS figure no earlier load inflates). `CLOUD_BENCH_DIR`
+keeps the inputs there instead of a temp directory.
  *
  *   deno bench --no-prompt --allow-read --allow-write --allow-run --allow-env tests/cloud_import_kinds_bench.ts
  */
@@ -31,6 +33,7 @@ if (!HAS_JQ) console.log("skip: jq is not installed; the jq peer benches are ign
 const dir = Deno.env.get("CLOUD_BENCH_DIR") ?? await Deno.makeTempDir({
   prefix: "casefile-import-kinds-",
 });
+const ONLY = Deno.env.get("CLOUD_BENCH_IMPORT_KINDS")?.split(",").map((k) => k.trim());
 const scaled = (n: number): number => Math.max(1, Math.round(n * SCALE));
 
 interface Kind {
@@ -97,7 +100,13 @@ const kinds: Kind[] = [
     kind: "scoutsuite",
     what: `${scaled(120_000)} security groups`,
     write: () => writeScoutSuiteScript(`${dir}/scoutsuite_results_aws-bench.js`, scaled(120_000)),
-    jq: () => ["sh", "-c", 'tail -n +2 "$1" | jq . > /dev/null', "sh", kinds[3]!.path],
+    jq: () => [
+      "sh",
+      "-c",
+      'tail -n +2 "$1" | jq . > /dev/null',
+      "sh",
+      `${dir}/scoutsuite_results_aws-bench.js`,
+    ],
   },
   {
     label: "prowler-asff",
@@ -111,11 +120,12 @@ const kinds: Kind[] = [
     label: "terraform-plan",
     path: `${dir}/plan.json`,
     kind: "terraform-plan",
-    what: `${scaled(800)} copies of the fixture plan's 55 resources`,
-    write: () => writeTerraformPlan(`${dir}/plan.json`, scaled(800)),
+    what: `${scaled(850)} copies of the fixture plan's 55 resources`,
+    write: () => writeTerraformPlan(`${dir}/plan.json`, scaled(850)),
     jq: () => ["jq", ".", `${dir}/plan.json`],
   },
-].map((k) => ({ ...k, megabytes: 0, records: "", rss: 0 }));
+].map((k) => ({ ...k, megabytes: 0, records: "", rss: 0 }))
+  .filter((k) => !ONLY || ONLY.includes(k.label));
 
 const fence = (path: string): Promise<string> => Deno.realPath(path);
 const rssMb = (): number => Deno.memoryUsage().rss / 2 ** 20;
