@@ -2,6 +2,9 @@
  * Ontology benchmarks on generated estates of 1,000 and 10,000 assets:
  * build time (in-process and in the worker, input transfer included), the
  * store's size and memory, and a few SPARQL queries on the built store.
+ * `CLOUD_ONTOLOGY_BENCH_100K=1` adds the 100,000-asset estate of the issue
+ * (several minutes: one build per variant, three runs per query);
+ * `CLOUD_ONTOLOGY_BENCH_SIZES=100000` runs only the sizes listed.
  *
  *   deno bench --no-prompt --allow-read --allow-env tests/cloud_ontology_bench.ts
  */
@@ -18,7 +21,8 @@ import { ontologyStats } from "../src/cloud/ontology/stats.ts";
 import { measure, reportMedian } from "./helpers/bench_stats.ts";
 import { generatedEstate, viewOf } from "./helpers/cloud_ontology_estate.ts";
 
-const SIZES = [1_000, 10_000];
+const SIZES = Deno.env.get("CLOUD_ONTOLOGY_BENCH_SIZES")?.split(",").map(Number) ??
+  (Deno.env.get("CLOUD_ONTOLOGY_BENCH_100K") ? [1_000, 10_000, 100_000] : [1_000, 10_000]);
 
 const QUERIES: Record<string, string> = {
   "count triples": "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }",
@@ -63,16 +67,17 @@ globalThis.addEventListener("unload", () => {
 for (const size of SIZES) {
   const input = inputs.get(size)!;
   const store = stores.get(size)!;
-  const runs = size >= 10_000 ? 3 : 10;
+  const runs = size >= 100_000 ? 1 : size >= 10_000 ? 3 : 10;
+  const warmup = size >= 100_000 ? 0 : 1;
 
   const buildName = `build ${size} assets (in-process)`;
-  Deno.bench({ name: buildName, group: `build ${size}`, n: runs, warmup: 1 }, async (b) => {
+  Deno.bench({ name: buildName, group: `build ${size}`, n: runs, warmup }, async (b) => {
     await measure(buildName, b, () => buildOntology(input));
   });
   reportMedian(buildName, buildName, null);
 
   const workerName = `build ${size} assets (worker, input sent)`;
-  Deno.bench({ name: workerName, group: `build ${size}`, n: runs, warmup: 1 }, async (b) => {
+  Deno.bench({ name: workerName, group: `build ${size}`, n: runs, warmup }, async (b) => {
     const engine = new OntologyEngine({ isolation: "worker" });
     try {
       await measure(workerName, b, () => engine.ensure(`bench:${size}`, () => input));
@@ -85,20 +90,24 @@ for (const size of SIZES) {
   for (const [label, query] of Object.entries(QUERIES)) {
     const name = `${label} (${size} assets)`;
     const prepared = guardSparql(query, { limit: 1000 });
-    Deno.bench({ name, group: `queries ${size}`, n: size >= 10_000 ? 10 : 30 }, async (b) => {
+    Deno.bench({
+      name,
+      group: `queries ${size}`,
+      n: size >= 100_000 ? 3 : size >= 10_000 ? 10 : 30,
+    }, async (b) => {
       await measure(name, b, () => runSparql(store, prepared));
     });
     reportMedian(name, name, null);
   }
 
   const turtle = `dump Turtle (${size} assets)`;
-  Deno.bench({ name: turtle, group: `exports ${size}`, n: 5 }, async (b) => {
+  Deno.bench({ name: turtle, group: `exports ${size}`, n: size >= 100_000 ? 1 : 5 }, async (b) => {
     await measure(turtle, b, () => dumpOntology(store, "turtle"));
   });
   reportMedian(turtle, turtle, null);
 
   const chunks = `RAG index + community page (${size} assets)`;
-  Deno.bench({ name: chunks, group: `exports ${size}`, n: 5 }, async (b) => {
+  Deno.bench({ name: chunks, group: `exports ${size}`, n: size >= 100_000 ? 1 : 5 }, async (b) => {
     await measure(chunks, b, () => new RagChunkIndex(input).page({ chunkType: "community" }));
   });
   reportMedian(chunks, chunks, null);
