@@ -81,16 +81,34 @@ Deno.test("visible tool counts per built-in profile, for both workbenches (the R
   );
   assert.deepEqual(
     hiddenBy.read_only!.sort(),
-    ["capture_process_scenario", "extract_artifact", "reveal_token"],
+    [
+      "capture_process_scenario",
+      "export_ontology",
+      "export_report",
+      "export_terraform",
+      "extract_artifact",
+      "reveal_token",
+    ],
     "read_only hides launchers and file writers",
   );
-  assert.deepEqual(hiddenBy.audit, hiddenBy.read_only);
+  assert.deepEqual([...hiddenBy.audit!].sort(), [...hiddenBy.read_only!].sort());
   assert.deepEqual(
     hiddenBy.strict!.sort(),
-    ["capture_process_scenario", "extract_artifact", "privacy_audit_log", "reveal_token"],
+    [
+      "capture_process_scenario",
+      "export_ontology",
+      "export_report",
+      "export_terraform",
+      "extract_artifact",
+      "get_asset_metadata",
+      "privacy_audit_log",
+      "reveal_token",
+      "sparql_query",
+      "subgraph_export",
+    ],
     "strict also hides restricted tools",
   );
-  assert.deepEqual(hiddenBy["soc-analyst"]!.sort(), hiddenBy.strict);
+  assert.deepEqual([...hiddenBy["soc-analyst"]!].sort(), [...hiddenBy.strict!].sort());
   assert.deepEqual(
     hiddenBy["soc-analyst (lead)"]!.sort(),
     ["capture_process_scenario"],

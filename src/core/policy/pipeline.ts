@@ -66,8 +66,12 @@ export function fusedWalk(
         }
         const next = walk(v, k);
         if (next !== DROP) {
-          out[k] = next;
-          size += k.length + 4;
+          // Keys can carry identifiers too ("111111111111 -> 222222222222", an account id
+          // as a map key): they go through the same stages as free text.
+          const renamed = onString(k, undefined);
+          const name = renamed === DROP ? "[REDACTED]" : renamed;
+          out[name] = next;
+          size += name.length + 4;
         }
       }
       return out;

@@ -37,7 +37,8 @@ const STRICT_STRATEGIES = {
   private_key: "drop",
   credential: "redact",
   identifier: "pseudonymize",
-  uuid: "keep",
+  // Azure subscriptions and many resource ids are UUIDs: under strict they are identifiers too.
+  uuid: "pseudonymize",
   network: "pseudonymize",
   special_ip: "keep",
   special_cidr: "keep",
