@@ -10,8 +10,8 @@
 import betweennessModule from "graphology-metrics/centrality/betweenness.js";
 import { roundHalfEven } from "../model/records.ts";
 import type { DatasetView } from "../model/view.ts";
-import type { AssetBrief } from "./briefs.ts";
-import { assetBrief } from "./briefs.ts";
+import type { AssetBrief } from "../model/briefs.ts";
+import { assetBrief } from "../model/briefs.ts";
 import type { RelationshipGraph } from "./relationship_graph.ts";
 import { relationshipGraph } from "./relationship_graph.ts";
 

@@ -8,7 +8,8 @@
  */
 
 import type { DatasetView } from "../model/view.ts";
-import type { AssetBrief, HopBrief, PlaceholderBrief } from "./briefs.ts";
+import type { AssetBrief, HopBrief } from "../model/briefs.ts";
+import type { PlaceholderBrief } from "./briefs.ts";
 import { hopBrief, nodeBrief } from "./briefs.ts";
 import { flowHop, flowHopType } from "./flow_graph.ts";
 import { INTERNET_NODE } from "./internet.ts";
