@@ -5,8 +5,7 @@ import {
   inferEdgeRelations,
   ruleRanges,
 } from "../src/cloud/model/relations.ts";
-import { asset, edge, miniEstate } from "./helpers/cloud_estate.ts";
-import { smallEstate } from "./helpers/cloud_ontology_estate.ts";
+import { asset, edge, miniEstate, smallEstate } from "./helpers/cloud_estate.ts";
 
 const estate = smallEstate();
 const byId = new Map(estate.assets.map((a) => [a.id, a]));
