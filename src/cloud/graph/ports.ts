@@ -30,6 +30,21 @@ const PORTLESS_PROTOCOLS = new Set([
 const FILTER_RULE_EDGES = new Set(["SECURITY_GROUP_RULE", "NACL_RULE"]);
 const RANGE = /^(\d+)(?:-(\d+))?$/;
 
+/** Whether a protocol (upper-case) carries no ports: ICMP, ESP, GRE and the like, by name or number. */
+export function isPortlessProtocol(protocol: string): boolean {
+  return PORTLESS_PROTOCOLS.has(protocol);
+}
+
+/** Whether a protocol (upper-case) carries ports: TCP, UDP, SCTP, or every protocol (`ALL`, `-1`, `*`, `ANY`). */
+export function isPortedProtocol(protocol: string): boolean {
+  return PORTED_PROTOCOLS.has(protocol) || ALL_PROTOCOLS.has(protocol);
+}
+
+/** Whether an edge type is a filter rule (security group or NACL rule). */
+export function isFilterRuleEdge(edgeType: string): boolean {
+  return FILTER_RULE_EDGES.has(edgeType);
+}
+
 function parseToken(token: string): PortRange | null {
   if (token === "*" || token === "any" || token === "all") return [0, MAX_PORT];
   const match = RANGE.exec(token);

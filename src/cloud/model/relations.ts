@@ -37,7 +37,7 @@ const TYPED_EDGE_KINDS: ReadonlySet<EdgeType> = new Set<EdgeType>([
 ]);
 
 /** The fixed relations of edge kinds that need no rule. */
-const FIXED: Partial<Record<EdgeType, readonly RelationType[]>> = {
+export const FIXED_EDGE_RELATIONS: Readonly<Partial<Record<EdgeType, readonly RelationType[]>>> = {
   LOAD_BALANCER_TARGET: ["LB_TARGETS_INSTANCE", "LOAD_BALANCED_BY"],
   PEERING: ["VPC_PEERED"],
   ROUTE: ["TRANSIT_ROUTED"],
@@ -245,7 +245,7 @@ export function inferEdgeRelations(
       break;
     }
     default:
-      out.push(...(FIXED[edge.edge_type] ?? []));
+      out.push(...(FIXED_EDGE_RELATIONS[edge.edge_type] ?? []));
   }
   return [...new Set(out)];
 }
