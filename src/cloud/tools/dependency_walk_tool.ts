@@ -8,7 +8,7 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, translated } from "../context.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import type { DependencyListOptions, DependencyListResult } from "../graph/dependencies.ts";
 import { resolveAsset } from "../model/references.ts";
 import type { DatasetView } from "../model/view.ts";
@@ -66,9 +66,7 @@ export function dependencyWalkTool(
     effects: {},
     producesEvidence: false,
     run: (args) =>
-      translated(async () => {
-        await ctx.preloaded;
-        const dataset = ctx.dataset(args.dataset);
+      withDataset(ctx, args.dataset, (dataset) => {
         const asset = resolveAsset(dataset, args.ref);
         return {
           kind: "result",
