@@ -3,7 +3,7 @@
  * graph queries answer, asked by scanning the raw edge list each time.
  */
 
-import type { DatasetRecords } from "../../src/cloud/model/records.ts";
+import { type DatasetRecords, riskScore } from "../../src/cloud/model/records.ts";
 
 /** How many edges touch `id`, by a scan of every edge. */
 export function scanNeighbors(records: DatasetRecords, id: string): number {
@@ -32,4 +32,14 @@ export function scanPath(
     frontier = next;
   }
   return -1;
+}
+
+/** The `top` resources with the worst open finding risk, by a scan of every finding. */
+export function scanRisks(records: DatasetRecords, top: number): string[] {
+  const worst = new Map<string, number>();
+  for (const f of records.findings) {
+    if (f.is_suppressed) continue;
+    worst.set(f.resource_id, Math.max(worst.get(f.resource_id) ?? 0, riskScore(f)));
+  }
+  return [...worst].sort((a, b) => b[1] - a[1]).slice(0, top).map(([id]) => id);
 }
