@@ -104,16 +104,6 @@ export function portInRanges(port: number, ranges: readonly PortRange[]): boolea
   return ranges.some(([low, high]) => low <= port && port <= high);
 }
 
-/** Whether the ranges together cover every port from 0 to 65535. */
-export function coversAllPorts(ranges: readonly PortRange[]): boolean {
-  let reach = -1;
-  for (const [low, high] of [...ranges].sort((a, b) => a[0] - b[0] || a[1] - b[1])) {
-    if (low > reach + 1) return false;
-    reach = Math.max(reach, high);
-  }
-  return reach >= MAX_PORT;
-}
-
 /** Whether an edge opens `port`, through its `ports` list or its port range. */
 export function edgeAllowsPort(edge: PortedEdge, port: number): boolean {
   if (edge.ports?.includes(port)) return true;

@@ -175,8 +175,3 @@ export function relationshipGraph(view: DatasetView): RelationshipGraph {
     () => buildRelationshipGraph(view.records.assets, view.records.edges),
   );
 }
-
-/** Whether a node id is a placeholder (in the graph, not an asset). */
-export function isPlaceholder(view: DatasetView, nodeId: string): boolean {
-  return view.asset(nodeId) === undefined && relationshipGraph(view).hasNode(nodeId);
-}
