@@ -25,7 +25,7 @@ export interface PlaceholderBrief {
 }
 
 /** The placeholder brief of a node that is not an asset; the virtual internet node is named `internet`. */
-export function placeholderBrief(nodeId: string): PlaceholderBrief {
+function placeholderBrief(nodeId: string): PlaceholderBrief {
   const name = nodeId === INTERNET_NODE ? "internet" : nodeId;
   return { id: nodeId, name, type: "EXTERNAL", external: true };
 }
