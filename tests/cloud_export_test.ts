@@ -25,6 +25,7 @@ import { parseReportDocument } from "../src/cloud/importers/report.ts";
 import type { Dataset } from "../src/cloud/workspace/dataset.ts";
 import { datasetSummary } from "../src/cloud/workspace/summary.ts";
 import { Workspace } from "../src/cloud/workspace/workspace.ts";
+import { asset as sharedAsset } from "./helpers/cloud_estate.ts";
 
 function sample(): Dataset {
   const workspace = new Workspace();
@@ -33,20 +34,7 @@ function sample(): Dataset {
 }
 
 function asset(id: string, spec: Partial<Asset> = {}): Asset {
-  return {
-    id,
-    arn: null,
-    name: id,
-    asset_type: "OTHER",
-    provider: "AWS",
-    region: "us-east-1",
-    account_id: "111111111111",
-    tags: {},
-    metadata: {},
-    collected_at: "",
-    is_internet_exposed: false,
-    ...spec,
-  };
+  return sharedAsset(id, "OTHER", { arn: null, collected_at: "", ...spec });
 }
 
 async function files(dir: string): Promise<string[]> {

@@ -17,19 +17,9 @@
 import type { Client } from "@modelcontextprotocol/sdk/client";
 import { compareTo, measure, reportMedian } from "./helpers/bench_stats.ts";
 import { generateEstate } from "./helpers/cloud_generated_estate.ts";
+import { scanRisks } from "./helpers/cloud_scans.ts";
 import { connect } from "./helpers/in_memory.ts";
 import { cloudWorkbenchWith } from "../src/cloud/workbench.ts";
-import { riskScore } from "../src/cloud/model/records.ts";
-import type { DatasetRecords } from "../src/cloud/model/records.ts";
-
-function scanRisks(records: DatasetRecords, top: number): string[] {
-  const worst = new Map<string, number>();
-  for (const f of records.findings) {
-    if (f.is_suppressed) continue;
-    worst.set(f.resource_id, Math.max(worst.get(f.resource_id) ?? 0, riskScore(f)));
-  }
-  return [...worst].sort((a, b) => b[1] - a[1]).slice(0, top).map(([id]) => id);
-}
 
 async function toggleSuppression(client: Client, dataset: string, id: string): Promise<void> {
   const raw = await client.callTool({

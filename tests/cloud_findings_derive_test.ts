@@ -14,45 +14,36 @@ import {
 } from "../src/cloud/findings/reachability_findings.ts";
 import { fileImportInput } from "../src/cloud/importers/import_input.ts";
 import { prowlerOcsfImporter } from "../src/cloud/importers/prowler_ocsf.ts";
+import {
+  asset as sharedAsset,
+  edge as sharedEdge,
+  finding as sharedFinding,
+} from "./helpers/cloud_estate.ts";
 
 const OCSF =
   new URL("../../shared/fixtures/cloud/prowler/ocsf/test_prowler_output.ocsf.json", import.meta.url)
     .pathname;
 
 function finding(id: string, over: Partial<Finding> = {}): Finding {
-  return {
-    id,
-    resource_id: "arn:aws:ec2:eu-west-1:111122223333:security-group/sg-1",
-    resource_arn: "arn:aws:ec2:eu-west-1:111122223333:security-group/sg-1",
-    severity: "MEDIUM",
+  const sg = "arn:aws:ec2:eu-west-1:111122223333:security-group/sg-1";
+  return sharedFinding(id, sg, "MEDIUM", {
+    resource_arn: sg,
     title: "SSH open",
-    description: "",
-    evidence: "",
-    remediation: "",
     source_tool: "prowler",
     source_finding_id: "ec2_securitygroup_allow_ingress_from_internet_to_tcp_port_22",
     compliance_frameworks: ["CIS-1.4"],
-    cvss_score: null,
     detected_at: "2024-01-01T00:00:00Z",
-    is_suppressed: false,
     ...over,
-  };
+  });
 }
 
 function asset(id: string, type: AssetType): Asset {
-  return {
-    id,
+  return sharedAsset(id, type, {
     arn: null,
-    name: id,
-    asset_type: type,
-    provider: "AWS",
     region: "eu-west-1",
     account_id: "111122223333",
-    tags: {},
-    metadata: {},
     collected_at: "2024-01-01T00:00:00.000Z",
-    is_internet_exposed: false,
-  };
+  });
 }
 
 function edge(
@@ -61,21 +52,7 @@ function edge(
   target: string,
   over: Partial<Edge> = {},
 ): Edge {
-  return {
-    id: `${type}:${source}->${target}`,
-    source_id: source,
-    target_id: target,
-    edge_type: type,
-    ports: [],
-    port_range: null,
-    protocol: null,
-    cidr: null,
-    direction: "ingress",
-    description: null,
-    relationship: null,
-    properties: {},
-    ...over,
-  };
+  return sharedEdge(`${type}:${source}->${target}`, [source, type, target], over);
 }
 
 Deno.test("normaliseFindings() merges duplicates and re-maps frameworks", () => {

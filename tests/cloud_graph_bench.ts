@@ -11,36 +11,14 @@
 import { compareTo, measure, reportMedian } from "./helpers/bench_stats.ts";
 import { generateEstate } from "./helpers/cloud_generated_estate.ts";
 import { makeView } from "./helpers/cloud_estate.ts";
+import { scanNeighbors, scanPath, scanRisks } from "./helpers/cloud_scans.ts";
 import { neighbors } from "../src/cloud/graph/neighborhood.ts";
 import { findPaths } from "../src/cloud/graph/paths.ts";
 import { blastRadius } from "../src/cloud/graph/blast_radius.ts";
 import { topRisks } from "../src/cloud/graph/risk.ts";
 import { INTERNET_NODE } from "../src/cloud/graph/internet.ts";
 import { dependencyPair } from "../src/cloud/graph/dependency_graph.ts";
-import { riskScore } from "../src/cloud/model/records.ts";
 import type { DatasetRecords } from "../src/cloud/model/records.ts";
-
-function scanNeighbors(records: DatasetRecords, id: string): number {
-  let found = 0;
-  for (const e of records.edges) if (e.source_id === id || e.target_id === id) found++;
-  return found;
-}
-
-function scanPath(records: DatasetRecords, from: string, to: string, maxDepth: number): number {
-  const seen = new Set([from]);
-  let frontier = new Set([from]);
-  for (let depth = 1; depth <= maxDepth && frontier.size > 0; depth++) {
-    const next = new Set<string>();
-    for (const e of records.edges) {
-      if (!frontier.has(e.source_id) || seen.has(e.target_id)) continue;
-      if (e.target_id === to) return depth;
-      seen.add(e.target_id);
-      next.add(e.target_id);
-    }
-    frontier = next;
-  }
-  return -1;
-}
 
 function scanDependents(records: DatasetRecords, id: string, maxDepth: number): number {
   const seen = new Set([id]);
@@ -56,15 +34,6 @@ function scanDependents(records: DatasetRecords, id: string, maxDepth: number): 
     frontier = next;
   }
   return seen.size - 1;
-}
-
-function scanRisks(records: DatasetRecords, top: number): string[] {
-  const worst = new Map<string, number>();
-  for (const f of records.findings) {
-    if (f.is_suppressed) continue;
-    worst.set(f.resource_id, Math.max(worst.get(f.resource_id) ?? 0, riskScore(f)));
-  }
-  return [...worst].sort((a, b) => b[1] - a[1]).slice(0, top).map(([id]) => id);
 }
 
 for (const size of [1_000, 10_000, 100_000]) {

@@ -18,31 +18,9 @@
 import type { Client } from "@modelcontextprotocol/sdk/client";
 import { compareTo, measure, reportMedian } from "./helpers/bench_stats.ts";
 import { generateEstate } from "./helpers/cloud_generated_estate.ts";
+import { scanNeighbors, scanPath } from "./helpers/cloud_scans.ts";
 import { connect, ok } from "./helpers/in_memory.ts";
 import { cloudWorkbenchWith } from "../src/cloud/workbench.ts";
-import type { DatasetRecords } from "../src/cloud/model/records.ts";
-
-function scanNeighbors(records: DatasetRecords, id: string): number {
-  let found = 0;
-  for (const e of records.edges) if (e.source_id === id || e.target_id === id) found++;
-  return found;
-}
-
-function scanPath(records: DatasetRecords, from: string, to: string, maxDepth: number): number {
-  const seen = new Set([from]);
-  let frontier = new Set([from]);
-  for (let depth = 1; depth <= maxDepth && frontier.size > 0; depth++) {
-    const next = new Set<string>();
-    for (const e of records.edges) {
-      if (!frontier.has(e.source_id) || seen.has(e.target_id)) continue;
-      if (e.target_id === to) return depth;
-      seen.add(e.target_id);
-      next.add(e.target_id);
-    }
-    frontier = next;
-  }
-  return -1;
-}
 
 async function timed(label: string, run: () => Promise<unknown>): Promise<void> {
   const started = performance.now();

@@ -9,6 +9,7 @@
 
 import { compareTo, measure, median } from "./helpers/bench_stats.ts";
 import { hasProgram } from "./helpers/programs.ts";
+import { mulberry32 } from "./helpers/random.ts";
 import { fileImportInput } from "../src/cloud/importers/import_input.ts";
 import type { Importer } from "../src/cloud/importers/importer.ts";
 import { terraformStateImporter } from "../src/cloud/importers/terraform_state.ts";
@@ -25,21 +26,9 @@ const OCSF_FIXTURE = new URL(
 const HAS_JQ = hasProgram("jq");
 if (!HAS_JQ) console.log("skip: jq is not installed; the jq peer bench is ignored");
 
-/** mulberry32: a small seeded generator, so every run writes the same state. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Writes a version-4 state of `count` resources to `path`, a resource at a time. */
 async function generateState(path: string, count: number): Promise<number> {
-  const rand = prng(42);
+  const rand = mulberry32(42);
   const hex = (n: number): string =>
     Array.from({ length: n }, () => Math.floor(rand() * 16).toString(16)).join("");
   const file = await Deno.open(path, { write: true, create: true, truncate: true });
@@ -186,7 +175,7 @@ async function generateOcsf(path: string, count: number): Promise<number> {
 
 /** Writes authorization details with `count` roles, a tenth of them with broad inline policies. */
 async function generateAuthorization(path: string, count: number): Promise<number> {
-  const rand = prng(7);
+  const rand = mulberry32(7);
   const roles = [];
   for (let i = 0; i < count; i++) {
     const broad = rand() < 0.1;

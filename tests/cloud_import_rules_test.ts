@@ -13,6 +13,7 @@ import { RULES } from "../src/cloud/rules/rule_table.ts";
 import { CIS_FRAMEWORKS, RULE_CIS_CONTROLS } from "../src/cloud/rules/cis_mapping.ts";
 import { evaluateRules } from "../src/cloud/rules/rule_evaluate.ts";
 import { frameworkCatalog } from "../src/cloud/rules/framework_catalog.ts";
+import { asset as sharedAsset } from "./helpers/cloud_estate.ts";
 
 const COMPLIANCE = new URL("../../shared/fixtures/cloud/prowler/compliance/", import.meta.url);
 
@@ -22,19 +23,14 @@ function asset(
   metadata: Record<string, Json>,
   provider: CloudProvider = "AWS",
 ): Asset {
-  return {
-    id,
+  return sharedAsset(id, type, {
     arn: null,
-    name: id,
-    asset_type: type,
     provider,
     region: "eu-west-1",
     account_id: "111122223333",
-    tags: {},
     metadata,
     collected_at: "2024-01-01T00:00:00.000Z",
-    is_internet_exposed: false,
-  };
+  });
 }
 
 function rule(

@@ -16,22 +16,10 @@ import type { Asset, DatasetRecords } from "../src/cloud/model/records.ts";
 import { emptyRecords } from "../src/cloud/model/records.ts";
 import type { DatasetView } from "../src/cloud/model/view.ts";
 import { Workspace } from "../src/cloud/workspace/workspace.ts";
+import { asset as sharedAsset } from "./helpers/cloud_estate.ts";
 
 function asset(id: string, extra: Partial<Asset> = {}): Asset {
-  return {
-    id,
-    arn: null,
-    name: id,
-    asset_type: "OTHER",
-    provider: "AWS",
-    region: "us-east-1",
-    account_id: "111111111111",
-    tags: {},
-    metadata: {},
-    collected_at: "2026-01-15T12:00:00Z",
-    is_internet_exposed: false,
-    ...extra,
-  };
+  return sharedAsset(id, "OTHER", { arn: null, ...extra });
 }
 
 function view(records: Partial<DatasetRecords>): DatasetView {

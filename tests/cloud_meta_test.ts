@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import { inferRelations } from "../src/cloud/graph/relations.ts";
+import { inferEdgeRelations } from "../src/cloud/model/relations.ts";
 import { capabilities, summarize, workflowsFor } from "../src/cloud/meta/capabilities.ts";
 import { EDGE_TYPE_RELATIONS, explainAssetType } from "../src/cloud/meta/vocabulary.ts";
 import { ASSET_TYPES, EDGE_TYPES, type EdgeType } from "../src/cloud/model/enums.ts";
@@ -91,7 +91,7 @@ Deno.test("EDGE_TYPE_RELATIONS holds every relation inference yields for each ed
               relationship: null,
               properties: {},
             };
-            for (const rel of inferRelations(edge, (id) => assets.get(id))) {
+            for (const rel of inferEdgeRelations(edge, assets.get(source), assets.get(target))) {
               assert.ok(
                 EDGE_TYPE_RELATIONS[edgeType].includes(rel),
                 `${edgeType} yields ${rel}`,

@@ -19,7 +19,8 @@ import { guardSparql } from "../src/cloud/ontology/sparql_guard.ts";
 import { runSparql } from "../src/cloud/ontology/sparql_run.ts";
 import { ontologyStats } from "../src/cloud/ontology/stats.ts";
 import { measure, reportMedian } from "./helpers/bench_stats.ts";
-import { generatedEstate, viewOf } from "./helpers/cloud_ontology_estate.ts";
+import { makeView } from "./helpers/cloud_estate.ts";
+import { generateEstate } from "./helpers/cloud_generated_estate.ts";
 
 const SIZES = Deno.env.get("CLOUD_ONTOLOGY_BENCH_SIZES")?.split(",").map(Number) ??
   (Deno.env.get("CLOUD_ONTOLOGY_BENCH_100K") ? [1_000, 10_000, 100_000] : [1_000, 10_000]);
@@ -43,7 +44,7 @@ const stores = new Map<number, Store>();
 const facts: string[] = [];
 
 for (const size of SIZES) {
-  const input = ontologyInputFromView(viewOf(generatedEstate(size, 11)));
+  const input = ontologyInputFromView(makeView(generateEstate(size, 11).records));
   inputs.set(size, input);
   const heapBefore = Deno.memoryUsage().heapUsed;
   const rssBefore = Deno.memoryUsage().rss;

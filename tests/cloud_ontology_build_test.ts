@@ -8,9 +8,10 @@ import { guardSparql } from "../src/cloud/ontology/sparql_guard.ts";
 import { runSparql, type SparqlSelectResult } from "../src/cloud/ontology/sparql_run.ts";
 import { ontologyStats } from "../src/cloud/ontology/stats.ts";
 import type { Store } from "../src/cloud/ontology/oxigraph.ts";
-import { generatedEstate, smallEstate, viewOf } from "./helpers/cloud_ontology_estate.ts";
+import { makeView, smallEstate } from "./helpers/cloud_estate.ts";
+import { generateEstate } from "./helpers/cloud_generated_estate.ts";
 
-const input = ontologyInputFromView(viewOf(smallEstate()));
+const input = ontologyInputFromView(makeView(smallEstate()));
 
 function rows(store: Store, query: string, limit = 1000): SparqlSelectResult["rows"] {
   const result = runSparql(store, guardSparql(query, { limit }));
@@ -30,7 +31,7 @@ Deno.test("buildOntology() reports progress from 0 to the total, batch by batch"
 });
 
 Deno.test("buildOntology() yields to the event loop between batches", async () => {
-  const big = ontologyInputFromView(viewOf(generatedEstate(1500, 3)));
+  const big = ontologyInputFromView(makeView(generateEstate(1500, 3).records));
   let ticks = 0;
   const timer = setInterval(() => ticks++, 0);
   try {
@@ -226,7 +227,7 @@ Deno.test("buildOntology() accepts ids and resource names that are not IRI-safe"
     id: `odd-${i}`,
     resource_id: id,
   }));
-  const { store } = await buildOntology(ontologyInputFromView(viewOf(records)));
+  const { store } = await buildOntology(ontologyInputFromView(makeView(records)));
   const names = rows(store, "SELECT ?n WHERE { ?a cmp:hasName ?n ; a cm:CloudResource }");
   deepStrictEqual(names, [{ n: "x]y" }]);
   const targets = rows(store, "SELECT ?t WHERE { ?f cmp:FINDING_AFFECTS ?t } ORDER BY ?t");

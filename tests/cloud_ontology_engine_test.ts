@@ -6,9 +6,9 @@ import {
   SparqlSyntaxError,
   SparqlTimeoutError,
 } from "../src/cloud/ontology/errors.ts";
-import { smallEstate, viewOf } from "./helpers/cloud_ontology_estate.ts";
+import { makeView, smallEstate } from "./helpers/cloud_estate.ts";
 
-const view = viewOf(smallEstate());
+const view = makeView(smallEstate());
 
 /** A query that would run for hours: a property path under a cartesian product. */
 const FOREVER = `SELECT (COUNT(*) AS ?n) WHERE {
@@ -21,7 +21,7 @@ Deno.test("OntologyEngine builds once per dataset version in a worker", async ()
     const progress: number[] = [];
     const first = await engine.ensureView(view, { onProgress: (done) => progress.push(done) });
     strictEqual(first.built_now, true);
-    strictEqual(first.key, "test-instance:1");
+    strictEqual(first.key, "0123456789abcdef:1");
     assert(progress.length >= 8, `progress came in batches (${progress.length} calls)`);
     strictEqual(progress[0], 0);
     strictEqual(progress.at(-1), 39);
@@ -35,8 +35,8 @@ Deno.test("OntologyEngine builds once per dataset version in a worker", async ()
     strictEqual(stats.triples, first.triples);
     strictEqual(stats.individuals, 28);
     // A new version of the dataset is a new build.
-    const next = await engine.ensureView(viewOf(smallEstate(), "test", 2));
-    deepStrictEqual([next.built_now, next.key], [true, "test-instance:2"]);
+    const next = await engine.ensureView(makeView(smallEstate(), { version: 2 }));
+    deepStrictEqual([next.built_now, next.key], [true, "0123456789abcdef:2"]);
   } finally {
     engine.close();
   }

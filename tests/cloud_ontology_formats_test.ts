@@ -13,9 +13,9 @@ import {
   parseOntologyFormat,
 } from "../src/cloud/ontology/formats.ts";
 import { CM, CMP, CMR, RDF } from "../src/cloud/ontology/namespaces.ts";
-import { smallEstate, viewOf } from "./helpers/cloud_ontology_estate.ts";
+import { makeView, smallEstate } from "./helpers/cloud_estate.ts";
 
-const built = await buildOntology(ontologyInputFromView(viewOf(smallEstate())));
+const built = await buildOntology(ontologyInputFromView(makeView(smallEstate())));
 const store = built.store;
 
 /** A triple as text, blank nodes kept as they are (only ids differ between parsers). */

@@ -4,9 +4,9 @@ import { buildOntology } from "../src/cloud/ontology/build.ts";
 import { OntologyArgumentError } from "../src/cloud/ontology/errors.ts";
 import { centreIri, ontologyNeighbourhood } from "../src/cloud/ontology/neighbourhood.ts";
 import { parseRelationGroup, relationGroups } from "../src/cloud/ontology/relation_groups.ts";
-import { smallEstate, viewOf } from "./helpers/cloud_ontology_estate.ts";
+import { makeView, smallEstate } from "./helpers/cloud_estate.ts";
 
-const { store } = await buildOntology(ontologyInputFromView(viewOf(smallEstate())));
+const { store } = await buildOntology(ontologyInputFromView(makeView(smallEstate())));
 
 Deno.test("ontologyNeighbourhood() walks relation triples hop by hop in both directions", () => {
   const one = ontologyNeighbourhood(store, "app-role");

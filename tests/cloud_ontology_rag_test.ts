@@ -5,10 +5,11 @@ import { louvainCommunities } from "../src/cloud/ontology/communities.ts";
 import { OntologyArgumentError } from "../src/cloud/ontology/errors.ts";
 import { RagChunkIndex } from "../src/cloud/ontology/rag_chunks.ts";
 import { ontologyStats } from "../src/cloud/ontology/stats.ts";
-import { generatedEstate, smallEstate, viewOf } from "./helpers/cloud_ontology_estate.ts";
+import { makeView, smallEstate } from "./helpers/cloud_estate.ts";
+import { generateEstate } from "./helpers/cloud_generated_estate.ts";
 import { mulberry32 } from "./helpers/random.ts";
 
-const input = ontologyInputFromView(viewOf(smallEstate()));
+const input = ontologyInputFromView(makeView(smallEstate()));
 
 /** The same input with assets, edges and findings in another order. */
 function shuffled(source: OntologyInput, seed: number): OntologyInput {
@@ -117,7 +118,7 @@ Deno.test("RagChunkIndex community chunks are Louvain communities, the same for 
 });
 
 Deno.test("louvainCommunities() is deterministic on a generated estate and follows the seed", () => {
-  const estate = generatedEstate(600, 5);
+  const estate = generateEstate(600, 5).records;
   const first = louvainCommunities(estate);
   const second = louvainCommunities({
     assets: [...estate.assets].reverse(),

@@ -8,9 +8,9 @@ import {
 } from "../src/cloud/ontology/errors.ts";
 import { guardSparql } from "../src/cloud/ontology/sparql_guard.ts";
 import { runSparql } from "../src/cloud/ontology/sparql_run.ts";
-import { smallEstate, viewOf } from "./helpers/cloud_ontology_estate.ts";
+import { makeView, smallEstate } from "./helpers/cloud_estate.ts";
 
-const { store } = await buildOntology(ontologyInputFromView(viewOf(smallEstate())));
+const { store } = await buildOntology(ontologyInputFromView(makeView(smallEstate())));
 
 function refused(query: string, reason: string): void {
   throws(

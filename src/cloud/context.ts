@@ -79,6 +79,22 @@ export async function translated<T>(run: () => T | Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * Runs a query on one dataset: waits for the datasets loaded at start-up,
+ * picks the one named (empty for the active one), and translates cloud
+ * domain errors into tool failures.
+ */
+export async function withDataset<T>(
+  ctx: CloudContext,
+  name: string,
+  run: (dataset: Dataset) => T | Promise<T>,
+): Promise<T> {
+  return await translated(async () => {
+    await ctx.preloaded;
+    return await run(ctx.dataset(name));
+  });
+}
+
 /** Builds the context of one connection. */
 export function cloudContext(
   workspace: Workspace,

@@ -27,11 +27,6 @@ import type { Dataset } from "./workspace/dataset.ts";
 /** The static Turtle resource. */
 export const ONTOLOGY_TURTLE_URI = `${URI_SCHEME}ontology/turtle`;
 
-/** The resource of one ontology format. */
-export function ontologyUri(format: OntologyFormat): string {
-  return `${URI_SCHEME}ontology/${format}`;
-}
-
 /** The link to the Turtle resource that tools return. */
 export function turtleLink(): { uri: string; name: string; mimeType: string } {
   return {

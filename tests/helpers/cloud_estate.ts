@@ -1,6 +1,7 @@
 /**
- * Small cloud estates for graph tests: record builders, a DatasetView over
- * plain records with a Map cache, and one hand-checked estate ("mini").
+ * Small cloud estates for tests: record builders, a DatasetView over plain
+ * records with a Map cache, and two hand-checked estates ("mini" for the
+ * graph queries, "small" for the ontology).
  */
 
 import type { AssetType, EdgeType, RelationType, Severity } from "../../src/cloud/model/enums.ts";
@@ -82,7 +83,7 @@ export function finding(
 /** A DatasetView over records: findings map to assets by id, then by ARN; derived views cached in a Map. */
 export function makeView(
   parts: Partial<DatasetRecords>,
-  options: { name?: string } = {},
+  options: { name?: string; version?: number } = {},
 ): DatasetView & { builds: Map<string, number> } {
   const records: DatasetRecords = { ...emptyRecords(), ...parts };
   const byId = new Map(records.assets.map((a) => [a.id, a]));
@@ -103,7 +104,7 @@ export function makeView(
   const builds = new Map<string, number>();
   return {
     name: options.name ?? "test",
-    version: 1,
+    version: options.version ?? 1,
     instanceId: "0123456789abcdef",
     records,
     asset: (id) => byId.get(id),
@@ -196,4 +197,123 @@ export function miniEstate(): DatasetView & { builds: Map<string, number> } {
     finding("f5", "bucket", "LOW", { is_suppressed: true }),
   ];
   return makeView({ assets, edges, findings });
+}
+
+// The ontology estate names its assets apart from their ids and leaves ARNs out unless given.
+function named(id: string, type: AssetType, name: string, extra: Partial<Asset> = {}): Asset {
+  return asset(id, type, { name, arn: null, ...extra });
+}
+
+function link(
+  id: string,
+  source: string,
+  target: string,
+  type: EdgeType,
+  extra: Partial<Edge> = {},
+): Edge {
+  return edge(id, [source, type, target], extra);
+}
+
+/**
+ * A small estate: 17 assets, 17 edges, 4 findings. The relations each edge
+ * and asset imply are listed in the ontology tests.
+ */
+export function smallEstate(): DatasetRecords {
+  const records = emptyRecords();
+  records.assets = [
+    named("vpc-1", "VPC", "main-vpc"),
+    named("subnet-1", "SUBNET", "public-a", { metadata: { vpc_id: "vpc-1" } }),
+    named("sg-web", "SECURITY_GROUP", "sg-web"),
+    named("sg-admin", "SECURITY_GROUP", "sg-admin"),
+    named("web-1", "EC2", "web-1", {
+      is_internet_exposed: true,
+      tags: { env: "prod", owner: "alice" },
+      metadata: { security_groups: ["sg-web"] },
+    }),
+    named("bastion", "EC2", "bastion", { is_internet_exposed: true, tags: { env: "prod" } }),
+    named("alb", "LOAD_BALANCER", "alb-web", { is_internet_exposed: true }),
+    named("app-role", "IAM_ROLE", "app-role", { arn: "arn:aws:iam::111111111111:role/app-role" }),
+    named("deploy-role", "IAM_ROLE", "deploy-role", {
+      account_id: "222222222222",
+      arn: "arn:aws:iam::222222222222:role/deploy-role",
+    }),
+    named("policy-admin", "IAM_POLICY", "admin-policy"),
+    named("db-1", "RDS_INSTANCE", "orders-db", {
+      metadata: { kms_key_id: "kms-1", storage_encrypted: true },
+    }),
+    named("kms-1", "KMS_KEY", "kms-main", { metadata: { rotation_enabled: true } }),
+    named("bucket-1", "S3_BUCKET", "data-bucket", {
+      arn: "arn:aws:s3:::prod-data",
+      tags: { "cost-center": "cc42" },
+    }),
+    named("fn-1", "LAMBDA_FUNCTION", "api-handler", {
+      metadata: { vpc_config: { VpcId: "vpc-1" } },
+    }),
+    named("waf-1", "WAF_WEB_ACL", "web-acl"),
+    named("az-vm", "VIRTUAL_MACHINE", "jump-vm", {
+      provider: "AZURE",
+      region: "westeurope",
+      account_id: "00000000-aaaa-bbbb-cccc-000000000001",
+    }),
+    named("gcs-1", "GCS_BUCKET", "public gcs", {
+      provider: "GCP",
+      region: "global",
+      account_id: "proj-analytics",
+      is_internet_exposed: true,
+    }),
+  ];
+  const internet = "0.0.0.0/0";
+  records.edges = [
+    link("e1", internet, "sg-admin", "SECURITY_GROUP_RULE", {
+      port_range: "22",
+      protocol: "tcp",
+      cidr: internet,
+    }),
+    link("e2", internet, "sg-web", "SECURITY_GROUP_RULE", {
+      port_range: "80,443",
+      protocol: "tcp",
+      cidr: internet,
+    }),
+    link("e3", "10.0.0.0/8", "sg-web", "SECURITY_GROUP_RULE", {
+      port_range: "8080",
+      protocol: "tcp",
+      cidr: "10.0.0.0/8",
+    }),
+    link("e4", "sg-web", internet, "SECURITY_GROUP_RULE", {
+      port_range: "*",
+      protocol: "-1",
+      cidr: internet,
+      direction: "egress",
+    }),
+    link("e5", "vpc-1", "subnet-1", "CONTAINS"),
+    link("e6", "subnet-1", "web-1", "CONTAINS"),
+    link("e7", "web-1", "sg-web", "ATTACHED_TO"),
+    link("e8", "bastion", "sg-admin", "ATTACHED_TO"),
+    link("e9", "alb", "web-1", "LOAD_BALANCER_TARGET"),
+    link("e10", "web-1", "app-role", "ASSUMES_ROLE"),
+    link("e11", "app-role", "deploy-role", "IAM_TRUST"),
+    link("e12", "app-role", "policy-admin", "IAM_POLICY_ATTACHMENT"),
+    link("e13", "waf-1", "alb", "PROTECTS"),
+    link("e14", "fn-1", "db-1", "REFERENCES", { relationship: "READS_FROM" }),
+    link("e15", "db-1", "kms-1", "REFERENCES"),
+    link("e16", internet, "gcs-1", "INTERNET_EXPOSED"),
+    link("e17", "bucket-1", "fn-1", "INVOKES"),
+  ];
+  records.findings = [
+    finding("f-ssh-open", "sg-admin", "CRITICAL", {
+      title: "SSH open to the internet",
+      compliance_frameworks: ["CIS-AWS", "PCI-DSS"],
+    }),
+    finding("f-web-cve", "web-1", "HIGH", { title: "Outdated web server", cvss_score: 8.1 }),
+    finding("f-ghost", "arn:aws:s3:::ghost-bucket", "MEDIUM", {
+      title: "Ghost bucket",
+      compliance_frameworks: ["CIS-AWS"],
+    }),
+    finding("f-versioning", "other", "LOW", {
+      resource_arn: "arn:aws:s3:::prod-data",
+      title: "Versioning disabled",
+      is_suppressed: true,
+    }),
+  ];
+  return records;
 }

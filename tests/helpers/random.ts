@@ -1,13 +1,3 @@
-/** Deterministic pseudo-random numbers for fuzz tests. */
+/** Deterministic pseudo-random numbers for fuzz tests: the workbench's own seeded generator. */
 
-/** A seeded generator of numbers in [0, 1) (mulberry32); print the seed with the test. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { mulberry32 } from "../../src/cloud/model/random.ts";

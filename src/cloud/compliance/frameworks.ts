@@ -38,17 +38,6 @@ export const RULESET_FRAMEWORKS: readonly string[] = [
   "SOC2-GCP",
 ];
 
-/** Coarse tags scanners attach to findings, which also show up as framework names. */
-export const COARSE_FRAMEWORK_TAGS: readonly string[] = [
-  "CIS",
-  "NIST-800-53",
-  "PCI-DSS",
-  "GDPR",
-  "HIPAA",
-  "SOC2",
-  "CVE",
-];
-
 /** The providers a ruleset framework covers, from its name (none named → all three). */
 export function frameworkProviders(framework: string): string[] {
   const upper = framework.toUpperCase();

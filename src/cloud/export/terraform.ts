@@ -175,16 +175,6 @@ export function terraformType(
   return mapping.type;
 }
 
-/** The resource type an asset type maps to on a provider (AWS first when not given). */
-export function terraformTypeOf(assetType: AssetType, provider?: CloudProvider): string | null {
-  const providers: CloudProvider[] = provider ? [provider] : ["AWS", "AZURE", "GCP"];
-  for (const p of providers) {
-    const mapping = BY_PROVIDER[p][assetType];
-    if (mapping) return mapping.type;
-  }
-  return null;
-}
-
 function isWindows(metadata: Record<string, Json>): boolean {
   const os = metadata["os"] ?? metadata["os_type"];
   return typeof os === "string" && os.toLowerCase().startsWith("windows");

@@ -11,7 +11,7 @@
 
 import { roundHalfEven } from "../model/records.ts";
 import type { DatasetView } from "../model/view.ts";
-import { openFindings } from "./briefs.ts";
+import { openFindings } from "../model/briefs.ts";
 import { relationshipGraph } from "./relationship_graph.ts";
 import { INTERNET_NODE } from "./internet.ts";
 import { internetEntryPoints, requireNode } from "./nodes.ts";

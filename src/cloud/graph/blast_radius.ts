@@ -9,13 +9,15 @@
 
 import { roundHalfEven } from "../model/records.ts";
 import type { DatasetView } from "../model/view.ts";
-import type { AssetBrief, PlaceholderBrief } from "./briefs.ts";
-import { assetBrief, nodeBrief } from "./briefs.ts";
+import type { AssetBrief } from "../model/briefs.ts";
+import { assetBrief } from "../model/briefs.ts";
+import type { PlaceholderBrief } from "./briefs.ts";
+import { nodeBrief } from "./briefs.ts";
 import type { DependencyItem } from "./dependencies.ts";
 import { dependencyItems } from "./dependencies.ts";
 import { dependencyGraph, walkDependents } from "./dependency_graph.ts";
 import { GraphQueryError } from "./errors.ts";
-import { compareCodePoints } from "./order.ts";
+import { compareCodePoints } from "../model/order.ts";
 import { compactRelationshipGraph } from "./compact_graph.ts";
 import { reachableFrom, searchGraph } from "./path_search.ts";
 import { CROWN_JEWEL_WEIGHTS, SENSITIVE_DATA_STORES } from "./sensitivity.ts";

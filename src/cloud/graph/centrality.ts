@@ -8,10 +8,11 @@
  */
 
 import betweennessModule from "graphology-metrics/centrality/betweenness.js";
+import { mulberry32 } from "../model/random.ts";
 import { roundHalfEven } from "../model/records.ts";
 import type { DatasetView } from "../model/view.ts";
-import type { AssetBrief } from "./briefs.ts";
-import { assetBrief } from "./briefs.ts";
+import type { AssetBrief } from "../model/briefs.ts";
+import { assetBrief } from "../model/briefs.ts";
 import type { RelationshipGraph } from "./relationship_graph.ts";
 import { relationshipGraph } from "./relationship_graph.ts";
 
@@ -35,17 +36,6 @@ type Betweenness = (
 const betweennessCentrality: Betweenness = typeof betweennessModule === "function"
   ? betweennessModule as unknown as Betweenness
   : (betweennessModule as unknown as { default: Betweenness }).default;
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * Betweenness from `k` seeded pivots (Brandes on unit weights over a

@@ -8,12 +8,12 @@
 
 import type { Asset } from "../model/records.ts";
 import type { DatasetView } from "../model/view.ts";
-import type { AssetBrief } from "./briefs.ts";
-import { assetBrief } from "./briefs.ts";
+import type { AssetBrief } from "../model/briefs.ts";
+import { assetBrief } from "../model/briefs.ts";
 import type { DependencyLink } from "./dependency_graph.ts";
 import { dependencyGraph, walkDependents, walkDependsOn } from "./dependency_graph.ts";
 import { GraphQueryError } from "./errors.ts";
-import { compareCodePoints } from "./order.ts";
+import { compareCodePoints } from "../model/order.ts";
 
 /** One dependency item: the asset brief plus how it was reached. */
 export type DependencyItem = AssetBrief & {

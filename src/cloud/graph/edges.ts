@@ -7,8 +7,8 @@
 
 import type { Edge } from "../model/records.ts";
 import type { DatasetView } from "../model/view.ts";
-import type { EdgeBrief } from "./briefs.ts";
-import { edgeBrief } from "./briefs.ts";
+import type { EdgeBrief } from "../model/briefs.ts";
+import { edgeBrief } from "../model/briefs.ts";
 import { INTERNET_NODE } from "./internet.ts";
 import { fromInternet } from "./nodes.ts";
 import { edgeAllowsPort } from "./ports.ts";

@@ -10,14 +10,16 @@
 
 import type { Edge } from "../model/records.ts";
 import type { DatasetView } from "../model/view.ts";
-import type { AssetBrief, PlaceholderBrief } from "./briefs.ts";
-import { assetBrief, nodeBrief } from "./briefs.ts";
+import type { AssetBrief } from "../model/briefs.ts";
+import { assetBrief } from "../model/briefs.ts";
+import type { PlaceholderBrief } from "./briefs.ts";
+import { nodeBrief } from "./briefs.ts";
 import { internetReachable } from "./reachability.ts";
 import { isEgress, isInternetSource } from "./internet.ts";
 import { rawAdjacency } from "./nodes.ts";
 import { openPorts } from "./ports.ts";
 import { SENSITIVE_PORTS } from "./sensitivity.ts";
-import { compareCodePoints } from "./order.ts";
+import { compareCodePoints } from "../model/order.ts";
 
 /** One internet-sourced rule reaching an asset. */
 export interface InternetRule {

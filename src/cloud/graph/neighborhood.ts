@@ -7,8 +7,10 @@
 
 import type { Edge } from "../model/records.ts";
 import type { DatasetView } from "../model/view.ts";
-import type { AssetBrief, EdgeBrief, PlaceholderBrief } from "./briefs.ts";
-import { edgeBrief, nodeBrief } from "./briefs.ts";
+import type { AssetBrief, EdgeBrief } from "../model/briefs.ts";
+import { edgeBrief } from "../model/briefs.ts";
+import type { PlaceholderBrief } from "./briefs.ts";
+import { nodeBrief } from "./briefs.ts";
 import { rawAdjacency, requireNode } from "./nodes.ts";
 
 /** Options of the neighbourhood walk. */

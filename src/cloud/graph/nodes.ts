@@ -17,7 +17,7 @@ import {
   isInternetSource,
 } from "./internet.ts";
 import { relationshipGraph } from "./relationship_graph.ts";
-import { compareCodePoints } from "./order.ts";
+import { compareCodePoints } from "../model/order.ts";
 
 /** One step from a node along a raw edge. */
 export interface RawHop {

@@ -8,7 +8,8 @@
  */
 
 import type { DatasetView } from "../model/view.ts";
-import type { AssetBrief, HopBrief, PlaceholderBrief } from "./briefs.ts";
+import type { AssetBrief, HopBrief } from "../model/briefs.ts";
+import type { PlaceholderBrief } from "./briefs.ts";
 import { hopBrief, nodeBrief } from "./briefs.ts";
 import { flowHop, flowHopType } from "./flow_graph.ts";
 import { INTERNET_NODE } from "./internet.ts";
@@ -62,28 +63,21 @@ export function pathView(view: DatasetView, mode: PathMode): PathView {
   const ids = [...compact.ids, INTERNET_NODE];
   const indexOf = (id: string): number | undefined =>
     id === INTERNET_NODE ? virtualIndex : compact.index.get(id);
-  if (mode === "flow") {
-    return {
-      graph,
-      ids,
-      indexOf,
-      hopType: (u, v) => {
-        if (u === INTERNET_NODE) return "INTERNET";
-        const hop = flowHop(view, u, v);
-        return hop === undefined ? "?" : flowHopType(hop);
-      },
+  const edgeType = mode === "flow"
+    ? (u: string, v: string): string => {
+      const hop = flowHop(view, u, v);
+      return hop === undefined ? "?" : flowHopType(hop);
+    }
+    : (u: string, v: string): string => {
+      let key = rel.edge(u, v);
+      if (key === undefined && undirected) key = rel.edge(v, u);
+      return key === undefined ? "?" : rel.getEdgeAttribute(key, "edge_type");
     };
-  }
   return {
     graph,
     ids,
     indexOf,
-    hopType: (u, v) => {
-      if (u === INTERNET_NODE) return "INTERNET";
-      let key = rel.edge(u, v);
-      if (key === undefined && undirected) key = rel.edge(v, u);
-      return key === undefined ? "?" : rel.getEdgeAttribute(key, "edge_type");
-    },
+    hopType: (u, v) => u === INTERNET_NODE ? "INTERNET" : edgeType(u, v),
   };
 }
 

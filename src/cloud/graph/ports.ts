@@ -30,6 +30,21 @@ const PORTLESS_PROTOCOLS = new Set([
 const FILTER_RULE_EDGES = new Set(["SECURITY_GROUP_RULE", "NACL_RULE"]);
 const RANGE = /^(\d+)(?:-(\d+))?$/;
 
+/** Whether a protocol (upper-case) carries no ports: ICMP, ESP, GRE and the like, by name or number. */
+export function isPortlessProtocol(protocol: string): boolean {
+  return PORTLESS_PROTOCOLS.has(protocol);
+}
+
+/** Whether a protocol (upper-case) carries ports: TCP, UDP, SCTP, or every protocol (`ALL`, `-1`, `*`, `ANY`). */
+export function isPortedProtocol(protocol: string): boolean {
+  return PORTED_PROTOCOLS.has(protocol) || ALL_PROTOCOLS.has(protocol);
+}
+
+/** Whether an edge type is a filter rule (security group or NACL rule). */
+export function isFilterRuleEdge(edgeType: string): boolean {
+  return FILTER_RULE_EDGES.has(edgeType);
+}
+
 function parseToken(token: string): PortRange | null {
   if (token === "*" || token === "any" || token === "all") return [0, MAX_PORT];
   const match = RANGE.exec(token);
@@ -87,16 +102,6 @@ export function edgePortRanges(edge: PortedEdge): PortRange[] {
 /** Whether `port` lies inside one of the ranges. */
 export function portInRanges(port: number, ranges: readonly PortRange[]): boolean {
   return ranges.some(([low, high]) => low <= port && port <= high);
-}
-
-/** Whether the ranges together cover every port from 0 to 65535. */
-export function coversAllPorts(ranges: readonly PortRange[]): boolean {
-  let reach = -1;
-  for (const [low, high] of [...ranges].sort((a, b) => a[0] - b[0] || a[1] - b[1])) {
-    if (low > reach + 1) return false;
-    reach = Math.max(reach, high);
-  }
-  return reach >= MAX_PORT;
 }
 
 /** Whether an edge opens `port`, through its `ports` list or its port range. */

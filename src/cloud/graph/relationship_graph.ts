@@ -12,6 +12,7 @@
 import { DirectedGraph } from "graphology";
 import type { Asset, Edge } from "../model/records.ts";
 import type { DatasetView } from "../model/view.ts";
+import { isFilterRuleEdge, isPortedProtocol, isPortlessProtocol } from "./ports.ts";
 
 /** What a node of the relationship graph carries. */
 export interface GraphNodeAttributes {
@@ -44,22 +45,6 @@ export interface GraphEdgeAttributes {
 export type RelationshipGraph = DirectedGraph<GraphNodeAttributes, GraphEdgeAttributes>;
 
 const MERGEABLE = new Set(["SECURITY_GROUP_RULE", "NACL_RULE", "INTERNET_EXPOSED"]);
-const FILTER_RULES = new Set(["SECURITY_GROUP_RULE", "NACL_RULE"]);
-const PORTED = new Set(["TCP", "UDP", "SCTP", "6", "17", "132", "ALL", "-1", "*", "ANY"]);
-const PORTLESS = new Set([
-  "ICMP",
-  "ICMPV6",
-  "ESP",
-  "AH",
-  "GRE",
-  "IPIP",
-  "1",
-  "58",
-  "50",
-  "51",
-  "47",
-  "4",
-]);
 const ALL_PORTS = "0-65535";
 
 function split(value: string): string[] {
@@ -83,12 +68,12 @@ function canMerge(existing: GraphEdgeAttributes, next: GraphEdgeAttributes): boo
 
 function rulePorts(attrs: GraphEdgeAttributes, mixedProtocols: boolean): string[] {
   const protocols = split(attrs.protocol).map((p) => p.toUpperCase());
-  if (mixedProtocols && protocols.length > 0 && protocols.every((p) => PORTLESS.has(p))) {
+  if (mixedProtocols && protocols.length > 0 && protocols.every(isPortlessProtocol)) {
     return [];
   }
   const tokens = split(attrs.port_range);
   if (tokens.length > 0) return tokens;
-  if (FILTER_RULES.has(attrs.edge_type) && protocols.some((p) => PORTED.has(p))) {
+  if (isFilterRuleEdge(attrs.edge_type) && protocols.some(isPortedProtocol)) {
     return [ALL_PORTS];
   }
   return [];
@@ -189,9 +174,4 @@ export function relationshipGraph(view: DatasetView): RelationshipGraph {
     "graph:relationship",
     () => buildRelationshipGraph(view.records.assets, view.records.edges),
   );
-}
-
-/** Whether a node id is a placeholder (in the graph, not an asset). */
-export function isPlaceholder(view: DatasetView, nodeId: string): boolean {
-  return view.asset(nodeId) === undefined && relationshipGraph(view).hasNode(nodeId);
 }

@@ -10,11 +10,11 @@ import { severityRank } from "../model/enums.ts";
 import type { Asset, Finding } from "../model/records.ts";
 import { riskScore, roundHalfEven } from "../model/records.ts";
 import type { DatasetView } from "../model/view.ts";
-import type { AssetBrief, FindingBrief } from "./briefs.ts";
-import { assetBrief, findingBrief, openFindings } from "./briefs.ts";
+import type { AssetBrief, FindingBrief } from "../model/briefs.ts";
+import { assetBrief, findingBrief, openFindings } from "../model/briefs.ts";
 import { dependencyGraph, walkDependents } from "./dependency_graph.ts";
 import { internetReachable } from "./reachability.ts";
-import { compareCodePoints } from "./order.ts";
+import { compareCodePoints } from "../model/order.ts";
 
 /** How `top_risks` scores, in words. */
 export const TOP_RISKS_FORMULA = "score = max_finding_risk × exposure_factor × blast_factor × " +

@@ -7,7 +7,7 @@
  */
 
 import type { DatasetView } from "../model/view.ts";
-import { compareCodePoints } from "./order.ts";
+import { compareCodePoints } from "../model/order.ts";
 
 /** A workload no enabled vulnerability scanner monitors. */
 export interface UnscannedWorkload {

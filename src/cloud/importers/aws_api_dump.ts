@@ -13,7 +13,7 @@
 
 import { DETECTION_ORDER } from "./importer.ts";
 import type { AssetType } from "../model/enums.ts";
-import type { Json } from "../model/records.ts";
+import type { Asset, Json } from "../model/records.ts";
 import type { DirectoryEntry, Importer, ImportInput, ImportResult } from "./importer.ts";
 import {
   arr,
@@ -27,11 +27,14 @@ import {
 } from "./import_input.ts";
 import { addAuthorizationDetails, addResourcePolicyGrants } from "./iam_authorization.ts";
 import { addFirewallRule, awsApiRule } from "./network_rules.ts";
-import { RecordsBuilder } from "./records_builder.ts";
+import { type AssetInit, RecordsBuilder } from "./records_builder.ts";
 import { addNaclEntries, markExposure } from "./terraform_graph.ts";
 import { evaluateRulesInto } from "../rules/rule_evaluate.ts";
 
 const KIND = "aws-api";
+
+/** What a regional asset adds beyond its ARN, region and account. */
+type RegionalAssetInit = Omit<AssetInit, "id" | "arn" | "provider" | "region" | "account_id">;
 
 const REGION = /^[a-z]{2}(-gov)?-[a-z]+-\d$/;
 
@@ -174,6 +177,9 @@ async function loadRegion(
     const parent = parentCloudId ? idOf(parentCloudId) : undefined;
     if (parent) b.addEdge({ source_id: parent, target_id: self, edge_type: "CONTAINS" });
   };
+  // An asset of this region and account, its id being its ARN.
+  const addRegional = (arn: string, init: RegionalAssetInit): Asset =>
+    b.addAsset({ id: arn, arn, provider: "AWS", region: r, account_id: account, ...init });
   const used = new Set<string>();
   const use = (f: string): boolean => {
     used.add(f);
@@ -185,14 +191,9 @@ async function loadRegion(
       const id = str(v.VpcId);
       if (!id) continue;
       const arn = arnOf("ec2", `vpc/${id}`);
-      b.addAsset({
-        id: arn,
-        arn,
+      addRegional(arn, {
         name: tags(v.Tags).Name ?? id,
         asset_type: "VPC",
-        provider: "AWS",
-        region: r,
-        account_id: account,
         tags: tags(v.Tags),
         metadata: {
           resource_id: id,
@@ -209,14 +210,9 @@ async function loadRegion(
       const id = str(s.SubnetId);
       if (!id) continue;
       const arn = str(s.SubnetArn) ?? arnOf("ec2", `subnet/${id}`);
-      b.addAsset({
-        id: arn,
-        arn,
+      addRegional(arn, {
         name: tags(s.Tags).Name ?? id,
         asset_type: "SUBNET",
-        provider: "AWS",
-        region: r,
-        account_id: account,
         tags: tags(s.Tags),
         metadata: {
           resource_id: id,
@@ -238,14 +234,9 @@ async function loadRegion(
       if (!id) continue;
       const arn = arnOf("ec2", `security-group/${id}`);
       const rules = arr(g.IpPermissions).length + arr(g.IpPermissionsEgress).length;
-      b.addAsset({
-        id: arn,
-        arn,
+      addRegional(arn, {
         name: str(g.GroupName) ?? id,
         asset_type: "SECURITY_GROUP",
-        provider: "AWS",
-        region: r,
-        account_id: account,
         tags: tags(g.Tags),
         metadata: {
           resource_id: id,
@@ -280,14 +271,9 @@ async function loadRegion(
         if (!id) continue;
         const arn = arnOf("ec2", `instance/${id}`);
         const tokens = str(obj(i.MetadataOptions).HttpTokens);
-        b.addAsset({
-          id: arn,
-          arn,
+        addRegional(arn, {
           name: tags(i.Tags).Name ?? id,
           asset_type: "EC2",
-          provider: "AWS",
-          region: r,
-          account_id: account,
           tags: tags(i.Tags),
           metadata: {
             resource_id: id,
@@ -313,14 +299,9 @@ async function loadRegion(
       const id = str(n.NetworkAclId);
       if (!id) continue;
       const arn = arnOf("ec2", `network-acl/${id}`);
-      b.addAsset({
-        id: arn,
-        arn,
+      addRegional(arn, {
         name: tags(n.Tags).Name ?? id,
         asset_type: "NACL",
-        provider: "AWS",
-        region: r,
-        account_id: account,
         tags: tags(n.Tags),
         metadata: { resource_id: id, source: KIND, is_default: n.IsDefault === true },
       });
@@ -349,14 +330,9 @@ async function loadRegion(
       const id = str(v.VolumeId);
       if (!id) continue;
       const arn = arnOf("ec2", `volume/${id}`);
-      b.addAsset({
-        id: arn,
-        arn,
+      addRegional(arn, {
         name: tags(v.Tags).Name ?? id,
         asset_type: "EBS_VOLUME",
-        provider: "AWS",
-        region: r,
-        account_id: account,
         tags: tags(v.Tags),
         metadata: { resource_id: id, source: KIND, encrypted: v.Encrypted === true },
       });
@@ -375,14 +351,9 @@ async function loadRegion(
       const id = str(n.NetworkInterfaceId);
       if (!id) continue;
       const arn = arnOf("ec2", `network-interface/${id}`);
-      b.addAsset({
-        id: arn,
-        arn,
+      addRegional(arn, {
         name: str(n.Description) || id,
         asset_type: "NETWORK_INTERFACE",
-        provider: "AWS",
-        region: r,
-        account_id: account,
         tags: tags(n.TagSet),
         metadata: {
           resource_id: id,
@@ -410,14 +381,9 @@ async function loadRegion(
       const name = str(l.LoadBalancerName);
       if (!name) continue;
       const arn = arnOf("elasticloadbalancing", `loadbalancer/${name}`);
-      b.addAsset({
-        id: arn,
-        arn,
+      addRegional(arn, {
         name,
         asset_type: "LOAD_BALANCER",
-        provider: "AWS",
-        region: r,
-        account_id: account,
         metadata: {
           resource_id: name,
           source: KIND,
@@ -442,14 +408,9 @@ async function loadRegion(
     ) {
       const arn = str(l.LoadBalancerArn);
       if (!arn) continue;
-      b.addAsset({
-        id: arn,
-        arn,
+      addRegional(arn, {
         name: str(l.LoadBalancerName) ?? arn,
         asset_type: "LOAD_BALANCER",
-        provider: "AWS",
-        region: r,
-        account_id: account,
         metadata: {
           source: KIND,
           lb_type: str(l.Type),
@@ -467,14 +428,9 @@ async function loadRegion(
     for (const t of arr((await read("elbv2-describe-target-groups.json")).TargetGroups).map(obj)) {
       const arn = str(t.TargetGroupArn);
       if (!arn) continue;
-      b.addAsset({
-        id: arn,
-        arn,
+      addRegional(arn, {
         name: str(t.TargetGroupName) ?? arn,
         asset_type: "TARGET_GROUP",
-        provider: "AWS",
-        region: r,
-        account_id: account,
         metadata: { source: KIND },
       });
       for (const lb of strings(t.LoadBalancerArns)) {
@@ -492,14 +448,9 @@ async function loadRegion(
     for (const d of arr((await read("rds-describe-db-instances.json")).DBInstances).map(obj)) {
       const arn = str(d.DBInstanceArn);
       if (!arn) continue;
-      b.addAsset({
-        id: arn,
-        arn,
+      addRegional(arn, {
         name: str(d.DBInstanceIdentifier) ?? arn,
         asset_type: "RDS_INSTANCE",
-        provider: "AWS",
-        region: r,
-        account_id: account,
         metadata: {
           source: KIND,
           engine: str(d.Engine),
@@ -530,14 +481,9 @@ async function loadRegion(
       const id = str(c.ClusterIdentifier);
       if (!id) continue;
       const arn = arnOf("redshift", `cluster:${id}`);
-      b.addAsset({
-        id: arn,
-        arn,
+      addRegional(arn, {
         name: id,
         asset_type: "DATA_WAREHOUSE",
-        provider: "AWS",
-        region: r,
-        account_id: account,
         metadata: {
           source: KIND,
           publicly_accessible: c.PubliclyAccessible === true,
@@ -567,14 +513,9 @@ async function loadRegion(
       } catch {
         b.warn(`lambda-get-policy/${name} holds a policy that is not JSON.`);
       }
-      b.addAsset({
-        id: arn,
-        arn,
+      addRegional(arn, {
         name,
         asset_type: "LAMBDA_FUNCTION",
-        provider: "AWS",
-        region: r,
-        account_id: account,
         metadata: {
           source: KIND,
           runtime: str(f.Runtime),
@@ -595,14 +536,9 @@ async function loadRegion(
       const arn = str(t.TopicArn);
       if (!arn) continue;
       const a = obj(obj(attributes.get(arn)).Attributes);
-      b.addAsset({
-        id: arn,
-        arn,
+      addRegional(arn, {
         name: arn.split(":").pop() ?? arn,
         asset_type: "NOTIFICATION_TOPIC",
-        provider: "AWS",
-        region: r,
-        account_id: account,
         metadata: { source: KIND, ...policyFact(a.Policy) },
       });
     }
@@ -614,14 +550,9 @@ async function loadRegion(
       const a = obj(obj(attributes.get(url)).Attributes);
       const name = url.split("/").pop() ?? url;
       const arn = str(a.QueueArn) ?? arnOf("sqs", name);
-      b.addAsset({
-        id: arn,
-        arn,
+      addRegional(arn, {
         name,
         asset_type: "MESSAGE_QUEUE",
-        provider: "AWS",
-        region: r,
-        account_id: account,
         metadata: { source: KIND, queue_url: url, ...policyFact(a.Policy) },
       });
     }
@@ -633,14 +564,9 @@ async function loadRegion(
       const arn = str(t.TrailARN);
       if (!arn) continue;
       const s = obj(status.get(str(t.Name) ?? "") ?? status.get(arn));
-      b.addAsset({
-        id: arn,
-        arn,
+      addRegional(arn, {
         name: str(t.Name) ?? arn,
         asset_type: "CLOUDTRAIL",
-        provider: "AWS",
-        region: r,
-        account_id: account,
         metadata: {
           source: KIND,
           multi_region: t.IsMultiRegionTrail === true,
@@ -673,14 +599,9 @@ async function loadRegion(
     for (const item of arr((await read(s.file))[s.list]).map(obj)) {
       const arn = str(item[s.arn]);
       if (!arn) continue;
-      b.addAsset({
-        id: arn,
-        arn,
+      addRegional(arn, {
         name: str(item[s.name]) ?? arn,
         asset_type: s.type,
-        provider: "AWS",
-        region: r,
-        account_id: account,
         metadata: { source: KIND },
       });
     }

@@ -26,7 +26,7 @@ import {
   trustedPrincipals,
   wildcardMatch,
 } from "./iam_policy.ts";
-import { RecordsBuilder } from "./records_builder.ts";
+import { type AssetInit, RecordsBuilder } from "./records_builder.ts";
 import { evaluateRulesInto } from "../rules/rule_evaluate.ts";
 
 const KIND = "iam-authorization-details";
@@ -40,6 +40,15 @@ export function looksLikeAuthorizationDetails(value: unknown): boolean {
 
 function accountOf(arn: string): string | null {
   return /^arn:aws[a-z-]*:iam::(\d{12}|aws):/.exec(arn)?.[1] ?? null;
+}
+
+/** Adds an IAM asset whose id is its ARN, in the account the ARN names. */
+function addAwsIam(
+  b: RecordsBuilder,
+  arn: string,
+  init: Omit<AssetInit, "id" | "arn" | "provider" | "account_id">,
+): void {
+  b.addAsset({ id: arn, arn, provider: "AWS", account_id: accountOf(arn), ...init });
 }
 
 function tagsOf(list: unknown): Record<string, string> {
@@ -89,13 +98,9 @@ export function addAuthorizationDetails(b: RecordsBuilder, details: Record<strin
     if (!arn) continue;
     const doc = decodeDocument(defaultDocument(p));
     if (doc !== undefined) policyDocs.set(arn, doc);
-    b.addAsset({
-      id: arn,
-      arn,
+    addAwsIam(b, arn, {
       name: str(p.PolicyName) ?? arn,
       asset_type: "IAM_POLICY",
-      provider: "AWS",
-      account_id: accountOf(arn),
       metadata: {
         source: KIND,
         aws_managed: arn.includes(":iam::aws:policy/"),
@@ -125,13 +130,9 @@ export function addAuthorizationDetails(b: RecordsBuilder, details: Record<strin
       if (!arn) continue;
       arns.push(arn);
       if (!b.asset(arn)) {
-        b.addAsset({
-          id: arn,
-          arn,
+        addAwsIam(b, arn, {
           name: str(m.PolicyName) ?? arn,
           asset_type: "IAM_POLICY",
-          provider: "AWS",
-          account_id: accountOf(arn),
           metadata: {
             source: KIND,
             aws_managed: arn.includes(":iam::aws:policy/"),
@@ -150,13 +151,9 @@ export function addAuthorizationDetails(b: RecordsBuilder, details: Record<strin
     const arn = str(g.Arn);
     if (!arn) continue;
     const inline = inlineOf(g.GroupPolicyList);
-    b.addAsset({
-      id: arn,
-      arn,
+    addAwsIam(b, arn, {
       name: str(g.GroupName) ?? arn,
       asset_type: "IAM_GROUP",
-      provider: "AWS",
-      account_id: accountOf(arn),
       metadata: { source: KIND, path: str(g.Path) ?? "/", inline_policies: inline },
     });
     const { arns, statements } = attach(arn, g.AttachedManagedPolicies);
@@ -172,13 +169,9 @@ export function addAuthorizationDetails(b: RecordsBuilder, details: Record<strin
     if (!arn) continue;
     const inline = inlineOf(u.UserPolicyList);
     const attached = arr(u.AttachedManagedPolicies);
-    b.addAsset({
-      id: arn,
-      arn,
+    addAwsIam(b, arn, {
       name: str(u.UserName) ?? arn,
       asset_type: "IAM_USER",
-      provider: "AWS",
-      account_id: accountOf(arn),
       tags: tagsOf(u.Tags),
       metadata: {
         source: KIND,
@@ -209,13 +202,9 @@ export function addAuthorizationDetails(b: RecordsBuilder, details: Record<strin
     if (!arn) continue;
     const inline = inlineOf(r.RolePolicyList);
     const trust = decodeDocument(r.AssumeRolePolicyDocument);
-    b.addAsset({
-      id: arn,
-      arn,
+    addAwsIam(b, arn, {
       name: str(r.RoleName) ?? arn,
       asset_type: "IAM_ROLE",
-      provider: "AWS",
-      account_id: accountOf(arn),
       tags: tagsOf(r.Tags),
       metadata: {
         source: KIND,

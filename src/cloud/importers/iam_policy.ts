@@ -15,7 +15,7 @@
  * @module
  */
 
-import { arr, isObject, str, strings } from "./import_input.ts";
+import { isObject, str, strings } from "./import_input.ts";
 
 /** One statement, normalised. */
 export interface PolicyStatement {
@@ -303,16 +303,6 @@ export function allowsAnyone(statements: readonly PolicyStatement[]): boolean {
 export function arnService(arn: string): string | null {
   const parts = arn.split(":");
   return parts[0] === "arn" && parts.length >= 6 ? (parts[2] ?? null) : null;
-}
-
-/** The statements of several documents, flattened. */
-export function statementsOf(documents: readonly unknown[]): PolicyStatement[] {
-  return documents.flatMap((d) => parsePolicy(d));
-}
-
-/** The documents held in a JSON array (ignoring anything that is not a policy). */
-export function documentList(value: unknown): unknown[] {
-  return arr(value).filter((d) => isObject(d) || typeof d === "string");
 }
 
 /** Whether an action pattern can name an action of `service` (`*`, `s3:*`, `s3:Get*`, `S3:GetObject`). */

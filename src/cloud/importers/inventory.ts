@@ -17,11 +17,10 @@ import {
   type Importer,
   type ImportInput,
   type ImportResult,
-  type ImportSource,
 } from "./importer.ts";
 import { isObject, mergeFindings, parseRecords } from "./parse_records.ts";
 import { REPORT_FILE_NAME } from "./report.ts";
-import { fileStem, sourceJson } from "./source_json.ts";
+import { fileStem, namedFileJson } from "./source_json.ts";
 
 /** The inventory file an inventory directory holds. */
 export const INVENTORY_FILE_NAME = "inventory-map.json";
@@ -99,31 +98,15 @@ export const inventoryImporter: Importer = {
     { stage: "json", order: DETECTION_ORDER.json_inventory, test: isInventoryDocument },
   ],
   async load(input: ImportInput): Promise<ImportResult> {
-    const source: ImportSource = input;
-    const context: ImportContext = input;
-    if (source.listing) {
-      if (!source.listing.hasFile(INVENTORY_FILE_NAME)) {
-        throw new LoadError(
-          `The directory holds no ${INVENTORY_FILE_NAME} for the inventory kind.`,
-        );
-      }
-      const path = await context.fence(join(source.path, INVENTORY_FILE_NAME));
-      const doc = await context.readJson(path);
-      return parseInventoryDocument(
-        doc,
-        INVENTORY_FILE_NAME,
-        await siblingFindings(source.path, context),
-      );
-    }
-    const doc = sourceJson(source, "inventory");
-    const directory = dirname(source.path);
-    const result = parseInventoryDocument(
-      doc,
-      source.fileName,
-      await siblingFindings(directory, context),
-    );
-    if (source.fileName === INVENTORY_FILE_NAME) result.defaultName = basename(directory);
-    else result.defaultName = fileStem(source.fileName);
+    const { doc, fileName } = await namedFileJson(input, {
+      fileName: INVENTORY_FILE_NAME,
+      kind: "inventory",
+    });
+    const directory = input.listing ? input.path : dirname(input.path);
+    const result = parseInventoryDocument(doc, fileName, await siblingFindings(directory, input));
+    if (input.listing) return result;
+    if (input.fileName === INVENTORY_FILE_NAME) result.defaultName = basename(directory);
+    else result.defaultName = fileStem(input.fileName);
     return result;
   },
 };

@@ -6,21 +6,18 @@
  * @module
  */
 
-import { join } from "node:path";
 import { LoadError } from "../model/errors.ts";
 import type { Json } from "../model/records.ts";
 import {
   DETECTION_ORDER,
   emptyNotes,
-  type ImportContext,
   type Importer,
   type ImportInput,
   type ImportResult,
-  type ImportSource,
   type LoadNotes,
 } from "./importer.ts";
 import { isObject, parseEdge, parseRecords } from "./parse_records.ts";
-import { sourceJson } from "./source_json.ts";
+import { namedFileJson } from "./source_json.ts";
 
 /** The report file a report directory holds. */
 export const REPORT_FILE_NAME = "findings.json";
@@ -93,15 +90,10 @@ export const reportImporter: Importer = {
     { stage: "json", order: DETECTION_ORDER.json_report, test: isReportDocument },
   ],
   async load(input: ImportInput): Promise<ImportResult> {
-    const source: ImportSource = input;
-    const context: ImportContext = input;
-    if (source.listing) {
-      if (!source.listing.hasFile(REPORT_FILE_NAME)) {
-        throw new LoadError(`The directory holds no ${REPORT_FILE_NAME} for the report kind.`);
-      }
-      const path = await context.fence(join(source.path, REPORT_FILE_NAME));
-      return parseReportDocument(await context.readJson(path), REPORT_FILE_NAME);
-    }
-    return parseReportDocument(sourceJson(source, "report"), source.fileName);
+    const { doc, fileName } = await namedFileJson(input, {
+      fileName: REPORT_FILE_NAME,
+      kind: "report",
+    });
+    return parseReportDocument(doc, fileName);
   },
 };

@@ -13,11 +13,11 @@ import {
   edgeBrief,
   type FindingBrief,
   findingBrief,
+  openFindings,
 } from "../model/briefs.ts";
 import { EDGE_TYPE_INFO } from "../model/enums.ts";
 import { compareCodePoints } from "../model/order.ts";
-import type { Asset, Edge, Finding } from "../model/records.ts";
-import { riskScore } from "../model/records.ts";
+import type { Asset, Edge } from "../model/records.ts";
 import { assetIndex, lookupAsset, resolveAsset } from "../model/references.ts";
 import type { DatasetView } from "../model/view.ts";
 
@@ -43,14 +43,6 @@ export function adjacency(view: DatasetView): Map<string, Edge[]> {
     }
     return map;
   });
-}
-
-/** Open findings of an asset, highest risk first (ties in dataset order). */
-export function openFindings(view: DatasetView, assetId: string): Finding[] {
-  return view.findingsFor(assetId).filter((f) => !f.is_suppressed)
-    .map((finding, index) => ({ finding, index, risk: riskScore(finding) }))
-    .sort((a, b) => b.risk - a.risk || a.index - b.index)
-    .map(({ finding }) => finding);
 }
 
 /** An asset's detail. */

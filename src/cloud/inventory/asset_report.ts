@@ -14,13 +14,14 @@ import {
   edgeBrief,
   type FindingBrief,
   findingBrief,
+  openFindings,
 } from "../model/briefs.ts";
 import { EDGE_TYPE_INFO } from "../model/enums.ts";
 import { compareCodePoints } from "../model/order.ts";
 import type { Asset, Edge, Json } from "../model/records.ts";
 import { resolveAsset } from "../model/references.ts";
 import type { DatasetView } from "../model/view.ts";
-import { adjacency, DETAIL_METADATA_KEYS, openFindings } from "./asset_detail.ts";
+import { adjacency, DETAIL_METADATA_KEYS } from "./asset_detail.ts";
 
 /** Most open findings in a report. */
 export const REPORT_FINDINGS = 25;

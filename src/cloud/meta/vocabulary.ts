@@ -9,12 +9,14 @@
  */
 
 import { CROWN_JEWEL_WEIGHTS, SENSITIVE_DATA_STORES } from "../graph/sensitivity.ts";
+import { FIXED_EDGE_RELATIONS } from "../model/relations.ts";
 import {
   ASSET_TYPE_FAMILIES,
   type AssetType,
   COMPLIANCE_STATUSES,
   type DependencyDirection,
   EDGE_TYPE_INFO,
+  EDGE_TYPES,
   type EdgeType,
   PROVIDERS,
   RELATION_GROUPS,
@@ -143,8 +145,8 @@ export const EDGE_TYPE_NOTES: Readonly<Partial<Record<EdgeType, string>>> = {
   ATTACHED_TO: "From a security group, NSG or NACL it reads as the filter admitting traffic.",
 };
 
-/** The ontology relations an edge type can yield (spec §5.4 rules, declared relations aside). */
-export const EDGE_TYPE_RELATIONS: Readonly<Record<EdgeType, readonly RelationType[]>> = {
+// The relations the rule-read edge types can yield; the rest yield their fixed relations.
+const RULE_EDGE_RELATIONS: Readonly<Partial<Record<EdgeType, readonly RelationType[]>>> = {
   SECURITY_GROUP_RULE: [
     "INGRESS_ALLOWED",
     "EGRESS_ALLOWED",
@@ -158,7 +160,6 @@ export const EDGE_TYPE_RELATIONS: Readonly<Record<EdgeType, readonly RelationTyp
     "CIDR_RESTRICTED",
   ],
   NACL_RULE: [],
-  ROUTE: ["TRANSIT_ROUTED"],
   IAM_TRUST: ["ROLE_ASSUMES_ROLE", "CROSS_ACCOUNT_TRUST"],
   IAM_POLICY_ATTACHMENT: ["USER_HAS_POLICY", "ROLE_HAS_POLICY", "GROUP_HAS_POLICY"],
   CONTAINS: [
@@ -168,21 +169,17 @@ export const EDGE_TYPE_RELATIONS: Readonly<Record<EdgeType, readonly RelationTyp
     "CLUSTER_CONTAINS_SERVICE",
     "ORG_CONTAINS_ACCOUNT",
   ],
-  PEERING: ["VPC_PEERED"],
-  LOAD_BALANCER_TARGET: ["LB_TARGETS_INSTANCE", "LOAD_BALANCED_BY"],
-  INTERNET_EXPOSED: ["INTERNET_REACHABLE"],
   ATTACHED_TO: ["PROTECTED_BY_SG", "PROTECTED_BY_NACL", "DEPENDS_ON"],
-  REFERENCES: ["DEPENDS_ON"],
-  INVOKES: ["INVOKES"],
-  USES_IMAGE: ["RUNS_ON"],
-  ASSUMES_ROLE: ["RUNS_ON"],
-  GRANTS_ACCESS: ["POLICY_ALLOWS_ACTION"],
-  LOGS_TO: ["LOGS_TO"],
-  PROTECTS: ["PROTECTED_BY_WAF"],
-  MONITORS: ["MONITORED_BY"],
-  MANAGES: ["OWNED_BY"],
-  GOVERNS: ["COMPLIANCE_GOVERNS"],
 };
+
+/** The ontology relations an edge type can yield (spec §5.4 rules, declared relations aside). */
+export const EDGE_TYPE_RELATIONS: Readonly<Record<EdgeType, readonly RelationType[]>> = Object
+  .fromEntries(
+    EDGE_TYPES.map((type) => [
+      type,
+      RULE_EDGE_RELATIONS[type] ?? FIXED_EDGE_RELATIONS[type] ?? [],
+    ]),
+  ) as Record<EdgeType, readonly RelationType[]>;
 
 const DEPENDENCY_MEANING: Readonly<Record<DependencyDirection, string>> = {
   forward: "The source depends on the target.",

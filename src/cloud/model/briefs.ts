@@ -80,6 +80,14 @@ export interface AssetBriefOptions {
   tags?: boolean;
 }
 
+/** Open (unsuppressed) findings of an asset, highest risk first (ties in dataset order). */
+export function openFindings(view: DatasetView, assetId: string): Finding[] {
+  return view.findingsFor(assetId).filter((f) => !f.is_suppressed)
+    .map((finding, index) => ({ finding, index, risk: riskScore(finding) }))
+    .sort((a, b) => b.risk - a.risk || a.index - b.index)
+    .map(({ finding }) => finding);
+}
+
 /** Open findings of an asset and the worst of their severities. */
 export function openFindingStats(
   view: DatasetView,

@@ -31,13 +31,3 @@ function rank(unit: number): number {
   if (unit >= 0xe000) return unit - 0x800;
   return unit;
 }
-
-/** A copy of `items` sorted by code point of `key(item)`; stable. */
-export function sortedBy<T>(items: Iterable<T>, key: (item: T) => string): T[] {
-  return [...items].sort((a, b) => compareCodePoints(key(a), key(b)));
-}
-
-/** A copy of the strings sorted by code point. */
-export function sortedStrings(items: Iterable<string>): string[] {
-  return [...items].sort(compareCodePoints);
-}

@@ -24,12 +24,6 @@ export const MAX_HINTS = 5;
 /** The assets under one key: one asset, or a list when several share the key. */
 export type AssetBucket = Asset | Asset[];
 
-/** The assets of a bucket as a list (empty for none). */
-export function bucketAssets(bucket: AssetBucket | undefined): Asset[] {
-  if (bucket === undefined) return [];
-  return Array.isArray(bucket) ? bucket : [bucket];
-}
-
 /** Lookup tables over a dataset's assets, one per resolution tier. */
 export interface AssetIndex {
   /** Tier 1: internal id. */

@@ -27,7 +27,7 @@ import {
 } from "./namespaces.ts";
 import { namedNode } from "./oxigraph.ts";
 import { blank, iri, type IriTerm, lit, triple, type TripleTerm } from "./terms.ts";
-import { inferAssetRelations, inferEdgeRelations } from "./relations.ts";
+import { inferAssetRelations, inferEdgeRelations } from "../model/relations.ts";
 import { RDF_TYPE, RDFS_LABEL } from "./tbox.ts";
 
 /** What the ontology is built from: a dataset's records, findings already mapped to assets. */

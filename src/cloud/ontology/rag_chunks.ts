@@ -21,7 +21,7 @@ import { AssetReferenceIndex } from "./asset_references.ts";
 import { assetClassName, assetFamily } from "./classes.ts";
 import { type Communities, louvainCommunities } from "./communities.ts";
 import { OntologyArgumentError } from "./errors.ts";
-import { inferAssetRelations, inferEdgeRelations } from "./relations.ts";
+import { inferAssetRelations, inferEdgeRelations } from "../model/relations.ts";
 
 /** The kinds of chunk. */
 export const RAG_CHUNK_TYPES = ["entity", "community", "relation_group"] as const;

@@ -9,6 +9,7 @@ import { RELATION_GROUPS, type RelationGroup } from "../model/enums.ts";
 import { OntologyArgumentError } from "./errors.ts";
 import { CMP, compactIri } from "./namespaces.ts";
 import { literal, type Store } from "./oxigraph.ts";
+import { relationTypeCounts } from "./stats.ts";
 import { count, select } from "./store_queries.ts";
 
 /** One group in the overview. */
@@ -106,15 +107,7 @@ export function relationGroups(
   const compact = options.compactUris ?? true;
   const show = (iri: string): string => (compact ? compactIri(iri) : iri);
   if ((options.group ?? "").trim() === "") {
-    const perType = new Map<string, number>();
-    for (
-      const row of select(
-        store,
-        "SELECT ?p (COUNT(*) AS ?n) WHERE { ?s ?p ?o . ?p cm:relationGroup ?g } GROUP BY ?p",
-      )
-    ) {
-      perType.set(row.get("p")!.value.slice(CMP.length), Number(row.get("n")!.value));
-    }
+    const perType = relationTypeCounts(store);
     let total = 0;
     const groups = (Object.entries(RELATION_GROUPS) as [RelationGroup, readonly string[]][]).map(
       ([group, types]) => {

@@ -30,6 +30,20 @@ export interface OntologyStats {
   relation_groups: Record<RelationGroup, number>;
 }
 
+/** How many triples use each relation type (relation types with none are absent). */
+export function relationTypeCounts(store: Store): Map<string, number> {
+  const perType = new Map<string, number>();
+  for (
+    const row of select(
+      store,
+      "SELECT ?p (COUNT(*) AS ?n) WHERE { ?s ?p ?o . ?p cm:relationGroup ?g } GROUP BY ?p",
+    )
+  ) {
+    perType.set(row.get("p")!.value.slice(CMP.length), Number(row.get("n")!.value));
+  }
+  return perType;
+}
+
 /**
  * Counts the store's content with SPARQL.
  *
@@ -44,15 +58,7 @@ export interface OntologyStats {
  * ```
  */
 export function ontologyStats(store: Store): OntologyStats {
-  const perType = new Map<string, number>();
-  for (
-    const row of select(
-      store,
-      "SELECT ?p (COUNT(*) AS ?n) WHERE { ?s ?p ?o . ?p cm:relationGroup ?g } GROUP BY ?p",
-    )
-  ) {
-    perType.set(row.get("p")!.value.slice(CMP.length), Number(row.get("n")!.value));
-  }
+  const perType = relationTypeCounts(store);
   const relationTypes: Partial<Record<RelationType, number>> = {};
   const relationGroups = {} as Record<RelationGroup, number>;
   let relationTriples = 0;

@@ -14,9 +14,6 @@ export const CIS_FRAMEWORKS = ["CIS-AWS", "CIS-AZURE", "CIS-GCP"] as const;
 /** A CIS framework name. */
 export type CisFramework = (typeof CIS_FRAMEWORKS)[number];
 
-/** The CIS benchmark version the mapping follows. */
-export const CIS_VERSION = "3.0";
-
 /** Rule id → framework → control ids. */
 export const RULE_CIS_CONTROLS: Readonly<
   Record<string, Partial<Record<CisFramework, readonly string[]>>>

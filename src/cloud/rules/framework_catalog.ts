@@ -7,41 +7,10 @@
  * @module
  */
 
+import { frameworkProviders, RULESET_FRAMEWORKS } from "../compliance/frameworks.ts";
 import type { CloudProvider } from "../model/enums.ts";
 import { cisControlsOf } from "./cis_mapping.ts";
 import { RULES } from "./rule_table.ts";
-
-/** The ruleset framework names of the reference (28). */
-export const FRAMEWORK_NAMES: readonly string[] = [
-  "AWS-Foundational-Security-Best-Practices-AWS",
-  "CIS-AWS",
-  "CIS-AZURE",
-  "CIS-GCP",
-  "GDPR",
-  "GDPR-AWS",
-  "HIPAA",
-  "HIPAA-AWS",
-  "HIPAA-AZURE",
-  "HIPAA-GCP",
-  "ISO-27001",
-  "ISO27001-AWS",
-  "ISO27001-AZURE",
-  "ISO27001-GCP",
-  "MITRE-ATTACK-AWS",
-  "MITRE-ATTACK-AZURE",
-  "MITRE-ATTACK-GCP",
-  "NIST-800-53",
-  "NIST-800-53-Revision-5-AWS",
-  "NIST-CSF-AWS",
-  "PCI-AWS",
-  "PCI-AZURE",
-  "PCI-DSS",
-  "PCI-GCP",
-  "SOC2",
-  "SOC2-AWS",
-  "SOC2-AZURE",
-  "SOC2-GCP",
-];
 
 /** One framework and what we evaluate of it. */
 export interface FrameworkCoverage {
@@ -54,11 +23,10 @@ export interface FrameworkCoverage {
   rules: string[];
 }
 
+// The one provider a framework is specific to, or null for provider-neutral ones.
 function providerOf(name: string): CloudProvider | null {
-  if (/-AWS$/.test(name)) return "AWS";
-  if (/-AZURE$/.test(name)) return "AZURE";
-  if (/-GCP$/.test(name)) return "GCP";
-  return null;
+  const providers = frameworkProviders(name);
+  return providers.length === 1 ? providers[0] as CloudProvider : null;
 }
 
 function familyOf(name: string): string {
@@ -77,7 +45,7 @@ function familyOf(name: string): string {
 
 /** Every reference framework with the controls and rules we can evaluate for it. */
 export function frameworkCatalog(): FrameworkCoverage[] {
-  return FRAMEWORK_NAMES.map((framework) => {
+  return RULESET_FRAMEWORKS.map((framework) => {
     const provider = providerOf(framework);
     const family = familyOf(framework);
     const rules = RULES.filter((r) =>

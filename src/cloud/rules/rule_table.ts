@@ -518,8 +518,3 @@ export const RULES: readonly RuleDefinition[] = [
     check: (a) => (a.metadata.imdsv2_required === false ? "HttpTokens is optional" : null),
   },
 ];
-
-/** A rule by id. */
-export function ruleById(id: string): RuleDefinition | undefined {
-  return RULES.find((r) => r.id === id);
-}

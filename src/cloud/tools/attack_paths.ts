@@ -6,7 +6,7 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, translated } from "../context.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { attackPaths } from "../graph/attack_paths.ts";
 import { resolveGraphRef } from "../graph/graph_refs.ts";
 import { graphPathSchema } from "../schemas.ts";
@@ -50,9 +50,7 @@ export function attackPathsTool(ctx: CloudContext): ToolDefinition {
     effects: {},
     producesEvidence: false,
     run: (args) =>
-      translated(async () => {
-        await ctx.preloaded;
-        const dataset = ctx.dataset(args.dataset);
+      withDataset(ctx, args.dataset, (dataset) => {
         const target = args.target === "" ? undefined : resolveGraphRef(dataset, args.target);
         return {
           kind: "result",

@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, translated } from "../context.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { blastRadius } from "../graph/blast_radius.ts";
 import { resolveAsset } from "../model/references.ts";
 import { assetBriefSchema, nodeBriefSchema } from "../schemas.ts";
@@ -64,9 +64,7 @@ export function blastRadiusTool(ctx: CloudContext): ToolDefinition {
     effects: {},
     producesEvidence: false,
     run: (args) =>
-      translated(async () => {
-        await ctx.preloaded;
-        const dataset = ctx.dataset(args.dataset);
+      withDataset(ctx, args.dataset, (dataset) => {
         const asset = resolveAsset(dataset, args.ref);
         return {
           kind: "result",

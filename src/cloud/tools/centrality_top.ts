@@ -6,7 +6,7 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, translated } from "../context.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { type CentralityMetric, centralityTop } from "../graph/centrality.ts";
 import { ASSET_TYPES } from "../model/enums.ts";
 import { parseEnum } from "../model/parse_enum.ts";
@@ -46,9 +46,7 @@ export function centralityTopTool(ctx: CloudContext): ToolDefinition {
     effects: {},
     producesEvidence: false,
     run: (args) =>
-      translated(async () => {
-        await ctx.preloaded;
-        const dataset = ctx.dataset(args.dataset);
+      withDataset(ctx, args.dataset, (dataset) => {
         const metric = parseEnum(args.metric, METRICS, { label: "metric" });
         const assetTypes = args.asset_types.map((t) =>
           parseEnum(t, ASSET_TYPES, { label: "asset type" })

@@ -12,7 +12,7 @@ import {
   datasetArgument,
   pageArguments,
   pageSchema,
-  translated,
+  withDataset,
 } from "../context.ts";
 import { complianceGaps, requireFrameworks } from "../compliance/rollup.ts";
 import { paginate } from "../model/cursors.ts";
@@ -49,9 +49,7 @@ export function complianceGapsTool(ctx: CloudContext): ToolDefinition {
     effects: {},
     producesEvidence: false,
     run: (args) =>
-      translated(async () => {
-        await ctx.preloaded;
-        const dataset = ctx.dataset(args.dataset);
+      withDataset(ctx, args.dataset, (dataset) => {
         if (args.framework !== "") requireFrameworks(dataset, args.framework);
         const gaps = complianceGaps(dataset, {
           framework: args.framework,

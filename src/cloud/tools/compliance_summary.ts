@@ -8,7 +8,7 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, translated } from "../context.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { complianceRollup, datasetFrameworks } from "../compliance/rollup.ts";
 
 /** The tool's name. */
@@ -51,9 +51,7 @@ export function complianceSummaryTool(ctx: CloudContext): ToolDefinition {
     effects: {},
     producesEvidence: false,
     run: (args) =>
-      translated(async () => {
-        await ctx.preloaded;
-        const dataset = ctx.dataset(args.dataset);
+      withDataset(ctx, args.dataset, (dataset) => {
         const rows = complianceRollup(dataset, args.framework);
         const result: {
           dataset: string;

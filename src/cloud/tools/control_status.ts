@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, translated } from "../context.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { controlStatus, listControls } from "../compliance/rollup.ts";
 import { findingBriefSchema } from "../schemas.ts";
 
@@ -53,9 +53,7 @@ export function controlStatusTool(ctx: CloudContext): ToolDefinition {
     effects: {},
     producesEvidence: false,
     run: (args) =>
-      translated(async () => {
-        await ctx.preloaded;
-        const dataset = ctx.dataset(args.dataset);
+      withDataset(ctx, args.dataset, (dataset) => {
         const detail = controlStatus(dataset, args.framework, args.control_id, {
           limit: args.limit,
         });

@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, translated } from "../context.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { COUNT_GROUPS, countAssets } from "../inventory/asset_counts.ts";
 import { ASSET_TYPES, PROVIDERS } from "../model/enums.ts";
 import { parseEnum } from "../model/parse_enum.ts";
@@ -52,9 +52,7 @@ export function countAssetsTool(ctx: CloudContext): ToolDefinition {
     effects: {},
     producesEvidence: false,
     run: (args) =>
-      translated(async () => {
-        await ctx.preloaded;
-        const dataset = ctx.dataset(args.dataset);
+      withDataset(ctx, args.dataset, (dataset) => {
         const groupBy = parseEnum(args.group_by, COUNT_GROUPS, { label: "grouping" });
         const counts = countAssets(dataset, groupBy, {
           top: args.top,

@@ -12,7 +12,7 @@ import {
   datasetArgument,
   pageArguments,
   pageSchema,
-  translated,
+  withDataset,
 } from "../context.ts";
 import { crossAccountEdges } from "../graph/cross_account.ts";
 import { paginate } from "../model/cursors.ts";
@@ -61,9 +61,7 @@ export function crossAccountEdgesTool(ctx: CloudContext): ToolDefinition {
     effects: {},
     producesEvidence: false,
     run: (args) =>
-      translated(async () => {
-        await ctx.preloaded;
-        const dataset = ctx.dataset(args.dataset);
+      withDataset(ctx, args.dataset, (dataset) => {
         const edgeTypes = args.edge_types.map((t) =>
           parseEnum(t, EDGE_TYPES, { label: "edge type" })
         );

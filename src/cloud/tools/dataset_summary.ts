@@ -6,7 +6,7 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, translated } from "../context.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { datasetSummaryUri } from "../model/briefs.ts";
 import { datasetSummarySchema } from "../schemas.ts";
 import { datasetSummary } from "../workspace/summary.ts";
@@ -27,9 +27,7 @@ export function datasetSummaryTool(ctx: CloudContext): ToolDefinition {
     effects: {},
     producesEvidence: false,
     run: (args) =>
-      translated(async () => {
-        await ctx.preloaded;
-        const dataset = ctx.dataset(args.dataset);
+      withDataset(ctx, args.dataset, (dataset) => {
         return {
           kind: "result",
           result: datasetSummary(dataset),

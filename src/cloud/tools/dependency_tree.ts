@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, translated } from "../context.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { dependencyTree } from "../graph/dependencies.ts";
 import { parseEnum } from "../model/parse_enum.ts";
 import { resolveAsset } from "../model/references.ts";
@@ -80,9 +80,7 @@ export function dependencyTreeTool(ctx: CloudContext): ToolDefinition {
     effects: {},
     producesEvidence: false,
     run: (args) =>
-      translated(async () => {
-        await ctx.preloaded;
-        const dataset = ctx.dataset(args.dataset);
+      withDataset(ctx, args.dataset, (dataset) => {
         const direction = parseEnum(args.direction, DIRECTIONS, { label: "direction" });
         const asset = resolveAsset(dataset, args.ref);
         return {

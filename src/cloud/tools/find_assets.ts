@@ -12,7 +12,7 @@ import {
   datasetArgument,
   pageArguments,
   pageSchema,
-  translated,
+  withDataset,
 } from "../context.ts";
 import {
   ASSET_FIELDS,
@@ -82,9 +82,7 @@ export function findAssetsTool(ctx: CloudContext): ToolDefinition {
     effects: {},
     producesEvidence: false,
     run: (args) =>
-      translated(async () => {
-        await ctx.preloaded;
-        const dataset = ctx.dataset(args.dataset);
+      withDataset(ctx, args.dataset, (dataset) => {
         const provider = args.provider
           ? parseEnum(args.provider, PROVIDERS, { label: "provider" })
           : undefined;

@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, translated } from "../context.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { resolveGraphRef } from "../graph/graph_refs.ts";
 import { findPaths, type PathMode } from "../graph/paths.ts";
 import { parseEnum } from "../model/parse_enum.ts";
@@ -57,9 +57,7 @@ export function findPathsTool(ctx: CloudContext): ToolDefinition {
     effects: {},
     producesEvidence: false,
     run: (args) =>
-      translated(async () => {
-        await ctx.preloaded;
-        const dataset = ctx.dataset(args.dataset);
+      withDataset(ctx, args.dataset, (dataset) => {
         const mode = parseEnum(args.mode, MODES, { label: "mode" });
         const source = resolveGraphRef(dataset, args.source, { virtualInternet: true });
         const target = resolveGraphRef(dataset, args.target);

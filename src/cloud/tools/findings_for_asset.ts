@@ -6,7 +6,7 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, translated } from "../context.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { findingsForAsset } from "../findings/queries.ts";
 import { assetBriefSchema, findingBriefSchema } from "../schemas.ts";
 
@@ -40,9 +40,7 @@ export function findingsForAssetTool(ctx: CloudContext): ToolDefinition {
     effects: {},
     producesEvidence: false,
     run: (args) =>
-      translated(async () => {
-        await ctx.preloaded;
-        const dataset = ctx.dataset(args.dataset);
+      withDataset(ctx, args.dataset, (dataset) => {
         const answer = findingsForAsset(dataset, args.ref, {
           include_suppressed: args.include_suppressed,
           limit: args.limit,

@@ -8,7 +8,7 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, translated } from "../context.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { assetReport } from "../inventory/asset_report.ts";
 import { assetBriefSchema, edgeBriefSchema, findingBriefSchema } from "../schemas.ts";
 
@@ -58,9 +58,7 @@ export function getAssetTool(ctx: CloudContext): ToolDefinition {
     effects: {},
     producesEvidence: false,
     run: (args) =>
-      translated(async () => {
-        await ctx.preloaded;
-        const dataset = ctx.dataset(args.dataset);
+      withDataset(ctx, args.dataset, (dataset) => {
         const report = assetReport(dataset, args.ref, {
           includeFindings: args.include_findings,
           maxRelations: args.max_relations,

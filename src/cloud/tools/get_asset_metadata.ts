@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, translated } from "../context.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { assetMetadata } from "../inventory/asset_report.ts";
 
 /** The tool's name. */
@@ -49,9 +49,7 @@ export function getAssetMetadataTool(ctx: CloudContext): ToolDefinition {
     effects: {},
     producesEvidence: false,
     run: (args) =>
-      translated(async () => {
-        await ctx.preloaded;
-        const dataset = ctx.dataset(args.dataset);
+      withDataset(ctx, args.dataset, (dataset) => {
         const result = assetMetadata(dataset, args.ref, {
           keys: args.keys,
           maxChars: args.max_chars,

@@ -12,7 +12,7 @@ import {
   datasetArgument,
   pageArguments,
   pageSchema,
-  translated,
+  withDataset,
 } from "../context.ts";
 import { matchingEdges } from "../graph/edges.ts";
 import { edgeBrief } from "../model/briefs.ts";
@@ -63,9 +63,7 @@ export function getEdgesTool(ctx: CloudContext): ToolDefinition {
     effects: {},
     producesEvidence: false,
     run: (args) =>
-      translated(async () => {
-        await ctx.preloaded;
-        const dataset = ctx.dataset(args.dataset);
+      withDataset(ctx, args.dataset, (dataset) => {
         const edgeTypes = args.edge_types.map((t) =>
           parseEnum(t, EDGE_TYPES, { label: "edge type" })
         );

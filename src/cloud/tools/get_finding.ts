@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, translated } from "../context.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { findingDetail } from "../findings/detail.ts";
 import { assetBriefSchema, findingBriefSchema } from "../schemas.ts";
 
@@ -45,9 +45,7 @@ export function getFindingTool(ctx: CloudContext): ToolDefinition {
     effects: {},
     producesEvidence: false,
     run: (args) =>
-      translated(async () => {
-        await ctx.preloaded;
-        const dataset = ctx.dataset(args.dataset);
+      withDataset(ctx, args.dataset, (dataset) => {
         const detail = findingDetail(dataset, args.finding_id);
         const links = [{
           uri: detail.uri,

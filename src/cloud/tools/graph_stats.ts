@@ -6,7 +6,7 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, translated } from "../context.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { graphStats } from "../graph/graph_stats.ts";
 
 /** The tool's name. */
@@ -40,9 +40,7 @@ export function graphStatsTool(ctx: CloudContext): ToolDefinition {
     effects: {},
     producesEvidence: false,
     run: (args) =>
-      translated(async () => {
-        await ctx.preloaded;
-        const dataset = ctx.dataset(args.dataset);
+      withDataset(ctx, args.dataset, (dataset) => {
         return { kind: "result", result: graphStats(dataset) };
       }),
   });

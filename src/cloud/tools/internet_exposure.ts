@@ -12,7 +12,7 @@ import {
   datasetArgument,
   pageArguments,
   pageSchema,
-  translated,
+  withDataset,
 } from "../context.ts";
 import { internetExposure } from "../graph/exposure.ts";
 import { paginate } from "../model/cursors.ts";
@@ -66,9 +66,7 @@ export function internetExposureTool(ctx: CloudContext): ToolDefinition {
     effects: {},
     producesEvidence: false,
     run: (args) =>
-      translated(async () => {
-        await ctx.preloaded;
-        const dataset = ctx.dataset(args.dataset);
+      withDataset(ctx, args.dataset, (dataset) => {
         const assetTypes = args.asset_types.map((t) =>
           parseEnum(t, ASSET_TYPES, { label: "asset type" })
         );

@@ -6,7 +6,7 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, translated } from "../context.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { largestBlastRadius } from "../graph/dependencies.ts";
 
 /** The tool's name. */
@@ -43,9 +43,7 @@ export function largestBlastRadiusTool(ctx: CloudContext): ToolDefinition {
     effects: {},
     producesEvidence: false,
     run: (args) =>
-      translated(async () => {
-        await ctx.preloaded;
-        const dataset = ctx.dataset(args.dataset);
+      withDataset(ctx, args.dataset, (dataset) => {
         return { kind: "result", result: largestBlastRadius(dataset, { top: args.top }) };
       }),
   });

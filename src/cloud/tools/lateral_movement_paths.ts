@@ -6,7 +6,7 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, translated } from "../context.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { resolveGraphRef } from "../graph/graph_refs.ts";
 import { lateralMovementPaths } from "../graph/lateral_movement.ts";
 import { graphPathSchema } from "../schemas.ts";
@@ -46,9 +46,7 @@ export function lateralMovementPathsTool(ctx: CloudContext): ToolDefinition {
     effects: {},
     producesEvidence: false,
     run: (args) =>
-      translated(async () => {
-        await ctx.preloaded;
-        const dataset = ctx.dataset(args.dataset);
+      withDataset(ctx, args.dataset, (dataset) => {
         const start = args.start === "" ? undefined : resolveGraphRef(dataset, args.start);
         return {
           kind: "result",

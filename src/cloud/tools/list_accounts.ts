@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, pageSchema, translated } from "../context.ts";
+import { type CloudContext, datasetArgument, pageSchema, withDataset } from "../context.ts";
 import { listAccounts } from "../inventory/accounts.ts";
 import { paginate } from "../model/cursors.ts";
 
@@ -42,9 +42,7 @@ export function listAccountsTool(ctx: CloudContext): ToolDefinition {
     effects: {},
     producesEvidence: false,
     run: (args) =>
-      translated(async () => {
-        await ctx.preloaded;
-        const dataset = ctx.dataset(args.dataset);
+      withDataset(ctx, args.dataset, (dataset) => {
         const page = paginate(listAccounts(dataset), {
           limit: args.limit,
           cursor: args.cursor,

@@ -6,7 +6,7 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, translated } from "../context.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { listAssetTypes } from "../inventory/asset_counts.ts";
 
 /** The tool's name. */
@@ -36,9 +36,7 @@ export function listAssetTypesTool(ctx: CloudContext): ToolDefinition {
     effects: {},
     producesEvidence: false,
     run: (args) =>
-      translated(async () => {
-        await ctx.preloaded;
-        const dataset = ctx.dataset(args.dataset);
+      withDataset(ctx, args.dataset, (dataset) => {
         const types = listAssetTypes(dataset);
         return {
           kind: "result",

@@ -12,7 +12,7 @@ import {
   datasetArgument,
   pageArguments,
   pageSchema,
-  translated,
+  withDataset,
 } from "../context.ts";
 import { parseFindingFields, projectFinding } from "../findings/fields.ts";
 import { listFindings } from "../findings/queries.ts";
@@ -62,9 +62,7 @@ export function listFindingsTool(ctx: CloudContext): ToolDefinition {
     effects: {},
     producesEvidence: false,
     run: (args) =>
-      translated(async () => {
-        await ctx.preloaded;
-        const dataset = ctx.dataset(args.dataset);
+      withDataset(ctx, args.dataset, (dataset) => {
         const fields = parseFindingFields(args.fields);
         const page = listFindings(dataset, {
           ...(args.severities.length > 0 ? { severities: args.severities } : {}),

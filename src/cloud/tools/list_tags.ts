@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, translated } from "../context.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { listTags } from "../inventory/tags.ts";
 
 /** The tool's name. */
@@ -43,9 +43,7 @@ export function listTagsTool(ctx: CloudContext): ToolDefinition {
     effects: {},
     producesEvidence: false,
     run: (args) =>
-      translated(async () => {
-        await ctx.preloaded;
-        const dataset = ctx.dataset(args.dataset);
+      withDataset(ctx, args.dataset, (dataset) => {
         const listing = listTags(dataset, { key: args.key || undefined, top: args.top });
         const hint = args.key && listing.keys.length === 0
           ? "No asset carries that tag key; call list_tags without key to see the keys."

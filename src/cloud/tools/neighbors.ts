@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, translated } from "../context.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { resolveGraphRef } from "../graph/graph_refs.ts";
 import { neighbors } from "../graph/neighborhood.ts";
 import { EDGE_TYPES } from "../model/enums.ts";
@@ -55,9 +55,7 @@ export function neighborsTool(ctx: CloudContext): ToolDefinition {
     effects: {},
     producesEvidence: false,
     run: (args) =>
-      translated(async () => {
-        await ctx.preloaded;
-        const dataset = ctx.dataset(args.dataset);
+      withDataset(ctx, args.dataset, (dataset) => {
         const direction = parseEnum(args.direction, DIRECTIONS, { label: "direction" });
         const edgeTypes = args.edge_types.map((t) =>
           parseEnum(t, EDGE_TYPES, { label: "edge type" })

@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, translated } from "../context.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { normaliseDatasetFindings } from "../findings/findings_mutations.ts";
 
 /** The tool's name. */
@@ -34,9 +34,7 @@ export function normaliseFindingsTool(ctx: CloudContext): ToolDefinition {
     effects: { mutatesSession: true, idempotent: true },
     producesEvidence: false,
     run: (args) =>
-      translated(async () => {
-        await ctx.preloaded;
-        const dataset = ctx.dataset(args.dataset);
+      withDataset(ctx, args.dataset, (dataset) => {
         return {
           kind: "result",
           result: normaliseDatasetFindings(ctx.workspace, dataset.name),

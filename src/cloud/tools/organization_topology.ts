@@ -6,7 +6,7 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, translated } from "../context.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { organizationTopology } from "../inventory/organization.ts";
 
 /** The tool's name. */
@@ -61,9 +61,7 @@ export function organizationTopologyTool(ctx: CloudContext): ToolDefinition {
     effects: {},
     producesEvidence: false,
     run: (args) =>
-      translated(async () => {
-        await ctx.preloaded;
-        const dataset = ctx.dataset(args.dataset);
+      withDataset(ctx, args.dataset, (dataset) => {
         const topology = organizationTopology(dataset, {
           includePolicies: args.include_policies,
           maxAccounts: args.max_accounts,

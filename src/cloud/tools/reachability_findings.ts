@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, translated } from "../context.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { findingBrief } from "../model/briefs.ts";
 import { datasetReachabilityFindings } from "../findings/findings_mutations.ts";
 import { findingBriefSchema } from "../schemas.ts";
@@ -44,9 +44,7 @@ export function reachabilityFindingsTool(ctx: CloudContext): ToolDefinition {
     effects: { mutatesSession: true, idempotent: true },
     producesEvidence: false,
     run: (args) =>
-      translated(async () => {
-        await ctx.preloaded;
-        const dataset = ctx.dataset(args.dataset);
+      withDataset(ctx, args.dataset, async (dataset) => {
         const outcome = await datasetReachabilityFindings(ctx.workspace, {
           dataset: dataset.name,
           limit: args.limit,

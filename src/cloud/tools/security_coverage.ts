@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, translated } from "../context.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { securityCoverage } from "../graph/security_coverage.ts";
 
 /** The tool's name. */
@@ -58,9 +58,7 @@ export function securityCoverageTool(ctx: CloudContext): ToolDefinition {
     effects: {},
     producesEvidence: false,
     run: (args) =>
-      translated(async () => {
-        await ctx.preloaded;
-        const dataset = ctx.dataset(args.dataset);
+      withDataset(ctx, args.dataset, (dataset) => {
         return { kind: "result", result: securityCoverage(dataset, { limit: args.limit }) };
       }),
   });

@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, translated } from "../context.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import type { GraphFormat } from "../graph/exports.ts";
 import { resolveGraphRef } from "../graph/graph_refs.ts";
 import { subgraphExport } from "../graph/subgraph.ts";
@@ -103,9 +103,7 @@ export function subgraphExportTool(ctx: CloudContext): ToolDefinition {
     effects: {},
     producesEvidence: false,
     run: (args) =>
-      translated(async () => {
-        await ctx.preloaded;
-        const dataset = ctx.dataset(args.dataset);
+      withDataset(ctx, args.dataset, (dataset) => {
         const format = parseEnum(args.format, FORMATS, { label: "format" });
         const edgeTypes = args.edge_types.map((t) =>
           parseEnum(t, EDGE_TYPES, { label: "edge type" })

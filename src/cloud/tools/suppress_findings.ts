@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, translated } from "../context.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 
 /** The tool's name. */
 export const SUPPRESS_FINDINGS = "suppress_findings";
@@ -39,9 +39,7 @@ export function suppressFindingsTool(ctx: CloudContext): ToolDefinition {
     effects: { mutatesSession: true },
     producesEvidence: false,
     run: (args) =>
-      translated(async () => {
-        await ctx.preloaded;
-        const dataset = ctx.dataset(args.dataset);
+      withDataset(ctx, args.dataset, (dataset) => {
         const outcome = ctx.workspace.suppress(args.finding_ids, args.reason, {
           dataset: dataset.name,
         });

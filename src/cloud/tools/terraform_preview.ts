@@ -6,7 +6,7 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, translated } from "../context.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { terraformPlan } from "../export/terraform.ts";
 
 /** The tool's name. */
@@ -57,9 +57,7 @@ export function terraformPreviewTool(ctx: CloudContext): ToolDefinition {
     effects: {},
     producesEvidence: false,
     run: (args) =>
-      translated(async () => {
-        await ctx.preloaded;
-        const dataset = ctx.dataset(args.dataset);
+      withDataset(ctx, args.dataset, (dataset) => {
         const plan = terraformPlan(dataset, { refs: args.refs, assetTypes: args.asset_types });
         return {
           kind: "result",

@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, translated } from "../context.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { topRisks } from "../graph/risk.ts";
 import { SEVERITIES } from "../model/enums.ts";
 import { parseEnum } from "../model/parse_enum.ts";
@@ -55,9 +55,7 @@ export function topRisksTool(ctx: CloudContext): ToolDefinition {
     effects: {},
     producesEvidence: false,
     run: (args) =>
-      translated(async () => {
-        await ctx.preloaded;
-        const dataset = ctx.dataset(args.dataset);
+      withDataset(ctx, args.dataset, (dataset) => {
         const minSeverity = args.min_severity === ""
           ? undefined
           : parseEnum(args.min_severity, SEVERITIES, { label: "severity" });

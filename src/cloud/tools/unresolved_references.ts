@@ -12,7 +12,7 @@ import {
   datasetArgument,
   pageArguments,
   pageSchema,
-  translated,
+  withDataset,
 } from "../context.ts";
 import { paginate } from "../model/cursors.ts";
 
@@ -32,9 +32,7 @@ export function unresolvedReferencesTool(ctx: CloudContext): ToolDefinition {
     effects: {},
     producesEvidence: false,
     run: (args) =>
-      translated(async () => {
-        await ctx.preloaded;
-        const dataset = ctx.dataset(args.dataset);
+      withDataset(ctx, args.dataset, (dataset) => {
         const page = paginate(dataset.records.unresolved_references, {
           limit: args.limit,
           cursor: args.cursor,

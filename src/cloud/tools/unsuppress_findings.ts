@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, translated } from "../context.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 
 /** The tool's name. */
 export const UNSUPPRESS_FINDINGS = "unsuppress_findings";
@@ -36,9 +36,7 @@ export function unsuppressFindingsTool(ctx: CloudContext): ToolDefinition {
     effects: { mutatesSession: true },
     producesEvidence: false,
     run: (args) =>
-      translated(async () => {
-        await ctx.preloaded;
-        const dataset = ctx.dataset(args.dataset);
+      withDataset(ctx, args.dataset, (dataset) => {
         const outcome = ctx.workspace.unsuppress(args.finding_ids, { dataset: dataset.name });
         return {
           kind: "result",

@@ -1,6 +1,7 @@
 /**
- * Semantic relation inference: which of the 64 relation types an edge or an
- * asset's own facts (tags, metadata) stand for.
+ * Semantic relation inference (spec §5.4): which of the 64 relation types an
+ * edge or an asset's own facts (tags, metadata) stand for. The ontology's
+ * ABox and its RAG chunks build their relations from here.
  *
  * Per edge, a declared `relationship` naming a relation type comes first; for
  * the typed edge kinds it replaces the default. Otherwise the rules below add
@@ -16,11 +17,11 @@ import {
   type EdgeType,
   RELATION_TYPES,
   type RelationType,
-} from "../model/enums.ts";
-import type { Asset, Edge, Json } from "../model/records.ts";
+} from "./enums.ts";
+import type { Asset, Edge, Json } from "./records.ts";
 
-/** Edge kinds whose declared relationship replaces the inferred default. */
-export const TYPED_EDGE_KINDS: ReadonlySet<EdgeType> = new Set<EdgeType>([
+// Edge kinds whose declared relationship replaces the inferred default.
+const TYPED_EDGE_KINDS: ReadonlySet<EdgeType> = new Set<EdgeType>([
   "CONTAINS",
   "INVOKES",
   "USES_IMAGE",
@@ -36,7 +37,7 @@ export const TYPED_EDGE_KINDS: ReadonlySet<EdgeType> = new Set<EdgeType>([
 ]);
 
 /** The fixed relations of edge kinds that need no rule. */
-const FIXED: Partial<Record<EdgeType, readonly RelationType[]>> = {
+export const FIXED_EDGE_RELATIONS: Readonly<Partial<Record<EdgeType, readonly RelationType[]>>> = {
   LOAD_BALANCER_TARGET: ["LB_TARGETS_INSTANCE", "LOAD_BALANCED_BY"],
   PEERING: ["VPC_PEERED"],
   ROUTE: ["TRANSIT_ROUTED"],
@@ -56,7 +57,7 @@ const FIXED: Partial<Record<EdgeType, readonly RelationType[]>> = {
 const RELATION_SET: ReadonlySet<string> = new Set(RELATION_TYPES);
 
 /** Whether a string names one of the 64 relation types. */
-export function isRelationType(value: unknown): value is RelationType {
+function isRelationType(value: unknown): value is RelationType {
   return typeof value === "string" && RELATION_SET.has(value);
 }
 
@@ -64,7 +65,7 @@ export function isRelationType(value: unknown): value is RelationType {
 const INTERNET = new Set(["0.0.0.0/0", "::/0", "*", "internet", "any", "public"]);
 
 /** Whether a CIDR or endpoint id stands for the internet (`0.0.0.0/0`, `::/0`, `*`, …). */
-export function isInternetRange(value: string | null | undefined): boolean {
+function isInternetRange(value: string | null | undefined): boolean {
   return value !== null && value !== undefined && INTERNET.has(value.trim().toLowerCase());
 }
 
@@ -75,18 +76,10 @@ const CLUSTER_TYPES: ReadonlySet<AssetType> = new Set<AssetType>([
   "AKS_CLUSTER",
   "GKE_CLUSTER",
 ]);
-const CLUSTER_MEMBER_TYPES: ReadonlySet<AssetType> = new Set<AssetType>([
-  "CONTAINER_SERVICE",
-  "TASK_DEFINITION",
-  "NODE_GROUP",
-  "FARGATE_PROFILE",
-  "CLUSTER_ADDON",
-  "K8S_NAMESPACE",
-  "K8S_WORKLOAD",
-  "K8S_SERVICE",
-  "K8S_INGRESS",
-  "K8S_SERVICE_ACCOUNT",
-]);
+// Every container and Kubernetes type except the registry, which no cluster contains.
+const CLUSTER_MEMBER_TYPES: ReadonlySet<AssetType> = new Set<AssetType>(
+  ASSET_TYPE_FAMILIES["Containers / Kubernetes"].filter((type) => type !== "CONTAINER_REGISTRY"),
+);
 const ORG_TYPES: ReadonlySet<AssetType> = new Set<AssetType>(["ORGANIZATION", "ORG_UNIT"]);
 const USER_TYPES: ReadonlySet<AssetType> = new Set<AssetType>(["IAM_USER", "IDENTITY_USER"]);
 const ROLE_TYPES: ReadonlySet<AssetType> = new Set<AssetType>([
@@ -202,7 +195,7 @@ function policyAttachmentRelation(
  * @example
  * ```ts
  * import { inferEdgeRelations } from "./relations.ts";
- * import type { Edge } from "../model/records.ts";
+ * import type { Edge } from "./records.ts";
  * const edge: Edge = {
  *   id: "e1", source_id: "0.0.0.0/0", target_id: "sg-1", edge_type: "SECURITY_GROUP_RULE",
  *   ports: [], port_range: "22", protocol: "tcp", cidr: "0.0.0.0/0", direction: "ingress",
@@ -252,7 +245,7 @@ export function inferEdgeRelations(
       break;
     }
     default:
-      out.push(...(FIXED[edge.edge_type] ?? []));
+      out.push(...(FIXED_EDGE_RELATIONS[edge.edge_type] ?? []));
   }
   return [...new Set(out)];
 }

@@ -4,8 +4,8 @@ import {
   inferAssetRelations,
   inferEdgeRelations,
   ruleRanges,
-} from "../src/cloud/ontology/relations.ts";
-import { smallEstate } from "./helpers/cloud_ontology_estate.ts";
+} from "../src/cloud/model/relations.ts";
+import { asset, edge, miniEstate, smallEstate } from "./helpers/cloud_estate.ts";
 
 const estate = smallEstate();
 const byId = new Map(estate.assets.map((a) => [a.id, a]));
@@ -217,4 +217,147 @@ Deno.test("inferAssetRelations() reads tags and metadata", () => {
     { subject: "bastion", relation: "COST_ALLOCATED_TO", object: "tag:7" },
     { subject: "vpc:vpc-9", relation: "CONTAINS", object: "bastion" },
   ]);
+});
+
+function edgeRelations(e: Edge, lookup: (id: string) => Asset | undefined): string[] {
+  return inferEdgeRelations(e, lookup(e.source_id), lookup(e.target_id));
+}
+
+const W = "0.0.0.0/0";
+
+function miniRelationsOf(id: string): string[] {
+  const view = miniEstate();
+  const e = view.records.edges.find((x) => x.id === id)!;
+  return edgeRelations(e, (a) => view.asset(a));
+}
+
+Deno.test("inferEdgeRelations() reads the mini estate's rules, ICMP and Azure service tags", () => {
+  deepStrictEqual(miniRelationsOf("e1"), ["INGRESS_ALLOWED", "INTERNET_REACHABLE", "ONLY_HTTPS"]);
+  deepStrictEqual(miniRelationsOf("e21"), ["EGRESS_ALLOWED", "ALL_TRAFFIC"]);
+  deepStrictEqual(miniRelationsOf("e23"), ["INGRESS_ALLOWED", "PORT_RESTRICTED"]);
+  const lookup = (): undefined => undefined;
+  const wide = edge("w", ["10.0.0.0/8", "SECURITY_GROUP_RULE", "sg"], {
+    cidr: "10.0.0.0/8",
+    port_range: "1-1024",
+    protocol: "tcp",
+  });
+  deepStrictEqual(edgeRelations(wide, lookup), [
+    "INGRESS_ALLOWED",
+    "ONLY_SSH",
+    "ONLY_HTTP",
+    "ONLY_HTTPS",
+    "CIDR_RESTRICTED",
+  ]);
+  const icmp = edge("i", [W, "SECURITY_GROUP_RULE", "sg"], {
+    cidr: W,
+    port_range: "8--1",
+    protocol: "icmp",
+  });
+  deepStrictEqual(edgeRelations(icmp, lookup), ["INGRESS_ALLOWED", "INTERNET_REACHABLE"]);
+  const azure = edge("z", ["Internet", "SECURITY_GROUP_RULE", "nsg"], {
+    cidr: "Internet",
+    port_range: "*",
+    protocol: "Tcp",
+  });
+  deepStrictEqual(edgeRelations(azure, lookup), [
+    "INGRESS_ALLOWED",
+    "INTERNET_REACHABLE",
+    "ALL_TRAFFIC",
+  ]);
+});
+
+Deno.test("inferEdgeRelations() picks containment, trust, attachment and fixed relations in the mini estate", () => {
+  deepStrictEqual(miniRelationsOf("e9"), ["VPC_CONTAINS_SUBNET"]);
+  deepStrictEqual(miniRelationsOf("e10"), ["SUBNET_CONTAINS_INSTANCE"]);
+  deepStrictEqual(miniRelationsOf("e14"), ["ROLE_ASSUMES_ROLE", "CROSS_ACCOUNT_TRUST"]);
+  deepStrictEqual(miniRelationsOf("e4"), ["PROTECTED_BY_SG"]);
+  deepStrictEqual(miniRelationsOf("e6"), ["LB_TARGETS_INSTANCE", "LOAD_BALANCED_BY"]);
+  deepStrictEqual(miniRelationsOf("e12"), ["RUNS_ON"]);
+  deepStrictEqual(miniRelationsOf("e13"), ["POLICY_ALLOWS_ACTION"]);
+  deepStrictEqual(miniRelationsOf("e18"), ["PROTECTED_BY_WAF"]);
+  deepStrictEqual(miniRelationsOf("e19"), ["INVOKES"]);
+  deepStrictEqual(miniRelationsOf("e16"), ["DEPENDS_ON"]);
+  deepStrictEqual(miniRelationsOf("e8"), ["INTERNET_REACHABLE"]);
+  const types: Record<string, Asset> = {
+    sub: asset("sub", "SUBNET"),
+    rt: asset("rt", "ROUTE_TABLE"),
+    eks: asset("eks", "EKS_CLUSTER"),
+    ns: asset("ns", "K8S_NAMESPACE"),
+    ou: asset("ou", "ORG_UNIT"),
+    acct: asset("acct", "CLOUD_ACCOUNT"),
+    user: asset("user", "IAM_USER"),
+    pol: asset("pol", "IAM_POLICY"),
+    vol: asset("vol", "EBS_VOLUME"),
+    vm: asset("vm", "EC2"),
+  };
+  const lookup = (id: string): Asset | undefined => types[id];
+  deepStrictEqual(edgeRelations(edge("a", ["sub", "CONTAINS", "rt"]), lookup), ["CONTAINS"]);
+  deepStrictEqual(edgeRelations(edge("a", ["eks", "CONTAINS", "ns"]), lookup), [
+    "CLUSTER_CONTAINS_SERVICE",
+  ]);
+  deepStrictEqual(edgeRelations(edge("a", ["ou", "CONTAINS", "acct"]), lookup), [
+    "ORG_CONTAINS_ACCOUNT",
+  ]);
+  deepStrictEqual(edgeRelations(edge("a", ["ghost", "CONTAINS", "vm"]), lookup), ["CONTAINS"]);
+  deepStrictEqual(edgeRelations(edge("a", ["pol", "IAM_POLICY_ATTACHMENT", "user"]), lookup), [
+    "USER_HAS_POLICY",
+  ]);
+  deepStrictEqual(edgeRelations(edge("a", ["pol", "IAM_POLICY_ATTACHMENT", "vm"]), lookup), []);
+  deepStrictEqual(edgeRelations(edge("a", ["vol", "ATTACHED_TO", "vm"]), lookup), [
+    "DEPENDS_ON",
+  ]);
+});
+
+Deno.test("inferEdgeRelations() keeps a declared relation before a non-typed edge's default", () => {
+  const lookup = (): undefined => undefined;
+  deepStrictEqual(
+    edgeRelations(edge("a", ["f", "REFERENCES", "k"], { relationship: "ENCRYPTS_WITH" }), lookup),
+    ["ENCRYPTS_WITH"],
+  );
+  deepStrictEqual(
+    edgeRelations(edge("a", ["r", "ROUTE", "g"], { relationship: "NAT_TRANSLATED" }), lookup),
+    ["NAT_TRANSLATED", "TRANSIT_ROUTED"],
+  );
+  deepStrictEqual(
+    edgeRelations(edge("a", ["r", "PEERING", "g"], { relationship: "VPC_PEERED" }), lookup),
+    ["VPC_PEERED"],
+  );
+});
+
+Deno.test("inferAssetRelations() leaves VPC and key references for the ontology to resolve", () => {
+  const of = (a: Asset): [string, string, string][] =>
+    inferAssetRelations(a).map((r) => [r.subject, r.relation, r.object]);
+  deepStrictEqual(
+    of(asset("vpc-a", "VPC", { metadata: { vpc_id: "vpc-1" }, tags: { Owner: "alice" } })),
+    [["vpc-a", "OWNED_BY", "tag:alice"]],
+  );
+  deepStrictEqual(of(asset("sub", "SUBNET", { metadata: { vpc_id: "vpc-1" } })), [
+    ["vpc:vpc-1", "VPC_CONTAINS_SUBNET", "sub"],
+  ]);
+  deepStrictEqual(
+    of(asset("vm", "EC2", {
+      metadata: { vpc_id: "vpc-1", security_groups: ["sg-1"] },
+      tags: { CostCenter: "42", "monitored-by": "ops" },
+    })),
+    [
+      ["vm", "COST_ALLOCATED_TO", "tag:42"],
+      ["vm", "MONITORED_BY", "tag:ops"],
+      ["vpc:vpc-1", "CONTAINS", "vm"],
+      ["vm", "PROTECTED_BY_SG", "sg:sg-1"],
+    ],
+  );
+  deepStrictEqual(
+    of(
+      asset("db", "RDS_INSTANCE", {
+        metadata: { kms_key_id: "alias/app", storage_encrypted: true },
+      }),
+    ),
+    [["db", "ENCRYPTED_BY_KMS", "kms:alias/app"]],
+  );
+  // Only a true-like encryption flag counts; an algorithm name is not one.
+  deepStrictEqual(
+    of(asset("db2", "RDS_INSTANCE", { metadata: { kms_key_id: "abcd", encryption: "aws:kms" } })),
+    [],
+  );
+  deepStrictEqual(of(asset("db4", "RDS_INSTANCE", { metadata: { kms_key_id: "abcd" } })), []);
 });

@@ -1,0 +1,80 @@
+/**
+ * The shape `depends_on` and `dependents` share: an asset reference, hop and
+ * item bounds, and a breadth-first walk over the dependency graph in one
+ * direction.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
+import type { DependencyListOptions, DependencyListResult } from "../graph/dependencies.ts";
+import { resolveAsset } from "../model/references.ts";
+import type { DatasetView } from "../model/view.ts";
+import { assetBriefSchema } from "../schemas.ts";
+
+/** What differs between the two walk tools. */
+export interface DependencyWalkToolOptions {
+  /** The tool's name. */
+  name: string;
+  /** The tool's description. */
+  description: string;
+  /** The walk in the tool's direction. */
+  walk: (
+    view: DatasetView,
+    assetId: string,
+    options: DependencyListOptions,
+  ) => DependencyListResult;
+}
+
+/** Builds a dependency walk tool for one connection. */
+export function dependencyWalkTool(
+  ctx: CloudContext,
+  options: DependencyWalkToolOptions,
+): ToolDefinition {
+  return defineTool({
+    name: options.name,
+    toolset: "graph",
+    sensitivity: "confidential",
+    description: options.description,
+    input: z.strictObject({
+      ref: z.string().min(1).max(2048).describe(
+        "The asset: id, ARN, cloud resource id or unique name.",
+      ),
+      max_depth: z.number().int().min(1).max(15).default(3).describe(
+        "Most dependency hops (1 to 15).",
+      ),
+      limit: z.number().int().min(1).max(500).default(100).describe(
+        "Most items listed (1 to 500).",
+      ),
+      dataset: datasetArgument,
+    }),
+    result: z.object({
+      asset: assetBriefSchema,
+      total: z.number().int(),
+      returned: z.number().int(),
+      truncated: z.boolean(),
+      bounds_hit: z.array(z.string()).optional().describe("limit and/or max_nodes."),
+      items: z.array(assetBriefSchema.extend({
+        via: z.string().describe("The edge type of the hop."),
+        relationship: z.string().nullable(),
+        depth: z.number().int(),
+        parent_id: z.string(),
+      })),
+    }),
+    effects: {},
+    producesEvidence: false,
+    run: (args) =>
+      withDataset(ctx, args.dataset, (dataset) => {
+        const asset = resolveAsset(dataset, args.ref);
+        return {
+          kind: "result",
+          result: options.walk(dataset, asset.id, {
+            maxDepth: args.max_depth,
+            limit: args.limit,
+          }),
+        };
+      }),
+  });
+}
