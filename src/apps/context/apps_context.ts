@@ -7,13 +7,13 @@
  * @module
  */
 
-import type { EvidenceLedger } from "../../core/evidence.ts";
 import { ToolFailure } from "../../core/errors.ts";
+import type { EvidenceLedger } from "../../core/evidence.ts";
 import type { WorkbenchServices } from "../../core/workbench.ts";
 import type { ArtifactTarget } from "../artifacts/target.ts";
 import { BundleStore } from "../bundle.ts";
-import type { BinarySubject } from "../evidence.ts";
 import type { CapturePolicySettings } from "../capture/settings.ts";
+import type { BinarySubject } from "../evidence.ts";
 import { objdumpProvider } from "../objdump_provider.ts";
 import { nativeProvider } from "../providers.ts";
 import { BinarySession } from "../session.ts";

@@ -6,8 +6,8 @@
  * @module
  */
 
-import type { EvidenceLedger, EvidenceRecord } from "../../core/evidence.ts";
 import { ToolFailure } from "../../core/errors.ts";
+import type { EvidenceLedger, EvidenceRecord } from "../../core/evidence.ts";
 import { isWithin } from "../../core/roots.ts";
 import type { RootDirectory } from "../../core/workbench.ts";
 import { artifactId, OCCURRENCE_ID_PATTERN } from "../artifacts/ids.ts";

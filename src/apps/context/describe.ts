@@ -8,13 +8,13 @@
 import type { z } from "zod";
 import type { ArtifactTarget } from "../artifacts/target.ts";
 import type { Binding } from "../providers.ts";
-import type { BinarySession, OpenOutcome } from "../session.ts";
-import type { LoadedTarget } from "../target.ts";
 import type {
   artifactTargetSchema,
   bindingSchema,
   targetSchema,
 } from "../schemas/session_results.ts";
+import type { BinarySession, OpenOutcome } from "../session.ts";
+import type { LoadedTarget } from "../target.ts";
 import type { AppsContext } from "./apps_context.ts";
 
 /** The binary target, described from the session's current document. */

@@ -7,12 +7,12 @@
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import { ToolFailure } from "../../core/errors.ts";
-import { hex, nameTarget } from "../analysis/dossier.ts";
 import { decodeWithFlow } from "../analysis/code.ts";
-import { notDisassembled } from "../providers.ts";
+import { hex, nameTarget } from "../analysis/dossier.ts";
+import type { AppsContext } from "../context/apps_context.ts";
 import { observe } from "../context/observation.ts";
 import { findProcedure } from "../context/procedure_query.ts";
-import type { AppsContext } from "../context/apps_context.ts";
+import { notDisassembled } from "../providers.ts";
 import { callPathResultSchema } from "../schemas/analysis_results.ts";
 import { documentField, procedureField } from "../schemas/inputs.ts";
 import { BUILD_CALL_PATH } from "../tool_names.ts";

@@ -5,9 +5,9 @@
  */
 
 import { z } from "zod";
+import type { JsonObject } from "../../core/canonical_json.ts";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import { ToolFailure } from "../../core/errors.ts";
-import type { JsonObject } from "../../core/canonical_json.ts";
 import { VERSION } from "../../version.ts";
 import { hostFacts } from "../capture/host.ts";
 import { executableName, planCapture } from "../capture/plan.ts";
@@ -19,8 +19,8 @@ import {
   validateCapture,
 } from "../capture/result.ts";
 import { chooseBackends, runCapture } from "../capture/runner.ts";
-import { confirmCapture } from "../context/capture_support.ts";
 import type { AppsContext } from "../context/apps_context.ts";
+import { confirmCapture } from "../context/capture_support.ts";
 import { captureToolResultSchema } from "../schemas/capture_results.ts";
 import { CAPTURE_PROCESS_SCENARIO } from "../tool_names.ts";
 

@@ -16,15 +16,15 @@ import {
   type SymbolSummary,
 } from "../artifacts/compare.ts";
 import { pageOfItems } from "../artifacts/model.ts";
+import type { AppsContext } from "../context/apps_context.ts";
 import {
   ARTIFACT_COMPARISON_PROVIDER,
   inventoryRecord,
   procedureList,
   SYMBOL_SUMMARIES_PER_PAGE,
 } from "../context/artifact_access.ts";
-import { pageFields } from "../schemas/inputs.ts";
-import type { AppsContext } from "../context/apps_context.ts";
 import { compareArtifactsResultSchema } from "../schemas/artifact_results.ts";
+import { pageFields } from "../schemas/inputs.ts";
 import { COMPARE_ARTIFACTS } from "../tool_names.ts";
 
 /** Compares two retained inventories path by path, and changed binaries procedure by procedure. */

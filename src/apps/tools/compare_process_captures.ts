@@ -5,15 +5,15 @@
  */
 
 import { z } from "zod";
+import type { JsonObject } from "../../core/canonical_json.ts";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import { ToolFailure } from "../../core/errors.ts";
-import type { JsonObject } from "../../core/canonical_json.ts";
 import { compareCaptures, COMPARISON_PREDICATE, IncompatibleCaptures } from "../capture/compare.ts";
-import { retainedCapture } from "../context/capture_support.ts";
-import { EVIDENCE_ID_FIELD } from "../schemas/inputs.ts";
 import { PROCESS_PROVIDER } from "../capture/result.ts";
 import type { AppsContext } from "../context/apps_context.ts";
+import { retainedCapture } from "../context/capture_support.ts";
 import { compareCapturesResultSchema } from "../schemas/capture_results.ts";
+import { EVIDENCE_ID_FIELD } from "../schemas/inputs.ts";
 import { COMPARE_PROCESS_CAPTURES } from "../tool_names.ts";
 
 /** Compares two retained captures made under the same contract, dimension by dimension. */

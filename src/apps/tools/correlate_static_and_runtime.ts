@@ -8,14 +8,14 @@ import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import { ToolFailure } from "../../core/errors.ts";
 import { hex } from "../analysis/dossier.ts";
-import { dossierFrom, procedureLookupOf } from "../providers.ts";
 import { mapRuntimeAddress } from "../capture/correlate.ts";
-import { demangle } from "../disasm/demangle.ts";
-import { observation } from "../context/observation.ts";
-import { retainedCapture } from "../context/capture_support.ts";
-import { ADDRESS_PATTERN, EVIDENCE_ID_FIELD } from "../schemas/inputs.ts";
 import type { AppsContext } from "../context/apps_context.ts";
+import { retainedCapture } from "../context/capture_support.ts";
+import { observation } from "../context/observation.ts";
+import { demangle } from "../disasm/demangle.ts";
+import { dossierFrom, procedureLookupOf } from "../providers.ts";
 import { correlationResultSchema } from "../schemas/capture_results.ts";
+import { ADDRESS_PATTERN, EVIDENCE_ID_FIELD } from "../schemas/inputs.ts";
 import {
   ANALYZE_FUNCTION,
   CORRELATE_STATIC_AND_RUNTIME,

@@ -11,15 +11,15 @@ import { flagFor, isGranted } from "../../core/permissions.ts";
 import { ExtractionError, extractMembers, selectForExtraction } from "../artifacts/extract.ts";
 import { OCCURRENCE_ID_PATTERN } from "../artifacts/ids.ts";
 import { pageOfItems } from "../artifacts/model.ts";
+import type { AppsContext } from "../context/apps_context.ts";
 import {
   ARTIFACT_GRAPH_PROVIDER,
   limitsOf,
   rootOf,
   snapshotFor,
 } from "../context/artifact_access.ts";
-import { pageFields, traversalLimitFields } from "../schemas/inputs.ts";
-import type { AppsContext } from "../context/apps_context.ts";
 import { extractResultSchema } from "../schemas/artifact_results.ts";
+import { pageFields, traversalLimitFields } from "../schemas/inputs.ts";
 import { EXTRACT_ARTIFACT } from "../tool_names.ts";
 
 /** Writes chosen members of the active artifact target into a new directory (approved writes only). */

@@ -8,10 +8,10 @@ import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import type { EvidenceRecord } from "../../core/evidence.ts";
 import { COMPARE_OPERATION, findChangedBehavior } from "../capture/changes.ts";
-import { EVIDENCE_ID_FIELD } from "../schemas/inputs.ts";
 import { PROCESS_PROVIDER } from "../capture/result.ts";
 import type { AppsContext } from "../context/apps_context.ts";
 import { changedBehaviorResultSchema } from "../schemas/capture_results.ts";
+import { EVIDENCE_ID_FIELD } from "../schemas/inputs.ts";
 import { FIND_CHANGED_BEHAVIOR } from "../tool_names.ts";
 
 /** Aggregates complete, compatible process comparisons into what changed. */

@@ -8,10 +8,10 @@ import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import { ToolFailure } from "../../core/errors.ts";
 import { type InventoryPage, inventoryPageSchema, pageOfItems } from "../artifacts/model.ts";
-import { ARTIFACT_GRAPH_PROVIDER, limitsOf, snapshotFor } from "../context/artifact_access.ts";
-import { pageFields, traversalLimitFields } from "../schemas/inputs.ts";
 import type { AppsContext } from "../context/apps_context.ts";
+import { ARTIFACT_GRAPH_PROVIDER, limitsOf, snapshotFor } from "../context/artifact_access.ts";
 import { inventoryResultSchema } from "../schemas/artifact_results.ts";
+import { pageFields, traversalLimitFields } from "../schemas/inputs.ts";
 import { INVENTORY_ARTIFACT } from "../tool_names.ts";
 
 /** Inventories the active artifact target; each page is recorded as Evidence. */

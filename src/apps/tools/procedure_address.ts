@@ -8,11 +8,11 @@
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import { hex } from "../analysis/dossier.ts";
-import { demangle } from "../disasm/demangle.ts";
-import { procedureLookupOf } from "../providers.ts";
 import type { AppsContext } from "../context/apps_context.ts";
 import { observe } from "../context/observation.ts";
 import { findProcedure } from "../context/procedure_query.ts";
+import { demangle } from "../disasm/demangle.ts";
+import { procedureLookupOf } from "../providers.ts";
 import { procedureAddressResultSchema } from "../schemas/analysis_results.ts";
 import { ADDRESS_PATTERN, documentField, procedureField } from "../schemas/inputs.ts";
 import { PROCEDURE_ADDRESS } from "../tool_names.ts";

@@ -5,8 +5,8 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import type { JsonValue } from "../../core/canonical_json.ts";
+import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import { buildBundle, bundleUri } from "../bundle.ts";
 import type { AppsContext } from "../context/apps_context.ts";
 import { snapshotResultSchema } from "../schemas/artifact_results.ts";
