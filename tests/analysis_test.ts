@@ -332,7 +332,7 @@ Deno.test("analysis Evidence carries the native provider's analysis profile, as 
       config.imports["gecko-profiler-demangle"],
     );
     const vendored = await Deno.readTextFile(
-      new URL("../src/apps/disasm/capstone_wasm.ts", import.meta.url),
+      new URL("../src/_vendor/capstone/capstone_wasm.ts", import.meta.url),
     );
     const from = /from (@alexaltea\/capstone-js@[\d.]+)/.exec(vendored)![1]!;
     assert.ok(profile.parameters.machine_code.includes(from), profile.parameters.machine_code);

@@ -6,11 +6,14 @@
 
 import assert from "node:assert/strict";
 import { Disassembler, type InstructionSet } from "../src/apps/disasm/capstone.ts";
-import { CAPSTONE_WASM_BYTES, CAPSTONE_WASM_SHA256 } from "../src/apps/disasm/capstone_wasm.ts";
+import {
+  CAPSTONE_WASM_BYTES,
+  CAPSTONE_WASM_SHA256,
+} from "../src/_vendor/capstone/capstone_wasm.ts";
 import { demangle, ensureDemangler } from "../src/apps/disasm/demangle.ts";
-import { parseElf } from "../src/apps/elf.ts";
+import { parseElf } from "../src/apps/formats/elf/parse.ts";
 import { sha256Hex } from "../src/core/canonical_json.ts";
-import { capstoneWasmPath } from "./generate_capstone_wasm.ts";
+import { capstoneWasmPath } from "../src/_vendor/capstone/generate.ts";
 import { hasProgram, run } from "./helpers/programs.ts";
 import { npmFixture } from "./helpers/npm_fixtures.ts";
 

@@ -12,8 +12,9 @@
  */
 
 import assert from "node:assert/strict";
-import { type ElfImage, ElfParseError, parseElf } from "../src/apps/elf.ts";
-import { elfImage } from "../src/apps/elf_image.ts";
+import { type ElfImage, ElfParseError } from "../src/apps/formats/elf/model.ts";
+import { parseElf } from "../src/apps/formats/elf/parse.ts";
+import { elfImage } from "../src/apps/formats/elf/image.ts";
 import {
   BASE,
   buildRawElf,

@@ -13,13 +13,8 @@
 import assert from "node:assert/strict";
 import { hasProgram } from "./helpers/programs.ts";
 import { mulberry32 } from "./helpers/random.ts";
-import {
-  type ElfFunction,
-  type ElfImage,
-  ElfParseError,
-  isElf,
-  parseElf,
-} from "../src/apps/elf.ts";
+import { type ElfFunction, type ElfImage, ElfParseError } from "../src/apps/formats/elf/model.ts";
+import { isElf, parseElf } from "../src/apps/formats/elf/parse.ts";
 import {
   BASE,
   buildElf,

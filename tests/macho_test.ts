@@ -13,15 +13,14 @@
 import assert from "node:assert/strict";
 import { hasProgram } from "./helpers/programs.ts";
 import { mulberry32 } from "./helpers/random.ts";
-import type { BinaryImage } from "../src/apps/image.ts";
+import type { BinaryImage } from "../src/apps/formats/binary_image.ts";
+import { isMachO, parseMachO } from "../src/apps/formats/macho/parse.ts";
+import { machOImages } from "../src/apps/formats/macho/image.ts";
 import {
-  isMachO,
   type MachOFile,
-  machOImages,
   MachOParseError,
   type MachOSlice,
-  parseMachO,
-} from "../src/apps/macho.ts";
+} from "../src/apps/formats/macho/model.ts";
 import {
   buildMachO,
   buildUniversal,

@@ -9,7 +9,7 @@
  */
 
 import assert from "node:assert/strict";
-import { parseObjdumpSymbols } from "../src/apps/objdump_provider.ts";
+import { parseObjdumpSymbols } from "../src/apps/providers/objdump.ts";
 import { connect, fails, type Loose, ok } from "./helpers/in_memory.ts";
 import { hasProgram, run } from "./helpers/programs.ts";
 

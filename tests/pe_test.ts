@@ -12,17 +12,16 @@
 
 import assert from "node:assert/strict";
 import { hasProgram } from "./helpers/programs.ts";
-import { addressToOffset, type BinaryImage } from "../src/apps/image.ts";
+import { addressToOffset, type BinaryImage } from "../src/apps/formats/binary_image.ts";
+import { isPe, parsePe } from "../src/apps/formats/pe/parse.ts";
+import { peImage } from "../src/apps/formats/pe/image.ts";
 import {
-  isPe,
-  parsePe,
   type PeExport,
   type PeFile,
-  peImage,
   type PeImportLibrary,
   PeParseError,
   type PeRuntimeFunction,
-} from "../src/apps/pe.ts";
+} from "../src/apps/formats/pe/model.ts";
 import { npmFixture } from "./helpers/npm_fixtures.ts";
 import {
   buildPe,

@@ -9,9 +9,10 @@ import assert from "node:assert/strict";
 import { dirname } from "node:path";
 import { connect, hasProgram, type Loose, ok, run } from "./helpers/in_memory.ts";
 import { npmFixture } from "./helpers/npm_fixtures.ts";
+import { CAPSTONE_PACKAGE } from "../src/_vendor/capstone/package.ts";
 
 const WASM = await npmFixture("gecko-profiler-demangle@0.4.0", "index_bg.wasm");
-const WITH_IMPORTS = await npmFixture("@alexaltea/capstone-js@5.0.9", "dist/capstone.wasm");
+const WITH_IMPORTS = await npmFixture(CAPSTONE_PACKAGE, "dist/capstone.wasm");
 const haveObjdump = hasProgram("wasm-objdump");
 if (!WASM) console.log("wasm_analysis_test: skipping, the npm fixture is not cached");
 if (!haveObjdump) console.log("wasm_analysis_test: skipping, wasm-objdump is absent");

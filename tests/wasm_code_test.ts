@@ -6,10 +6,11 @@
 
 import assert from "node:assert/strict";
 import { codeMapOf, decodeWasmBody, memoryToFile } from "../src/apps/disasm/wasm_code.ts";
-import { parseWasm } from "../src/apps/wasm.ts";
+import { parseWasm } from "../src/apps/formats/wasm/parse.ts";
 import { hasProgram, run } from "./helpers/programs.ts";
 import { npmFixture } from "./helpers/npm_fixtures.ts";
 import { mulberry32 } from "./helpers/random.ts";
+import { CAPSTONE_PACKAGE } from "../src/_vendor/capstone/package.ts";
 
 const REAL = [
   {
@@ -18,7 +19,7 @@ const REAL = [
   },
   {
     label: "capstone.wasm",
-    path: await npmFixture("@alexaltea/capstone-js@5.0.9", "dist/capstone.wasm"),
+    path: await npmFixture(CAPSTONE_PACKAGE, "dist/capstone.wasm"),
   },
 ];
 const haveObjdump = hasProgram("wasm-objdump");

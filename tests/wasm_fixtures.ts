@@ -1,5 +1,5 @@
 /**
- * A small WebAssembly module writer for the tests of `src/apps/wasm.ts`:
+ * A small WebAssembly module writer for the tests of `src/apps/formats/wasm/`:
  * LEB128 encoders (optionally padded, as the Go toolchain writes them), a
  * byte builder, a section assembler that records where every section landed,
  * and {@linkcode standardModule}, a valid module exercising every kind of

@@ -14,16 +14,15 @@
 import assert from "node:assert/strict";
 import { hasProgram } from "./helpers/programs.ts";
 import { mulberry32 } from "./helpers/random.ts";
-import type { BinaryImage } from "../src/apps/image.ts";
+import type { BinaryImage } from "../src/apps/formats/binary_image.ts";
+import { isWasm, parseWasm } from "../src/apps/formats/wasm/parse.ts";
+import { wasmImage } from "../src/apps/formats/wasm/image.ts";
 import {
-  isWasm,
-  parseWasm,
-  wasmImage,
   type WasmImport,
   type WasmModule,
   WasmParseError,
   type WasmSectionKind,
-} from "../src/apps/wasm.ts";
+} from "../src/apps/formats/wasm/model.ts";
 import { npmFixture } from "./helpers/npm_fixtures.ts";
 import {
   Bytes,
@@ -34,6 +33,7 @@ import {
   standardModule,
   uleb,
 } from "./wasm_fixtures.ts";
+import { CAPSTONE_PACKAGE } from "../src/_vendor/capstone/package.ts";
 
 // ---------------------------------------------------------------------------
 // Environment
@@ -97,7 +97,7 @@ interface Fixture {
 const REAL: Fixture[] = [
   {
     label: "capstone.wasm",
-    path: await npmFixture("@alexaltea/capstone-js@5.0.9", "dist/capstone.wasm"),
+    path: await npmFixture(CAPSTONE_PACKAGE, "dist/capstone.wasm"),
   },
   {
     label: "index_bg.wasm (gecko-profiler-demangle)",

@@ -9,11 +9,12 @@ import { EVIDENCE_ID_PATTERN } from "../core/evidence.ts";
 import type { ResourceTemplateDefinition } from "../core/workbench.ts";
 import { MANIFEST_ID_PATTERN } from "./artifacts/ids.ts";
 import type { InventoryPage } from "./artifacts/model.ts";
-import { bundleUri, sectionOf, sectionsOf } from "./bundle.ts";
 import { manifestFamily } from "./completion_families.ts";
 import type { AppsContext } from "./context/apps_context.ts";
 import { validInventoryRecords } from "./context/artifact_access.ts";
 import { MAX_UNKNOWN_CANDIDATES } from "./context/unknown_support.ts";
+import { sectionOf, sectionsOf } from "./evidence_bundle/sections.ts";
+import { bundleUri } from "./evidence_bundle/store.ts";
 import { UNKNOWN_ID_PATTERN, type UnknownRegistry, unknownUri } from "./unknowns/registry.ts";
 
 /** Every resource template of the apps workbench. */

@@ -1,6 +1,6 @@
 /** Finds the largest ELF shared library with a dynamic symbol table on this machine. */
 
-import { isElf, parseElf } from "../../src/apps/elf.ts";
+import { isElf, parseElf } from "../../src/apps/formats/elf/parse.ts";
 
 const DIRECTORIES = ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib", "/lib"];
 

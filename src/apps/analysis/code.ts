@@ -14,7 +14,7 @@ import {
   MAX_DECODE_BYTES,
 } from "../disasm/capstone.ts";
 import { decodeWasmBody, type WasmCodeMap, type WasmInstruction } from "../disasm/wasm_code.ts";
-import { addressToOffset, type BinaryImage, type ImageFunction } from "../image.ts";
+import { addressToOffset, type BinaryImage, type ImageFunction } from "../formats/binary_image.ts";
 import { upperBound } from "../../core/sorted.ts";
 
 /** What decodes an image's code: a Capstone instruction set, or the WebAssembly body decoder. */

@@ -7,7 +7,7 @@
  */
 
 import { disassemblerFor, instructionSetOf } from "./code.ts";
-import type { BinaryImage, ImageFunction } from "../image.ts";
+import type { BinaryImage, ImageFunction } from "../formats/binary_image.ts";
 import type { AnalysisControl } from "./program.ts";
 
 /** Sources that amount to a function table. */

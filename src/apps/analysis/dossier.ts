@@ -9,7 +9,7 @@
 
 import { sha256Hex } from "../../core/canonical_json.ts";
 import { demangle } from "../disasm/demangle.ts";
-import { addressToOffset, type ImageFunction, sectionAt } from "../image.ts";
+import { addressToOffset, type ImageFunction, sectionAt } from "../formats/binary_image.ts";
 import { basicBlocks, decodeWithFlow, instructionSetOf } from "./code.ts";
 import type { ProgramAnalysis, ReferenceIndex } from "./program.ts";
 import { readStringAt } from "./strings.ts";
@@ -60,13 +60,6 @@ export interface CalleeEntry {
   name: string;
   kind: "procedure" | "import" | "unknown";
   call_sites: string[];
-}
-
-/** The procedure's direct callees and indirect call sites, read from its decoded code. */
-export interface CallSummary {
-  callees: CalleeEntry[];
-  indirect_call_sites: string[];
-  tail_jumps: CalleeEntry[];
 }
 
 /** Names a target address: a procedure, an import, or nothing. */

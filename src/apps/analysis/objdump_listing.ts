@@ -9,7 +9,7 @@
 
 import { sha256Hex } from "../../core/canonical_json.ts";
 import { demangle } from "../disasm/demangle.ts";
-import type { ImageFunction } from "../image.ts";
+import type { ImageFunction } from "../formats/binary_image.ts";
 import { type CalleeEntry, type DossierLimits, hex, type Page } from "./dossier.ts";
 import type { ProcedureTable } from "./procedures.ts";
 import { type BasicBlock, basicBlocks } from "./code.ts";

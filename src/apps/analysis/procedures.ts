@@ -8,7 +8,7 @@
  */
 
 import { demangle } from "../disasm/demangle.ts";
-import type { ImageFunction } from "../image.ts";
+import type { ImageFunction } from "../formats/binary_image.ts";
 import { nextFunctionStart } from "./code.ts";
 import { upperBound } from "../../core/sorted.ts";
 

@@ -12,7 +12,7 @@ import {
   type BinaryImage,
   type ImageFunction,
   type ImageImport,
-} from "../image.ts";
+} from "../formats/binary_image.ts";
 import { flowCandidates, instructionSetOf, scanProcedure } from "./code.ts";
 import { type ContainmentBound, ProcedureTable } from "./procedures.ts";
 import { scanStrings, type StringTable } from "./strings.ts";

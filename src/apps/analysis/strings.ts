@@ -7,7 +7,7 @@
  * @module
  */
 
-import { type BinaryImage, offsetToAddress } from "../image.ts";
+import { type BinaryImage, offsetToAddress } from "../formats/binary_image.ts";
 
 /** Shortest run reported. */
 export const MIN_STRING_LENGTH = 4;
@@ -183,19 +183,6 @@ export function stringMatcher(
   if (caseSensitive) return (value) => value.includes(query);
   const needle = query.toLowerCase();
   return (value) => value.toLowerCase().includes(needle);
-}
-
-/** Indices of the strings that match, in file order, scanning at most `budget` strings. */
-export function searchStrings(
-  bytes: Uint8Array,
-  table: StringTable,
-  matcher: StringMatcher,
-): number[] {
-  const hits: number[] = [];
-  for (let i = 0; i < table.count; i++) {
-    if (matcher(stringValue(bytes, table, i, 4096))) hits.push(i);
-  }
-  return hits;
 }
 
 /**

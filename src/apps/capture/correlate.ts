@@ -14,7 +14,7 @@
  * @module
  */
 
-import { type BinaryImage, offsetToAddress } from "../image.ts";
+import { type BinaryImage, offsetToAddress } from "../formats/binary_image.ts";
 import type { MemoryMapping } from "./gdb.ts";
 
 /** How a runtime address became a static one. */

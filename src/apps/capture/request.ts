@@ -238,8 +238,6 @@ export const captureRequestSchema = z.strictObject(captureRequestShape);
 export type CaptureRequest = z.output<typeof captureRequestSchema>;
 /** One timed event. */
 export type CaptureEvent = CaptureRequest["events"][number];
-/** One extra checkpoint. */
-export type CaptureCheckpoint = CaptureRequest["checkpoints"][number];
 
 /**
  * The cross-field rules of §4.2 (plus Casefile's own), checked before any

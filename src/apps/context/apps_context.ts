@@ -11,12 +11,12 @@ import { ToolFailure } from "../../core/errors.ts";
 import type { EvidenceLedger } from "../../core/evidence.ts";
 import type { WorkbenchServices } from "../../core/workbench.ts";
 import type { ArtifactTarget } from "../artifacts/target.ts";
-import { BundleStore } from "../bundle.ts";
 import type { CapturePolicySettings } from "../capture/settings.ts";
 import type { BinarySubject } from "../evidence.ts";
-import { objdumpProvider } from "../objdump_provider.ts";
-import { nativeProvider } from "../providers.ts";
-import { BinarySession } from "../session.ts";
+import { BundleStore } from "../evidence_bundle/store.ts";
+import { nativeProvider } from "../providers/native.ts";
+import { objdumpProvider } from "../providers/objdump.ts";
+import { BinarySession } from "../session/binary_session.ts";
 import { UnknownRegistry, unknownUri } from "../unknowns/registry.ts";
 
 /** What the apps tools of one connection share. */

@@ -28,9 +28,9 @@ import {
 } from "../artifacts/scan.ts";
 import { type ArtifactTarget, limitsKey } from "../artifacts/target.ts";
 import type { BinarySubject } from "../evidence.ts";
-import { readerFor } from "../formats.ts";
+import { readerFor } from "../formats/readers.ts";
 import { MAX_TARGET_BYTES, type TargetFile } from "../paths.ts";
-import type { TargetOrigin } from "../target.ts";
+import type { TargetOrigin } from "../session/target.ts";
 import { INVENTORY_ARTIFACT } from "../tool_names.ts";
 import type { AppsContext } from "./apps_context.ts";
 

@@ -7,14 +7,14 @@
 
 import type { z } from "zod";
 import type { ArtifactTarget } from "../artifacts/target.ts";
-import type { Binding } from "../providers.ts";
+import type { Binding } from "../providers/provider.ts";
 import type {
   artifactTargetSchema,
   bindingSchema,
   targetSchema,
 } from "../schemas/session_results.ts";
-import type { BinarySession, OpenOutcome } from "../session.ts";
-import type { LoadedTarget } from "../target.ts";
+import type { BinarySession, OpenOutcome } from "../session/binary_session.ts";
+import type { LoadedTarget } from "../session/target.ts";
 import type { AppsContext } from "./apps_context.ts";
 
 /** The binary target, described from the session's current document. */

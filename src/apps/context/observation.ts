@@ -10,10 +10,10 @@ import type { ToolContext } from "../../core/catalog.ts";
 import type { AnalysisProfile, EvidenceDraft } from "../../core/evidence.ts";
 import type { AnalysisControl } from "../analysis/program.ts";
 import { ANALYSIS_PREDICATE } from "../evidence.ts";
-import type { BinaryImage } from "../image.ts";
-import type { AnalysisProvider } from "../providers.ts";
-import type { BinarySession } from "../session.ts";
-import type { LoadedTarget } from "../target.ts";
+import type { BinaryImage } from "../formats/binary_image.ts";
+import type { AnalysisProvider } from "../providers/provider.ts";
+import type { BinarySession } from "../session/binary_session.ts";
+import type { LoadedTarget } from "../session/target.ts";
 
 /** An Evidence outcome whose limitations the tool may still extend. */
 export interface ObservationOutcome {

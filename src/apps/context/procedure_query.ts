@@ -9,7 +9,7 @@ import { ToolFailure } from "../../core/errors.ts";
 import { hex } from "../analysis/dossier.ts";
 import type { ProcedureTable } from "../analysis/procedures.ts";
 import { stringMatcher } from "../analysis/strings.ts";
-import type { ImageFunction } from "../image.ts";
+import type { ImageFunction } from "../formats/binary_image.ts";
 import { ADDRESS_PATTERN } from "../schemas/inputs.ts";
 
 /** The largest regular expression accepted by the search tools. */

@@ -1,7 +1,7 @@
 /**
  * Disassembly through Capstone's WebAssembly build, driven directly through
  * its exported C API (`cs_open`, `cs_disasm`, `cs_free`, `cs_close`) with the
- * wasm embedded in `capstone_wasm.ts`: no file reads, no permissions, and one
+ * wasm embedded in `src/_vendor/capstone/capstone_wasm.ts`: no file reads, no permissions, and one
  * engine instance per process, created on first use.
  *
  * @module
@@ -19,9 +19,6 @@ export interface Instruction {
   /** Operand text in Capstone's Intel syntax (x86) or standard syntax (ARM). */
   operands: string;
 }
-
-/** The package the embedded wasm comes from (a test checks it against `capstone_wasm.ts`). */
-export const CAPSTONE_PACKAGE = "@alexaltea/capstone-js@5.0.9";
 
 /** Largest code buffer decoded in one call. */
 export const MAX_DECODE_BYTES = 4 * 1024 * 1024;
@@ -59,7 +56,9 @@ let engine: Promise<CapstoneExports> | null = null;
 function loadEngine(): Promise<CapstoneExports> {
   engine ??= (async () => {
     // The 1.3 MB module is loaded on first use, not at start-up.
-    const { CAPSTONE_WASM_BYTES, CAPSTONE_WASM_GZIP_BASE64 } = await import("./capstone_wasm.ts");
+    const { CAPSTONE_WASM_BYTES, CAPSTONE_WASM_GZIP_BASE64 } = await import(
+      "../../_vendor/capstone/capstone_wasm.ts"
+    );
     const packed = Uint8Array.fromBase64(CAPSTONE_WASM_GZIP_BASE64.replace(/\s+/g, ""));
     // Inflate straight into a buffer of the known size (no chunk list, no second copy).
     const wasm = new Uint8Array(CAPSTONE_WASM_BYTES);

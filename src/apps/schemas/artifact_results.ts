@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import { inventoryPageSchema } from "../artifacts/model.ts";
-import { CLAIM_DIMENSIONS, type ClaimKind } from "../reconstruction.ts";
+import { CLAIM_DIMENSIONS, type ClaimKind } from "../reconstruction/specification.ts";
 
 const int = z.number().int();
 const sha256 = z.string().regex(/^[0-9a-f]{64}$/);

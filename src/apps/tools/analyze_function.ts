@@ -9,7 +9,7 @@ import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import type { AppsContext } from "../context/apps_context.ts";
 import { observe, progressOf } from "../context/observation.ts";
 import { findProcedure } from "../context/procedure_query.ts";
-import { dossierFrom, procedureLookupOf } from "../providers.ts";
+import { dossierFrom, procedureLookupOf } from "../providers/provider.ts";
 import { analyzeFunctionResultSchema } from "../schemas/analysis_results.ts";
 import { documentField, limitField, offsetField, procedureField } from "../schemas/inputs.ts";
 import { ANALYZE_FUNCTION } from "../tool_names.ts";

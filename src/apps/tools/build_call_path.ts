@@ -12,7 +12,7 @@ import { hex, nameTarget } from "../analysis/dossier.ts";
 import type { AppsContext } from "../context/apps_context.ts";
 import { observe } from "../context/observation.ts";
 import { findProcedure } from "../context/procedure_query.ts";
-import { notDisassembled } from "../providers.ts";
+import { notDisassembled } from "../providers/provider.ts";
 import { callPathResultSchema } from "../schemas/analysis_results.ts";
 import { documentField, procedureField } from "../schemas/inputs.ts";
 import { BUILD_CALL_PATH } from "../tool_names.ts";

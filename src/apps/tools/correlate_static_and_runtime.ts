@@ -13,7 +13,7 @@ import type { AppsContext } from "../context/apps_context.ts";
 import { retainedCapture } from "../context/capture_support.ts";
 import { observation } from "../context/observation.ts";
 import { demangle } from "../disasm/demangle.ts";
-import { dossierFrom, procedureLookupOf } from "../providers.ts";
+import { dossierFrom, procedureLookupOf } from "../providers/provider.ts";
 import { correlationResultSchema } from "../schemas/capture_results.ts";
 import { ADDRESS_PATTERN, EVIDENCE_ID_FIELD } from "../schemas/inputs.ts";
 import {

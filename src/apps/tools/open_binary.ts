@@ -14,7 +14,7 @@ import type { AppsContext } from "../context/apps_context.ts";
 import { readOccurrence } from "../context/artifact_access.ts";
 import { describeArtifact, openedBinary } from "../context/describe.ts";
 import { artifactTargetSchema, bindingSchema, targetSchema } from "../schemas/session_results.ts";
-import type { OpenOutcome } from "../session.ts";
+import type { OpenOutcome } from "../session/binary_session.ts";
 import { OPEN_BINARY } from "../tool_names.ts";
 
 /** Opens a target under an allowed root, reporting progress. */

@@ -12,7 +12,7 @@ import type { AppsContext } from "../context/apps_context.ts";
 import { observe } from "../context/observation.ts";
 import { findProcedure } from "../context/procedure_query.ts";
 import { demangle } from "../disasm/demangle.ts";
-import { procedureLookupOf } from "../providers.ts";
+import { procedureLookupOf } from "../providers/provider.ts";
 import { procedureAddressResultSchema } from "../schemas/analysis_results.ts";
 import { ADDRESS_PATTERN, documentField, procedureField } from "../schemas/inputs.ts";
 import { PROCEDURE_ADDRESS } from "../tool_names.ts";

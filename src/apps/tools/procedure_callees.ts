@@ -11,7 +11,7 @@ import { hex } from "../analysis/dossier.ts";
 import type { AppsContext } from "../context/apps_context.ts";
 import { observe, progressOf } from "../context/observation.ts";
 import { findProcedure, pageOf } from "../context/procedure_query.ts";
-import { dossierFrom, procedureLookupOf } from "../providers.ts";
+import { dossierFrom, procedureLookupOf } from "../providers/provider.ts";
 import { calleesResultSchema } from "../schemas/analysis_results.ts";
 import { documentField, limitField, offsetField, procedureField } from "../schemas/inputs.ts";
 import { PROCEDURE_CALLEES } from "../tool_names.ts";

@@ -10,7 +10,7 @@ import { callersOf, hex, referenceScanFacts } from "../analysis/dossier.ts";
 import type { AppsContext } from "../context/apps_context.ts";
 import { observe, progressOf } from "../context/observation.ts";
 import { findProcedure, pageOf } from "../context/procedure_query.ts";
-import { notDisassembled } from "../providers.ts";
+import { notDisassembled } from "../providers/provider.ts";
 import { callersResultSchema } from "../schemas/analysis_results.ts";
 import { documentField, limitField, offsetField, procedureField } from "../schemas/inputs.ts";
 import { PROCEDURE_CALLERS } from "../tool_names.ts";

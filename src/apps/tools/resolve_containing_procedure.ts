@@ -10,7 +10,7 @@ import { hex } from "../analysis/dossier.ts";
 import type { AppsContext } from "../context/apps_context.ts";
 import { observe } from "../context/observation.ts";
 import { demangle } from "../disasm/demangle.ts";
-import { procedureLookupOf } from "../providers.ts";
+import { procedureLookupOf } from "../providers/provider.ts";
 import { containingResultSchema } from "../schemas/analysis_results.ts";
 import { addressField, documentField } from "../schemas/inputs.ts";
 import { RESOLVE_CONTAINING_PROCEDURE } from "../tool_names.ts";

@@ -12,7 +12,7 @@ import type { AppsContext } from "../context/apps_context.ts";
 import { observe } from "../context/observation.ts";
 import { matcherOf, pageOf } from "../context/procedure_query.ts";
 import { demangle } from "../disasm/demangle.ts";
-import { procedureLookupOf } from "../providers.ts";
+import { procedureLookupOf } from "../providers/provider.ts";
 import { searchProceduresResultSchema } from "../schemas/analysis_results.ts";
 import { documentField, limitField, offsetField, searchFields } from "../schemas/inputs.ts";
 import { SEARCH_PROCEDURES } from "../tool_names.ts";

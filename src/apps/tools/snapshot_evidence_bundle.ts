@@ -7,8 +7,9 @@
 import { z } from "zod";
 import type { JsonValue } from "../../core/canonical_json.ts";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import { buildBundle, bundleUri } from "../bundle.ts";
 import type { AppsContext } from "../context/apps_context.ts";
+import { buildBundle } from "../evidence_bundle/bundle.ts";
+import { bundleUri } from "../evidence_bundle/store.ts";
 import { snapshotResultSchema } from "../schemas/artifact_results.ts";
 import { SNAPSHOT_EVIDENCE_BUNDLE } from "../tool_names.ts";
 

@@ -13,11 +13,8 @@ import { deriveComparisonStatus } from "../capture/compare.ts";
 import { validateCapture } from "../capture/result.ts";
 import type { AppsContext } from "../context/apps_context.ts";
 import { isDossier, isInventoryPage, VERIFIER_PROVIDER } from "../context/artifact_access.ts";
-import {
-  specificationSchema,
-  VerificationIntegrityError,
-  verifySpecification,
-} from "../reconstruction.ts";
+import { specificationSchema } from "../reconstruction/specification.ts";
+import { VerificationIntegrityError, verifySpecification } from "../reconstruction/verify.ts";
 import { verificationResultSchema } from "../schemas/artifact_results.ts";
 import { VERIFY_RECONSTRUCTION } from "../tool_names.ts";
 

@@ -10,7 +10,7 @@ import { hex, referenceScanFacts } from "../analysis/dossier.ts";
 import type { AppsContext } from "../context/apps_context.ts";
 import { observe, progressOf } from "../context/observation.ts";
 import { pageOf } from "../context/procedure_query.ts";
-import { notDisassembled } from "../providers.ts";
+import { notDisassembled } from "../providers/provider.ts";
 import { xrefsResultSchema } from "../schemas/analysis_results.ts";
 import { addressField, documentField, limitField, offsetField } from "../schemas/inputs.ts";
 import { XREFS } from "../tool_names.ts";

@@ -5,21 +5,17 @@
  * @module
  */
 
-import {
-  dynamicSymbolTable,
-  ehFrameRanges,
-  type ElfImage,
-  type ElfRangeTable,
-  parseElf,
-  type ParseElfOptions,
-} from "./elf.ts";
+import { dynamicSymbolTable } from "./dynamic_symbols.ts";
+import { ehFrameRanges } from "./eh_frame.ts";
+import type { ElfImage, ElfRangeTable, ParseElfOptions } from "./model.ts";
+import { parseElf } from "./parse.ts";
 import type {
   BinaryImage,
   ImageExport,
   ImageFunction,
   ImageImport,
   ImageSection,
-} from "./image.ts";
+} from "../binary_image.ts";
 
 /** Options for {@linkcode elfImage}. */
 export interface ElfImageOptions extends ParseElfOptions {

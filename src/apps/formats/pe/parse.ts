@@ -15,300 +15,97 @@
  * allocated in proportion to a count read from the file before that count
  * has been checked against the file size.
  *
- * {@linkcode peImage} translates the result into the format-neutral
- * {@linkcode BinaryImage} of `image.ts`.
+ * `model.ts` holds what a parse yields; `peImage` in `image.ts` translates it
+ * into the format-neutral `BinaryImage`.
  *
  * @module
  */
 
-import type {
-  Architecture,
-  BinaryImage,
-  FunctionSource,
-  ImageExport,
-  ImageFunction,
-  ImageImport,
-  ImageSection,
-} from "./image.ts";
-
-export type { Architecture, BinaryImage } from "./image.ts";
-
-/** Thrown by {@linkcode parsePe} when the bytes are not a usable PE image. */
-export class PeParseError extends Error {
-  /** File offset of the offending bytes, or `null` when it concerns the whole file. */
-  readonly offset: number | null;
-
-  /**
-   * Creates the error.
-   *
-   * @param message A plain sentence saying what is wrong.
-   * @param offset File offset of the offending bytes, if known.
-   */
-  constructor(message: string, offset: number | null = null) {
-    super(message);
-    this.name = "PeParseError";
-    this.offset = offset;
-  }
-}
-
-/** One section header. All values are the 32-bit fields as stored. */
-export interface PeSection {
-  /** 1-based section number, as COFF symbols and `llvm-readobj` count them. */
-  number: number;
-  /**
-   * Name: the 8-byte field up to its first NUL, or for `/123` (and `//` base-64)
-   * names the string from the COFF string table (the raw field when that
-   * cannot be read).
-   */
-  name: string;
-  /** `VirtualAddress` (an RVA). */
-  virtualAddress: number;
-  /** `VirtualSize`. */
-  virtualSize: number;
-  /** `PointerToRawData` (a file offset). */
-  rawDataPointer: number;
-  /** `SizeOfRawData`. */
-  rawDataSize: number;
-  /** `Characteristics` (IMAGE_SCN_*). */
-  characteristics: number;
-}
-
-/** One data directory entry of the optional header. */
-export interface PeDataDirectory {
-  /** Position in the directory array (0 = export table, 1 = import table, …). */
-  index: number;
-  /** Readable name, such as `export`, `import`, `exception`, `debug`, `delay-import`. */
-  name: string;
-  /** `VirtualAddress` (an RVA; for the certificate table, index 4, a file offset). */
-  rva: number;
-  /** `Size`. */
-  size: number;
-}
-
-/** One exported symbol: one per name, plus one per unnamed entry of the export address table. */
-export interface PeExport {
-  /** Ordinal: the export directory's `Base` plus the index in the export address table. */
-  ordinal: number;
-  /** Name from the name pointer table, or `null` for an export by ordinal only. */
-  name: string | null;
-  /** The exported RVA; for a forwarder, the RVA of its forwarder string. */
-  rva: number;
-  /** `DLL.Function` (or `DLL.#ordinal`) for a forwarder, else `null`. */
-  forwarder: string | null;
-}
-
-/** One imported symbol of one library. */
-export interface PeImportedSymbol {
-  /** Name from the hint/name table, or `null` for an import by ordinal (or an unreadable one). */
-  name: string | null;
-  /** Hint from the hint/name table, or `null` for an import by ordinal. */
-  hint: number | null;
-  /** Ordinal for an import by ordinal, else `null`. */
-  ordinal: number | null;
-  /** RVA of the import address table slot the loader fills for this symbol. */
-  slotRva: number;
-}
-
-/** The imports from one DLL, from one import (or delay-load import) descriptor. */
-export interface PeImportLibrary {
-  /** DLL name as stored (`""` when it cannot be read). */
-  name: string;
-  /** Whether the descriptor is in the delay-load import table. */
-  delayLoad: boolean;
-  /** RVA of the table that names the symbols (ILT / INT; the IAT when there is none). */
-  lookupTableRva: number;
-  /** RVA of the import address table (IAT). */
-  addressTableRva: number;
-  /** Symbols in table order. */
-  symbols: PeImportedSymbol[];
-}
-
-/** One entry of the exception (`.pdata`) function table. */
-export interface PeRuntimeFunction {
-  /** RVA of the first instruction (for ARM, with the Thumb bit cleared). */
-  begin: number;
-  /**
-   * RVA just past the function: x64 `EndAddress`; for ARM64 and ARM, `begin`
-   * plus the function length from the packed unwind data or from the
-   * `.xdata` header; `null` when that cannot be read.
-   */
-  end: number | null;
-  /** x64: `UnwindInfoAddress`; ARM64 / ARM: the second word as stored. */
-  unwindData: number;
-  /** ARM64 / ARM: whether the unwind data is packed into `unwindData` (flag 1 or 2). */
-  packed: boolean;
-}
-
-/** One entry of the debug directory. */
-export interface PeDebugEntry {
-  /** `Type` (2 is IMAGE_DEBUG_TYPE_CODEVIEW). */
-  type: number;
-  /** Readable type, such as `CODEVIEW`, `POGO`, `REPRO`, or `0x…` when unknown. */
-  typeName: string;
-  /** `SizeOfData`. */
-  sizeOfData: number;
-  /** `AddressOfRawData` (an RVA, or 0). */
-  addressOfRawData: number;
-  /** `PointerToRawData` (a file offset). */
-  pointerToRawData: number;
-}
-
-/** The CodeView record naming the PDB file. */
-export interface PeCodeView {
-  /** `RSDS` (PDB 7.0) or `NB10` (PDB 2.0). */
-  signature: "RSDS" | "NB10";
-  /** RSDS: the GUID as usually printed, `XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX`; NB10: `null`. */
-  guid: string | null;
-  /** NB10: the 32-bit signature (a time stamp); RSDS: `null`. */
-  timestamp: number | null;
-  /** Age. */
-  age: number;
-  /** PDB path as stored. */
-  pdbPath: string;
-}
-
-/** One COFF symbol table record (auxiliary records are skipped). */
-export interface PeSymbol {
-  /** Index of the record in the symbol table. */
-  index: number;
-  /** Name: short name or from the string table. */
-  name: string;
-  /** `Value` (for a symbol in a section, the offset into it). */
-  value: number;
-  /** `SectionNumber` (signed: 0 undefined, -1 absolute, -2 debug). */
-  sectionNumber: number;
-  /** `Type` (`(type >> 4) === 2` is a function). */
-  type: number;
-  /** `StorageClass` (2 external, 3 static, …). */
-  storageClass: number;
-  /** `NumberOfAuxSymbols`. */
-  auxCount: number;
-}
-
-/** The parsed view of a PE file. RVAs and file offsets are numbers (32-bit fields). */
-export interface PeFile {
-  /** `PE32` (optional header magic 0x10b) or `PE32+` (0x20b). */
-  format: "PE32" | "PE32+";
-  /** 32 for PE32, 64 for PE32+. */
-  bits: 32 | 64;
-  /** COFF `Machine`. */
-  machine: number;
-  /** Readable machine: `i386`, `AMD64`, `ARM64`, `ARMNT`, …, or `0x…` when unknown. */
-  machineName: string;
-  /** The architecture this project names for the machine (`other` when none). */
-  architecture: Architecture;
-  /** COFF `Characteristics` (IMAGE_FILE_*). */
-  characteristics: number;
-  /** Whether IMAGE_FILE_DLL (0x2000) is set. */
-  isDll: boolean;
-  /** COFF `TimeDateStamp`. */
-  timeDateStamp: number;
-  /** Optional header `Subsystem`. */
-  subsystem: number;
-  /** Readable subsystem, such as `WINDOWS_CUI`, or `0x…` when unknown. */
-  subsystemName: string;
-  /** Optional header `DllCharacteristics`. */
-  dllCharacteristics: number;
-  /** `ImageBase`. */
-  imageBase: bigint;
-  /** `AddressOfEntryPoint` (0 when the image has none, as for many DLLs). */
-  entryRva: number;
-  /** `SectionAlignment`. */
-  sectionAlignment: number;
-  /** `FileAlignment`. */
-  fileAlignment: number;
-  /** `SizeOfImage`. */
-  sizeOfImage: number;
-  /** `SizeOfHeaders`. */
-  sizeOfHeaders: number;
-  /** Section headers in table order. */
-  sections: PeSection[];
-  /** Data directories present in the optional header (at most 16). */
-  dataDirectories: PeDataDirectory[];
-  /** The DLL name recorded in the export directory, or `null`. */
-  exportName: string | null;
-  /** Exports ordered by ordinal, the names of one ordinal in name-table order. */
-  exports: PeExport[];
-  /** Import descriptors in table order, then delay-load descriptors in table order. */
-  imports: PeImportLibrary[];
-  /** The exception (`.pdata`) table in table order, for x64, ARM64 and ARM images. */
-  runtimeFunctions: PeRuntimeFunction[];
-  /** Debug directory entries. */
-  debug: PeDebugEntry[];
-  /** The first CodeView record of the debug directory, or `null`. */
-  codeView: PeCodeView | null;
-  /**
-   * Build identity from the CodeView record, as a symbol server keys a PDB:
-   * the GUID's 32 hex digits (uppercase, in printed order) followed by the
-   * age in hex, e.g. `B9DB443817204967BE7AA4A2C20430FA1` for GUID
-   * `B9DB4438-1720-4967-BE7A-A4A2C20430FA` and age 1; for NB10 the signature
-   * as 8 hex digits then the age. `null` without a CodeView record.
-   */
-  buildId: string | null;
-  /** COFF symbols (usually none in an image). */
-  symbols: PeSymbol[];
-  /** Human-readable notes about what was skipped or bounded; empty for a sound file. */
-  warnings: string[];
-}
-
-/** Options for {@linkcode parsePe}. */
-export interface ParsePeOptions {
-  /**
-   * Most entries read from each table: export address table, export names,
-   * import descriptors, import thunks (over all descriptors together),
-   * `.pdata` entries, debug entries and COFF symbols. The rest are skipped
-   * with a warning.
-   *
-   * @default {1_000_000}
-   */
-  maxEntries?: number;
-}
-
-// ---------------------------------------------------------------------------
-// Constants
+import type { Architecture } from "../binary_image.ts";
+import {
+  type ParsePeOptions,
+  type PeCodeView,
+  type PeDataDirectory,
+  type PeDebugEntry,
+  type PeExport,
+  type PeFile,
+  type PeImportedSymbol,
+  type PeImportLibrary,
+  PeParseError,
+  type PeRuntimeFunction,
+  type PeSection,
+  type PeSymbol,
+} from "./model.ts";
 
 const DOS_HEADER_SIZE = 64;
+
 const E_LFANEW = 0x3c;
+
 const COFF_HEADER_SIZE = 20;
+
 const SECTION_HEADER_SIZE = 40;
+
 const SYMBOL_SIZE = 18;
+
 const PE32_MAGIC = 0x10b;
+
 const PE32_PLUS_MAGIC = 0x20b;
+
 /** Optional header bytes up to and including NumberOfRvaAndSizes. */
 const PE32_FIXED = 96;
+
 const PE32_PLUS_FIXED = 112;
+
 const MAX_DIRECTORIES = 16;
 
 const IMAGE_FILE_DLL = 0x2000;
-const IMAGE_SCN_CNT_CODE = 0x20;
-const IMAGE_SCN_MEM_EXECUTE = 0x20000000;
-const IMAGE_SCN_MEM_READ = 0x40000000;
-const IMAGE_SCN_MEM_WRITE = 0x80000000;
+
+/** Section characteristics: code, executable, readable, writable. */
+export const IMAGE_SCN_CNT_CODE = 0x20;
+export const IMAGE_SCN_MEM_EXECUTE = 0x20000000;
+export const IMAGE_SCN_MEM_READ = 0x40000000;
+export const IMAGE_SCN_MEM_WRITE = 0x80000000;
 
 const DIR_EXPORT = 0;
+
 const DIR_IMPORT = 1;
+
 const DIR_EXCEPTION = 3;
+
 const DIR_DEBUG = 6;
+
 const DIR_DELAY_IMPORT = 13;
 
 const IMAGE_DEBUG_TYPE_CODEVIEW = 2;
+
 const IMPORT_DESCRIPTOR_SIZE = 20;
+
 const DELAY_DESCRIPTOR_SIZE = 32;
+
 const EXPORT_DIRECTORY_SIZE = 40;
+
 const DEBUG_ENTRY_SIZE = 28;
 
 const MACHINE_I386 = 0x14c;
+
 const MACHINE_AMD64 = 0x8664;
+
 const MACHINE_ARM64 = 0xaa64;
+
 const MACHINE_ARM64EC = 0xa641;
+
 const MACHINE_ARM64X = 0xa64e;
+
 const MACHINE_ARMNT = 0x1c4;
 
 /** Longest string read (names, forwarders, PDB paths), in bytes; longer ones are cut with a warning. */
 const MAX_STRING_BYTES = 4096;
+
 /** Most warnings kept; the rest are counted in a final warning. */
 const MAX_WARNINGS = 100;
+
 const DEFAULT_MAX_ENTRIES = 1_000_000;
+
 /** String bytes scanned per parse, at most this many times the file size (plus 1 MiB). */
 const STRING_BUDGET_FACTOR = 4;
 
@@ -422,9 +219,6 @@ const BASE64_DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01234
 
 const decoder = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
 
-// ---------------------------------------------------------------------------
-// Public functions
-
 /**
  * Tells whether `bytes` hold the start of a PE image: the `MZ` magic number,
  * an `e_lfanew` inside the file, and the `PE\0\0` signature there. Checks
@@ -456,181 +250,6 @@ export function parsePe(bytes: Uint8Array, options: ParsePeOptions = {}): PeFile
   }
   return new Parser(bytes, maxEntries).parse();
 }
-
-/**
- * Reads a PE image into the format-neutral {@linkcode BinaryImage}.
- *
- * Addresses are virtual addresses (image base plus RVA). Functions are the
- * union of the exports that lie in executable sections (source `export`),
- * the `.pdata` function starts (source `pdata`, with their sizes), COFF
- * function symbols in executable sections when the file has any (source
- * `symtab`) and the entry point (source `entry`), one per address, in
- * ascending order. Where several coincide, the source is the first of
- * export, symtab, entry, pdata; the name comes from the exports, else from
- * the COFF symbols, and the size from `.pdata`. Imports name their DLL and the IAT slot the code calls through;
- * imports by ordinal are named `#<ordinal>`, as are exports by ordinal only.
- *
- * @param bytes The whole file.
- * @param document A short name for the document, e.g. the file name.
- * @returns The image; `warnings` are those of {@linkcode parsePe}.
- * @throws {PeParseError} As {@linkcode parsePe}.
- */
-export function peImage(bytes: Uint8Array, document: string): BinaryImage {
-  const pe = parsePe(bytes);
-  const base = pe.imageBase;
-  const va = (rva: number): bigint => base + BigInt(rva);
-  const length = bytes.length;
-
-  const sections: ImageSection[] = pe.sections.map((s) => {
-    const size = s.virtualSize !== 0 ? s.virtualSize : s.rawDataSize;
-    const fileSize = s.rawDataPointer >= length
-      ? 0
-      : Math.min(s.rawDataSize, size, length - s.rawDataPointer);
-    const c = s.characteristics;
-    return {
-      name: s.name,
-      address: va(s.virtualAddress),
-      size: BigInt(size),
-      fileOffset: fileSize > 0 ? s.rawDataPointer : null,
-      fileSize,
-      readable: (c & IMAGE_SCN_MEM_READ) !== 0,
-      writable: (c & IMAGE_SCN_MEM_WRITE) !== 0,
-      executable: (c & IMAGE_SCN_MEM_EXECUTE) !== 0,
-    };
-  });
-
-  const functions = collectFunctions(pe);
-
-  const imports: ImageImport[] = [];
-  const libraries: string[] = [];
-  const seenLibraries = new Set<string>();
-  for (const library of pe.imports) {
-    if (!seenLibraries.has(library.name)) {
-      seenLibraries.add(library.name);
-      libraries.push(library.name);
-    }
-    for (const symbol of library.symbols) {
-      const name = symbol.name ?? (symbol.ordinal !== null ? `#${symbol.ordinal}` : null);
-      if (name === null) continue;
-      imports.push({ library: library.name, name, address: va(symbol.slotRva) });
-    }
-  }
-
-  const exports: ImageExport[] = pe.exports.map((e) => {
-    const name = e.name ?? `#${e.ordinal}`;
-    return e.forwarder !== null
-      ? { name, address: null, forwardedTo: e.forwarder }
-      : { name, address: va(e.rva) };
-  });
-
-  return {
-    format: "pe",
-    document,
-    architecture: pe.architecture,
-    machine: pe.machineName,
-    bits: pe.bits,
-    endianness: "little",
-    entry: pe.entryRva !== 0 ? va(pe.entryRva) : null,
-    sections,
-    functions,
-    imports,
-    exports,
-    libraries,
-    buildId: pe.buildId,
-    warnings: pe.warnings,
-    fileBase: 0,
-    bytes,
-  };
-}
-
-// ---------------------------------------------------------------------------
-// Functions for peImage
-
-/** Which source a function reports when several know it (lower wins). */
-const SOURCE_RANK: Readonly<Record<"export" | "symtab" | "entry" | "pdata", number>> = {
-  export: 0,
-  symtab: 1,
-  entry: 2,
-  pdata: 3,
-};
-const SOURCE_OF_RANK: readonly FunctionSource[] = ["export", "symtab", "entry", "pdata"];
-
-interface FunctionDraft {
-  rank: number;
-  size: number;
-  exportNames: string[];
-  symbolNames: string[];
-}
-
-/** Whether `name` is a better choice than `current`: the shorter, then code-unit order. */
-function isBetterName(name: string, current: string): boolean {
-  if (name.length !== current.length) return name.length < current.length;
-  return name < current;
-}
-
-function collectFunctions(pe: PeFile): ImageFunction[] {
-  const executable = pe.sections.filter((s) =>
-    (s.characteristics & (IMAGE_SCN_MEM_EXECUTE | IMAGE_SCN_CNT_CODE)) !== 0
-  );
-  const inCode = (rva: number): boolean =>
-    executable.some((s) => {
-      const size = s.virtualSize !== 0 ? s.virtualSize : s.rawDataSize;
-      return rva >= s.virtualAddress && rva - s.virtualAddress < size;
-    });
-  // Keys are RVAs (below 2^33 even for COFF symbols, so exact as numbers).
-  const drafts = new Map<number, FunctionDraft>();
-  const draft = (rva: number, rank: number): FunctionDraft => {
-    let d = drafts.get(rva);
-    if (d === undefined) {
-      d = { rank, size: 0, exportNames: [], symbolNames: [] };
-      drafts.set(rva, d);
-    } else if (rank < d.rank) d.rank = rank;
-    return d;
-  };
-  for (const e of pe.exports) {
-    if (e.forwarder !== null || e.rva === 0 || !inCode(e.rva)) continue;
-    const d = draft(e.rva, SOURCE_RANK.export);
-    if (e.name !== null && !d.exportNames.includes(e.name)) d.exportNames.push(e.name);
-  }
-  for (const s of pe.symbols) {
-    if ((s.type >> 4) !== 2 || s.sectionNumber <= 0) continue;
-    const section = pe.sections[s.sectionNumber - 1];
-    if (section === undefined) continue;
-    const rva = section.virtualAddress + s.value;
-    if (!inCode(rva)) continue;
-    const d = draft(rva, SOURCE_RANK.symtab);
-    if (s.name !== "" && !d.symbolNames.includes(s.name)) d.symbolNames.push(s.name);
-  }
-  for (const f of pe.runtimeFunctions) {
-    const d = draft(f.begin, SOURCE_RANK.pdata);
-    if (f.end !== null && f.end > f.begin && f.end - f.begin > d.size) d.size = f.end - f.begin;
-  }
-  if (pe.entryRva !== 0) draft(pe.entryRva, SOURCE_RANK.entry);
-
-  const keys = Float64Array.from(drafts.keys()).sort();
-  const base = pe.imageBase;
-  const functions: ImageFunction[] = new Array(keys.length);
-  for (let i = 0; i < keys.length; i++) {
-    const rva = keys[i]!;
-    const d = drafts.get(rva)!;
-    const preferred = d.exportNames.length > 0 ? d.exportNames : d.symbolNames;
-    let name = preferred[0] ?? "";
-    for (const candidate of preferred) if (isBetterName(candidate, name)) name = candidate;
-    const names = d.exportNames.concat(d.symbolNames.filter((n) => !d.exportNames.includes(n)));
-    names.sort();
-    functions[i] = {
-      address: base + BigInt(rva),
-      size: BigInt(d.size),
-      name,
-      names,
-      source: SOURCE_OF_RANK[d.rank]!,
-    };
-  }
-  return functions;
-}
-
-// ---------------------------------------------------------------------------
-// Implementation
 
 /** A section with its extent in memory and in the file. */
 interface SectionInfo {

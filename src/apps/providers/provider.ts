@@ -1,24 +1,18 @@
 /**
- * Analysis providers and REA-style selection: `auto` binds only when exactly
- * one candidate is usable; an explicit id never falls back to another.
+ * The analysis provider contract and REA-style selection: `auto` binds only
+ * when exactly one candidate is usable; an explicit id never falls back to
+ * another. The built-in providers are in `native.ts` and `objdump.ts`.
  *
  * @module
  */
 
-import { ToolFailure } from "../core/errors.ts";
-import { type AnalysisProfile, analysisProfile, type ProviderIdentity } from "../core/evidence.ts";
-import { VERSION } from "../version.ts";
-import { DISCOVERY_MAX_INSTRUCTIONS } from "./analysis/discovery.ts";
-import { REFERENCE_INDEX_LIMITS } from "./analysis/program.ts";
-import { MIN_STRING_LENGTH } from "./analysis/strings.ts";
-import { CAPSTONE_PACKAGE } from "./disasm/capstone.ts";
-import { DEMANGLER_PACKAGE } from "./disasm/demangle.ts";
-import { instructionSetOf } from "./analysis/code.ts";
-import { buildDossier, type DossierLimits, referenceScanFacts } from "./analysis/dossier.ts";
-import type { ProcedureTable } from "./analysis/procedures.ts";
-import type { AnalysisControl } from "./analysis/program.ts";
-import { type BinaryImage, type ImageFunction, sectionAt } from "./image.ts";
-import { formatAddress, type LoadedTarget } from "./target.ts";
+import { ToolFailure } from "../../core/errors.ts";
+import type { AnalysisProfile, ProviderIdentity } from "../../core/evidence.ts";
+import type { DossierLimits } from "../analysis/dossier.ts";
+import type { ProcedureTable } from "../analysis/procedures.ts";
+import type { AnalysisControl } from "../analysis/program.ts";
+import type { BinaryImage, ImageFunction } from "../formats/binary_image.ts";
+import type { LoadedTarget } from "../session/target.ts";
 
 /** Whether a candidate can run on this host. */
 export interface Availability {
@@ -112,97 +106,6 @@ export interface AnalysisProvider {
   analyzeProcedure?(at: DocumentRef, request: DossierRequest): Promise<DossierAnswer>;
 }
 
-/** Operations of the native provider. */
-export const NATIVE_CAPABILITIES: readonly string[] = [
-  "list_documents",
-  "list_procedures",
-  "binary_overview",
-  "search_strings",
-  "search_procedures",
-  "procedure_address",
-  "resolve_containing_procedure",
-  "analyze_function",
-  "xrefs",
-  "procedure_callers",
-  "procedure_callees",
-  "build_call_path",
-  "trace_feature",
-];
-
-/** The built-in pure-TypeScript provider (format readers plus Capstone for code). */
-export function nativeProvider(): AnalysisProvider {
-  const identity = { id: "native", name: "Casefile native reader", version: VERSION };
-  const profile = analysisProfile(identity, 1, {
-    machine_code: `Capstone 5 (the wasm build of ${CAPSTONE_PACKAGE})`,
-    webassembly_code: "native body decoder",
-    demangler: DEMANGLER_PACKAGE,
-    reference_index: {
-      max_instructions: REFERENCE_INDEX_LIMITS.maxInstructions,
-      max_per_procedure: REFERENCE_INDEX_LIMITS.maxPerProcedure,
-    },
-    call_target_discovery: { max_instructions: DISCOVERY_MAX_INSTRUCTIONS },
-    strings: { min_length: MIN_STRING_LENGTH, encodings: ["ascii", "utf-16le"] },
-  });
-  return {
-    identity,
-    profile: () => profile,
-    capabilities: [...NATIVE_CAPABILITIES],
-    availability: () => ({
-      status: "available",
-      code: null,
-      reason: "Built in; needs no helper program.",
-    }),
-    supports: (target) => ({
-      status: "supported",
-      code: null,
-      reason: `${target.formatName} is read natively.`,
-    }),
-    listDocuments: (target) => target.documents.map((d) => d.document),
-    listProcedures: (target, document, offset, limit) => {
-      const image = target.documents.find((d) => d.document === document) ?? target.documents[0]!;
-      const functions = image.functions;
-      const slice = functions.slice(offset, offset + limit);
-      const end = offset + slice.length;
-      const hasMore = end < functions.length;
-      return Promise.resolve({
-        items: slice.map((fn) => ({ address: formatAddress(fn.address), value: fn.name })),
-        offset,
-        limit,
-        total: functions.length,
-        has_more: hasMore,
-        next_offset: hasMore ? end : null,
-      });
-    },
-    procedures: ({ target, document }) => {
-      const image = imageOf(target, document);
-      return Promise.resolve({
-        table: target.programs.get(image.document)!.procedures,
-        sectionAt: (address) => sectionAt(image, address)?.name ?? null,
-        limitations: [],
-      });
-    },
-    analyzeProcedure: async ({ target, document }, request) => {
-      const { procedure, control } = request;
-      const image = imageOf(target, document);
-      const program = target.programs.get(image.document)!;
-      if (instructionSetOf(image, procedure.address) === null) {
-        throw notDisassembled(image, request.operation);
-      }
-      const index = request.includeCallers ? await program.references({}, control) : null;
-      const { limitations, ...dossier } = await buildDossier(
-        program,
-        procedure,
-        request,
-        index,
-      ) as { limitations: string[] } & Record<string, unknown>;
-      return {
-        dossier: { ...dossier, reference_scan: index ? referenceScanFacts(index) : null },
-        limitations,
-      };
-    },
-  };
-}
-
 /** The bound provider of a document. */
 export interface BoundDocument extends DocumentRef {
   provider: AnalysisProvider;
@@ -228,10 +131,6 @@ function notImplemented(provider: AnalysisProvider, operation: string): ToolFail
     "capability_unavailable",
     `Provider ${provider.identity.id} does not implement ${operation}.`,
   );
-}
-
-function imageOf(target: LoadedTarget, document: string): BinaryImage {
-  return target.documents.find((d) => d.document === document) ?? target.documents[0]!;
 }
 
 /** The failure of an operation that needs disassembly on code the native provider does not decode. */

@@ -16,11 +16,15 @@
  * @module
  */
 
-import { sha256Hex } from "../core/canonical_json.ts";
-import { type AnalysisProfile, analysisProfile, type ProviderIdentity } from "../core/evidence.ts";
-import { ToolFailure } from "../core/errors.ts";
-import { isGranted } from "../core/permissions.ts";
-import type { PolicyGate } from "../core/policy.ts";
+import { sha256Hex } from "../../core/canonical_json.ts";
+import {
+  type AnalysisProfile,
+  analysisProfile,
+  type ProviderIdentity,
+} from "../../core/evidence.ts";
+import { ToolFailure } from "../../core/errors.ts";
+import { isGranted } from "../../core/permissions.ts";
+import type { PolicyGate } from "../../core/policy.ts";
 import {
   type ListedSection,
   type ListingArchitecture,
@@ -29,12 +33,12 @@ import {
   parseObjdumpSections,
   parseObjdumpSymbols,
   type SymbolListing,
-} from "./analysis/objdump_listing.ts";
-import { ProcedureTable } from "./analysis/procedures.ts";
-import { hex } from "./analysis/dossier.ts";
-import { nextFunctionStart } from "./analysis/code.ts";
-import type { AnalysisProvider, DossierRequest, ProcedurePage } from "./providers.ts";
-import type { LoadedTarget } from "./target.ts";
+} from "../analysis/objdump_listing.ts";
+import { ProcedureTable } from "../analysis/procedures.ts";
+import { hex } from "../analysis/dossier.ts";
+import { nextFunctionStart } from "../analysis/code.ts";
+import type { AnalysisProvider, DossierRequest, ProcedurePage } from "./provider.ts";
+import type { LoadedTarget } from "../session/target.ts";
 
 export { parseObjdumpSymbols };
 

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { WasmCodeMap } from "./disasm/wasm_code.ts";
+import type { WasmCodeMap } from "../disasm/wasm_code.ts";
 
 /** Processor families this project names. */
 export type Architecture = "x86" | "x86_64" | "arm" | "arm64" | "wasm32" | "other";

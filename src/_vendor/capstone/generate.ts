@@ -1,16 +1,15 @@
 /**
  * Embeds Capstone's WebAssembly build (from the pinned npm package
- * `@alexaltea/capstone-js`) into `src/apps/disasm/capstone_wasm.ts` as
+ * `@alexaltea/capstone-js`, see `package.ts`) into `capstone_wasm.ts` beside this file as
  * gzip + base64, so the server disassembles with no file-read permission and
  * the module graph stays publishable and bundleable. Run `deno task vendor:capstone`;
- * `disasm_test.ts` checks the embedded bytes against the package.
+ * `tests/disasm_test.ts` checks the embedded bytes against the package. This
+ * file is a development tool: it is excluded from the published package.
  */
 
-import { sha256Hex } from "../src/core/canonical_json.ts";
-import { npmFixture } from "./helpers/npm_fixtures.ts";
-
-/** The npm package the bytes come from. */
-export const CAPSTONE_PACKAGE = "@alexaltea/capstone-js@5.0.9";
+import { sha256Hex } from "../../core/canonical_json.ts";
+import { npmFixture } from "../../../tests/helpers/npm_fixtures.ts";
+import { CAPSTONE_PACKAGE } from "./package.ts";
 
 /** The package's wasm file, fetched into the fixture cache. */
 export function capstoneWasmPath(): Promise<string | null> {
@@ -49,8 +48,7 @@ export const CAPSTONE_WASM_GZIP_BASE64 = \`
 ${lines.join("\n")}
 \`;
 `;
-  await Deno.writeTextFile("src/apps/disasm/capstone_wasm.ts", source);
-  console.log(
-    `wrote src/apps/disasm/capstone_wasm.ts (${wasm.length} bytes, ${packed.length} base64)`,
-  );
+  const output = new URL("./capstone_wasm.ts", import.meta.url);
+  await Deno.writeTextFile(output, source);
+  console.log(`wrote ${output.pathname} (${wasm.length} bytes, ${packed.length} base64)`);
 }

@@ -6,19 +6,19 @@
  * @module
  */
 
-import { ToolFailure } from "../core/errors.ts";
-import { isGranted } from "../core/permissions.ts";
-import type { RootDirectory } from "../core/workbench.ts";
-import { type ReadOptions, readTargetFile, type TargetFile } from "./paths.ts";
-import { type AnalysisProvider, type Binding, selectProvider } from "./providers.ts";
+import { ToolFailure } from "../../core/errors.ts";
+import { isGranted } from "../../core/permissions.ts";
+import type { RootDirectory } from "../../core/workbench.ts";
+import { type ReadOptions, readTargetFile, type TargetFile } from "../paths.ts";
+import { type AnalysisProvider, type Binding, selectProvider } from "../providers/provider.ts";
 import {
   discoverCallTargets,
   DISCOVERY_MAX_INSTRUCTIONS,
   needsDiscovery,
-} from "./analysis/discovery.ts";
-import type { ProgramAnalysis } from "./analysis/program.ts";
-import { ensureDemangler } from "./disasm/demangle.ts";
-import type { BinaryImage } from "./image.ts";
+} from "../analysis/discovery.ts";
+import type { ProgramAnalysis } from "../analysis/program.ts";
+import { ensureDemangler } from "../disasm/demangle.ts";
+import type { BinaryImage } from "../formats/binary_image.ts";
 import { type LoadedTarget, loadTarget, type TargetOrigin } from "./target.ts";
 
 /** Environment variable naming a default provider (needs `--allow-env`). */

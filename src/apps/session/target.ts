@@ -7,13 +7,13 @@
  */
 
 import { basename, posix } from "node:path";
-import { sha256Hex } from "../core/canonical_json.ts";
-import { ToolFailure } from "../core/errors.ts";
-import type { BinarySubject as EvidenceSubject } from "./evidence.ts";
-import { ProgramAnalysis } from "./analysis/program.ts";
-import { FORMAT_READERS, readerFor } from "./formats.ts";
-import type { BinaryImage } from "./image.ts";
-import type { TargetFile } from "./paths.ts";
+import { sha256Hex } from "../../core/canonical_json.ts";
+import { ToolFailure } from "../../core/errors.ts";
+import type { BinarySubject as EvidenceSubject } from "../evidence.ts";
+import { ProgramAnalysis } from "../analysis/program.ts";
+import { FORMAT_READERS, readerFor } from "../formats/readers.ts";
+import type { BinaryImage } from "../formats/binary_image.ts";
+import type { TargetFile } from "../paths.ts";
 
 /** Where a target's bytes came from. */
 export type TargetOrigin =

@@ -5,13 +5,16 @@
  * @module
  */
 
-import type { SubjectFormat } from "./evidence.ts";
-import { elfImage } from "./elf_image.ts";
-import type { BinaryImage } from "./image.ts";
-import { isMachO, machOImages } from "./macho.ts";
-import { isPe, peImage } from "./pe.ts";
-import { isElf } from "./elf.ts";
-import { isWasm, wasmImage } from "./wasm.ts";
+import type { SubjectFormat } from "../evidence.ts";
+import { elfImage } from "./elf/image.ts";
+import type { BinaryImage } from "./binary_image.ts";
+import { machOImages } from "./macho/image.ts";
+import { isMachO } from "./macho/parse.ts";
+import { peImage } from "./pe/image.ts";
+import { isPe } from "./pe/parse.ts";
+import { isElf } from "./elf/parse.ts";
+import { wasmImage } from "./wasm/image.ts";
+import { isWasm } from "./wasm/parse.ts";
 
 /** One format. */
 export interface FormatReader {

@@ -1,0 +1,312 @@
+/**
+ * What the ELF reader yields: {@linkcode ElfImage} and its parts, and the
+ * error thrown for bytes that are not a usable ELF image. The reading code is
+ * in the other files of this folder; `parse.ts` is the entry point.
+ *
+ * @module
+ */
+
+/** Thrown by `parseElf` when the bytes are not a usable ELF image. */
+export class ElfParseError extends Error {
+  /** File offset of the offending bytes, or `null` when it concerns the whole file. */
+  readonly offset: number | null;
+
+  /**
+   * Creates the error.
+   *
+   * @param message A plain sentence saying what is wrong.
+   * @param offset File offset of the offending bytes, if known.
+   */
+  constructor(message: string, offset: number | null = null) {
+    super(message);
+    this.name = "ElfParseError";
+    this.offset = offset;
+  }
+}
+
+/**
+ * One section header. File offsets and sizes are numbers: exact below 2^53,
+ * and values that large only occur in damaged files (they are then approximate).
+ */
+export interface ElfSection {
+  /** Position in the section header table (0 is the null section). */
+  index: number;
+  /** Name from the section header string table (`""` when unavailable). */
+  name: string;
+  /** `sh_type`. */
+  type: number;
+  /** Readable `sh_type`, such as `SHT_PROGBITS`, or `0x…` when unknown. */
+  typeName: string;
+  /** `sh_flags`. */
+  flags: bigint;
+  /** `sh_addr`. */
+  address: bigint;
+  /** `sh_offset`. */
+  offset: number;
+  /** `sh_size` (for SHT_NOBITS this may exceed the file size). */
+  size: number;
+  /** `sh_link`. */
+  link: number;
+  /** `sh_info`. */
+  info: number;
+  /** `sh_entsize`. */
+  entrySize: number;
+}
+
+/** One program header (offsets and sizes are numbers, as in {@linkcode ElfSection}). */
+export interface ElfSegment {
+  /** `p_type`. */
+  type: number;
+  /** Readable `p_type`, such as `PT_LOAD`, or `0x…` when unknown. */
+  typeName: string;
+  /** `p_flags` (PF_X = 1, PF_W = 2, PF_R = 4). */
+  flags: number;
+  /** `p_offset`. */
+  offset: number;
+  /** `p_vaddr`. */
+  virtualAddress: bigint;
+  /** `p_filesz`. */
+  fileSize: number;
+  /** `p_memsz`. */
+  memorySize: number;
+}
+
+/**
+ * Where the chosen name of an {@linkcode ElfFunction} came from: the static
+ * symbol table, the dynamic symbol section, the dynamic symbol table found via
+ * PT_DYNAMIC (no usable section headers), or the ELF header's entry point.
+ */
+export type ElfSymbolSource = "symtab" | "dynsym" | "dynamic" | "entry";
+
+/** One function start address with the symbols that name it. */
+export interface ElfFunction {
+  /** Start address (`st_value`; for ARM, bit 0, the Thumb bit, is cleared). */
+  address: bigint;
+  /**
+   * `st_size` of the symbol that gave the chosen name; when that is 0, the
+   * largest `st_size` among the other symbols at this address.
+   */
+  size: bigint;
+  /**
+   * Chosen name, without any `@VERSION` / `@@VERSION` suffix; `""` for a
+   * synthetic entry point that no symbol names.
+   */
+  name: string;
+  /** Every distinct non-empty name seen at this address, sorted by code unit. */
+  names: string[];
+  /** Where the chosen name came from. */
+  source: ElfSymbolSource;
+  /** Binding of the symbol that gave the chosen name. */
+  binding: "local" | "global" | "weak" | "other";
+  /** STT_FUNC, STT_GNU_IFUNC, or the synthetic entry point. */
+  kind: "function" | "ifunc" | "entry";
+}
+
+/** The parsed view of an ELF file. */
+export interface ElfImage {
+  /** ELF class. */
+  bits: 32 | 64;
+  /** Byte order. */
+  endianness: "little" | "big";
+  /** `e_type` (position-independent executables are `"shared-object"`). */
+  type: "relocatable" | "executable" | "shared-object" | "core" | "unknown";
+  /** `e_machine`. */
+  machine: number;
+  /** Readable `e_machine`, such as `"x86-64"`, or `machine-${n}` when unknown. */
+  machineName: string;
+  /** The architectures this project disassembles, or `null` for others. */
+  architecture: "x86" | "x86_64" | "arm" | "arm64" | null;
+  /** `e_entry`. */
+  entry: bigint;
+  /** Section headers, in table order (empty when there are none or they are unusable). */
+  sections: ElfSection[];
+  /** Program headers, in table order. */
+  segments: ElfSegment[];
+  /** One per distinct function start address, sorted by address ascending. */
+  functions: ElfFunction[];
+  /** Whether there is a SHT_SYMTAB section; `false` means the file is stripped. */
+  hasSymtab: boolean;
+  /** What the dynamic section says (empty lists and nulls when there is none). */
+  dynamic: ElfDynamic;
+  /** The NT_GNU_BUILD_ID note as lowercase hex, or null when there is none. */
+  buildId: string | null;
+  /**
+   * One function start per FDE of `.eh_frame` (pc_begin and pc_range), sorted
+   * by address, then size. Empty for relocatable files, whose `.eh_frame`
+   * addresses are not yet relocated, and for ARM32, which unwinds through
+   * `.ARM.exidx` instead. Built on first read ({@linkcode ehFrameRanges}
+   * reads the same ranges without an object each).
+   */
+  ehFrameFunctions: ElfAddressRange[];
+  /**
+   * The symbols of the dynamic symbol table, in table order (without the null
+   * symbol). Built on first read ({@linkcode dynamicSymbolTable} reads them
+   * without an object each).
+   */
+  dynamicSymbols: ElfDynamicSymbol[];
+  /**
+   * PLT stubs (`.plt`, `.plt.sec`, `.plt.got`) whose GOT slot is relocated,
+   * for x86-64, i386, AArch64 and ARM32, sorted by address.
+   */
+  pltStubs: ElfPltStub[];
+  /**
+   * JUMP_SLOT and GLOB_DAT relocations against undefined dynamic symbols, with
+   * the PLT stub that jumps through the slot when there is one; sorted by GOT
+   * address.
+   */
+  imports: ElfImport[];
+  /** Human-readable notes about what was skipped or bounded; empty for a sound file. */
+  warnings: string[];
+}
+
+/** An address range: a function start and its size in bytes. */
+export interface ElfAddressRange {
+  /** First address. */
+  address: bigint;
+  /** Size in bytes. */
+  size: bigint;
+}
+
+/** One entry of the dynamic section. */
+export interface ElfDynamicEntry {
+  /** `d_tag` (exact below 2^53; only damaged files have larger tags). */
+  tag: number;
+  /** Readable tag, such as `DT_NEEDED`, or `0x…` when unknown. */
+  tagName: string;
+  /** `d_val` / `d_ptr`. */
+  value: bigint;
+}
+
+/** The dynamic section, read through PT_DYNAMIC (or the SHT_DYNAMIC section). */
+export interface ElfDynamic {
+  /** DT_NEEDED libraries, in order. */
+  needed: string[];
+  /** DT_SONAME. */
+  soname: string | null;
+  /** DT_RUNPATH. */
+  runpath: string | null;
+  /** DT_RPATH. */
+  rpath: string | null;
+  /** DT_FLAGS. */
+  flags: bigint | null;
+  /** DT_FLAGS_1. */
+  flags1: bigint | null;
+  /** DT_INIT. */
+  init: bigint | null;
+  /** DT_FINI. */
+  fini: bigint | null;
+  /** DT_INIT_ARRAY and DT_INIT_ARRAYSZ (size 0 when DT_INIT_ARRAYSZ is missing). */
+  initArray: ElfAddressRange | null;
+  /** DT_FINI_ARRAY and DT_FINI_ARRAYSZ. */
+  finiArray: ElfAddressRange | null;
+  /** Every entry before the first DT_NULL, in order. */
+  entries: ElfDynamicEntry[];
+}
+
+/** One symbol of the dynamic symbol table. */
+export interface ElfDynamicSymbol {
+  /** Position in the table (the null symbol is 0, so the first listed is 1). */
+  index: number;
+  /** Name without any `@VERSION` suffix (`""` when unnamed or unreadable). */
+  name: string;
+  /** `st_value` as stored (for ARM functions, bit 0 is the Thumb bit). */
+  value: bigint;
+  /** `st_size`. */
+  size: bigint;
+  /** `ELF_ST_TYPE`. */
+  type:
+    | "notype"
+    | "object"
+    | "function"
+    | "section"
+    | "file"
+    | "common"
+    | "tls"
+    | "ifunc"
+    | "other";
+  /** `ELF_ST_BIND`. */
+  binding: "local" | "global" | "weak" | "other";
+  /** `st_shndx`. */
+  sectionIndex: number;
+  /** Whether `st_shndx` is not SHN_UNDEF. */
+  defined: boolean;
+}
+
+/** A PLT stub and the symbol whose GOT slot it jumps through. */
+export interface ElfPltStub {
+  /** Address of the stub's first instruction. */
+  address: bigint;
+  /**
+   * Symbol of the slot's relocation. For an IRELATIVE slot, the name of the
+   * function symbol at the resolver address, or `""`.
+   */
+  name: string;
+  /** The GOT slot the stub jumps through. */
+  gotAddress: bigint;
+  /** The section holding the stub (`.plt`, `.plt.sec` or `.plt.got`). */
+  section: string;
+  /** For an IRELATIVE slot, the resolver address (the relocation's addend); else null. */
+  irelative: bigint | null;
+}
+
+/** An imported symbol: a GOT slot the dynamic loader fills from another object. */
+export interface ElfImport {
+  /** Symbol name, without any `@VERSION` suffix. */
+  name: string;
+  /** The GOT slot. */
+  gotAddress: bigint;
+  /** The PLT stub that jumps through the slot, or null when none does. */
+  stubAddress: bigint | null;
+  /** JUMP_SLOT (called through the PLT) or GLOB_DAT (address taken or data). */
+  kind: "jump-slot" | "glob-dat";
+}
+
+/** Options for {@linkcode parseElf}. */
+export interface ParseElfOptions {
+  /**
+   * Most symbol table entries to examine, over all symbol tables together;
+   * the rest are skipped with a warning.
+   *
+   * @default {4_000_000}
+   */
+  maxSymbols?: number;
+  /**
+   * Most `.eh_frame` FDEs to read; the rest are skipped with a warning.
+   *
+   * @default {2_000_000}
+   */
+  maxFdes?: number;
+}
+
+/**
+ * The dynamic symbols of a parse by position (0 is the table's symbol 1),
+ * as {@linkcode ElfImage.dynamicSymbols} lists them, without an object per
+ * symbol.
+ */
+export interface ElfSymbolTable {
+  /** Symbols (without the null symbol). */
+  readonly count: number;
+  /** Name without any `@VERSION` suffix. */
+  name(i: number): string;
+  /** `st_value` as stored. */
+  value(i: number): bigint;
+  /** `ELF_ST_TYPE`. */
+  type(i: number): ElfDynamicSymbol["type"];
+  /** `ELF_ST_BIND`. */
+  binding(i: number): ElfDynamicSymbol["binding"];
+  /** Whether `st_shndx` is not SHN_UNDEF. */
+  defined(i: number): boolean;
+}
+
+/**
+ * Address ranges by position, sorted by address then size, without an
+ * object per range.
+ */
+export interface ElfRangeTable {
+  /** Ranges in the table. */
+  readonly count: number;
+  /** Start of range `k`. */
+  address(k: number): bigint;
+  /** Size of range `k`. */
+  size(k: number): bigint;
+}

@@ -1,0 +1,242 @@
+/**
+ * The Mach-O reader's view of a file translated into format-neutral
+ * `BinaryImage` documents, one per slice.
+ *
+ * @module
+ */
+
+import type {
+  BinaryImage,
+  FunctionSource,
+  ImageExport,
+  ImageFunction,
+  ImageImport,
+  ImageSection,
+} from "../binary_image.ts";
+import {
+  CPU_TYPE_ARM,
+  S_GB_ZEROFILL,
+  S_THREAD_LOCAL_ZEROFILL,
+  S_ZEROFILL,
+  VM_PROT_EXECUTE,
+  VM_PROT_READ,
+  VM_PROT_WRITE,
+} from "./constants.ts";
+
+import type { MachOSlice } from "./model.ts";
+import { parseMachO } from "./parse.ts";
+import { fileLevelWarnings } from "./universal.ts";
+
+/**
+ * One {@linkcode BinaryImage} per slice of a Mach-O file.
+ *
+ * - `document`: `fileName` for a thin file; `"<fileName> (<cpu>)"` for each
+ *   slice of a universal file (such as `fsevents.node (arm64)`), with ` 2`,
+ *   ` 3`, … after the CPU name when slices share one, so names are unique.
+ * - `fileBase` is the slice's offset in the file and `bytes` the slice's
+ *   subarray; section `fileOffset`s are relative to `bytes`.
+ * - `sections`: every section, named `segname,sectname` (`__TEXT,__text`),
+ *   plus each segment without sections under its own name (`__PAGEZERO`,
+ *   `__LINKEDIT`); readable / writable / executable come from the segment's
+ *   initial protection. Zero-fill sections have no file offset.
+ * - `functions`: the union, unique by address and sorted, of LC_FUNCTION_STARTS
+ *   (source `"function-starts"`), N_SECT symbols in executable sections —
+ *   sections of an executable segment that hold instructions
+ *   (S_ATTR_PURE_INSTRUCTIONS or S_ATTR_SOME_INSTRUCTIONS) — whose value
+ *   lies inside their own section (so `__mh_execute_header` is none) (`"symtab"`),
+ *   exports-trie entries in such sections (`"export"`) and the entry point
+ *   (`"entry"`). The source is the first of symtab, export, entry,
+ *   function-starts that knows the address. Names are kept exactly as the
+ *   symbol table and the trie store them, leading underscore included
+ *   (`_main`); the chosen name prefers an external symbol, then an export,
+ *   then a local symbol, then the shorter name. Sizes are 0 (Mach-O records
+ *   none). On 32-bit ARM the Thumb bit is cleared.
+ * - `imports`: one per undefined external symbol; `library` is the install
+ *   name of the dylib its two-level library ordinal names (null in a flat
+ *   namespace image and for the self, main-executable and dynamic-lookup
+ *   ordinals); `address` is its first symbol stub, else its lazy or non-lazy
+ *   symbol pointer, else null.
+ * - `exports`: every exports-trie entry; a re-export has a null address and
+ *   `forwardedTo` = `<install name of the dylib>.<symbol>`.
+ * - `libraries`: install names of the dependent dylibs in ordinal order.
+ * - `buildId`: LC_UUID as 32 lower-case hex digits, or null.
+ * - `warnings`: the universal header's warnings followed by the slice's.
+ *
+ * @param bytes The whole file.
+ * @param fileName The name to give the documents.
+ * @returns The images, in the universal header's order.
+ * @throws {MachOParseError} As {@linkcode parseMachO}.
+ */
+export function machOImages(bytes: Uint8Array, fileName: string): BinaryImage[] {
+  const file = parseMachO(bytes);
+  const universalWarnings = file.universal ? fileLevelWarnings(file) : [];
+  const seen = new Map<string, number>();
+  return file.slices.map((slice) => {
+    let document = fileName;
+    if (file.universal) {
+      const n = (seen.get(slice.cpuName) ?? 0) + 1;
+      seen.set(slice.cpuName, n);
+      document = `${fileName} (${slice.cpuName}${n > 1 ? ` ${n}` : ""})`;
+    }
+    return sliceImage(
+      slice,
+      bytes.subarray(slice.offset, slice.offset + slice.size),
+      document,
+      universalWarnings,
+    );
+  });
+}
+
+const SOURCE_RANK: Readonly<Partial<Record<FunctionSource, number>>> = {
+  symtab: 0,
+  export: 1,
+  entry: 2,
+  "function-starts": 3,
+};
+
+interface Candidate {
+  address: bigint;
+  source: FunctionSource;
+  name: string;
+  /** 0 external symbol, 1 export, 2 local symbol, 3 unnamed. */
+  nameRank: number;
+  names: Set<string>;
+}
+
+function sliceImage(
+  slice: MachOSlice,
+  bytes: Uint8Array,
+  document: string,
+  universalWarnings: string[],
+): BinaryImage {
+  const thumb = slice.cputype === CPU_TYPE_ARM;
+  const clear = (a: bigint): bigint => (thumb ? a & ~1n : a);
+  const sections: ImageSection[] = [];
+  /** Executable sections that hold instructions, for classifying symbols and exports. */
+  const code: { start: bigint; end: bigint }[] = [];
+  /** Ranges of those sections by section ordinal. */
+  const codeOrdinals = new Map<number, { start: bigint; end: bigint }>();
+  for (const segment of slice.segments) {
+    const prot = segment.initialProtection;
+    const flags = {
+      readable: (prot & VM_PROT_READ) !== 0,
+      writable: (prot & VM_PROT_WRITE) !== 0,
+      executable: (prot & VM_PROT_EXECUTE) !== 0,
+    };
+    if (segment.sections.length === 0) {
+      const inFile = segment.fileSize > 0 && segment.fileOffset < bytes.length;
+      sections.push({
+        name: segment.name,
+        address: segment.address,
+        size: segment.vmSize,
+        fileOffset: inFile ? segment.fileOffset : null,
+        fileSize: inFile ? Math.min(segment.fileSize, bytes.length - segment.fileOffset) : 0,
+        ...flags,
+      });
+      continue;
+    }
+    for (const s of segment.sections) {
+      const zeroFill = s.type === S_ZEROFILL || s.type === S_GB_ZEROFILL ||
+        s.type === S_THREAD_LOCAL_ZEROFILL;
+      const inFile = !zeroFill && s.size > 0n && s.offset < bytes.length;
+      const fileSize = inFile ? Math.min(Number(s.size), bytes.length - s.offset) : 0;
+      sections.push({
+        name: `${s.segmentName},${s.name}`,
+        address: s.address,
+        size: s.size,
+        fileOffset: inFile ? s.offset : null,
+        fileSize,
+        ...flags,
+      });
+      if (flags.executable && s.instructions) {
+        const range = { start: s.address, end: s.address + s.size };
+        code.push(range);
+        codeOrdinals.set(s.ordinal, range);
+      }
+    }
+  }
+  const inCode = (a: bigint): boolean => code.some((c) => a >= c.start && a < c.end);
+
+  const candidates = new Map<bigint, Candidate>();
+  const add = (address: bigint, source: FunctionSource, name: string, nameRank: number): void => {
+    const existing = candidates.get(address);
+    if (existing === undefined) {
+      candidates.set(address, {
+        address,
+        source,
+        name,
+        nameRank: name === "" ? 3 : nameRank,
+        names: new Set(name === "" ? [] : [name]),
+      });
+      return;
+    }
+    if (SOURCE_RANK[source]! < SOURCE_RANK[existing.source]!) existing.source = source;
+    if (name === "") return;
+    existing.names.add(name);
+    const current = existing.name;
+    if (
+      nameRank < existing.nameRank ||
+      (nameRank === existing.nameRank &&
+        (name.length < current.length || (name.length === current.length && name < current)))
+    ) {
+      existing.name = name;
+      existing.nameRank = nameRank;
+    }
+  };
+  for (const s of slice.symbols) {
+    if (s.kind !== "section") continue;
+    const range = codeOrdinals.get(s.sectionOrdinal);
+    // A symbol outside its own section's bytes (__mh_execute_header) is no function.
+    if (range === undefined || s.value < range.start || s.value >= range.end) continue;
+    add(clear(s.value), "symtab", s.name, s.external ? 0 : 2);
+  }
+  for (const e of slice.exports) {
+    if (e.address === null || e.kind === "absolute" || e.kind === "thread-local") continue;
+    if (!inCode(e.address)) continue;
+    add(clear(e.address), "export", e.name, 1);
+  }
+  if (slice.entry !== null) add(clear(slice.entry), "entry", "", 3);
+  for (const a of slice.functionStarts) add(clear(a), "function-starts", "", 3);
+
+  const functions: ImageFunction[] = [...candidates.values()]
+    .sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0))
+    .map((c) => ({
+      address: c.address,
+      size: 0n,
+      name: c.name,
+      names: [...c.names].sort(),
+      source: c.source,
+    }));
+
+  const imports: ImageImport[] = slice.imports.map((i) => ({
+    library: i.library,
+    name: i.name,
+    address: i.stub ?? i.pointer,
+  }));
+  const exports: ImageExport[] = slice.exports.map((e) => {
+    if (e.reexport === null) return { name: e.name, address: e.address };
+    return {
+      name: e.name,
+      address: null,
+      forwardedTo: `${e.reexport.library ?? `#${e.reexport.ordinal}`}.${e.reexport.name}`,
+    };
+  });
+  return {
+    format: "mach-o",
+    document,
+    architecture: slice.architecture,
+    machine: slice.machine,
+    bits: slice.bits,
+    endianness: slice.endianness,
+    entry: slice.entry === null ? null : clear(slice.entry),
+    sections,
+    functions,
+    imports,
+    exports,
+    libraries: slice.dylibs.map((d) => d.name),
+    buildId: slice.uuid === null ? null : slice.uuid.replaceAll("-", "").toLowerCase(),
+    warnings: [...universalWarnings, ...slice.warnings],
+    fileBase: slice.offset,
+    bytes,
+  };
+}

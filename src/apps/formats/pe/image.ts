@@ -1,0 +1,194 @@
+/**
+ * A PE file translated into the format-neutral `BinaryImage`: sections,
+ * function starts from exports, the exception table, COFF symbols and the
+ * entry point, imports and exports.
+ *
+ * @module
+ */
+
+import type {
+  BinaryImage,
+  FunctionSource,
+  ImageExport,
+  ImageFunction,
+  ImageImport,
+  ImageSection,
+} from "../binary_image.ts";
+import type { PeFile } from "./model.ts";
+import {
+  IMAGE_SCN_CNT_CODE,
+  IMAGE_SCN_MEM_EXECUTE,
+  IMAGE_SCN_MEM_READ,
+  IMAGE_SCN_MEM_WRITE,
+  parsePe,
+} from "./parse.ts";
+
+/**
+ * Reads a PE image into the format-neutral {@linkcode BinaryImage}.
+ *
+ * Addresses are virtual addresses (image base plus RVA). Functions are the
+ * union of the exports that lie in executable sections (source `export`),
+ * the `.pdata` function starts (source `pdata`, with their sizes), COFF
+ * function symbols in executable sections when the file has any (source
+ * `symtab`) and the entry point (source `entry`), one per address, in
+ * ascending order. Where several coincide, the source is the first of
+ * export, symtab, entry, pdata; the name comes from the exports, else from
+ * the COFF symbols, and the size from `.pdata`. Imports name their DLL and the IAT slot the code calls through;
+ * imports by ordinal are named `#<ordinal>`, as are exports by ordinal only.
+ *
+ * @param bytes The whole file.
+ * @param document A short name for the document, e.g. the file name.
+ * @returns The image; `warnings` are those of {@linkcode parsePe}.
+ * @throws {PeParseError} As {@linkcode parsePe}.
+ */
+export function peImage(bytes: Uint8Array, document: string): BinaryImage {
+  const pe = parsePe(bytes);
+  const base = pe.imageBase;
+  const va = (rva: number): bigint => base + BigInt(rva);
+  const length = bytes.length;
+
+  const sections: ImageSection[] = pe.sections.map((s) => {
+    const size = s.virtualSize !== 0 ? s.virtualSize : s.rawDataSize;
+    const fileSize = s.rawDataPointer >= length
+      ? 0
+      : Math.min(s.rawDataSize, size, length - s.rawDataPointer);
+    const c = s.characteristics;
+    return {
+      name: s.name,
+      address: va(s.virtualAddress),
+      size: BigInt(size),
+      fileOffset: fileSize > 0 ? s.rawDataPointer : null,
+      fileSize,
+      readable: (c & IMAGE_SCN_MEM_READ) !== 0,
+      writable: (c & IMAGE_SCN_MEM_WRITE) !== 0,
+      executable: (c & IMAGE_SCN_MEM_EXECUTE) !== 0,
+    };
+  });
+
+  const functions = collectFunctions(pe);
+
+  const imports: ImageImport[] = [];
+  const libraries: string[] = [];
+  const seenLibraries = new Set<string>();
+  for (const library of pe.imports) {
+    if (!seenLibraries.has(library.name)) {
+      seenLibraries.add(library.name);
+      libraries.push(library.name);
+    }
+    for (const symbol of library.symbols) {
+      const name = symbol.name ?? (symbol.ordinal !== null ? `#${symbol.ordinal}` : null);
+      if (name === null) continue;
+      imports.push({ library: library.name, name, address: va(symbol.slotRva) });
+    }
+  }
+
+  const exports: ImageExport[] = pe.exports.map((e) => {
+    const name = e.name ?? `#${e.ordinal}`;
+    return e.forwarder !== null
+      ? { name, address: null, forwardedTo: e.forwarder }
+      : { name, address: va(e.rva) };
+  });
+
+  return {
+    format: "pe",
+    document,
+    architecture: pe.architecture,
+    machine: pe.machineName,
+    bits: pe.bits,
+    endianness: "little",
+    entry: pe.entryRva !== 0 ? va(pe.entryRva) : null,
+    sections,
+    functions,
+    imports,
+    exports,
+    libraries,
+    buildId: pe.buildId,
+    warnings: pe.warnings,
+    fileBase: 0,
+    bytes,
+  };
+}
+
+/** Which source a function reports when several know it (lower wins). */
+const SOURCE_RANK: Readonly<Record<"export" | "symtab" | "entry" | "pdata", number>> = {
+  export: 0,
+  symtab: 1,
+  entry: 2,
+  pdata: 3,
+};
+
+const SOURCE_OF_RANK: readonly FunctionSource[] = ["export", "symtab", "entry", "pdata"];
+
+interface FunctionDraft {
+  rank: number;
+  size: number;
+  exportNames: string[];
+  symbolNames: string[];
+}
+
+/** Whether `name` is a better choice than `current`: the shorter, then code-unit order. */
+function isBetterName(name: string, current: string): boolean {
+  if (name.length !== current.length) return name.length < current.length;
+  return name < current;
+}
+
+function collectFunctions(pe: PeFile): ImageFunction[] {
+  const executable = pe.sections.filter((s) =>
+    (s.characteristics & (IMAGE_SCN_MEM_EXECUTE | IMAGE_SCN_CNT_CODE)) !== 0
+  );
+  const inCode = (rva: number): boolean =>
+    executable.some((s) => {
+      const size = s.virtualSize !== 0 ? s.virtualSize : s.rawDataSize;
+      return rva >= s.virtualAddress && rva - s.virtualAddress < size;
+    });
+  // Keys are RVAs (below 2^33 even for COFF symbols, so exact as numbers).
+  const drafts = new Map<number, FunctionDraft>();
+  const draft = (rva: number, rank: number): FunctionDraft => {
+    let d = drafts.get(rva);
+    if (d === undefined) {
+      d = { rank, size: 0, exportNames: [], symbolNames: [] };
+      drafts.set(rva, d);
+    } else if (rank < d.rank) d.rank = rank;
+    return d;
+  };
+  for (const e of pe.exports) {
+    if (e.forwarder !== null || e.rva === 0 || !inCode(e.rva)) continue;
+    const d = draft(e.rva, SOURCE_RANK.export);
+    if (e.name !== null && !d.exportNames.includes(e.name)) d.exportNames.push(e.name);
+  }
+  for (const s of pe.symbols) {
+    if ((s.type >> 4) !== 2 || s.sectionNumber <= 0) continue;
+    const section = pe.sections[s.sectionNumber - 1];
+    if (section === undefined) continue;
+    const rva = section.virtualAddress + s.value;
+    if (!inCode(rva)) continue;
+    const d = draft(rva, SOURCE_RANK.symtab);
+    if (s.name !== "" && !d.symbolNames.includes(s.name)) d.symbolNames.push(s.name);
+  }
+  for (const f of pe.runtimeFunctions) {
+    const d = draft(f.begin, SOURCE_RANK.pdata);
+    if (f.end !== null && f.end > f.begin && f.end - f.begin > d.size) d.size = f.end - f.begin;
+  }
+  if (pe.entryRva !== 0) draft(pe.entryRva, SOURCE_RANK.entry);
+
+  const keys = Float64Array.from(drafts.keys()).sort();
+  const base = pe.imageBase;
+  const functions: ImageFunction[] = new Array(keys.length);
+  for (let i = 0; i < keys.length; i++) {
+    const rva = keys[i]!;
+    const d = drafts.get(rva)!;
+    const preferred = d.exportNames.length > 0 ? d.exportNames : d.symbolNames;
+    let name = preferred[0] ?? "";
+    for (const candidate of preferred) if (isBetterName(candidate, name)) name = candidate;
+    const names = d.exportNames.concat(d.symbolNames.filter((n) => !d.exportNames.includes(n)));
+    names.sort();
+    functions[i] = {
+      address: base + BigInt(rva),
+      size: BigInt(d.size),
+      name,
+      names,
+      source: SOURCE_OF_RANK[d.rank]!,
+    };
+  }
+  return functions;
+}
