@@ -52,13 +52,7 @@ export function openBinaryTool(context: AppsContext): ToolDefinition {
     producesEvidence: false,
     run: async (args, call) => {
       const { path, occurrence_id: occurrenceId, provider_id: provider } = args;
-      if ((path === undefined) === (occurrenceId === undefined)) {
-        throw new ToolFailure(
-          "invalid_request",
-          "Pass exactly one of path (a file or artifact under a root) and occurrence_id (a member of an inventoried artifact).",
-        );
-      }
-      if (occurrenceId !== undefined) {
+      if (occurrenceId !== undefined && path === undefined) {
         // The artifact's size is not known here: progress counts bytes read, then discovery steps.
         let read = 0;
         const outcome = await session.open(
@@ -84,7 +78,13 @@ export function openBinaryTool(context: AppsContext): ToolDefinition {
         // The artifact target stays active beside its member.
         return { kind: "result", result: openedBinary(context, outcome, outcome.action) };
       }
-      const resolved = await resolveTargetPath(path!, services.roots);
+      if (path === undefined || occurrenceId !== undefined) {
+        throw new ToolFailure(
+          "invalid_request",
+          "Pass exactly one of path (a file or artifact under a root) and occurrence_id (a member of an inventoried artifact).",
+        );
+      }
+      const resolved = await resolveTargetPath(path, services.roots);
       if (resolved.kind !== "file") {
         if (provider !== undefined) {
           throw new ToolFailure(
@@ -118,7 +118,7 @@ export function openBinaryTool(context: AppsContext): ToolDefinition {
         };
       }
       const hadArtifact = context.artifact !== null;
-      const outcome = await session.open(path!, provider, {
+      const outcome = await session.open(path, provider, {
         signal: call.signal,
         // One monotonic scale for both phases: reading is 0–50 %, discovery 50–100 %.
         onProgress: (read, size) =>
