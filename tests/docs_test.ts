@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { goldenTools, spliceTable, toolTable } from "./generate_docs.ts";
+import { goldenTools, readGoldenTools, spliceTable, toolTable } from "./generate_docs.ts";
 
 Deno.test("README.md's tool table matches the registered catalog (run `deno task docs` to refresh)", async () => {
   const readme = await Deno.readTextFile(new URL("../README.md", import.meta.url));
@@ -9,9 +9,17 @@ Deno.test("README.md's tool table matches the registered catalog (run `deno task
   assert.deepEqual(cells(spliceTable(readme, await toolTable())), cells(readme));
 });
 
-Deno.test("tools/list matches the golden schemas in tests/golden/tools.json", async () => {
-  const golden = await Deno.readTextFile(new URL("./golden/tools.json", import.meta.url));
-  assert.equal(await goldenTools(), golden);
+Deno.test("tools/list matches the golden schemas in tests/golden/tools/ (one file per tool)", async () => {
+  const golden = await readGoldenTools();
+  const listed = await goldenTools();
+  assert.deepEqual(
+    [...golden.keys()].sort(),
+    [...listed.keys()].sort(),
+    "one golden file per tool",
+  );
+  for (const [name, text] of listed) {
+    assert.equal(text, golden.get(name), `tests/golden/tools/${name}.json`);
+  }
 });
 
 Deno.test("VERSION equals deno.json's version", async () => {

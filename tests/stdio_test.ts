@@ -15,10 +15,11 @@ import {
   ServerProcess,
 } from "./helpers/spawn.ts";
 
-// Every tool the catalog registers, as the golden schemas record them.
-const EXPECTED_TOOLS: string[] = (JSON.parse(
-  Deno.readTextFileSync(new URL("./golden/tools.json", import.meta.url)),
-) as { name: string }[]).map((tool) => tool.name);
+// Every tool the catalog registers, as the golden schemas record them (one file per tool).
+const EXPECTED_TOOLS: string[] = [...Deno.readDirSync(new URL("./golden/tools/", import.meta.url))]
+  .filter((entry) => entry.isFile && entry.name.endsWith(".json"))
+  .map((entry) => entry.name.slice(0, -".json".length))
+  .sort();
 
 const EXPECTED_PROMPTS = [
   "investigate_feature",

@@ -34,6 +34,8 @@ export async function connect(
   await casefile.connect(serverSide);
   const client = new Client({ name: "casefile-test", version: "1.0.0" }, clientOptions);
   await client.connect(clientSide);
+  // Listing caches each tool's output schema: the client then checks every result against it.
+  await client.listTools();
   return {
     client,
     casefile,

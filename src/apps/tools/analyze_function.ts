@@ -1,0 +1,64 @@
+/**
+ * `analyze_function`: the bounded dossier of one procedure.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import type { AppsContext } from "../context/apps_context.ts";
+import { observe, progressOf } from "../context/observation.ts";
+import { findProcedure } from "../context/procedure_query.ts";
+import { dossierFrom, procedureLookupOf } from "../providers/provider.ts";
+import { analyzeFunctionResultSchema } from "../schemas/analysis_results.ts";
+import { documentField, limitField, offsetField, procedureField } from "../schemas/inputs.ts";
+import { ANALYZE_FUNCTION } from "../tool_names.ts";
+
+/** The bounded dossier of one procedure, recorded as Evidence. */
+export function analyzeFunctionTool(context: AppsContext): ToolDefinition {
+  return defineTool({
+    name: ANALYZE_FUNCTION,
+    toolset: "static",
+    description:
+      "The bounded dossier of one procedure: extent, instructions (up to max_instructions), callees, callers and incoming references (from a bounded whole-document scan, reported with its completeness), outgoing references, referenced strings and names, basic blocks, and every truncation. No decompiler: pseudocode is not recovered.",
+    input: z.strictObject({
+      procedure: procedureField,
+      limit: limitField(500, 100),
+      max_instructions: z.number().int().min(1).max(5000).default(500).describe(
+        "Instructions decoded at most (1 to 5000).",
+      ),
+      include_assembly: z.boolean().default(false).describe("Include the instruction listing."),
+      assembly_offset: offsetField,
+      collection_offset: offsetField,
+      include_callers: z.boolean().default(true).describe(
+        "Compute callers and incoming references (scans the whole document once; progress is reported).",
+      ),
+      document: documentField,
+    }),
+    result: analyzeFunctionResultSchema,
+    effects: { mutatesSession: true },
+    producesEvidence: true,
+    run: (args, call) => {
+      return observe(context.session, {
+        operation: ANALYZE_FUNCTION,
+        document: args.document,
+        parameters: call.parameters,
+      }, async (scope) => {
+        const lookup = await procedureLookupOf(scope, ANALYZE_FUNCTION);
+        const fn = findProcedure(lookup.table, args.procedure);
+        const { dossier, limitations } = await dossierFrom(scope, {
+          operation: ANALYZE_FUNCTION,
+          procedure: fn,
+          control: progressOf(call),
+          limit: args.limit,
+          maxInstructions: args.max_instructions,
+          includeAssembly: args.include_assembly,
+          assemblyOffset: args.assembly_offset,
+          collectionOffset: args.collection_offset,
+          includeCallers: args.include_callers,
+        });
+        return { result: dossier, limitations: [...lookup.limitations, ...limitations] };
+      });
+    },
+  });
+}

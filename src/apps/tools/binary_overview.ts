@@ -1,0 +1,74 @@
+/**
+ * `binary_overview`: a summary of one document.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { instructionSetOf } from "../analysis/code.ts";
+import { hex } from "../analysis/dossier.ts";
+import type { AppsContext } from "../context/apps_context.ts";
+import { observe, progressOf } from "../context/observation.ts";
+import { overviewResultSchema } from "../schemas/analysis_results.ts";
+import { documentField } from "../schemas/inputs.ts";
+import { BINARY_OVERVIEW } from "../tool_names.ts";
+
+/** Summarises format, architecture, procedures, imports, exports, libraries, sections and strings. */
+export function binaryOverviewTool(context: AppsContext): ToolDefinition {
+  return defineTool({
+    name: BINARY_OVERVIEW,
+    toolset: "static",
+    description:
+      "Summarise a document: format, architecture, entry point, procedure counts by source, imports, exports, libraries, a sample of sections and the string count. Scans the strings once (progress is reported).",
+    input: z.strictObject({ document: documentField }),
+    result: overviewResultSchema,
+    effects: { mutatesSession: true },
+    producesEvidence: true,
+    run: (args, call) =>
+      observe(context.session, {
+        operation: BINARY_OVERVIEW,
+        document: args.document,
+        parameters: call.parameters,
+      }, async ({ image, program }) => {
+        const strings = await program.strings(progressOf(call));
+        const bySource: Record<string, number> = {};
+        for (const fn of image.functions) bySource[fn.source] = (bySource[fn.source] ?? 0) + 1;
+        return {
+          result: {
+            format: image.format,
+            architecture: image.architecture,
+            machine: image.machine,
+            bits: image.bits,
+            endianness: image.endianness,
+            entry: image.entry === null ? null : hex(image.entry),
+            build_id: image.buildId,
+            procedure_count: image.functions.length,
+            procedures_by_source: bySource,
+            import_count: image.imports.length,
+            export_count: image.exports.length,
+            libraries: image.libraries.slice(0, 100),
+            string_count: strings.count,
+            section_count: image.sections.length,
+            sections: image.sections.slice(0, 32).map((s) => ({
+              name: s.name,
+              address: hex(s.address),
+              size: Number(s.size),
+              flags: `${s.readable ? "r" : "-"}${s.writable ? "w" : "-"}${
+                s.executable ? "x" : "-"
+              }`,
+            })),
+            disassembly: instructionSetOf(image) ?? "unavailable",
+          },
+          limitations: [
+            ...(image.sections.length > 32
+              ? [`Only the first 32 of ${image.sections.length} sections are listed.`]
+              : []),
+            ...(image.libraries.length > 100
+              ? [`Only the first 100 of ${image.libraries.length} libraries are listed.`]
+              : []),
+          ],
+        };
+      }),
+  });
+}

@@ -1,0 +1,169 @@
+/**
+ * `compare_artifacts`: two retained inventories compared.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { ToolFailure } from "../../core/errors.ts";
+import { EVIDENCE_ID_PATTERN } from "../../core/evidence.ts";
+import {
+  compareInventories,
+  compareProcedures,
+  MergeError,
+  mergePages,
+  type SymbolSummary,
+} from "../artifacts/compare.ts";
+import { pageOfItems } from "../artifacts/model.ts";
+import type { AppsContext } from "../context/apps_context.ts";
+import {
+  ARTIFACT_COMPARISON_PROVIDER,
+  inventoryRecord,
+  procedureList,
+  SYMBOL_SUMMARIES_PER_PAGE,
+} from "../context/artifact_access.ts";
+import { compareArtifactsResultSchema } from "../schemas/artifact_results.ts";
+import { pageFields } from "../schemas/inputs.ts";
+import { COMPARE_ARTIFACTS } from "../tool_names.ts";
+
+/** Compares two retained inventories path by path, and changed binaries procedure by procedure. */
+export function compareArtifactsTool(context: AppsContext): ToolDefinition {
+  return defineTool({
+    name: COMPARE_ARTIFACTS,
+    toolset: "artifacts",
+    description:
+      "Compare two retained inventories (every page of each, by evidence_id) path by path: added, removed, changed, moved (same content at a new path), unchanged, and unknown (unreadable or unhashed members). For changed ELF, PE, Mach-O and WebAssembly members on the returned page, the binaries are read back from their artifacts (which must be unchanged) and compared procedure by procedure: added, removed, resized. Missing pages make the status truncated; integrity failures, contradiction; incomplete inventories or unknown members, unknown. Recorded as Evidence.",
+    input: z.strictObject({
+      left_evidence_ids: z.array(z.string().regex(EVIDENCE_ID_PATTERN)).min(1).max(100).describe(
+        "Every inventory_artifact page of the left (older) version.",
+      ),
+      right_evidence_ids: z.array(z.string().regex(EVIDENCE_ID_PATTERN)).min(1).max(100).describe(
+        "Every inventory_artifact page of the right (newer) version.",
+      ),
+      ...pageFields("change"),
+      include_unchanged: z.boolean().default(false).describe(
+        "List unchanged paths too (they always count in the summary).",
+      ),
+    }),
+    result: compareArtifactsResultSchema,
+    effects: { mutatesSession: true },
+    producesEvidence: true,
+    run: async (args, call) => {
+      const leftIds = [...new Set(args.left_evidence_ids)];
+      const rightIds = [...new Set(args.right_evidence_ids)];
+      const overlap = leftIds.filter((id) => rightIds.includes(id));
+      if (overlap.length > 0) {
+        throw new ToolFailure("invalid_request", `Evidence ${overlap[0]} is on both sides.`);
+      }
+      const leftPages = leftIds.map((id) => inventoryRecord(context.ledger, id));
+      const rightPages = rightIds.map((id) => inventoryRecord(context.ledger, id));
+      let left, right;
+      try {
+        left = mergePages(leftPages);
+        right = mergePages(rightPages);
+      } catch (error) {
+        if (error instanceof MergeError) {
+          throw new ToolFailure("invalid_request", error.message, {
+            action: "Pass the pages of exactly one inventory per side.",
+          });
+        }
+        throw error;
+      }
+      const comparison = compareInventories(left, right);
+      const listed = args.include_unchanged
+        ? comparison.changes
+        : comparison.changes.filter((c) => c.status !== "unchanged");
+      const page = pageOfItems(listed, args.offset, args.limit);
+      const binaryKinds = new Set(["elf", "pe", "mach-o", "mach-o-universal", "wasm"]);
+      const limitations = [...comparison.limitations];
+      let summarised = 0;
+      const items = [];
+      for (const change of page.items) {
+        let procedures: SymbolSummary | { unavailable: string } | null = null;
+        if (
+          change.status === "changed" && change.dimensions.includes("content") &&
+          change.left?.sha256 &&
+          change.right?.sha256 && binaryKinds.has(change.left.content_kind ?? "") &&
+          binaryKinds.has(change.right.content_kind ?? "")
+        ) {
+          if (summarised >= SYMBOL_SUMMARIES_PER_PAGE) {
+            procedures = {
+              unavailable:
+                `Only ${SYMBOL_SUMMARIES_PER_PAGE} binaries per page get a procedure summary; page with a smaller limit.`,
+            };
+          } else {
+            summarised++;
+            call.signal.throwIfAborted();
+            await call.progress(
+              summarised,
+              SYMBOL_SUMMARIES_PER_PAGE,
+              `reading ${change.logical_path}`,
+            );
+            const a = await procedureList(
+              context.services.roots,
+              leftPages[0]!.record,
+              change.logical_path,
+              change.left.sha256,
+            );
+            const b = await procedureList(
+              context.services.roots,
+              rightPages[0]!.record,
+              change.logical_path,
+              change.right.sha256,
+            );
+            procedures = typeof a === "string" || typeof b === "string"
+              ? {
+                unavailable: `Procedure summary unavailable: ${
+                  typeof a === "string" ? `left: ${a}` : `right: ${b}`
+                }.`,
+              }
+              : compareProcedures(a, b);
+          }
+        }
+        items.push({ ...change, procedures });
+      }
+      if (summarised > 0) {
+        limitations.push(
+          "Procedure summaries compare procedure names and sizes as the native readers list them (symbols, exports, unwind tables); a procedure whose name is unchanged but whose code changed with equal size shows as unchanged here — use analyze_function and compare_functions for code.",
+        );
+      }
+      const result = {
+        status: comparison.status,
+        left: {
+          manifest_id: left.manifest.manifest_id,
+          complete: left.complete,
+          root_sha256: left.manifest.root_sha256,
+        },
+        right: {
+          manifest_id: right.manifest.manifest_id,
+          complete: right.complete,
+          root_sha256: right.manifest.root_sha256,
+        },
+        summary: comparison.counts,
+        changes: { ...page, items },
+        limitations,
+      };
+      return {
+        kind: "evidence",
+        draft: {
+          subject: null,
+          provider: ARTIFACT_COMPARISON_PROVIDER,
+          operation: COMPARE_ARTIFACTS,
+          predicate_type: "rea.artifact-comparison/v1",
+          confidence: "derived",
+          authority: "analyst-inference",
+          parameters: {
+            ...call.parameters,
+            left_evidence_ids: leftIds,
+            right_evidence_ids: rightIds,
+          },
+          normalized_result: result,
+          evidence_links: [...leftIds, ...rightIds],
+          limitations,
+          transferred: true,
+        },
+      };
+    },
+  });
+}

@@ -1,0 +1,220 @@
+/**
+ * `compare_functions`: two retained dossiers compared.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { ToolFailure } from "../../core/errors.ts";
+import type { EvidenceRecord } from "../../core/evidence.ts";
+import type { AppsContext } from "../context/apps_context.ts";
+import { compareFunctionsResultSchema } from "../schemas/analysis_results.ts";
+import { ANALYZE_FUNCTION, COMPARE_FUNCTIONS } from "../tool_names.ts";
+
+/** The parts of a retained dossier that comparison reads. */
+interface Dossier {
+  procedure?: { size?: number | null; address?: string; name?: string };
+  fingerprint?: { mnemonics_sha256?: string; instruction_count?: number };
+  instruction_scan?: { truncated?: boolean };
+  /** Null when the provider does not report the collection. */
+  callees?: { items: { name?: string; address?: string }[]; truncated?: boolean } | null;
+  referenced_strings?:
+    | { items: { value?: string; address?: string }[]; truncated?: boolean }
+    | null;
+  basic_blocks?: { total?: number | null } | null;
+}
+
+/** Compares two retained dossiers dimension by dimension. */
+export function compareFunctionsTool(context: AppsContext): ToolDefinition {
+  return defineTool({
+    name: COMPARE_FUNCTIONS,
+    toolset: "static",
+    description:
+      "Compare two retained analyze_function Evidence records (from this target or another opened earlier in the session) dimension by dimension: size, instruction sequence, callees, referenced strings, basic blocks. Both must use identical limits; a truncated side, a dimension a provider does not report, and the instruction sequence of dossiers from two different providers are unknown.",
+    input: z.strictObject({
+      left_evidence_id: z.string().regex(/^ev_[0-9a-f]{64}$/).describe(
+        "An analyze_function Evidence id.",
+      ),
+      right_evidence_id: z.string().regex(/^ev_[0-9a-f]{64}$/).describe(
+        "Another analyze_function Evidence id.",
+      ),
+    }),
+    result: compareFunctionsResultSchema,
+    effects: { mutatesSession: true },
+    producesEvidence: true,
+    run: (args) => {
+      const pick = (id: string): EvidenceRecord => {
+        const record = context.ledger.get(id);
+        if (!record) {
+          throw new ToolFailure(
+            "invalid_request",
+            `Evidence ${id} is not retained in this session.`,
+            {
+              action:
+                "Call analyze_function for the procedure, then pass the evidence_id it returns.",
+            },
+          );
+        }
+        if (record.operation !== ANALYZE_FUNCTION) {
+          throw new ToolFailure(
+            "invalid_request",
+            `Evidence ${id} records ${record.operation}, not analyze_function.`,
+          );
+        }
+        return record;
+      };
+      const left = pick(args.left_evidence_id);
+      const right = pick(args.right_evidence_id);
+      const limitKeys = [
+        "limit",
+        "max_instructions",
+        "include_assembly",
+        "assembly_offset",
+        "collection_offset",
+      ];
+      const differing = limitKeys.filter((k) =>
+        JSON.stringify(left.parameters[k]) !== JSON.stringify(right.parameters[k])
+      );
+      if (differing.length > 0) {
+        throw new ToolFailure(
+          "invalid_request",
+          `The two dossiers were built under different limits (${
+            differing.join(", ")
+          }); compare only dossiers with identical limits.`,
+          { action: "Call analyze_function again on one side with the other side's limits." },
+        );
+      }
+      const l = left.normalized_result as Dossier;
+      const r = right.normalized_result as Dossier;
+      const truncated = Boolean(l.instruction_scan?.truncated || r.instruction_scan?.truncated);
+      // Providers spell mnemonics differently (Capstone, objdump): sequences compare only within one.
+      const sameProvider = left.provider.id === right.provider.id;
+      const unreported = (key: "callees" | "referenced_strings" | "basic_blocks"): boolean =>
+        l[key] === null || l[key] === undefined || r[key] === null || r[key] === undefined;
+      const setOf = (
+        page: { items: { name?: string; address?: string; value?: string }[] } | null | undefined,
+        key: "name" | "value",
+      ) => new Set((page?.items ?? []).map((item) => item[key] || item.address || ""));
+      const diffSets = (a: Set<string>, b: Set<string>) => ({
+        only_left: [...a].filter((x) => !b.has(x)).sort(),
+        only_right: [...b].filter((x) => !a.has(x)).sort(),
+      });
+      const callees = diffSets(setOf(l.callees, "name"), setOf(r.callees, "name"));
+      const strings = diffSets(
+        setOf(l.referenced_strings, "value"),
+        setOf(r.referenced_strings, "value"),
+      );
+      const pagesTruncated = Boolean(l.callees?.truncated || r.callees?.truncated);
+      const stringsTruncated = Boolean(
+        l.referenced_strings?.truncated || r.referenced_strings?.truncated,
+      );
+      const verdict = (equal: boolean, unknown: boolean) =>
+        unknown ? "unknown" : equal ? "equal" : "different";
+      const dimensions = [
+        {
+          name: "size",
+          left: l.procedure?.size ?? null,
+          right: r.procedure?.size ?? null,
+          verdict: verdict(
+            l.procedure?.size === r.procedure?.size,
+            l.procedure?.size === undefined || l.procedure?.size === null ||
+              r.procedure?.size === undefined || r.procedure?.size === null,
+          ),
+        },
+        {
+          name: "instruction_sequence",
+          left: l.fingerprint?.mnemonics_sha256 ?? null,
+          right: r.fingerprint?.mnemonics_sha256 ?? null,
+          verdict: verdict(
+            l.fingerprint?.mnemonics_sha256 === r.fingerprint?.mnemonics_sha256,
+            truncated || !sameProvider,
+          ),
+        },
+        {
+          name: "instruction_count",
+          left: l.fingerprint?.instruction_count ?? null,
+          right: r.fingerprint?.instruction_count ?? null,
+          verdict: verdict(
+            l.fingerprint?.instruction_count === r.fingerprint?.instruction_count,
+            truncated,
+          ),
+        },
+        {
+          name: "callees",
+          ...callees,
+          verdict: verdict(
+            callees.only_left.length === 0 && callees.only_right.length === 0,
+            truncated || pagesTruncated || unreported("callees"),
+          ),
+        },
+        {
+          name: "referenced_strings",
+          ...strings,
+          verdict: verdict(
+            strings.only_left.length === 0 && strings.only_right.length === 0,
+            truncated || stringsTruncated || unreported("referenced_strings"),
+          ),
+        },
+        {
+          name: "basic_blocks",
+          left: l.basic_blocks?.total ?? null,
+          right: r.basic_blocks?.total ?? null,
+          verdict: verdict(
+            l.basic_blocks?.total === r.basic_blocks?.total,
+            truncated || unreported("basic_blocks"),
+          ),
+        },
+      ];
+      const overall = dimensions.some((d) => d.verdict === "different")
+        ? "different"
+        : dimensions.some((d) => d.verdict === "unknown")
+        ? "unknown"
+        : "equal-in-every-dimension";
+      return Promise.resolve({
+        kind: "evidence",
+        draft: {
+          subject: null,
+          provider: {
+            id: "casefile-function-comparison",
+            name: "Casefile function comparison",
+            version: "1",
+          },
+          operation: COMPARE_FUNCTIONS,
+          predicate_type: "rea.function-comparison/v1",
+          confidence: "derived",
+          parameters: {
+            left_evidence_id: left.evidence_id,
+            right_evidence_id: right.evidence_id,
+          },
+          normalized_result: {
+            left: {
+              evidence_id: left.evidence_id,
+              subject: left.subject?.digest.sha256 ?? null,
+              procedure: l.procedure ?? null,
+            },
+            right: {
+              evidence_id: right.evidence_id,
+              subject: right.subject?.digest.sha256 ?? null,
+              procedure: r.procedure ?? null,
+            },
+            dimensions,
+            verdict: overall,
+          },
+          evidence_links: [left.evidence_id, right.evidence_id],
+          limitations: [
+            "Equal fingerprints mean the same mnemonic sequence within the decoded range, not equal semantics; operands and data are not compared.",
+            ...(sameProvider ? [] : [
+              `The dossiers come from different providers (${left.provider.id}, ${right.provider.id}), which spell mnemonics differently: the instruction sequence is unknown.`,
+            ]),
+            ...(truncated
+              ? [
+                "At least one dossier was truncated: sequence, counts, callees and strings are unknown.",
+              ]
+              : []),
+          ],
+        },
+      });
+    },
+  });
+}

@@ -1,0 +1,219 @@
+/**
+ * `correlate_static_and_runtime`: a runtime address tied to its static procedure.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { ToolFailure } from "../../core/errors.ts";
+import { hex } from "../analysis/dossier.ts";
+import { mapRuntimeAddress } from "../capture/correlate.ts";
+import type { AppsContext } from "../context/apps_context.ts";
+import { retainedCapture } from "../context/capture_support.ts";
+import { observation } from "../context/observation.ts";
+import { demangle } from "../disasm/demangle.ts";
+import { dossierFrom, procedureLookupOf } from "../providers/provider.ts";
+import { correlationResultSchema } from "../schemas/capture_results.ts";
+import { ADDRESS_PATTERN, EVIDENCE_ID_FIELD } from "../schemas/inputs.ts";
+import {
+  ANALYZE_FUNCTION,
+  CORRELATE_STATIC_AND_RUNTIME,
+  RESOLVE_CONTAINING_PROCEDURE,
+} from "../tool_names.ts";
+
+/** Maps a runtime address of a capture to the open target's containing procedure and its dossier. */
+export function correlateStaticAndRuntimeTool(context: AppsContext): ToolDefinition {
+  return defineTool({
+    name: CORRELATE_STATIC_AND_RUNTIME,
+    toolset: "capture",
+    description:
+      "Tie a runtime address from a retained capture — its crash PC, a backtrace frame (crash_backtrace captures), or an address you pass — to the containing procedure of the open target and that procedure's dossier. The address is mapped through the memory map the capture recorded (exact for PIE and non-PIE); without one, through a load base you give, or taken as static, and then the result is marked inferred. The open target must be the file the capture ran (same SHA-256) or the module the frame lies in.",
+    input: z.strictObject({
+      capture_evidence_id: EVIDENCE_ID_FIELD.describe(
+        "A retained capture_process_scenario Evidence id.",
+      ),
+      frame: z.number().int().min(0).max(63).optional().describe(
+        "Backtrace frame index; by default the first frame inside the open file.",
+      ),
+      runtime_address: z.string().regex(ADDRESS_PATTERN).optional().describe(
+        "A runtime address observed in that run (instead of a frame).",
+      ),
+      load_base: z.string().regex(ADDRESS_PATTERN).optional().describe(
+        "Where the file was loaded, for captures without a memory map.",
+      ),
+      max_instructions: z.number().int().min(1).max(5000).default(500).describe(
+        "Instructions decoded for the dossier (1 to 5000).",
+      ),
+      include_callers: z.boolean().default(false).describe(
+        "Also compute callers (scans the whole document once).",
+      ),
+      document: z.string().max(4096).optional().describe(
+        "A document from list_documents; the current document when left out.",
+      ),
+    }),
+    result: correlationResultSchema,
+    effects: { mutatesSession: true },
+    producesEvidence: true,
+    run: async (args, call) => {
+      const id = args.capture_evidence_id;
+      const { capture } = retainedCapture(context.ledger, id, "given");
+      await context.session.idle();
+      // Correlation is containing-procedure resolution plus the dossier, on the bound provider.
+      const scope = context.session.analysis(
+        RESOLVE_CONTAINING_PROCEDURE,
+        args.document,
+      );
+      const { target, image } = scope;
+      const sameFile = target.sha256 === capture.manifest.executable_sha256;
+      const modulePaths = [target.realPath];
+      if (sameFile) {
+        modulePaths.push(
+          capture.manifest.executable_real_path,
+          capture.manifest.scenario.executable,
+        );
+      }
+      const crash = capture.crash;
+      const frames = crash?.frames ?? [];
+      const mappings = crash?.mappings ?? [];
+      let address: bigint;
+      let frame: (typeof frames)[number] | null = null;
+      if (args.runtime_address !== undefined) {
+        address = BigInt(args.runtime_address);
+      } else if (args.frame !== undefined) {
+        frame = frames[args.frame] ?? null;
+        if (!frame) {
+          throw new ToolFailure(
+            "invalid_request",
+            `The capture has ${frames.length} backtrace frame(s); there is no frame ${args.frame}.`,
+          );
+        }
+        address = BigInt(frame.pc);
+      } else {
+        frame = frames.find((f) => {
+          const m = mapRuntimeAddress(BigInt(f.pc), image, { mappings, modulePaths });
+          return m.static_address !== null;
+        }) ?? frames[0] ?? null;
+        if (frame) address = BigInt(frame.pc);
+        else if (crash?.pc) address = BigInt(crash.pc);
+        else {
+          throw new ToolFailure(
+            "invalid_request",
+            crash
+              ? `The capture saw ${crash.signal} but recorded no program counter (${crash.source}).`
+              : "The capture recorded no crash, so there is no runtime address to correlate.",
+            {
+              action:
+                "Capture again with crash_backtrace: true (needs gdb), or pass runtime_address (and load_base).",
+            },
+          );
+        }
+      }
+      if (!sameFile && !mappings.some((m) => m.path === target.realPath)) {
+        throw new ToolFailure(
+          "invalid_request",
+          `The open target ${target.name} is not the file the capture ran (SHA-256 differs) and no recorded mapping names it.`,
+          {
+            action:
+              `Open ${capture.manifest.executable_real_path} (the captured executable) with open_binary first.`,
+          },
+        );
+      }
+      const mapping = mapRuntimeAddress(address, image, {
+        mappings,
+        modulePaths,
+        ...(args.load_base !== undefined ? { loadBase: BigInt(args.load_base) } : {}),
+      });
+      const limitations: string[] = [mapping.explanation];
+      if (!sameFile) {
+        limitations.push(
+          "The capture pinned only its executable's digest: this module's bytes at run time are assumed to equal the open file's.",
+        );
+      }
+      let procedure = null;
+      let dossier = null;
+      let section = null;
+      if (mapping.static_address !== null) {
+        const at = BigInt(mapping.static_address);
+        // Containment and the dossier are the bound provider's own observations.
+        const lookup = await procedureLookupOf(scope, RESOLVE_CONTAINING_PROCEDURE);
+        limitations.push(...lookup.limitations);
+        section = lookup.sectionAt(at);
+        const found = lookup.table.containing(at);
+        if (found) {
+          procedure = {
+            address: hex(found.fn.address),
+            name: found.fn.name,
+            demangled: demangle(found.fn.name),
+            size: found.fn.size > 0n ? Number(found.fn.size) : null,
+            offset: Number(at - found.fn.address),
+            bounded_by: found.bounded,
+          };
+          if (found.bounded === "next-start") {
+            limitations.push(
+              "The procedure has no recorded size: containment assumes it runs to the next known start.",
+            );
+          }
+          if (scope.provider.capabilities.includes(ANALYZE_FUNCTION)) {
+            try {
+              const built = await dossierFrom(scope, {
+                operation: CORRELATE_STATIC_AND_RUNTIME,
+                procedure: found.fn,
+                control: {
+                  signal: call.signal,
+                  onProgress: (done, total, message) => call.progress(done, total, message),
+                },
+                includeCallers: args.include_callers,
+                limit: 20,
+                maxInstructions: args.max_instructions,
+                includeAssembly: false,
+                assemblyOffset: 0,
+                collectionOffset: 0,
+              });
+              dossier = built.dossier;
+              limitations.push(...built.limitations);
+            } catch (error) {
+              if (!(error instanceof ToolFailure) || error.code !== "capability_unavailable") {
+                throw error;
+              }
+              limitations.push(`No dossier: ${error.message}`);
+            }
+          } else {
+            limitations.push(
+              `Provider ${scope.provider.identity.id} does not build dossiers: no dossier.`,
+            );
+          }
+        } else {
+          limitations.push("No known procedure contains the static address.");
+        }
+      }
+      const debuggerName = frame?.function ?? null;
+      const agrees = debuggerName === null || procedure === null
+        ? null
+        : [procedure.name, procedure.demangled].includes(debuggerName);
+      const confidence = mapping.confidence === "derived" && sameFile ? "derived" : "inferred";
+      const outcome = observation(
+        CORRELATE_STATIC_AND_RUNTIME,
+        scope,
+        call.parameters,
+        {
+          document: scope.document,
+          capture_evidence_id: id,
+          crash: crash ? { signal: crash.signal, source: crash.source } : null,
+          frame,
+          mapping,
+          static_address: mapping.static_address,
+          section,
+          procedure,
+          debugger_agrees: agrees,
+          dossier,
+        },
+      );
+      outcome.draft.confidence = confidence;
+      outcome.draft.authority = "analyst-inference";
+      outcome.draft.evidence_links = [id];
+      outcome.draft.limitations.push(...limitations);
+      return outcome;
+    },
+  });
+}

@@ -1,0 +1,92 @@
+/**
+ * `find_changed_behavior`: changed behaviour across retained comparisons.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import type { EvidenceRecord } from "../../core/evidence.ts";
+import { COMPARE_OPERATION, findChangedBehavior } from "../capture/changes.ts";
+import { PROCESS_PROVIDER } from "../capture/result.ts";
+import type { AppsContext } from "../context/apps_context.ts";
+import { changedBehaviorResultSchema } from "../schemas/capture_results.ts";
+import { EVIDENCE_ID_FIELD } from "../schemas/inputs.ts";
+import { FIND_CHANGED_BEHAVIOR } from "../tool_names.ts";
+
+/** Aggregates complete, compatible process comparisons into what changed. */
+export function findChangedBehaviorTool(context: AppsContext): ToolDefinition {
+  return defineTool({
+    name: FIND_CHANGED_BEHAVIOR,
+    toolset: "capture",
+    description:
+      "Aggregate retained compare_process_captures Evidence into what changed and in which dimensions. Only complete, compatible comparisons count (valid v4 sources under one contract and one environment, no dimension truncated or unknown, links exactly the two sources); every other record is listed as excluded with the reason. Starts nothing.",
+    input: z.strictObject({
+      evidence_ids: z.array(EVIDENCE_ID_FIELD).max(1000).optional().describe(
+        "Comparison Evidence ids; every retained comparison when left out.",
+      ),
+      offset: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0).describe(
+        "Index of the first included comparison to return.",
+      ),
+      limit: z.number().int().min(1).max(100).default(50).describe(
+        "Included comparisons per page (1 to 100).",
+      ),
+    }),
+    result: changedBehaviorResultSchema,
+    effects: { mutatesSession: true },
+    producesEvidence: true,
+    run: (args, call) => {
+      const ids = args.evidence_ids;
+      const records: EvidenceRecord[] = [];
+      const missing: { evidence_id: string; reason: string }[] = [];
+      if (ids) {
+        for (const id of [...new Set(ids)]) {
+          const record = context.ledger.get(id);
+          if (record) records.push(record);
+          else missing.push({ evidence_id: id, reason: "not retained" });
+        }
+      } else {
+        records.push(...context.ledger.list().filter((r) => r.operation === COMPARE_OPERATION));
+      }
+      const found = findChangedBehavior(records, (id) => context.ledger.get(id));
+      const offset = args.offset;
+      const limit = args.limit;
+      const page = found.included.slice(offset, offset + limit);
+      const end = offset + page.length;
+      const excluded = [...missing, ...found.excluded];
+      return Promise.resolve({
+        kind: "evidence",
+        draft: {
+          subject: null,
+          provider: { ...PROCESS_PROVIDER },
+          operation: FIND_CHANGED_BEHAVIOR,
+          predicate_type: "rea.changed-behavior/v1",
+          confidence: "derived",
+          authority: "analyst-inference",
+          parameters: call.parameters,
+          normalized_result: {
+            considered: found.considered + missing.length,
+            changed_count: found.changed_count,
+            unchanged_count: found.unchanged_count,
+            by_dimension: found.by_dimension,
+            items: page,
+            offset,
+            limit,
+            total: found.included.length,
+            has_more: end < found.included.length,
+            next_offset: end < found.included.length ? end : null,
+            excluded: excluded.slice(0, 200),
+            excluded_count: excluded.length,
+          },
+          evidence_links: found.included.map((e) => e.comparison_evidence_id),
+          limitations: [
+            "Only complete, compatible comparisons are aggregated; excluded ones say nothing either way.",
+            ...(excluded.length > 200
+              ? [`${excluded.length - 200} exclusions are not listed.`]
+              : []),
+          ],
+        },
+      });
+    },
+  });
+}

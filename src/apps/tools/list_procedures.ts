@@ -1,0 +1,55 @@
+/**
+ * `list_procedures`: the procedures of a document, one page at a time.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import type { AppsContext } from "../context/apps_context.ts";
+import { observation, procedureCoverage } from "../context/observation.ts";
+import { documentField } from "../schemas/inputs.ts";
+import { procedurePageSchema } from "../schemas/session_results.ts";
+import { LIST_PROCEDURES } from "../tool_names.ts";
+
+/** Largest `list_procedures` page. */
+export const MAX_PROCEDURE_PAGE = 500;
+
+/** Lists procedures sorted by address; each page is recorded as Evidence. */
+export function listProceduresTool(context: AppsContext): ToolDefinition {
+  const { session } = context;
+  return defineTool({
+    name: LIST_PROCEDURES,
+    toolset: "static",
+    description:
+      `List procedures (function symbols from .symtab and .dynsym, plus the entry point) sorted by address, one page at a time: follow next_offset until has_more is false. Addresses are 0x-prefixed lowercase hex. At most ${MAX_PROCEDURE_PAGE} per page; each page is recorded as Evidence. A stripped binary lists only its dynamic exports and entry point.`,
+    input: z.strictObject({
+      offset: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0).describe(
+        "Index of the first procedure to return.",
+      ),
+      limit: z.number().int().min(1).max(MAX_PROCEDURE_PAGE).default(100).describe(
+        `Procedures per page (1 to ${MAX_PROCEDURE_PAGE}).`,
+      ),
+      document: documentField,
+    }),
+    result: procedurePageSchema,
+    effects: { mutatesSession: true },
+    producesEvidence: true,
+    run: async (args, call) => {
+      await session.idle();
+      const scope = session.analysis(LIST_PROCEDURES, args.document);
+      const { document } = scope;
+      const page = await scope.provider.listProcedures(
+        scope.target,
+        document,
+        args.offset,
+        args.limit,
+      );
+      const outcome = observation(LIST_PROCEDURES, scope, call.parameters, { document, ...page });
+      outcome.draft.limitations.push(...procedureCoverage(scope.image));
+      // The page was built for this record alone: freeze it instead of copying it.
+      outcome.draft.transferred = true;
+      return outcome;
+    },
+  });
+}

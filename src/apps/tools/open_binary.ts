@@ -1,0 +1,144 @@
+/**
+ * `open_binary`: opens, reopens or switches the target — a binary file, a
+ * directory or archive, or a member of an inventoried artifact read back in
+ * memory.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { ToolFailure } from "../../core/errors.ts";
+import { openArtifact, resolveTargetPath } from "../artifacts/target.ts";
+import type { AppsContext } from "../context/apps_context.ts";
+import { readOccurrence } from "../context/artifact_access.ts";
+import { describeArtifact, openedBinary } from "../context/describe.ts";
+import { artifactTargetSchema, bindingSchema, targetSchema } from "../schemas/session_results.ts";
+import type { OpenOutcome } from "../session/binary_session.ts";
+import { OPEN_BINARY } from "../tool_names.ts";
+
+/** Opens a target under an allowed root, reporting progress. */
+export function openBinaryTool(context: AppsContext): ToolDefinition {
+  const { session, services } = context;
+  return defineTool({
+    name: OPEN_BINARY,
+    toolset: "session",
+    description:
+      "Open a target under an allowed root: an ELF, PE, Mach-O (thin or universal) or WebAssembly file as a binary target for static analysis, or a directory or archive (tar, .deb/ar, zip family, gzip/xz/zstd) as an artifact target for inventory_artifact. Or pass occurrence_id instead of path to open a file occurrence of a retained inventory as the binary target: it is read back into memory from its artifact (nothing is extracted to disk), checked against the inventoried SHA-256, and the artifact target stays active beside it. Reopening the same target keeps its state; another one switches, keeping the session's Evidence. Opening records the content identity (a directory's is the digest of every file in it, so opening one reads it all) and reports progress. Refuses relative paths, paths outside the roots (also via symlinks), devices and unsupported formats.",
+    input: z.strictObject({
+      path: z.string().min(1).max(4096).optional().describe(
+        "Absolute path of the file or directory to open. Give this or occurrence_id.",
+      ),
+      occurrence_id: z.string().min(1).max(68).optional().describe(
+        "An occurrence_id from a retained inventory_artifact page: open that member of the artifact as the binary target, in memory. Give this or path.",
+      ),
+      provider_id: z.string().min(1).max(64).optional().describe(
+        "auto (default) or a provider id from binary_session; an explicit id never falls back.",
+      ),
+    }),
+    result: z.object({
+      action: z.enum(["opened", "switched", "reopened"]),
+      target: targetSchema.nullable().describe(
+        "The binary target, or null for an artifact target.",
+      ),
+      artifact_target: artifactTargetSchema.nullable().describe(
+        "The artifact target (directory or archive); beside a binary target only when the binary is one of its occurrences.",
+      ),
+      documents: z.array(z.string()),
+      current_document: z.string().nullable(),
+      analysis_provider_binding: bindingSchema.nullable(),
+    }),
+    effects: { mutatesSession: true },
+    producesEvidence: false,
+    run: async (args, call) => {
+      const { path, occurrence_id: occurrenceId, provider_id: provider } = args;
+      if (occurrenceId !== undefined && path === undefined) {
+        // The artifact's size is not known here: progress counts bytes read, then discovery steps.
+        let read = 0;
+        const outcome = await session.open(
+          () =>
+            readOccurrence(context, occurrenceId, {
+              signal: call.signal,
+              onProgress: (bytes, entries) => {
+                read = bytes;
+                return call.progress(
+                  bytes,
+                  undefined,
+                  `reading the artifact back: ${bytes} bytes, ${entries} entries`,
+                );
+              },
+            }),
+          provider,
+          {
+            signal: call.signal,
+            onDiscoveryProgress: (done, total, message) =>
+              call.progress(read + done, read + total, message),
+          },
+        );
+        // The artifact target stays active beside its member.
+        return { kind: "result", result: openedBinary(context, outcome, outcome.action) };
+      }
+      if (path === undefined || occurrenceId !== undefined) {
+        throw new ToolFailure(
+          "invalid_request",
+          "Pass exactly one of path (a file or artifact under a root) and occurrence_id (a member of an inventoried artifact).",
+        );
+      }
+      const resolved = await resolveTargetPath(path, services.roots);
+      if (resolved.kind !== "file") {
+        if (provider !== undefined) {
+          throw new ToolFailure(
+            "invalid_request",
+            `${resolved.requestedPath} is an artifact (directory or archive); analysis providers apply to binaries only.`,
+            { action: "Call open_binary without provider_id." },
+          );
+        }
+        const opened = await openArtifact(resolved, {
+          signal: call.signal,
+          onProgress: (bytes, entries) =>
+            call.progress(bytes, undefined, `hashed ${bytes} bytes, ${entries} entries`),
+        });
+        const previous = context.artifact;
+        const same = previous !== null && previous.realPath === opened.realPath &&
+          previous.sha256 === opened.sha256;
+        const hadTarget = previous !== null || session.target !== null;
+        await session.close();
+        if (!same) context.artifact = opened;
+        const action: OpenOutcome["action"] = same ? "reopened" : hadTarget ? "switched" : "opened";
+        return {
+          kind: "result",
+          result: {
+            action,
+            target: null,
+            artifact_target: describeArtifact(context.artifact!),
+            documents: [],
+            current_document: null,
+            analysis_provider_binding: null,
+          },
+        };
+      }
+      const hadArtifact = context.artifact !== null;
+      const outcome = await session.open(path, provider, {
+        signal: call.signal,
+        // One monotonic scale for both phases: reading is 0–50 %, discovery 50–100 %.
+        onProgress: (read, size) =>
+          call.progress(
+            Math.floor((50 * read) / Math.max(1, size)),
+            100,
+            `read ${read} of ${size} bytes`,
+          ),
+        onDiscoveryProgress: (done, total, message) =>
+          call.progress(50 + Math.floor((50 * done) / Math.max(1, total)), 100, message),
+      });
+      context.artifact = null;
+      return {
+        kind: "result",
+        result: openedBinary(
+          context,
+          outcome,
+          hadArtifact && outcome.action === "opened" ? "switched" : outcome.action,
+        ),
+      };
+    },
+  });
+}

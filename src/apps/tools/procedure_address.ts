@@ -1,0 +1,53 @@
+/**
+ * `procedure_address`: a procedure name or start address to its canonical
+ * entry.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { hex } from "../analysis/dossier.ts";
+import type { AppsContext } from "../context/apps_context.ts";
+import { observe } from "../context/observation.ts";
+import { findProcedure } from "../context/procedure_query.ts";
+import { demangle } from "../disasm/demangle.ts";
+import { procedureLookupOf } from "../providers/provider.ts";
+import { procedureAddressResultSchema } from "../schemas/analysis_results.ts";
+import { ADDRESS_PATTERN, documentField, procedureField } from "../schemas/inputs.ts";
+import { PROCEDURE_ADDRESS } from "../tool_names.ts";
+
+/** Resolves a procedure by name or address; ambiguous names are refused with candidates. */
+export function procedureAddressTool(context: AppsContext): ToolDefinition {
+  return defineTool({
+    name: PROCEDURE_ADDRESS,
+    toolset: "static",
+    description:
+      "Turn a procedure name (raw or demangled) or start address into its canonical entry: address, names, source and size. Ambiguous names are refused with the candidates.",
+    input: z.strictObject({ procedure: procedureField, document: documentField }),
+    result: procedureAddressResultSchema,
+    effects: { mutatesSession: true },
+    producesEvidence: true,
+    run: (args, call) =>
+      observe(context.session, {
+        operation: PROCEDURE_ADDRESS,
+        document: args.document,
+        parameters: call.parameters,
+      }, async (scope) => {
+        const lookup = await procedureLookupOf(scope, PROCEDURE_ADDRESS);
+        const fn = findProcedure(lookup.table, args.procedure);
+        return {
+          limitations: lookup.limitations,
+          result: {
+            address: hex(fn.address),
+            name: fn.name,
+            names: fn.names,
+            demangled: demangle(fn.name),
+            source: fn.source,
+            size: fn.size > 0n ? Number(fn.size) : null,
+            matched_by: ADDRESS_PATTERN.test(args.procedure) ? "address" : "name",
+          },
+        };
+      }),
+  });
+}

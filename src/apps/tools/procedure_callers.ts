@@ -1,0 +1,57 @@
+/**
+ * `procedure_callers`: procedures that call a procedure directly.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { callersOf, hex, referenceScanFacts } from "../analysis/dossier.ts";
+import type { AppsContext } from "../context/apps_context.ts";
+import { observe, progressOf } from "../context/observation.ts";
+import { findProcedure, pageOf } from "../context/procedure_query.ts";
+import { notDisassembled } from "../providers/provider.ts";
+import { callersResultSchema } from "../schemas/analysis_results.ts";
+import { documentField, limitField, offsetField, procedureField } from "../schemas/inputs.ts";
+import { PROCEDURE_CALLERS } from "../tool_names.ts";
+
+/** Direct callers of a procedure with their call sites, paged. */
+export function procedureCallersTool(context: AppsContext): ToolDefinition {
+  return defineTool({
+    name: PROCEDURE_CALLERS,
+    toolset: "static",
+    description:
+      "Procedures that call a procedure directly, with their call sites, from a bounded scan of the whole document (completeness reported). Indirect callers are not seen.",
+    input: z.strictObject({
+      procedure: procedureField,
+      offset: offsetField,
+      limit: limitField(500, 100),
+      document: documentField,
+    }),
+    result: callersResultSchema,
+    effects: { mutatesSession: true },
+    producesEvidence: true,
+    run: (args, call) =>
+      observe(context.session, {
+        operation: PROCEDURE_CALLERS,
+        document: args.document,
+        parameters: call.parameters,
+      }, async ({ image, program }) => {
+        if (!program.decodable) throw notDisassembled(image, PROCEDURE_CALLERS);
+        const fn = findProcedure(program, args.procedure);
+        const index = await program.references({}, progressOf(call));
+        const callers = callersOf(program, index, fn.address);
+        return {
+          result: {
+            procedure: { address: hex(fn.address), name: fn.name },
+            ...pageOf(callers, args.offset, args.limit),
+            reference_scan: referenceScanFacts(index),
+          },
+          limitations: [
+            ...index.limitations,
+            "Calls through pointers, vtables or import thunks of other modules are not seen.",
+          ],
+        };
+      }),
+  });
+}

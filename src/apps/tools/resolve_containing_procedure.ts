@@ -1,0 +1,68 @@
+/**
+ * `resolve_containing_procedure`: the procedure that contains an address.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { hex } from "../analysis/dossier.ts";
+import type { AppsContext } from "../context/apps_context.ts";
+import { observe } from "../context/observation.ts";
+import { demangle } from "../disasm/demangle.ts";
+import { procedureLookupOf } from "../providers/provider.ts";
+import { containingResultSchema } from "../schemas/analysis_results.ts";
+import { addressField, documentField } from "../schemas/inputs.ts";
+import { RESOLVE_CONTAINING_PROCEDURE } from "../tool_names.ts";
+
+/** Finds the containing procedure and says how its extent was bounded. */
+export function resolveContainingProcedureTool(context: AppsContext): ToolDefinition {
+  return defineTool({
+    name: RESOLVE_CONTAINING_PROCEDURE,
+    toolset: "static",
+    description:
+      "Find the procedure that contains an address (such as a crash PC): the last procedure start at or below it whose extent (its size, or up to the next start) covers it. Says how the extent was bounded.",
+    input: z.strictObject({ address: addressField, document: documentField }),
+    result: containingResultSchema,
+    effects: { mutatesSession: true },
+    producesEvidence: true,
+    run: (args, call) =>
+      observe(context.session, {
+        operation: RESOLVE_CONTAINING_PROCEDURE,
+        document: args.document,
+        parameters: call.parameters,
+      }, async (scope) => {
+        const lookup = await procedureLookupOf(scope, RESOLVE_CONTAINING_PROCEDURE);
+        const at = BigInt(args.address);
+        const found = lookup.table.containing(at);
+        return {
+          result: {
+            address: hex(at),
+            section: lookup.sectionAt(at),
+            procedure: found
+              ? {
+                address: hex(found.fn.address),
+                name: found.fn.name,
+                demangled: demangle(found.fn.name),
+                size: found.fn.size > 0n ? Number(found.fn.size) : null,
+                offset: Number(at - found.fn.address),
+                bounded_by: found.bounded,
+              }
+              : null,
+          },
+          limitations: [
+            ...lookup.limitations,
+            ...(found?.bounded === "next-start"
+              ? [
+                "The procedure has no recorded size: containment assumes it runs to the next known start.",
+              ]
+              : found
+              ? []
+              : [
+                "No known procedure contains this address; the listing may be incomplete for this document.",
+              ]),
+          ],
+        };
+      }),
+  });
+}

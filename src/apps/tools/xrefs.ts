@@ -1,0 +1,61 @@
+/**
+ * `xrefs`: references to an address from decoded code.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { hex, referenceScanFacts } from "../analysis/dossier.ts";
+import type { AppsContext } from "../context/apps_context.ts";
+import { observe, progressOf } from "../context/observation.ts";
+import { pageOf } from "../context/procedure_query.ts";
+import { notDisassembled } from "../providers/provider.ts";
+import { xrefsResultSchema } from "../schemas/analysis_results.ts";
+import { addressField, documentField, limitField, offsetField } from "../schemas/inputs.ts";
+import { XREFS } from "../tool_names.ts";
+
+/** References to an address from decoded code, paged, with the scan's completeness. */
+export function xrefsTool(context: AppsContext): ToolDefinition {
+  return defineTool({
+    name: XREFS,
+    toolset: "static",
+    description:
+      "References to an address (a procedure, string or data item) from decoded code across the whole document: direct calls, jumps and computed data addresses, each with the procedure it is in. The scan is bounded; completeness is reported.",
+    input: z.strictObject({
+      address: addressField,
+      offset: offsetField,
+      limit: limitField(500, 100),
+      document: documentField,
+    }),
+    result: xrefsResultSchema,
+    effects: { mutatesSession: true },
+    producesEvidence: true,
+    run: (args, call) =>
+      observe(context.session, {
+        operation: XREFS,
+        document: args.document,
+        parameters: call.parameters,
+      }, async ({ image, program }) => {
+        if (!program.decodable) throw notDisassembled(image, XREFS);
+        const index = await program.references({}, progressOf(call));
+        const refs = index.to(BigInt(args.address)).map((r) => ({
+          from: hex(r.from),
+          procedure: hex(r.procedure),
+          procedure_name: program.functionStartingAt(r.procedure)?.name ?? "",
+          kind: r.kind,
+        }));
+        return {
+          result: {
+            address: args.address,
+            ...pageOf(refs, args.offset, args.limit),
+            reference_scan: referenceScanFacts(index),
+          },
+          limitations: [
+            ...index.limitations,
+            "References through registers, jump tables or relocations resolved at load time are not seen.",
+          ],
+        };
+      }),
+  });
+}
