@@ -14,12 +14,22 @@ import {
   type Permissions,
   ServerProcess,
 } from "./helpers/spawn.ts";
+import { assembleServer } from "../src/server.ts";
+import { appsWorkbench } from "../src/apps/workbench.ts";
 
-// Every tool the catalog registers, as the golden schemas record them (one file per tool).
-const EXPECTED_TOOLS: string[] = [...Deno.readDirSync(new URL("./golden/tools/", import.meta.url))]
-  .filter((entry) => entry.isFile && entry.name.endsWith(".json"))
-  .map((entry) => entry.name.slice(0, -".json".length))
-  .sort();
+// The apps workbench's tools (these tests serve it alone with --toolsets apps), each of
+// which must have its golden schema file.
+const EXPECTED_TOOLS: string[] = (() => {
+  const catalog = assembleServer({}, [appsWorkbench]).catalog.list().map((tool) => tool.name);
+  const golden = new Set(
+    [...Deno.readDirSync(new URL("./golden/tools/", import.meta.url))]
+      .map((entry) => entry.name.replace(/\.json$/, "")),
+  );
+  for (const name of catalog) {
+    if (!golden.has(name)) throw new Error(`${name} has no golden schema file`);
+  }
+  return catalog.sort();
+})();
 
 const EXPECTED_PROMPTS = [
   "investigate_feature",
