@@ -158,7 +158,7 @@ Deno.test({
           counts.walkRefused++;
           continue;
         }
-        const page = await call(client, "inventory_artifact", { limit: 500 });
+        const page = await call(client, "inventory_artifact", { occurrence_limit: 500 });
         inspect("inventory_artifact", page.raw);
         if (page.isError) counts.walkRefused++;
       }
