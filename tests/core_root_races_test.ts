@@ -20,25 +20,28 @@ const MKFIFO = await hasProgram("mkfifo");
 
 /** Swaps two paths atomically with renameat2(RENAME_EXCHANGE) until killed. */
 const EXCHANGE_LOOP = `
-import ctypes, os, sys
+import ctypes, os, sys, time
 libc = ctypes.CDLL(None, use_errno=True)
 AT_FDCWD = -100
 RENAME_EXCHANGE = 2
 a, b = sys.argv[1].encode(), sys.argv[2].encode()
+pause = float(sys.argv[3])
 sys.stdout.write("ready\\n"); sys.stdout.flush()
 while True:
     if libc.renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE) != 0:
         sys.exit("renameat2: " + os.strerror(ctypes.get_errno()))
+    if pause > 0:
+        time.sleep(pause)
 `;
 
 interface Racer {
   stop(): Promise<void>;
 }
 
-/** Starts the exchange loop on `a` and `b`; resolves once it is swapping. */
-async function startRacer(a: string, b: string): Promise<Racer> {
+/** Starts the exchange loop on `a` and `b` (pausing `pause` seconds between swaps). */
+async function startRacer(a: string, b: string, pause = 0): Promise<Racer> {
   const child = new Deno.Command("python3", {
-    args: ["-c", EXCHANGE_LOOP, a, b],
+    args: ["-c", EXCHANGE_LOOP, a, b, String(pause)],
     stdout: "piped",
     stderr: "piped",
   }).spawn();
@@ -133,8 +136,9 @@ Deno.test({
   fn: async () => {
     const layout = await racyLayout();
     const { client, close } = await connect({ roots: [layout.root] });
-    const racer = await startRacer(join(layout.root, "d"), join(layout.root, "d_swap"));
-    const counts = { opens: 0, openRefused: 0, walks: 0, walkRefused: 0 };
+    // A short pause between swaps, so some opens and walks complete between them.
+    const racer = await startRacer(join(layout.root, "d"), join(layout.root, "d_swap"), 0.005);
+    const counts = { opens: 0, openRefused: 0, walks: 0, walkRefused: 0, listed: 0 };
     const leaks: string[] = [];
     const inspect = (what: string, body: Loose): void => {
       const text = JSON.stringify(body);
@@ -161,6 +165,7 @@ Deno.test({
         const page = await call(client, "inventory_artifact", { occurrence_limit: 500 });
         inspect("inventory_artifact", page.raw);
         if (page.isError) counts.walkRefused++;
+        else counts.listed++;
       }
       const evidence = await call(client, "list_evidence", {});
       inspect("list_evidence", evidence.raw);
@@ -172,6 +177,7 @@ Deno.test({
     console.log(`MCP under race: ${JSON.stringify(counts)}`);
     assert.deepEqual(leaks, []);
     assert.ok(counts.openRefused + counts.walkRefused > 0, "the race never hit");
+    assert.ok(counts.openRefused < counts.opens, "no open ever succeeded: the test proves nothing");
   },
 });
 

@@ -206,7 +206,7 @@ export interface OpenVerifiedOptions {
 }
 
 /** How many times the path is re-resolved and re-identified after an open. */
-const VERIFY_ROUNDS = 8;
+const VERIFY_ROUNDS = 16;
 
 const OPEN_FLAGS = fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0) |
   (fsConstants.O_NOFOLLOW ?? 0);
