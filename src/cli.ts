@@ -385,9 +385,21 @@ export async function runCli(args: string[]): Promise<number> {
   return 0;
 }
 
+/** Longest a signal waits for a graceful shutdown before the process exits anyway. */
+const SHUTDOWN_GRACE_MS = 2_000;
+
 function onTermination(shutdown: () => Promise<void>): () => void {
+  let signalled = false;
   const handler = (): void => {
-    shutdown().catch(() => {}).finally(() => Deno.exit(0));
+    // A second signal, or a shutdown that waits on a request that will not end, never keeps
+    // the process alive: the exit does not depend on anything a request is doing.
+    if (signalled) Deno.exit(0);
+    signalled = true;
+    const timer = setTimeout(() => Deno.exit(0), SHUTDOWN_GRACE_MS);
+    shutdown().catch(() => {}).finally(() => {
+      clearTimeout(timer);
+      Deno.exit(0);
+    });
   };
   const signals: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
   for (const signal of signals) Deno.addSignalListener(signal, handler);

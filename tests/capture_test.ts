@@ -222,7 +222,8 @@ Deno.test("validateCrossFields() refuses every broken cross-field rule before an
       },
     }, /cannot be combined/],
     [{ crash_backtrace: true, trace: "strace" }, /gdb/],
-    [{ normalization: { patterns: [{ pattern: "(a+)+", replacement: "" }] } }, /nests quantifiers/],
+    [{ normalization: { patterns: [{ pattern: "(a)\\1", replacement: "" }] } }, /backreferences/],
+    [{ normalization: { patterns: [{ pattern: "x(?=y)", replacement: "" }] } }, /lookahead/],
     [{ normalization: { patterns: [{ pattern: "(", replacement: "" }] } }, /invalid/],
   ];
   for (const [extra, message] of cases) {
@@ -606,11 +607,13 @@ Deno.test({
           { roots: [f.dir], allowProcessLaunch: true, capturePolicy: policy },
           { capabilities: { elicitation: { form: {} } } },
         );
-        let answer: "decline" | "accept" = "decline";
+        let answer: "decline" | "accept" | "accept_unconfirmed" = "decline";
         human.client.setRequestHandler(ElicitRequestSchema, (req) => {
           asked.push((req.params as { message: string }).message);
           return answer === "accept"
             ? { action: "accept", content: { confirm: true } }
+            : answer === "accept_unconfirmed"
+            ? { action: "accept", content: { confirm: false } }
             : { action: "decline" };
         });
         try {
@@ -621,6 +624,13 @@ Deno.test({
           assert.ok(asked[0]!.includes(f.exe), "the plan names the exact executable");
           assert.ok(asked[0]!.includes(f.work), "the plan names the working directory");
           assert.equal(await exists(marker), false, "nothing ran on any refusal");
+          // The form accepted, but the box left unticked: that is not a confirmation.
+          answer = "accept_unconfirmed";
+          const unticked = await fails(human.client, "capture_process_scenario", args);
+          assert.equal(unticked.code, "permission_required");
+          assert.equal(unticked.details.layer, "human_confirmation");
+          assert.equal(asked.length, 2);
+          assert.equal(await exists(marker), false, "accept with confirm: false ran nothing");
           answer = "accept";
           const accepted = await ok(human.client, "capture_process_scenario", args);
           assert.equal(accepted.result.exit.code, 0);

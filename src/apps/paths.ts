@@ -6,7 +6,7 @@
  */
 
 import { ToolFailure } from "../core/errors.ts";
-import { ioFailure, type RootDirectory, RootFence } from "../core/roots.ts";
+import { ioFailure, type RootDirectory, RootFence, type VerifiedFile } from "../core/roots.ts";
 
 /** Largest file opened as a binary target. */
 export const MAX_TARGET_BYTES = 2 * 1024 * 1024 * 1024 - 1;
@@ -43,23 +43,24 @@ export async function readTargetFile(
   roots: readonly RootDirectory[],
   options: ReadOptions = {},
 ): Promise<TargetFile> {
-  const { requestedPath, realPath } = await new RootFence(roots).check(requested);
-  let file: Deno.FsFile;
+  const fence = new RootFence(roots);
+  let file: VerifiedFile;
   try {
-    file = await Deno.open(realPath, { read: true });
+    file = await fence.openFile(requested);
   } catch (error) {
-    throw ioFailure(error, requestedPath, roots);
-  }
-  try {
-    const info = await file.stat();
-    if (info.isDirectory) {
+    if (error instanceof ToolFailure && error.code === "invalid_request") {
       throw invalid(
-        `${requestedPath} is a directory; open_binary opens a single file (an ELF binary).`,
+        error.message.replace(
+          ", not a file.",
+          "; open_binary opens a single file (an ELF binary).",
+        ),
       );
     }
-    if (!info.isFile) {
-      throw invalid(`${requestedPath} is not a regular file (device, socket or FIFO).`);
-    }
+    throw error;
+  }
+  const { requestedPath, realPath } = file;
+  try {
+    const info = { size: file.size };
     if (info.size > MAX_TARGET_BYTES) {
       throw new ToolFailure(
         "limit_exceeded",
@@ -78,8 +79,9 @@ export async function readTargetFile(
       }
       const n = await file.read(
         bytes.subarray(filled, Math.min(bytes.length, filled + READ_CHUNK_BYTES)),
+        filled,
       );
-      if (n === null) break;
+      if (n === 0) break;
       filled += n;
       if (
         options.onProgress && (filled - reported >= READ_CHUNK_BYTES || filled === bytes.length)
@@ -97,7 +99,7 @@ export async function readTargetFile(
     if (error instanceof ToolFailure) throw error;
     throw ioFailure(error, requestedPath, roots);
   } finally {
-    file.close();
+    await file.close();
   }
 }
 

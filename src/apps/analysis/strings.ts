@@ -8,6 +8,7 @@
  */
 
 import { type BinaryImage, offsetToAddress } from "../formats/binary_image.ts";
+import { compileLinearRegex } from "../../core/linear_regex.ts";
 
 /** Shortest run reported. */
 export const MIN_STRING_LENGTH = 4;
@@ -170,14 +171,19 @@ export function describeString(image: BinaryImage, table: StringTable, index: nu
 /** A compiled string query. */
 export type StringMatcher = (value: string) => boolean;
 
-/** Literal (substring) or regular-expression matcher; case-insensitive unless asked. */
+/**
+ * Literal (substring) or regular-expression matcher; case-insensitive unless
+ * asked. A regular expression runs on the linear-time RE2 engine; one it
+ * cannot run (backreferences, lookaround) or an invalid one throws
+ * `PatternError` with a message saying why.
+ */
 export function stringMatcher(
   query: string,
   mode: "literal" | "regex",
   caseSensitive: boolean,
 ): StringMatcher {
   if (mode === "regex") {
-    const regex = new RegExp(query, caseSensitive ? "u" : "iu");
+    const regex = compileLinearRegex(query, { ignoreCase: !caseSensitive });
     return (value) => regex.test(value);
   }
   if (caseSensitive) return (value) => value.includes(query);

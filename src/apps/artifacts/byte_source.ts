@@ -8,6 +8,7 @@
  * @module
  */
 
+import type { VerifiedFile } from "../../core/roots.ts";
 import { ArchiveFormatError } from "./errors.ts";
 
 /** Largest chunk a {@linkcode ByteSource.stream} yields: 1 MiB. */
@@ -218,6 +219,73 @@ export async function fileSource(
     const length = Math.min(size, SOURCE_CHUNK_BYTES);
     const bytes = source.read(0, length);
     // A failure is reported to the reader that takes the chunk.
+    bytes.catch(() => {});
+    first = { length, bytes };
+  }
+  return source;
+}
+
+/**
+ * A {@linkcode ByteSource} over a file opened and verified by the root fence
+ * (`RootFence.openFile`, `openVerified`): positional reads on the open
+ * handle, so the bytes are those of the file that was verified, whatever
+ * happens to its path afterwards. Closing the source closes the file.
+ *
+ * @param file The verified open file.
+ * @param options Whether to start reading at once.
+ * @returns The source.
+ */
+export function verifiedSource(file: VerifiedFile, options: FileSourceOptions = {}): ByteSource {
+  const size = file.size;
+  let closed = false;
+  let queue: Promise<unknown> = Promise.resolve();
+  const readNow = async (offset: number, length: number): Promise<Uint8Array> => {
+    if (closed) throw new Error(`Cannot read ${file.requestedPath}: the byte source is closed`);
+    const out = new Uint8Array(length);
+    let got = 0;
+    while (got < length) {
+      const n = await file.read(out.subarray(got), offset + got);
+      if (n === 0) {
+        throw new ArchiveFormatError(
+          "file",
+          `${file.requestedPath} ended early (it changed while being read)`,
+          offset + got,
+        );
+      }
+      got += n;
+    }
+    return out;
+  };
+  let first: { length: number; bytes: Promise<Uint8Array> } | null = null;
+  const source: ByteSource = {
+    size,
+    read(offset: number, length: number): Promise<Uint8Array> {
+      try {
+        checkRange(size, offset, length);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      if (first !== null) {
+        const early = first;
+        first = null;
+        if (offset === 0 && length === early.length) return early.bytes;
+      }
+      const result = queue.then(() => readNow(offset, length));
+      queue = result.catch(() => {});
+      return result;
+    },
+    stream(offset: number, length: number, signal?: AbortSignal): ReadableStream<Uint8Array> {
+      return rangeStream(source, offset, length, signal);
+    },
+    close(): void {
+      if (closed) return;
+      closed = true;
+      queue.finally(() => file.close());
+    },
+  };
+  if (options.readFirstChunk && size > 0) {
+    const length = Math.min(size, SOURCE_CHUNK_BYTES);
+    const bytes = source.read(0, length);
     bytes.catch(() => {});
     first = { length, bytes };
   }

@@ -13,7 +13,18 @@ import { join } from "node:path";
 import { canonicalJson, sha256Hex } from "../../core/canonical_json.ts";
 import { compareCodePoints } from "../../core/completion.ts";
 import { readAr } from "./ar.ts";
-import { type ByteSource, fileSource, memorySource } from "./byte_source.ts";
+import { type ByteSource, memorySource, verifiedSource } from "./byte_source.ts";
+import { ToolFailure } from "../../core/errors.ts";
+import {
+  confirmPath,
+  type FileIdentity,
+  identityMismatch,
+  isWithin,
+  openVerified,
+  outsideRoots,
+  type RootDirectory,
+  sameIdentity,
+} from "../../core/roots.ts";
 import { type Compression, decompress } from "./compression.ts";
 import { ArchiveFormatError, ArchiveLimitError } from "./errors.ts";
 import {
@@ -237,7 +248,7 @@ class Scanner {
       this.#rootArtifactId = PROVISIONAL_ROOT;
       let observed: string | null = null;
       try {
-        observed = (await this.#walkDirectory(root.realPath, ".", null)).sha256;
+        observed = (await this.#walkDirectory(root.realPath, ".", null, null)).sha256;
       } catch (error) {
         if (!(error instanceof StopScan)) throw error;
         this.#identityExact = false;
@@ -264,7 +275,7 @@ class Scanner {
       }
       this.#rekeyRoot(artifactId(rootSha256));
     } else {
-      const source = await fileSource(root.realPath);
+      const source = await openDiskFile(root.realPath, root, null, { whole: false });
       try {
         rootSha256 = expected ?? await hashSource(source, this.#options.signal);
         this.#rootArtifactId = artifactId(rootSha256);
@@ -314,6 +325,7 @@ class Scanner {
     path: string,
     logicalPath: string,
     parentOccurrenceId: string | null,
+    expected: FileIdentity | null,
   ): Promise<{ sha256: string; artifactId: string }> {
     const occurrenceIdHere = logicalPath === "."
       ? rootOccurrenceId(this.#rootArtifactId)
@@ -325,8 +337,19 @@ class Scanner {
     const limitations: string[] = [];
     let names: string[] = [];
     try {
+      // The listing must be that of the directory the walk reached under the root: the same
+      // device and inode before and after reading it, and a path that still has no symlink.
+      const before = await directoryIdentity(path, this.#root);
+      if (expected !== null && !sameIdentity(expected, before)) {
+        throw identityMismatch(path, "the directory listed is not the one the walk looked at");
+      }
       for await (const entry of Deno.readDir(path)) names.push(entry.name);
+      confirmPath({ requestedPath: path, realPath: path }, before, {
+        admits: (real) => isWithin(real, this.#root.realPath),
+        roots: rootsOf(this.#root),
+      });
     } catch (error) {
+      if (isFatal(error)) throw error;
       limitations.push(`Cannot list ${logicalPath}: ${message(error)}`);
       this.#identityExact = false;
       this.#incomplete(`directory ${logicalPath} could not be listed: ${message(error)}`);
@@ -336,7 +359,7 @@ class Scanner {
     // Reserve the directory's own slot before its children, so limits stop inside it cleanly.
     if (logicalPath !== ".") this.#countEntry();
     let stopped: unknown = null;
-    const ahead = new LookAhead(path, names, this.#opensAhead);
+    const ahead = new LookAhead(path, names, this.#opensAhead, this.#root);
     try {
       for (const [index, name] of names.entries()) {
         if (stopped) break;
@@ -346,7 +369,12 @@ class Scanner {
           this.#checkPath(childLogical);
           const { info, source } = await ahead.take(index);
           if (info.isDirectory) {
-            const sub = await this.#walkDirectory(childPath, childLogical, occurrenceIdHere);
+            const sub = await this.#walkDirectory(
+              childPath,
+              childLogical,
+              occurrenceIdHere,
+              { dev: info.dev, ino: info.ino ?? -1 },
+            );
             listing.push({ name, artifact_id: sub.artifactId, entry_kind: "directory" });
             children.push({
               artifact_id: sub.artifactId,
@@ -453,7 +481,7 @@ class Scanner {
   ): Promise<{ artifactId: string | null; occurrenceId: string }> {
     let source: ByteSource;
     try {
-      source = await (openedAhead ?? openDiskFile(path, info.size));
+      source = await (openedAhead ?? openDiskFile(path, this.#root, info));
     } catch (error) {
       this.#countEntry();
       const occ = this.#addOccurrence({
@@ -1394,10 +1422,17 @@ class LookAhead {
   readonly #path: string;
   readonly #names: readonly string[];
   readonly #budget: { open: number };
+  readonly #root: ScanRoot;
   readonly #pending = new Map<number, Promise<ChildProbe & { counted: boolean }>>();
   #started = 0;
 
-  constructor(path: string, names: readonly string[], budget: { open: number }) {
+  constructor(
+    path: string,
+    names: readonly string[],
+    budget: { open: number },
+    root: ScanRoot,
+  ) {
+    this.#root = root;
     this.#path = path;
     this.#names = names;
     this.#budget = budget;
@@ -1438,7 +1473,7 @@ class LookAhead {
       return { info, source: null, counted: false };
     }
     this.#budget.open++;
-    const source = openDiskFile(path, info.size);
+    const source = openDiskFile(path, this.#root, info);
     source.catch(() => {}); // reported when visited
     return { info, source, counted: true };
   }
@@ -1448,15 +1483,46 @@ class LookAhead {
 const WHOLE_FILE_BYTES = 256 * 1024;
 
 /**
- * A regular file as a byte source: a small one (by its lstat size) read whole
- * in one file-system operation, a larger one opened with its first chunk
- * being read. Either way the content is what the read returns, whatever the
- * size was when the file was looked at.
+ * A regular file under the scan's root as a byte source, opened through the
+ * root fence's verified open: never blocking on a special file, and only if
+ * the handle is the file the walk looked at (`info`, its device and inode)
+ * and its path still lies under the root without a symlink. A small one (by
+ * its size) is read whole at once, a larger one has its first chunk read ahead.
  */
-function openDiskFile(path: string, size: number): Promise<ByteSource> {
-  return size <= WHOLE_FILE_BYTES
-    ? Deno.readFile(path).then(memorySource)
-    : fileSource(path, { readFirstChunk: true });
+async function openDiskFile(
+  path: string,
+  root: ScanRoot,
+  info: Deno.FileInfo | null,
+  options: { whole?: boolean } = {},
+): Promise<ByteSource> {
+  const file = await openVerified({ requestedPath: path, realPath: path }, {
+    admits: (real) => root.kind === "directory" ? isWithin(real, root.realPath) : real === path,
+    roots: rootsOf(root),
+    expect: info === null ? undefined : { dev: info.dev, ino: info.ino ?? -1 },
+  });
+  const source = verifiedSource(file, { readFirstChunk: options.whole !== false });
+  if (options.whole === false || file.size > WHOLE_FILE_BYTES) return source;
+  try {
+    return memorySource(await source.read(0, file.size));
+  } finally {
+    source.close();
+  }
+}
+
+/** The scan's root as a fence root, for messages. */
+function rootsOf(root: ScanRoot): RootDirectory[] {
+  return [{ path: root.realPath, realPath: root.realPath }];
+}
+
+/** A directory's identity, refusing one whose path no longer resolves to itself under the root. */
+async function directoryIdentity(path: string, root: ScanRoot): Promise<FileIdentity> {
+  const real = await Deno.realPath(path);
+  if (real !== path || !isWithin(real, root.realPath)) {
+    throw outsideRoots(path, rootsOf(root), real);
+  }
+  const info = await Deno.lstat(path);
+  if (!info.isDirectory) throw identityMismatch(path, "it is no longer a directory");
+  return { dev: info.dev, ino: info.ino ?? -1 };
 }
 
 // --- helpers ---------------------------------------------------------------
@@ -1753,7 +1819,8 @@ async function collect(
 /** Errors that end the whole scan rather than one member. */
 function isFatal(error: unknown): boolean {
   return error instanceof StopScan || error instanceof CaptureDone || isAbort(error) ||
-    error instanceof IntegrityFailure;
+    error instanceof IntegrityFailure ||
+    (error instanceof ToolFailure && error.code === "outside_approved_root");
 }
 
 function isAbort(error: unknown): boolean {

@@ -9,8 +9,8 @@
 import { basename } from "node:path";
 import { ToolFailure } from "../../core/errors.ts";
 import type { BinarySubject as EvidenceSubject, SubjectFormat } from "../evidence.ts";
-import { ioFailure, type RootDirectory, RootFence } from "../../core/roots.ts";
-import { fileSource } from "./byte_source.ts";
+import { ioFailure, openVerified, type RootDirectory, RootFence } from "../../core/roots.ts";
+import { verifiedSource } from "./byte_source.ts";
 import {
   type ArtifactNode,
   type ArtifactSnapshot,
@@ -52,12 +52,13 @@ export async function resolveTargetPath(
   requested: string,
   roots: readonly RootDirectory[],
 ): Promise<ResolvedPath> {
-  const { requestedPath, realPath } = await new RootFence(roots).check(requested, {
+  const fence = new RootFence(roots);
+  const { requestedPath, realPath } = await fence.check(requested, {
     expected: "Pass the absolute path of a file or directory under an allowed root.",
   });
   let info: Deno.FileInfo;
   try {
-    info = await Deno.stat(realPath);
+    info = await Deno.lstat(realPath);
   } catch (error) {
     throw ioFailure(error, requestedPath, roots);
   }
@@ -66,15 +67,20 @@ export async function resolveTargetPath(
     throw invalid(`${requestedPath} is not a regular file or directory (device, socket or FIFO).`);
   }
   let head: Uint8Array;
+  // Opened through the fence: a FIFO or device swapped in is refused without blocking, and
+  // a file that is not the one checked is refused.
+  const source = verifiedSource(
+    await openVerified({ requestedPath, realPath }, {
+      admits: (path) => fence.admits(path),
+      roots,
+    }),
+  );
   try {
-    const source = await fileSource(realPath);
-    try {
-      head = await source.read(0, Math.min(4096, source.size));
-    } finally {
-      source.close();
-    }
+    head = await source.read(0, Math.min(4096, source.size));
   } catch (error) {
     throw ioFailure(error, requestedPath, roots);
+  } finally {
+    source.close();
   }
   const sniffed = sniff(head, basename(realPath));
   return sniffed.container !== null && !sniffed.executableFormat
@@ -117,7 +123,12 @@ export async function openArtifact(
       limitations.push(...snapshot.limitations.slice(0, 20));
     }
   } else {
-    const source = await fileSource(resolved.realPath);
+    const source = verifiedSource(
+      await openVerified(resolved, {
+        admits: (path) => path === resolved.realPath,
+        roots: [{ path: resolved.realPath, realPath: resolved.realPath }],
+      }),
+    );
     try {
       size = source.size;
       sha256 = await hashSource(source, options.signal);

@@ -11,6 +11,7 @@
 import { z } from "zod";
 import { canonicalJson } from "../../core/canonical_json.ts";
 import type { ProcessCapture } from "./result.ts";
+import { compileLinearRegex } from "../../core/linear_regex.ts";
 
 /** Every status a dimension (or the whole comparison) may have. */
 export const COMPARISON_STATUSES = [
@@ -357,7 +358,7 @@ function normalizer(capture: ProcessCapture): Normalizer {
     "g",
   );
   const patterns = n.patterns.map((p) => ({
-    regex: new RegExp(p.pattern, "g"),
+    regex: compileLinearRegex(p.pattern),
     to: p.replacement,
   }));
   const path = (value: string): string => {
@@ -371,7 +372,7 @@ function normalizer(capture: ProcessCapture): Normalizer {
     text: (value) => {
       let out = path(value);
       if (pidPattern) out = out.replace(pidPattern, "<pid>");
-      for (const { regex, to } of patterns) out = out.replace(regex, to);
+      for (const { regex, to } of patterns) out = regex.replaceAll(out, to);
       return out;
     },
     port: (value) => (value === null ? "-" : n.ports ? "<port>" : String(value)),

@@ -10,6 +10,7 @@
 
 import { z } from "zod";
 import { ToolFailure } from "../../core/errors.ts";
+import { compileLinearRegex, PatternError } from "../../core/linear_regex.ts";
 
 /** Environment variable names the request may use. */
 export const ENV_NAME: RegExp = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -312,17 +313,14 @@ export function validateCrossFields(request: CaptureRequest): void {
   }
 }
 
-// Nested quantifiers such as (a+)+ can take exponential time; a regex cannot be interrupted.
-const NESTED_QUANTIFIER = /\((?:[^()\\]|\\.)*[+*}](?:[^()\\]|\\.)*\)\s*[+*{]/;
-
+// Normalisation patterns run on the linear-time RE2 engine (see compare.ts), so no pattern
+// can backtrack catastrophically; one RE2 cannot run is refused before anything runs.
 function checkPattern(pattern: string): void {
-  if (NESTED_QUANTIFIER.test(pattern)) {
-    throw bad(`normalization pattern ${JSON.stringify(pattern)} nests quantifiers; rewrite it.`);
-  }
   try {
-    new RegExp(pattern, "g");
+    compileLinearRegex(pattern);
   } catch (error) {
-    throw bad(`normalization pattern ${JSON.stringify(pattern)} is invalid: ${String(error)}`);
+    if (!(error instanceof PatternError)) throw error;
+    throw bad(`normalization pattern: ${error.message}`);
   }
 }
 

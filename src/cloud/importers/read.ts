@@ -6,6 +6,8 @@
  */
 
 import { parse as parseTolerant, type ParseError } from "jsonc-parser";
+import { constants as fsConstants } from "node:fs";
+import { type FileHandle, open } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { LoadError } from "../model/errors.ts";
 import type { DirectoryListing, WalkOptions } from "./importer.ts";
@@ -27,27 +29,43 @@ export async function readTextFile(
   maxBytes: number = MAX_INPUT_BYTES,
 ): Promise<string> {
   const name = basename(path);
-  let info: Deno.FileInfo;
+  // Opened non-blocking and checked on the handle, so a FIFO or device (even one swapped in
+  // after a stat) is refused without ever waiting on it.
+  let handle: FileHandle;
   try {
-    info = await Deno.stat(path);
+    handle = await open(path, fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0));
   } catch {
     throw new LoadError(`Cannot read ${name}: the file does not exist or is not readable.`);
   }
-  if (!info.isFile) throw new LoadError(`Cannot read ${name}: it is not a regular file.`);
-  if (info.size > maxBytes) {
-    throw new LoadError(
-      `Cannot load ${name}: it is ${(info.size / (1024 * 1024)).toFixed(1)} MiB and files ` +
-        `larger than ${describeLimit(maxBytes)} are refused.`,
-      { size: info.size, limit: maxBytes },
-    );
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) throw new LoadError(`Cannot read ${name}: it is not a regular file.`);
+    if (info.size > maxBytes) {
+      throw new LoadError(
+        `Cannot load ${name}: it is ${(info.size / (1024 * 1024)).toFixed(1)} MiB and files ` +
+          `larger than ${describeLimit(maxBytes)} are refused.`,
+        { size: info.size, limit: maxBytes },
+      );
+    }
+    // One byte more than the limit, so growth after the stat is noticed.
+    const bytes = new Uint8Array(Math.min(maxBytes + 1, info.size + 1));
+    let filled = 0;
+    while (filled < bytes.length) {
+      const { bytesRead } = await handle.read(bytes, filled, bytes.length - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    if (filled > maxBytes || filled > info.size) {
+      throw new LoadError(
+        `Cannot load ${name}: it changed while being read, or is larger than ${
+          describeLimit(maxBytes)
+        }.`,
+      );
+    }
+    return new TextDecoder().decode(bytes.subarray(0, filled));
+  } finally {
+    await handle.close().catch(() => {});
   }
-  const bytes = await Deno.readFile(path);
-  if (bytes.length > maxBytes) {
-    throw new LoadError(
-      `Cannot load ${name}: files larger than ${describeLimit(maxBytes)} are refused.`,
-    );
-  }
-  return new TextDecoder().decode(bytes);
 }
 
 /** Line and column (1-based) of a UTF-16 offset in a text. */
