@@ -7,7 +7,7 @@
 import type { ToolDefinition } from "../../core/catalog.ts";
 import type { CloudContext } from "../context.ts";
 import { dependents } from "../graph/dependencies.ts";
-import { dependencyWalkTool } from "./dependency_walk_tool.ts";
+import { dependencyWalkTool } from "../dependency_walk.ts";
 
 /** The tool's name. */
 export const DEPENDENTS = "dependents";

@@ -7,12 +7,12 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
-import type { DependencyListOptions, DependencyListResult } from "../graph/dependencies.ts";
-import { resolveAsset } from "../model/references.ts";
-import type { DatasetView } from "../model/view.ts";
-import { assetBriefSchema } from "../schemas.ts";
+import { defineTool, type ToolDefinition } from "../core/catalog.ts";
+import { type CloudContext, datasetArgument, withDataset } from "./context.ts";
+import type { DependencyListOptions, DependencyListResult } from "./graph/dependencies.ts";
+import { resolveAsset } from "./model/references.ts";
+import type { DatasetView } from "./model/view.ts";
+import { assetBriefSchema } from "./schemas.ts";
 
 /** What differs between the two walk tools. */
 export interface DependencyWalkToolOptions {
