@@ -11,8 +11,9 @@ import { connect, type Loose, ok } from "./helpers/in_memory.ts";
 import { inventoryAll } from "./helpers/inventory.ts";
 import { FIXTURES, haveJqFixtures, LIBJQ, OLD } from "./helpers/jq_fixtures.ts";
 
+// An inventory page's record names the artifact's real path, so its id depends on where the
+// fixtures lie; the binary observations below do not, and are compared.
 const RECORDED = {
-  inventory_page_0: "ev_ea47501c9e16597a0c13947e420828de4979889d6912d2a2b7ab96f1e5d7b0b9",
   list_documents: "ev_d53b56e1c7e84ffa289a748f294346bc76bbe3fbf367c1d91b5b3e6a7b218e77",
   list_procedures: "ev_2d92419a8beedd17a8f6332aa65095376bfde101d380866f32f138afe67c7749",
   binary_overview: "ev_9efc8738cd1dbd1313fd12d57df77aea830c8683afb9985325f5dd9e24404a0d",
@@ -30,7 +31,6 @@ Deno.test({
       const seen: Record<string, string> = {};
       await ok(client, "open_binary", { path: OLD });
       const inventory = await inventoryAll(client);
-      seen.inventory_page_0 = inventory.ids[0]!;
       const library = inventory.occurrences.find((o: Loose) => o.logical_path === LIBJQ);
       await ok(client, "open_binary", { occurrence_id: library.occurrence_id });
       seen.list_documents = (await ok(client, "list_documents")).evidence_id;
