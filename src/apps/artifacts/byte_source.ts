@@ -148,12 +148,9 @@ export async function fileSource(
     file.close();
     throw error;
   }
-  let closed = false;
-  let queue: Promise<unknown> = Promise.resolve();
   // The file position after the last read (-1: unknown), so sequential reads skip the seek.
   let filePosition = 0;
   const readNow = async (offset: number, length: number): Promise<Uint8Array> => {
-    if (closed) throw new Error(`Cannot read ${path}: the byte source is closed`);
     const out = new Uint8Array(length);
     if (filePosition !== offset) {
       filePosition = -1;
@@ -182,47 +179,13 @@ export async function fileSource(
     }
     return out;
   };
-  let first: { length: number; bytes: Promise<Uint8Array> } | null = null;
-  const source: ByteSource = {
-    size,
-    read(offset: number, length: number): Promise<Uint8Array> {
-      try {
-        checkRange(size, offset, length);
-      } catch (error) {
-        return Promise.reject(error);
-      }
-      if (first !== null) {
-        const early = first;
-        first = null;
-        if (offset === 0 && length === early.length) return early.bytes;
-      }
-      const result = queue.then(() => readNow(offset, length));
-      queue = result.catch(() => {});
-      return result;
-    },
-    stream(offset: number, length: number, signal?: AbortSignal): ReadableStream<Uint8Array> {
-      return rangeStream(source, offset, length, signal);
-    },
-    close(): void {
-      if (closed) return;
-      closed = true;
-      queue.finally(() => {
-        try {
-          file.close();
-        } catch {
-          // already closed
-        }
-      });
-    },
-  };
-  if (options.readFirstChunk && size > 0) {
-    const length = Math.min(size, SOURCE_CHUNK_BYTES);
-    const bytes = source.read(0, length);
-    // A failure is reported to the reader that takes the chunk.
-    bytes.catch(() => {});
-    first = { length, bytes };
-  }
-  return source;
+  return queuedSource(path, size, readNow, () => {
+    try {
+      file.close();
+    } catch {
+      // already closed
+    }
+  }, options);
 }
 
 /**
@@ -237,10 +200,7 @@ export async function fileSource(
  */
 export function verifiedSource(file: VerifiedFile, options: FileSourceOptions = {}): ByteSource {
   const size = file.size;
-  let closed = false;
-  let queue: Promise<unknown> = Promise.resolve();
   const readNow = async (offset: number, length: number): Promise<Uint8Array> => {
-    if (closed) throw new Error(`Cannot read ${file.requestedPath}: the byte source is closed`);
     const out = new Uint8Array(length);
     let got = 0;
     while (got < length) {
@@ -256,6 +216,23 @@ export function verifiedSource(file: VerifiedFile, options: FileSourceOptions = 
     }
     return out;
   };
+  return queuedSource(file.requestedPath, size, readNow, () => file.close(), options);
+}
+
+/**
+ * A source over `readNow` (which reads exactly `length` bytes at `offset`):
+ * reads run one at a time in call order, the first chunk may be read ahead,
+ * and `close` runs once, after the reads already queued.
+ */
+function queuedSource(
+  name: string,
+  size: number,
+  readNow: (offset: number, length: number) => Promise<Uint8Array>,
+  close: () => void,
+  options: FileSourceOptions,
+): ByteSource {
+  let queue: Promise<unknown> = Promise.resolve();
+  let closing = false;
   let first: { length: number; bytes: Promise<Uint8Array> } | null = null;
   const source: ByteSource = {
     size,
@@ -270,7 +247,10 @@ export function verifiedSource(file: VerifiedFile, options: FileSourceOptions = 
         first = null;
         if (offset === 0 && length === early.length) return early.bytes;
       }
-      const result = queue.then(() => readNow(offset, length));
+      const result = queue.then(() => {
+        if (closing) throw new Error(`Cannot read ${name}: the byte source is closed`);
+        return readNow(offset, length);
+      });
       queue = result.catch(() => {});
       return result;
     },
@@ -278,14 +258,15 @@ export function verifiedSource(file: VerifiedFile, options: FileSourceOptions = 
       return rangeStream(source, offset, length, signal);
     },
     close(): void {
-      if (closed) return;
-      closed = true;
-      queue.finally(() => file.close());
+      if (closing) return;
+      closing = true;
+      queue.finally(close);
     },
   };
   if (options.readFirstChunk && size > 0) {
     const length = Math.min(size, SOURCE_CHUNK_BYTES);
     const bytes = source.read(0, length);
+    // A failure is reported to the reader that takes the chunk.
     bytes.catch(() => {});
     first = { length, bytes };
   }

@@ -7,7 +7,7 @@
  */
 
 import { AboxWriter, type OntologyInput } from "./abox.ts";
-import { Store } from "./oxigraph.ts";
+import { oxigraphReady, Store } from "./oxigraph.ts";
 import { asQuad, type TripleTerm } from "./terms.ts";
 import { tboxQuads } from "./tbox.ts";
 
@@ -56,6 +56,7 @@ export async function buildOntology(
   input: OntologyInput,
   options: BuildOntologyOptions = {},
 ): Promise<BuiltOntology> {
+  await oxigraphReady();
   const started = performance.now();
   const batchSize = Math.max(1, Math.floor(options.batchSize ?? 1000));
   const writer = new AboxWriter(input);

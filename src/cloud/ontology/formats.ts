@@ -56,7 +56,8 @@ export interface OntologyDump {
  *
  * @example
  * ```ts
- * import { Store } from "./oxigraph.ts";
+ * import { oxigraphReady, Store } from "./oxigraph.ts";
+ * await oxigraphReady();
  * import { dumpOntology } from "./formats.ts";
  * dumpOntology(new Store(), "nt").mimeType; // "application/n-triples"
  * ```

@@ -61,8 +61,6 @@ export interface Neighbourhood {
 }
 
 const RELATION_IRIS = new Set(RELATION_TYPES.map((t) => propertyIri(t)));
-const HAS_NAME = namedNode(propertyIri("hasName"));
-const RDF_TYPE = namedNode(RDF + "type");
 
 /**
  * The centre given as an IRI, a prefixed name (`cmr:…`) or an asset id.
@@ -149,8 +147,10 @@ export function ontologyNeighbourhood(
   }
   const nodes: NeighbourhoodNode[] = [...hopOf].map(([iri, hop]) => {
     const node = namedNode(iri);
-    const name = store.match(node, HAS_NAME, null)[0]?.object.value ?? null;
-    const types = store.match(node, RDF_TYPE, null).map((q) => show(q.object.value)).sort();
+    const name = store.match(node, namedNode(propertyIri("hasName")), null)[0]?.object.value ??
+      null;
+    const types = store.match(node, namedNode(RDF + "type"), null).map((q) => show(q.object.value))
+      .sort();
     return { iri: show(iri), name, types, hop };
   });
   return { center: show(centre), hops, nodes, triples, truncated };

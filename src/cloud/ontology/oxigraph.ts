@@ -17,13 +17,11 @@ import {
   quad,
   Store,
 } from "oxigraph/web.js";
-import {
-  OXIGRAPH_WASM_BYTES,
-  OXIGRAPH_WASM_GZIP_BASE64,
-} from "../../_vendor/oxigraph/oxigraph_wasm.ts";
-
 /** Inflates the embedded wasm into a buffer of its known size. */
 async function embeddedWasm(): Promise<Uint8Array<ArrayBuffer>> {
+  const { OXIGRAPH_WASM_BYTES, OXIGRAPH_WASM_GZIP_BASE64 } = await import(
+    "../../_vendor/oxigraph/oxigraph_wasm.ts"
+  );
   const packed = Uint8Array.fromBase64(OXIGRAPH_WASM_GZIP_BASE64.replace(/\s+/g, ""));
   const wasm = new Uint8Array(OXIGRAPH_WASM_BYTES);
   let filled = 0;
@@ -41,7 +39,15 @@ async function embeddedWasm(): Promise<Uint8Array<ArrayBuffer>> {
   return wasm;
 }
 
-initSync({ module: await WebAssembly.compile(await embeddedWasm()) });
+let ready: Promise<void> | null = null;
+
+/** Loads and initialises the engine once; every later call resolves at once. */
+export function oxigraphReady(): Promise<void> {
+  ready ??= (async () => {
+    initSync({ module: await WebAssembly.compile(await embeddedWasm()) });
+  })();
+  return ready;
+}
 
 export type {
   BlankNode,

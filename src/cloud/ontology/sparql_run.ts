@@ -123,7 +123,8 @@ function executionError(error: unknown, lineOffset: number | null): SparqlExecut
  *
  * @example
  * ```ts
- * import { Store } from "./oxigraph.ts";
+ * import { oxigraphReady, Store } from "./oxigraph.ts";
+ * await oxigraphReady();
  * import { guardSparql } from "./sparql_guard.ts";
  * import { runSparql } from "./sparql_run.ts";
  * runSparql(new Store(), guardSparql("ASK { ?s ?p ?o }")); // { kind: "ask", answer: false }
