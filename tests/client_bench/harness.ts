@@ -1,0 +1,355 @@
+/**
+ * Client-side benchmark harness: starts the server as a user does (a fresh
+ * `deno run` of `mod.ts` with the `deno task start` flags), drives it with
+ * the SDK `Client` over stdio, and times each measure beside a peer program
+ * in the same loop. Every measure runs `runs + 1` paired iterations and drops
+ * the first; figures are min/median/max of the paired ratios.
+ *
+ * Benches live in `tests/client_bench/benches/*.ts`, each exporting a default
+ * `(ctx: BenchContext) => Promise<void>`; `deno task bench:client` runs them
+ * all (or the ones named on the command line) through `main.ts`.
+ *
+ * @module
+ */
+
+import { Client } from "@modelcontextprotocol/sdk/client";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+
+/** Absolute path of the project's `mod.ts`. */
+export const MOD_TS: string = new URL("../../mod.ts", import.meta.url).pathname;
+/** Absolute path of the project's `src/` (the start task grants read on it). */
+export const SRC_DIR: string = new URL("../../src", import.meta.url).pathname;
+
+/** The environment variables the start task lets the server read. */
+export const START_ENV = [
+  "CASEFILE_TOKEN",
+  "CASEFILE_ANALYSIS_PROVIDER",
+  "CASEFILE_POLICY",
+  "CASEFILE_VAULT_KEY",
+];
+
+/** How to start one server. */
+export interface ServerSpec {
+  /** `--root` directories (also granted `--allow-read`). */
+  roots?: string[];
+  /** Server arguments after the roots (e.g. `["--dataset", "bench=FILE"]`). */
+  args?: string[];
+  /** Extra read grants beyond the roots and `src/`. */
+  allowRead?: string[];
+  /** `--allow-write` grants. */
+  allowWrite?: string[];
+  /** `--allow-run` grants. */
+  allowRun?: string[];
+  /** Leave out `--v8-flags=--max-semi-space-size=2` (on by default, as in the start task). */
+  defaultV8?: boolean;
+  /** Extra environment for the child (`CASEFILE_*` of the bench's shell is never passed). */
+  env?: Record<string, string>;
+}
+
+/** The `deno` argument vector for `spec`, mirroring the `deno task start` flags. */
+export function serverArgs(spec: ServerSpec): string[] {
+  const roots = spec.roots ?? [];
+  const read = [...roots, SRC_DIR, ...(spec.allowRead ?? [])];
+  const flags = ["run", "--no-prompt"];
+  if (!spec.defaultV8) flags.push("--v8-flags=--max-semi-space-size=2");
+  flags.push(`--allow-read=${read.join(",")}`, `--allow-env=${START_ENV.join(",")}`);
+  if (spec.allowWrite?.length) flags.push(`--allow-write=${spec.allowWrite.join(",")}`);
+  if (spec.allowRun?.length) flags.push(`--allow-run=${spec.allowRun.join(",")}`);
+  return [...flags, MOD_TS, ...roots.flatMap((root) => ["--root", root]), ...(spec.args ?? [])];
+}
+
+function childEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env = Object.fromEntries(
+    Object.entries(Deno.env.toObject()).filter(([name]) => !name.startsWith("CASEFILE_")),
+  );
+  return { ...env, ...extra };
+}
+
+/** One timed tool call. */
+export interface TimedCall {
+  /** Wall time from request to parsed response, in milliseconds. */
+  ms: number;
+  /** UTF-8 bytes of the JSON result (text blocks plus `structuredContent`). */
+  bytes: number;
+  /** The raw result. */
+  result: Record<string, unknown>;
+}
+
+/** A running server and its client. */
+export class BenchServer implements AsyncDisposable {
+  /** Milliseconds from spawn to a finished `initialize` handshake. */
+  readonly startMs: number;
+  readonly #client: Client;
+  readonly #transport: StdioClientTransport;
+  #stderr = "";
+
+  private constructor(client: Client, transport: StdioClientTransport, startMs: number) {
+    this.#client = client;
+    this.#transport = transport;
+    this.startMs = startMs;
+  }
+
+  /** Spawns the server for `spec` and completes the MCP handshake. */
+  static async start(spec: ServerSpec): Promise<BenchServer> {
+    const transport = new StdioClientTransport({
+      command: Deno.execPath(),
+      args: serverArgs(spec),
+      env: childEnv(spec.env),
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "casefile-client-bench", version: "0.0.0" });
+    const began = performance.now();
+    const server = new BenchServer(client, transport, 0);
+    transport.stderr?.on("data", (chunk: Uint8Array | string) => {
+      server.#stderr += typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk);
+    });
+    try {
+      await client.connect(transport);
+    } catch (error) {
+      throw new Error(`the server did not start: ${error}\n${server.#stderr}`);
+    }
+    (server as { startMs: number }).startMs = performance.now() - began;
+    return server;
+  }
+
+  /** The SDK client, for calls the helpers below do not cover. */
+  get client(): Client {
+    return this.#client;
+  }
+
+  /** The server's process id. */
+  get pid(): number {
+    const pid = this.#transport.pid;
+    if (pid === null) throw new Error("the server process has no pid");
+    return pid;
+  }
+
+  /** What the server wrote to stderr so far. */
+  get stderr(): string {
+    return this.#stderr;
+  }
+
+  /** Calls a tool and times it; a tool error throws with its text. */
+  async call(name: string, args: Record<string, unknown> = {}): Promise<TimedCall> {
+    const began = performance.now();
+    const result = await this.#client.callTool({ name, arguments: args }, undefined, {
+      timeout: 30 * 60_000,
+      resetTimeoutOnProgress: true,
+    }) as Record<string, unknown>;
+    const ms = performance.now() - began;
+    if (result.isError) {
+      const content = result.content as { text?: string }[] | undefined;
+      throw new Error(`${name} failed: ${content?.[0]?.text ?? JSON.stringify(result)}`);
+    }
+    return { ms, bytes: utf8Bytes(result), result };
+  }
+
+  /** The server's memory from `/proc/<pid>/status`: peak (VmHWM) and current (VmRSS), in bytes. */
+  async memory(): Promise<{ peak: number; rss: number }> {
+    return await processMemory(this.pid);
+  }
+
+  /** Closes the client and the server process. */
+  async close(): Promise<void> {
+    await this.#client.close().catch(() => {});
+  }
+
+  /** Same as {@linkcode close}. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+}
+
+/** The structured result of a tool call (`structuredContent`), or throws. */
+export function structured(call: TimedCall): Record<string, unknown> {
+  const value = call.result.structuredContent;
+  if (!value || typeof value !== "object") throw new Error("the result has no structuredContent");
+  return value as Record<string, unknown>;
+}
+
+/** UTF-8 length of `value` serialised as JSON. */
+export function utf8Bytes(value: unknown): number {
+  return new TextEncoder().encode(JSON.stringify(value)).length;
+}
+
+/** Peak (VmHWM) and current (VmRSS) resident memory of process `pid`, in bytes. */
+export async function processMemory(pid: number): Promise<{ peak: number; rss: number }> {
+  const status = await Deno.readTextFile(`/proc/${pid}/status`);
+  const field = (name: string): number => {
+    const match = status.match(new RegExp(`^${name}:\\s+(\\d+) kB`, "m"));
+    if (!match) throw new Error(`/proc/${pid}/status has no ${name}`);
+    return Number(match[1]) * 1024;
+  };
+  return { peak: field("VmHWM"), rss: field("VmRSS") };
+}
+
+/** What a peer run produced. */
+export interface PeerRun {
+  /** Wall time, in milliseconds. */
+  ms: number;
+  /** Bytes the peer wrote to stdout (read and discarded). */
+  stdoutBytes: number;
+  /** The peer's peak RSS in bytes, from `/usr/bin/time -f %M` when asked. */
+  peak?: number;
+}
+
+/**
+ * Runs a peer program to completion, reading and discarding its stdout, and
+ * times it. Throws when it exits non-zero. With `measurePeak`, runs it under
+ * GNU `time` (when `/usr/bin/time` exists) for its maximum RSS.
+ */
+export async function runPeer(
+  command: string[],
+  options: { measurePeak?: boolean; stdin?: string } = {},
+): Promise<PeerRun> {
+  const [program, ...rest] = command;
+  if (!program) throw new Error("runPeer needs a command");
+  const timed = options.measurePeak && await exists("/usr/bin/time");
+  const argv = timed ? ["/usr/bin/time", "-f", "%M", program, ...rest] : [program, ...rest];
+  const began = performance.now();
+  const child = new Deno.Command(argv[0]!, {
+    args: argv.slice(1),
+    stdin: options.stdin ? "piped" : "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  if (options.stdin) {
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(options.stdin));
+    await writer.close();
+  }
+  let stdoutBytes = 0;
+  const drain = (async () => {
+    for await (const chunk of child.stdout) stdoutBytes += chunk.length;
+  })();
+  const errText = new Response(child.stderr).text();
+  const status = await child.status;
+  await drain;
+  const ms = performance.now() - began;
+  const stderr = await errText;
+  if (!status.success) throw new Error(`${argv.join(" ")} exited ${status.code}: ${stderr}`);
+  const run: PeerRun = { ms, stdoutBytes };
+  if (timed) {
+    const kb = Number(stderr.trim().split("\n").at(-1));
+    if (Number.isFinite(kb)) run.peak = kb * 1024;
+  }
+  return run;
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** min/median/max of a list of numbers. */
+export interface Spread {
+  min: number;
+  median: number;
+  max: number;
+}
+
+/** The spread of `values` (NaN for an empty list). */
+export function spread(values: number[]): Spread {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return { min: NaN, median: NaN, max: NaN };
+  const mid = Math.floor(sorted.length / 2);
+  const median = sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  return { min: sorted[0]!, median, max: sorted.at(-1)! };
+}
+
+/** One measure of a paired loop. */
+export interface PairedResult {
+  /** What was measured. */
+  label: string;
+  /** The peer's description. */
+  peer: string;
+  /** Our times (ms), first run dropped. */
+  subject: number[];
+  /** The peer's times (ms), first run dropped. */
+  peerTimes: number[];
+  /** subject[i] / peer[i]. */
+  ratios: Spread;
+  /** The target ratio, when the issue sets one. */
+  target: number | null;
+}
+
+/**
+ * Runs `subject` and `peer` alternately `runs + 1` times, drops the first
+ * pair, and returns the spread of the paired ratios. Each function returns
+ * the milliseconds it measured (so setup can be excluded).
+ */
+export async function paired(
+  label: string,
+  options: {
+    peer: string;
+    runs: number;
+    subject: () => Promise<number>;
+    peerRun: () => Promise<number>;
+    target?: number | null;
+  },
+): Promise<PairedResult> {
+  const subject: number[] = [];
+  const peerTimes: number[] = [];
+  for (let i = 0; i <= options.runs; i++) {
+    const ours = await options.subject();
+    const theirs = await options.peerRun();
+    if (i === 0) continue;
+    subject.push(ours);
+    peerTimes.push(theirs);
+  }
+  const ratios = spread(subject.map((value, i) => value / peerTimes[i]!));
+  return { label, peer: options.peer, subject, peerTimes, ratios, target: options.target ?? null };
+}
+
+/** A row of free-form figures a bench reports beside its paired ratios. */
+export interface FigureRow {
+  /** What was measured. */
+  label: string;
+  /** The figure, already formatted with its unit. */
+  value: string;
+  /** Optional remark (target, peer figure…). */
+  note?: string;
+}
+
+/** What a bench receives: its run count and where it reports. */
+export interface BenchContext {
+  /** Paired iterations after the dropped first one (`--runs`, default 5). */
+  runs: number;
+  /** Scale hint (`--size small|medium|large`, default large). */
+  size: "small" | "medium" | "large";
+  /** A fresh temporary directory for the bench's inputs, removed afterwards. */
+  tempDir: string;
+  /** Records a paired measure. */
+  pairedResult(result: PairedResult): void;
+  /** Records a free-form figure. */
+  figure(row: FigureRow): void;
+  /** Logs progress to stderr. */
+  log(message: string): void;
+}
+
+/** Formats a paired result as a markdown table row. */
+export function pairedRow(result: PairedResult): string {
+  const ours = spread(result.subject).median;
+  const peer = spread(result.peerTimes).median;
+  const { min, median, max } = result.ratios;
+  const verdict = result.target === null
+    ? ""
+    : median <= result.target
+    ? `≤ ${result.target}× met`
+    : `≤ ${result.target}× MISSED`;
+  return `| ${result.label} | ${ours.toFixed(1)} ms | ${result.peer} ${peer.toFixed(1)} ms | ${
+    min.toFixed(2)
+  }× / ${median.toFixed(2)}× / ${max.toFixed(2)}× | ${verdict} |`;
+}
+
+/** Whether `program` can be found on PATH. */
+export async function onPath(program: string): Promise<boolean> {
+  for (const dir of (Deno.env.get("PATH") ?? "").split(":")) {
+    if (dir && await exists(`${dir}/${program}`)) return true;
+  }
+  return false;
+}
