@@ -36,7 +36,13 @@ import {
   type ToolDefinition,
 } from "./core/catalog.ts";
 import type { JsonValue } from "./core/canonical_json.ts";
-import { complete, type CompletionAnswer, emptyCompletion } from "./core/completion.ts";
+import type { NameIndex } from "./core/policy/names.ts";
+import {
+  complete,
+  type CompletionAnswer,
+  emptyCompletion,
+  MAX_CANDIDATES_SCANNED,
+} from "./core/completion.ts";
 import { declareErrorCodes, ToolFailure } from "./core/errors.ts";
 import {
   createEvidence,
@@ -95,6 +101,13 @@ export interface CreateServerOptions {
   policyInputTransforms?: PolicyInputTransform[];
   /** Policy visibility rules: a primitive any rule hides is unlisted and unknown. @default [] */
   policyVisibility?: PolicyVisibilityRule[];
+  /** The policy's index of known names; each workbench's `knownNames` joins it for the connection. */
+  policyNames?: NameIndex;
+  /**
+   * The policy can answer with pseudonyms: a completion input that matches no
+   * real value is then also matched against the pseudonyms the client sees.
+   */
+  policyPseudonymizes?: boolean;
   /** Who this connection acts for. @default the local principal (stdio) */
   principal?: Principal;
   /**
@@ -309,6 +322,7 @@ export function assembleServer(
   const statics = new Map<string, StaticResourceDefinition & { workbench: string }>();
   /** Which workbench each tool, prompt and template came from (its policy category). */
   const origin = new Map<string, string>();
+  const nameRemovals: (() => void)[] = [];
   const evidenceFamily: CompletionFamily = {
     source: () => ledger.list().map((record) => record.evidence_id),
   };
@@ -339,6 +353,9 @@ export function assembleServer(
   for (const module of modules) {
     const workbench = module.create(services);
     workbenches.push(workbench);
+    if (options.policyNames && workbench.knownNames) {
+      nameRemovals.push(options.policyNames.add(workbench.knownNames));
+    }
     const declared = new Set((module.toolsets ?? [{ name: module.name }]).map((t) => t.name));
     for (const tool of workbench.tools) {
       const toolset = tool.toolset ?? module.name;
@@ -635,15 +652,36 @@ export function assembleServer(
         value: argument.value,
         arguments: context?.arguments ?? {},
       });
-      const answer: CompletionAnswer = await complete(
+      const completionContext = {
+        arguments: (input.arguments ?? {}) as Record<string, string>,
+        signal: extra.signal,
+      };
+      let answer: CompletionAnswer = await complete(
         typeof input.value === "string" ? input.value : argument.value,
         chosen.source,
-        {
-          arguments: (input.arguments ?? {}) as Record<string, string>,
-          signal: extra.signal,
-        },
+        completionContext,
         chosen.options,
       );
+      if (answer.total === 0 && argument.value !== "" && options.policyPseudonymizes) {
+        // The client only ever saw pseudonyms: match what it typed against them too.
+        const shown = (value: string): string | undefined =>
+          gate.transformOutput(policyRequest, { values: [value], total: 1, hasMore: false })
+            .values[0];
+        answer = await complete(
+          argument.value,
+          async (context) =>
+            (await chosen.source(context)).slice(0, MAX_CANDIDATES_SCANNED).flatMap((candidate) => {
+              const value = typeof candidate === "string"
+                ? candidate
+                : (candidate as { value?: unknown })?.value;
+              if (typeof value !== "string") return [];
+              const seen = shown(value);
+              return seen === undefined ? [] : [{ value, keys: [seen] }];
+            }),
+          completionContext,
+          { ...chosen.options, match: "prefix" },
+        );
+      }
       let transformed: CompletionAnswer;
       try {
         transformed = gate.transformOutput(policyRequest, answer);
@@ -758,6 +796,7 @@ export function assembleServer(
           stderr("warning", `closing workbench ${workbench.name} failed: ${String(error)}`);
         }
       }
+      for (const remove of nameRemovals) remove();
       ledger.clear();
       await server.close();
     },

@@ -116,6 +116,10 @@ Deno.test("a strict session on the demo estate shows no real account id, ARN, IP
     assert.deepEqual(leaks(all, real.arns), [], "no real ARN");
     assert.deepEqual(leaks(all, real.ips), [], "no real IP");
     assert.deepEqual(leaks(all, real.emails), [], "no real e-mail address");
+    const quoted = assetNames().filter((name) =>
+      all.includes(`\"${name}\"`) || all.includes(`"${name}"`)
+    );
+    assert.deepEqual(quoted, [], "no real asset name or id as a value");
     assert.ok(session.policy.vault.size > 20, "the vault issued tokens");
   } finally {
     await session.close();
@@ -157,6 +161,76 @@ Deno.test("under strict, error details (the value asked for, suggestions) pass t
     });
     assert.equal(tool.isError, true);
     assert.ok(!JSON.stringify(tool).includes("10.0.2.12"), JSON.stringify(tool));
+  } finally {
+    await session.close();
+  }
+});
+
+/** The demo's asset names a pseudonymising profile must hide (not ids or ARNs themselves). */
+function assetNames(): string[] {
+  const { assets } = sampleRecords();
+  return [
+    ...new Set(
+      assets.flatMap((a) => [a.name, a.id]).filter((n) =>
+        n.length >= 3 && !n.startsWith("arn:") && !n.startsWith("/")
+      ),
+    ),
+  ];
+}
+
+Deno.test("under strict, asset names complete to pseudonyms, a pseudonym prefix completes, and the pseudonym reads the asset", async () => {
+  const names = assetNames();
+  assert.ok(names.includes("bastion") && names.length > 10);
+  const session = await policySession("strict");
+  const { client } = session;
+  const complete = async (value: string): Promise<string[]> =>
+    ((await client.complete({
+      ref: { type: "ref/resource", uri: "cloudg://assets/{+ref}" },
+      argument: { name: "ref", value },
+      context: { arguments: { dataset: "sample" } },
+    })).completion.values) as string[];
+  try {
+    const all = await complete("");
+    assert.ok(all.length > 10);
+    assert.deepEqual(all.filter((value) => names.includes(value)), [], "no real name completes");
+    const typed = await complete("bas");
+    assert.equal(typed.length, 2, "bastion and bastion-admin, as pseudonyms");
+    for (const value of typed) assert.match(value, /^res-[0-9a-f]{10}$/);
+    const token = typed[0]!;
+    assert.deepEqual(
+      await complete(token.slice(0, 7)),
+      [token],
+      "the pseudonym's prefix completes",
+    );
+    const read = await client.readResource({ uri: `cloudg://assets/${token}` });
+    const got = await client.callTool({ name: "get_asset", arguments: { ref: token } });
+    const found = await client.callTool({
+      name: "find_assets",
+      arguments: { query: "web", dataset: "sample" },
+    });
+    assert.ok(!got.isError && !found.isError, JSON.stringify([got, found]).slice(0, 500));
+    const wire = JSON.stringify([read, got, found]);
+    assert.ok(wire.includes(token), "the asset read back under its pseudonym");
+    assert.ok(
+      (found.structuredContent as Loose).result.total > 0,
+      "find_assets found the web assets",
+    );
+    assert.deepEqual(names.filter((name) => wire.includes(`"${name}"`)), [], "no real name");
+    assert.ok(!/\bbastion\b/.test(wire), "no mention of the name in free text");
+  } finally {
+    await session.close();
+  }
+});
+
+Deno.test("under standard, asset names are shown as they are", async () => {
+  const session = await policySession("standard");
+  try {
+    const answer = await session.client.complete({
+      ref: { type: "ref/resource", uri: "cloudg://assets/{+ref}" },
+      argument: { name: "ref", value: "bas" },
+      context: { arguments: { dataset: "sample" } },
+    });
+    assert.deepEqual(answer.completion.values, ["bastion", "bastion-admin"]);
   } finally {
     await session.close();
   }

@@ -33,6 +33,7 @@ import { ONTOLOGY_TOOLSET, ontologyTools } from "./toolsets/ontology.ts";
 import { WORKSPACE_TOOLSET, workspaceTools } from "./toolsets/workspace.ts";
 import { parseDatasetSpec } from "./workspace/naming.ts";
 import { Workspace } from "./workspace/workspace.ts";
+import { knownAssetName } from "./workspace/known_names.ts";
 
 /** A dataset the operator names on the command line. */
 export interface PreloadedDataset {
@@ -179,6 +180,7 @@ function createCloudWorkbench(
     completionFamilies: families,
     resources: cloudResources(ctx),
     resourceTemplates: cloudTemplates(ctx, families),
+    knownNames: (text) => knownAssetName(workspace, text),
     // Stops the ontology workers this connection started.
     close: () => Promise.resolve(closeOntologies(workspace)),
   };

@@ -7,6 +7,7 @@
  * @module
  */
 
+import type { NameSource } from "./policy/names.ts";
 import type { ToolDefinition } from "./catalog.ts";
 import type { CandidateSource, CompletionOptions } from "./completion.ts";
 import type { EvidenceLedger } from "./evidence.ts";
@@ -138,6 +139,12 @@ export interface Workbench {
   resourceTemplates: ResourceTemplateDefinition[];
   /** Called after the session's Evidence was cleared (to clear state kept beside it). */
   onEvidenceCleared?(): void;
+  /**
+   * The names this session knows to identify something investigated (a cloud
+   * asset's or dataset's name), by entity (`resource_name`, `dataset_name`):
+   * a pseudonymising policy treats them as identifiers.
+   */
+  knownNames?: NameSource;
   /** Releases whatever the workbench holds. */
   close?(): Promise<void>;
 }

@@ -37,6 +37,7 @@ import { limitApplies, type PlacedLimit, RateLimiter } from "./rate_limit.ts";
 import { Redactor } from "./redaction.ts";
 import { sanitizer, stripFences } from "./sanitize.ts";
 import { PseudonymVault, type VaultKeySource } from "./vault.ts";
+import { NameIndex } from "./names.ts";
 
 /** The default environment variable holding the vault key. */
 export const VAULT_KEY_ENV = "CASEFILE_VAULT_KEY";
@@ -65,6 +66,8 @@ export interface CompiledPolicy {
   readonly outputTransforms: PolicyTransform[];
   /** The pseudonym vault. */
   readonly vault: PseudonymVault;
+  /** The names the workbenches know as identifiers (the server registers their sources). */
+  readonly names: NameIndex;
   /** The decision log. */
   readonly audit: AuditLog;
   /** The token buckets. */
@@ -162,6 +165,7 @@ export function compilePolicy(
     ? "environment"
     : "random";
   const vault = new PseudonymVault(key === undefined ? {} : { key, keySource });
+  const names = new NameIndex();
   const audit = new AuditLog(document.audit_size ?? 1000, (text) => vault.hash("argument", text));
   const limiter = new RateLimiter(options.now);
   const limits: PlacedLimit[] = [
@@ -357,6 +361,7 @@ export function compilePolicy(
             strategies: (opts.strategies ?? {}) as Record<string, unknown>,
             disabled: document.disabled_detectors ?? [],
             extra: extraDetectors,
+            names,
           });
           redactors.push(redactor);
           return <T>(value: T): T => redactor.redact(value);
@@ -391,6 +396,7 @@ export function compilePolicy(
           strategies: (step.options.strategies ?? {}) as Record<string, unknown>,
           disabled: document.disabled_detectors ?? [],
           extra: extraDetectors,
+          names,
         });
         redactors.push(redactor);
         stages.push(redactStage(redactor));
@@ -513,6 +519,7 @@ export function compilePolicy(
     inputTransforms,
     outputTransforms: hasOutput ? [transform as PolicyTransform] : [],
     vault,
+    names,
     audit,
     limiter,
     limits,
@@ -532,12 +539,16 @@ export function gateOptions(policy: CompiledPolicy): {
   policyVisibility: PolicyVisibilityRule[];
   policyInputTransforms: PolicyInputTransform[];
   policyTransforms: PolicyTransform[];
+  policyNames: NameIndex;
+  policyPseudonymizes: boolean;
 } {
   return {
     policyRules: policy.rules,
     policyVisibility: policy.visibility,
     policyInputTransforms: policy.inputTransforms,
     policyTransforms: policy.outputTransforms,
+    policyNames: policy.names,
+    policyPseudonymizes: policy.pseudonymizes,
   };
 }
 

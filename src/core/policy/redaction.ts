@@ -9,6 +9,7 @@
 
 import { BUILTIN_DETECTORS, type Detector, ENTITY_PARENTS } from "./detectors.ts";
 import type { PseudonymVault } from "./vault.ts";
+import { type NameIndex, replaceNameMentions } from "./names.ts";
 
 /** A strategy with its options. */
 export interface StrategySpec {
@@ -68,6 +69,8 @@ export interface RedactorOptions {
   disabled?: readonly string[];
   /** Extra detectors. @default [] */
   extra?: readonly Detector[];
+  /** Names the workbenches know as identifiers (pseudonymised as their entity). */
+  names?: NameIndex;
 }
 
 const SECTION: Record<string, string> = {
@@ -85,6 +88,8 @@ const ACCOUNT_KEY =
   /^(?:account|account_id|aws_account_id|owner_account|source_account|target_account|subscription_id)$/i;
 
 const DROP = Symbol("drop");
+/** The pseudo-detector of names a workbench knows (strategy lookup falls back to `identifier`). */
+const KNOWN_NAME = { name: "known_name", category: "identifier" } as const;
 
 /** Redacts strings inside a JSON value by policy strategies. */
 export class Redactor {
@@ -94,6 +99,7 @@ export class Redactor {
   readonly #cache = new Map<string, string | typeof DROP>();
   readonly #keyKinds = new Map<string, number>();
   readonly #prefilter: RegExp | null;
+  readonly #names: NameIndex | null;
   /** What the last runs did: section → entity → count. */
   readonly report: RedactionReport = {};
 
@@ -109,6 +115,12 @@ export class Redactor {
         this.#strategies.has(d.entity)) &&
       this.#activeFor(d)
     );
+    this.#names = options.names &&
+        ["resource_name", "dataset_name"].some((entity) =>
+          this.strategyFor(entity, KNOWN_NAME).strategy !== "keep"
+        )
+      ? options.names
+      : null;
     this.#prefilter = this.#detectors.every((d) => d.hintSource !== undefined)
       ? new RegExp(this.#detectors.map((d) => `(?:${d.hintSource})`).join("|"))
       : null;
@@ -262,7 +274,21 @@ export class Redactor {
       const ruled = this.#keyRule(key, text);
       if (ruled !== undefined) return ruled;
     }
-    return this.redactString(text);
+    const names = this.#names;
+    if (names === null || names.empty) return this.redactString(text);
+    const entity = names.entityOf(text);
+    if (entity !== undefined) {
+      const spec = this.strategyFor(entity, KNOWN_NAME);
+      if (spec.strategy !== "keep") return this.#apply(spec, entity, text);
+    }
+    const out = this.redactString(text);
+    if (out === DROP || !/\s/.test(out)) return out;
+    return replaceNameMentions(out, names, (name, found) => {
+      const spec = this.strategyFor(found, KNOWN_NAME);
+      if (spec.strategy === "keep") return name;
+      const replaced = this.#apply(spec, found, name);
+      return replaced === DROP ? `[REDACTED:${found}]` : replaced;
+    });
   }
 
   #walk(value: unknown, key: string | undefined): unknown {
