@@ -7,7 +7,8 @@
  *
  * Benches live in `tests/client_bench/benches/*.ts`, each exporting a default
  * `(ctx: BenchContext) => Promise<void>`; `deno task bench:client` runs them
- * all (or the ones named on the command line) through `main.ts`.
+ * all (or the ones named on the command line) through `main.ts`, with
+ * `--allow-all`: Deno grants `/proc/<pid>/status` (peak RSS) to nothing less.
  *
  * @module
  */

@@ -1,0 +1,104 @@
+/**
+ * What each policy profile adds per call, from a client over stdio: one
+ * server per profile (`--policy open|standard|strict`) on the same generated
+ * estate (50,000 assets at `--size large`, 10,000 medium, 2,000 small),
+ * `get_asset` and `find_assets` with a text query timed against the same
+ * call on the `open` server in one paired loop, then each server's peak RSS.
+ * A fresh strict server's first calls are timed apart (cold vault).
+ *
+ * cloudg's published figures for a 50,000-asset EC2 estate (Python, desktop
+ * CPU): `get_asset` 0.96 ms standard, 1.49 ms strict; `find_assets` text
+ * query 43.3 ms and 51.7 ms; peak RSS 363 MB and 573 MB. Our target is at
+ * most half of each time.
+ *
+ * @module
+ */
+
+import { generateEstate } from "../../helpers/cloud_generated_estate.ts";
+import { type BenchContext, BenchServer, paired } from "../harness.ts";
+
+const SIZES = { small: 2_000, medium: 10_000, large: 50_000 } as const;
+const CLOUDG_MS: Record<string, Record<string, number>> = {
+  standard: { get_asset: 0.96, find_assets: 43.3 },
+  strict: { get_asset: 1.49, find_assets: 51.7 },
+};
+const CLOUDG_RSS_MB: Record<string, number> = { standard: 363, strict: 573 };
+
+/** Runs the per-profile latency measures. */
+export default async function policyProfiles(ctx: BenchContext): Promise<void> {
+  const size = SIZES[ctx.size];
+  const { records, byType } = generateEstate(size);
+  const path = `${ctx.tempDir}/estate.json`;
+  await Deno.writeTextFile(
+    path,
+    JSON.stringify({ assets: records.assets, edges: records.edges, findings: records.findings }),
+  );
+  const instances = byType.get("EC2")!;
+  const target = instances[Math.floor(instances.length * 0.73)]!;
+  const start = (policy: string): Promise<BenchServer> =>
+    BenchServer.start({
+      roots: [ctx.tempDir],
+      args: ["--dataset", `bench=${path}`, "--toolsets", "cloud", "--policy", policy],
+    });
+  const calls: [string, Record<string, unknown>][] = [
+    ["get_asset", { ref: target }],
+    ["find_assets", { query: "lambda-function-1", limit: 50 }],
+  ];
+  const open = await start("open");
+  try {
+    const idle = await open.memory();
+    ctx.figure({ label: `open: server RSS with the estate loaded`, value: mb(idle.rss) });
+    for (const profile of ["standard", "strict"]) {
+      const server = await start(profile);
+      try {
+        // Cold vault: the first call of each kind on a fresh server.
+        for (const [name, args] of calls) {
+          const first = await server.call(name, args);
+          ctx.figure({
+            label: `${profile}: first ${name} (cold caches and vault)`,
+            value: `${first.ms.toFixed(2)} ms`,
+          });
+        }
+        for (const [name, args] of calls) {
+          const result = await paired(`${profile}: ${name} (${size} assets)`, {
+            peer: "open",
+            runs: Math.max(ctx.runs, 20),
+            subject: async () => (await server.call(name, args)).ms,
+            peerRun: async () => (await open.call(name, args)).ms,
+          });
+          ctx.pairedResult(result);
+          const ours = median(result.subject);
+          const cloudg = CLOUDG_MS[profile]![name]!;
+          ctx.figure({
+            label: `${profile}: ${name} median, warm`,
+            value: `${ours.toFixed(2)} ms`,
+            note: `cloudg ${cloudg} ms at 50,000 assets; target ≤ ${cloudg / 2} ms: ${
+              ours <= cloudg / 2 ? "met" : "MISSED"
+            }; added over open ${(ours - median(result.peerTimes)).toFixed(2)} ms`,
+          });
+        }
+        const memory = await server.memory();
+        ctx.figure({
+          label: `${profile}: peak RSS (VmHWM)`,
+          value: mb(memory.peak),
+          note: `cloudg ${CLOUDG_RSS_MB[profile]} MB`,
+        });
+      } finally {
+        await server.close();
+      }
+    }
+    ctx.figure({ label: "open: peak RSS (VmHWM)", value: mb((await open.memory()).peak) });
+  } finally {
+    await open.close();
+  }
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+function mb(bytes: number): string {
+  return `${(bytes / 2 ** 20).toFixed(0)} MiB`;
+}
