@@ -12,7 +12,7 @@
  */
 
 import { DETECTION_ORDER } from "./importer.ts";
-import type { AssetType } from "../model/enums.ts";
+import type { AssetType, EdgeType } from "../model/enums.ts";
 import type { Asset, Json } from "../model/records.ts";
 import type { DirectoryEntry, Importer, ImportInput, ImportResult } from "./importer.ts";
 import {
@@ -185,45 +185,51 @@ async function loadRegion(
     used.add(f);
     return has(f);
   };
+  // The records under `key` of a dump file, none when the file is absent.
+  const records = async (f: string, key: string): Promise<Record<string, unknown>[]> =>
+    use(f) ? arr((await read(f))[key]).map(obj) : [];
+  // An edge to the instance an attachment names, when it names one this dump holds.
+  const toInstance = (source: string, attachment: unknown, edge_type: EdgeType): void => {
+    const target = idOf(str(obj(attachment).InstanceId) ?? "");
+    if (target) b.addEdge({ source_id: source, target_id: target, edge_type });
+  };
+  const groupIds = (list: unknown): string[] =>
+    arr(list).map((g) => str(obj(g).GroupId)).filter((g): g is string => !!g);
 
-  if (use("ec2-describe-vpcs.json")) {
-    for (const v of arr((await read("ec2-describe-vpcs.json")).Vpcs).map(obj)) {
-      const id = str(v.VpcId);
-      if (!id) continue;
-      const arn = arnOf("ec2", `vpc/${id}`);
-      addRegional(arn, {
-        name: tags(v.Tags).Name ?? id,
-        asset_type: "VPC",
-        tags: tags(v.Tags),
-        metadata: {
-          resource_id: id,
-          cidr: str(v.CidrBlock),
-          is_default: v.IsDefault === true,
-          source: KIND,
-        },
-      });
-      byId.set(id, arn);
-    }
+  for (const v of await records("ec2-describe-vpcs.json", "Vpcs")) {
+    const id = str(v.VpcId);
+    if (!id) continue;
+    const arn = arnOf("ec2", `vpc/${id}`);
+    addRegional(arn, {
+      name: tags(v.Tags).Name ?? id,
+      asset_type: "VPC",
+      tags: tags(v.Tags),
+      metadata: {
+        resource_id: id,
+        cidr: str(v.CidrBlock),
+        is_default: v.IsDefault === true,
+        source: KIND,
+      },
+    });
+    byId.set(id, arn);
   }
-  if (use("ec2-describe-subnets.json")) {
-    for (const s of arr((await read("ec2-describe-subnets.json")).Subnets).map(obj)) {
-      const id = str(s.SubnetId);
-      if (!id) continue;
-      const arn = str(s.SubnetArn) ?? arnOf("ec2", `subnet/${id}`);
-      addRegional(arn, {
-        name: tags(s.Tags).Name ?? id,
-        asset_type: "SUBNET",
-        tags: tags(s.Tags),
-        metadata: {
-          resource_id: id,
-          cidr: str(s.CidrBlock),
-          public_subnet: s.MapPublicIpOnLaunch === true,
-          source: KIND,
-        },
-      });
-      byId.set(id, arn);
-      contain(str(s.VpcId), arn);
-    }
+  for (const s of await records("ec2-describe-subnets.json", "Subnets")) {
+    const id = str(s.SubnetId);
+    if (!id) continue;
+    const arn = str(s.SubnetArn) ?? arnOf("ec2", `subnet/${id}`);
+    addRegional(arn, {
+      name: tags(s.Tags).Name ?? id,
+      asset_type: "SUBNET",
+      tags: tags(s.Tags),
+      metadata: {
+        resource_id: id,
+        cidr: str(s.CidrBlock),
+        public_subnet: s.MapPublicIpOnLaunch === true,
+        source: KIND,
+      },
+    });
+    byId.set(id, arn);
+    contain(str(s.VpcId), arn);
   }
   const groups: Record<string, unknown>[] = [];
   if (use("ec2-describe-security-groups.json")) {
@@ -264,163 +270,139 @@ async function loadRegion(
       }
     }
   }
-  if (use("ec2-describe-instances.json")) {
-    for (const res of arr((await read("ec2-describe-instances.json")).Reservations).map(obj)) {
-      for (const i of arr(res.Instances).map(obj)) {
-        const id = str(i.InstanceId);
-        if (!id) continue;
-        const arn = arnOf("ec2", `instance/${id}`);
-        const tokens = str(obj(i.MetadataOptions).HttpTokens);
-        addRegional(arn, {
-          name: tags(i.Tags).Name ?? id,
-          asset_type: "EC2",
-          tags: tags(i.Tags),
-          metadata: {
-            resource_id: id,
-            source: KIND,
-            state: str(obj(i.State).Name),
-            public_ip: str(i.PublicIpAddress) !== null,
-            ...(tokens ? { imdsv2_required: tokens === "required" } : {}),
-          },
-        });
-        byId.set(id, arn);
-        contain(str(i.SubnetId), arn);
-        attachGroups(
-          arn,
-          arr(i.SecurityGroups).map((g) => str(obj(g).GroupId)).filter((g): g is string => !!g),
-        );
-        const profile = str(obj(i.IamInstanceProfile).Arn);
-        if (profile) b.addEdge({ source_id: arn, target_id: profile, edge_type: "ASSUMES_ROLE" });
-      }
-    }
-  }
-  if (use("ec2-describe-network-acls.json")) {
-    for (const n of arr((await read("ec2-describe-network-acls.json")).NetworkAcls).map(obj)) {
-      const id = str(n.NetworkAclId);
+  for (const res of await records("ec2-describe-instances.json", "Reservations")) {
+    for (const i of arr(res.Instances).map(obj)) {
+      const id = str(i.InstanceId);
       if (!id) continue;
-      const arn = arnOf("ec2", `network-acl/${id}`);
+      const arn = arnOf("ec2", `instance/${id}`);
+      const tokens = str(obj(i.MetadataOptions).HttpTokens);
       addRegional(arn, {
-        name: tags(n.Tags).Name ?? id,
-        asset_type: "NACL",
-        tags: tags(n.Tags),
-        metadata: { resource_id: id, source: KIND, is_default: n.IsDefault === true },
-      });
-      byId.set(id, arn);
-      contain(str(n.VpcId), arn);
-      addNaclEntries(b, {
-        naclId: arn,
-        entries: arr(n.Entries).map(obj).map((e) => ({
-          direction: e.Egress === true ? "egress" : "ingress",
-          rule_no: Number(e.RuleNumber ?? 0),
-          action: String(e.RuleAction ?? ""),
-          protocol: String(e.Protocol ?? ""),
-          from_port: Number(obj(e.PortRange).From ?? 0),
-          to_port: Number(obj(e.PortRange).To ?? 0),
-          cidr: str(e.CidrBlock) ?? str(e.Ipv6CidrBlock) ?? "",
-        })),
-      });
-      for (const a of arr(n.Associations)) {
-        const subnet = idOf(str(obj(a).SubnetId) ?? "");
-        if (subnet) b.addEdge({ source_id: subnet, target_id: arn, edge_type: "ATTACHED_TO" });
-      }
-    }
-  }
-  if (use("ec2-describe-volumes.json")) {
-    for (const v of arr((await read("ec2-describe-volumes.json")).Volumes).map(obj)) {
-      const id = str(v.VolumeId);
-      if (!id) continue;
-      const arn = arnOf("ec2", `volume/${id}`);
-      addRegional(arn, {
-        name: tags(v.Tags).Name ?? id,
-        asset_type: "EBS_VOLUME",
-        tags: tags(v.Tags),
-        metadata: { resource_id: id, source: KIND, encrypted: v.Encrypted === true },
-      });
-      for (const a of arr(v.Attachments)) {
-        const instance = idOf(str(obj(a).InstanceId) ?? "");
-        if (instance) b.addEdge({ source_id: arn, target_id: instance, edge_type: "ATTACHED_TO" });
-      }
-    }
-  }
-  if (use("ec2-describe-network-interfaces.json")) {
-    for (
-      const n of arr((await read("ec2-describe-network-interfaces.json")).NetworkInterfaces).map(
-        obj,
-      )
-    ) {
-      const id = str(n.NetworkInterfaceId);
-      if (!id) continue;
-      const arn = arnOf("ec2", `network-interface/${id}`);
-      addRegional(arn, {
-        name: str(n.Description) || id,
-        asset_type: "NETWORK_INTERFACE",
-        tags: tags(n.TagSet),
+        name: tags(i.Tags).Name ?? id,
+        asset_type: "EC2",
+        tags: tags(i.Tags),
         metadata: {
           resource_id: id,
           source: KIND,
-          interface_type: str(n.InterfaceType),
-          public_ip: str(obj(n.Association).PublicIp) !== null,
+          state: str(obj(i.State).Name),
+          public_ip: str(i.PublicIpAddress) !== null,
+          ...(tokens ? { imdsv2_required: tokens === "required" } : {}),
         },
       });
       byId.set(id, arn);
-      contain(str(n.SubnetId), arn);
+      contain(str(i.SubnetId), arn);
       attachGroups(
         arn,
-        arr(n.Groups).map((g) => str(obj(g).GroupId)).filter((g): g is string => !!g),
+        groupIds(i.SecurityGroups),
       );
-      const instance = idOf(str(obj(n.Attachment).InstanceId) ?? "");
-      if (instance) b.addEdge({ source_id: arn, target_id: instance, edge_type: "ATTACHED_TO" });
+      const profile = str(obj(i.IamInstanceProfile).Arn);
+      if (profile) b.addEdge({ source_id: arn, target_id: profile, edge_type: "ASSUMES_ROLE" });
     }
   }
-  if (use("elb-describe-load-balancers.json")) {
-    for (
-      const l of arr((await read("elb-describe-load-balancers.json")).LoadBalancerDescriptions).map(
-        obj,
-      )
-    ) {
-      const name = str(l.LoadBalancerName);
-      if (!name) continue;
-      const arn = arnOf("elasticloadbalancing", `loadbalancer/${name}`);
-      addRegional(arn, {
-        name,
-        asset_type: "LOAD_BALANCER",
-        metadata: {
-          resource_id: name,
-          source: KIND,
-          classic: true,
-          dns_name: str(l.DNSName),
-          internet_facing: l.Scheme === "internet-facing",
-        },
-      });
-      for (const s of strings(l.Subnets)) contain(s, arn);
-      attachGroups(arn, strings(l.SecurityGroups));
-      for (const inst of arr(l.Instances)) {
-        const target = idOf(str(obj(inst).InstanceId) ?? "");
-        if (target) {
-          b.addEdge({ source_id: arn, target_id: target, edge_type: "LOAD_BALANCER_TARGET" });
-        }
+  for (const n of await records("ec2-describe-network-acls.json", "NetworkAcls")) {
+    const id = str(n.NetworkAclId);
+    if (!id) continue;
+    const arn = arnOf("ec2", `network-acl/${id}`);
+    addRegional(arn, {
+      name: tags(n.Tags).Name ?? id,
+      asset_type: "NACL",
+      tags: tags(n.Tags),
+      metadata: { resource_id: id, source: KIND, is_default: n.IsDefault === true },
+    });
+    byId.set(id, arn);
+    contain(str(n.VpcId), arn);
+    addNaclEntries(b, {
+      naclId: arn,
+      entries: arr(n.Entries).map(obj).map((e) => ({
+        direction: e.Egress === true ? "egress" : "ingress",
+        rule_no: Number(e.RuleNumber ?? 0),
+        action: String(e.RuleAction ?? ""),
+        protocol: String(e.Protocol ?? ""),
+        from_port: Number(obj(e.PortRange).From ?? 0),
+        to_port: Number(obj(e.PortRange).To ?? 0),
+        cidr: str(e.CidrBlock) ?? str(e.Ipv6CidrBlock) ?? "",
+      })),
+    });
+    for (const a of arr(n.Associations)) {
+      const subnet = idOf(str(obj(a).SubnetId) ?? "");
+      if (subnet) b.addEdge({ source_id: subnet, target_id: arn, edge_type: "ATTACHED_TO" });
+    }
+  }
+  for (const v of await records("ec2-describe-volumes.json", "Volumes")) {
+    const id = str(v.VolumeId);
+    if (!id) continue;
+    const arn = arnOf("ec2", `volume/${id}`);
+    addRegional(arn, {
+      name: tags(v.Tags).Name ?? id,
+      asset_type: "EBS_VOLUME",
+      tags: tags(v.Tags),
+      metadata: { resource_id: id, source: KIND, encrypted: v.Encrypted === true },
+    });
+    for (const a of arr(v.Attachments)) {
+      toInstance(arn, a, "ATTACHED_TO");
+    }
+  }
+  for (const n of await records("ec2-describe-network-interfaces.json", "NetworkInterfaces")) {
+    const id = str(n.NetworkInterfaceId);
+    if (!id) continue;
+    const arn = arnOf("ec2", `network-interface/${id}`);
+    addRegional(arn, {
+      name: str(n.Description) || id,
+      asset_type: "NETWORK_INTERFACE",
+      tags: tags(n.TagSet),
+      metadata: {
+        resource_id: id,
+        source: KIND,
+        interface_type: str(n.InterfaceType),
+        public_ip: str(obj(n.Association).PublicIp) !== null,
+      },
+    });
+    byId.set(id, arn);
+    contain(str(n.SubnetId), arn);
+    attachGroups(
+      arn,
+      groupIds(n.Groups),
+    );
+    toInstance(arn, n.Attachment, "ATTACHED_TO");
+  }
+  for (const l of await records("elb-describe-load-balancers.json", "LoadBalancerDescriptions")) {
+    const name = str(l.LoadBalancerName);
+    if (!name) continue;
+    const arn = arnOf("elasticloadbalancing", `loadbalancer/${name}`);
+    addRegional(arn, {
+      name,
+      asset_type: "LOAD_BALANCER",
+      metadata: {
+        resource_id: name,
+        source: KIND,
+        classic: true,
+        dns_name: str(l.DNSName),
+        internet_facing: l.Scheme === "internet-facing",
+      },
+    });
+    for (const s of strings(l.Subnets)) contain(s, arn);
+    attachGroups(arn, strings(l.SecurityGroups));
+    for (const inst of arr(l.Instances)) {
+      const target = idOf(str(obj(inst).InstanceId) ?? "");
+      if (target) {
+        b.addEdge({ source_id: arn, target_id: target, edge_type: "LOAD_BALANCER_TARGET" });
       }
     }
   }
-  if (use("elbv2-describe-load-balancers.json")) {
-    for (
-      const l of arr((await read("elbv2-describe-load-balancers.json")).LoadBalancers).map(obj)
-    ) {
-      const arn = str(l.LoadBalancerArn);
-      if (!arn) continue;
-      addRegional(arn, {
-        name: str(l.LoadBalancerName) ?? arn,
-        asset_type: "LOAD_BALANCER",
-        metadata: {
-          source: KIND,
-          lb_type: str(l.Type),
-          dns_name: str(l.DNSName),
-          internet_facing: l.Scheme === "internet-facing",
-        },
-      });
-      for (const z of arr(l.AvailabilityZones)) contain(str(obj(z).SubnetId), arn);
-      attachGroups(arn, strings(l.SecurityGroups));
-    }
+  for (const l of await records("elbv2-describe-load-balancers.json", "LoadBalancers")) {
+    const arn = str(l.LoadBalancerArn);
+    if (!arn) continue;
+    addRegional(arn, {
+      name: str(l.LoadBalancerName) ?? arn,
+      asset_type: "LOAD_BALANCER",
+      metadata: {
+        source: KIND,
+        lb_type: str(l.Type),
+        dns_name: str(l.DNSName),
+        internet_facing: l.Scheme === "internet-facing",
+      },
+    });
+    for (const z of arr(l.AvailabilityZones)) contain(str(obj(z).SubnetId), arn);
+    attachGroups(arn, strings(l.SecurityGroups));
   }
   if (use("elbv2-describe-target-groups.json")) {
     const health = await perResource(reader, region, "elbv2-describe-target-health");
@@ -444,60 +426,56 @@ async function loadRegion(
       }
     }
   }
-  if (use("rds-describe-db-instances.json")) {
-    for (const d of arr((await read("rds-describe-db-instances.json")).DBInstances).map(obj)) {
-      const arn = str(d.DBInstanceArn);
-      if (!arn) continue;
-      addRegional(arn, {
-        name: str(d.DBInstanceIdentifier) ?? arn,
-        asset_type: "RDS_INSTANCE",
-        metadata: {
-          source: KIND,
-          engine: str(d.Engine),
-          publicly_accessible: d.PubliclyAccessible === true,
-          encrypted: d.StorageEncrypted === true,
-        },
+  for (const d of await records("rds-describe-db-instances.json", "DBInstances")) {
+    const arn = str(d.DBInstanceArn);
+    if (!arn) continue;
+    addRegional(arn, {
+      name: str(d.DBInstanceIdentifier) ?? arn,
+      asset_type: "RDS_INSTANCE",
+      metadata: {
+        source: KIND,
+        engine: str(d.Engine),
+        publicly_accessible: d.PubliclyAccessible === true,
+        encrypted: d.StorageEncrypted === true,
+      },
+    });
+    for (const s of arr(obj(d.DBSubnetGroup).Subnets)) contain(str(obj(s).SubnetIdentifier), arn);
+    attachGroups(
+      arn,
+      arr(d.VpcSecurityGroups).map((g) => str(obj(g).VpcSecurityGroupId)).filter((
+        g,
+      ): g is string => !!g),
+    );
+    const key = str(d.KmsKeyId);
+    if (key) {
+      b.addEdge({
+        source_id: arn,
+        target_id: key,
+        edge_type: "REFERENCES",
+        properties: { attribute: "KmsKeyId" },
       });
-      for (const s of arr(obj(d.DBSubnetGroup).Subnets)) contain(str(obj(s).SubnetIdentifier), arn);
-      attachGroups(
-        arn,
-        arr(d.VpcSecurityGroups).map((g) => str(obj(g).VpcSecurityGroupId)).filter((
-          g,
-        ): g is string => !!g),
-      );
-      const key = str(d.KmsKeyId);
-      if (key) {
-        b.addEdge({
-          source_id: arn,
-          target_id: key,
-          edge_type: "REFERENCES",
-          properties: { attribute: "KmsKeyId" },
-        });
-      }
     }
   }
-  if (use("redshift-describe-clusters.json")) {
-    for (const c of arr((await read("redshift-describe-clusters.json")).Clusters).map(obj)) {
-      const id = str(c.ClusterIdentifier);
-      if (!id) continue;
-      const arn = arnOf("redshift", `cluster:${id}`);
-      addRegional(arn, {
-        name: id,
-        asset_type: "DATA_WAREHOUSE",
-        metadata: {
-          source: KIND,
-          publicly_accessible: c.PubliclyAccessible === true,
-          encrypted: c.Encrypted === true,
-        },
-      });
-      contain(str(c.VpcId), arn);
-      attachGroups(
-        arn,
-        arr(c.VpcSecurityGroups).map((g) => str(obj(g).VpcSecurityGroupId)).filter((
-          g,
-        ): g is string => !!g),
-      );
-    }
+  for (const c of await records("redshift-describe-clusters.json", "Clusters")) {
+    const id = str(c.ClusterIdentifier);
+    if (!id) continue;
+    const arn = arnOf("redshift", `cluster:${id}`);
+    addRegional(arn, {
+      name: id,
+      asset_type: "DATA_WAREHOUSE",
+      metadata: {
+        source: KIND,
+        publicly_accessible: c.PubliclyAccessible === true,
+        encrypted: c.Encrypted === true,
+      },
+    });
+    contain(str(c.VpcId), arn);
+    attachGroups(
+      arn,
+      arr(c.VpcSecurityGroups).map((g) => str(obj(g).VpcSecurityGroupId)).filter((
+        g,
+      ): g is string => !!g),
+    );
   }
   if (use("lambda-list-functions.json")) {
     const policies = await perResource(reader, region, "lambda-get-policy");
@@ -580,13 +558,14 @@ async function loadRegion(
       }
     }
   }
-  if (use("ec2-describe-flow-logs.json")) {
-    for (const f of arr((await read("ec2-describe-flow-logs.json")).FlowLogs).map(obj)) {
+  if (has("ec2-describe-flow-logs.json")) {
+    for (const f of await records("ec2-describe-flow-logs.json", "FlowLogs")) {
       const vpc = idOf(str(f.ResourceId) ?? "");
       const asset = vpc ? b.asset(vpc) : undefined;
       if (asset) asset.metadata.flow_logs = true;
     }
   } else {
+    used.add("ec2-describe-flow-logs.json");
     // Without the flow-log listing the VPC facts are unknown: mark nothing.
     for (const a of b.assets()) {
       if (a.asset_type === "VPC" && a.region === r && a.metadata.flow_logs === undefined) {
@@ -595,8 +574,7 @@ async function loadRegion(
     }
   }
   for (const s of SIMPLE_LISTS) {
-    if (!use(s.file)) continue;
-    for (const item of arr((await read(s.file))[s.list]).map(obj)) {
+    for (const item of await records(s.file, s.list)) {
       const arn = str(item[s.arn]);
       if (!arn) continue;
       addRegional(arn, {
