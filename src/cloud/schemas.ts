@@ -84,6 +84,23 @@ export const assetBriefSchema = z.object({
   tags: z.record(z.string(), z.string()).optional(),
 });
 
+/** Where an asset is: its id, name, ARN, type, account and region (graph rankings list these). */
+export const assetRefSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  arn: z.string().nullable(),
+  type: z.string(),
+  account_id: z.string().nullable(),
+  region: z.string(),
+});
+
+/** The `finding_ids` argument of the tools that change findings by id. */
+export function findingIdsArgument(verb: string): z.ZodArray<z.ZodString> {
+  return z.array(z.string().min(1).max(512)).min(1).max(500).describe(
+    `The findings to ${verb} (1 to 500 ids).`,
+  );
+}
+
 /** A finding brief. */
 export const findingBriefSchema = z.object({
   id: z.string(),

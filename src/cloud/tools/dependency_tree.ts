@@ -6,6 +6,7 @@
  */
 
 import { z } from "zod";
+import { assetRefSchema } from "../schemas.ts";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { dependencyTree } from "../graph/dependencies.ts";
@@ -17,14 +18,7 @@ export const DEPENDENCY_TREE = "dependency_tree";
 
 const DIRECTIONS = ["up", "down", "both"] as const;
 
-const describedAsset = z.object({
-  id: z.string(),
-  name: z.string(),
-  arn: z.string().nullable(),
-  type: z.string(),
-  account_id: z.string().nullable(),
-  region: z.string(),
-});
+const describedAsset = assetRefSchema;
 
 /** Deepest tree level: max_depth's upper bound. */
 const MAX_TREE_DEPTH = 6;

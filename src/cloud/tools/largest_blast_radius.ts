@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
+import { assetRefSchema } from "../schemas.ts";
 import { largestBlastRadius } from "../graph/dependencies.ts";
 
 /** The tool's name. */
@@ -25,13 +26,7 @@ export function largestBlastRadiusTool(ctx: CloudContext): ToolDefinition {
       dataset: datasetArgument,
     }),
     result: z.object({
-      items: z.array(z.object({
-        id: z.string(),
-        name: z.string(),
-        arn: z.string().nullable(),
-        type: z.string(),
-        account_id: z.string().nullable(),
-        region: z.string(),
+      items: z.array(assetRefSchema.extend({
         transitive_dependents: z.number().int(),
         accounts_affected: z.number().int(),
         internet_exposed_dependents: z.number().int(),

@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
+import { assetRefSchema } from "../schemas.ts";
 import { sharedDependencies } from "../graph/dependencies.ts";
 
 /** The tool's name. */
@@ -26,13 +27,7 @@ export function sharedDependenciesTool(ctx: CloudContext): ToolDefinition {
       dataset: datasetArgument,
     }),
     result: z.object({
-      items: z.array(z.object({
-        id: z.string(),
-        name: z.string(),
-        arn: z.string().nullable(),
-        type: z.string(),
-        account_id: z.string().nullable(),
-        region: z.string(),
+      items: z.array(assetRefSchema.extend({
         direct_dependents: z.number().int(),
       })),
       returned: z.number().int(),

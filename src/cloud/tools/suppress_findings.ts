@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
+import { findingIdsArgument } from "../schemas.ts";
 
 /** The tool's name. */
 export const SUPPRESS_FINDINGS = "suppress_findings";
@@ -21,9 +22,7 @@ export function suppressFindingsTool(ctx: CloudContext): ToolDefinition {
     description:
       "Suppress findings by id with a reason (kept per dataset and shown by get_finding): they drop out of open counts, top_risks and compliance rollups until unsuppress_findings. Reports which ids were newly suppressed, which already were and which do not exist; when any changed, the dataset's version goes up (earlier cursors turn stale) and subscribers of its summary resource are notified.",
     input: z.strictObject({
-      finding_ids: z.array(z.string().min(1).max(512)).min(1).max(500).describe(
-        "The findings to suppress (1 to 500 ids).",
-      ),
+      finding_ids: findingIdsArgument("suppress"),
       reason: z.string().min(3).max(500).describe(
         "Why they are suppressed (3 to 500 characters), e.g. accepted risk or false positive.",
       ),

@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
+import { findingIdsArgument } from "../schemas.ts";
 
 /** The tool's name. */
 export const UNSUPPRESS_FINDINGS = "unsuppress_findings";
@@ -21,9 +22,7 @@ export function unsuppressFindingsTool(ctx: CloudContext): ToolDefinition {
     description:
       "Lift the suppression of findings by id (their reasons are dropped), so they count as open again. Reports which ids were unsuppressed, which were not suppressed and which do not exist; when any changed, the dataset's version goes up (earlier cursors turn stale) and subscribers of its summary resource are notified.",
     input: z.strictObject({
-      finding_ids: z.array(z.string().min(1).max(512)).min(1).max(500).describe(
-        "The findings to unsuppress (1 to 500 ids).",
-      ),
+      finding_ids: findingIdsArgument("unsuppress"),
       dataset: datasetArgument,
     }),
     result: z.object({
