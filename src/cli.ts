@@ -355,7 +355,7 @@ export async function runCli(args: string[]): Promise<number> {
     const stop = onTermination(() => endpoint.shutdown());
     await endpoint.finished;
     stop();
-    return 0;
+    return saveVault(config) ? 0 : 1;
   }
   const casefile = createServer({ ...config.server, workbenches: config.workbenches });
   const transport = new StdioServerTransport();
@@ -382,7 +382,20 @@ export async function runCli(args: string[]): Promise<number> {
   const stop = onTermination(() => casefile.close());
   await closed;
   stop();
-  return 0;
+  return saveVault(config) ? 0 : 1;
+}
+
+/** Saves the policy's pseudonym vault at shutdown when it persists; false when that failed. */
+function saveVault(config: CliConfig): boolean {
+  const file = config.policy?.vaultFile;
+  if (!file) return true;
+  try {
+    file.save();
+    return true;
+  } catch (error) {
+    writeErr(`casefile: ${(error as Error).message}\n`);
+    return false;
+  }
 }
 
 /** Longest a signal waits for a graceful shutdown before the process exits anyway. */

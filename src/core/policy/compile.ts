@@ -38,6 +38,7 @@ import { Redactor } from "./redaction.ts";
 import { sanitizer, stripFences } from "./sanitize.ts";
 import { PseudonymVault, type VaultKeySource } from "./vault.ts";
 import { NameIndex } from "./names.ts";
+import { VaultFile } from "./vault_file.ts";
 
 /** The default environment variable holding the vault key. */
 export const VAULT_KEY_ENV = "CASEFILE_VAULT_KEY";
@@ -91,6 +92,8 @@ export interface CompiledPolicy {
    * already is a transformed sample, such as `preview_transform`).
    */
   exemptFromOutput(toolName: string): void;
+  /** The vault's file when the policy persists it (`vault.path`), else null. */
+  readonly vaultFile: VaultFile | null;
 }
 
 /** What `compilePolicy` needs to know about a tool's effects: its capabilities. */
@@ -166,6 +169,23 @@ export function compilePolicy(
     : "random";
   const vault = new PseudonymVault(key === undefined ? {} : { key, keySource });
   const names = new NameIndex();
+  let vaultFile: VaultFile | null = null;
+  if (document.vault?.path) {
+    if (key === undefined) {
+      throw new PolicyDocumentError(
+        `vault.path needs a stable key: set vault.key, or the environment variable ${keyEnv} (vault.key_env) and grant --allow-env=${keyEnv}; with a random key the saved pseudonyms could never be read back`,
+      );
+    }
+    vaultFile = new VaultFile(vault, document.vault.path, {
+      encrypt: document.vault.encrypt ?? true,
+      autosave: document.vault.autosave ?? true,
+    });
+    try {
+      vaultFile.load();
+    } catch (error) {
+      throw new PolicyDocumentError((error as Error).message);
+    }
+  }
   const audit = new AuditLog(document.audit_size ?? 1000, (text) => vault.hash("argument", text));
   const limiter = new RateLimiter(options.now);
   const limits: PlacedLimit[] = [
@@ -530,6 +550,7 @@ export function compilePolicy(
     detectors: () => probe.detectors,
     pseudonymizes,
     exemptFromOutput: (toolName) => void exempt.add(toolName),
+    vaultFile,
   };
 }
 

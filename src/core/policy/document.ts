@@ -9,7 +9,9 @@
  * @module
  */
 
-import YAML from "yaml";
+// js-yaml rather than yaml: yaml reads LOG_TOKENS/LOG_STREAM from the environment while
+// parsing, which a server run with a narrow --allow-env refuses.
+import { JSON_SCHEMA, load as loadYaml } from "js-yaml";
 import { BUILTIN_PROFILES, profileName } from "./profiles.ts";
 
 /** A policy document that is malformed or cannot be loaded. */
@@ -431,7 +433,7 @@ function parseText(text: string, source: string): unknown {
   try {
     return source.endsWith(".json") || text.trimStart().startsWith("{")
       ? JSON.parse(text)
-      : YAML.parse(text);
+      : loadYaml(text, { schema: JSON_SCHEMA });
   } catch (error) {
     throw new PolicyDocumentError(
       `Policy ${source} is not valid ${source.endsWith(".json") ? "JSON" : "YAML"}: ${

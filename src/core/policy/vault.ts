@@ -9,7 +9,7 @@
  */
 
 import { Buffer } from "node:buffer";
-import { createHmac, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from "node:crypto";
 import ipaddr from "ipaddr.js";
 import { ipClass, privateBlock } from "./detectors.ts";
 
@@ -33,6 +33,10 @@ export class PseudonymVault {
   readonly #forward = new Map<string, string>();
   readonly #reverse = new Map<string, { value: string; entity: string }>();
   readonly #bitCache = new Map<string, number>();
+  readonly #fileKey: Buffer;
+  #issued = 0;
+  /** Called after a new token was issued (for autosave). */
+  onIssue: (() => void) | null = null;
   /** Where the key came from. */
   readonly keySource: VaultKeySource;
   /** A 12-hex id of the key (safe to show). */
@@ -45,6 +49,7 @@ export class PseudonymVault {
     const sub = (label: string): Buffer => createHmac("sha256", master).update(label).digest();
     this.#tokenize = sub("tokenize");
     this.#hash = sub("hash");
+    this.#fileKey = sub("file-encryption");
     this.keyId = sub("key-id").toString("hex").slice(0, 12);
   }
 
@@ -94,8 +99,60 @@ export class PseudonymVault {
     if (token !== value) {
       this.#forward.set(key, token);
       this.#reverse.set(token, { value, entity });
+      this.#issued++;
+      this.onIssue?.();
     }
     return token;
+  }
+
+  /** Tokens issued since the vault was made (a save compares it with what it wrote). */
+  get issued(): number {
+    return this.#issued;
+  }
+
+  /** Every token with its original and entity, in issue order. */
+  entries(): [token: string, value: string, entity: string][] {
+    return [...this.#reverse].map(([token, { value, entity }]) => [token, value, entity]);
+  }
+
+  /**
+   * Takes back tokens saved earlier under the same key. A token that clashes
+   * with one already issued for another value is refused.
+   */
+  restore(entries: readonly (readonly [string, string, string])[]): void {
+    for (const [token, value, entity] of entries) {
+      const known = this.#reverse.get(token);
+      if (known && (known.value !== value || known.entity !== entity)) {
+        throw new Error(`token ${token} is already issued for another value`);
+      }
+      this.#forward.set(`${entity}\x1f${value}`, token);
+      this.#reverse.set(token, { value, entity });
+    }
+  }
+
+  /** Encrypts `plain` with this key's file sub-key (AES-256-GCM, random 96-bit nonce). */
+  seal(plain: Uint8Array): { nonce: string; data: string; tag: string } {
+    const nonce = randomBytes(12);
+    const cipher = createCipheriv("aes-256-gcm", this.#fileKey, nonce);
+    cipher.setAAD(Buffer.from(this.keyId));
+    const data = Buffer.concat([cipher.update(plain), cipher.final()]);
+    return {
+      nonce: nonce.toString("base64"),
+      data: data.toString("base64"),
+      tag: cipher.getAuthTag().toString("base64"),
+    };
+  }
+
+  /** Decrypts what {@linkcode seal} wrote; throws when the key or the bytes differ. */
+  unseal(sealed: { nonce: string; data: string; tag: string }): Uint8Array {
+    const decipher = createDecipheriv(
+      "aes-256-gcm",
+      this.#fileKey,
+      Buffer.from(sealed.nonce, "base64"),
+    );
+    decipher.setAAD(Buffer.from(this.keyId));
+    decipher.setAuthTag(Buffer.from(sealed.tag, "base64"));
+    return Buffer.concat([decipher.update(Buffer.from(sealed.data, "base64")), decipher.final()]);
   }
 
   /** The original of an exact token, or undefined. */

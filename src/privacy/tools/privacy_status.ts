@@ -16,7 +16,7 @@ export function privacyStatusTool(ctx: PrivacyContext): ToolDefinition {
     toolset: "privacy",
     sensitivity: "internal",
     description:
-      "Report the active policy: its name, whether output is pseudonymised, the caller's principal and roles, the vault (key id and source, token count) and the decision counters. Identifiers may be pseudonyms: pass them back unchanged.",
+      "Report the active policy: its name, whether output is pseudonymised, the caller's principal and roles, the vault (key id and source, token count, its file when persisted) and the decision counters. Identifiers may be pseudonyms: pass them back unchanged.",
     input: z.strictObject({}),
     result: z.object({
       policy: z.string(),
@@ -27,7 +27,18 @@ export function privacyStatusTool(ctx: PrivacyContext): ToolDefinition {
       transforms: z.array(z.string()),
       input_transforms: z.array(z.string()),
       principal: z.object({ id: z.string(), roles: z.array(z.string()) }),
-      vault: z.object({ key_id: z.string(), key_source: z.string(), entries: z.number() }),
+      vault: z.object({
+        key_id: z.string(),
+        key_source: z.string(),
+        entries: z.number(),
+        persistence: z.object({
+          path: z.string(),
+          encrypted: z.boolean(),
+          last_saved: z.string().nullable(),
+        }).nullable().describe(
+          "The vault's file (vault.path), or null when it lives in memory only.",
+        ),
+      }),
       rate_limits: z.number(),
       counters: z.record(z.string(), z.number()),
     }),
@@ -53,6 +64,13 @@ export function privacyStatusTool(ctx: PrivacyContext): ToolDefinition {
             key_id: policy.vault.keyId,
             key_source: policy.vault.keySource,
             entries: policy.vault.size,
+            persistence: policy.vaultFile
+              ? {
+                path: policy.vaultFile.path,
+                encrypted: policy.vaultFile.encrypt,
+                last_saved: policy.vaultFile.lastSaved,
+              }
+              : null,
           },
           rate_limits: policy.limits.length,
           counters: { ...policy.audit.counters },
