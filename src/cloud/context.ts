@@ -32,6 +32,11 @@ export const datasetArgument = z.string().max(64).default("").describe(
   "The dataset to read (a name from list_datasets); empty means the active dataset.",
 );
 
+/** The `ref` argument of the graph tools that start from one asset. */
+export const assetRefArgument = z.string().min(1).max(2048).describe(
+  "The asset: id, ARN, cloud resource id or unique name.",
+);
+
 /** `limit` and `cursor` of list tools. */
 export const pageArguments = {
   limit: z.number().int().min(1).max(500).default(50).describe(

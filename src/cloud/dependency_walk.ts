@@ -8,7 +8,7 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../core/catalog.ts";
-import { type CloudContext, datasetArgument, withDataset } from "./context.ts";
+import { assetRefArgument, type CloudContext, datasetArgument, withDataset } from "./context.ts";
 import type { DependencyListOptions, DependencyListResult } from "./graph/dependencies.ts";
 import { resolveAsset } from "./model/references.ts";
 import type { DatasetView } from "./model/view.ts";
@@ -39,9 +39,7 @@ export function dependencyWalkTool(
     sensitivity: "confidential",
     description: options.description,
     input: z.strictObject({
-      ref: z.string().min(1).max(2048).describe(
-        "The asset: id, ARN, cloud resource id or unique name.",
-      ),
+      ref: assetRefArgument,
       max_depth: z.number().int().min(1).max(15).default(3).describe(
         "Most dependency hops (1 to 15).",
       ),

@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
+import { assetRefArgument, type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { blastRadius } from "../graph/blast_radius.ts";
 import { resolveAsset } from "../model/references.ts";
 import { assetBriefSchema, nodeBriefSchema } from "../schemas.ts";
@@ -31,9 +31,7 @@ export function blastRadiusTool(ctx: CloudContext): ToolDefinition {
     description:
       "Measure an asset's blast radius: what its failure takes down and what its compromise can reach. dependency (availability): every asset that depends on it, directly or transitively up to max_depth hops, with counts by depth, accounts affected and exposed dependents (at most limit items listed). network (reach): how many assets it can reach over relationship edges, how deep, the sensitive ones, and a risk score (0.5 per reachable node + 2.0 per sensitive data store, capped at 10).",
     input: z.strictObject({
-      ref: z.string().min(1).max(2048).describe(
-        "The asset: id, ARN, cloud resource id or unique name.",
-      ),
+      ref: assetRefArgument,
       max_depth: z.number().int().min(1).max(15).default(10).describe(
         "Most dependency hops (1 to 15).",
       ),

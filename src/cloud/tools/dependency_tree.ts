@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { assetRefSchema } from "../schemas.ts";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
+import { assetRefArgument, type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { dependencyTree } from "../graph/dependencies.ts";
 import { parseEnum } from "../model/parse_enum.ts";
 import { resolveAsset } from "../model/references.ts";
@@ -47,9 +47,7 @@ export function dependencyTreeTool(ctx: CloudContext): ToolDefinition {
     description:
       "Show an asset's dependencies as nested trees: depends_on (up: what it needs) and/or dependents (down: what needs it), each node with the edge that links it to its parent and its children, up to max_depth hops. Containment under organisations, OUs and accounts is left out unless include_hierarchy. The trees keep at most max_nodes nodes in pre-order (upstream first); truncated says when they were cut. For flat lists use depends_on or dependents.",
     input: z.strictObject({
-      ref: z.string().min(1).max(2048).describe(
-        "The asset: id, ARN, cloud resource id or unique name.",
-      ),
+      ref: assetRefArgument,
       direction: z.string().max(16).default("both").describe(
         "up (what it depends on), down (what depends on it) or both (default both).",
       ),
