@@ -44,6 +44,8 @@ export interface ServerSpec {
   defaultV8?: boolean;
   /** Extra environment for the child (`CASEFILE_*` of the bench's shell is never passed). */
   env?: Record<string, string>;
+  /** Extra `deno run` flags (e.g. `--cpu-prof` while profiling), before `mod.ts`. */
+  denoFlags?: string[];
 }
 
 /** The `deno` argument vector for `spec`, mirroring the `deno task start` flags. */
@@ -55,6 +57,7 @@ export function serverArgs(spec: ServerSpec): string[] {
   flags.push(`--allow-read=${read.join(",")}`, `--allow-env=${START_ENV.join(",")}`);
   if (spec.allowWrite?.length) flags.push(`--allow-write=${spec.allowWrite.join(",")}`);
   if (spec.allowRun?.length) flags.push(`--allow-run=${spec.allowRun.join(",")}`);
+  flags.push(...(spec.denoFlags ?? []));
   return [...flags, MOD_TS, ...roots.flatMap((root) => ["--root", root]), ...(spec.args ?? [])];
 }
 
@@ -315,6 +318,16 @@ export interface FigureRow {
   note?: string;
 }
 
+/** A free-form table a bench reports (growth curves and the like). */
+export interface FigureTable {
+  /** What the table shows. */
+  title: string;
+  /** Column headings. */
+  columns: string[];
+  /** Rows of already formatted cells, one per column. */
+  rows: string[][];
+}
+
 /** What a bench receives: its run count and where it reports. */
 export interface BenchContext {
   /** Paired iterations after the dropped first one (`--runs`, default 5). */
@@ -327,6 +340,8 @@ export interface BenchContext {
   pairedResult(result: PairedResult): void;
   /** Records a free-form figure. */
   figure(row: FigureRow): void;
+  /** Records a free-form table. */
+  table(table: FigureTable): void;
   /** Logs progress to stderr. */
   log(message: string): void;
 }
