@@ -46,7 +46,10 @@ function write(value: unknown, out: string[], depth: number): void {
   if (depth > MAX_DEPTH) {
     throw new RangeError(`Cannot canonicalise JSON: nesting deeper than ${MAX_DEPTH}`);
   }
-  if (alreadyCanonical(value, depth)) {
+  if (
+    (typeof value === "object" && value !== null && FROZEN_CANONICAL.has(value)) ||
+    alreadyCanonical(value, depth)
+  ) {
     out.push(JSON.stringify(value));
     return;
   }
@@ -108,6 +111,75 @@ export function isPlainJson(value: unknown, depth = 0): boolean {
     }
     default:
       return false;
+  }
+}
+
+// Frozen values that freezeCanonical found plain and already in canonical key order: they
+// cannot change any more, so write() serialises them without walking them again.
+const FROZEN_CANONICAL = new WeakSet<object>();
+
+/**
+ * Freezes a value deeply and reports whether it is plain JSON (see
+ * {@linkcode isPlainJson}) whose `JSON.stringify` is already RFC 8785 output,
+ * in one walk. When it is, {@linkcode canonicalJson} serialises it later
+ * without walking it again. A value that is not plain JSON may be left partly
+ * frozen: call this only on values handed over for good.
+ */
+export function freezeCanonical(value: unknown): { plain: boolean; canonical: boolean } {
+  const verdict = { plain: true, canonical: true };
+  freezeWalk(value, 0, verdict);
+  if (verdict.plain && verdict.canonical && typeof value === "object" && value !== null) {
+    FROZEN_CANONICAL.add(value);
+  }
+  return verdict;
+}
+
+function freezeWalk(
+  value: unknown,
+  depth: number,
+  verdict: { plain: boolean; canonical: boolean },
+): void {
+  if (!verdict.plain) return;
+  if (depth > MAX_DEPTH) {
+    verdict.plain = false;
+    return;
+  }
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return;
+    case "number":
+      if (!Number.isFinite(value)) verdict.plain = false;
+      return;
+    case "object": {
+      if (value === null) return;
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) freezeWalk(value[i], depth + 1, verdict);
+        Object.freeze(value);
+        return;
+      }
+      if (Object.getPrototypeOf(value) !== Object.prototype) {
+        verdict.plain = false;
+        return;
+      }
+      const keys = Object.keys(value);
+      const record = value as Record<string, unknown>;
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i]!;
+        if (verdict.canonical) {
+          if (i > 0 && keys[i - 1]! >= key) verdict.canonical = false;
+          else if (i === 0) {
+            const first = key.charCodeAt(0);
+            if (first >= 48 && first <= 57 && INDEX_KEY.test(key)) verdict.canonical = false;
+          }
+        }
+        freezeWalk(record[key], depth + 1, verdict);
+      }
+      Object.freeze(value);
+      return;
+    }
+    default:
+      verdict.plain = false;
   }
 }
 

@@ -39,6 +39,10 @@ export function fusedWalk(
       ? `${out.slice(0, maxString)}… [+${out.length - maxString} chars]`
       : out;
   };
+  // Keys repeat across the objects of a list: a key the stages leave unchanged is
+  // remembered (the stages are pure for a given text, and detectors never widen), so
+  // each distinct key is run through them once per walk function, not once per object.
+  const plainKeys = new Set<string>();
   // A running estimate of the rendered size, so only results near the budget are stringified.
   let size = 0;
   const walk = (value: unknown, key: string | undefined): unknown => {
@@ -68,8 +72,12 @@ export function fusedWalk(
         if (next !== DROP) {
           // Keys can carry identifiers too ("111111111111 -> 222222222222", an account id
           // as a map key): they go through the same stages as free text.
-          const renamed = onString(k, undefined);
-          const name = renamed === DROP ? "[REDACTED]" : renamed;
+          let name = k;
+          if (!plainKeys.has(k)) {
+            const renamed = onString(k, undefined);
+            name = renamed === DROP ? "[REDACTED]" : renamed;
+            if (name === k && plainKeys.size < 4096) plainKeys.add(k);
+          }
           out[name] = next;
           size += name.length + 4;
         }
