@@ -75,7 +75,7 @@ Deno.test("createEvidence() reads each field of a handed-over page at most twice
   let reads = 0;
   const counted = <T extends object>(target: T): T =>
     new Proxy(target, {
-      get(object, key, receiver) {
+      get(object, key, receiver): unknown {
         if (typeof key === "string" && (key === "address" || key === "value")) reads++;
         return Reflect.get(object, key, receiver);
       },
