@@ -175,9 +175,18 @@ export function utf8Bytes(value: unknown): number {
   return new TextEncoder().encode(JSON.stringify(value)).length;
 }
 
-/** Peak (VmHWM) and current (VmRSS) resident memory of process `pid`, in bytes. */
+/**
+ * Peak (VmHWM) and current (VmRSS) resident memory of process `pid`, in bytes.
+ * Read through `cat`: Deno grants `/proc/<pid>/status` only with --allow-all.
+ */
 export async function processMemory(pid: number): Promise<{ peak: number; rss: number }> {
-  const status = await Deno.readTextFile(`/proc/${pid}/status`);
+  const output = await new Deno.Command("cat", {
+    args: [`/proc/${pid}/status`],
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  if (!output.success) throw new Error(`cannot read /proc/${pid}/status`);
+  const status = new TextDecoder().decode(output.stdout);
   const field = (name: string): number => {
     const match = status.match(new RegExp(`^${name}:\\s+(\\d+) kB`, "m"));
     if (!match) throw new Error(`/proc/${pid}/status has no ${name}`);
