@@ -91,3 +91,23 @@ Deno.test("createEvidence() reads each field of a handed-over page at most twice
   });
   assert.ok(reads <= 2 * 2 * items.length, `${reads} reads of ${2 * items.length} fields`);
 });
+
+Deno.test("freezeCanonical() lets canonicalJson() write the sorted parts of an unsorted value whole", () => {
+  // A page whose top-level keys are out of order (offset before limit) but whose items are
+  // canonical: serialising it must not walk the items again.
+  let reads = 0;
+  const items = page(100).items.map((item) =>
+    new Proxy(item, {
+      get(object, key, receiver): unknown {
+        if (key === "address" || key === "value") reads++;
+        return Reflect.get(object, key, receiver);
+      },
+    })
+  );
+  const value = { document: "d", items, offset: 0, limit: 100 };
+  assert.equal(freezeCanonical(value).canonical, false);
+  const before = reads;
+  const text = canonicalJson(value);
+  assert.equal(reads - before, 2 * items.length);
+  assert.equal(text, canonicalJson(JSON.parse(JSON.stringify(value))));
+});

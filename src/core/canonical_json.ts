@@ -121,65 +121,71 @@ const FROZEN_CANONICAL = new WeakSet<object>();
 /**
  * Freezes a value deeply and reports whether it is plain JSON (see
  * {@linkcode isPlainJson}) whose `JSON.stringify` is already RFC 8785 output,
- * in one walk. When it is, {@linkcode canonicalJson} serialises it later
- * without walking it again. A value that is not plain JSON may be left partly
- * frozen: call this only on values handed over for good.
+ * in one walk. The value, or else each largest part of it that is, is
+ * remembered, so {@linkcode canonicalJson} serialises those parts later
+ * without walking them again. A value that is not plain JSON may be left
+ * partly frozen: call this only on values handed over for good.
  */
 export function freezeCanonical(value: unknown): { plain: boolean; canonical: boolean } {
-  const verdict = { plain: true, canonical: true };
-  freezeWalk(value, 0, verdict);
-  if (verdict.plain && verdict.canonical && typeof value === "object" && value !== null) {
+  const state = { plain: true };
+  const canonical = freezeWalk(value, 0, state);
+  if (state.plain && canonical && typeof value === "object" && value !== null) {
     FROZEN_CANONICAL.add(value);
   }
-  return verdict;
+  return { plain: state.plain, canonical: state.plain && canonical };
 }
 
-function freezeWalk(
-  value: unknown,
-  depth: number,
-  verdict: { plain: boolean; canonical: boolean },
-): void {
-  if (!verdict.plain) return;
+/** Freezes `value`; returns whether it is canonical, marking the canonical children of a non-canonical node. */
+function freezeWalk(value: unknown, depth: number, state: { plain: boolean }): boolean {
+  if (!state.plain) return false;
   if (depth > MAX_DEPTH) {
-    verdict.plain = false;
-    return;
+    state.plain = false;
+    return false;
   }
   switch (typeof value) {
     case "string":
     case "boolean":
-      return;
+      return true;
     case "number":
-      if (!Number.isFinite(value)) verdict.plain = false;
-      return;
+      if (!Number.isFinite(value)) state.plain = false;
+      return state.plain;
     case "object": {
-      if (value === null) return;
-      if (Array.isArray(value)) {
-        for (let i = 0; i < value.length; i++) freezeWalk(value[i], depth + 1, verdict);
-        Object.freeze(value);
-        return;
-      }
-      if (Object.getPrototypeOf(value) !== Object.prototype) {
-        verdict.plain = false;
-        return;
-      }
-      const keys = Object.keys(value);
+      if (value === null) return true;
       const record = value as Record<string, unknown>;
-      for (let i = 0; i < keys.length; i++) {
-        const key = keys[i]!;
-        if (verdict.canonical) {
-          if (i > 0 && keys[i - 1]! >= key) verdict.canonical = false;
+      const isArray = Array.isArray(value);
+      if (!isArray && Object.getPrototypeOf(value) !== Object.prototype) {
+        state.plain = false;
+        return false;
+      }
+      const keys = isArray ? null : Object.keys(value);
+      const length = isArray ? (value as unknown[]).length : keys!.length;
+      let canonical = true;
+      let marks: object[] | null = null;
+      for (let i = 0; i < length; i++) {
+        const key = isArray ? i : keys![i]!;
+        if (!isArray && canonical) {
+          const name = key as string;
+          if (i > 0 && keys![i - 1]! >= name) canonical = false;
           else if (i === 0) {
-            const first = key.charCodeAt(0);
-            if (first >= 48 && first <= 57 && INDEX_KEY.test(key)) verdict.canonical = false;
+            const first = name.charCodeAt(0);
+            if (first >= 48 && first <= 57 && INDEX_KEY.test(name)) canonical = false;
           }
         }
-        freezeWalk(record[key], depth + 1, verdict);
+        const child = record[key as string];
+        const good = freezeWalk(child, depth + 1, state);
+        if (!state.plain) return false;
+        if (good && typeof child === "object" && child !== null) (marks ??= []).push(child);
+        else if (!good) canonical = false;
       }
       Object.freeze(value);
-      return;
+      // A canonical node is marked by its parent (or the caller); otherwise mark its
+      // canonical children, the largest parts canonicalJson can then write whole.
+      if (!canonical && marks) { for (const child of marks) FROZEN_CANONICAL.add(child); }
+      return canonical;
     }
     default:
-      verdict.plain = false;
+      state.plain = false;
+      return false;
   }
 }
 
@@ -194,6 +200,7 @@ function alreadyCanonical(value: unknown, depth: number): boolean {
       return Number.isFinite(value);
     case "object": {
       if (value === null) return true;
+      if (FROZEN_CANONICAL.has(value)) return true;
       if (Array.isArray(value)) {
         for (let i = 0; i < value.length; i++) {
           const item = value[i];
