@@ -46,7 +46,10 @@ function write(value: unknown, out: string[], depth: number): void {
   if (depth > MAX_DEPTH) {
     throw new RangeError(`Cannot canonicalise JSON: nesting deeper than ${MAX_DEPTH}`);
   }
-  if (alreadyCanonical(value, depth)) {
+  if (
+    (typeof value === "object" && value !== null && FROZEN_CANONICAL.has(value)) ||
+    alreadyCanonical(value, depth)
+  ) {
     out.push(JSON.stringify(value));
     return;
   }
@@ -111,6 +114,81 @@ export function isPlainJson(value: unknown, depth = 0): boolean {
   }
 }
 
+// Frozen values that freezeCanonical found plain and already in canonical key order: they
+// cannot change any more, so write() serialises them without walking them again.
+const FROZEN_CANONICAL = new WeakSet<object>();
+
+/**
+ * Freezes a value deeply and reports whether it is plain JSON (see
+ * {@linkcode isPlainJson}) whose `JSON.stringify` is already RFC 8785 output,
+ * in one walk. The value, or else each largest part of it that is, is
+ * remembered, so {@linkcode canonicalJson} serialises those parts later
+ * without walking them again. A value that is not plain JSON may be left
+ * partly frozen: call this only on values handed over for good.
+ */
+export function freezeCanonical(value: unknown): { plain: boolean; canonical: boolean } {
+  const state = { plain: true };
+  const canonical = freezeWalk(value, 0, state);
+  if (state.plain && canonical && typeof value === "object" && value !== null) {
+    FROZEN_CANONICAL.add(value);
+  }
+  return { plain: state.plain, canonical: state.plain && canonical };
+}
+
+/** Freezes `value`; returns whether it is canonical, marking the canonical children of a non-canonical node. */
+function freezeWalk(value: unknown, depth: number, state: { plain: boolean }): boolean {
+  if (!state.plain) return false;
+  if (depth > MAX_DEPTH) {
+    state.plain = false;
+    return false;
+  }
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return true;
+    case "number":
+      if (!Number.isFinite(value)) state.plain = false;
+      return state.plain;
+    case "object": {
+      if (value === null) return true;
+      const record = value as Record<string, unknown>;
+      const isArray = Array.isArray(value);
+      if (!isArray && Object.getPrototypeOf(value) !== Object.prototype) {
+        state.plain = false;
+        return false;
+      }
+      const keys = isArray ? null : Object.keys(value);
+      const length = isArray ? (value as unknown[]).length : keys!.length;
+      let canonical = true;
+      let marks: object[] | null = null;
+      for (let i = 0; i < length; i++) {
+        const key = isArray ? i : keys![i]!;
+        if (!isArray && canonical) {
+          const name = key as string;
+          if (i > 0 && keys![i - 1]! >= name) canonical = false;
+          else if (i === 0) {
+            const first = name.charCodeAt(0);
+            if (first >= 48 && first <= 57 && INDEX_KEY.test(name)) canonical = false;
+          }
+        }
+        const child = record[key as string];
+        const good = freezeWalk(child, depth + 1, state);
+        if (!state.plain) return false;
+        if (good && typeof child === "object" && child !== null) (marks ??= []).push(child);
+        else if (!good) canonical = false;
+      }
+      Object.freeze(value);
+      // A canonical node is marked by its parent (or the caller); otherwise mark its
+      // canonical children, the largest parts canonicalJson can then write whole.
+      if (!canonical && marks) { for (const child of marks) FROZEN_CANONICAL.add(child); }
+      return canonical;
+    }
+    default:
+      state.plain = false;
+      return false;
+  }
+}
+
 /** True when `JSON.stringify(value)` is already RFC 8785 output. */
 function alreadyCanonical(value: unknown, depth: number): boolean {
   if (depth > MAX_DEPTH) return false;
@@ -122,6 +200,7 @@ function alreadyCanonical(value: unknown, depth: number): boolean {
       return Number.isFinite(value);
     case "object": {
       if (value === null) return true;
+      if (FROZEN_CANONICAL.has(value)) return true;
       if (Array.isArray(value)) {
         for (let i = 0; i < value.length; i++) {
           const item = value[i];

@@ -10,7 +10,7 @@
 
 import {
   canonicalJson,
-  isPlainJson,
+  freezeCanonical,
   type JsonObject,
   type JsonValue,
   sha256Hex,
@@ -246,16 +246,19 @@ export function createEvidence(draft: EvidenceDraft): Promise<EvidenceRecord> {
     evidence_links: draft.evidence_links ?? [],
   };
   // One canonical pass over the projection gives both the id and, parsed back,
-  // a JSON-clean record holding exactly what the id covers.
+  // a JSON-clean record holding exactly what the id covers. A handed-over result
+  // is checked and frozen in one walk, and then serialised without another.
   const subject = draft.subject === null
     ? null
     : JSON.parse(JSON.stringify(draft.subject)) as EvidenceSubject;
+  const handedOver = draft.transferred === true &&
+    freezeCanonical(draft.normalized_result).plain;
   const projected = { ...body, subject: subjectIdentity(subject) };
   const canonical = canonicalJson(projected);
   const id = `ev_${sha256Hex(canonical)}`;
   let parsed: Omit<EvidenceRecord, "evidence_id">;
-  if (draft.transferred && isPlainJson(draft.normalized_result)) {
-    // Copy only the small parts; the result itself is already JSON-clean.
+  if (handedOver) {
+    // Copy only the small parts; the result itself is already JSON-clean (and frozen).
     parsed = {
       ...JSON.parse(canonicalJson({ ...projected, normalized_result: null })),
       normalized_result: draft.normalized_result as JsonValue,
@@ -276,8 +279,12 @@ export function createEvidence(draft: EvidenceDraft): Promise<EvidenceRecord> {
 // each maps to its JSON size in UTF-8 bytes.
 const minted = new WeakMap<EvidenceRecord, number>();
 
+// Any UTF-16 unit outside ASCII; a string without one has as many UTF-8 bytes as units.
+const NON_ASCII = /[\u0080-\uffff]/;
+
 /** UTF-8 length of a string without encoding it. */
 function utf8Length(text: string): number {
+  if (!NON_ASCII.test(text)) return text.length;
   let bytes = text.length;
   for (let i = 0; i < text.length; i++) {
     const unit = text.charCodeAt(i);

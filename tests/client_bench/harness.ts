@@ -45,6 +45,8 @@ export interface ServerSpec {
   defaultV8?: boolean;
   /** Extra environment for the child (`CASEFILE_*` of the bench's shell is never passed). */
   env?: Record<string, string>;
+  /** Extra `deno run` flags (e.g. `--cpu-prof` while profiling), before `mod.ts`. */
+  denoFlags?: string[];
 }
 
 /** The `deno` argument vector for `spec`, mirroring the `deno task start` flags. */
@@ -56,6 +58,7 @@ export function serverArgs(spec: ServerSpec): string[] {
   flags.push(`--allow-read=${read.join(",")}`, `--allow-env=${START_ENV.join(",")}`);
   if (spec.allowWrite?.length) flags.push(`--allow-write=${spec.allowWrite.join(",")}`);
   if (spec.allowRun?.length) flags.push(`--allow-run=${spec.allowRun.join(",")}`);
+  flags.push(...(spec.denoFlags ?? []));
   return [...flags, MOD_TS, ...roots.flatMap((root) => ["--root", root]), ...(spec.args ?? [])];
 }
 
@@ -173,9 +176,18 @@ export function utf8Bytes(value: unknown): number {
   return new TextEncoder().encode(JSON.stringify(value)).length;
 }
 
-/** Peak (VmHWM) and current (VmRSS) resident memory of process `pid`, in bytes. */
+/**
+ * Peak (VmHWM) and current (VmRSS) resident memory of process `pid`, in bytes.
+ * Read through `cat`: Deno grants `/proc/<pid>/status` only with --allow-all.
+ */
 export async function processMemory(pid: number): Promise<{ peak: number; rss: number }> {
-  const status = await Deno.readTextFile(`/proc/${pid}/status`);
+  const output = await new Deno.Command("cat", {
+    args: [`/proc/${pid}/status`],
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  if (!output.success) throw new Error(`cannot read /proc/${pid}/status`);
+  const status = new TextDecoder().decode(output.stdout);
   const field = (name: string): number => {
     const match = status.match(new RegExp(`^${name}:\\s+(\\d+) kB`, "m"));
     if (!match) throw new Error(`/proc/${pid}/status has no ${name}`);
@@ -316,6 +328,16 @@ export interface FigureRow {
   note?: string;
 }
 
+/** A free-form table a bench reports (growth curves and the like). */
+export interface FigureTable {
+  /** What the table shows. */
+  title: string;
+  /** Column headings. */
+  columns: string[];
+  /** Rows of already formatted cells, one per column. */
+  rows: string[][];
+}
+
 /** What a bench receives: its run count and where it reports. */
 export interface BenchContext {
   /** Paired iterations after the dropped first one (`--runs`, default 5). */
@@ -328,6 +350,8 @@ export interface BenchContext {
   pairedResult(result: PairedResult): void;
   /** Records a free-form figure. */
   figure(row: FigureRow): void;
+  /** Records a free-form table. */
+  table(table: FigureTable): void;
   /** Logs progress to stderr. */
   log(message: string): void;
 }

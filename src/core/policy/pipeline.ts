@@ -39,8 +39,15 @@ export function fusedWalk(
       ? `${out.slice(0, maxString)}… [+${out.length - maxString} chars]`
       : out;
   };
+  // Keys repeat across the objects of a list: a key the stages leave unchanged is
+  // remembered (the stages are pure for a given text, and detectors never widen), so
+  // each distinct key is run through them once per walk function, not once per object.
+  const plainKeys = new Set<string>();
   // A running estimate of the rendered size, so only results near the budget are stringified.
   let size = 0;
+  // Copy on write: a list or object none of whose parts change is returned as it
+  // came (results are never mutated downstream), so a large page the stages leave
+  // alone costs a walk, not a copy.
   const walk = (value: unknown, key: string | undefined): unknown => {
     if (typeof value === "string") {
       const out = onString(value, key);
@@ -48,33 +55,58 @@ export function fusedWalk(
       return out;
     }
     if (Array.isArray(value)) {
-      const out: unknown[] = [];
-      for (const item of value) {
+      let out: unknown[] | null = null;
+      for (let i = 0; i < value.length; i++) {
+        const item = value[i];
         const next = walk(item, key);
-        if (next !== DROP) out.push(next);
+        if (out === null && next !== item) out = value.slice(0, i);
+        if (out !== null && next !== DROP) out.push(next);
       }
-      return out;
+      return out ?? value;
     }
     if (value !== null && typeof value === "object") {
-      const out: Record<string, unknown> = {};
-      for (const k in value) {
-        if (excluded.has(k)) continue;
-        const v = (value as Record<string, unknown>)[k];
+      const record = value as Record<string, unknown>;
+      const prototype = Object.getPrototypeOf(value);
+      // Anything but a plain object (a Date, a class instance) is rebuilt as one, as before.
+      let out: Record<string, unknown> | null = prototype === Object.prototype || prototype === null
+        ? null
+        : {};
+      const copyUpTo = (stop: string): Record<string, unknown> => {
+        const copy: Record<string, unknown> = {};
+        for (const k in record) {
+          if (k === stop) break;
+          if (!excluded.has(k)) copy[k] = record[k];
+        }
+        return copy;
+      };
+      for (const k in record) {
+        const v = record[k];
+        if (excluded.has(k)) {
+          out ??= copyUpTo(k);
+          continue;
+        }
         if (SKIPPED.has(k)) {
-          out[k] = v;
+          if (out !== null) out[k] = v;
           continue;
         }
         const next = walk(v, k);
-        if (next !== DROP) {
-          // Keys can carry identifiers too ("111111111111 -> 222222222222", an account id
-          // as a map key): they go through the same stages as free text.
-          const renamed = onString(k, undefined);
-          const name = renamed === DROP ? "[REDACTED]" : renamed;
-          out[name] = next;
-          size += name.length + 4;
+        if (next === DROP) {
+          out ??= copyUpTo(k);
+          continue;
         }
+        // Keys can carry identifiers too ("111111111111 -> 222222222222", an account id
+        // as a map key): they go through the same stages as free text.
+        let name = k;
+        if (!plainKeys.has(k)) {
+          const renamed = onString(k, undefined);
+          name = renamed === DROP ? "[REDACTED]" : renamed;
+          if (name === k && plainKeys.size < 4096) plainKeys.add(k);
+        }
+        if (out === null && (next !== v || name !== k)) out = copyUpTo(k);
+        if (out !== null) out[name] = next;
+        size += name.length + 4;
       }
-      return out;
+      return out ?? value;
     }
     size += 6;
     return value;

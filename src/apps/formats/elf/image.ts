@@ -228,22 +228,25 @@ function imageImports(elf: ElfImage): ImageImport[] {
 
 function imageExports(elf: ElfImage): ImageExport[] {
   const exports: ImageExport[] = [];
-  // Exports seen per name hash, to drop exact duplicates (the same name and
+  // Exports seen per address, to drop exact duplicates (the same name and
   // address twice). Names are not used as keys: a Map would keep an
-  // internalised copy of every one.
+  // internalised copy of every one, and hashing every name costs more than
+  // comparing the few names that share an address.
   const seen = new Map<number, ImageExport | ImageExport[]>();
   const symbols = dynamicSymbolTable(elf);
   for (let i = 0; i < symbols.count; i++) {
-    const name = symbols.name(i);
-    if (!symbols.defined(i) || name === "") continue;
+    if (!symbols.defined(i)) continue;
     const binding = symbols.binding(i);
     if (binding !== "global" && binding !== "weak") continue;
     const type = symbols.type(i);
     const isFunction = type === "function" || type === "ifunc";
     if (!isFunction && type !== "object") continue;
+    const name = symbols.name(i);
+    if (name === "") continue;
     const value = symbols.value(i);
     const address = isFunction && elf.machine === EM_ARM ? value & ~1n : value;
-    const key = nameHash(name);
+    // Above 2^53 distinct addresses may share a key; names and addresses are compared exactly.
+    const key = Number(address);
     const known = seen.get(key);
     const entry = { name, address };
     if (known === undefined) seen.set(key, entry);
@@ -257,11 +260,4 @@ function imageExports(elf: ElfImage): ImageExport[] {
     exports.push(entry);
   }
   return exports;
-}
-
-/** A 32-bit FNV-1a hash of a string's code units. */
-function nameHash(name: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < name.length; i++) hash = Math.imul(hash ^ name.charCodeAt(i), 0x01000193);
-  return hash >>> 0;
 }

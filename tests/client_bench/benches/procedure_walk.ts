@@ -1,0 +1,89 @@
+/**
+ * Every `list_procedures` page (500 per page) of the largest library on the
+ * machine, the target already open, beside `nm -D --defined-only` on the
+ * same file. Target ≤ 2×. Also reports the bytes that crossed the pipe
+ * against nm's output, and the transport floor: as many calls answering a
+ * stored page of the same walk from a minimal SDK server, beside nm too.
+ *
+ * @module
+ */
+
+import { Client } from "@modelcontextprotocol/sdk/client";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { type BenchContext, BenchServer, onPath, paired, runPeer } from "../harness.ts";
+import { libraryFor, mib, rootOf } from "../library.ts";
+import { walkProcedures, type WalkTally } from "../walk.ts";
+
+/** Runs the procedure-walk measure. */
+export default async function procedureWalk(ctx: BenchContext): Promise<void> {
+  if (!await onPath("nm")) return ctx.log("skip: nm is not installed");
+  const library = libraryFor(ctx.size);
+  const name = library.path.split("/").pop();
+  ctx.log(`${library.path} (${mib(library.size)})`);
+  await using server = await BenchServer.start({ roots: [rootOf(library.path)] });
+  await server.call("open_binary", { path: library.path });
+  let last: WalkTally | null = null;
+  let nmBytes = 0;
+  ctx.pairedResult(
+    await paired(`every list_procedures page of ${name} (target open)`, {
+      peer: "`nm -D --defined-only`",
+      runs: ctx.runs,
+      target: 2,
+      subject: async () => {
+        last = await walkProcedures(server);
+        return last.ms;
+      },
+      peerRun: async () => {
+        const run = await runPeer(["nm", "-D", "--defined-only", library.path]);
+        nmBytes = run.stdoutBytes;
+        return run.ms;
+      },
+    }),
+  );
+  const tally = last as WalkTally | null;
+  if (!tally) return;
+  ctx.figure({
+    label: `list_procedures walk of ${name}: bytes over the pipe`,
+    value: `${mib(tally.bytes)} for ${tally.items} procedures in ${tally.pages} pages`,
+    note: `nm -D --defined-only writes ${mib(nmBytes)}`,
+  });
+  // The floor: a full page of this walk, answered by a minimal SDK server as often.
+  const page = await server.call("list_procedures", { offset: 0, limit: 500 });
+  const file = `${ctx.tempDir}/page.json`;
+  await Deno.writeTextFile(file, JSON.stringify(page.result));
+  const transport = new StdioClientTransport({
+    command: Deno.execPath(),
+    args: [
+      "run",
+      "--no-prompt",
+      "--v8-flags=--max-semi-space-size=2",
+      `--allow-read=${file}`,
+      PEER,
+      file,
+    ],
+    stderr: "pipe",
+  });
+  const client = new Client({ name: "floor", version: "0.0.0" });
+  await client.connect(transport);
+  try {
+    ctx.pairedResult(
+      await paired(`transport floor: ${tally.pages} stored full pages from a minimal SDK server`, {
+        peer: "`nm -D --defined-only`",
+        runs: ctx.runs,
+        target: null,
+        subject: async () => {
+          const began = performance.now();
+          for (let i = 0; i < tally.pages; i++) {
+            await client.callTool({ name: "page", arguments: {} });
+          }
+          return performance.now() - began;
+        },
+        peerRun: async () => (await runPeer(["nm", "-D", "--defined-only", library.path])).ms,
+      }),
+    );
+  } finally {
+    await client.close();
+  }
+}
+
+const PEER = new URL("../peers/page_server.ts", import.meta.url).pathname;

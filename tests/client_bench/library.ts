@@ -1,0 +1,73 @@
+/**
+ * The libraries the client benches run on: the largest shared library on
+ * the machine (`large`), and two smaller ones for the growth curves.
+ *
+ * @module
+ */
+
+import { largestSharedLibrary } from "../helpers/largest_library.ts";
+
+/** A library picked for a bench, with its size. */
+export interface BenchLibrary {
+  /** Real path of the file. */
+  path: string;
+  /** Size in bytes. */
+  size: number;
+}
+
+const SEARCHED = ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib"];
+
+/** The largest shared library with functions, or throws with the reason. */
+export function largeLibrary(): BenchLibrary {
+  const path = largestSharedLibrary();
+  if (!path) throw new Error("no ELF shared library with functions was found under /usr/lib");
+  return { path, size: Deno.statSync(path).size };
+}
+
+/**
+ * The shared library whose size is closest to `bytes` (real paths, `.so`
+ * names only), or null when none is found.
+ */
+export function libraryNear(bytes: number): BenchLibrary | null {
+  let best: BenchLibrary | null = null;
+  for (const directory of SEARCHED) {
+    let entries: Deno.DirEntry[];
+    try {
+      entries = [...Deno.readDirSync(directory)];
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      if (!entry.name.includes(".so")) continue;
+      try {
+        const path = Deno.realPathSync(`${directory}/${entry.name}`);
+        const { size, isFile } = Deno.statSync(path);
+        if (!isFile) continue;
+        if (!best || Math.abs(Math.log(size / bytes)) < Math.abs(Math.log(best.size / bytes))) {
+          best = { path, size };
+        }
+      } catch {
+        // unreadable: skip
+      }
+    }
+  }
+  return best;
+}
+
+/** The libraries for `size`: small ≈ 1 MiB, medium ≈ 10 MiB, large = the largest. */
+export function libraryFor(size: "small" | "medium" | "large"): BenchLibrary {
+  if (size === "large") return largeLibrary();
+  const found = libraryNear(size === "small" ? 1 << 20 : 10 << 20);
+  if (!found) throw new Error(`no ${size} shared library was found under /usr/lib`);
+  return found;
+}
+
+/** `/usr/lib` and `/lib` style root covering `path` (its directory). */
+export function rootOf(path: string): string {
+  return path.slice(0, path.lastIndexOf("/")) || "/";
+}
+
+/** A size in MiB with one decimal. */
+export function mib(bytes: number): string {
+  return `${(bytes / 1048576).toFixed(1)} MiB`;
+}
