@@ -140,7 +140,7 @@ const eventSchema = z.discriminatedUnion("type", [
 
 const httpRouteSchema = z.strictObject({
   method: z.string().min(1).max(16),
-  path: z.string().startsWith("/").max(4096),
+  path: z.string().regex(/^\//, "a route path starts with /").max(4096),
   status: z.number().int().min(100).max(599),
   body: z.string().max(MEGABYTE).default(""),
   request_headers: z.record(z.string(), z.string()).default({}),
