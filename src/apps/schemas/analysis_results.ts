@@ -7,28 +7,10 @@
  */
 
 import { z } from "zod";
+import { listPageSchema } from "./page.ts";
 
 const int = z.number().int();
 const address = z.string().regex(/^0x[0-9a-f]+$/).describe("0x-prefixed lowercase hex.");
-
-/** A paged list as the search and reference tools return it. */
-export function listPageSchema<T extends z.ZodType>(item: T): z.ZodObject<{
-  items: z.ZodArray<T>;
-  offset: z.ZodNumber;
-  limit: z.ZodNumber;
-  total: z.ZodNumber;
-  has_more: z.ZodBoolean;
-  next_offset: z.ZodNullable<z.ZodNumber>;
-}> {
-  return z.object({
-    items: z.array(item),
-    offset: int,
-    limit: int,
-    total: int,
-    has_more: z.boolean(),
-    next_offset: int.nullable(),
-  });
-}
 
 /** A page of one dossier collection (all collections share the dossier's offset and limit). */
 export function dossierPageSchema<T extends z.ZodType>(item: T): z.ZodObject<{

@@ -15,8 +15,8 @@ import {
   mergePages,
   type SymbolSummary,
 } from "../artifacts/compare.ts";
-import { pageOfItems } from "../artifacts/model.ts";
 import type { AppsContext } from "../context/apps_context.ts";
+import { pageOf } from "../context/procedure_query.ts";
 import {
   ARTIFACT_COMPARISON_PROVIDER,
   inventoryRecord,
@@ -74,7 +74,7 @@ export function compareArtifactsTool(context: AppsContext): ToolDefinition {
       const listed = args.include_unchanged
         ? comparison.changes
         : comparison.changes.filter((c) => c.status !== "unchanged");
-      const page = pageOfItems(listed, args.offset, args.limit);
+      const page = pageOf(listed, args.offset, args.limit);
       const binaryKinds = new Set(["elf", "pe", "mach-o", "mach-o-universal", "wasm"]);
       const limitations = [...comparison.limitations];
       let summarised = 0;

@@ -8,10 +8,10 @@
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import { ToolFailure } from "../../core/errors.ts";
-import { pageOfItems } from "../artifacts/model.ts";
 import { deriveComparisonStatus } from "../capture/compare.ts";
 import { validateCapture } from "../capture/result.ts";
 import type { AppsContext } from "../context/apps_context.ts";
+import { pageOf } from "../context/procedure_query.ts";
 import { isDossier, isInventoryPage, VERIFIER_PROVIDER } from "../context/artifact_access.ts";
 import { specificationSchema } from "../reconstruction/specification.ts";
 import { VerificationIntegrityError, verifySpecification } from "../reconstruction/verify.ts";
@@ -68,7 +68,7 @@ export function verifyReconstructionTool(context: AppsContext): ToolDefinition {
         throw error;
       }
       call.signal.throwIfAborted();
-      const claims = pageOfItems(verification.claims, args.offset, args.limit);
+      const claims = pageOf(verification.claims, args.offset, args.limit);
       return Promise.resolve({
         kind: "evidence",
         draft: {
