@@ -159,8 +159,15 @@ export const overviewResultSchema = z.object({
     address,
     size: int,
     flags: z.string().describe("rwx, with - for a missing permission."),
-  })).describe("At most 32."),
+  })).describe("The first `limit` sections (32 unless limit says otherwise)."),
   disassembly: z.string().describe("The instruction set decoded, or unavailable."),
+  imports: z.array(z.object({
+    name: z.string(),
+    library: z.string().nullable(),
+    address: address.nullable(),
+  })).optional().describe("With detail detailed: the first `limit` imports."),
+  exports: z.array(z.object({ name: z.string(), address: address.nullable() })).optional()
+    .describe("With detail detailed: the first `limit` exports."),
 });
 
 const searchEcho = {

@@ -24,7 +24,7 @@ import {
   SYMBOL_SUMMARIES_PER_PAGE,
 } from "../context/artifact_access.ts";
 import { compareArtifactsResultSchema } from "../schemas/artifact_results.ts";
-import { pageFields } from "../schemas/inputs.ts";
+import { pageFields, unknownRegistryApprovedField } from "../schemas/inputs.ts";
 import { COMPARE_ARTIFACTS } from "../tool_names.ts";
 
 /** Compares two retained inventories path by path, and changed binaries procedure by procedure. */
@@ -45,6 +45,7 @@ export function compareArtifactsTool(context: AppsContext): ToolDefinition {
       include_unchanged: z.boolean().default(false).describe(
         "List unchanged paths too (they always count in the summary).",
       ),
+      unknown_registry_approved: unknownRegistryApprovedField,
     }),
     result: compareArtifactsResultSchema,
     effects: { mutatesSession: true },

@@ -13,7 +13,7 @@ import { PROCESS_PROVIDER } from "../capture/result.ts";
 import type { AppsContext } from "../context/apps_context.ts";
 import { retainedCapture } from "../context/capture_support.ts";
 import { compareCapturesResultSchema } from "../schemas/capture_results.ts";
-import { EVIDENCE_ID_FIELD } from "../schemas/inputs.ts";
+import { EVIDENCE_ID_FIELD, unknownRegistryApprovedField } from "../schemas/inputs.ts";
 import { COMPARE_PROCESS_CAPTURES } from "../tool_names.ts";
 
 /** Compares two retained captures made under the same contract, dimension by dimension. */
@@ -28,6 +28,7 @@ export function compareProcessCapturesTool(context: AppsContext): ToolDefinition
       right_evidence_id: EVIDENCE_ID_FIELD.describe("The other capture's Evidence id."),
       max_capture_age_ms: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional()
         .describe("Refuse captures completed longer ago than this."),
+      unknown_registry_approved: unknownRegistryApprovedField,
     }),
     result: compareCapturesResultSchema,
     effects: { mutatesSession: true },
