@@ -20,6 +20,9 @@ export const inlineEvidenceSchema = z.looseObject({
   normalized_result: z.unknown(),
 }).describe("A whole Evidence record, as an evidence resource returns it.");
 
+/** An inline Evidence record as parsed. */
+export type InlineEvidence = z.output<typeof inlineEvidenceSchema>;
+
 /** `value`, checked: its id must be the digest of its content. */
 export function verifiedInlineRecord(value: z.output<typeof inlineEvidenceSchema>): EvidenceRecord {
   const { evidence_id, ...body } = value as unknown as EvidenceRecord;

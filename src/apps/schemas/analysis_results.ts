@@ -256,12 +256,22 @@ export const callPathResultSchema = z.object({
   path: z.array(procedureRefSchema),
   depth: int,
   visited: int,
-  stopped_by: z.enum(["depth-limit", "node-limit"]).nullable(),
+  stopped_by: z.enum(["depth-limit", "node-limit", "path-limit"]).nullable(),
   unknowns: z.array(z.object({
     procedure: address,
-    reason: z.enum(["instruction-limit", "indirect-call", "not-a-known-procedure"]),
+    reason: z.enum([
+      "instruction-limit",
+      "indirect-call",
+      "not-a-known-procedure",
+      "no-dossier",
+      "callees-incomplete",
+    ]),
   })).describe("At most 200."),
   unknown_count: int,
+  paths: listPageSchema(z.object({ procedures: z.array(procedureRefSchema), depth: int }))
+    .optional().describe(
+      "With functions (REA's form): every path found through the given dossiers, paged.",
+    ),
 });
 
 /** `trace_feature`. */
