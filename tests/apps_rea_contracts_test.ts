@@ -5,12 +5,12 @@
  */
 
 import assert from "node:assert/strict";
-import { pathsThroughDossiers } from "../src/apps/analysis/dossier_paths.ts";
+import { type PathDossier, pathsThroughDossiers } from "../src/apps/analysis/dossier_paths.ts";
 import { evaluateHypotheses, type HypothesisMapping } from "../src/apps/capture/hypotheses.ts";
 import { stableParameters } from "../src/apps/context/evidence_parameters.ts";
 import { leftUnknownsOf } from "../src/apps/context/left_unknowns.ts";
 
-function dossier(address: string, callees: string[], truncated = false) {
+function dossier(address: string, callees: string[], truncated = false): PathDossier {
   return {
     procedure: { address, name: `f${address}` },
     callees: {
