@@ -6,6 +6,7 @@
  */
 
 import { annotationsFor, type ToolEffects } from "../src/core/catalog.ts";
+import { APPS_PROMPTS } from "../src/apps/prompts.ts";
 import { builtinWorkbenches } from "../src/workbenches.ts";
 import { connect } from "./helpers/in_memory.ts";
 
@@ -86,6 +87,58 @@ export async function readGoldenTools(): Promise<Map<string, string>> {
   return files;
 }
 
+/** The folder of golden rendered prompts, one text file per apps prompt. */
+export const GOLDEN_PROMPTS = new URL("./golden/prompts/", import.meta.url);
+
+/** A fixed value for each argument of a prompt, so its rendering is reproducible. */
+function sampleArguments(
+  args: readonly { name: string }[] | undefined,
+): Record<string, string> {
+  return Object.fromEntries((args ?? []).map((arg) => [arg.name, `example ${arg.name}`]));
+}
+
+/**
+ * Each apps prompt as `prompts/get` renders it with every argument given a
+ * fixed sample value (and with no target open): the messages' texts, by name.
+ */
+export async function goldenPrompts(): Promise<Map<string, string>> {
+  const { client, close } = await connect();
+  try {
+    const names = new Set(APPS_PROMPTS.map((prompt) => prompt.name));
+    const { prompts } = await client.listPrompts();
+    const rendered = new Map<string, string>();
+    for (const prompt of prompts.filter((p) => names.has(p.name))) {
+      const got = await client.getPrompt({
+        name: prompt.name,
+        arguments: sampleArguments(prompt.arguments),
+      });
+      const texts = got.messages.map((message) => {
+        const content = message.content as { type: string; text?: string; resource?: unknown };
+        return `--- ${message.role} ${content.type} ---\n${
+          content.text ?? JSON.stringify(content.resource, null, 1)
+        }`;
+      });
+      rendered.set(prompt.name, `${got.description ?? ""}\n${texts.join("\n")}\n`);
+    }
+    return rendered;
+  } finally {
+    await close();
+  }
+}
+
+/** The golden prompt files present, by prompt name. */
+export async function readGoldenPrompts(): Promise<Map<string, string>> {
+  const files = new Map<string, string>();
+  for await (const entry of Deno.readDir(GOLDEN_PROMPTS)) {
+    if (!entry.isFile || !entry.name.endsWith(".txt")) continue;
+    files.set(
+      entry.name.slice(0, -".txt".length),
+      await Deno.readTextFile(new URL(entry.name, GOLDEN_PROMPTS)),
+    );
+  }
+  return files;
+}
+
 /** Replaces the generated block of a README text. */
 export function spliceTable(readme: string, table: string): string {
   const start = readme.indexOf(BEGIN);
@@ -105,5 +158,15 @@ if (import.meta.main) {
   for (const [name, text] of golden) {
     await Deno.writeTextFile(new URL(`${name}.json`, GOLDEN_TOOLS), text);
   }
-  console.log(`wrote README.md tool tables and ${golden.size} files in tests/golden/tools/`);
+  await Deno.mkdir(GOLDEN_PROMPTS, { recursive: true });
+  const prompts = await goldenPrompts();
+  for (const name of (await readGoldenPrompts()).keys()) {
+    if (!prompts.has(name)) await Deno.remove(new URL(`${name}.txt`, GOLDEN_PROMPTS));
+  }
+  for (const [name, text] of prompts) {
+    await Deno.writeTextFile(new URL(`${name}.txt`, GOLDEN_PROMPTS), text);
+  }
+  console.log(
+    `wrote README.md tool tables, ${golden.size} files in tests/golden/tools/ and ${prompts.size} in tests/golden/prompts/`,
+  );
 }

@@ -23,6 +23,8 @@ import {
 } from "./capture/settings.ts";
 import { appsCompletionFamilies } from "./completion_families.ts";
 import { type AppsContext, createAppsContext } from "./context/apps_context.ts";
+import { withStableParameters } from "./context/evidence_parameters.ts";
+import { recordingLeftUnknowns } from "./context/left_unknowns.ts";
 import { APPS_ERROR_CODES } from "./errors.ts";
 import { ANALYSIS_PREDICATE } from "./evidence.ts";
 import { APPS_PROMPTS } from "./prompts.ts";
@@ -203,7 +205,9 @@ function createAppsWorkbench(
   const context = createAppsContext(services, capturePolicy);
   return {
     name: "apps",
-    tools: APPS_TOOL_FACTORIES.map((tool) => tool(context)),
+    tools: APPS_TOOL_FACTORIES.map((tool) =>
+      recordingLeftUnknowns(context, withStableParameters(tool(context)))
+    ),
     prompts: APPS_PROMPTS,
     completionFamilies: appsCompletionFamilies(context),
     resourceTemplates: appsResourceTemplates(context),

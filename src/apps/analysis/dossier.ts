@@ -29,8 +29,17 @@ export interface DossierLimits {
   includeAssembly: boolean;
   /** First instruction of the listing page. */
   assemblyOffset: number;
-  /** First item of every collection page. */
-  collectionOffset: number;
+  /** First item of every collection page, or of each collection by name (0 for one not named). */
+  collectionOffset: number | Readonly<Record<string, number | undefined>>;
+}
+
+/** The first item of collection `name`'s page under `limits`. */
+export function collectionOffsetOf(
+  limits: Pick<DossierLimits, "collectionOffset">,
+  name: string,
+): number {
+  const offset = limits.collectionOffset;
+  return typeof offset === "number" ? offset : offset[name] ?? 0;
 }
 
 /** A page of a collection. */
@@ -250,7 +259,8 @@ export async function buildDossier(
       `${indirect.length} indirect call site(s): their targets are unknown statically.`,
     );
   }
-  const { limit, collectionOffset: at } = limits;
+  const { limit } = limits;
+  const at = (name: string): number => collectionOffsetOf(limits, name);
   const listing = decoded.instructions.map((insn) => ({
     address: hex(insn.address),
     bytes: [...insn.bytes].map((b) => b.toString(16).padStart(2, "0")).join(""),
@@ -281,15 +291,15 @@ export async function buildDossier(
     assembly: limits.includeAssembly
       ? page(listing, limits.assemblyOffset, Math.min(limit * 5, 2500))
       : null,
-    callers: page(callers, at, limit, index?.complete ?? false),
-    callees: page(calleeList, at, limit),
-    tail_jumps: page([...tails.values()], at, limit),
-    indirect_call_sites: page(indirect, at, limit),
-    incoming_references: page(incoming, at, limit, index?.complete ?? false),
-    outgoing_references: page(outgoing, at, limit),
-    referenced_strings: page([...strings.values()], at, limit),
-    referenced_names: page([...names].sort(), at, limit),
-    basic_blocks: page(blocks, at, limit),
+    callers: page(callers, at("callers"), limit, index?.complete ?? false),
+    callees: page(calleeList, at("callees"), limit),
+    tail_jumps: page([...tails.values()], at("tail_jumps"), limit),
+    indirect_call_sites: page(indirect, at("indirect_call_sites"), limit),
+    incoming_references: page(incoming, at("incoming_references"), limit, index?.complete ?? false),
+    outgoing_references: page(outgoing, at("outgoing_references"), limit),
+    referenced_strings: page([...strings.values()], at("referenced_strings"), limit),
+    referenced_names: page([...names].sort(), at("referenced_names"), limit),
+    basic_blocks: page(blocks, at("basic_blocks"), limit),
     fingerprint: {
       mnemonics_sha256: sha256Hex(mnemonics.join("\n")),
       mnemonic_counts: counts,

@@ -10,7 +10,13 @@
 import { sha256Hex } from "../../core/canonical_json.ts";
 import { demangle } from "../disasm/demangle.ts";
 import type { ImageFunction } from "../formats/binary_image.ts";
-import { type CalleeEntry, type DossierLimits, hex, type Page } from "./dossier.ts";
+import {
+  type CalleeEntry,
+  collectionOffsetOf,
+  type DossierLimits,
+  hex,
+  type Page,
+} from "./dossier.ts";
 import type { ProcedureTable } from "./procedures.ts";
 import { type BasicBlock, basicBlocks } from "./code.ts";
 
@@ -453,7 +459,8 @@ export function listingDossier(
       `${indirect.length} indirect call site(s): their targets are unknown statically.`,
     );
   }
-  const { limit, collectionOffset: at } = limits;
+  const { limit } = limits;
+  const at = (name: string): number => collectionOffsetOf(limits, name);
   const listing = instructions.map((insn) => ({
     address: hex(insn.address),
     bytes: insn.bytes,
@@ -490,14 +497,14 @@ export function listingDossier(
         ? page(listing, limits.assemblyOffset, Math.min(limit * 5, 2500))
         : null,
       callers: unknownPage(),
-      callees: flows ? page(calleeList, at, limit) : unknownPage(),
-      tail_jumps: flows ? page([...tails.values()], at, limit) : unknownPage(),
-      indirect_call_sites: flows ? page(indirect, at, limit) : unknownPage(),
+      callees: flows ? page(calleeList, at("callees"), limit) : unknownPage(),
+      tail_jumps: flows ? page([...tails.values()], at("tail_jumps"), limit) : unknownPage(),
+      indirect_call_sites: flows ? page(indirect, at("indirect_call_sites"), limit) : unknownPage(),
       incoming_references: unknownPage(),
       outgoing_references: unknownPage(),
       referenced_strings: unknownPage(),
       referenced_names: unknownPage(),
-      basic_blocks: blocks ? page(blocks, at, limit) : unknownPage(),
+      basic_blocks: blocks ? page(blocks, at("basic_blocks"), limit) : unknownPage(),
       fingerprint: {
         mnemonics_sha256: sha256Hex(mnemonics.join("\n")),
         mnemonic_counts: counts,

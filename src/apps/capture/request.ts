@@ -140,7 +140,7 @@ const eventSchema = z.discriminatedUnion("type", [
 
 const httpRouteSchema = z.strictObject({
   method: z.string().min(1).max(16),
-  path: z.string().startsWith("/").max(4096),
+  path: z.string().regex(/^\//, "a route path starts with /").max(4096),
   status: z.number().int().min(100).max(599),
   body: z.string().max(MEGABYTE).default(""),
   request_headers: z.record(z.string(), z.string()).default({}),
@@ -166,7 +166,7 @@ export const captureRequestShape = {
       "approved must be the literal true: the per-call approval layer is missing (pass approved: true once the plan is agreed)",
   }).describe("Per-call approval: must be the literal true for anything to run."),
   unknown_registry_approved: z.literal(true).optional().describe(
-    "Also record each residual unknown in the registry (when the registry exists).",
+    "true: also record in the residual-unknowns registry what the capture left unknown (its residual limitations), citing its Evidence.",
   ),
   executable: absolutePath("executable").describe(
     "Absolute path of the program to run; its real path must be allowed by the operator.",

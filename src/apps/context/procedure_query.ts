@@ -1,6 +1,6 @@
 /**
- * Finding procedures by address or name, compiling search queries, and
- * paging the lists the static-analysis tools return.
+ * Finding procedures by address or name, and paging the lists the
+ * static-analysis tools return.
  *
  * @module
  */
@@ -8,44 +8,8 @@
 import { ToolFailure } from "../../core/errors.ts";
 import { hex } from "../analysis/dossier.ts";
 import type { ProcedureTable } from "../analysis/procedures.ts";
-import { stringMatcher } from "../analysis/strings.ts";
 import type { ImageFunction } from "../formats/binary_image.ts";
 import { ADDRESS_PATTERN } from "../schemas/inputs.ts";
-
-/** The largest regular expression accepted by the search tools. */
-export const MAX_PATTERN_LENGTH = 256;
-
-/** The query of a search tool. */
-export interface SearchQuery {
-  query: string;
-  mode: "literal" | "regex";
-  case_sensitive: boolean;
-}
-
-/**
- * Compiles a search query; a regex runs on the linear-time (RE2) engine, so no
- * pattern can take exponential time, and one it cannot run is refused.
- */
-export function matcherOf(search: SearchQuery): (value: string) => boolean {
-  const { query, mode, case_sensitive: caseSensitive } = search;
-  if (mode === "regex") {
-    if (query.length > MAX_PATTERN_LENGTH) {
-      throw new ToolFailure(
-        "invalid_request",
-        `The pattern is ${query.length} characters; at most ${MAX_PATTERN_LENGTH}.`,
-      );
-    }
-    try {
-      return stringMatcher(query, mode, caseSensitive);
-    } catch (error) {
-      throw new ToolFailure(
-        "invalid_request",
-        `Invalid regular expression: ${(error as Error).message}`,
-      );
-    }
-  }
-  return stringMatcher(query, mode, caseSensitive);
-}
 
 /** One page of a list. */
 export interface ListPage<T> {

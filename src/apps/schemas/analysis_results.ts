@@ -7,28 +7,10 @@
  */
 
 import { z } from "zod";
+import { listPageSchema } from "./page.ts";
 
 const int = z.number().int();
 const address = z.string().regex(/^0x[0-9a-f]+$/).describe("0x-prefixed lowercase hex.");
-
-/** A paged list as the search and reference tools return it. */
-export function listPageSchema<T extends z.ZodType>(item: T): z.ZodObject<{
-  items: z.ZodArray<T>;
-  offset: z.ZodNumber;
-  limit: z.ZodNumber;
-  total: z.ZodNumber;
-  has_more: z.ZodBoolean;
-  next_offset: z.ZodNullable<z.ZodNumber>;
-}> {
-  return z.object({
-    items: z.array(item),
-    offset: int,
-    limit: int,
-    total: int,
-    has_more: z.boolean(),
-    next_offset: int.nullable(),
-  });
-}
 
 /** A page of one dossier collection (all collections share the dossier's offset and limit). */
 export function dossierPageSchema<T extends z.ZodType>(item: T): z.ZodObject<{
@@ -177,8 +159,15 @@ export const overviewResultSchema = z.object({
     address,
     size: int,
     flags: z.string().describe("rwx, with - for a missing permission."),
-  })).describe("At most 32."),
+  })).describe("The first `limit` sections (32 unless limit says otherwise)."),
   disassembly: z.string().describe("The instruction set decoded, or unavailable."),
+  imports: z.array(z.object({
+    name: z.string(),
+    library: z.string().nullable(),
+    address: address.nullable(),
+  })).optional().describe("With detail detailed: the first `limit` imports."),
+  exports: z.array(z.object({ name: z.string(), address: address.nullable() })).optional()
+    .describe("With detail detailed: the first `limit` exports."),
 });
 
 const searchEcho = {
@@ -267,12 +256,22 @@ export const callPathResultSchema = z.object({
   path: z.array(procedureRefSchema),
   depth: int,
   visited: int,
-  stopped_by: z.enum(["depth-limit", "node-limit"]).nullable(),
+  stopped_by: z.enum(["depth-limit", "node-limit", "path-limit"]).nullable(),
   unknowns: z.array(z.object({
     procedure: address,
-    reason: z.enum(["instruction-limit", "indirect-call", "not-a-known-procedure"]),
+    reason: z.enum([
+      "instruction-limit",
+      "indirect-call",
+      "not-a-known-procedure",
+      "no-dossier",
+      "callees-incomplete",
+    ]),
   })).describe("At most 200."),
   unknown_count: int,
+  paths: listPageSchema(z.object({ procedures: z.array(procedureRefSchema), depth: int }))
+    .optional().describe(
+      "With functions (REA's form): every path found through the given dossiers, paged.",
+    ),
 });
 
 /** `trace_feature`. */

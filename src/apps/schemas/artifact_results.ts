@@ -7,27 +7,11 @@
 
 import { z } from "zod";
 import { inventoryPageSchema } from "../artifacts/model.ts";
+import { listPageSchema } from "./page.ts";
 import { CLAIM_DIMENSIONS, type ClaimKind } from "../reconstruction/specification.ts";
 
 const int = z.number().int();
 const sha256 = z.string().regex(/^[0-9a-f]{64}$/);
-
-/** A page of items as the artifact tools return it. */
-export function artifactPageSchema<T extends z.ZodType>(item: T): z.ZodObject<{
-  items: z.ZodArray<T>;
-  offset: z.ZodNumber;
-  limit: z.ZodNumber;
-  total: z.ZodNumber;
-  next_offset: z.ZodNullable<z.ZodNumber>;
-}> {
-  return z.object({
-    items: z.array(item),
-    offset: int,
-    limit: int,
-    total: int,
-    next_offset: int.nullable(),
-  });
-}
 
 /** `inventory_artifact`: one page of the scan's nodes, occurrences and edges. */
 export const inventoryResultSchema = inventoryPageSchema;
@@ -81,7 +65,7 @@ export const compareArtifactsResultSchema = z.object({
     unchanged: int,
     unknown: int,
   }).describe("Paths per status, unchanged included."),
-  changes: artifactPageSchema(z.object({
+  changes: listPageSchema(z.object({
     logical_path: z.string(),
     status: changeStatus,
     moved_from: z.string().nullable(),
@@ -104,7 +88,7 @@ export const extractResultSchema = z.object({
     files_sha256: sha256,
     output_root_alias: z.literal("$OUTPUT_ROOT"),
   }),
-  files: artifactPageSchema(z.object({
+  files: listPageSchema(z.object({
     occurrence_id: z.string(),
     logical_path: z.string(),
     sha256,
@@ -148,7 +132,7 @@ export const verificationResultSchema = z.object({
     behavioral: int,
     structural: int,
   }),
-  claims: artifactPageSchema(z.object({
+  claims: listPageSchema(z.object({
     claim_id: z.string(),
     kind: z.enum(claimKinds),
     dimension: z.string(),

@@ -54,12 +54,25 @@ export function limitField(max: number, fallback: number): z.ZodDefault<z.ZodNum
   );
 }
 
-/** The query fields shared by the search tools. */
+/** The query fields shared by the search tools: our `query`, or REA's `pattern` (the same argument). */
 export const searchFields = {
-  query: z.string().min(1).max(4096).describe("The text, or the pattern when mode is regex."),
+  query: z.string().min(1).max(4096).optional().describe(
+    "The text, or the pattern when mode is regex (query or pattern is required).",
+  ),
+  pattern: z.string().min(1).max(4096).optional().describe(
+    "REA's name for query: the same text or pattern; give one of the two.",
+  ),
   mode: z.enum(["literal", "regex"]).default("literal").describe("literal (substring) or regex."),
   case_sensitive: z.boolean().default(false).describe("Match case exactly."),
 };
+
+/**
+ * REA's opt-in to automatic residual-unknown recording: with it, what the call
+ * leaves unknown is written to the registry beside its Evidence.
+ */
+export const unknownRegistryApprovedField = z.literal(true).optional().describe(
+  "true: also record in the residual-unknowns registry what this call left unknown (its limitations and incomplete results), citing its Evidence; nothing is written without it.",
+);
 
 /** The traversal limits of an artifact scan. */
 export const traversalLimitFields = {

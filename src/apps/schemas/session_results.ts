@@ -123,7 +123,29 @@ export const sessionSchema = z.object({
     bytes: z.number().int(),
     max_bytes: z.number().int(),
   }),
+  capabilities_page: z.object({
+    family: z.string().nullable(),
+    cursor: z.number().int(),
+    limit: z.number().int(),
+    total: z.number().int(),
+    next_cursor: z.number().int().nullable(),
+  }).optional().describe(
+    "How capabilities was filtered (capability_family) and paged (cursor, limit), when asked.",
+  ),
+  alignment: z.array(z.object({
+    check: z.enum(["package_version", "server_path", "catalog_digest"]),
+    expected: z.string(),
+    actual: z.string().nullable(),
+    matches: z.boolean().nullable().describe("Null when this server cannot say."),
+  })).optional().describe("The expected_* checks the call asked for, each with what was found."),
 });
+
+/** The REA family each `binary_session` capability belongs to. */
+export const CAPABILITY_FAMILIES: Readonly<Record<string, string>> = {
+  open_targets: "session",
+  list_procedures: "official-proxy",
+  process_capture: "runtime-provider",
+};
 
 /** A page of `list_procedures`. */
 export const procedurePageSchema = z.object({

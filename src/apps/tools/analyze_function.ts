@@ -14,6 +14,22 @@ import { analyzeFunctionResultSchema } from "../schemas/analysis_results.ts";
 import { documentField, limitField, offsetField, procedureField } from "../schemas/inputs.ts";
 import { ANALYZE_FUNCTION } from "../tool_names.ts";
 
+/** The collections of a dossier that page (REA's names, plus tail jumps and indirect call sites). */
+const DOSSIER_COLLECTIONS = [
+  "basic_blocks",
+  "callees",
+  "callers",
+  "comments",
+  "incoming_references",
+  "outgoing_references",
+  "referenced_names",
+  "referenced_strings",
+  "tail_jumps",
+  "indirect_call_sites",
+] as const;
+
+const pageStart = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+
 /** The bounded dossier of one procedure, recorded as Evidence. */
 export function analyzeFunctionTool(context: AppsContext): ToolDefinition {
   return defineTool({
@@ -29,7 +45,20 @@ export function analyzeFunctionTool(context: AppsContext): ToolDefinition {
       ),
       include_assembly: z.boolean().default(false).describe("Include the instruction listing."),
       assembly_offset: offsetField,
-      collection_offset: offsetField,
+      collection_offset: z.union([
+        z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+        z.strictObject(
+          Object.fromEntries(DOSSIER_COLLECTIONS.map((name) => [name, pageStart.optional()])),
+        ),
+      ]).default(0).describe(
+        "First item of every collection page, or REA's object of per-collection offsets ({callers, callees, basic_blocks, …}; 0 for one left out).",
+      ),
+      max_pseudocode_chars: z.number().int().min(1).max(100_000).default(20_000).describe(
+        "REA's pseudocode page size; accepted, but no decompiler runs, so pseudocode is always null.",
+      ),
+      pseudocode_offset: offsetField.describe(
+        "REA's pseudocode page start; accepted, but pseudocode is always null.",
+      ),
       include_callers: z.boolean().default(true).describe(
         "Compute callers and incoming references (scans the whole document once; progress is reported).",
       ),

@@ -21,7 +21,15 @@ export function binaryOverviewTool(context: AppsContext): ToolDefinition {
     toolset: "static",
     description:
       "Summarise a document: format, architecture, entry point, procedure counts by source, imports, exports, libraries, a sample of sections and the string count. Scans the strings once (progress is reported).",
-    input: z.strictObject({ document: documentField }),
+    input: z.strictObject({
+      detail: z.enum(["concise", "detailed"]).default("concise").describe(
+        "concise: counts and a sample of sections; detailed: also the first `limit` imports and exports.",
+      ),
+      limit: z.number().int().min(1).max(50).default(32).describe(
+        "Sections (and, when detailed, imports and exports) listed at most (1 to 50).",
+      ),
+      document: documentField,
+    }),
     result: overviewResultSchema,
     effects: { mutatesSession: true },
     producesEvidence: true,
@@ -50,7 +58,7 @@ export function binaryOverviewTool(context: AppsContext): ToolDefinition {
             libraries: image.libraries.slice(0, 100),
             string_count: strings.count,
             section_count: image.sections.length,
-            sections: image.sections.slice(0, 32).map((s) => ({
+            sections: image.sections.slice(0, args.limit).map((s) => ({
               name: s.name,
               address: hex(s.address),
               size: Number(s.size),
@@ -59,10 +67,23 @@ export function binaryOverviewTool(context: AppsContext): ToolDefinition {
               }`,
             })),
             disassembly: instructionSetOf(image) ?? "unavailable",
+            ...(args.detail === "detailed"
+              ? {
+                imports: image.imports.slice(0, args.limit).map((entry) => ({
+                  name: entry.name,
+                  library: entry.library,
+                  address: entry.address === null ? null : hex(entry.address),
+                })),
+                exports: image.exports.slice(0, args.limit).map((entry) => ({
+                  name: entry.name,
+                  address: entry.address === null ? null : hex(entry.address),
+                })),
+              }
+              : {}),
           },
           limitations: [
-            ...(image.sections.length > 32
-              ? [`Only the first 32 of ${image.sections.length} sections are listed.`]
+            ...(image.sections.length > args.limit
+              ? [`Only the first ${args.limit} of ${image.sections.length} sections are listed.`]
               : []),
             ...(image.libraries.length > 100
               ? [`Only the first 100 of ${image.libraries.length} libraries are listed.`]

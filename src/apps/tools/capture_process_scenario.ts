@@ -62,11 +62,6 @@ export function captureProcessScenarioTool(context: AppsContext): ToolDefinition
         );
       }
       const limitations = [...capture.limitations];
-      if (request.unknown_registry_approved) {
-        limitations.push(
-          "unknown_registry_approved was set, but this tool does not write residual unknowns to the registry: record them with record_unknown.",
-        );
-      }
       return {
         kind: "evidence",
         draft: {

@@ -15,8 +15,8 @@ import {
   mergePages,
   type SymbolSummary,
 } from "../artifacts/compare.ts";
-import { pageOfItems } from "../artifacts/model.ts";
 import type { AppsContext } from "../context/apps_context.ts";
+import { pageOf } from "../context/procedure_query.ts";
 import {
   ARTIFACT_COMPARISON_PROVIDER,
   inventoryRecord,
@@ -24,7 +24,7 @@ import {
   SYMBOL_SUMMARIES_PER_PAGE,
 } from "../context/artifact_access.ts";
 import { compareArtifactsResultSchema } from "../schemas/artifact_results.ts";
-import { pageFields } from "../schemas/inputs.ts";
+import { pageFields, unknownRegistryApprovedField } from "../schemas/inputs.ts";
 import { COMPARE_ARTIFACTS } from "../tool_names.ts";
 
 /** Compares two retained inventories path by path, and changed binaries procedure by procedure. */
@@ -45,6 +45,7 @@ export function compareArtifactsTool(context: AppsContext): ToolDefinition {
       include_unchanged: z.boolean().default(false).describe(
         "List unchanged paths too (they always count in the summary).",
       ),
+      unknown_registry_approved: unknownRegistryApprovedField,
     }),
     result: compareArtifactsResultSchema,
     effects: { mutatesSession: true },
@@ -74,7 +75,7 @@ export function compareArtifactsTool(context: AppsContext): ToolDefinition {
       const listed = args.include_unchanged
         ? comparison.changes
         : comparison.changes.filter((c) => c.status !== "unchanged");
-      const page = pageOfItems(listed, args.offset, args.limit);
+      const page = pageOf(listed, args.offset, args.limit);
       const binaryKinds = new Set(["elf", "pe", "mach-o", "mach-o-universal", "wasm"]);
       const limitations = [...comparison.limitations];
       let summarised = 0;

@@ -10,6 +10,7 @@ import { ToolFailure } from "../../core/errors.ts";
 import type { EvidenceRecord } from "../../core/evidence.ts";
 import type { AppsContext } from "../context/apps_context.ts";
 import { compareFunctionsResultSchema } from "../schemas/analysis_results.ts";
+import { unknownRegistryApprovedField } from "../schemas/inputs.ts";
 import { ANALYZE_FUNCTION, COMPARE_FUNCTIONS } from "../tool_names.ts";
 
 /** The parts of a retained dossier that comparison reads. */
@@ -33,12 +34,25 @@ export function compareFunctionsTool(context: AppsContext): ToolDefinition {
     description:
       "Compare two retained analyze_function Evidence records (from this target or another opened earlier in the session) dimension by dimension: size, instruction sequence, callees, referenced strings, basic blocks. Both must use identical limits; a truncated side, a dimension a provider does not report, and the instruction sequence of dossiers from two different providers are unknown.",
     input: z.strictObject({
-      left_evidence_id: z.string().regex(/^ev_[0-9a-f]{64}$/).describe(
-        "An analyze_function Evidence id.",
+      left_evidence_id: z.string().regex(/^ev_[0-9a-f]{64}$/).optional().describe(
+        "An analyze_function Evidence id (or give left_evidence_ids).",
       ),
-      right_evidence_id: z.string().regex(/^ev_[0-9a-f]{64}$/).describe(
-        "Another analyze_function Evidence id.",
+      right_evidence_id: z.string().regex(/^ev_[0-9a-f]{64}$/).optional().describe(
+        "Another analyze_function Evidence id (or give right_evidence_ids).",
       ),
+      left_evidence_ids: z.array(z.string().regex(/^ev_[0-9a-f]{64}$/)).min(1).max(100).optional()
+        .describe(
+          "REA's form: the analyze_function pages of the left procedure; the first page (collection offset 0) is compared.",
+        ),
+      right_evidence_ids: z.array(z.string().regex(/^ev_[0-9a-f]{64}$/)).min(1).max(100)
+        .optional().describe("REA's form: the analyze_function pages of the right procedure."),
+      offset: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0).describe(
+        "Index of the first dimension to return.",
+      ),
+      limit: z.number().int().min(1).max(100).default(100).describe(
+        "Dimensions per page (1 to 100); the verdict always covers every dimension.",
+      ),
+      unknown_registry_approved: unknownRegistryApprovedField,
     }),
     result: compareFunctionsResultSchema,
     effects: { mutatesSession: true },
@@ -64,8 +78,44 @@ export function compareFunctionsTool(context: AppsContext): ToolDefinition {
         }
         return record;
       };
-      const left = pick(args.left_evidence_id);
-      const right = pick(args.right_evidence_id);
+      const side = (one: string | undefined, pages: string[] | undefined, name: string) => {
+        if (one !== undefined && pages !== undefined && !pages.includes(one)) {
+          throw new ToolFailure(
+            "invalid_request",
+            `${name}_evidence_id is not among ${name}_evidence_ids.`,
+            { action: `Pass ${name}_evidence_id or ${name}_evidence_ids.` },
+          );
+        }
+        const ids = pages ?? (one === undefined ? [] : [one]);
+        if (ids.length === 0) {
+          throw new ToolFailure(
+            "invalid_request",
+            `Pass ${name}_evidence_id (or REA's ${name}_evidence_ids): the analyze_function Evidence of the ${name} procedure.`,
+          );
+        }
+        const records = ids.map(pick);
+        const first = records.find((record) =>
+          JSON.stringify(record.parameters.collection_offset ?? 0) === "0"
+        ) ?? records[0]!;
+        const procedureOf = (record: EvidenceRecord): string =>
+          JSON.stringify([
+            record.subject?.digest.sha256 ?? null,
+            (record.normalized_result as Dossier).procedure?.address ?? null,
+          ]);
+        if (
+          records.some((record) =>
+            procedureOf(record) !== procedureOf(first)
+          )
+        ) {
+          throw new ToolFailure(
+            "invalid_request",
+            `The ${name} pages are dossiers of different procedures; pass the pages of one procedure per side.`,
+          );
+        }
+        return first;
+      };
+      const left = side(args.left_evidence_id, args.left_evidence_ids, "left");
+      const right = side(args.right_evidence_id, args.right_evidence_ids, "right");
       const limitKeys = [
         "limit",
         "max_instructions",
@@ -198,7 +248,7 @@ export function compareFunctionsTool(context: AppsContext): ToolDefinition {
               subject: right.subject?.digest.sha256 ?? null,
               procedure: r.procedure ?? null,
             },
-            dimensions,
+            dimensions: dimensions.slice(args.offset, args.offset + args.limit),
             verdict: overall,
           },
           evidence_links: [left.evidence_id, right.evidence_id],

@@ -13,7 +13,7 @@ import { PROCESS_PROVIDER } from "../capture/result.ts";
 import type { AppsContext } from "../context/apps_context.ts";
 import { retainedCapture } from "../context/capture_support.ts";
 import { compareCapturesResultSchema } from "../schemas/capture_results.ts";
-import { EVIDENCE_ID_FIELD } from "../schemas/inputs.ts";
+import { EVIDENCE_ID_FIELD, unknownRegistryApprovedField } from "../schemas/inputs.ts";
 import { COMPARE_PROCESS_CAPTURES } from "../tool_names.ts";
 
 /** Compares two retained captures made under the same contract, dimension by dimension. */
@@ -26,8 +26,19 @@ export function compareProcessCapturesTool(context: AppsContext): ToolDefinition
     input: z.strictObject({
       left_evidence_id: EVIDENCE_ID_FIELD.describe("The baseline capture's Evidence id."),
       right_evidence_id: EVIDENCE_ID_FIELD.describe("The other capture's Evidence id."),
-      max_capture_age_ms: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional()
+      max_capture_age_ms: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional()
         .describe("Refuse captures completed longer ago than this."),
+      trace_spec: z.looseObject({
+        events: z.array(z.looseObject({
+          id: z.string().regex(/^[A-Za-z][A-Za-z0-9._-]{0,63}$/),
+          source: z.string().min(1),
+          exact: z.unknown(),
+        })).min(1).max(256),
+        language: z.unknown(),
+      }).optional().describe(
+        "REA's expected-event trace over both captures. Accepted but not evaluated here: the comparison is by dimension only, and the result's limitations say so.",
+      ),
+      unknown_registry_approved: unknownRegistryApprovedField,
     }),
     result: compareCapturesResultSchema,
     effects: { mutatesSession: true },
@@ -58,6 +69,11 @@ export function compareProcessCapturesTool(context: AppsContext): ToolDefinition
         throw error;
       }
       const limitations = [...result.limitations];
+      if (args.trace_spec) {
+        limitations.push(
+          `The trace_spec (${args.trace_spec.events.length} expected events) was not evaluated: this server compares captures by dimension only.`,
+        );
+      }
       if (JSON.stringify(left.record.environment) !== JSON.stringify(right.record.environment)) {
         limitations.push("The two captures ran in different environments.");
       }

@@ -5,17 +5,30 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import type { JsonValue } from "../../core/canonical_json.ts";
+import { defineTool, type ToolDefinition, type ToolOutcome } from "../../core/catalog.ts";
 import { ToolFailure } from "../../core/errors.ts";
 import { hex } from "../analysis/dossier.ts";
 import { mapRuntimeAddress } from "../capture/correlate.ts";
+import { evaluateHypotheses, type HypothesisMapping } from "../capture/hypotheses.ts";
 import type { AppsContext } from "../context/apps_context.ts";
 import { retainedCapture } from "../context/capture_support.ts";
+import {
+  type InlineEvidence,
+  inlineEvidenceSchema,
+  verifiedInlineRecord,
+} from "../context/inline_evidence.ts";
 import { observation } from "../context/observation.ts";
+import { pageOf } from "../context/procedure_query.ts";
 import { demangle } from "../disasm/demangle.ts";
 import { dossierFrom, procedureLookupOf } from "../providers/provider.ts";
 import { correlationResultSchema } from "../schemas/capture_results.ts";
-import { ADDRESS_PATTERN, EVIDENCE_ID_FIELD } from "../schemas/inputs.ts";
+import {
+  ADDRESS_PATTERN,
+  EVIDENCE_ID_FIELD,
+  unknownRegistryApprovedField,
+} from "../schemas/inputs.ts";
+import { listPageSchema } from "../schemas/page.ts";
 import {
   ANALYZE_FUNCTION,
   CORRELATE_STATIC_AND_RUNTIME,
@@ -30,8 +43,8 @@ export function correlateStaticAndRuntimeTool(context: AppsContext): ToolDefinit
     description:
       "Tie a runtime address from a retained capture — its crash PC, a backtrace frame (crash_backtrace captures), or an address you pass — to the containing procedure of the open target and that procedure's dossier. The address is mapped through the memory map the capture recorded (exact for PIE and non-PIE); without one, through a load base you give, or taken as static, and then the result is marked inferred. The open target must be the file the capture ran (same SHA-256) or the module the frame lies in.",
     input: z.strictObject({
-      capture_evidence_id: EVIDENCE_ID_FIELD.describe(
-        "A retained capture_process_scenario Evidence id.",
+      capture_evidence_id: EVIDENCE_ID_FIELD.optional().describe(
+        "A retained capture_process_scenario Evidence id (this server's form; or REA's mappings).",
       ),
       frame: z.number().int().min(0).max(63).optional().describe(
         "Backtrace frame index; by default the first frame inside the open file.",
@@ -51,12 +64,39 @@ export function correlateStaticAndRuntimeTool(context: AppsContext): ToolDefinit
       document: z.string().max(4096).optional().describe(
         "A document from list_documents; the current document when left out.",
       ),
+      static_comparisons: z.array(inlineEvidenceSchema).min(1).max(100).optional().describe(
+        "REA's form: compare_functions or compare_artifacts Evidence records, given whole.",
+      ),
+      runtime_comparisons: z.array(inlineEvidenceSchema).min(1).max(100).optional().describe(
+        "REA's form: compare_process_captures Evidence records, given whole.",
+      ),
+      mappings: z.array(mappingSchema).min(1).max(500).optional().describe(
+        "REA's form: hypotheses tying a static comparison's dimension (or artifact path) to a capture comparison's dimension, each with the change pattern expected; each is evaluated as supported, contradicted or unknown.",
+      ),
+      offset: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0).describe(
+        "With mappings: index of the first hypothesis returned.",
+      ),
+      limit: z.number().int().min(1).max(100).default(100).describe(
+        "With mappings: hypotheses per page (1 to 100).",
+      ),
+      unknown_registry_approved: unknownRegistryApprovedField,
     }),
-    result: correlationResultSchema,
+    result: correlationResultSchema.partial().extend({
+      hypotheses: listPageSchema(hypothesisSchema).optional().describe(
+        "With mappings (REA's form): each hypothesis evaluated; the capture fields are then absent.",
+      ),
+    }),
     effects: { mutatesSession: true },
     producesEvidence: true,
     run: async (args, call) => {
+      if (args.mappings !== undefined) return hypothesesOutcome(args);
       const id = args.capture_evidence_id;
+      if (id === undefined) {
+        throw new ToolFailure(
+          "invalid_request",
+          "Pass capture_evidence_id (a retained capture), or REA's static_comparisons, runtime_comparisons and mappings.",
+        );
+      }
       const { capture } = retainedCapture(context.ledger, id, "given");
       await context.session.idle();
       // Correlation is containing-procedure resolution plus the dossier, on the bound provider.
@@ -214,6 +254,109 @@ export function correlateStaticAndRuntimeTool(context: AppsContext): ToolDefinit
       outcome.draft.evidence_links = [id];
       outcome.draft.limitations.push(...limitations);
       return outcome;
+    },
+  });
+}
+
+const mappingSchema = z.strictObject({
+  static: z.strictObject({
+    comparison_evidence_id: EVIDENCE_ID_FIELD,
+    selector: z.discriminatedUnion("kind", [
+      z.strictObject({ kind: z.literal("artifact"), logical_path: z.string().min(1).max(4096) }),
+      z.strictObject({
+        kind: z.literal("function"),
+        dimension: z.enum([
+          "identity",
+          "pseudocode",
+          "assembly",
+          "comments",
+          "calls",
+          "references",
+          "strings_names",
+          "cfg",
+        ]),
+      }),
+    ]),
+  }),
+  runtime: z.strictObject({
+    comparison_evidence_id: EVIDENCE_ID_FIELD,
+    dimension: z.enum([
+      "terminal",
+      "interaction",
+      "exit",
+      "filesystem",
+      "protocol",
+      "process",
+      "shim",
+    ]),
+  }),
+  side_alignment: z.enum(["left_to_left", "left_to_right"]),
+  hypothesis: z.strictObject({
+    statement: z.string().min(1).max(500),
+    expected_pattern: z.enum(["cochanged", "static_only", "runtime_only", "both_unchanged"]),
+  }),
+});
+
+const sideStatus = z.enum(["changed", "unchanged", "unknown"]);
+const changePattern = z.enum(["cochanged", "static_only", "runtime_only", "both_unchanged"]);
+const hypothesisSchema = z.object({
+  statement: z.string(),
+  expected_pattern: changePattern,
+  observed_pattern: changePattern.nullable(),
+  status: z.enum(["supported", "contradicted", "unknown"]),
+  static_status: sideStatus,
+  runtime_status: sideStatus,
+  side_alignment: z.enum(["left_to_left", "left_to_right"]),
+  static_evidence_id: z.string(),
+  runtime_evidence_id: z.string(),
+  reason: z.string(),
+});
+
+/** REA's contract: each mapping's hypothesis evaluated against the comparisons given. */
+function hypothesesOutcome(args: {
+  static_comparisons?: InlineEvidence[] | undefined;
+  runtime_comparisons?: InlineEvidence[] | undefined;
+  mappings?: HypothesisMapping[] | undefined;
+  offset: number;
+  limit: number;
+}): Promise<Extract<ToolOutcome, { kind: "evidence" }>> {
+  const staticRecords = (args.static_comparisons ?? []).map(verifiedInlineRecord);
+  const runtimeRecords = (args.runtime_comparisons ?? []).map(verifiedInlineRecord);
+  let evaluated;
+  try {
+    evaluated = evaluateHypotheses(args.mappings ?? [], {
+      static: staticRecords,
+      runtime: runtimeRecords,
+    });
+  } catch (error) {
+    if (error instanceof RangeError) throw new ToolFailure("invalid_request", error.message);
+    throw error;
+  }
+  const unknown = evaluated.filter((h) => h.status === "unknown").length;
+  const links = [...new Set([...staticRecords, ...runtimeRecords].map((r) => r.evidence_id))];
+  return Promise.resolve({
+    kind: "evidence",
+    draft: {
+      subject: staticRecords[0]?.subject ?? null,
+      provider: { id: "casefile-correlation", name: "Casefile correlation", version: "1" },
+      operation: CORRELATE_STATIC_AND_RUNTIME,
+      predicate_type: "rea.static-runtime-correlation/v1",
+      confidence: "derived",
+      authority: "analyst-inference",
+      parameters: {
+        static_evidence_ids: staticRecords.map((r) => r.evidence_id),
+        runtime_evidence_ids: runtimeRecords.map((r) => r.evidence_id),
+        mappings: args.mappings as unknown as JsonValue,
+        offset: args.offset,
+        limit: args.limit,
+      },
+      normalized_result: {
+        hypotheses: pageOf(evaluated, args.offset, args.limit),
+      } as unknown as JsonValue,
+      evidence_links: links,
+      limitations: unknown === 0 ? [] : [
+        `${unknown} of ${evaluated.length} hypotheses could not be evaluated: a side's comparison cannot say whether that dimension changed.`,
+      ],
     },
   });
 }

@@ -10,8 +10,8 @@ import { ToolFailure } from "../../core/errors.ts";
 import { flagFor, isGranted } from "../../core/permissions.ts";
 import { ExtractionError, extractMembers, selectForExtraction } from "../artifacts/extract.ts";
 import { OCCURRENCE_ID_PATTERN } from "../artifacts/ids.ts";
-import { pageOfItems } from "../artifacts/model.ts";
 import type { AppsContext } from "../context/apps_context.ts";
+import { pageOf } from "../context/procedure_query.ts";
 import {
   ARTIFACT_GRAPH_PROVIDER,
   limitsOf,
@@ -110,7 +110,7 @@ export function extractArtifactTool(context: AppsContext): ToolDefinition {
         }
         throw error;
       }
-      const files = pageOfItems(result.files, args.offset, args.limit);
+      const files = pageOf(result.files, args.offset, args.limit);
       return {
         kind: "evidence",
         draft: {

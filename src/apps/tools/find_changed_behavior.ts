@@ -6,12 +6,14 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { ToolFailure } from "../../core/errors.ts";
 import type { EvidenceRecord } from "../../core/evidence.ts";
 import { COMPARE_OPERATION, findChangedBehavior } from "../capture/changes.ts";
 import { PROCESS_PROVIDER } from "../capture/result.ts";
 import type { AppsContext } from "../context/apps_context.ts";
+import { inlineEvidenceSchema, verifiedInlineRecord } from "../context/inline_evidence.ts";
 import { changedBehaviorResultSchema } from "../schemas/capture_results.ts";
-import { EVIDENCE_ID_FIELD } from "../schemas/inputs.ts";
+import { EVIDENCE_ID_FIELD, unknownRegistryApprovedField } from "../schemas/inputs.ts";
 import { FIND_CHANGED_BEHAVIOR } from "../tool_names.ts";
 
 /** Aggregates complete, compatible process comparisons into what changed. */
@@ -23,7 +25,18 @@ export function findChangedBehaviorTool(context: AppsContext): ToolDefinition {
       "Aggregate retained compare_process_captures Evidence into what changed and in which dimensions. Only complete, compatible comparisons count (valid v4 sources under one contract and one environment, no dimension truncated or unknown, links exactly the two sources); every other record is listed as excluded with the reason. Starts nothing.",
     input: z.strictObject({
       evidence_ids: z.array(EVIDENCE_ID_FIELD).max(1000).optional().describe(
-        "Comparison Evidence ids; every retained comparison when left out.",
+        "Comparison Evidence ids; every retained comparison when neither this nor comparisons is given.",
+      ),
+      comparisons: z.array(inlineEvidenceSchema).max(100).default([]).describe(
+        "REA's form: compare_process_captures Evidence records given whole (each checked against its id); aggregated with evidence_ids.",
+      ),
+      investigation_run: z.looseObject({
+        approved: z.literal(true),
+        workspace_path: z.string().min(1).max(4096),
+        left_path: z.string().min(1).max(4096),
+        right_path: z.string().min(1).max(4096),
+      }).optional().describe(
+        "REA's persistent cross-version investigation. Not run by this server: the call fails and says which tools do the same steps.",
       ),
       offset: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0).describe(
         "Index of the first included comparison to return.",
@@ -31,16 +44,31 @@ export function findChangedBehaviorTool(context: AppsContext): ToolDefinition {
       limit: z.number().int().min(1).max(100).default(50).describe(
         "Included comparisons per page (1 to 100).",
       ),
+      unknown_registry_approved: unknownRegistryApprovedField,
     }),
     result: changedBehaviorResultSchema,
     effects: { mutatesSession: true },
     producesEvidence: true,
     run: (args, call) => {
-      const ids = args.evidence_ids;
-      const records: EvidenceRecord[] = [];
+      if (args.investigation_run) {
+        throw new ToolFailure(
+          "capability_unavailable",
+          "This server does not run persistent cross-version investigations (investigation_run).",
+          {
+            action:
+              "Open each version with open_binary, compare them with compare_artifacts or compare_functions, capture both with capture_process_scenario and compare_process_captures, then pass those comparisons here.",
+          },
+        );
+      }
+      const inline = args.comparisons.map(verifiedInlineRecord);
+      const ids = args.evidence_ids ??
+        (inline.length > 0 ? [] : undefined);
+      const records: EvidenceRecord[] = [...inline];
       const missing: { evidence_id: string; reason: string }[] = [];
       if (ids) {
-        for (const id of [...new Set(ids)]) {
+        for (
+          const id of [...new Set(ids)].filter((id) => !inline.some((r) => r.evidence_id === id))
+        ) {
           const record = context.ledger.get(id);
           if (record) records.push(record);
           else missing.push({ evidence_id: id, reason: "not retained" });

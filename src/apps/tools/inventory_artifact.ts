@@ -38,6 +38,9 @@ export function inventoryArtifactTool(context: AppsContext): ToolDefinition {
       max_integrity_mismatches: z.number().int().min(1).max(100).default(10).describe(
         "With record-and-continue: most checksum failures recorded before the call fails.",
       ),
+      native_mount_approved: z.boolean().default(false).describe(
+        "REA's approval to mount a disk image with the host's tools. Casefile reads every format it supports in-process and never mounts, so this changes nothing.",
+      ),
     }),
     result: inventoryResultSchema,
     effects: { mutatesSession: true },

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import type { AppsContext } from "../context/apps_context.ts";
 import { observation } from "../context/observation.ts";
+import { unknownRegistryApprovedField } from "../schemas/inputs.ts";
 import { LIST_DOCUMENTS } from "../tool_names.ts";
 
 /** Lists the documents (one per file, one per universal slice), recorded as Evidence. */
@@ -18,7 +19,9 @@ export function listDocumentsTool(context: AppsContext): ToolDefinition {
     toolset: "session",
     description:
       "List the analysis documents of the open target (one per ELF, PE or WebAssembly file; one per slice of a universal Mach-O). Recorded as Evidence.",
-    input: z.strictObject({}),
+    input: z.strictObject({
+      unknown_registry_approved: unknownRegistryApprovedField,
+    }),
     result: z.object({ documents: z.array(z.string()), current_document: z.string().nullable() }),
     effects: { mutatesSession: true },
     producesEvidence: true,

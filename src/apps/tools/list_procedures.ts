@@ -8,7 +8,7 @@ import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import type { AppsContext } from "../context/apps_context.ts";
 import { observation, procedureCoverage } from "../context/observation.ts";
-import { documentField } from "../schemas/inputs.ts";
+import { documentField, unknownRegistryApprovedField } from "../schemas/inputs.ts";
 import { procedurePageSchema } from "../schemas/session_results.ts";
 import { LIST_PROCEDURES } from "../tool_names.ts";
 
@@ -31,6 +31,7 @@ export function listProceduresTool(context: AppsContext): ToolDefinition {
         `Procedures per page (1 to ${MAX_PROCEDURE_PAGE}).`,
       ),
       document: documentField,
+      unknown_registry_approved: unknownRegistryApprovedField,
     }),
     result: procedurePageSchema,
     effects: { mutatesSession: true },

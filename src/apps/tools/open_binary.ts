@@ -10,6 +10,11 @@ import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import { ToolFailure } from "../../core/errors.ts";
 import { openArtifact, resolveTargetPath } from "../artifacts/target.ts";
+import {
+  readAnalysisSnapshot,
+  restoreAnalysisSnapshot,
+  type RestoredSnapshot,
+} from "../context/analysis_snapshot.ts";
 import type { AppsContext } from "../context/apps_context.ts";
 import { readOccurrence } from "../context/artifact_access.ts";
 import { describeArtifact, openedBinary } from "../context/describe.ts";
@@ -35,6 +40,9 @@ export function openBinaryTool(context: AppsContext): ToolDefinition {
       provider_id: z.string().min(1).max(64).optional().describe(
         "auto (default) or a provider id from binary_session; an explicit id never falls back.",
       ),
+      snapshot_path: z.string().min(1).max(4096).optional().describe(
+        "A snapshot close_binary saved (under an allowed root): its Evidence and unknowns are checked, then restored into the session after the target opens.",
+      ),
     }),
     result: z.object({
       action: z.enum(["opened", "switched", "reopened"]),
@@ -47,10 +55,29 @@ export function openBinaryTool(context: AppsContext): ToolDefinition {
       documents: z.array(z.string()),
       current_document: z.string().nullable(),
       analysis_provider_binding: bindingSchema.nullable(),
+      snapshot: z.object({
+        path: z.string(),
+        bundle_digest: z.string(),
+        records: z.number().int(),
+        new_records: z.number().int(),
+        unknown_revisions: z.number().int(),
+      }).optional().describe("What snapshot_path restored."),
     }),
     effects: { mutatesSession: true },
     producesEvidence: false,
     run: async (args, call) => {
+      // Checked before anything opens, restored after: a bad snapshot changes nothing.
+      const saved = args.snapshot_path === undefined
+        ? null
+        : await readAnalysisSnapshot(context, args.snapshot_path);
+      const restored = async <T extends object>(
+        result: T,
+      ): Promise<{ kind: "result"; result: T & { snapshot?: RestoredSnapshot } }> => ({
+        kind: "result",
+        result: saved
+          ? { ...result, snapshot: await restoreAnalysisSnapshot(context, saved) }
+          : result,
+      });
       const { path, occurrence_id: occurrenceId, provider_id: provider } = args;
       if (occurrenceId !== undefined && path === undefined) {
         // The artifact's size is not known here: progress counts bytes read, then discovery steps.
@@ -76,7 +103,7 @@ export function openBinaryTool(context: AppsContext): ToolDefinition {
           },
         );
         // The artifact target stays active beside its member.
-        return { kind: "result", result: openedBinary(context, outcome, outcome.action) };
+        return restored(openedBinary(context, outcome, outcome.action));
       }
       if (path === undefined || occurrenceId !== undefined) {
         throw new ToolFailure(
@@ -105,17 +132,14 @@ export function openBinaryTool(context: AppsContext): ToolDefinition {
         await session.close();
         if (!same) context.artifact = opened;
         const action: OpenOutcome["action"] = same ? "reopened" : hadTarget ? "switched" : "opened";
-        return {
-          kind: "result",
-          result: {
-            action,
-            target: null,
-            artifact_target: describeArtifact(context.artifact!),
-            documents: [],
-            current_document: null,
-            analysis_provider_binding: null,
-          },
-        };
+        return restored({
+          action,
+          target: null,
+          artifact_target: describeArtifact(context.artifact!),
+          documents: [],
+          current_document: null,
+          analysis_provider_binding: null,
+        });
       }
       const hadArtifact = context.artifact !== null;
       const outcome = await session.open(path, provider, {
@@ -131,14 +155,11 @@ export function openBinaryTool(context: AppsContext): ToolDefinition {
           call.progress(50 + Math.floor((50 * done) / Math.max(1, total)), 100, message),
       });
       context.artifact = null;
-      return {
-        kind: "result",
-        result: openedBinary(
-          context,
-          outcome,
-          hadArtifact && outcome.action === "opened" ? "switched" : outcome.action,
-        ),
-      };
+      return restored(openedBinary(
+        context,
+        outcome,
+        hadArtifact && outcome.action === "opened" ? "switched" : outcome.action,
+      ));
     },
   });
 }

@@ -14,7 +14,12 @@ import { findProcedure } from "../context/procedure_query.ts";
 import { demangle } from "../disasm/demangle.ts";
 import { procedureLookupOf } from "../providers/provider.ts";
 import { procedureAddressResultSchema } from "../schemas/analysis_results.ts";
-import { ADDRESS_PATTERN, documentField, procedureField } from "../schemas/inputs.ts";
+import {
+  ADDRESS_PATTERN,
+  documentField,
+  procedureField,
+  unknownRegistryApprovedField,
+} from "../schemas/inputs.ts";
 import { PROCEDURE_ADDRESS } from "../tool_names.ts";
 
 /** Resolves a procedure by name or address; ambiguous names are refused with candidates. */
@@ -24,7 +29,11 @@ export function procedureAddressTool(context: AppsContext): ToolDefinition {
     toolset: "static",
     description:
       "Turn a procedure name (raw or demangled) or start address into its canonical entry: address, names, source and size. Ambiguous names are refused with the candidates.",
-    input: z.strictObject({ procedure: procedureField, document: documentField }),
+    input: z.strictObject({
+      procedure: procedureField,
+      document: documentField,
+      unknown_registry_approved: unknownRegistryApprovedField,
+    }),
     result: procedureAddressResultSchema,
     effects: { mutatesSession: true },
     producesEvidence: true,

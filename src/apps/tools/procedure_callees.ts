@@ -13,7 +13,13 @@ import { observe, progressOf } from "../context/observation.ts";
 import { findProcedure, pageOf } from "../context/procedure_query.ts";
 import { dossierFrom, procedureLookupOf } from "../providers/provider.ts";
 import { calleesResultSchema } from "../schemas/analysis_results.ts";
-import { documentField, limitField, offsetField, procedureField } from "../schemas/inputs.ts";
+import {
+  documentField,
+  limitField,
+  offsetField,
+  procedureField,
+  unknownRegistryApprovedField,
+} from "../schemas/inputs.ts";
 import { PROCEDURE_CALLEES } from "../tool_names.ts";
 
 /** Direct callees of a procedure with their call sites, paged; indirect call sites apart. */
@@ -31,6 +37,7 @@ export function procedureCalleesTool(context: AppsContext): ToolDefinition {
         "Instructions decoded at most.",
       ),
       document: documentField,
+      unknown_registry_approved: unknownRegistryApprovedField,
     }),
     result: calleesResultSchema,
     effects: { mutatesSession: true },

@@ -12,7 +12,13 @@ import { observe, progressOf } from "../context/observation.ts";
 import { findProcedure, pageOf } from "../context/procedure_query.ts";
 import { notDisassembled } from "../providers/provider.ts";
 import { callersResultSchema } from "../schemas/analysis_results.ts";
-import { documentField, limitField, offsetField, procedureField } from "../schemas/inputs.ts";
+import {
+  documentField,
+  limitField,
+  offsetField,
+  procedureField,
+  unknownRegistryApprovedField,
+} from "../schemas/inputs.ts";
 import { PROCEDURE_CALLERS } from "../tool_names.ts";
 
 /** Direct callers of a procedure with their call sites, paged. */
@@ -27,6 +33,7 @@ export function procedureCallersTool(context: AppsContext): ToolDefinition {
       offset: offsetField,
       limit: limitField(500, 100),
       document: documentField,
+      unknown_registry_approved: unknownRegistryApprovedField,
     }),
     result: callersResultSchema,
     effects: { mutatesSession: true },

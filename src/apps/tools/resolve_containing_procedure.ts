@@ -12,7 +12,7 @@ import { observe } from "../context/observation.ts";
 import { demangle } from "../disasm/demangle.ts";
 import { procedureLookupOf } from "../providers/provider.ts";
 import { containingResultSchema } from "../schemas/analysis_results.ts";
-import { addressField, documentField } from "../schemas/inputs.ts";
+import { addressField, documentField, unknownRegistryApprovedField } from "../schemas/inputs.ts";
 import { RESOLVE_CONTAINING_PROCEDURE } from "../tool_names.ts";
 
 /** Finds the containing procedure and says how its extent was bounded. */
@@ -22,7 +22,11 @@ export function resolveContainingProcedureTool(context: AppsContext): ToolDefini
     toolset: "static",
     description:
       "Find the procedure that contains an address (such as a crash PC): the last procedure start at or below it whose extent (its size, or up to the next start) covers it. Says how the extent was bounded.",
-    input: z.strictObject({ address: addressField, document: documentField }),
+    input: z.strictObject({
+      address: addressField,
+      document: documentField,
+      unknown_registry_approved: unknownRegistryApprovedField,
+    }),
     result: containingResultSchema,
     effects: { mutatesSession: true },
     producesEvidence: true,

@@ -9,10 +9,16 @@ import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import { ToolFailure } from "../../core/errors.ts";
 import { describeString, stringEncoding, stringValue } from "../analysis/strings.ts";
 import type { AppsContext } from "../context/apps_context.ts";
-import { observe, progressOf } from "../context/observation.ts";
-import { matcherOf, pageOf } from "../context/procedure_query.ts";
+import { progressOf } from "../context/observation.ts";
+import { searchDocument } from "../context/search.ts";
 import { searchStringsResultSchema } from "../schemas/analysis_results.ts";
-import { documentField, limitField, offsetField, searchFields } from "../schemas/inputs.ts";
+import {
+  documentField,
+  limitField,
+  offsetField,
+  searchFields,
+  unknownRegistryApprovedField,
+} from "../schemas/inputs.ts";
 import { SEARCH_STRINGS } from "../tool_names.ts";
 
 /** Searches ASCII and UTF-16LE strings anywhere in the file, paged. */
@@ -30,41 +36,35 @@ export function searchStringsTool(context: AppsContext): ToolDefinition {
       offset: offsetField,
       limit: limitField(100, 20),
       document: documentField,
+      unknown_registry_approved: unknownRegistryApprovedField,
     }),
     result: searchStringsResultSchema,
     effects: { mutatesSession: true },
     producesEvidence: true,
-    run: (args, call) => {
-      const matcher = matcherOf(args);
-      return observe(context.session, {
+    run: (args, call) =>
+      searchDocument<number>(context.session, call, {
         operation: SEARCH_STRINGS,
-        document: args.document,
-        parameters: call.parameters,
-      }, async ({ image, program }) => {
-        const table = await program.strings(progressOf(call));
-        const wanted = args.encoding === "ascii" ? 0 : args.encoding === "utf-16le" ? 1 : -1;
-        const hits: number[] = [];
-        for (let i = 0; i < table.count; i++) {
-          if (wanted >= 0 && stringEncoding(image.bytes, table, i) !== wanted) continue;
-          if (matcher(stringValue(image.bytes, table, i, 4096))) hits.push(i);
-          if ((i & 0xffff) === 0 && call.signal.aborted) {
-            throw new ToolFailure("cancelled", "search_strings was cancelled.");
+        args,
+        find: async ({ image, program }, matches) => {
+          const table = await program.strings(progressOf(call));
+          const wanted = args.encoding === "ascii" ? 0 : args.encoding === "utf-16le" ? 1 : -1;
+          const hits: number[] = [];
+          for (let i = 0; i < table.count; i++) {
+            if (wanted >= 0 && stringEncoding(image.bytes, table, i) !== wanted) continue;
+            if (matches(stringValue(image.bytes, table, i, 4096))) hits.push(i);
+            if ((i & 0xffff) === 0 && call.signal.aborted) {
+              throw new ToolFailure("cancelled", "search_strings was cancelled.");
+            }
           }
-        }
-        const page = pageOf(hits, args.offset, args.limit);
-        return {
-          result: {
-            query: args.query,
-            mode: args.mode,
-            ...page,
-            items: page.items.map((i) => describeString(image, table, i)),
-            scanned_strings: table.count,
-          },
-          limitations: [
-            "Strings longer than 4,096 characters are matched on their first 4,096 only.",
-          ],
-        };
-      });
-    },
+          return {
+            hits,
+            describe: (i) => describeString(image, table, i),
+            extra: { scanned_strings: table.count },
+            limitations: [
+              "Strings longer than 4,096 characters are matched on their first 4,096 only.",
+            ],
+          };
+        },
+      }),
   });
 }

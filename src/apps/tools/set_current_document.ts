@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import type { AppsContext } from "../context/apps_context.ts";
+import { unknownRegistryApprovedField } from "../schemas/inputs.ts";
 import { SET_CURRENT_DOCUMENT } from "../tool_names.ts";
 
 /** Makes a listed document the current one. */
@@ -17,6 +18,7 @@ export function setCurrentDocumentTool(context: AppsContext): ToolDefinition {
     description: "Make a document returned by list_documents the current one.",
     input: z.strictObject({
       document: z.string().min(1).max(4096).describe("A document name from list_documents."),
+      unknown_registry_approved: unknownRegistryApprovedField,
     }),
     result: z.object({ current_document: z.string(), documents: z.array(z.string()) }),
     effects: { mutatesSession: true },

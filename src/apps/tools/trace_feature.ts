@@ -11,7 +11,7 @@ import { describeString, stringMatcher, stringValue } from "../analysis/strings.
 import type { AppsContext } from "../context/apps_context.ts";
 import { observe, progressOf } from "../context/observation.ts";
 import { traceFeatureResultSchema } from "../schemas/analysis_results.ts";
-import { documentField, limitField } from "../schemas/inputs.ts";
+import { documentField, limitField, unknownRegistryApprovedField } from "../schemas/inputs.ts";
 import { TRACE_FEATURE } from "../tool_names.ts";
 
 /** Follows a literal seed through strings, the code referencing them and the procedures holding it. */
@@ -25,11 +25,13 @@ export function traceFeatureTool(context: AppsContext): ToolDefinition {
       query: z.string().min(1).max(4096).describe(
         "A literal seed: a message, a key, a symbol fragment.",
       ),
+      case_sensitive: z.boolean().default(false).describe("Match the seed's case exactly."),
       limit: limitField(100, 20),
       max_operations: z.number().int().min(1).max(100).default(20).describe(
         "Most dossiers built (1 to 100).",
       ),
       document: documentField,
+      unknown_registry_approved: unknownRegistryApprovedField,
     }),
     result: traceFeatureResultSchema,
     effects: { mutatesSession: true },
@@ -41,7 +43,7 @@ export function traceFeatureTool(context: AppsContext): ToolDefinition {
         parameters: call.parameters,
       }, async ({ image, program }) => {
         const table = await program.strings(progressOf(call));
-        const matcher = stringMatcher(args.query, "literal", false);
+        const matcher = stringMatcher(args.query, "literal", args.case_sensitive);
         const hits: number[] = [];
         for (let i = 0; i < table.count; i++) {
           if (matcher(stringValue(image.bytes, table, i, 4096))) hits.push(i);

@@ -8,14 +8,15 @@
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import { ToolFailure } from "../../core/errors.ts";
-import { pageOfItems } from "../artifacts/model.ts";
 import { deriveComparisonStatus } from "../capture/compare.ts";
 import { validateCapture } from "../capture/result.ts";
 import type { AppsContext } from "../context/apps_context.ts";
+import { pageOf } from "../context/procedure_query.ts";
 import { isDossier, isInventoryPage, VERIFIER_PROVIDER } from "../context/artifact_access.ts";
 import { specificationSchema } from "../reconstruction/specification.ts";
 import { VerificationIntegrityError, verifySpecification } from "../reconstruction/verify.ts";
 import { verificationResultSchema } from "../schemas/artifact_results.ts";
+import { unknownRegistryApprovedField } from "../schemas/inputs.ts";
 import { VERIFY_RECONSTRUCTION } from "../tool_names.ts";
 
 /** Re-derives a process comparison's overall status from its dimensions (null if it cannot). */
@@ -43,6 +44,15 @@ export function verifyReconstructionTool(context: AppsContext): ToolDefinition {
       limit: z.number().int().min(1).max(100).default(100).describe(
         "Claim results per page (1–100).",
       ),
+      coverage: z.strictObject({
+        workspace_id: z.string().regex(/^rcw_[0-9a-f]{64}$/),
+        revision: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
+        revision_sha256: z.string().regex(/^[0-9a-f]{64}$/),
+        boundary_id: z.string().min(1).max(200),
+      }).optional().describe(
+        "REA's reconstruction-workspace boundary to credit with this verification. Casefile keeps no reconstruction workspaces: the verification runs and says in its limitations that no coverage was committed.",
+      ),
+      unknown_registry_approved: unknownRegistryApprovedField,
     }),
     result: verificationResultSchema,
     effects: { mutatesSession: true },
@@ -68,7 +78,7 @@ export function verifyReconstructionTool(context: AppsContext): ToolDefinition {
         throw error;
       }
       call.signal.throwIfAborted();
-      const claims = pageOfItems(verification.claims, args.offset, args.limit);
+      const claims = pageOf(verification.claims, args.offset, args.limit);
       return Promise.resolve({
         kind: "evidence",
         draft: {
@@ -86,7 +96,14 @@ export function verifyReconstructionTool(context: AppsContext): ToolDefinition {
           },
           normalized_result: { ...verification, claims },
           evidence_links: verification.evidence_links,
-          limitations: verification.limitations,
+          limitations: [
+            ...verification.limitations,
+            ...(args.coverage
+              ? [
+                `Coverage for boundary ${args.coverage.boundary_id} of ${args.coverage.workspace_id} was not committed: this server keeps no reconstruction workspaces.`,
+              ]
+              : []),
+          ],
         },
       });
     },

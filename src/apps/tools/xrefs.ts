@@ -12,7 +12,13 @@ import { observe, progressOf } from "../context/observation.ts";
 import { pageOf } from "../context/procedure_query.ts";
 import { notDisassembled } from "../providers/provider.ts";
 import { xrefsResultSchema } from "../schemas/analysis_results.ts";
-import { addressField, documentField, limitField, offsetField } from "../schemas/inputs.ts";
+import {
+  addressField,
+  documentField,
+  limitField,
+  offsetField,
+  unknownRegistryApprovedField,
+} from "../schemas/inputs.ts";
 import { XREFS } from "../tool_names.ts";
 
 /** References to an address from decoded code, paged, with the scan's completeness. */
@@ -27,6 +33,7 @@ export function xrefsTool(context: AppsContext): ToolDefinition {
       offset: offsetField,
       limit: limitField(500, 100),
       document: documentField,
+      unknown_registry_approved: unknownRegistryApprovedField,
     }),
     result: xrefsResultSchema,
     effects: { mutatesSession: true },
