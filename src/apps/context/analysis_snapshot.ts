@@ -70,6 +70,16 @@ export async function saveAnalysisSnapshot(
       },
     );
   }
+  // The tool declares no effect (closing writes nothing): the write is its own effect request, so
+  // a policy that denies file writes (strict, read_only, a deny_capabilities rule) refuses it too.
+  const refusal = context.services.gate.check({
+    kind: "effect",
+    name: "close_binary snapshot",
+    principal: context.services.principal,
+    effects: { writesFilesystem: true },
+    subject: path,
+  });
+  if (refusal) throw refusal;
   if (!isGranted("write", path)) {
     throw new ToolFailure("permission_required", `Deno has not granted writing to ${path}.`, {
       action: `Restart the server with ${flagFor("write", dirname(path))}.`,

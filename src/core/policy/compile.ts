@@ -135,6 +135,11 @@ export function subjectOf(request: PolicyRequest): AccessSubject | null {
         ? { ...base, kind: "prompt", name: found[2]! }
         : { ...base, kind: "resource_template", name: found[2]! };
     }
+    case "effect":
+      // A runtime effect of a tool (objdump launched by a provider, a snapshot written by
+      // close_binary) is decided like a tool with those capabilities: a profile that denies
+      // exec or write_fs refuses it even where the tool itself declared nothing.
+      return { ...base, kind: "tool", name: request.name };
     default:
       return null;
   }
