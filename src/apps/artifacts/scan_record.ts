@@ -80,6 +80,8 @@ export class ScanRecord {
   #occurrences: ArtifactOccurrence[] = [];
   /** Each recorded occurrence by its logical path. */
   readonly occurrenceByPath = new Map<string, ArtifactOccurrence>();
+  /** Where each logical path's occurrence sits in the list (a later duplicate replaces it there). */
+  readonly #occurrenceIndex = new Map<string, number>();
   #edges = new Map<string, ArtifactEdge>();
   #contradictions: IntegrityContradiction[] = [];
   #limitations: string[] = [];
@@ -189,10 +191,11 @@ export class ScanRecord {
       existing.limitations.push(
         "A later member with the same path replaced this one in the listing.",
       );
-      const index = this.#occurrences.indexOf(existing);
+      const index = this.#occurrenceIndex.get(input.logicalPath)!;
       occurrence.limitations.push("Another member with the same path came earlier in the archive.");
       this.#occurrences[index] = occurrence;
     } else {
+      this.#occurrenceIndex.set(input.logicalPath, this.#occurrences.length);
       this.#occurrences.push(occurrence);
     }
     this.occurrenceByPath.set(input.logicalPath, occurrence);

@@ -32,12 +32,12 @@ import { sniff, type Sniffed } from "./sniff.ts";
 import { type ArchiveEntryName, readTar } from "./tar.ts";
 import { readZipDirectory, zipEntryBody } from "./zip.ts";
 import { collect, concat, drainSource, hashSource, parserView, replay } from "./chunk_source.ts";
+import { closeArchiveDirectories } from "./archive_directories.ts";
 import { describeBinary, formatOf, mediaType } from "./content_kind.ts";
 import { directoryIdentity, LookAhead, openDiskFile, rootsOf } from "./look_ahead.ts";
 import {
   childLogicalPath,
   decompressedName,
-  depthOf,
   escapeMemberName,
   hexOf,
   lastSegment,
@@ -883,24 +883,9 @@ export class Scanner {
     members: ArchiveMember[],
     children: PendingChild[],
   ): void {
-    // Deepest first, so a directory's digest can include its subdirectories'.
-    directories.sort((a, b) => depthOf(b.logicalPath) - depthOf(a.logicalPath));
-    const all = [...members];
-    for (const directory of directories) {
-      const prefix = directory.logicalPath + "/";
-      const direct = all
-        .filter((m) =>
-          m.logicalPath.startsWith(prefix) && !m.logicalPath.slice(prefix.length).includes("/")
-        )
-        .map((m) => ({
-          name: m.logicalPath.slice(prefix.length),
-          artifact_id: m.artifact_id,
-          entry_kind: m.entry_kind,
-          ...(m.link_target === undefined ? {} : { link_target: m.link_target }),
-        }))
-        .sort((a, b) => compareCodePoints(a.name, b.name));
-      const sha256 = sha256Hex(canonicalJson(direct));
-      const id = artifactId(sha256);
+    const closed = closeArchiveDirectories(directories.map((d) => d.logicalPath), members);
+    for (const { index, sha256, artifactId: id } of closed) {
+      const directory = directories[index]!;
       this.#record.addNode({
         artifact_id: id,
         kind: "container",
@@ -916,7 +901,6 @@ export class Scanner {
       });
       directory.occurrence.artifact_id = id;
       directory.occurrence.sha256 = sha256;
-      all.push({ logicalPath: directory.logicalPath, artifact_id: id, entry_kind: "directory" });
       children.push({
         artifact_id: id,
         relation: "contains",
