@@ -518,7 +518,9 @@ export class Scanner {
       limitations.push(`Content not fully read: ${message(readError)}`);
       this.#record.incomplete(`${logicalPath}: ${message(readError)}`);
     }
-    reader?.releaseLock();
+    // A stream read to its end needs no release (releasing one makes an error object, which
+    // is costly per member); one left part-read is released.
+    if (readError || stopped) reader?.releaseLock();
     const complete = !readError && !stopped && !overEntryLimit;
     const sha256 = complete ? hash.digest("hex") : null;
     if (!complete) hash.destroy?.();
