@@ -43,14 +43,40 @@ async function measureTree(path: string): Promise<{ bytes: number; entries: numb
   return { bytes, entries };
 }
 
-/** Writes a tar of `sources` (absolute paths) into `path` and counts its members. */
-async function writeTar(path: string, sources: string[]): Promise<BenchTar | null> {
+/**
+ * Writes a tar of `sources` (absolute paths) into `path` and counts its
+ * members. With `every` above 1, only every `every`-th entry `find` lists
+ * under them (files and directories alike) goes in, so bytes, members and
+ * directories all shrink about in proportion.
+ */
+async function writeTar(path: string, sources: string[], every = 1): Promise<BenchTar | null> {
+  const relative = sources.map((source) => source.replace(/^\/+/, ""));
+  let args = ["-cf", path, "-C", "/", ...relative];
+  if (every > 1) {
+    const found = await new Deno.Command("find", {
+      args: relative,
+      cwd: "/",
+      stdout: "piped",
+      stderr: "null",
+    }).output();
+    const entries = new TextDecoder().decode(found.stdout).split("\n").filter((l) => l !== "");
+    const list = `${path}.list`;
+    await Deno.writeTextFile(list, entries.filter((_, i) => i % every === 0).join("\n") + "\n");
+    args = [
+      "-cf",
+      path,
+      "-C",
+      "/",
+      "--no-recursion",
+      "--verbatim-files-from",
+      "--no-unquote",
+      "-T",
+      list,
+    ];
+  }
   // GNU tar exits 1 when a file changed or was unreadable; the tar is still usable.
-  await new Deno.Command("tar", {
-    args: ["-cf", path, "-C", "/", ...sources.map((source) => source.replace(/^\/+/, ""))],
-    stdout: "null",
-    stderr: "null",
-  }).output();
+  await new Deno.Command("tar", { args, stdout: "null", stderr: "null" }).output();
+  await Deno.remove(`${path}.list`).catch(() => {});
   const bytes = (await Deno.stat(path).catch(() => null))?.size ?? 0;
   if (bytes === 0) return null;
   const listing = (await output("tar", ["-tvf", path])).split("\n").filter((l) => l !== "");
@@ -89,15 +115,17 @@ async function listSmallFileCandidates(): Promise<Candidate[] | null> {
 /**
  * Writes `many_small.tar` into `dir`: whole subdirectories of /usr/lib and
  * /usr/share (each under 200 MB and of at least 100 entries, largest first)
- * until the tar holds at least `targetBytes` and `minMembers`. Null when the
- * machine has too little, or tar, du or find are missing.
+ * until the tar holds at least `targetBytes` and `minMembers`; with `every`,
+ * only every `every`-th of their entries (a proportional sample, for growth
+ * curves). Null when the machine has too little, or tar, du or find are
+ * missing.
  *
  * Requires `--allow-read=/usr`, `--allow-write` for `dir` and
  * `--allow-run=du,find,tar`.
  */
 export async function buildManySmallFilesTar(
   dir: string,
-  options: { targetBytes: number; minMembers: number; name?: string },
+  options: { targetBytes: number; minMembers: number; name?: string; every?: number },
 ): Promise<BenchTar | null> {
   const candidates = [...(await (smallFileCandidates ??= listSmallFileCandidates()) ?? [])];
   if (candidates.length === 0) return null;
@@ -114,7 +142,7 @@ export async function buildManySmallFilesTar(
     entries += candidate.entries;
   }
   if (bytes < options.targetBytes || entries < options.minMembers) return null;
-  return await writeTar(`${dir}/${options.name ?? "many_small"}.tar`, chosen);
+  return await writeTar(`${dir}/${options.name ?? "many_small"}.tar`, chosen, options.every);
 }
 
 /**

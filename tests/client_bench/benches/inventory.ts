@@ -8,8 +8,9 @@
  * scans afresh. Targets: ≥ 60 % of sha256sum's throughput on the small
  * files (time ratio ≤ 1.67×), ≥ 100 % on the large ones (≤ 1.0×).
  *
- * Then a growth table: the many-small-files inventory at three sizes (75,
- * 150 and 300 MB), time per MB and per member beside sha256sum's.
+ * Then a growth table: the many-small-files inventory at three sizes (every
+ * 4th, every 2nd and every entry of the same directories), time per MiB and
+ * per member beside sha256sum's.
  *
  * @module
  */
@@ -37,11 +38,13 @@ const LIMITS = {
   max_entry_bytes: 4 * 1024 ** 3,
   max_depth: 100,
 };
-/** The sizes of the growth table: bytes and members of each tar. */
+/** The many-small-files tar: its size and members. */
+const SMALL_FILES = { targetBytes: 300 * MB, minMembers: 8_000 };
+/** The growth table: every 4th, every 2nd and every entry of the same directories. */
 const GROWTH = [
-  { size: "small", targetBytes: 75 * MB, minMembers: 2_000 },
-  { size: "medium", targetBytes: 150 * MB, minMembers: 4_000 },
-  { size: "large", targetBytes: 300 * MB, minMembers: 8_000 },
+  { size: "small (¼)", every: 4 },
+  { size: "medium (½)", every: 2 },
+  { size: "large (all)", every: 1 },
 ] as const;
 
 interface PageCursor {
@@ -134,11 +137,12 @@ export default async function inventory(ctx: BenchContext): Promise<void> {
     return;
   }
   const growth: { size: string; tar: BenchTar }[] = [];
-  for (const spec of GROWTH) {
-    const tar = await buildManySmallFilesTar(ctx.tempDir, { ...spec, name: `small_${spec.size}` });
-    if (tar) growth.push({ size: spec.size, tar });
+  for (const { size, every } of GROWTH) {
+    const name = `small_every_${every}`;
+    const tar = await buildManySmallFilesTar(ctx.tempDir, { ...SMALL_FILES, every, name });
+    if (tar) growth.push({ size, tar });
   }
-  const small = growth.find((entry) => entry.size === "large")?.tar ?? null;
+  const small = growth.find((entry) => entry.size === "large (all)")?.tar ?? null;
   const large = await buildFewLargeFilesTar(ctx.tempDir, { targetBytes: 300 * MB, maxFiles: 4 });
   // A small second artifact to switch to between runs.
   const other = `${ctx.tempDir}/switch`;
