@@ -57,6 +57,8 @@ interface InventoryRun {
   ms: number;
   /** The first page's time: the scan, then one page. */
   firstMs: number;
+  /** CPU time of the server and of this client over every page, in milliseconds. */
+  cpuMs: number;
   pages: number;
   bytes: number;
   occurrences: number;
@@ -75,9 +77,11 @@ async function inventoryAllPages(
   await server.call("open_binary", { path: other });
   await server.call("open_binary", { path });
   const offsets = { node: 0, occurrence: 0, edge: 0 };
+  const cpuBefore = cpuMs(server.pid) + cpuMs("self");
   const run: InventoryRun = {
     ms: 0,
     firstMs: 0,
+    cpuMs: 0,
     pages: 0,
     bytes: 0,
     occurrences: 0,
@@ -116,13 +120,36 @@ async function inventoryAllPages(
     if (next.occurrence === null) offsets.occurrence = Number.MAX_SAFE_INTEGER;
     if (next.edge === null) offsets.edge = Number.MAX_SAFE_INTEGER;
   }
+  run.cpuMs = cpuMs(server.pid) + cpuMs("self") - cpuBefore;
   if (!run.complete) throw new Error(`the inventory of ${path} is incomplete`);
   return run;
 }
 
-async function sha256sum(path: string): Promise<number> {
-  return (await runPeer(["sha256sum", path])).ms;
+/** CPU time (user + system) of process `pid` so far, in milliseconds, from /proc. */
+function cpuMs(pid: number | "self"): number {
+  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
+
+/** One sha256sum run: wall time, and CPU time from GNU time when it is there. */
+async function sha256sum(path: string, cpu: number[]): Promise<number> {
+  if (!HAVE_TIME) return (await runPeer(["sha256sum", path])).ms;
+  const began = performance.now();
+  const out = await new Deno.Command("/usr/bin/time", {
+    args: ["-f", "%U %S", "sha256sum", path],
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  const ms = performance.now() - began;
+  if (!out.success) throw new Error(`sha256sum ${path} failed`);
+  const [user, system] = new TextDecoder().decode(out.stderr).trim().split("\n").at(-1)!
+    .split(" ").map(Number);
+  cpu.push(((user ?? NaN) + (system ?? NaN)) * 1000);
+  return ms;
+}
+
+const HAVE_TIME = await Deno.stat("/usr/bin/time").then(() => true, () => false);
 
 function describe(tar: BenchTar): string {
   return `${
@@ -162,6 +189,7 @@ export default async function inventory(ctx: BenchContext): Promise<void> {
       }
       ctx.log(`${label}: ${describe(tar)}`);
       const runs: InventoryRun[] = [];
+      const peerCpu: number[] = [];
       const result = await paired(`inventory_artifact, every page: tar of ${label}`, {
         peer: "sha256sum",
         runs: ctx.runs,
@@ -171,9 +199,23 @@ export default async function inventory(ctx: BenchContext): Promise<void> {
           runs.push(run);
           return run.ms;
         },
-        peerRun: () => sha256sum(tar.path),
+        peerRun: () => sha256sum(tar.path, peerCpu),
       });
       ctx.pairedResult(result);
+      // CPU time, ours (server and client) against sha256sum's: steadier than wall time on a
+      // shared machine. The first pair is dropped, as in the wall-time ratios.
+      const cpuRatios = spread(runs.slice(1).map((run, i) => run.cpuMs / peerCpu[i + 1]!));
+      if (peerCpu.length === runs.length && runs.length > 1) {
+        ctx.figure({
+          label: `CPU time, inventory of the ${label} tar against sha256sum`,
+          value: `${cpuRatios.min.toFixed(2)}× / ${cpuRatios.median.toFixed(2)}× / ${
+            cpuRatios.max.toFixed(2)
+          }× (min / median / max)`,
+          note: `ours ${
+            spread(runs.slice(1).map((r) => r.cpuMs)).median.toFixed(0)
+          } ms (server and client), sha256sum ${spread(peerCpu.slice(1)).median.toFixed(0)} ms`,
+        });
+      }
       const ours = spread(result.subject).median;
       const theirs = spread(result.peerTimes).median;
       const last = runs.at(-1)!;
@@ -196,7 +238,7 @@ export default async function inventory(ctx: BenchContext): Promise<void> {
         peer: "sha256sum",
         runs: growthRuns,
         subject: async () => (await inventoryAllPages(server, tar.path, other)).ms,
-        peerRun: () => sha256sum(tar.path),
+        peerRun: () => sha256sum(tar.path, []),
       });
       const ours = spread(result.subject).median;
       ctx.figure({
