@@ -234,21 +234,28 @@ export default async function inventory(ctx: BenchContext): Promise<void> {
     // Growth: each size once per run, paired with sha256sum in the same loop.
     const growthRuns = Math.min(ctx.runs, 3);
     for (const { size, tar } of growth) {
+      const cpu: number[] = [];
+      const peerCpu: number[] = [];
       const result = await paired(`inventory growth (${size})`, {
         peer: "sha256sum",
         runs: growthRuns,
-        subject: async () => (await inventoryAllPages(server, tar.path, other)).ms,
-        peerRun: () => sha256sum(tar.path, []),
+        subject: async () => {
+          const run = await inventoryAllPages(server, tar.path, other);
+          cpu.push(run.cpuMs);
+          return run.ms;
+        },
+        peerRun: () => sha256sum(tar.path, peerCpu),
       });
       const ours = spread(result.subject).median;
+      const oursCpu = spread(cpu.slice(1)).median;
       ctx.figure({
         label: `inventory growth, ${size}: ${describe(tar)}`,
-        value: `${ours.toFixed(0)} ms (${(ours / (tar.bytes / MB)).toFixed(1)} ms/MiB, ${
-          (1000 * ours / tar.members).toFixed(0)
-        } µs/member)`,
-        note: `sha256sum ${spread(result.peerTimes).median.toFixed(0)} ms; ratio ${
-          result.ratios.median.toFixed(2)
-        }×`,
+        value: `${ours.toFixed(0)} ms wall, ${oursCpu.toFixed(0)} ms CPU (${
+          (oursCpu / (tar.bytes / MB)).toFixed(1)
+        } ms/MiB, ${(1000 * oursCpu / tar.members).toFixed(0)} µs/member)`,
+        note: `sha256sum ${spread(result.peerTimes).median.toFixed(0)} ms wall, ${
+          spread(peerCpu.slice(1)).median.toFixed(0)
+        } ms CPU; wall ratio ${result.ratios.median.toFixed(2)}×`,
       });
     }
   } finally {
