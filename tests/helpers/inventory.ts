@@ -1,6 +1,7 @@
 /**
  * Test helper: fetches every page of an inventory of the active artifact
- * target through a real client, 500 of each collection per page.
+ * target through a real client, up to 500 of each collection per page, each
+ * collection following its own next_offset.
  */
 
 import { type Loose, ok } from "./in_memory.ts";
@@ -24,26 +25,29 @@ export async function inventoryAll(
   const ids: string[] = [];
   const occurrences: Loose[] = [];
   const nodes: Loose[] = [];
-  let offset = 0;
+  // Each collection follows its own next_offset: a page bounded in bytes may hold fewer than 500.
+  const offsets = { node: 0, occurrence: 0, edge: 0 };
   let first: Loose = null;
   for (;;) {
     const page = await ok(client, "inventory_artifact", {
       ...extra,
-      occurrence_offset: offset,
+      occurrence_offset: offsets.occurrence,
       occurrence_limit: 500,
-      node_offset: offset,
+      node_offset: offsets.node,
       node_limit: 500,
-      edge_offset: offset,
+      edge_offset: offsets.edge,
       edge_limit: 500,
     });
     first ??= page.result;
     ids.push(page.evidence_id);
     occurrences.push(...page.result.occurrences.items);
     nodes.push(...page.result.nodes.items);
-    const next = [page.result.occurrences, page.result.nodes, page.result.edges]
-      .map((p: Loose) => p.next_offset).filter((n: number | null) => n !== null);
-    if (next.length === 0) break;
-    offset += 500;
+    const { nodes: n, occurrences: o, edges: e } = page.result;
+    if (n.next_offset === null && o.next_offset === null && e.next_offset === null) break;
+    // A collection read to its end is asked for at its end: an empty page.
+    offsets.node = n.next_offset ?? n.total;
+    offsets.occurrence = o.next_offset ?? o.total;
+    offsets.edge = e.next_offset ?? e.total;
   }
   return { ids, occurrences, nodes, manifest: first.manifest, first };
 }

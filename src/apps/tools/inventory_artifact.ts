@@ -7,7 +7,8 @@
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import { ToolFailure } from "../../core/errors.ts";
-import { type InventoryPage, inventoryPageSchema, pageOfItems } from "../artifacts/model.ts";
+import { inventoryPage } from "../artifacts/inventory_page.ts";
+import { type InventoryPage, inventoryPageSchema } from "../artifacts/model.ts";
 import type { AppsContext } from "../context/apps_context.ts";
 import { ARTIFACT_GRAPH_PROVIDER, limitsOf, snapshotFor } from "../context/artifact_access.ts";
 import { inventoryResultSchema } from "../schemas/artifact_results.ts";
@@ -20,7 +21,7 @@ export function inventoryArtifactTool(context: AppsContext): ToolDefinition {
     name: INVENTORY_ARTIFACT,
     toolset: "artifacts",
     description:
-      "Inventory the active artifact target (a directory, tar, ar/.deb, zip family (jar, apk, whl, ipa, nupkg), or a gzip/xz/zstd stream), descending into nested archives to max_depth. Every member gets a path, size, mode, link target, SHA-256 and kind (ELF, PE, Mach-O, WebAssembly, script, text, data). One scan under the given limits is an immutable snapshot; each call returns one page of nodes, occurrences and edges (100 by default, at most 500 each) and records that page as Evidence. Fetch every page (follow each next_offset) before comparing. Hostile member names are escaped and flagged; limits and damaged members mark the manifest incomplete.",
+      "Inventory the active artifact target (a directory, tar, ar/.deb, zip family (jar, apk, whl, ipa, nupkg), or a gzip/xz/zstd stream), descending into nested archives to max_depth. Every member gets a path, size, mode, link target, SHA-256 and kind (ELF, PE, Mach-O, WebAssembly, script, text, data). One scan under the given limits is an immutable snapshot; each call returns one page of nodes, occurrences and edges (100 by default, at most 500 each, and at most about 90,000 characters of JSON: a page cut short by size reports the items it holds as its limit) and records that page as Evidence. Fetch every page (follow each collection's own next_offset) before comparing. Hostile member names are escaped and flagged; limits and damaged members mark the manifest incomplete.",
     input: z.strictObject({
       node_offset: pageFields("node").offset,
       node_limit: pageFields("node").limit,
@@ -60,19 +61,7 @@ export function inventoryArtifactTool(context: AppsContext): ToolDefinition {
         continueApproved,
         maxMismatches: args.max_integrity_mismatches,
       }, call);
-      const page: InventoryPage = {
-        manifest: snapshot.manifest,
-        nodes: pageOfItems(snapshot.nodes, args.node_offset, args.node_limit),
-        occurrences: pageOfItems(
-          snapshot.occurrences,
-          args.occurrence_offset,
-          args.occurrence_limit,
-        ),
-        edges: pageOfItems(snapshot.edges, args.edge_offset, args.edge_limit),
-        limits: snapshot.limits,
-        integrity_contradictions: snapshot.integrity_contradictions,
-        limitations: snapshot.limitations,
-      };
+      const page: InventoryPage = inventoryPage(snapshot, args);
       const checked = inventoryPageSchema.safeParse(page);
       if (!checked.success) {
         throw new ToolFailure(

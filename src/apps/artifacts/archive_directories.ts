@@ -1,0 +1,82 @@
+/**
+ * Directory entries inside an archive: each one's digest is that of the
+ * listing of its direct members (files, links, and subdirectories by their
+ * own digest), as a directory on disk is. Members are grouped by parent once,
+ * so closing the directories is linear in members and directories.
+ *
+ * @module
+ */
+
+import { canonicalJson, sha256Hex } from "../../core/canonical_json.ts";
+import { compareCodePoints } from "../../core/completion.ts";
+import { artifactId } from "./ids.ts";
+import { depthOf } from "./member_names.ts";
+import type { ArchiveMember } from "./scan_record.ts";
+
+/** One directory entry's digest. */
+export interface ClosedDirectory {
+  /** The directory's index in the list given. */
+  index: number;
+  logicalPath: string;
+  sha256: string;
+  artifactId: string;
+}
+
+/** Counts the member records looked at, for tests that bound the work. */
+export interface VisitCounter {
+  visits: number;
+}
+
+/** The logical path of the directory a member lies directly in ("" at the top). */
+function parentOf(logicalPath: string): string {
+  const slash = logicalPath.lastIndexOf("/");
+  return slash < 0 ? "" : logicalPath.slice(0, slash);
+}
+
+/**
+ * The digest of every directory entry of one archive, deepest first (so a
+ * directory's listing includes its subdirectories' digests), in that order.
+ * A directory's listing holds its direct members in archive order, then its
+ * subdirectories in the order they were closed, sorted by name.
+ */
+export function closeArchiveDirectories(
+  directories: readonly string[],
+  members: readonly ArchiveMember[],
+  counter?: VisitCounter,
+): ClosedDirectory[] {
+  const byParent = new Map<string, ArchiveMember[]>();
+  const file = (member: ArchiveMember): void => {
+    const parent = parentOf(member.logicalPath);
+    const bucket = byParent.get(parent);
+    if (bucket) bucket.push(member);
+    else byParent.set(parent, [member]);
+  };
+  for (const member of members) {
+    if (counter) counter.visits++;
+    file(member);
+  }
+  const order = directories
+    .map((logicalPath, index) => ({ logicalPath, index, depth: depthOf(logicalPath) }))
+    .sort((a, b) => b.depth - a.depth);
+  const closed: ClosedDirectory[] = [];
+  for (const { logicalPath, index } of order) {
+    const prefixLength = logicalPath.length + 1;
+    const direct = (byParent.get(logicalPath) ?? [])
+      .map((m) => {
+        if (counter) counter.visits++;
+        return {
+          name: m.logicalPath.slice(prefixLength),
+          artifact_id: m.artifact_id,
+          entry_kind: m.entry_kind,
+          ...(m.link_target === undefined ? {} : { link_target: m.link_target }),
+        };
+      })
+      .sort((a, b) => compareCodePoints(a.name, b.name));
+    const sha256 = sha256Hex(canonicalJson(direct));
+    const id = artifactId(sha256);
+    closed.push({ index, logicalPath, sha256, artifactId: id });
+    if (counter) counter.visits++;
+    file({ logicalPath, artifact_id: id, entry_kind: "directory" });
+  }
+  return closed;
+}

@@ -1,0 +1,108 @@
+/**
+ * Member content as chunks: hashing a whole source, replaying a sniffed head
+ * in front of the rest, a parser's view that leaves the rest to be hashed,
+ * and collecting a stream into memory under a limit.
+ *
+ * @module
+ */
+
+import { createHash, type Hash } from "node:crypto";
+import type { ByteSource } from "./byte_source.ts";
+import { ArchiveLimitError } from "./errors.ts";
+
+/** Hashes a whole source. */
+export async function hashSource(source: ByteSource, signal?: AbortSignal): Promise<string> {
+  const hash: Hash = createHash("sha256");
+  for await (const chunk of source.stream(0, source.size, signal)) hash.update(chunk);
+  return hash.digest("hex");
+}
+
+/** The parts joined into one array (the part itself when there is one). */
+export function concat(parts: Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0]!;
+  const total = parts.reduce((n, p) => n + p.length, 0);
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+
+/**
+ * The content of one member as a chunk source: the head chunks, then the rest
+ * of the reader, each chunk counted (and hashed) as it passes. Parsers read it
+ * through {@linkcode parserView}, whose cancellation does not stop the
+ * source, so whatever a parser leaves unread is still hashed by
+ * {@linkcode drainSource}.
+ */
+export interface ChunkSource {
+  next(): Promise<Uint8Array | null>;
+}
+
+/** The head chunks, then the rest of `rest`, each passed to `count`. */
+export function replay(
+  head: Uint8Array[],
+  rest: ReadableStreamDefaultReader<Uint8Array> | null,
+  count: (chunk: Uint8Array) => void,
+): ChunkSource {
+  let index = 0;
+  let finished = false;
+  return {
+    async next(): Promise<Uint8Array | null> {
+      if (index < head.length) {
+        const chunk = head[index++]!;
+        count(chunk);
+        return chunk;
+      }
+      if (!rest || finished) return null;
+      const { value, done } = await rest.read();
+      if (done) {
+        finished = true;
+        return null;
+      }
+      count(value);
+      return value;
+    },
+  };
+}
+
+/** A stream over the source whose cancellation leaves the source readable. */
+export function parserView(source: ChunkSource): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    async pull(controller): Promise<void> {
+      const chunk = await source.next();
+      if (chunk === null) controller.close();
+      else controller.enqueue(chunk);
+    },
+  }, { highWaterMark: 0 });
+}
+
+/** Reads the source to its end. */
+export async function drainSource(source: ChunkSource): Promise<void> {
+  while ((await source.next()) !== null) { /* counted and hashed on the way */ }
+}
+
+/** The stream read into memory; throws an ArchiveLimitError past `limit` bytes. */
+export async function collect(
+  stream: ReadableStream<Uint8Array>,
+  limit: number,
+  what: string,
+): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of stream) {
+    total += chunk.length;
+    if (total > limit) {
+      throw new ArchiveLimitError(
+        "max_entry_bytes",
+        total,
+        limit,
+        `${what} is larger than max_entry_bytes (${limit}); a nested zip must fit in memory to be read`,
+      );
+    }
+    parts.push(chunk);
+  }
+  return concat(parts);
+}

@@ -1,0 +1,397 @@
+/**
+ * What a scan records as it goes: nodes, occurrences, edges, integrity
+ * contradictions and limitations, the entry and byte counts, and the
+ * snapshot they make at the end.
+ *
+ * @module
+ */
+
+import { sha256Hex } from "../../core/canonical_json.ts";
+import { canonicalGraphJson } from "./canonical_graph.ts";
+import { compareCodePoints } from "../../core/completion.ts";
+import {
+  artifactId,
+  contradictionId,
+  edgeId,
+  manifestId,
+  occurrenceId,
+  rootOccurrenceId,
+} from "./ids.ts";
+import type {
+  ArtifactEdge,
+  ArtifactNode,
+  ArtifactOccurrence,
+  ArtifactSnapshot,
+  IntegrityContradiction,
+  TraversalLimits,
+} from "./model.ts";
+import { IntegrityFailure, StopScan } from "./scan_errors.ts";
+import type { ScanOptions, ScanRoot } from "./scan_options.ts";
+
+/** Most scan-wide limitations recorded. */
+export const MAX_LIMITATIONS = 200;
+
+/** A child of a container, recorded as an edge once the container's id is known. */
+export interface PendingChild {
+  artifact_id: string | null;
+  relation: "contains" | "extracts";
+  occurrence_id: string;
+  logical_path: string;
+}
+
+/** What a directory's digest is computed from. */
+export interface ArchiveMember {
+  logicalPath: string;
+  artifact_id: string | null;
+  entry_kind: string;
+  link_target?: string;
+}
+
+/** What an archive says about a member besides its content. */
+export interface MemberMeta {
+  declared_size: number | null;
+  compressed_size: number | null;
+  mode: number | null;
+  source_location: { offset: number; length: number } | null;
+  original_name_hex: string | null;
+  limitations: string[];
+}
+
+/** No archive metadata: a file on disk or a decompressed payload. */
+export const NO_META: MemberMeta = {
+  declared_size: null,
+  compressed_size: null,
+  mode: null,
+  source_location: null,
+  original_name_hex: null,
+  limitations: [],
+};
+
+/** The root id children of a directory are keyed under until its digest is known. */
+export const PROVISIONAL_ROOT = "art_" + "0".repeat(64);
+
+/** The records of one scan, and the snapshot they make. */
+export class ScanRecord {
+  readonly #root: ScanRoot;
+  readonly #options: ScanOptions;
+  readonly #limits: TraversalLimits;
+  /** The root's artifact id (provisional while a directory is walked). */
+  rootArtifactId = "";
+  #nodes = new Map<string, ArtifactNode>();
+  #occurrences: ArtifactOccurrence[] = [];
+  /** Each recorded occurrence by its logical path. */
+  readonly occurrenceByPath = new Map<string, ArtifactOccurrence>();
+  /** Where each logical path's occurrence sits in the list (a later duplicate replaces it there). */
+  readonly #occurrenceIndex = new Map<string, number>();
+  #edges = new Map<string, ArtifactEdge>();
+  #contradictions: IntegrityContradiction[] = [];
+  #limitations: string[] = [];
+  #complete = true;
+  #entries = 0;
+  /** Bytes read so far. */
+  bytesRead = 0;
+  /** Bytes read at the last progress report. */
+  reported = 0;
+
+  constructor(root: ScanRoot, options: ScanOptions) {
+    this.#root = root;
+    this.#options = options;
+    this.#limits = options.limits;
+  }
+
+  /** How many occurrences are recorded. */
+  get occurrenceCount(): number {
+    return this.#occurrences.length;
+  }
+
+  /** Counts one entry against max_entries; stops the scan past it. */
+  countEntry(): void {
+    this.#options.signal?.throwIfAborted();
+    // The root occurrence is not an entry; everything else counts.
+    if (this.#entries >= this.#limits.max_entries) {
+      throw new StopScan(`max_entries (${this.#limits.max_entries}) reached`);
+    }
+    this.#entries++;
+  }
+
+  /**
+   * Counts and records an entry whose content is not read: a symbolic link, a
+   * special file, or a member that cannot be read (encrypted, overlapping).
+   */
+  addContentless(
+    logicalPath: string,
+    entryKind: "symlink" | "special" | "file",
+    parentOccurrenceId: string | null,
+    meta: MemberMeta,
+    linkTarget: string | null,
+    limitations: string[],
+    encrypted?: boolean,
+  ): void {
+    this.countEntry();
+    this.addOccurrence({
+      logicalPath,
+      entryKind,
+      parentOccurrenceId,
+      artifactId: null,
+      contentKind: null,
+      sha256: null,
+      size: null,
+      meta,
+      linkTarget,
+      hashStatus: "unavailable",
+      limitations,
+      ...(encrypted === undefined ? {} : { encrypted }),
+    });
+  }
+
+  /** Records an occurrence; a later one at the same path replaces an earlier one. */
+  addOccurrence(input: {
+    logicalPath: string;
+    entryKind: ArtifactOccurrence["entry_kind"];
+    parentOccurrenceId: string | null;
+    artifactId: string | null;
+    contentKind: ArtifactOccurrence["content_kind"];
+    sha256: string | null;
+    size: number | null;
+    meta: MemberMeta;
+    linkTarget: string | null;
+    hashStatus: ArtifactOccurrence["hash_status"];
+    limitations: string[];
+    executable?: boolean;
+    encrypted?: boolean;
+    rootOccurrence?: boolean;
+  }): ArtifactOccurrence {
+    const occurrence: ArtifactOccurrence = {
+      occurrence_id: input.rootOccurrence ? rootOccurrenceId(this.rootArtifactId) : occurrenceId(
+        this.rootArtifactId,
+        input.logicalPath,
+        input.entryKind === "hardlink" ? "hardlink" : input.entryKind,
+      ),
+      artifact_id: input.artifactId,
+      parent_occurrence_id: input.parentOccurrenceId,
+      logical_path: input.logicalPath,
+      entry_kind: input.entryKind,
+      content_kind: input.contentKind,
+      sha256: input.sha256,
+      size: input.size,
+      declared_size: input.meta.declared_size,
+      compressed_size: input.meta.compressed_size,
+      mode: input.meta.mode,
+      link_target: input.linkTarget,
+      executable: input.executable ??
+        (input.meta.mode !== null && input.entryKind === "file" && (input.meta.mode & 0o111) !== 0),
+      encrypted: input.encrypted ?? false,
+      hash_status: input.hashStatus,
+      source_location: input.meta.source_location,
+      original_name_hex: input.meta.original_name_hex,
+      limitations: input.limitations.slice(0, 20),
+    };
+    const existing = this.occurrenceByPath.get(input.logicalPath);
+    if (existing) {
+      // A second member with the same path (tar appends, duplicate zip names): the later wins, as on extraction.
+      existing.limitations.push(
+        "A later member with the same path replaced this one in the listing.",
+      );
+      const index = this.#occurrenceIndex.get(input.logicalPath)!;
+      occurrence.limitations.push("Another member with the same path came earlier in the archive.");
+      this.#occurrences[index] = occurrence;
+    } else {
+      this.#occurrenceIndex.set(input.logicalPath, this.#occurrences.length);
+      this.#occurrences.push(occurrence);
+    }
+    this.occurrenceByPath.set(input.logicalPath, occurrence);
+    return occurrence;
+  }
+
+  /** Records a node unless one with its id is recorded. */
+  addNode(node: ArtifactNode): void {
+    if (!this.#nodes.has(node.artifact_id)) this.#nodes.set(node.artifact_id, node);
+  }
+
+  /** Records an edge from the parent to each child that has an id. */
+  addEdges(parentArtifactId: string, children: PendingChild[]): void {
+    let ordinal = 0;
+    for (const child of children) {
+      if (child.artifact_id === null) continue;
+      const edge: ArtifactEdge = {
+        edge_id: "",
+        ordinal: ordinal++,
+        parent_artifact_id: parentArtifactId,
+        child_artifact_id: child.artifact_id,
+        relation: child.relation,
+        occurrence_id: child.occurrence_id,
+        logical_path: child.logical_path,
+        producer: null,
+      };
+      edge.edge_id = edgeId(edge);
+      if (!this.#edges.has(edge.edge_id)) this.#edges.set(edge.edge_id, edge);
+    }
+  }
+
+  /** Records a checksum failure, or throws it when the policy is to fail. */
+  integrity(value: Omit<IntegrityContradiction, "contradiction_id">): void {
+    const contradiction: IntegrityContradiction = {
+      contradiction_id: contradictionId({
+        root_artifact_id: this.rootArtifactId,
+        logical_path: value.logical_path,
+        declared: value.declared,
+        observed: value.observed,
+      }),
+      ...value,
+    };
+    const allowance = this.#options.continueOnIntegrity;
+    if (!allowance) throw new IntegrityFailure(contradiction);
+    if (this.#contradictions.length >= Math.min(100, allowance.maxMismatches)) {
+      throw new IntegrityFailure(contradiction);
+    }
+    this.#contradictions.push(contradiction);
+    this.incomplete(`${value.logical_path}: integrity check failed`);
+  }
+
+  /** Marks the snapshot incomplete, saying why. */
+  incomplete(reason: string): void {
+    this.#complete = false;
+    this.note(`Incomplete: ${reason}`);
+  }
+
+  /** Records a scan-wide limitation, up to MAX_LIMITATIONS. */
+  note(text: string): void {
+    if (this.#limitations.length < MAX_LIMITATIONS) this.#limitations.push(text);
+    else if (this.#limitations.length === MAX_LIMITATIONS) {
+      this.#limitations.push("Further limitations were omitted.");
+    }
+  }
+
+  /** Replaces the provisional root id of a directory scan in every id that embeds it. */
+  rekeyRoot(rootArtifactIdFinal: string): void {
+    const remap = new Map<string, string>();
+    for (const occurrence of this.#occurrences) {
+      const next = occurrenceId(
+        rootArtifactIdFinal,
+        occurrence.logical_path,
+        occurrence.entry_kind,
+      );
+      remap.set(occurrence.occurrence_id, next);
+      occurrence.occurrence_id = next;
+    }
+    remap.set(rootOccurrenceId(PROVISIONAL_ROOT), rootOccurrenceId(rootArtifactIdFinal));
+    for (const occurrence of this.#occurrences) {
+      if (occurrence.parent_occurrence_id) {
+        occurrence.parent_occurrence_id = remap.get(occurrence.parent_occurrence_id) ??
+          occurrence.parent_occurrence_id;
+      }
+    }
+    const edges = [...this.#edges.values()];
+    this.#edges.clear();
+    for (const edge of edges) {
+      edge.occurrence_id = remap.get(edge.occurrence_id) ?? edge.occurrence_id;
+      edge.edge_id = edgeId(edge);
+      this.#edges.set(edge.edge_id, edge);
+    }
+    for (const contradiction of this.#contradictions) {
+      contradiction.contradiction_id = contradictionId({
+        root_artifact_id: rootArtifactIdFinal,
+        logical_path: contradiction.logical_path,
+        declared: contradiction.declared,
+        observed: contradiction.observed,
+      });
+    }
+    this.rootArtifactId = rootArtifactIdFinal;
+  }
+
+  snapshot(rootSha256: string, rootFormat: ArtifactNode["format"]): ArtifactSnapshot {
+    const rootId = artifactId(rootSha256);
+    if (this.#root.kind === "directory") {
+      this.#occurrences.push({
+        occurrence_id: rootOccurrenceId(rootId),
+        artifact_id: rootId,
+        parent_occurrence_id: null,
+        logical_path: ".",
+        entry_kind: "directory",
+        content_kind: "directory",
+        sha256: rootSha256,
+        size: null,
+        declared_size: null,
+        compressed_size: null,
+        mode: null,
+        link_target: null,
+        executable: false,
+        encrypted: false,
+        hash_status: "verified",
+        source_location: null,
+        original_name_hex: null,
+        limitations: [],
+      });
+    }
+    if (!this.#nodes.has(rootId) && this.#root.kind === "directory") {
+      this.#nodes.set(rootId, {
+        artifact_id: rootId,
+        kind: "container",
+        format: "directory",
+        content_kind: "directory",
+        sha256: rootSha256,
+        size: 0,
+        media_type: "inode/directory",
+        architecture: null,
+        executable: false,
+        content_state: "virtual",
+        limitations: [
+          "The identity recorded when the directory was opened; this walk did not cover every entry.",
+        ],
+      });
+    }
+    if (!this.#nodes.has(rootId)) {
+      // The root's own content could not be hashed to the end: keep a node for its opened identity.
+      this.#nodes.set(rootId, {
+        artifact_id: rootId,
+        kind: "unknown",
+        format: rootFormat,
+        content_kind: "data",
+        sha256: rootSha256,
+        size: 0,
+        media_type: null,
+        architecture: null,
+        executable: false,
+        content_state: "materialized",
+        limitations: ["The content could not be read to the end during this scan."],
+      });
+    }
+    const nodes = [...this.#nodes.values()].sort((a, b) =>
+      compareCodePoints(a.artifact_id, b.artifact_id)
+    );
+    const occurrences = [...this.#occurrences].sort((a, b) =>
+      compareCodePoints(a.logical_path, b.logical_path)
+    );
+    const edges = [...this.#edges.values()].sort((a, b) => compareCodePoints(a.edge_id, b.edge_id));
+    const contradictions = [...this.#contradictions].sort((a, b) =>
+      compareCodePoints(a.contradiction_id, b.contradiction_id)
+    );
+    const graphSha256 = sha256Hex(canonicalGraphJson({
+      nodes,
+      occurrences,
+      edges,
+      integrity_contradictions: contradictions,
+    }));
+    return {
+      manifest: {
+        schema_version: 1,
+        manifest_id: manifestId(rootId, graphSha256),
+        root_artifact_id: rootId,
+        root_sha256: rootSha256,
+        root_format: rootFormat,
+        graph_sha256: graphSha256,
+        node_count: nodes.length,
+        occurrence_count: occurrences.length,
+        edge_count: edges.length,
+        complete: this.#complete,
+      },
+      nodes,
+      occurrences,
+      edges,
+      integrity_contradictions: contradictions,
+      limits: { ...this.#limits },
+      limitations: [...this.#limitations],
+      bytes_read: this.bytesRead,
+    };
+  }
+}

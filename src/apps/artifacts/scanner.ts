@@ -1,0 +1,944 @@
+/**
+ * The inventory traversal: walks a directory or an archive (tar, ar, zip
+ * family, gzip/xz/zstd streams, nested to a depth), hashes every member as it
+ * streams past, classifies it, and records the content graph.
+ *
+ * @module
+ */
+
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+import { canonicalJson, sha256Hex } from "../../core/canonical_json.ts";
+import { compareCodePoints } from "../../core/completion.ts";
+import { readAr } from "./ar.ts";
+import { type ByteSource, memorySource } from "./byte_source.ts";
+import {
+  confirmPath,
+  type FileIdentity,
+  identityMismatch,
+  isWithin,
+  sameIdentity,
+} from "../../core/roots.ts";
+import { type Compression, decompress } from "./compression.ts";
+import { ArchiveFormatError, ArchiveLimitError } from "./errors.ts";
+import { artifactId, occurrenceId, rootOccurrenceId } from "./ids.ts";
+import type {
+  ArtifactNode,
+  ArtifactOccurrence,
+  ArtifactSnapshot,
+  TraversalLimits,
+} from "./model.ts";
+import { sniff, type Sniffed } from "./sniff.ts";
+import { type ArchiveEntryName, readTar } from "./tar.ts";
+import { readZipDirectory, zipEntryBody } from "./zip.ts";
+import { collect, concat, drainSource, hashSource, parserView, replay } from "./chunk_source.ts";
+import { closeArchiveDirectories } from "./archive_directories.ts";
+import { describeBinary, formatOf, mediaType } from "./content_kind.ts";
+import { directoryIdentity, LookAhead, openDiskFile, rootsOf } from "./look_ahead.ts";
+import {
+  childLogicalPath,
+  decompressedName,
+  escapeMemberName,
+  hexOf,
+  lastSegment,
+} from "./member_names.ts";
+import { CaptureDone, isFatal, message, StopScan } from "./scan_errors.ts";
+import type { ScanOptions, ScanRoot } from "./scan_options.ts";
+import {
+  type ArchiveMember,
+  type MemberMeta,
+  NO_META,
+  type PendingChild,
+  PROVISIONAL_ROOT,
+  ScanRecord,
+} from "./scan_record.ts";
+
+const HEAD_BYTES = 4096;
+const PROGRESS_EVERY = 16 * 1024 * 1024;
+
+/** One scan of one root: the traversal, recording into a {@linkcode ScanRecord}. */
+export class Scanner {
+  readonly #root: ScanRoot;
+  readonly #options: ScanOptions;
+  readonly #limits: TraversalLimits;
+  readonly #record: ScanRecord;
+  /** Whether every directory entry's identity was computed as an unlimited scan would (so the root digest can be re-verified). */
+  #identityExact = true;
+  /** The paths captured so far. */
+  readonly capturedPaths = new Set<string>();
+  /** Files opened ahead of the walk and not yet taken, scan-wide. */
+  readonly #opensAhead = { open: 0 };
+
+  constructor(root: ScanRoot, options: ScanOptions) {
+    this.#root = root;
+    this.#options = options;
+    this.#limits = options.limits;
+    this.#record = new ScanRecord(root, options);
+  }
+
+  async run(): Promise<ArtifactSnapshot | null> {
+    try {
+      return await this.#run();
+    } catch (error) {
+      if (error instanceof CaptureDone) return null;
+      throw error;
+    }
+  }
+
+  async #run(): Promise<ArtifactSnapshot> {
+    const root = this.#root;
+    const expected = this.#options.expectedRootSha256;
+    let rootSha256: string;
+    let rootFormat: ArtifactNode["format"];
+    if (root.kind === "directory") {
+      // A directory's identity is its children, so the root id is only known at the end;
+      // children are keyed under a provisional root and re-keyed once it is.
+      this.#record.rootArtifactId = PROVISIONAL_ROOT;
+      let observed: string | null = null;
+      try {
+        observed = (await this.#walkDirectory(root.realPath, ".", null, null)).sha256;
+      } catch (error) {
+        if (!(error instanceof StopScan)) throw error;
+        this.#identityExact = false;
+        this.#record.incomplete(error.message);
+      }
+      rootFormat = "directory";
+      if (this.#identityExact && observed !== null) {
+        rootSha256 = observed;
+        if (expected && observed !== expected) {
+          this.#record.rekeyRoot(artifactId(expected));
+          this.#record.integrity({
+            logical_path: ".",
+            check: "root-digest",
+            declared: expected,
+            observed,
+          });
+        }
+      } else {
+        // A partial walk cannot recompute the directory's identity: keep the one taken at open.
+        rootSha256 = expected ?? observed ?? sha256Hex("");
+        this.#record.note(
+          "The root directory's digest could not be re-verified: the walk did not cover every entry.",
+        );
+      }
+      this.#record.rekeyRoot(artifactId(rootSha256));
+    } else {
+      const source = await openDiskFile(root.realPath, root, null, { whole: false });
+      try {
+        rootSha256 = expected ?? await hashSource(source, this.#options.signal);
+        this.#record.rootArtifactId = artifactId(rootSha256);
+        let visited: { sha256: string | null; format: ArtifactNode["format"] } = {
+          sha256: null,
+          format: "file",
+        };
+        try {
+          visited = await this.#visitFile({
+            logicalPath: ".",
+            name: root.name,
+            stream: source.stream(0, source.size, this.#options.signal),
+            size: source.size,
+            depth: 0,
+            parentOccurrenceId: null,
+            contentState: "materialized",
+            meta: NO_META,
+            source,
+            isRoot: true,
+          });
+        } catch (error) {
+          if (!(error instanceof StopScan)) throw error;
+          this.#record.incomplete(error.message);
+          visited.format = formatOf(
+            sniff(await source.read(0, Math.min(HEAD_BYTES, source.size)), root.name),
+          );
+        }
+        rootFormat = visited.format;
+        if (visited.sha256 !== null && visited.sha256 !== rootSha256) {
+          this.#record.integrity({
+            logical_path: ".",
+            check: "root-digest",
+            declared: rootSha256,
+            observed: visited.sha256,
+          });
+        }
+      } finally {
+        source.close();
+      }
+    }
+    return this.#record.snapshot(rootSha256, rootFormat);
+  }
+
+  // --- directories -------------------------------------------------------
+
+  async #walkDirectory(
+    path: string,
+    logicalPath: string,
+    parentOccurrenceId: string | null,
+    expected: FileIdentity | null,
+  ): Promise<{ sha256: string; artifactId: string }> {
+    const occurrenceIdHere = logicalPath === "."
+      ? rootOccurrenceId(this.#record.rootArtifactId)
+      : occurrenceId(this.#record.rootArtifactId, logicalPath, "directory");
+    const children: PendingChild[] = [];
+    const listing: Array<
+      { name: string; artifact_id: string | null; entry_kind: string; link_target?: string }
+    > = [];
+    const limitations: string[] = [];
+    let names: string[] = [];
+    try {
+      // The listing must be that of the directory the walk reached under the root: the same
+      // device and inode before and after reading it, and a path that still has no symlink.
+      const before = await directoryIdentity(path, this.#root);
+      if (expected !== null && !sameIdentity(expected, before)) {
+        throw identityMismatch(path, "the directory listed is not the one the walk looked at");
+      }
+      for await (const entry of Deno.readDir(path)) names.push(entry.name);
+      confirmPath({ requestedPath: path, realPath: path }, before, {
+        admits: (real) => isWithin(real, this.#root.realPath),
+        roots: rootsOf(this.#root),
+      });
+    } catch (error) {
+      if (isFatal(error)) throw error;
+      limitations.push(`Cannot list ${logicalPath}: ${message(error)}`);
+      this.#identityExact = false;
+      this.#record.incomplete(`directory ${logicalPath} could not be listed: ${message(error)}`);
+      names = [];
+    }
+    names.sort(compareCodePoints);
+    // Reserve the directory's own slot before its children, so limits stop inside it cleanly.
+    if (logicalPath !== ".") this.#record.countEntry();
+    let stopped: unknown = null;
+    const ahead = new LookAhead(path, names, this.#opensAhead, this.#root);
+    try {
+      for (const [index, name] of names.entries()) {
+        if (stopped) break;
+        const childPath = join(path, name);
+        const childLogical = childLogicalPath(logicalPath, name);
+        try {
+          this.#checkPath(childLogical);
+          const { info, source } = await ahead.take(index);
+          if (info.isDirectory) {
+            const sub = await this.#walkDirectory(
+              childPath,
+              childLogical,
+              occurrenceIdHere,
+              { dev: info.dev, ino: info.ino ?? -1 },
+            );
+            listing.push({ name, artifact_id: sub.artifactId, entry_kind: "directory" });
+            children.push({
+              artifact_id: sub.artifactId,
+              relation: "contains",
+              occurrence_id: occurrenceId(this.#record.rootArtifactId, childLogical, "directory"),
+              logical_path: childLogical,
+            });
+          } else if (info.isSymlink) {
+            const target = await Deno.readLink(childPath).catch(() => null);
+            this.#record.addContentless(
+              childLogical,
+              "symlink",
+              occurrenceIdHere,
+              { ...NO_META, mode: info.mode ?? null },
+              target,
+              target === null ? ["The link target could not be read."] : [],
+            );
+            listing.push({
+              name,
+              artifact_id: null,
+              entry_kind: "symlink",
+              link_target: target ?? "",
+            });
+          } else if (info.isFile) {
+            const visited = await this.#visitDiskFile(
+              childPath,
+              childLogical,
+              name,
+              occurrenceIdHere,
+              info,
+              source,
+            );
+            listing.push({ name, artifact_id: visited.artifactId, entry_kind: "file" });
+            children.push({
+              artifact_id: visited.artifactId,
+              relation: "contains",
+              occurrence_id: visited.occurrenceId,
+              logical_path: childLogical,
+            });
+          } else {
+            this.#record.addContentless(
+              childLogical,
+              "special",
+              occurrenceIdHere,
+              { ...NO_META, mode: info.mode ?? null },
+              null,
+              ["A device, socket or FIFO: its content is not read."],
+            );
+            listing.push({ name, artifact_id: null, entry_kind: "special" });
+          }
+        } catch (error) {
+          if (isFatal(error)) {
+            stopped = error;
+            break;
+          }
+          this.#record.incomplete(`${childLogical}: ${message(error)}`);
+        }
+      }
+    } finally {
+      ahead.release();
+    }
+    const sha256 = sha256Hex(canonicalJson(listing));
+    const id = artifactId(sha256);
+    this.#record.addNode({
+      artifact_id: id,
+      kind: "container",
+      format: "directory",
+      content_kind: "directory",
+      sha256,
+      size: 0,
+      media_type: "inode/directory",
+      architecture: null,
+      executable: false,
+      content_state: "virtual",
+      limitations,
+    });
+    this.#record.addEdges(id, children);
+    if (logicalPath !== ".") {
+      this.#record.addOccurrence({
+        logicalPath,
+        entryKind: "directory",
+        parentOccurrenceId,
+        artifactId: id,
+        contentKind: "directory",
+        sha256,
+        size: null,
+        meta: NO_META,
+        linkTarget: null,
+        hashStatus: "verified",
+        limitations,
+      });
+    }
+    if (stopped) throw stopped;
+    return { sha256, artifactId: id };
+  }
+
+  async #visitDiskFile(
+    path: string,
+    logicalPath: string,
+    name: string,
+    parentOccurrenceId: string,
+    info: Deno.FileInfo,
+    openedAhead: Promise<ByteSource> | null,
+  ): Promise<{ artifactId: string | null; occurrenceId: string }> {
+    let source: ByteSource;
+    try {
+      source = await (openedAhead ?? openDiskFile(path, this.#root, info));
+    } catch (error) {
+      this.#record.countEntry();
+      const occ = this.#record.addOccurrence({
+        logicalPath,
+        entryKind: "file",
+        parentOccurrenceId,
+        artifactId: null,
+        contentKind: null,
+        sha256: null,
+        size: info.size,
+        meta: { ...NO_META, mode: info.mode ?? null },
+        linkTarget: null,
+        hashStatus: "unavailable",
+        limitations: [`Cannot read: ${message(error)}`],
+      });
+      this.#identityExact = false;
+      this.#record.incomplete(`${logicalPath} could not be read: ${message(error)}`);
+      return { artifactId: null, occurrenceId: occ.occurrence_id };
+    }
+    try {
+      const visited = await this.#visitFile({
+        logicalPath,
+        name,
+        // A file read whole is handed over as it is, without a stream.
+        ...(source.bytes
+          ? { bytes: source.bytes }
+          : { stream: source.stream(0, source.size, this.#options.signal) }),
+        size: source.size,
+        depth: 0,
+        parentOccurrenceId,
+        contentState: "materialized",
+        meta: { ...NO_META, mode: info.mode ?? null },
+        source,
+        isRoot: false,
+      });
+      if (visited.artifactId === null) this.#identityExact = false;
+      return { artifactId: visited.artifactId, occurrenceId: visited.occurrenceId };
+    } finally {
+      source.close();
+    }
+  }
+
+  // --- one file's content --------------------------------------------------
+
+  async #visitFile(input: {
+    logicalPath: string;
+    name: string;
+    /** The content as a stream, or (`bytes`) whole. */
+    stream?: ReadableStream<Uint8Array>;
+    bytes?: Uint8Array;
+    size: number | null;
+    depth: number;
+    parentOccurrenceId: string | null;
+    contentState: ArtifactNode["content_state"];
+    meta: MemberMeta;
+    source: ByteSource | null;
+    isRoot: boolean;
+    entryKind?: "file";
+  }): Promise<{
+    artifactId: string | null;
+    occurrenceId: string;
+    sha256: string | null;
+    format: ArtifactNode["format"];
+  }> {
+    const { logicalPath } = input;
+    if (!input.isRoot) this.#record.countEntry();
+    const occId = input.isRoot
+      ? rootOccurrenceId(this.#record.rootArtifactId)
+      : occurrenceId(this.#record.rootArtifactId, logicalPath, "file");
+    const limitations = [...input.meta.limitations];
+    const reader = input.bytes ? null : input.stream!.getReader();
+    const hash = createHash("sha256");
+    let size = 0;
+    let overEntryLimit = false;
+    const capturing = this.#options.capture?.paths.has(logicalPath) ? this.#options.capture : null;
+    const kept: Uint8Array[] = [];
+    const count = (chunk: Uint8Array): void => {
+      size += chunk.length;
+      if (capturing) {
+        if (size > capturing.maxBytes) {
+          throw new ArchiveLimitError(
+            "max_entry_bytes",
+            size,
+            capturing.maxBytes,
+            `${logicalPath} is larger than ${capturing.maxBytes} bytes`,
+          );
+        }
+        kept.push(chunk);
+      }
+      this.#record.bytesRead += chunk.length;
+      if (size > this.#limits.max_entry_bytes) overEntryLimit = true;
+      if (!overEntryLimit) hash.update(chunk);
+      if (this.#record.bytesRead > this.#limits.max_total_bytes) {
+        throw new StopScan(
+          `max_total_bytes (${this.#limits.max_total_bytes}) reached while reading ${logicalPath}`,
+        );
+      }
+      if (this.#record.bytesRead - this.#record.reported >= PROGRESS_EVERY) {
+        this.#record.reported = this.#record.bytesRead;
+        void this.#options.onProgress?.(this.#record.bytesRead, this.#record.occurrenceCount);
+      }
+    };
+    // The head decides the kind; it is replayed in front of the rest.
+    const headParts: Uint8Array[] = [];
+    let headLength = 0;
+    let ended = false;
+    let readError: unknown = null;
+    if (input.bytes) {
+      headParts.push(input.bytes);
+      ended = true;
+    } else {
+      try {
+        while (headLength < HEAD_BYTES) {
+          const { value, done } = await reader!.read();
+          if (done) {
+            ended = true;
+            break;
+          }
+          headParts.push(value);
+          headLength += value.length;
+        }
+      } catch (error) {
+        readError = error;
+      }
+    }
+    const head = concat(headParts).subarray(0, HEAD_BYTES);
+    const sniffed = sniff(head, input.name);
+    const children: PendingChild[] = [];
+    let format = formatOf(sniffed);
+    let stopped: unknown = null;
+
+    const content = replay(headParts, ended || readError !== null ? null : reader, count);
+    const descend = readError === null && sniffed.container !== null &&
+      input.depth < this.#limits.max_depth;
+    try {
+      if (readError) throw readError;
+      if (descend && sniffed.container !== null) {
+        try {
+          await this.#descend(sniffed, parserView(content), input, occId, children);
+        } catch (error) {
+          if (isFatal(error)) {
+            stopped = error;
+          } else if (error instanceof ArchiveLimitError) {
+            limitations.push(`Not fully traversed: ${error.message}`);
+            this.#record.incomplete(`${logicalPath}: ${error.message}`);
+          } else if (error instanceof ArchiveFormatError) {
+            limitations.push(`Damaged ${error.format}: ${error.message}`);
+            this.#record.incomplete(`${logicalPath}: ${error.message}`);
+            if (/crc/i.test(error.message) && sniffed.container === "gzip") {
+              this.#record.integrity({
+                logical_path: logicalPath,
+                check: "gzip-crc32",
+                declared: "gzip trailer",
+                observed: error.message,
+              });
+            }
+          } else throw error;
+        }
+      } else if (sniffed.container !== null && input.depth >= this.#limits.max_depth) {
+        limitations.push(
+          `A ${sniffed.container} archive at nesting depth ${input.depth}: max_depth (${this.#limits.max_depth}) stops descent.`,
+        );
+        this.#record.incomplete(`${logicalPath}: max_depth reached`);
+      }
+      if (!stopped) await drainSource(content);
+    } catch (error) {
+      if (isFatal(error)) {
+        stopped ??= error;
+      } else if (error instanceof ArchiveFormatError || error instanceof ArchiveLimitError) {
+        // The member's own bytes could not be read to the end (a damaged enclosing stream).
+        readError = error;
+      } else {
+        readError = error;
+      }
+    }
+    if (readError && !stopped) {
+      if (readError instanceof ArchiveFormatError && /crc|checksum|size/i.test(readError.message)) {
+        // The enclosing zip entry failed its check after every byte was read.
+        this.#record.integrity({
+          logical_path: logicalPath,
+          check: "crc32",
+          declared: "zip central directory",
+          observed: readError.message,
+        });
+      }
+      limitations.push(`Content not fully read: ${message(readError)}`);
+      this.#record.incomplete(`${logicalPath}: ${message(readError)}`);
+    }
+    // A stream read to its end needs no release (releasing one makes an error object, which
+    // is costly per member); one left part-read is released.
+    if (readError || stopped) reader?.releaseLock();
+    const complete = !readError && !stopped && !overEntryLimit;
+    const sha256 = complete ? hash.digest("hex") : null;
+    if (!complete) hash.destroy?.();
+    if (overEntryLimit) {
+      limitations.push(
+        `Not hashed: larger than max_entry_bytes (${this.#limits.max_entry_bytes}).`,
+      );
+      this.#record.incomplete(`${logicalPath}: larger than max_entry_bytes`);
+    }
+    if (capturing && sha256 !== null && !this.capturedPaths.has(logicalPath)) {
+      this.capturedPaths.add(logicalPath);
+      await capturing.onMember(logicalPath, { bytes: concat(kept), sha256 });
+      kept.length = 0;
+      if (this.capturedPaths.size === capturing.paths.size) throw new CaptureDone();
+    } else if (capturing && sha256 === null) {
+      throw readError ?? stopped ?? new Error(`${logicalPath} could not be read`);
+    }
+    const id = sha256 ? artifactId(sha256) : null;
+    if (id && sha256) {
+      const details = describeBinary(head, sniffed);
+      this.#record.addNode({
+        artifact_id: id,
+        kind: details.kind,
+        format,
+        content_kind: sniffed.kind,
+        sha256,
+        size,
+        media_type: mediaType(sniffed),
+        architecture: details.architecture,
+        executable: details.kind === "executable",
+        content_state: input.contentState,
+        limitations: [],
+      });
+      this.#record.addEdges(id, children);
+    } else if (children.length > 0) {
+      limitations.push(
+        `${children.length} member(s) were read, but this content has no id, so no edges to them are recorded.`,
+      );
+    }
+    if (input.isRoot) format = format === "file" && sniffed.kind === "data" ? "file" : format;
+    const mode = input.meta.mode;
+    this.#record.addOccurrence({
+      logicalPath,
+      entryKind: "file",
+      parentOccurrenceId: input.parentOccurrenceId,
+      artifactId: id,
+      contentKind: sniffed.kind,
+      sha256,
+      size: readError || stopped ? null : size,
+      meta: input.meta,
+      linkTarget: null,
+      hashStatus: sha256 ? "verified" : overEntryLimit ? "not-hashed-limit" : "unavailable",
+      limitations,
+      executable: mode !== null && (mode & 0o111) !== 0,
+      rootOccurrence: input.isRoot,
+    });
+    if (stopped) throw stopped;
+    return { artifactId: id, occurrenceId: occId, sha256, format };
+  }
+
+  async #descend(
+    sniffed: Sniffed,
+    body: ReadableStream<Uint8Array>,
+    input: { logicalPath: string; name: string; depth: number; source: ByteSource | null },
+    parentOccurrenceId: string,
+    children: PendingChild[],
+  ): Promise<void> {
+    const container = sniffed.container!;
+    const depth = input.depth + 1;
+    const readOptions = {
+      maxEntries: this.#limits.max_entries,
+      maxPathBytes: this.#limits.max_path_bytes,
+      signal: this.#options.signal,
+    };
+    if (
+      container === "gzip" || container === "xz" || container === "zstd" || container === "bzip2"
+    ) {
+      const inner = decompressedName(input.name, container);
+      const logicalPath = childLogicalPath(input.logicalPath, inner);
+      const stream = decompress(container as Compression, body, {
+        maxOutputBytes: this.#limits.max_entry_bytes,
+        maxRatio: this.#limits.max_compression_ratio,
+        signal: this.#options.signal,
+      });
+      const visited = await this.#visitFile({
+        logicalPath,
+        name: inner,
+        stream,
+        size: null,
+        depth,
+        parentOccurrenceId,
+        contentState: "embedded",
+        meta: NO_META,
+        source: null,
+        isRoot: false,
+      });
+      children.push({
+        artifact_id: visited.artifactId,
+        relation: "extracts",
+        occurrence_id: visited.occurrenceId,
+        logical_path: logicalPath,
+      });
+      return;
+    }
+    if (container === "tar" || container === "ar") {
+      const entries = container === "tar" ? readTar(body, readOptions) : readAr(body, readOptions);
+      const directories: Array<{ logicalPath: string; occurrence: ArtifactOccurrence }> = [];
+      const members: ArchiveMember[] = [];
+      for await (const { entry, body: entryBody } of entries) {
+        if ("isSymbolTable" in entry && entry.isSymbolTable) continue;
+        const named = this.#memberPath(input.logicalPath, entry.name);
+        if (named === null) continue;
+        const type = "type" in entry ? entry.type : "file";
+        const meta: MemberMeta = {
+          declared_size: entry.size,
+          compressed_size: null,
+          mode: entry.mode,
+          source_location: { offset: entry.dataOffset, length: entry.size },
+          original_name_hex: named.originalHex,
+          limitations: [...named.limitations, ...entry.warnings],
+        };
+        const linkTarget = "linkTarget" in entry && entry.linkTarget ? entry.linkTarget.text : null;
+        if (type === "file") {
+          await this.#visitMember(
+            named.path,
+            entry.name,
+            entryBody(),
+            entry.size,
+            {
+              depth,
+              parentOccurrenceId,
+              meta,
+            },
+            children,
+            members,
+          );
+        } else if (type === "directory") {
+          directories.push(this.#archiveDirectory(named.path, parentOccurrenceId, meta));
+        } else if (type === "hardlink") {
+          this.#record.countEntry();
+          const targetPath = linkTarget === null ? null : this.#memberPath(input.logicalPath, {
+            text: linkTarget,
+            bytes: new TextEncoder().encode(linkTarget),
+            validUtf8: true,
+          })?.path ?? null;
+          const target = targetPath ? this.#record.occurrenceByPath.get(targetPath) : undefined;
+          this.#record.addOccurrence({
+            logicalPath: named.path,
+            entryKind: "hardlink",
+            parentOccurrenceId,
+            artifactId: target?.artifact_id ?? null,
+            contentKind: target?.content_kind ?? null,
+            sha256: target?.sha256 ?? null,
+            size: target?.size ?? null,
+            meta,
+            linkTarget,
+            hashStatus: target?.artifact_id ? "verified" : "unavailable",
+            limitations: [
+              ...meta.limitations,
+              target?.artifact_id
+                ? `A hard link: its content is that of ${targetPath}.`
+                : `A hard link to ${
+                  JSON.stringify(linkTarget)
+                }, which is not an earlier member of this archive.`,
+            ],
+          });
+          members.push({
+            logicalPath: named.path,
+            artifact_id: target?.artifact_id ?? null,
+            entry_kind: "hardlink",
+          });
+        } else if (type === "symlink") {
+          this.#record.addContentless(
+            named.path,
+            "symlink",
+            parentOccurrenceId,
+            meta,
+            linkTarget,
+            meta.limitations,
+          );
+          members.push({
+            logicalPath: named.path,
+            artifact_id: null,
+            entry_kind: "symlink",
+            link_target: linkTarget ?? "",
+          });
+        } else {
+          this.#record.addContentless(named.path, "special", parentOccurrenceId, meta, linkTarget, [
+            ...meta.limitations,
+            `A ${type} entry: it has no content to read.`,
+          ]);
+          members.push({ logicalPath: named.path, artifact_id: null, entry_kind: "special" });
+        }
+      }
+      this.#closeArchiveDirectories(directories, members, children);
+      return;
+    }
+    if (container === "zip") {
+      let source = input.source;
+      let owned = false;
+      if (!source) {
+        source = memorySource(await collect(body, this.#limits.max_entry_bytes, input.logicalPath));
+        owned = true;
+      }
+      try {
+        await this.#zipMembers(source, input.logicalPath, depth, parentOccurrenceId, children);
+      } finally {
+        if (owned) source.close();
+      }
+      return;
+    }
+  }
+
+  async #zipMembers(
+    source: ByteSource,
+    parentLogical: string,
+    depth: number,
+    parentOccurrenceId: string,
+    children: PendingChild[],
+  ): Promise<void> {
+    const directory = await readZipDirectory(source, {
+      maxEntries: this.#limits.max_entries,
+      maxPathBytes: this.#limits.max_path_bytes,
+    });
+    for (const warning of directory.warnings.slice(0, 20)) {
+      this.#record.note(`${parentLogical}: ${warning}`);
+    }
+    const overlapping = new Set(directory.overlapping);
+    const directories: Array<{ logicalPath: string; occurrence: ArtifactOccurrence }> = [];
+    const members: ArchiveMember[] = [];
+    for (const [index, entry] of directory.entries.entries()) {
+      const named = this.#memberPath(parentLogical, entry.name);
+      if (named === null) continue;
+      const meta: MemberMeta = {
+        declared_size: entry.uncompressedSize,
+        compressed_size: entry.compressedSize,
+        mode: entry.mode,
+        source_location: { offset: entry.dataOffset, length: entry.compressedSize },
+        original_name_hex: named.originalHex,
+        limitations: [...named.limitations, ...entry.warnings],
+      };
+      if (entry.type === "directory") {
+        directories.push(this.#archiveDirectory(named.path, parentOccurrenceId, meta));
+        continue;
+      }
+      const unreadable = entry.encrypted
+        ? "Encrypted: the content cannot be read."
+        : overlapping.has(index)
+        ? "Its data overlaps another entry's (a zip-bomb technique): not read."
+        : null;
+      if (unreadable || entry.type === "symlink") {
+        let linkTarget: string | null = null;
+        if (!unreadable && entry.type === "symlink" && entry.uncompressedSize <= 4096) {
+          try {
+            linkTarget = new TextDecoder().decode(
+              await collect(
+                zipEntryBody(source, entry, this.#decompressLimits()),
+                4096,
+                named.path,
+              ),
+            );
+          } catch (error) {
+            meta.limitations.push(`Link target unreadable: ${message(error)}`);
+          }
+        }
+        if (unreadable) this.#record.incomplete(`${named.path}: ${unreadable}`);
+        this.#record.addContentless(
+          named.path,
+          entry.type === "symlink" ? "symlink" : "file",
+          parentOccurrenceId,
+          meta,
+          linkTarget,
+          unreadable ? [...meta.limitations, unreadable] : meta.limitations,
+          entry.encrypted,
+        );
+        members.push({
+          logicalPath: named.path,
+          artifact_id: null,
+          entry_kind: entry.type === "symlink" ? "symlink" : "file",
+          link_target: linkTarget ?? "",
+        });
+        continue;
+      }
+      await this.#visitMember(
+        named.path,
+        entry.name,
+        zipEntryBody(source, entry, this.#decompressLimits()),
+        entry.uncompressedSize,
+        { depth, parentOccurrenceId, meta },
+        children,
+        members,
+      );
+    }
+    this.#closeArchiveDirectories(directories, members, children);
+  }
+
+  /** An archive member with content: visited, then listed as a child and a directory member. */
+  async #visitMember(
+    logicalPath: string,
+    name: ArchiveEntryName,
+    stream: ReadableStream<Uint8Array>,
+    size: number,
+    at: { depth: number; parentOccurrenceId: string; meta: MemberMeta },
+    children: PendingChild[],
+    members: ArchiveMember[],
+  ): Promise<void> {
+    const visited = await this.#visitFile({
+      logicalPath,
+      name: lastSegment(name.text),
+      stream,
+      size,
+      depth: at.depth,
+      parentOccurrenceId: at.parentOccurrenceId,
+      contentState: "embedded",
+      meta: at.meta,
+      source: null,
+      isRoot: false,
+    });
+    children.push({
+      artifact_id: visited.artifactId,
+      relation: "contains",
+      occurrence_id: visited.occurrenceId,
+      logical_path: logicalPath,
+    });
+    members.push({ logicalPath, artifact_id: visited.artifactId, entry_kind: "file" });
+  }
+
+  /** A directory entry of an archive; its digest is filled in by #closeArchiveDirectories. */
+  #archiveDirectory(
+    logicalPath: string,
+    parentOccurrenceId: string,
+    meta: MemberMeta,
+  ): { logicalPath: string; occurrence: ArtifactOccurrence } {
+    this.#record.countEntry();
+    const occurrence = this.#record.addOccurrence({
+      logicalPath,
+      entryKind: "directory",
+      parentOccurrenceId,
+      artifactId: null,
+      contentKind: "directory",
+      sha256: null,
+      size: null,
+      meta,
+      linkTarget: null,
+      hashStatus: "verified",
+      limitations: meta.limitations,
+    });
+    return { logicalPath, occurrence };
+  }
+
+  #decompressLimits(): { maxOutputBytes: number; maxRatio: number; signal?: AbortSignal } {
+    return {
+      maxOutputBytes: this.#limits.max_entry_bytes,
+      maxRatio: this.#limits.max_compression_ratio,
+      signal: this.#options.signal,
+    };
+  }
+
+  /** Gives directory entries inside an archive the digest of their direct members. */
+  #closeArchiveDirectories(
+    directories: Array<{ logicalPath: string; occurrence: ArtifactOccurrence }>,
+    members: ArchiveMember[],
+    children: PendingChild[],
+  ): void {
+    const closed = closeArchiveDirectories(directories.map((d) => d.logicalPath), members);
+    for (const { index, sha256, artifactId: id } of closed) {
+      const directory = directories[index]!;
+      this.#record.addNode({
+        artifact_id: id,
+        kind: "container",
+        format: "directory",
+        content_kind: "directory",
+        sha256,
+        size: 0,
+        media_type: "inode/directory",
+        architecture: null,
+        executable: false,
+        content_state: "virtual",
+        limitations: [],
+      });
+      directory.occurrence.artifact_id = id;
+      directory.occurrence.sha256 = sha256;
+      children.push({
+        artifact_id: id,
+        relation: "contains",
+        occurrence_id: directory.occurrence.occurrence_id,
+        logical_path: directory.logicalPath,
+      });
+    }
+  }
+
+  // --- names ---------------------------------------------------------------
+
+  /**
+   * The logical path of an archive member: hostile names (absolute, `..`,
+   * NUL, backslashes, invalid UTF-8) are escaped into a safe path and the
+   * original bytes kept; null when the name is empty.
+   */
+  #memberPath(
+    parentLogical: string,
+    name: ArchiveEntryName,
+  ): { path: string; originalHex: string | null; limitations: string[] } | null {
+    const escaped = escapeMemberName(name);
+    if (escaped.segments.length === 0) return null;
+    const path = childLogicalPath(parentLogical, escaped.segments.join("/"));
+    this.#checkPath(path);
+    return {
+      path,
+      originalHex: escaped.hostile ? hexOf(name.bytes) : null,
+      limitations: escaped.hostile ? [`Hostile member name escaped: ${escaped.reason}.`] : [],
+    };
+  }
+
+  #checkPath(path: string): void {
+    if (new TextEncoder().encode(path).length > this.#limits.max_path_bytes) {
+      throw new StopScan(
+        `max_path_bytes (${this.#limits.max_path_bytes}) exceeded by ${path.slice(0, 200)}…`,
+      );
+    }
+  }
+}
