@@ -207,16 +207,19 @@ export interface PeerRun {
   stdoutBytes: number;
   /** The peer's peak RSS in bytes, from `/usr/bin/time -f %M` when asked. */
   peak?: number;
+  /** The peer's stdout as text, when `captureStdout` was asked for. */
+  stdout?: string;
 }
 
 /**
  * Runs a peer program to completion, reading and discarding its stdout, and
  * times it. Throws when it exits non-zero. With `measurePeak`, runs it under
- * GNU `time` (when `/usr/bin/time` exists) for its maximum RSS.
+ * GNU `time` (when `/usr/bin/time` exists) for its maximum RSS; with
+ * `captureStdout`, keeps its stdout as text.
  */
 export async function runPeer(
   command: string[],
-  options: { measurePeak?: boolean; stdin?: string } = {},
+  options: { measurePeak?: boolean; stdin?: string; captureStdout?: boolean } = {},
 ): Promise<PeerRun> {
   const [program, ...rest] = command;
   if (!program) throw new Error("runPeer needs a command");
@@ -235,8 +238,12 @@ export async function runPeer(
     await writer.close();
   }
   let stdoutBytes = 0;
+  const kept: Uint8Array[] = [];
   const drain = (async () => {
-    for await (const chunk of child.stdout) stdoutBytes += chunk.length;
+    for await (const chunk of child.stdout) {
+      stdoutBytes += chunk.length;
+      if (options.captureStdout) kept.push(chunk);
+    }
   })();
   const errText = new Response(child.stderr).text();
   const status = await child.status;
@@ -245,11 +252,22 @@ export async function runPeer(
   const stderr = await errText;
   if (!status.success) throw new Error(`${argv.join(" ")} exited ${status.code}: ${stderr}`);
   const run: PeerRun = { ms, stdoutBytes };
+  if (options.captureStdout) run.stdout = new TextDecoder().decode(concatBytes(kept));
   if (timed) {
     const kb = Number(stderr.trim().split("\n").at(-1));
     if (Number.isFinite(kb)) run.peak = kb * 1024;
   }
   return run;
+}
+
+function concatBytes(chunks: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return out;
 }
 
 async function exists(path: string): Promise<boolean> {

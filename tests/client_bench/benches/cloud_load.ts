@@ -197,16 +197,8 @@ export default async function cloudLoad(ctx: BenchContext): Promise<void> {
           const before = await server.memory();
           const call = await server.call("load_dataset", { path });
           const after = await server.memory();
-          const content = structured(call);
-          const summary =
-            (content.summary ?? (content.result as Record<string, unknown> | undefined)?.summary) as
-              | Record<string, unknown>
-              | undefined;
-          if (!summary) {
-            throw new Error(
-              `load_dataset returned no summary: ${JSON.stringify(content).slice(0, 300)}`,
-            );
-          }
+          const result = structured(call).result as Record<string, unknown>;
+          const summary = result.summary as Record<string, unknown>;
           if (summary.kind !== kind.kind) {
             throw new Error(`${kind.label} was read as ${summary.kind}, not ${kind.kind}`);
           }
