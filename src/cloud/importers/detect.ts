@@ -148,7 +148,7 @@ export interface LoadInputOptions {
   kind?: string;
   /** The importers to choose from. @default a registry of the built-in importers */
   registry?: ImporterRegistry;
-  /** Largest file read, in bytes. @default MAX_INPUT_BYTES */
+  /** Largest file read, in bytes (the operator's `--max-dataset-bytes`). @default MAX_INPUT_BYTES */
   maxBytes?: number;
 }
 
@@ -218,6 +218,7 @@ export async function loadInput(path: string, options: LoadInputOptions): Promis
       return parseJsonText(await readTextFile(fenced, maxBytes), basename(fenced));
     },
     listDirectory: async (p) => directoryEntries(await options.fence(p)),
+    maxBytes,
   };
   const result = await importer.load(input);
   addRuleFindings(result.records);

@@ -1,0 +1,159 @@
+/**
+ * The input size limit is an operator setting (`--max-dataset-bytes`): files
+ * above it are refused before any byte is read, with a message naming the
+ * flag and the memory bound, and the workspace stays as it was.
+ */
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { parseCli, UsageError } from "../src/cli.ts";
+import {
+  LOAD_MEMORY_BOUND,
+  LOAD_PEAK_FACTOR,
+  MAX_DATASET_BYTES_FLAG,
+  MAX_INPUT_BYTES,
+  parseByteSize,
+} from "../src/cloud/importers/read.ts";
+import { cloudWorkbenchWith } from "../src/cloud/workbench.ts";
+import { connect, fails, ok } from "./helpers/in_memory.ts";
+
+const KiB = 1024;
+
+/** A generic dataset file of about `bytes` bytes (one asset, padded). */
+function genericDataset(bytes: number): string {
+  const base = { assets: [{ id: "a-1", type: "S3_BUCKET", name: "pad" }], edges: [], findings: [] };
+  const text = JSON.stringify({ ...base, pad: "" });
+  return JSON.stringify({ ...base, pad: "x".repeat(Math.max(0, bytes - text.length)) });
+}
+
+async function withScratch(run: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "cloud-limit-" }));
+  try {
+    await run(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+async function datasetNames(client: Parameters<typeof ok>[0]): Promise<string[]> {
+  const listed = (await ok(client, "list_datasets")).result;
+  return (listed.datasets as { name: string }[]).map((d) => d.name);
+}
+
+Deno.test("parseByteSize() reads bytes and K/M/G sizes and refuses anything else", () => {
+  assert.equal(parseByteSize("1048576"), 1048576);
+  assert.equal(parseByteSize("512K"), 512 * KiB);
+  assert.equal(parseByteSize("300M"), 300 * 2 ** 20);
+  assert.equal(parseByteSize("300MiB"), 300 * 2 ** 20);
+  assert.equal(parseByteSize("1g"), 2 ** 30);
+  assert.equal(parseByteSize("1.5GB"), 1.5 * 2 ** 30);
+  for (const bad of ["", "0", "-5", "ten", "5T", "1e9", "65G"]) {
+    assert.throws(() => parseByteSize(bad), (e: unknown) => {
+      assert.ok(e instanceof RangeError);
+      assert.match(e.message, /--max-dataset-bytes takes a size/);
+      return true;
+    });
+  }
+});
+
+Deno.test("the default limit keeps the worst measured load under the stated memory bound", () => {
+  assert.ok(MAX_INPUT_BYTES * LOAD_PEAK_FACTOR <= LOAD_MEMORY_BOUND);
+  assert.equal(MAX_INPUT_BYTES % 2 ** 20, 0);
+  assert.equal(MAX_DATASET_BYTES_FLAG, "--max-dataset-bytes");
+});
+
+Deno.test("parseCli() takes --max-dataset-bytes and refuses a bad value as a usage error", () => {
+  const cloud = cloudWorkbenchWith();
+  const config = parseCli(["--max-dataset-bytes", "1M"], [cloud]);
+  assert.ok(config);
+  assert.throws(
+    () => parseCli(["--max-dataset-bytes", "lots"], [cloud]),
+    (e: unknown) => e instanceof UsageError && /--max-dataset-bytes takes a size/.test(e.message),
+  );
+  assert.match(cloud.cli?.help ?? "", /--max-dataset-bytes N/);
+});
+
+Deno.test("load_dataset refuses a file over --max-dataset-bytes, naming the flag; the workspace is unchanged", async () => {
+  await withScratch(async (dir) => {
+    await Deno.writeTextFile(join(dir, "small.json"), genericDataset(30 * KiB));
+    await Deno.writeTextFile(join(dir, "big.json"), genericDataset(80 * KiB));
+    const { client, close } = await connect({
+      roots: [dir],
+      workbenches: [cloudWorkbenchWith({ demo: true, maxDatasetBytes: 64 * KiB })],
+    });
+    try {
+      const before = await datasetNames(client);
+      assert.deepEqual(before, ["sample", "after"]);
+      const error = await fails(client, "load_dataset", { path: join(dir, "big.json") });
+      assert.match(
+        error.message,
+        /big\.json: it is 80 KiB and this server refuses input files larger than 64 KiB \(--max-dataset-bytes\)/,
+      );
+      assert.match(error.message, new RegExp(`about ${LOAD_PEAK_FACTOR}× the file's size`));
+      assert.equal(error.details.limit, 64 * KiB);
+      assert.equal(error.details.setting, "--max-dataset-bytes");
+      // The same limit applies to reports merged by ingest_reports.
+      const ingest = await fails(client, "ingest_reports", {
+        reports: { prowler: [join(dir, "big.json")] },
+        dataset: "sample",
+      });
+      assert.match(ingest.message, /larger than 64 KiB \(--max-dataset-bytes\)/);
+      assert.deepEqual(await datasetNames(client), before);
+      // Under the limit, the same kind of file loads.
+      await ok(client, "load_dataset", { path: join(dir, "small.json") });
+      assert.deepEqual(await datasetNames(client), [...before, "small"]);
+    } finally {
+      await close();
+    }
+  });
+});
+
+Deno.test("load_dataset refuses a 1 GB file at the default limit before reading it", async () => {
+  await withScratch(async (dir) => {
+    // Sparse: no disk is used, and a read of it would take seconds.
+    const file = await Deno.open(join(dir, "huge.tfstate"), { create: true, write: true });
+    await file.truncate(2 ** 30);
+    file.close();
+    const { client, close } = await connect({
+      roots: [dir],
+      workbenches: [cloudWorkbenchWith({ demo: true })],
+    });
+    try {
+      const began = performance.now();
+      const error = await fails(client, "load_dataset", { path: join(dir, "huge.tfstate") });
+      assert.ok(performance.now() - began < 2_000, "refused without reading the file");
+      assert.match(
+        error.message,
+        new RegExp(
+          `it is 1 GiB and this server refuses input files larger than ${
+            MAX_INPUT_BYTES / 2 ** 20
+          } MiB \\(--max-dataset-bytes\\)`,
+        ),
+      );
+      assert.deepEqual(await datasetNames(client), ["sample", "after"]);
+    } finally {
+      await close();
+    }
+  });
+});
+
+Deno.test("--dataset preloads honour --max-dataset-bytes", async () => {
+  await withScratch(async (dir) => {
+    await Deno.writeTextFile(join(dir, "small.json"), genericDataset(30 * KiB));
+    await Deno.writeTextFile(join(dir, "big.json"), genericDataset(80 * KiB));
+    const { client, close } = await connect({
+      roots: [dir],
+      workbenches: [
+        cloudWorkbenchWith({
+          datasets: [{ path: join(dir, "big.json") }, { path: join(dir, "small.json") }],
+          maxDatasetBytes: 64 * KiB,
+        }),
+      ],
+    });
+    try {
+      assert.deepEqual(await datasetNames(client), ["small"]);
+    } finally {
+      await close();
+    }
+  });
+});
