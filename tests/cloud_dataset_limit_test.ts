@@ -1,7 +1,8 @@
 /**
  * The input size limit is an operator setting (`--max-dataset-bytes`): files
  * above it are refused before any byte is read, with a message naming the
- * flag and the memory bound, and the workspace stays as it was.
+ * flag and the memory bound, and the workspace stays as it was. The loader
+ * does not hold a file's text beside its parsed tree.
  */
 
 import assert from "node:assert/strict";
@@ -14,6 +15,11 @@ import {
   MAX_INPUT_BYTES,
   parseByteSize,
 } from "../src/cloud/importers/read.ts";
+import { ImporterRegistry, loadInput } from "../src/cloud/importers/detect.ts";
+import { readInputText } from "../src/cloud/importers/import_input.ts";
+import { emptyNotes, type Importer } from "../src/cloud/importers/importer.ts";
+import { parseJsonOrLines } from "../src/cloud/importers/scanner_common.ts";
+import { emptyRecords } from "../src/cloud/model/records.ts";
 import { cloudWorkbenchWith } from "../src/cloud/workbench.ts";
 import { connect, fails, ok } from "./helpers/in_memory.ts";
 
@@ -157,3 +163,47 @@ Deno.test("--dataset preloads honour --max-dataset-bytes", async () => {
     }
   });
 });
+
+Deno.test("loadInput() hands a parsed JSON file to the importer without its text, and the limit", async () => {
+  await withScratch(async (dir) => {
+    const seen: { text: boolean; json: boolean; maxBytes?: number; reread: string }[] = [];
+    const probe: Importer = {
+      kind: "probe",
+      description: "records what the loader hands over",
+      detectors: [{ stage: "json", order: 1, test: (v) => isProbe(v) }],
+      load: async (input) => {
+        seen.push({
+          text: input.text !== undefined,
+          json: input.json !== undefined,
+          ...(input.maxBytes === undefined ? {} : { maxBytes: input.maxBytes }),
+          // An importer that wants the text after all still gets it.
+          reread: await readInputText(input, { kind: "probe", path: input.path }),
+        });
+        return { records: emptyRecords(), notes: emptyNotes(), metadata: {} };
+      },
+    };
+    const registry = new ImporterRegistry([probe]);
+    const path = join(dir, "probe.json");
+    const text = JSON.stringify({ probe: true });
+    await Deno.writeTextFile(path, text);
+    await loadInput(path, { fence: (p) => Deno.realPath(p), registry, maxBytes: 4 * KiB });
+    assert.deepEqual(seen, [{ text: false, json: true, maxBytes: 4 * KiB, reread: text }]);
+  });
+});
+
+Deno.test("parseJsonOrLines() reads JSON Lines line by line, blank lines skipped, bad lines located", () => {
+  const lines = ['{"a":1}', "", '  {"a":2}  ', '{"a":3}'].join("\n") + "\n";
+  assert.deepEqual(parseJsonOrLines(lines, { kind: "k", path: "f.jsonl" }), [
+    { a: 1 },
+    { a: 2 },
+    { a: 3 },
+  ]);
+  assert.throws(
+    () => parseJsonOrLines('{"a":1}\n{"a":2}\n{"a":\n', { kind: "k", path: "f.jsonl" }),
+    /line 3 is not a JSON object/,
+  );
+});
+
+function isProbe(value: unknown): boolean {
+  return typeof value === "object" && value !== null && "probe" in value;
+}

@@ -188,12 +188,14 @@ export async function loadInput(path: string, options: LoadInputOptions): Promis
     source = { path: real, fileName, listing: await listDirectory(real) };
   } else {
     const text = await readTextFile(real, maxBytes);
-    let json: unknown;
     if (looksLikeJson(text) && !isJsonLines(text)) {
-      // Malformed JSON is reported with its position, whatever kind was asked for.
-      json = parseJsonText(text, fileName);
+      // Malformed JSON is reported with its position, whatever kind was asked for. Once parsed,
+      // the text is dropped so it is not held beside the tree and the records (an importer
+      // that wants it after all reads the file again).
+      source = { path: real, fileName, json: parseJsonText(text, fileName) };
+    } else {
+      source = { path: real, fileName, text };
     }
-    source = { path: real, fileName, text, ...(json === undefined ? {} : { json }) };
   }
   let importer: Importer | undefined;
   if (kind === "auto") {
