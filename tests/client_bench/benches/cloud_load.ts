@@ -12,7 +12,9 @@
  * (VmHWM − idle VmRSS) and that peak as a multiple k of the input size — the
  * figure `--max-dataset-bytes` is sized by. Sizes: large ≈ 60 MB per kind and
  * a 100,000-resource Terraform state (≈ 200 MB); medium a quarter; small a
- * twentieth. `CLOUD_LOAD_KINDS=terraform-state,trivy` runs only those kinds.
+ * twentieth; `CLOUD_LOAD_SCALE=4` multiplies the large sizes instead (to load a
+ * file near `--max-dataset-bytes`). `CLOUD_LOAD_KINDS=terraform-state,trivy`
+ * runs only those kinds.
  *
  * @module
  */
@@ -171,7 +173,8 @@ export default async function cloudLoad(ctx: BenchContext): Promise<void> {
   if (!hasJq) ctx.log("jq is not installed: the peer column is left out");
   const only = Deno.env.get("CLOUD_LOAD_KINDS")?.split(",").map((k) => k.trim());
   const kinds = only ? KINDS.filter((k) => only.includes(k.label) || only.includes(k.kind)) : KINDS;
-  const scale = SCALES[ctx.size];
+  const scale = Number(Deno.env.get("CLOUD_LOAD_SCALE") ?? SCALES[ctx.size]);
+  if (!(scale > 0)) throw new Error("CLOUD_LOAD_SCALE takes a positive number");
   for (const kind of kinds) {
     const dir = await Deno.makeTempDir({ dir: ctx.tempDir, prefix: "load-" });
     const path = `${dir}/${kind.name}`;
