@@ -149,6 +149,14 @@ export class BenchServer implements AsyncDisposable {
     return await processMemory(this.pid);
   }
 
+  /**
+   * Resets the server's peak (VmHWM) to its current RSS, so the next
+   * {@linkcode memory} reports the peak of what ran in between.
+   */
+  async resetPeak(): Promise<void> {
+    await resetProcessPeak(this.pid);
+  }
+
   /** Closes the client and the server process. */
   async close(): Promise<void> {
     await this.#client.close().catch(() => {});
@@ -197,6 +205,26 @@ async function readProcStatus(pid: number): Promise<string> {
     .output();
   if (!out.success) throw new Error(`cannot read /proc/${pid}/status`);
   return new TextDecoder().decode(out.stdout);
+}
+
+/**
+ * Resets the peak resident memory (VmHWM) of process `pid` to its current RSS
+ * (`echo 5 > /proc/<pid>/clear_refs`; through `sh` when Deno lacks `--allow-all`).
+ */
+export async function resetProcessPeak(pid: number): Promise<void> {
+  try {
+    await Deno.writeTextFile(`/proc/${pid}/clear_refs`, "5");
+    return;
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotCapable)) throw error;
+  }
+  const out = await new Deno.Command("sh", {
+    args: ["-c", 'echo 5 > "/proc/$1/clear_refs"', "sh", String(pid)],
+    stderr: "piped",
+  }).output();
+  if (!out.success) {
+    throw new Error(`cannot reset the peak of ${pid}: ${new TextDecoder().decode(out.stderr)}`);
+  }
 }
 
 /** What a peer run produced. */

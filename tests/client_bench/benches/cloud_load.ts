@@ -197,6 +197,8 @@ export default async function cloudLoad(ctx: BenchContext): Promise<void> {
       subject: async () => {
         const server = await BenchServer.start({ roots: [dir] });
         try {
+          // The start-up peak is not the load's.
+          await server.resetPeak();
           const before = await server.memory();
           const call = await server.call("load_dataset", { path });
           const after = await server.memory();

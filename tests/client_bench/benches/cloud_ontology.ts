@@ -14,7 +14,8 @@
  * - each `sparql_query` beside the peer's `store.query` reading every row.
  *
  * Figures: triples, the server's peak RSS while building above its RSS after
- * the dataset loaded, and the peer's peak (`/usr/bin/time -f %M`).
+ * the dataset loaded (the peak is reset first), and the peer's peak
+ * (`/usr/bin/time -f %M`).
  *
  * @module
  */
@@ -89,6 +90,8 @@ async function serverRun(dir: string, path: string): Promise<ServerRun> {
     if (!JSON.stringify(status).includes('"bench"')) {
       throw new Error(`the estate was not loaded: ${server.stderr}`);
     }
+    // The preload's own peak is not the build's.
+    await server.resetPeak();
     const loaded = (await server.memory()).rss;
     const first = await server.call("ontology_stats", { dataset: "bench" });
     const firstResult = resultOf(first);
