@@ -19,6 +19,7 @@ import { ImporterRegistry, loadInput } from "../src/cloud/importers/detect.ts";
 import { readInputText } from "../src/cloud/importers/import_input.ts";
 import { emptyNotes, type Importer } from "../src/cloud/importers/importer.ts";
 import { parseJsonOrLines } from "../src/cloud/importers/scanner_common.ts";
+import { LoadError } from "../src/cloud/model/errors.ts";
 import { emptyRecords } from "../src/cloud/model/records.ts";
 import { cloudWorkbenchWith } from "../src/cloud/workbench.ts";
 import { connect, fails, ok } from "./helpers/in_memory.ts";
@@ -207,3 +208,42 @@ Deno.test("parseJsonOrLines() reads JSON Lines line by line, blank lines skipped
 function isProbe(value: unknown): boolean {
   return typeof value === "object" && value !== null && "probe" in value;
 }
+
+Deno.test("loadInput() holds the files of a directory input to one limit together", async () => {
+  await withScratch(async (dir) => {
+    const reader: Importer = {
+      kind: "two-files",
+      description: "reads a.txt and b.txt of a directory",
+      detectors: [{ stage: "directory", order: 1, test: (listing) => listing.hasFile("a.txt") }],
+      load: async (input) => {
+        const a = await input.readText(join(input.path, "a.txt"));
+        const b = await input.readText(join(input.path, "b.txt"));
+        return {
+          records: emptyRecords(),
+          notes: emptyNotes(),
+          metadata: { read: a.length + b.length },
+        };
+      },
+    };
+    const registry = new ImporterRegistry([reader]);
+    const fence = (p: string): Promise<string> => Deno.realPath(p);
+    for (const [name, size] of [["small", 20 * KiB], ["large", 40 * KiB]] as const) {
+      await Deno.mkdir(join(dir, name));
+      await Deno.writeTextFile(join(dir, name, "a.txt"), "a".repeat(size));
+      await Deno.writeTextFile(join(dir, name, "b.txt"), "b".repeat(size));
+    }
+    const small = await loadInput(join(dir, "small"), { fence, registry, maxBytes: 64 * KiB });
+    assert.equal(small.metadata.read, 40 * KiB);
+    await assert.rejects(
+      () => loadInput(join(dir, "large"), { fence, registry, maxBytes: 64 * KiB }),
+      (e: unknown) => {
+        assert.ok(e instanceof LoadError);
+        assert.match(
+          e.message,
+          /Cannot load large: with b\.txt its files add up to 80 KiB, and this server refuses inputs larger than 64 KiB \(--max-dataset-bytes\)/,
+        );
+        return true;
+      },
+    );
+  });
+});

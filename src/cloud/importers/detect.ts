@@ -37,6 +37,7 @@ import {
   looksLikeJson,
   MAX_INPUT_BYTES,
   parseJsonText,
+  type ReadBudget,
   readTextFile,
 } from "./read.ts";
 import { reportImporter } from "./report.ts";
@@ -211,13 +212,15 @@ export async function loadInput(path: string, options: LoadInputOptions): Promis
   } else {
     importer = registry.get(kind)!;
   }
+  // Every file read for this input counts against one limit (a directory's files share it).
+  const budget: ReadBudget = { input: fileName, used: source.text?.length ?? 0 };
   const input: ImportInput = {
     ...source,
     fence: options.fence,
-    readText: async (p) => readTextFile(await options.fence(p), maxBytes),
+    readText: async (p) => readTextFile(await options.fence(p), maxBytes, budget),
     readJson: async (p) => {
       const fenced = await options.fence(p);
-      return parseJsonText(await readTextFile(fenced, maxBytes), basename(fenced));
+      return parseJsonText(await readTextFile(fenced, maxBytes, budget), basename(fenced));
     },
     listDirectory: async (p) => directoryEntries(await options.fence(p)),
     maxBytes,

@@ -83,12 +83,25 @@ export function parseByteSize(text: string): number {
 }
 
 /**
+ * The bytes one load has read so far, against the limit: the files of a
+ * directory input (an AWS API dump, a Checkov folder) share one limit.
+ */
+export interface ReadBudget {
+  /** The input's name, for the refusal. */
+  readonly input: string;
+  /** Bytes read so far. */
+  used: number;
+}
+
+/**
  * Reads a file as UTF-8 text, refusing it when larger than `maxBytes`
- * (default {@linkcode MAX_INPUT_BYTES}). Requires `--allow-read`.
+ * (default {@linkcode MAX_INPUT_BYTES}), or, with a `budget`, when it would
+ * take the bytes read for one input past `maxBytes`. Requires `--allow-read`.
  */
 export async function readTextFile(
   path: string,
   maxBytes: number = MAX_INPUT_BYTES,
+  budget?: ReadBudget,
 ): Promise<string> {
   const name = basename(path);
   // Opened non-blocking and checked on the handle, so a FIFO or device (even one swapped in
@@ -109,6 +122,16 @@ export async function readTextFile(
         setting: MAX_DATASET_BYTES_FLAG,
       });
     }
+    if (budget && budget.used + info.size > maxBytes) {
+      throw new LoadError(
+        `Cannot load ${budget.input}: with ${name} its files add up to ` +
+          `${describeLimit(budget.used + info.size)}, and this server refuses inputs larger ` +
+          `than ${describeLimit(maxBytes)} (${MAX_DATASET_BYTES_FLAG}); the files of a ` +
+          `directory share the limit. Load a smaller part of it, or ask the operator to ` +
+          `restart the server with a larger ${MAX_DATASET_BYTES_FLAG}.`,
+        { size: budget.used + info.size, limit: maxBytes, setting: MAX_DATASET_BYTES_FLAG },
+      );
+    }
     // One byte more than the limit, so growth after the stat is noticed.
     const bytes = new Uint8Array(Math.min(maxBytes + 1, info.size + 1));
     let filled = 0;
@@ -124,6 +147,7 @@ export async function readTextFile(
         }.`,
       );
     }
+    if (budget) budget.used += filled;
     return new TextDecoder().decode(bytes.subarray(0, filled));
   } finally {
     await handle.close().catch(() => {});
