@@ -7,7 +7,8 @@
  *
  * Benches live in `tests/client_bench/benches/*.ts`, each exporting a default
  * `(ctx: BenchContext) => Promise<void>`; `deno task bench:client` runs them
- * all (or the ones named on the command line) through `main.ts`.
+ * all (or the ones named on the command line) through `main.ts`, with
+ * `--allow-all`: Deno grants `/proc/<pid>/status` (peak RSS) to nothing less.
  *
  * @module
  */
@@ -44,6 +45,8 @@ export interface ServerSpec {
   defaultV8?: boolean;
   /** Extra environment for the child (`CASEFILE_*` of the bench's shell is never passed). */
   env?: Record<string, string>;
+  /** Extra `deno run` flags (e.g. `--cpu-prof` while profiling), before `mod.ts`. */
+  denoFlags?: string[];
 }
 
 /** The `deno` argument vector for `spec`, mirroring the `deno task start` flags. */
@@ -55,6 +58,7 @@ export function serverArgs(spec: ServerSpec): string[] {
   flags.push(`--allow-read=${read.join(",")}`, `--allow-env=${START_ENV.join(",")}`);
   if (spec.allowWrite?.length) flags.push(`--allow-write=${spec.allowWrite.join(",")}`);
   if (spec.allowRun?.length) flags.push(`--allow-run=${spec.allowRun.join(",")}`);
+  flags.push(...(spec.denoFlags ?? []));
   return [...flags, MOD_TS, ...roots.flatMap((root) => ["--root", root]), ...(spec.args ?? [])];
 }
 
@@ -180,9 +184,18 @@ export function utf8Bytes(value: unknown): number {
   return new TextEncoder().encode(JSON.stringify(value)).length;
 }
 
-/** Peak (VmHWM) and current (VmRSS) resident memory of process `pid`, in bytes. */
+/**
+ * Peak (VmHWM) and current (VmRSS) resident memory of process `pid`, in bytes.
+ * Read through `cat`: Deno grants `/proc/<pid>/status` only with --allow-all.
+ */
 export async function processMemory(pid: number): Promise<{ peak: number; rss: number }> {
-  const status = await readProcStatus(pid);
+  const output = await new Deno.Command("cat", {
+    args: [`/proc/${pid}/status`],
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  if (!output.success) throw new Error(`cannot read /proc/${pid}/status`);
+  const status = new TextDecoder().decode(output.stdout);
   const field = (name: string): number => {
     const match = status.match(new RegExp(`^${name}:\\s+(\\d+) kB`, "m"));
     if (!match) throw new Error(`/proc/${pid}/status has no ${name}`);
@@ -192,32 +205,11 @@ export async function processMemory(pid: number): Promise<{ peak: number; rss: n
 }
 
 /**
- * `/proc/<pid>/status` as text. Deno reads `/proc` only under `--allow-all`;
- * without it the file is read through `cat` (needs `--allow-run`).
- */
-async function readProcStatus(pid: number): Promise<string> {
-  try {
-    return await Deno.readTextFile(`/proc/${pid}/status`);
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotCapable)) throw error;
-  }
-  const out = await new Deno.Command("cat", { args: [`/proc/${pid}/status`], stderr: "piped" })
-    .output();
-  if (!out.success) throw new Error(`cannot read /proc/${pid}/status`);
-  return new TextDecoder().decode(out.stdout);
-}
-
-/**
  * Resets the peak resident memory (VmHWM) of process `pid` to its current RSS
- * (`echo 5 > /proc/<pid>/clear_refs`; through `sh` when Deno lacks `--allow-all`).
+ * (`echo 5 > /proc/<pid>/clear_refs`, through `sh`: Deno grants `/proc` only
+ * with --allow-all).
  */
 export async function resetProcessPeak(pid: number): Promise<void> {
-  try {
-    await Deno.writeTextFile(`/proc/${pid}/clear_refs`, "5");
-    return;
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotCapable)) throw error;
-  }
   const out = await new Deno.Command("sh", {
     args: ["-c", 'echo 5 > "/proc/$1/clear_refs"', "sh", String(pid)],
     stderr: "piped",
@@ -377,6 +369,16 @@ export interface FigureRow {
   note?: string;
 }
 
+/** A free-form table a bench reports (growth curves and the like). */
+export interface FigureTable {
+  /** What the table shows. */
+  title: string;
+  /** Column headings. */
+  columns: string[];
+  /** Rows of already formatted cells, one per column. */
+  rows: string[][];
+}
+
 /** What a bench receives: its run count and where it reports. */
 export interface BenchContext {
   /** Paired iterations after the dropped first one (`--runs`, default 5). */
@@ -389,6 +391,8 @@ export interface BenchContext {
   pairedResult(result: PairedResult): void;
   /** Records a free-form figure. */
   figure(row: FigureRow): void;
+  /** Records a free-form table. */
+  table(table: FigureTable): void;
   /** Logs progress to stderr. */
   log(message: string): void;
 }

@@ -10,7 +10,13 @@
  */
 
 import { parseArgs } from "node:util";
-import { type BenchContext, type FigureRow, type PairedResult, pairedRow } from "./harness.ts";
+import {
+  type BenchContext,
+  type FigureRow,
+  type FigureTable,
+  type PairedResult,
+  pairedRow,
+} from "./harness.ts";
 
 const { values, positionals } = parseArgs({
   args: Deno.args,
@@ -39,9 +45,19 @@ if (unknown.length) {
 }
 const chosen = positionals.length ? positionals : names;
 
-const report: { bench: string; paired: PairedResult[]; figures: FigureRow[] }[] = [];
+const report: {
+  bench: string;
+  paired: PairedResult[];
+  figures: FigureRow[];
+  tables: FigureTable[];
+}[] = [];
 for (const name of chosen) {
-  const entry = { bench: name, paired: [] as PairedResult[], figures: [] as FigureRow[] };
+  const entry = {
+    bench: name,
+    paired: [] as PairedResult[],
+    figures: [] as FigureRow[],
+    tables: [] as FigureTable[],
+  };
   report.push(entry);
   const tempDir = await Deno.makeTempDir({ prefix: `casefile-bench-${name}-` });
   const ctx: BenchContext = {
@@ -56,6 +72,10 @@ for (const name of chosen) {
       entry.figures.push(row);
       console.error(`  ${row.label}: ${row.value}${row.note ? ` (${row.note})` : ""}`);
     },
+    table: (table) => {
+      entry.tables.push(table);
+      console.error(`  ${table.title}: ${table.rows.length} rows`);
+    },
     log: (message) => console.error(`[${name}] ${message}`),
   };
   console.error(`== ${name}`);
@@ -67,7 +87,7 @@ for (const name of chosen) {
   }
 }
 
-for (const { bench, paired, figures } of report) {
+for (const { bench, paired, figures, tables } of report) {
   console.log(`\n### ${bench}\n`);
   if (paired.length) {
     console.log("| measure | ours (median) | peer (median) | ratio min / median / max | target |");
@@ -79,6 +99,12 @@ for (const { bench, paired, figures } of report) {
     console.log("| figure | value | note |");
     console.log("|---|---|---|");
     for (const row of figures) console.log(`| ${row.label} | ${row.value} | ${row.note ?? ""} |`);
+  }
+  for (const table of tables) {
+    console.log(`\n${table.title}\n`);
+    console.log(`| ${table.columns.join(" | ")} |`);
+    console.log(`|${table.columns.map(() => "---").join("|")}|`);
+    for (const row of table.rows) console.log(`| ${row.join(" | ")} |`);
   }
 }
 if (values.json) await Deno.writeTextFile(values.json, JSON.stringify(report, null, 2));
