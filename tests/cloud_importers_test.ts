@@ -236,7 +236,7 @@ Deno.test("loadInput() refuses files over the size limit, stating the limit", as
       () => loadInput(path, { fence, maxBytes: 2 * 1024 * 1024 }),
       (e: unknown) => {
         assert.ok(e instanceof LoadError);
-        assert.match(e.message, /larger than 2 MiB are refused/);
+        assert.match(e.message, /refuses input files larger than 2 MiB \(--max-dataset-bytes\)/);
         return true;
       },
     );

@@ -22,6 +22,13 @@ import { loadDemo } from "./demo/load_demo.ts";
 import { closeOntologies } from "./ontology/registry.ts";
 import { cloudPrompts } from "./prompts/prompts.ts";
 import { cloudResources, cloudTemplates } from "./resources/resources.ts";
+import {
+  describeLimit,
+  LOAD_MEMORY_BOUND,
+  LOAD_PEAK_FACTOR,
+  MAX_INPUT_BYTES,
+  parseByteSize,
+} from "./importers/read.ts";
 import { COMPLIANCE_TOOLSET, complianceTools } from "./toolsets/compliance.ts";
 import { FINDINGS_TOOLSET, findingsTools } from "./toolsets/findings.ts";
 import { ingestTools } from "./toolsets/ingest.ts";
@@ -55,6 +62,13 @@ export interface CloudSettings {
    * @default null
    */
   outputDir?: string | null;
+  /**
+   * Largest input file `load_dataset`, `ingest_reports` and `--dataset` read,
+   * in bytes (`--max-dataset-bytes`); larger files are refused before any
+   * byte is read. A load takes up to about {@linkcode LOAD_PEAK_FACTOR}× the
+   * file's size in memory. @default MAX_INPUT_BYTES (256 MiB)
+   */
+  maxDatasetBytes?: number;
 }
 
 /** The cloud toolsets, in listing order. */
@@ -69,6 +83,9 @@ export const CLOUD_TOOLSETS = [
   META_TOOLSET,
 ] as const;
 
+const DEFAULT_LIMIT = describeLimit(MAX_INPUT_BYTES);
+const MEMORY_BOUND = describeLimit(LOAD_MEMORY_BOUND);
+
 const CLOUD_HELP = `Cloud estates (the cloud workbench):
   --dataset [NAME=]PATH  load a dataset at start (repeatable; grant --allow-read=PATH): cloudg's
                          inventory and report files, generic {assets, edges, findings} JSON, Terraform
@@ -77,6 +94,9 @@ const CLOUD_HELP = `Cloud estates (the cloud workbench):
   --demo                 load the demo estate: datasets sample (active) and after (no WAF web ACL)
   --output-dir DIR       write exports (reports, Terraform, ontology) only under DIR; needs
                          --allow-write=DIR and --allow-file-writes
+  --max-dataset-bytes N  refuse input files larger than N bytes (K, M, G suffixes; default ${DEFAULT_LIMIT});
+                         a load takes up to about ${LOAD_PEAK_FACTOR}× the file's size in memory, so the
+                         default keeps one under ${MEMORY_BOUND}
 `;
 
 /**
@@ -94,6 +114,12 @@ export function cloudWorkbenchWith(settings: CloudSettings = {}): WorkbenchModul
     path: isAbsolute(d.path) ? d.path : resolve(d.path),
   }));
   const outputDir = settings.outputDir ? resolve(settings.outputDir) : null;
+  const maxBytes = settings.maxDatasetBytes ?? MAX_INPUT_BYTES;
+  if (!Number.isInteger(maxBytes) || maxBytes < 1) {
+    throw new RangeError(
+      `maxDatasetBytes must be a positive whole number of bytes, got ${maxBytes}.`,
+    );
+  }
   return {
     name: "cloud",
     instructions:
@@ -106,6 +132,7 @@ export function cloudWorkbenchWith(settings: CloudSettings = {}): WorkbenchModul
         dataset: { type: "string", multiple: true },
         demo: { type: "boolean" },
         "output-dir": { type: "string" },
+        "max-dataset-bytes": { type: "string" },
       },
       help: CLOUD_HELP,
       configure: (values) =>
@@ -113,6 +140,9 @@ export function cloudWorkbenchWith(settings: CloudSettings = {}): WorkbenchModul
           datasets: ((values.dataset as string[] | undefined) ?? []).map(parseDatasetSpec),
           demo: values.demo === true,
           outputDir: typeof values["output-dir"] === "string" ? values["output-dir"] : null,
+          ...(typeof values["max-dataset-bytes"] === "string"
+            ? { maxDatasetBytes: parseByteSize(values["max-dataset-bytes"]) }
+            : {}),
         }),
     },
     permissionNeeds: (): PermissionNeed[] => [
@@ -128,7 +158,11 @@ export function cloudWorkbenchWith(settings: CloudSettings = {}): WorkbenchModul
       }]),
     ],
     create: (services) =>
-      createCloudWorkbench(services, datasets, { demo: settings.demo ?? false, outputDir }),
+      createCloudWorkbench(services, datasets, {
+        demo: settings.demo ?? false,
+        outputDir,
+        maxBytes,
+      }),
   };
 }
 
@@ -138,17 +172,18 @@ export const cloudWorkbench: WorkbenchModule = cloudWorkbenchWith();
 function createCloudWorkbench(
   services: WorkbenchServices,
   datasets: readonly PreloadedDataset[],
-  options: { demo: boolean; outputDir: string | null },
+  options: { demo: boolean; outputDir: string | null; maxBytes: number },
 ): Workbench {
   const workspace = new Workspace({
     fence: async (path) => (await services.fence.check(path)).realPath,
+    maxBytes: options.maxBytes,
   });
   workspace.onChange((event) => {
     if (event.type === "list_changed") services.notifyResourceListChanged();
     else services.notifyResourceUpdated(event.uri);
   });
   if (options.demo) loadDemo(workspace);
-  const preloaded = preload(workspace, datasets, services);
+  const preloaded = preload(workspace, datasets, services, options.maxBytes);
   const ctx = cloudContext(workspace, services, preloaded, options.outputDir);
   const completers = cloudCompleters(workspace);
   const families: Record<string, CompletionFamily> = Object.fromEntries(
@@ -194,6 +229,7 @@ async function preload(
   workspace: Workspace,
   datasets: readonly PreloadedDataset[],
   services: WorkbenchServices,
+  maxBytes: number,
 ): Promise<void> {
   for (const dataset of datasets) {
     const named = await Deno.realPath(dataset.path).catch(() => null);
@@ -205,6 +241,7 @@ async function preload(
         }
         return real;
       },
+      maxBytes,
     });
     try {
       const outcome = await loader.load(dataset.path, dataset.name ? { name: dataset.name } : {});

@@ -153,6 +153,14 @@ export class BenchServer implements AsyncDisposable {
     return await processMemory(this.pid);
   }
 
+  /**
+   * Resets the server's peak (VmHWM) to its current RSS, so the next
+   * {@linkcode memory} reports the peak of what ran in between.
+   */
+  async resetPeak(): Promise<void> {
+    await resetProcessPeak(this.pid);
+  }
+
   /** Closes the client and the server process. */
   async close(): Promise<void> {
     await this.#client.close().catch(() => {});
@@ -196,6 +204,21 @@ export async function processMemory(pid: number): Promise<{ peak: number; rss: n
   return { peak: field("VmHWM"), rss: field("VmRSS") };
 }
 
+/**
+ * Resets the peak resident memory (VmHWM) of process `pid` to its current RSS
+ * (`echo 5 > /proc/<pid>/clear_refs`, through `sh`: Deno grants `/proc` only
+ * with --allow-all).
+ */
+export async function resetProcessPeak(pid: number): Promise<void> {
+  const out = await new Deno.Command("sh", {
+    args: ["-c", 'echo 5 > "/proc/$1/clear_refs"', "sh", String(pid)],
+    stderr: "piped",
+  }).output();
+  if (!out.success) {
+    throw new Error(`cannot reset the peak of ${pid}: ${new TextDecoder().decode(out.stderr)}`);
+  }
+}
+
 /** What a peer run produced. */
 export interface PeerRun {
   /** Wall time, in milliseconds. */
@@ -204,16 +227,19 @@ export interface PeerRun {
   stdoutBytes: number;
   /** The peer's peak RSS in bytes, from `/usr/bin/time -f %M` when asked. */
   peak?: number;
+  /** The peer's stdout as text, when `captureStdout` was asked for. */
+  stdout?: string;
 }
 
 /**
  * Runs a peer program to completion, reading and discarding its stdout, and
  * times it. Throws when it exits non-zero. With `measurePeak`, runs it under
- * GNU `time` (when `/usr/bin/time` exists) for its maximum RSS.
+ * GNU `time` (when `/usr/bin/time` exists) for its maximum RSS; with
+ * `captureStdout`, keeps its stdout as text.
  */
 export async function runPeer(
   command: string[],
-  options: { measurePeak?: boolean; stdin?: string } = {},
+  options: { measurePeak?: boolean; stdin?: string; captureStdout?: boolean } = {},
 ): Promise<PeerRun> {
   const [program, ...rest] = command;
   if (!program) throw new Error("runPeer needs a command");
@@ -232,8 +258,12 @@ export async function runPeer(
     await writer.close();
   }
   let stdoutBytes = 0;
+  const kept: Uint8Array[] = [];
   const drain = (async () => {
-    for await (const chunk of child.stdout) stdoutBytes += chunk.length;
+    for await (const chunk of child.stdout) {
+      stdoutBytes += chunk.length;
+      if (options.captureStdout) kept.push(chunk);
+    }
   })();
   const errText = new Response(child.stderr).text();
   const status = await child.status;
@@ -242,11 +272,22 @@ export async function runPeer(
   const stderr = await errText;
   if (!status.success) throw new Error(`${argv.join(" ")} exited ${status.code}: ${stderr}`);
   const run: PeerRun = { ms, stdoutBytes };
+  if (options.captureStdout) run.stdout = new TextDecoder().decode(concatBytes(kept));
   if (timed) {
     const kb = Number(stderr.trim().split("\n").at(-1));
     if (Number.isFinite(kb)) run.peak = kb * 1024;
   }
   return run;
+}
+
+function concatBytes(chunks: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return out;
 }
 
 async function exists(path: string): Promise<boolean> {

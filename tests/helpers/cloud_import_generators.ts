@@ -1,9 +1,9 @@
 /**
  * Seeded writers of large inputs for the import benchmarks, one per input
- * kind the Terraform-state, OCSF and IAM generators do not cover: an AWS API
- * dump directory (cloudmapper layout), Checkov `results_json`, Trivy JSON,
- * ScoutSuite `scoutsuite_results*.js`, Prowler JSON-ASFF and a Terraform plan
- * (`terraform show -json`). Each clones real records (the shared fixtures or
+ * kind: a Terraform state, Prowler OCSF JSON Lines, IAM authorization details,
+ * an AWS API dump directory (cloudmapper layout), Checkov `results_json`, Trivy
+ * JSON, ScoutSuite `scoutsuite_results*.js`, Prowler JSON-ASFF and a Terraform
+ * plan (`terraform show -json`). Most clone real records (the shared fixtures or
  * the format samples of `cloud_scanner_samples.ts`) and varies their ids, so
  * the shapes are the formats' own; the same seed always writes the same bytes.
  * Every writer streams to disk and returns the bytes written.
@@ -22,6 +22,7 @@ type Json = Record<string, unknown>;
 const FIXTURES = new URL("../../../shared/fixtures/cloud/", import.meta.url);
 const DUMP_REGION = new URL("cloudmapper/account-data/demo/us-east-1/", FIXTURES);
 const TF_PLAN = new URL("checkov/tfplan.json", FIXTURES);
+const OCSF_FIXTURE = new URL("prowler/ocsf/test_prowler_output.ocsf.json", FIXTURES);
 const PAD_WORDS = "the quick brown fox jumps over the lazy dog while the cloud estate grows ";
 
 /** Buffers text and writes it to a file in blocks of about a megabyte. */
@@ -515,4 +516,207 @@ export async function writeTerraformPlan(path: string, copies: number): Promise<
   }
   await out.write("]}");
   return await out.close();
+}
+
+/**
+ * Writes a version-4 Terraform state of `count` AWS resources (VPCs, security
+ * groups, instances, buckets, roles) to `path`, a resource at a time.
+ * Returns the bytes written.
+ */
+export async function generateState(path: string, count: number): Promise<number> {
+  const rand = mulberry32(42);
+  const hex = (n: number): string =>
+    Array.from({ length: n }, () => Math.floor(rand() * 16).toString(16)).join("");
+  const file = await Deno.open(path, { write: true, create: true, truncate: true });
+  const enc = new TextEncoder();
+  let bytes = 0;
+  const write = async (s: string): Promise<void> => {
+    const data = enc.encode(s);
+    bytes += data.length;
+    await file.write(data);
+  };
+  await write(
+    '{"version":4,"terraform_version":"1.6.0","serial":1,"lineage":"bench","outputs":{},"resources":[',
+  );
+  const vpcs: string[] = [];
+  const sgs: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const kind = i < 10 ? 0 : Math.floor(rand() * 5);
+    const module = i % 7 === 0 ? `"module":"module.m${i % 50}",` : "";
+    const region = ["eu-west-1", "us-east-1", "ap-south-1"][i % 3]!;
+    let type: string;
+    let attributes: Record<string, unknown>;
+    const tags = {
+      Name: `r${i}`,
+      team: `t${i % 20}`,
+      cost: hex(8),
+      note: "x".repeat(1400 + Math.floor(rand() * 400)),
+    };
+    if (kind === 0) {
+      const id = `vpc-${hex(17)}`;
+      vpcs.push(id);
+      type = "aws_vpc";
+      attributes = {
+        id,
+        arn: `arn:aws:ec2:${region}:111122223333:vpc/${id}`,
+        cidr_block: "10.0.0.0/16",
+        tags,
+      };
+    } else if (kind === 1) {
+      const id = `sg-${hex(17)}`;
+      sgs.push(id);
+      type = "aws_security_group";
+      const cidr = rand() < 0.1 ? "0.0.0.0/0" : "10.1.0.0/16";
+      attributes = {
+        id,
+        arn: `arn:aws:ec2:${region}:111122223333:security-group/${id}`,
+        name: `sg${i}`,
+        vpc_id: vpcs[Math.floor(rand() * vpcs.length)],
+        ingress: [{
+          cidr_blocks: [cidr],
+          ipv6_cidr_blocks: [],
+          from_port: 22,
+          to_port: 22,
+          protocol: "tcp",
+          security_groups: [],
+          self: false,
+          description: "ssh",
+        }],
+        egress: [{
+          cidr_blocks: ["0.0.0.0/0"],
+          ipv6_cidr_blocks: [],
+          from_port: 0,
+          to_port: 0,
+          protocol: "-1",
+          security_groups: [],
+          self: false,
+          description: "",
+        }],
+        tags,
+      };
+    } else if (kind === 2) {
+      const id = `i-${hex(17)}`;
+      type = "aws_instance";
+      attributes = {
+        id,
+        arn: `arn:aws:ec2:${region}:111122223333:instance/${id}`,
+        ami: `ami-${hex(8)}`,
+        instance_type: "t3.micro",
+        vpc_security_group_ids: sgs.length ? [sgs[Math.floor(rand() * sgs.length)]] : [],
+        public_ip: rand() < 0.2 ? "203.0.113.9" : "",
+        metadata_options: [{ http_tokens: rand() < 0.5 ? "required" : "optional" }],
+        user_data: hex(64),
+        tags,
+      };
+    } else if (kind === 3) {
+      const name = `bucket-${i}-${hex(6)}`;
+      type = "aws_s3_bucket";
+      attributes = {
+        id: name,
+        bucket: name,
+        arn: `arn:aws:s3:::${name}`,
+        acl: "private",
+        server_side_encryption_configuration: rand() < 0.5 ? [{}] : [],
+        tags,
+      };
+    } else {
+      type = "aws_iam_role";
+      attributes = {
+        id: `role${i}`,
+        name: `role${i}`,
+        arn: `arn:aws:iam::111122223333:role/role${i}`,
+        assume_role_policy: JSON.stringify({
+          Version: "2012-10-17",
+          Statement: [{
+            Effect: "Allow",
+            Principal: { Service: "ec2.amazonaws.com" },
+            Action: "sts:AssumeRole",
+          }],
+        }),
+        tags,
+      };
+    }
+    const resource =
+      `{${module}"mode":"managed","type":"${type}","name":"r${i}","provider":"provider[\\"registry.terraform.io/hashicorp/aws\\"]","instances":[{"schema_version":1,"attributes":${
+        JSON.stringify(attributes)
+      },"dependencies":${i > 0 && kind === 2 ? '["aws_vpc.r0"]' : "[]"}}]}`;
+    await write((i === 0 ? "" : ",") + resource);
+  }
+  await write("]}");
+  file.close();
+  return bytes;
+}
+
+/** Writes `count` OCSF findings as JSON Lines, varying the fixture's failed finding; returns the bytes. */
+export async function generateOcsf(path: string, count: number): Promise<number> {
+  const items = JSON.parse(await Deno.readTextFile(OCSF_FIXTURE)) as Record<string, unknown>[];
+  const base = items[0]!;
+  const lines: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const f = structuredClone(base);
+    (f.finding_info as Record<string, unknown>).uid = `prowler-aws-check-${i}`;
+    ((f.resources as Record<string, unknown>[])[0]!).uid = `arn:aws:s3:::bucket-${i}`;
+    f.status_code = i % 3 === 0 ? "PASS" : "FAIL";
+    lines.push(JSON.stringify(f));
+  }
+  const text = lines.join("\n") + "\n";
+  await Deno.writeTextFile(path, text);
+  return new TextEncoder().encode(text).length;
+}
+
+/** Writes IAM authorization details with `count` roles, a tenth with broad inline policies; returns the bytes. */
+export async function generateAuthorization(path: string, count: number): Promise<number> {
+  const rand = mulberry32(7);
+  const roles = [];
+  for (let i = 0; i < count; i++) {
+    const broad = rand() < 0.1;
+    roles.push({
+      Path: "/",
+      RoleName: `role-${i}`,
+      RoleId: `AROA${i}`,
+      Arn: `arn:aws:iam::111122223333:role/role-${i}`,
+      AssumeRolePolicyDocument: {
+        Version: "2012-10-17",
+        Statement: [{
+          Effect: "Allow",
+          Principal: { Service: "ec2.amazonaws.com" },
+          Action: "sts:AssumeRole",
+        }],
+      },
+      RolePolicyList: [{
+        PolicyName: "inline",
+        PolicyDocument: {
+          Version: "2012-10-17",
+          Statement: [{
+            Effect: "Allow",
+            Action: broad ? ["iam:PassRole", "ec2:RunInstances", "s3:*"] : ["s3:GetObject"],
+            Resource: broad ? "*" : `arn:aws:s3:::bucket-${i}/*`,
+          }],
+        },
+      }],
+      AttachedManagedPolicies: [{
+        PolicyName: "ReadOnly",
+        PolicyArn: "arn:aws:iam::111122223333:policy/ReadOnly",
+      }],
+      Tags: [{ Key: "team", Value: `t${i % 20}` }],
+    });
+  }
+  const doc = {
+    UserDetailList: [],
+    GroupDetailList: [],
+    RoleDetailList: roles,
+    Policies: [{
+      PolicyName: "ReadOnly",
+      Arn: "arn:aws:iam::111122223333:policy/ReadOnly",
+      DefaultVersionId: "v1",
+      PolicyVersionList: [{
+        VersionId: "v1",
+        IsDefaultVersion: true,
+        Document: { Statement: [{ Effect: "Allow", Action: ["ec2:Describe*"], Resource: "*" }] },
+      }],
+    }],
+  };
+  const text = JSON.stringify(doc);
+  await Deno.writeTextFile(path, text);
+  return new TextEncoder().encode(text).length;
 }

@@ -37,6 +37,7 @@ import {
   looksLikeJson,
   MAX_INPUT_BYTES,
   parseJsonText,
+  type ReadBudget,
   readTextFile,
 } from "./read.ts";
 import { reportImporter } from "./report.ts";
@@ -148,7 +149,7 @@ export interface LoadInputOptions {
   kind?: string;
   /** The importers to choose from. @default a registry of the built-in importers */
   registry?: ImporterRegistry;
-  /** Largest file read, in bytes. @default MAX_INPUT_BYTES */
+  /** Largest file read, in bytes (the operator's `--max-dataset-bytes`). @default MAX_INPUT_BYTES */
   maxBytes?: number;
 }
 
@@ -188,12 +189,14 @@ export async function loadInput(path: string, options: LoadInputOptions): Promis
     source = { path: real, fileName, listing: await listDirectory(real) };
   } else {
     const text = await readTextFile(real, maxBytes);
-    let json: unknown;
     if (looksLikeJson(text) && !isJsonLines(text)) {
-      // Malformed JSON is reported with its position, whatever kind was asked for.
-      json = parseJsonText(text, fileName);
+      // Malformed JSON is reported with its position, whatever kind was asked for. Once parsed,
+      // the text is dropped so it is not held beside the tree and the records (an importer
+      // that wants it after all reads the file again).
+      source = { path: real, fileName, json: parseJsonText(text, fileName) };
+    } else {
+      source = { path: real, fileName, text };
     }
-    source = { path: real, fileName, text, ...(json === undefined ? {} : { json }) };
   }
   let importer: Importer | undefined;
   if (kind === "auto") {
@@ -209,15 +212,18 @@ export async function loadInput(path: string, options: LoadInputOptions): Promis
   } else {
     importer = registry.get(kind)!;
   }
+  // Every file read for this input counts against one limit (a directory's files share it).
+  const budget: ReadBudget = { input: fileName, used: source.text?.length ?? 0 };
   const input: ImportInput = {
     ...source,
     fence: options.fence,
-    readText: async (p) => readTextFile(await options.fence(p), maxBytes),
+    readText: async (p) => readTextFile(await options.fence(p), maxBytes, budget),
     readJson: async (p) => {
       const fenced = await options.fence(p);
-      return parseJsonText(await readTextFile(fenced, maxBytes), basename(fenced));
+      return parseJsonText(await readTextFile(fenced, maxBytes, budget), basename(fenced));
     },
     listDirectory: async (p) => directoryEntries(await options.fence(p)),
+    maxBytes,
   };
   const result = await importer.load(input);
   addRuleFindings(result.records);

@@ -8,9 +8,14 @@
 
 import { LoadError } from "../model/errors.ts";
 import type { DirectoryEntry, ImportInput } from "./importer.ts";
+import { MAX_INPUT_BYTES } from "./read.ts";
 
-/** The largest input file an importer reads: 256 MiB. Larger files are refused. */
-export const MAX_IMPORT_BYTES = 256 * 1024 * 1024;
+/**
+ * The largest input file an importer reads by default (the loader's default,
+ * {@link MAX_INPUT_BYTES}); an input's own `maxBytes` (the operator's
+ * `--max-dataset-bytes`) replaces it.
+ */
+export const MAX_IMPORT_BYTES: number = MAX_INPUT_BYTES;
 
 /**
  * A refused input: the message says what was wrong and what is accepted.
@@ -236,12 +241,13 @@ export async function readInputText(
     });
   }
   // A caller's reader may not check sizes: refuse oversized text here too.
-  if (text.length > MAX_IMPORT_BYTES) {
+  const limit = input.maxBytes ?? MAX_IMPORT_BYTES;
+  if (text.length > limit) {
     throw new ImportError(
       `${fileLabel(path)} holds ${text.length} characters, over the import limit of ` +
-        `${MAX_IMPORT_BYTES} bytes (${
-          MAX_IMPORT_BYTES / 1024 / 1024
-        } MiB); split the export or filter it first.`,
+        `${limit} bytes (${
+          Number((limit / 1024 / 1024).toFixed(1))
+        } MiB, --max-dataset-bytes); split the export or filter it first.`,
       { kind: kind, file: path },
     );
   }
@@ -281,6 +287,7 @@ export function fileImportInput(
   return {
     path,
     fileName: fileLabel(path),
+    maxBytes,
     ...(options.json === undefined ? {} : { json: options.json }),
     fence: (p: string) => Promise.resolve(p),
     readText,

@@ -95,6 +95,8 @@ export interface ImportContext {
   readJson(path: string): Promise<unknown>;
   /** Lists a directory (through the fence), entries sorted by name. */
   listDirectory(path: string): Promise<DirectoryEntry[]>;
+  /** The largest file `readText` and `readJson` read, in bytes (the loader's limit). */
+  readonly maxBytes?: number;
 }
 
 /** What an importer's `load` receives: the input and the services to read more of it. */

@@ -104,9 +104,11 @@ export function parseJsonOrLines(
   const first = text.trimStart();
   if (!first.startsWith("{")) return parseJsonText(text, { kind: kind, path: path });
   const out: unknown[] = [];
-  let offset = 0;
-  for (const line of text.split("\n")) {
-    const trimmed = line.trim();
+  // Line by line: each line's text is garbage once parsed, never all lines at once.
+  for (let offset = 0; offset < text.length;) {
+    const newline = text.indexOf("\n", offset);
+    const end = newline < 0 ? text.length : newline;
+    const trimmed = text.slice(offset, end).trim();
     if (trimmed !== "") {
       try {
         out.push(JSON.parse(trimmed));
@@ -120,7 +122,7 @@ export function parseJsonOrLines(
         );
       }
     }
-    offset += line.length + 1;
+    offset = end + 1;
   }
   return out;
 }

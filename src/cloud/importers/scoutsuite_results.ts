@@ -44,8 +44,15 @@ export function scoutSuiteJson(path: string, text: string): unknown {
       { kind: KIND, file: path },
     );
   }
-  const body = text.slice(brace).trimEnd().replace(/;$/, "");
-  const value = parseJsonText(" ".repeat(brace) + body, { kind: KIND, path: path });
+  const trimmed = text.slice(brace).trimEnd();
+  const body = trimmed.endsWith(";") ? trimmed.slice(0, -1) : trimmed;
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    // Padded only to locate the error, so a good file is never copied whole.
+    value = parseJsonText(" ".repeat(brace) + body, { kind: KIND, path: path });
+  }
   if (!isObject(value) || !isObject(value.services)) {
     throw new ImportError(
       `${fileLabel(path)} is not ScoutSuite output: the assigned object has no "services".`,

@@ -114,8 +114,8 @@ export function evaluateRules(
 /** Evaluates every rule and appends the findings and compliance results to the records. */
 export function evaluateRulesInto(records: DatasetRecords): RuleOutcome {
   const outcome = evaluateRules(records);
-  records.findings.push(...outcome.findings);
-  records.compliance.push(...outcome.compliance);
+  appendAll(records.findings, outcome.findings);
+  appendAll(records.compliance, outcome.compliance);
   return outcome;
 }
 
@@ -130,7 +130,12 @@ export function addRuleFindings(records: DatasetRecords): { findings: number; co
   const complianceIds = new Set(records.compliance.map((c) => c.id));
   const findings = outcome.findings.filter((f) => !findingIds.has(f.id));
   const compliance = outcome.compliance.filter((c) => !complianceIds.has(c.id));
-  records.findings.push(...findings);
-  records.compliance.push(...compliance);
+  appendAll(records.findings, findings);
+  appendAll(records.compliance, compliance);
   return { findings: findings.length, compliance: compliance.length };
+}
+
+/** Appends one by one: spreading a large list as arguments overflows the stack. */
+function appendAll<T>(target: T[], items: readonly T[]): void {
+  for (const item of items) target.push(item);
 }

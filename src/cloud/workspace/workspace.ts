@@ -42,6 +42,8 @@ export interface WorkspaceOptions {
   registry?: ImporterRegistry;
   /** Most datasets held. @default 16 */
   maxDatasets?: number;
+  /** Largest input file `load` and `read` accept, in bytes. @default MAX_INPUT_BYTES (256 MiB) */
+  maxBytes?: number;
 }
 
 /** Options of {@linkcode Workspace.add}. */
@@ -116,12 +118,14 @@ export class Workspace {
   #fence: Fence | undefined;
   #registry: ImporterRegistry;
   #max: number;
+  #maxBytes: number | undefined;
 
   /** An empty workspace. */
   constructor(options: WorkspaceOptions = {}) {
     this.#fence = options.fence;
     this.#registry = options.registry ?? new ImporterRegistry();
     this.#max = options.maxDatasets ?? MAX_DATASETS;
+    this.#maxBytes = options.maxBytes;
   }
 
   /** The importers `load` chooses from. */
@@ -299,6 +303,7 @@ export class Workspace {
       fence: this.#fence,
       registry: this.#registry,
       ...(options.kind ? { kind: options.kind } : {}),
+      ...(this.#maxBytes === undefined ? {} : { maxBytes: this.#maxBytes }),
     });
   }
 
