@@ -247,7 +247,7 @@ export async function buildDossier(
     for (const ref of index.to(fn.address)) {
       incoming.push({ from: hex(ref.from), procedure: hex(ref.procedure), kind: ref.kind });
     }
-    callers.push(...callersOf(program, index, fn.address));
+    for (const caller of callersOf(program, index, fn.address)) callers.push(caller);
     if (!index.complete) limitations.push(...index.limitations.map((l) => `Callers: ${l}`));
   } else {
     limitations.push(

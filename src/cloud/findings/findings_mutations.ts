@@ -89,7 +89,8 @@ export async function datasetReachabilityFindings(
     added = workspace.mutate(name, (records) => {
       const ids = new Set(records.findings.map((f) => f.id));
       const fresh = findings.filter((f) => !ids.has(f.id)).map((f) => structuredClone(f));
-      records.findings.push(...fresh);
+      // One by one: spreading hundreds of thousands of arguments overflows the call stack.
+      for (const finding of fresh) records.findings.push(finding);
       return { changed: fresh.length > 0, result: fresh.length };
     });
   }

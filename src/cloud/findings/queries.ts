@@ -143,6 +143,7 @@ export function listFindings(
     cursor: cursor ?? null,
     scope: view,
     filters: filters as Record<string, unknown>,
+    rendered: (f) => findingBrief(view, f),
   });
   return {
     ...page,

@@ -100,7 +100,7 @@ export function checkLimit(limit: number | undefined, max: number = MAX_LIMIT): 
 }
 
 /** Options of {@linkcode paginate}. */
-export interface PaginateOptions {
+export interface PaginateOptions<T = unknown> {
   /** Page size, 1..500. @default 50 */
   limit?: number;
   /** The cursor of the page to read; empty for the first. */
@@ -109,7 +109,22 @@ export interface PaginateOptions {
   scope: CursorScope;
   /** The filter arguments that shaped the list (not `limit`, not `cursor`). */
   filters: Record<string, unknown>;
+  /**
+   * What an item becomes on the wire, for sizing the page (the raw item when
+   * left out): a page stops before {@linkcode PAGE_CHAR_BUDGET} characters.
+   */
+  rendered?: (item: T) => unknown;
 }
+
+/**
+ * Most characters of JSON the items of one page may take. Output policies
+ * cap a whole result (120,000 characters under `standard`, 100,000 under
+ * `strict`) and shorten lists that exceed it; a page shortened after its
+ * cursor was made would skip the items it lost, so pages stop below the
+ * smallest built-in cap instead, and the cursor continues after the last
+ * item sent.
+ */
+export const PAGE_CHAR_BUDGET = 80_000;
 
 /**
  * Cuts one page out of a fully computed list.
@@ -121,11 +136,21 @@ export interface PaginateOptions {
  * // page.items: [1, 2]; page.next_cursor: "c2.<12 hex>"
  * ```
  */
-export function paginate<T>(items: readonly T[], options: PaginateOptions): Page<T> {
+export function paginate<T>(items: readonly T[], options: PaginateOptions<T>): Page<T> {
   const limit = checkLimit(options.limit);
   const fingerprint = cursorFingerprint(options.scope, options.filters);
   const offset = decodeCursor(options.cursor, fingerprint);
   const slice = items.slice(offset, offset + limit);
+  let chars = 0;
+  for (let i = 0; i < slice.length; i++) {
+    const item = slice[i]!;
+    chars += (JSON.stringify(options.rendered ? options.rendered(item) : item)?.length ?? 4) + 1;
+    // Always at least one item, so a cursor moves on even past a huge one.
+    if (chars > PAGE_CHAR_BUDGET && i > 0) {
+      slice.length = i;
+      break;
+    }
+  }
   const end = offset + slice.length;
   const more = end < items.length;
   return {

@@ -120,6 +120,7 @@ export function findAssetsTool(ctx: CloudContext): ToolDefinition {
             fields,
             sort_by: sortBy,
           },
+          rendered: (asset) => projectAsset(dataset, asset, fields),
         });
         const result = {
           dataset: dataset.name,

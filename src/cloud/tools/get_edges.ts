@@ -98,6 +98,7 @@ export function getEdgesTool(ctx: CloudContext): ToolDefinition {
             internet_only: args.internet_only,
             port: args.port ?? null,
           },
+          rendered: (edge) => edgeBrief(dataset, edge),
         });
         return {
           kind: "result",
