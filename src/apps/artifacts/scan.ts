@@ -43,6 +43,7 @@ import type {
   IntegrityContradiction,
   TraversalLimits,
 } from "./model.ts";
+import { octalMode } from "./model.ts";
 import { sniff, type Sniffed } from "./sniff.ts";
 import { type ArchiveEntryName, readTar } from "./tar.ts";
 import { readZipDirectory, zipEntryBody } from "./zip.ts";
@@ -1181,7 +1182,7 @@ class Scanner {
       size: input.size,
       declared_size: input.meta.declared_size,
       compressed_size: input.meta.compressed_size,
-      mode: input.meta.mode,
+      mode: input.meta.mode === null ? null : octalMode(input.meta.mode),
       link_target: input.linkTarget,
       executable: input.executable ??
         (input.meta.mode !== null && input.entryKind === "file" && (input.meta.mode & 0o111) !== 0),
