@@ -44,6 +44,7 @@ import type {
   TraversalLimits,
 } from "./model.ts";
 import { octalMode } from "./model.ts";
+import { UniversalSliceProbe } from "./universal_slice.ts";
 import { sniff, type Sniffed } from "./sniff.ts";
 import { type ArchiveEntryName, readTar } from "./tar.ts";
 import { readZipDirectory, zipEntryBody } from "./zip.ts";
@@ -559,8 +560,10 @@ class Scanner {
     let overEntryLimit = false;
     const capturing = this.#options.capture?.paths.has(logicalPath) ? this.#options.capture : null;
     const kept: Uint8Array[] = [];
+    let slice: UniversalSliceProbe | null = null;
     const count = (chunk: Uint8Array): void => {
       size += chunk.length;
+      slice?.feed(chunk, size - chunk.length);
       if (capturing) {
         if (size > capturing.maxBytes) {
           throw new ArchiveLimitError(
@@ -610,6 +613,7 @@ class Scanner {
     }
     const head = concat(headParts).subarray(0, HEAD_BYTES);
     const sniffed = sniff(head, input.name);
+    if (sniffed.kind === "mach-o-universal") slice = UniversalSliceProbe.from(head);
     const children: PendingChild[] = [];
     let format = formatOf(sniffed);
     let stopped: unknown = null;
@@ -691,7 +695,7 @@ class Scanner {
     }
     const id = sha256 ? artifactId(sha256) : null;
     if (id && sha256) {
-      const details = describeBinary(head, sniffed);
+      const details = describeBinary(head, sniffed, slice?.kind() ?? null);
       this.#addNode({
         artifact_id: id,
         kind: details.kind,
@@ -1657,6 +1661,7 @@ const ELF_MACHINES: Record<number, string> = {
 function describeBinary(
   head: Uint8Array,
   sniffed: Sniffed,
+  sliceKind: ArtifactNode["kind"] | null,
 ): { kind: ArtifactNode["kind"]; architecture: string | null } {
   const view = new DataView(head.buffer, head.byteOffset, head.byteLength);
   try {
@@ -1722,7 +1727,9 @@ function describeBinary(
         architecture,
       };
     }
-    if (sniffed.kind === "mach-o-universal") return { kind: "executable", architecture: null };
+    if (sniffed.kind === "mach-o-universal") {
+      return { kind: sliceKind ?? "executable", architecture: null };
+    }
     if (sniffed.kind === "wasm") return { kind: "object", architecture: "wasm32" };
   } catch {
     // A head too short for the fields: fall through.
