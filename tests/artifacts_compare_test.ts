@@ -12,6 +12,7 @@ import { basename, join } from "node:path";
 import { connect, hasProgram, type Loose, ok, run } from "./helpers/in_memory.ts";
 import { inventoryAll } from "./helpers/inventory.ts";
 import { npmTarball } from "./helpers/npm_fixtures.ts";
+import { haveJqFixtures, NEW, OLD } from "./helpers/jq_fixtures.ts";
 
 const tools = ["tar", "sha256sum", "npm"].every((p) => hasProgram(p));
 
@@ -186,6 +187,50 @@ Deno.test({
         assert.ok(occurrence, name);
         assert.equal(occurrence.mode, octalOf(parts[0]!), name);
       }
+    } finally {
+      await close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+const haveJq = haveJqFixtures("artifacts_compare_test");
+
+Deno.test({
+  name:
+    "compare_artifacts compares the procedures of a library renamed with its version (moved and changed)",
+  ignore: !haveJq || !["ar", "xz", "tar"].every((p) => hasProgram(p)),
+  fn: async () => {
+    const dir = await Deno.makeTempDir();
+    const { client, close } = await connect({ roots: [dir] });
+    try {
+      // The two real libjq builds, packed as a library named with its version.
+      const pack = async (deb: string, version: string): Promise<string> => {
+        const work = join(dir, `work-${version}`);
+        await Deno.mkdir(work);
+        await run("sh", ["-c", `ar p "${deb}" data.tar.xz | xz -d | tar -x -C "${work}"`]);
+        await Deno.rename(
+          join(work, "usr/lib/x86_64-linux-gnu/libjq.so.1.0.4"),
+          join(work, `libjq.so.${version}`),
+        );
+        const out = join(dir, `libjq-${version}.tar.gz`);
+        await run("tar", ["-czf", out, "-C", work, `libjq.so.${version}`]);
+        return out;
+      };
+      const left = await pack(OLD, "1.0.4");
+      const right = await pack(NEW, "1.0.5");
+      const compared = await ok(client, "compare_artifacts", {
+        left_evidence_ids: await inventoryOf(client, left),
+        right_evidence_ids: await inventoryOf(client, right),
+      });
+      const lib = compared.result.changes.items.find((c: Loose) =>
+        c.logical_path === "libjq-1.0.5.tar/libjq.so.1.0.5"
+      );
+      assert.equal(lib?.status, "moved");
+      assert.equal(lib.moved_from, "libjq-1.0.4.tar/libjq.so.1.0.4");
+      assert.ok(lib.dimensions.includes("content"));
+      assert.ok(lib.procedures?.unnamed, JSON.stringify(lib.procedures));
+      assert.ok(lib.procedures.unnamed.changed.some((c: Loose) => c.left_address === "0xc7e0"));
     } finally {
       await close();
       await Deno.remove(dir, { recursive: true });

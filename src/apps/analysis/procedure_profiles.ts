@@ -49,7 +49,7 @@ export interface ProfileSet {
 
 /** Bounds of profiling. */
 export interface ProfileLimits {
-  /** Most instructions decoded in all. @default 3,000,000 */
+  /** Most instructions decoded in all. @default 1,000,000 */
   maxInstructions?: number;
   /** Most instructions per procedure. @default 20,000 */
   maxPerProcedure?: number;
@@ -68,7 +68,7 @@ export async function profileProcedures(
 ): Promise<ProfileSet> {
   const image = program.image;
   const functions = program.procedures.functions;
-  const maxInstructions = limits.maxInstructions ?? 3_000_000;
+  const maxInstructions = limits.maxInstructions ?? 1_000_000;
   const maxPerProcedure = limits.maxPerProcedure ?? 20_000;
   const limitations: string[] = [];
   const profiles: ProcedureProfile[] = [];

@@ -28,7 +28,7 @@ export function compareArtifactsTool(context: AppsContext): ToolDefinition {
     name: COMPARE_ARTIFACTS,
     toolset: "artifacts",
     description:
-      "Compare two retained inventories (every page of each, by evidence_id) path by path: added, removed, changed, moved (same content at a new path), unchanged, and unknown (unreadable or unhashed members). For changed ELF, PE, Mach-O and WebAssembly members on the returned page, the binaries are read back from their artifacts (which must be unchanged) and compared procedure by procedure: named ones added, removed, resized or recoded; unnamed ones (stripped static functions) paired across versions by anchors (strings, callees, callers, order, instruction digests), each changed pair with its confidence and the anchors that matched. Missing pages make the status truncated; integrity failures, contradiction; incomplete inventories or unknown members, unknown. Recorded as Evidence.",
+      "Compare two retained inventories (every page of each, by evidence_id) path by path: added, removed, changed, moved (same content at a new path), unchanged, and unknown (unreadable or unhashed members). Members pair by their path inside their container, so a renamed archive or compressed stream (pkg-1.0.8.tgz, pkg-1.0.9.tgz) compares member by member, and a member renamed with its version is moved with its change. For changed (or moved and changed) ELF, PE, Mach-O and WebAssembly members on the returned page, the binaries are read back from their artifacts (which must be unchanged) and compared procedure by procedure: named ones added, removed, resized or recoded; unnamed ones (stripped static functions) paired across versions by anchors (strings, callees, callers, order, instruction digests), each changed pair with its confidence and the anchors that matched. Missing pages make the status truncated; integrity failures, contradiction; incomplete inventories or unknown members, unknown. Recorded as Evidence.",
     input: z.strictObject({
       left_evidence_ids: z.array(z.string().regex(EVIDENCE_ID_PATTERN)).min(1).max(100).describe(
         "Every inventory_artifact page of the left (older) version.",
@@ -78,7 +78,8 @@ export function compareArtifactsTool(context: AppsContext): ToolDefinition {
         let procedures: Omit<ProcedureChanges, "limitations"> | { unavailable: string } | null =
           null;
         if (
-          change.status === "changed" && change.dimensions.includes("content") &&
+          (change.status === "changed" || change.status === "moved") &&
+          change.dimensions.includes("content") &&
           change.left?.sha256 &&
           change.right?.sha256 && binaryKinds.has(change.left.content_kind ?? "") &&
           binaryKinds.has(change.right.content_kind ?? "")
