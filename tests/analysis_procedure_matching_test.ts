@@ -83,6 +83,8 @@ Deno.test({
       assert.equal(found.code_changed, true);
       assert.notEqual(found.confidence, "low");
       assert.ok(found.anchors.some((a) => a.kind === "strings"), JSON.stringify(found.anchors));
+      assert.ok(found.strings_gained.includes(gained), JSON.stringify(found.strings_gained));
+      assert.equal(found.strings_lost.length, 0);
       // Every unnamed procedure the peer lists has a partner or is listed as unmatched.
       const named = new Set(image(oldPath).functions.filter((f) => f.name).map((f) => f.address));
       const unnamedFdes = [...oldFdes.keys()].filter((a) => !named.has(a)).length;

@@ -8,6 +8,7 @@
  * @module
  */
 
+import { compareCodePoints } from "../../core/completion.ts";
 import type { BinaryImage } from "../formats/binary_image.ts";
 import { compareProcedures, SYMBOL_LIST_CAP, type SymbolSummary } from "../artifacts/compare.ts";
 import { hex } from "./dossier.ts";
@@ -31,6 +32,14 @@ export interface UnnamedChange {
   confidence: MatchConfidence;
   score: number;
   anchors: MatchAnchor[];
+  /** Strings only the right (newer) version references. */
+  strings_gained: string[];
+  /** Strings only the left (older) version references. */
+  strings_lost: string[];
+  /** Named callees only the right version calls. */
+  callees_gained: string[];
+  /** Named callees only the left version calls. */
+  callees_lost: string[];
 }
 
 /** Unnamed procedures paired across versions. */
@@ -63,6 +72,14 @@ export interface ProcedureChanges extends SymbolSummary {
   /** Unnamed procedures paired by anchors; null when the code was not decoded. */
   unnamed: UnnamedSummary | null;
   limitations: string[];
+}
+
+/** Most strings or callees listed as gained or lost per pair. */
+const DIFFERENCE_CAP = 20;
+
+/** What `a` holds and `b` does not, sorted, at most {@linkcode DIFFERENCE_CAP}. */
+function onlyIn(a: ReadonlySet<string>, b: ReadonlySet<string>): string[] {
+  return [...a].filter((x) => !b.has(x)).sort(compareCodePoints).slice(0, DIFFERENCE_CAP);
 }
 
 /** Compares the procedures of two versions of a binary (each a list of documents). */
@@ -136,6 +153,10 @@ export async function compareBinaryProcedures(
         confidence: m.confidence,
         score: m.score,
         anchors: m.anchors,
+        strings_gained: onlyIn(m.right.strings, m.left.strings),
+        strings_lost: onlyIn(m.left.strings, m.right.strings),
+        callees_gained: onlyIn(m.right.callees, m.left.callees),
+        callees_lost: onlyIn(m.left.callees, m.right.callees),
       });
     }
     for (const p of matching.unmatchedLeft) {
