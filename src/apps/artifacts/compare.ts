@@ -231,7 +231,9 @@ function pairOccurrences(
         const shape = path.replace(VERSION, "\0");
         if (shape === path) continue;
         const key = `${occ.entry_kind}:${shape}`;
-        map.set(key, [...(map.get(key) ?? []), occ]);
+        const list = map.get(key);
+        if (list) list.push(occ);
+        else map.set(key, [occ]);
       }
       return map;
     };
