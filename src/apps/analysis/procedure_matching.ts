@@ -192,40 +192,64 @@ export function matchProcedures(left: ProfileSet, right: ProfileSet): ProcedureM
     const byDigest = index(digestOf);
     const byCallee = index((p) => rightFeatures.get(p.index)!.callees);
     const byCaller = index((p) => rightFeatures.get(p.index)!.callers);
+    // The paired neighbours of each left procedure, in one pass each way.
+    const leftCount = left.profiles.length;
+    const before = new Int32Array(leftCount);
+    const after = new Int32Array(leftCount);
+    for (let i = 0, last = -1; i < leftCount; i++) {
+      before[i] = last;
+      if (partnerOfLeft.has(i)) last = i;
+    }
+    for (let i = leftCount - 1, next = -1; i >= 0; i--) {
+      after[i] = next;
+      if (partnerOfLeft.has(i)) next = i;
+    }
+    // Open procedures per left gap (keyed by the paired neighbour before it), in order.
+    const leftGaps = new Map<number, number[]>();
+    const rankInGap = new Map<number, number>();
+    for (const p of openLeft) {
+      const gap = leftGaps.get(before[p.index]!) ?? [];
+      rankInGap.set(p.index, gap.length);
+      gap.push(p.index);
+      leftGaps.set(before[p.index]!, gap);
+    }
+    // Open right procedures below each index, to size a right gap without walking it.
+    const rightOpenBelow = new Int32Array(right.profiles.length + 1);
     const rightOpen = new Set(openRight.map((p) => p.index));
-    // The paired neighbours of a left procedure, and the right gap between their partners.
-    const pairedBefore = (i: number): number | null => {
-      for (let j = i - 1; j >= 0; j--) if (partnerOfLeft.has(j)) return j;
-      return null;
-    };
-    const pairedAfter = (i: number): number | null => {
-      for (let j = i + 1; j < left.profiles.length; j++) if (partnerOfLeft.has(j)) return j;
-      return null;
-    };
+    for (let r = 0; r < right.profiles.length; r++) {
+      rightOpenBelow[r + 1] = rightOpenBelow[r]! + (rightOpen.has(r) ? 1 : 0);
+    }
 
     const scored: Array<{ l: number; r: number; score: number; anchors: MatchAnchor[] }> = [];
     for (const l of openLeft) {
       const lf = leftFeatures.get(l.index)!;
       const candidates = new Set<number>();
-      const add = (list: number[] | undefined) => list?.forEach((r) => candidates.add(r));
+      // Keys shared by many procedures (a common callee, a source file name) score but do
+      // not propose candidates.
+      const add = (list: number[] | undefined) => {
+        if (list && list.length <= GAP_CANDIDATES) { for (const r of list) candidates.add(r); }
+      };
       for (const s of l.strings) add(byString.get(s));
       if (l.digest !== null) add(byDigest.get(l.digest));
       for (const c of lf.callees) add(byCallee.get(c));
       for (const c of lf.callers) add(byCaller.get(c));
-      const before = pairedBefore(l.index);
-      const after = pairedAfter(l.index);
-      const from = before === null ? -1 : partnerOfLeft.get(before)!;
-      const to = after === null ? right.profiles.length : partnerOfLeft.get(after)!;
-      const leftGap = left.profiles.slice(before === null ? 0 : before + 1, after ?? undefined)
-        .filter((p) => !p.name && !partnerOfLeft.has(p.index));
-      const rightGap: number[] = [];
-      if (from < to) {
-        for (let r = from + 1; r < to; r++) if (rightOpen.has(r)) rightGap.push(r);
+      const prior = before[l.index]!;
+      const next = after[l.index]!;
+      const from = prior < 0 ? -1 : partnerOfLeft.get(prior)!;
+      const to = next < 0 ? right.profiles.length : partnerOfLeft.get(next)!;
+      const leftGap = leftGaps.get(prior)!;
+      const rightGapSize = from < to ? rightOpenBelow[to]! - rightOpenBelow[from + 1]! : 0;
+      if (rightGapSize <= GAP_CANDIDATES) {
+        for (let r = from + 1; r < to; r++) if (rightOpen.has(r)) candidates.add(r);
       }
-      if (rightGap.length <= GAP_CANDIDATES) add(rightGap);
+      // Gaps of equal size: the procedure at the same rank on the right.
+      const sameRank = leftGap.length === rightGapSize
+        ? openRight[rightOpenBelow[from + 1]! + rankInGap.get(l.index)!]?.index
+        : undefined;
+      if (sameRank !== undefined) candidates.add(sameRank);
       const neighbours = [
-        before === null ? "start" : display(leftLabel(before) ?? "", left, "left"),
-        after === null ? "end" : display(leftLabel(after) ?? "", left, "left"),
+        prior < 0 ? "start" : display(leftLabel(prior) ?? "", left, "left"),
+        next < 0 ? "end" : display(leftLabel(next) ?? "", left, "left"),
       ];
       for (const r of candidates) {
         const rp = right.profiles[r]!;
@@ -273,10 +297,9 @@ export function matchProcedures(left: ProfileSet, right: ProfileSet): ProcedureM
         }
         if (r > from && r < to) {
           score += 1;
-          const rank = leftGap.findIndex((p) => p.index === l.index);
-          const sole = leftGap.length === 1 && rightGap.length === 1;
+          const sole = leftGap.length === 1 && rightGapSize === 1;
           if (sole) score += 2;
-          else if (leftGap.length === rightGap.length && rightGap[rank] === r) score += 1;
+          else if (r === sameRank) score += 1;
           anchors.push({
             kind: "order",
             detail: [
