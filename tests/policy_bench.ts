@@ -15,12 +15,13 @@ import { loadPolicy } from "../src/core/policy/document.ts";
 import { BUILTIN_PROFILES } from "../src/core/policy/profiles.ts";
 import type { PolicyRequest } from "../src/core/policy.ts";
 import { privacyWorkbenchWith } from "../src/privacy/workbench.ts";
-import { compareTo, measure } from "./helpers/bench_stats.ts";
+import { compareTo, measure, reportMedian } from "./helpers/bench_stats.ts";
 import { generateEstate } from "./helpers/cloud_generated_estate.ts";
 import { connect, type Connected } from "./helpers/in_memory.ts";
 
 const SIZE = 100_000;
-const { records } = generateEstate(SIZE);
+const { records, byType } = generateEstate(SIZE);
+const target = byType.get("EC2")![Math.floor(byType.get("EC2")!.length * 0.73)]!;
 
 function countStrings(value: unknown): number {
   if (typeof value === "string") return 1;
@@ -98,6 +99,12 @@ const calls: Record<string, (s: Connected) => Promise<unknown>> = {
   dataset_summary: (s) =>
     s.client.callTool({ name: "dataset_summary", arguments: { dataset: "gen" } }),
   large_resource: (s) => s.client.readResource({ uri: "cloudg://findings/severity/HIGH" }),
+  get_asset: (s) => s.client.callTool({ name: "get_asset", arguments: { ref: target } }),
+  find_assets: (s) =>
+    s.client.callTool({
+      name: "find_assets",
+      arguments: { query: "lambda-function-1", limit: 50 },
+    }),
 };
 
 for (const [call, run] of Object.entries(calls)) {
@@ -106,6 +113,7 @@ for (const [call, run] of Object.entries(calls)) {
     Deno.bench({ name, group: call, baseline: profile === "open", n: 30, warmup: 5 }, async (b) => {
       await measure(name, b, () => run(session));
     });
+    reportMedian(name, name, null);
     if (profile !== "open") compareTo(`${call}: ${profile} vs open`, name, `${call} open`, null);
   }
 }

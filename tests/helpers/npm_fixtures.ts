@@ -40,6 +40,15 @@ export async function npmFixture(spec: string, file: string): Promise<string | n
   }
 }
 
+/** The `.tgz` that `npm pack` fetched for `spec`, or null (reason printed) when unavailable. */
+export async function npmTarball(spec: string): Promise<string | null> {
+  const root = await npmPackage(spec);
+  if (root === null) return null;
+  const directory = root.slice(0, -"/package".length);
+  const name = (await Deno.readTextFile(`${directory}/.complete`)).trim();
+  return `${directory}/${name}`;
+}
+
 async function fetchPackage(spec: string): Promise<string | null> {
   const directory = `${CACHE}/${spec.replaceAll("/", "__")}`;
   const unpacked = `${directory}/package`;

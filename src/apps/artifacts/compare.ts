@@ -98,7 +98,7 @@ export type ChangeStatus = "added" | "removed" | "changed" | "moved" | "unchange
 export interface ArtifactChange {
   logical_path: string;
   status: ChangeStatus;
-  /** For `moved`: the path the same content had on the left. */
+  /** For `moved`: the left path (same content at a new path, or a renamed path whose changes `dimensions` lists). */
   moved_from: string | null;
   /** The dimensions that differ (or could not be compared, for `unknown`). */
   dimensions: string[];
@@ -109,13 +109,16 @@ export interface ArtifactChange {
 /** What one side held at a path. */
 export interface ChangeSide {
   occurrence_id: string;
+  /** The path on this side (differs from the change's path when an enclosing container was renamed). */
+  logical_path: string;
   entry_kind: string;
   content_kind: string | null;
   format: string | null;
   sha256: string | null;
   size: number | null;
   executable: boolean;
-  mode: number | null;
+  /** Permission bits in octal (`0644`). */
+  mode: string | null;
   link_target: string | null;
   hash_status: string;
 }
@@ -128,22 +131,144 @@ export interface ArtifactComparison {
   limitations: string[];
 }
 
-/** Compares two merged inventories path by path. */
+/** Formats whose single member is a decompressed stream named after the outer file. */
+const COMPRESSION_FORMATS: ReadonlySet<string> = new Set(["gzip", "xz", "zstd", "bzip2"]);
+
+/** Dotted version numbers (`1.0.8`, `2.3.4.1`): a rename that only changes them keeps identity. */
+const VERSION = /\d+(?:\.\d+)+/g;
+
+/** Two occurrences taken to be one path across versions; `renamed` when their own names differ. */
+interface OccurrencePair {
+  left: ArtifactOccurrence;
+  right: ArtifactOccurrence;
+  renamed: boolean;
+}
+
+/**
+ * Pairs the occurrences of two inventories by their path inside their
+ * container, container by container from the roots: a member keeps its
+ * identity when an enclosing container was renamed (an npm `pkg-1.0.8.tgz`
+ * whose stream is named `pkg-1.0.8.tar` after it). Within a paired
+ * container, members pair by relative path; then the sole decompressed
+ * stream of each side; then members whose paths differ only in dotted
+ * version numbers, one to one. Occurrences whose containers are not on the
+ * supplied pages pair by logical path.
+ */
+function pairOccurrences(
+  left: MergedInventory,
+  right: MergedInventory,
+): { pairs: OccurrencePair[]; leftOnly: ArtifactOccurrence[]; rightOnly: ArtifactOccurrence[] } {
+  const extracted = (inventory: MergedInventory) => {
+    const ids = new Set<string>();
+    for (const edge of inventory.edges.values()) {
+      if (edge.relation === "extracts") ids.add(edge.occurrence_id);
+    }
+    return (occ: ArtifactOccurrence, parent: ArtifactOccurrence): boolean =>
+      ids.has(occ.occurrence_id) ||
+      COMPRESSION_FORMATS.has(
+        parent.artifact_id ? inventory.nodes.get(parent.artifact_id)?.format ?? "" : "",
+      );
+  };
+  const childrenOf = (inventory: MergedInventory) => {
+    const map = new Map<string, ArtifactOccurrence[]>();
+    for (const occ of inventory.occurrences.values()) {
+      if (occ.parent_occurrence_id === null) continue;
+      const list = map.get(occ.parent_occurrence_id) ?? [];
+      list.push(occ);
+      map.set(occ.parent_occurrence_id, list);
+    }
+    return map;
+  };
+  const relative = (occ: ArtifactOccurrence, parent: ArtifactOccurrence): string =>
+    parent.logical_path === "."
+      ? occ.logical_path
+      : occ.logical_path.startsWith(`${parent.logical_path}/`)
+      ? occ.logical_path.slice(parent.logical_path.length + 1)
+      : occ.logical_path;
+  const leftChildren = childrenOf(left);
+  const rightChildren = childrenOf(right);
+  const leftExtracted = extracted(left);
+  const rightExtracted = extracted(right);
+  const pairs: OccurrencePair[] = [];
+  const pairedLeft = new Set<string>();
+  const pairedRight = new Set<string>();
+  const pair = (l: ArtifactOccurrence, r: ArtifactOccurrence, renamed: boolean): void => {
+    pairs.push({ left: l, right: r, renamed });
+    pairedLeft.add(l.occurrence_id);
+    pairedRight.add(r.occurrence_id);
+  };
+  const root = (inventory: MergedInventory) =>
+    [...inventory.occurrences.values()].find((o) => o.logical_path === ".");
+  const leftRoot = root(left);
+  const rightRoot = root(right);
+  const queue: Array<[ArtifactOccurrence, ArtifactOccurrence]> = [];
+  if (leftRoot && rightRoot) {
+    pairedLeft.add(leftRoot.occurrence_id);
+    pairedRight.add(rightRoot.occurrence_id);
+    queue.push([leftRoot, rightRoot]);
+  }
+  while (queue.length > 0) {
+    const [lp, rp] = queue.pop()!;
+    const before = pairs.length;
+    const ls = leftChildren.get(lp.occurrence_id) ?? [];
+    const rs = rightChildren.get(rp.occurrence_id) ?? [];
+    const rightByPath = new Map(rs.map((r) => [relative(r, rp), r]));
+    for (const l of ls) {
+      const r = rightByPath.get(relative(l, lp));
+      if (r && !pairedRight.has(r.occurrence_id)) pair(l, r, false);
+    }
+    const openLeft = () => ls.filter((l) => !pairedLeft.has(l.occurrence_id));
+    const openRight = () => rs.filter((r) => !pairedRight.has(r.occurrence_id));
+    const streamsLeft = openLeft().filter((l) => leftExtracted(l, lp));
+    const streamsRight = openRight().filter((r) => rightExtracted(r, rp));
+    if (streamsLeft.length === 1 && streamsRight.length === 1) {
+      pair(streamsLeft[0]!, streamsRight[0]!, true);
+    }
+    const shapes = (list: ArtifactOccurrence[], parent: ArtifactOccurrence) => {
+      const map = new Map<string, ArtifactOccurrence[]>();
+      for (const occ of list) {
+        const path = relative(occ, parent);
+        const shape = path.replace(VERSION, "\0");
+        if (shape === path) continue;
+        const key = `${occ.entry_kind}:${shape}`;
+        const list = map.get(key);
+        if (list) list.push(occ);
+        else map.set(key, [occ]);
+      }
+      return map;
+    };
+    const rightShapes = shapes(openRight(), rp);
+    for (const [key, list] of shapes(openLeft(), lp)) {
+      const other = rightShapes.get(key);
+      if (list.length === 1 && other?.length === 1) pair(list[0]!, other[0]!, true);
+    }
+    for (const p of pairs.slice(before)) queue.push([p.left, p.right]);
+  }
+  // Occurrences whose containers were not reached pair by logical path.
+  const rightByLogical = new Map<string, ArtifactOccurrence>();
+  for (const r of right.occurrences.values()) {
+    if (!pairedRight.has(r.occurrence_id)) rightByLogical.set(r.logical_path, r);
+  }
+  for (const l of left.occurrences.values()) {
+    if (pairedLeft.has(l.occurrence_id) || l.logical_path === ".") continue;
+    const r = rightByLogical.get(l.logical_path);
+    if (r && !pairedRight.has(r.occurrence_id)) pair(l, r, false);
+  }
+  const open = (inventory: MergedInventory, paired: Set<string>) =>
+    [...inventory.occurrences.values()].filter((o) =>
+      o.logical_path !== "." && !paired.has(o.occurrence_id)
+    );
+  return { pairs, leftOnly: open(left, pairedLeft), rightOnly: open(right, pairedRight) };
+}
+
+/** Compares two merged inventories path by path (paths inside their containers). */
 export function compareInventories(
   left: MergedInventory,
   right: MergedInventory,
 ): ArtifactComparison {
-  const byPath = (inventory: MergedInventory) => {
-    const map = new Map<string, ArtifactOccurrence>();
-    for (const occ of inventory.occurrences.values()) {
-      if (occ.logical_path !== ".") map.set(occ.logical_path, occ);
-    }
-    return map;
-  };
-  const leftPaths = byPath(left);
-  const rightPaths = byPath(right);
   const side = (inventory: MergedInventory, occ: ArtifactOccurrence): ChangeSide => ({
     occurrence_id: occ.occurrence_id,
+    logical_path: occ.logical_path,
     entry_kind: occ.entry_kind,
     content_kind: occ.content_kind,
     format: occ.artifact_id ? inventory.nodes.get(occ.artifact_id)?.format ?? null : null,
@@ -154,33 +279,32 @@ export function compareInventories(
     link_target: occ.link_target,
     hash_status: occ.hash_status,
   });
+  const { pairs, leftOnly, rightOnly } = pairOccurrences(left, right);
   const changes: ArtifactChange[] = [];
-  const removedByContent = new Map<string, string[]>();
-  for (const [path, occ] of leftPaths) {
-    if (!rightPaths.has(path) && occ.sha256 && occ.entry_kind === "file") {
+  const removedByContent = new Map<string, ArtifactOccurrence[]>();
+  for (const occ of leftOnly) {
+    if (occ.sha256 && occ.entry_kind === "file") {
       const list = removedByContent.get(occ.sha256) ?? [];
-      list.push(path);
+      list.push(occ);
       removedByContent.set(occ.sha256, list);
     }
   }
   const movedSources = new Set<string>();
-  for (const [path, r] of rightPaths) {
-    const l = leftPaths.get(path);
-    if (!l) {
-      const from = r.sha256 && r.entry_kind === "file"
-        ? removedByContent.get(r.sha256)?.shift()
-        : undefined;
-      if (from) movedSources.add(from);
-      changes.push({
-        logical_path: path,
-        status: from ? "moved" : "added",
-        moved_from: from ?? null,
-        dimensions: from ? ["path"] : [],
-        left: from ? side(left, leftPaths.get(from)!) : null,
-        right: side(right, r),
-      });
-      continue;
-    }
+  for (const r of rightOnly) {
+    const from = r.sha256 && r.entry_kind === "file"
+      ? removedByContent.get(r.sha256)?.shift()
+      : undefined;
+    if (from) movedSources.add(from.occurrence_id);
+    changes.push({
+      logical_path: r.logical_path,
+      status: from ? "moved" : "added",
+      moved_from: from?.logical_path ?? null,
+      dimensions: from ? ["path"] : [],
+      left: from ? side(left, from) : null,
+      right: side(right, r),
+    });
+  }
+  for (const { left: l, right: r, renamed } of pairs) {
     const a = side(left, l);
     const b = side(right, r);
     const unreadable = [a, b].some((s) =>
@@ -196,17 +320,27 @@ export function compareInventories(
     if (a.link_target !== b.link_target) differing.push("link_target");
     let status: ChangeStatus;
     let dimensions = differing;
-    if (differing.length > 0) status = "changed";
+    if (renamed && l.logical_path !== r.logical_path) {
+      status = "moved";
+      dimensions = ["path", ...differing];
+    } else if (differing.length > 0) status = "changed";
     else if (unreadable) {
       status = "unknown";
       dimensions = ["content"];
     } else status = "unchanged";
-    changes.push({ logical_path: path, status, moved_from: null, dimensions, left: a, right: b });
-  }
-  for (const [path, l] of leftPaths) {
-    if (rightPaths.has(path) || movedSources.has(path)) continue;
     changes.push({
-      logical_path: path,
+      logical_path: r.logical_path,
+      status,
+      moved_from: status === "moved" ? l.logical_path : null,
+      dimensions,
+      left: a,
+      right: b,
+    });
+  }
+  for (const l of leftOnly) {
+    if (movedSources.has(l.occurrence_id)) continue;
+    changes.push({
+      logical_path: l.logical_path,
       status: "removed",
       moved_from: null,
       dimensions: [],

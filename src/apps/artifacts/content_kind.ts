@@ -69,6 +69,7 @@ const ELF_MACHINES: Record<number, string> = {
 export function describeBinary(
   head: Uint8Array,
   sniffed: Sniffed,
+  sliceKind: ArtifactNode["kind"] | null,
 ): { kind: ArtifactNode["kind"]; architecture: string | null } {
   const view = new DataView(head.buffer, head.byteOffset, head.byteLength);
   try {
@@ -134,7 +135,9 @@ export function describeBinary(
         architecture,
       };
     }
-    if (sniffed.kind === "mach-o-universal") return { kind: "executable", architecture: null };
+    if (sniffed.kind === "mach-o-universal") {
+      return { kind: sliceKind ?? "executable", architecture: null };
+    }
     if (sniffed.kind === "wasm") return { kind: "object", architecture: "wasm32" };
   } catch {
     // A head too short for the fields: fall through.

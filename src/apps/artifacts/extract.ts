@@ -162,7 +162,12 @@ export async function extractMembers(
               "limit",
             );
           }
-          await writeInside(realRoot, logicalPath, member.bytes, occ.mode);
+          await writeInside(
+            realRoot,
+            logicalPath,
+            member.bytes,
+            occ.mode === null ? null : parseInt(occ.mode, 8),
+          );
           files.push({
             occurrence_id: occ.occurrence_id,
             logical_path: logicalPath,

@@ -120,6 +120,11 @@ export const logicalPathSchema = z.string().min(1).max(65_535).refine(
   "not a normalised relative path",
 );
 
+/** Permission bits (set-id and sticky included, file type left out) as four octal digits: 0644. */
+export function octalMode(mode: number): string {
+  return (mode & 0o7777).toString(8).padStart(4, "0");
+}
+
 /** A path where content appears. */
 export const occurrenceSchema = z.object({
   occurrence_id: prefixed("occ"),
@@ -132,7 +137,9 @@ export const occurrenceSchema = z.object({
   size: z.number().int().min(0).nullable(),
   declared_size: z.number().int().min(0).nullable(),
   compressed_size: z.number().int().min(0).nullable(),
-  mode: z.number().int().min(0).nullable(),
+  mode: z.string().regex(/^[0-7]{4}$/).nullable().describe(
+    "Permission bits in octal, as ls and chmod spell them (0644).",
+  ),
   link_target: z.string().nullable(),
   executable: z.boolean(),
   encrypted: z.boolean(),

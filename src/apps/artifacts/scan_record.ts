@@ -26,6 +26,7 @@ import type {
   TraversalLimits,
 } from "./model.ts";
 import { IntegrityFailure, StopScan } from "./scan_errors.ts";
+import { octalMode } from "./model.ts";
 import type { ScanOptions, ScanRoot } from "./scan_options.ts";
 
 /** Most scan-wide limitations recorded. */
@@ -176,7 +177,7 @@ export class ScanRecord {
       size: input.size,
       declared_size: input.meta.declared_size,
       compressed_size: input.meta.compressed_size,
-      mode: input.meta.mode,
+      mode: input.meta.mode === null ? null : octalMode(input.meta.mode),
       link_target: input.linkTarget,
       executable: input.executable ??
         (input.meta.mode !== null && input.entryKind === "file" && (input.meta.mode & 0o111) !== 0),

@@ -29,6 +29,7 @@ import type {
   TraversalLimits,
 } from "./model.ts";
 import { sniff, type Sniffed } from "./sniff.ts";
+import { UniversalSliceProbe } from "./universal_slice.ts";
 import { type ArchiveEntryName, readTar } from "./tar.ts";
 import { readZipDirectory, zipEntryBody } from "./zip.ts";
 import { collect, concat, drainSource, hashSource, parserView, replay } from "./chunk_source.ts";
@@ -406,8 +407,10 @@ export class Scanner {
     let overEntryLimit = false;
     const capturing = this.#options.capture?.paths.has(logicalPath) ? this.#options.capture : null;
     const kept: Uint8Array[] = [];
+    let slice: UniversalSliceProbe | null = null;
     const count = (chunk: Uint8Array): void => {
       size += chunk.length;
+      slice?.feed(chunk, size - chunk.length);
       if (capturing) {
         if (size > capturing.maxBytes) {
           throw new ArchiveLimitError(
@@ -457,6 +460,7 @@ export class Scanner {
     }
     const head = concat(headParts).subarray(0, HEAD_BYTES);
     const sniffed = sniff(head, input.name);
+    if (sniffed.kind === "mach-o-universal") slice = UniversalSliceProbe.from(head);
     const children: PendingChild[] = [];
     let format = formatOf(sniffed);
     let stopped: unknown = null;
@@ -540,7 +544,7 @@ export class Scanner {
     }
     const id = sha256 ? artifactId(sha256) : null;
     if (id && sha256) {
-      const details = describeBinary(head, sniffed);
+      const details = describeBinary(head, sniffed, slice?.kind() ?? null);
       this.#record.addNode({
         artifact_id: id,
         kind: details.kind,

@@ -28,6 +28,7 @@ import {
 } from "../artifacts/scan.ts";
 import { type ArtifactTarget, limitsKey } from "../artifacts/target.ts";
 import type { BinarySubject } from "../evidence.ts";
+import type { BinaryImage } from "../formats/binary_image.ts";
 import { readerFor } from "../formats/readers.ts";
 import { MAX_TARGET_BYTES, type TargetFile } from "../paths.ts";
 import type { TargetOrigin } from "../session/target.ts";
@@ -216,31 +217,42 @@ async function readRetainedMember(
   }
 }
 
-/** Reads one member of a retained side back for a procedure summary. */
-export async function procedureList(
+/** Reads one member of a retained side back and parses it into its documents; a string says why not. */
+export async function procedureImages(
   roots: readonly RootDirectory[],
   record: EvidenceRecord,
   logicalPath: string,
   sha256: string,
-): Promise<Array<{ name: string; size: number }> | string> {
+): Promise<BinaryImage[] | string> {
   const member = await readRetainedMember(roots, record, logicalPath, SYMBOL_SUMMARY_MAX_BYTES);
   if ("unavailable" in member) return member.unavailable;
   if (member.sha256 !== sha256) return `${logicalPath} no longer has the inventoried content`;
   const reader = readerFor(member.bytes);
   if (!reader) return `${logicalPath} is not a format the readers parse`;
   try {
-    const images = reader.read(member.bytes, logicalPath.split("/").pop() ?? logicalPath);
-    return images.flatMap((image) =>
-      image.functions.map((f) => ({
-        name: images.length > 1 ? `${image.document}:${f.name}` : f.name,
-        size: Number(f.size),
-      }))
-    );
+    return reader.read(member.bytes, logicalPath.split("/").pop() ?? logicalPath);
   } catch (error) {
     return `${logicalPath} could not be parsed: ${
       error instanceof Error ? error.message : String(error)
     }`;
   }
+}
+
+/** Reads one member of a retained side back for a procedure summary: names and sizes. */
+export async function procedureList(
+  roots: readonly RootDirectory[],
+  record: EvidenceRecord,
+  logicalPath: string,
+  sha256: string,
+): Promise<Array<{ name: string; size: number }> | string> {
+  const images = await procedureImages(roots, record, logicalPath, sha256);
+  if (typeof images === "string") return images;
+  return images.flatMap((image) =>
+    image.functions.map((f) => ({
+      name: images.length > 1 ? `${image.document}:${f.name}` : f.name,
+      size: Number(f.size),
+    }))
+  );
 }
 
 /**

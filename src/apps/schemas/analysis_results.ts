@@ -319,6 +319,10 @@ export const compareFunctionsResultSchema = z.object({
       name: z.enum(["callees", "referenced_strings"]),
       only_left: z.array(z.string()),
       only_right: z.array(z.string()),
+      unnamed_left: int.optional().describe(
+        "Callees: unnamed targets on the left (compared by count, since their addresses move).",
+      ),
+      unnamed_right: int.optional().describe("Callees: unnamed targets on the right."),
       verdict,
     }),
   ])),

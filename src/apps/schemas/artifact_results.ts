@@ -20,13 +20,16 @@ const changeStatus = z.enum(["added", "removed", "changed", "moved", "unchanged"
 
 const changeSide = z.object({
   occurrence_id: z.string(),
+  logical_path: z.string().describe(
+    "This side's path (differs from the change's when an enclosing container was renamed).",
+  ),
   entry_kind: z.string(),
   content_kind: z.string().nullable(),
   format: z.string().nullable(),
   sha256: sha256.nullable(),
   size: int.nullable(),
   executable: z.boolean(),
-  mode: int.nullable(),
+  mode: z.string().nullable().describe("Permission bits in octal (0644)."),
   link_target: z.string().nullable(),
   hash_status: z.string(),
 });
@@ -44,6 +47,41 @@ const symbolSummary = z.object({
     "Names seen at more than one address on a side (compared by count).",
   ),
   truncated: z.boolean(),
+  recoded: z.array(z.object({ name: z.string(), size: int })).nullable().describe(
+    "Named procedures of unchanged size whose instructions differ (addresses masked); null when the code was not decoded.",
+  ),
+  recoded_count: int,
+  unnamed: z.object({
+    left_unnamed: int,
+    right_unnamed: int,
+    matched: int,
+    by_confidence: z.object({ high: int, medium: int, low: int }),
+    changed: z.array(z.object({
+      left_address: z.string(),
+      right_address: z.string(),
+      left_size: int,
+      right_size: int,
+      code_changed: z.boolean(),
+      confidence: z.enum(["high", "medium", "low"]),
+      score: z.number(),
+      anchors: z.array(z.object({
+        kind: z.enum(["name", "digest", "strings", "callees", "callers", "order"]),
+        detail: z.array(z.string()),
+      })).describe("The anchors that paired the two procedures, and what matched."),
+      strings_gained: z.array(z.string()).describe("Strings only the right version references."),
+      strings_lost: z.array(z.string()).describe("Strings only the left version references."),
+      callees_gained: z.array(z.string()).describe("Named callees only the right version calls."),
+      callees_lost: z.array(z.string()).describe("Named callees only the left version calls."),
+    })),
+    changed_count: int,
+    unmatched_left: z.array(z.string()),
+    unmatched_right: z.array(z.string()),
+    unmatched_left_count: int,
+    unmatched_right_count: int,
+    truncated: z.boolean(),
+  }).nullable().describe(
+    "Unnamed procedures (stripped static functions) paired across the versions by anchors; null when the code was not decoded.",
+  ),
 });
 
 const inventorySide = z.object({

@@ -8,19 +8,14 @@ import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import { ToolFailure } from "../../core/errors.ts";
 import { EVIDENCE_ID_PATTERN } from "../../core/evidence.ts";
-import {
-  compareInventories,
-  compareProcedures,
-  MergeError,
-  mergePages,
-  type SymbolSummary,
-} from "../artifacts/compare.ts";
+import { compareInventories, MergeError, mergePages } from "../artifacts/compare.ts";
+import { compareBinaryProcedures, type ProcedureChanges } from "../analysis/procedure_changes.ts";
 import type { AppsContext } from "../context/apps_context.ts";
 import { pageOf } from "../context/procedure_query.ts";
 import {
   ARTIFACT_COMPARISON_PROVIDER,
   inventoryRecord,
-  procedureList,
+  procedureImages,
   SYMBOL_SUMMARIES_PER_PAGE,
 } from "../context/artifact_access.ts";
 import { compareArtifactsResultSchema } from "../schemas/artifact_results.ts";
@@ -33,7 +28,7 @@ export function compareArtifactsTool(context: AppsContext): ToolDefinition {
     name: COMPARE_ARTIFACTS,
     toolset: "artifacts",
     description:
-      "Compare two retained inventories (every page of each, by evidence_id) path by path: added, removed, changed, moved (same content at a new path), unchanged, and unknown (unreadable or unhashed members). For changed ELF, PE, Mach-O and WebAssembly members on the returned page, the binaries are read back from their artifacts (which must be unchanged) and compared procedure by procedure: added, removed, resized. Missing pages make the status truncated; integrity failures, contradiction; incomplete inventories or unknown members, unknown. Recorded as Evidence.",
+      "Compare two retained inventories (every page of each, by evidence_id) path by path: added, removed, changed, moved (same content at a new path), unchanged, and unknown (unreadable or unhashed members). Members pair by their path inside their container, so a renamed archive or compressed stream (pkg-1.0.8.tgz, pkg-1.0.9.tgz) compares member by member, and a member renamed with its version is moved with its change. For changed (or moved and changed) ELF, PE, Mach-O and WebAssembly members on the returned page, the binaries are read back from their artifacts (which must be unchanged) and compared procedure by procedure: named ones added, removed, resized or recoded; unnamed ones (stripped static functions) paired across versions by anchors (strings, callees, callers, order, instruction digests), each changed pair with its confidence and the anchors that matched. Missing pages make the status truncated; integrity failures, contradiction; incomplete inventories or unknown members, unknown. Recorded as Evidence.",
     input: z.strictObject({
       left_evidence_ids: z.array(z.string().regex(EVIDENCE_ID_PATTERN)).min(1).max(100).describe(
         "Every inventory_artifact page of the left (older) version.",
@@ -81,9 +76,11 @@ export function compareArtifactsTool(context: AppsContext): ToolDefinition {
       let summarised = 0;
       const items = [];
       for (const change of page.items) {
-        let procedures: SymbolSummary | { unavailable: string } | null = null;
+        let procedures: Omit<ProcedureChanges, "limitations"> | { unavailable: string } | null =
+          null;
         if (
-          change.status === "changed" && change.dimensions.includes("content") &&
+          (change.status === "changed" || change.status === "moved") &&
+          change.dimensions.includes("content") &&
           change.left?.sha256 &&
           change.right?.sha256 && binaryKinds.has(change.left.content_kind ?? "") &&
           binaryKinds.has(change.right.content_kind ?? "")
@@ -101,32 +98,41 @@ export function compareArtifactsTool(context: AppsContext): ToolDefinition {
               SYMBOL_SUMMARIES_PER_PAGE,
               `reading ${change.logical_path}`,
             );
-            const a = await procedureList(
+            const a = await procedureImages(
               context.services.roots,
               leftPages[0]!.record,
-              change.logical_path,
+              change.left.logical_path,
               change.left.sha256,
             );
-            const b = await procedureList(
+            const b = await procedureImages(
               context.services.roots,
               rightPages[0]!.record,
-              change.logical_path,
+              change.right.logical_path,
               change.right.sha256,
             );
-            procedures = typeof a === "string" || typeof b === "string"
-              ? {
+            if (typeof a === "string" || typeof b === "string") {
+              procedures = {
                 unavailable: `Procedure summary unavailable: ${
                   typeof a === "string" ? `left: ${a}` : `right: ${b}`
                 }.`,
+              };
+            } else {
+              const { limitations: notes, ...summary } = await compareBinaryProcedures(a, b, {
+                signal: call.signal,
+              });
+              procedures = summary;
+              for (const note of notes) {
+                const located = `${change.logical_path}: ${note}`;
+                if (!limitations.includes(located)) limitations.push(located);
               }
-              : compareProcedures(a, b);
+            }
           }
         }
         items.push({ ...change, procedures });
       }
       if (summarised > 0) {
         limitations.push(
-          "Procedure summaries compare procedure names and sizes as the native readers list them (symbols, exports, unwind tables); a procedure whose name is unchanged but whose code changed with equal size shows as unchanged here — use analyze_function and compare_functions for code.",
+          "Procedure summaries pair named procedures by name (as the native readers list them: symbols, exports, unwind tables) and unnamed ones by anchors (referenced strings, named callees and callers, order between paired procedures, instruction digests), each unnamed pair with its confidence and anchors. Code compares by instruction digests with addresses masked: equal digests mean the same instruction sequence, not equal behaviour; a changed constant (a line number in an assertion) counts as recoded. Use analyze_function and compare_functions for detail.",
         );
       }
       const result = {

@@ -15,7 +15,13 @@ import { ANALYZE_FUNCTION, COMPARE_FUNCTIONS } from "../tool_names.ts";
 
 /** The parts of a retained dossier that comparison reads. */
 interface Dossier {
-  procedure?: { size?: number | null; address?: string; name?: string };
+  procedure?: {
+    size?: number | null;
+    address?: string;
+    name?: string;
+    end?: string;
+    extent?: string;
+  };
   fingerprint?: { mnemonics_sha256?: string; instruction_count?: number };
   instruction_scan?: { truncated?: boolean };
   /** Null when the provider does not report the collection. */
@@ -24,6 +30,25 @@ interface Dossier {
     | { items: { value?: string; address?: string }[]; truncated?: boolean }
     | null;
   basic_blocks?: { total?: number | null } | null;
+}
+
+/**
+ * A dossier's procedure size: the recorded size, or else its extent up to the
+ * next known start (Mach-O function starts carry no sizes); null when neither
+ * is known (an extent cut by a byte cap is not a size).
+ */
+function sizeOf(dossier: Dossier): { size: number | null; fromExtent: boolean } {
+  const procedure = dossier.procedure;
+  if (typeof procedure?.size === "number") return { size: procedure.size, fromExtent: false };
+  if (procedure?.extent !== "next-function" || !procedure.address || !procedure.end) {
+    return { size: null, fromExtent: false };
+  }
+  try {
+    const size = Number(BigInt(procedure.end) - BigInt(procedure.address));
+    return size > 0 ? { size, fromExtent: true } : { size: null, fromExtent: false };
+  } catch {
+    return { size: null, fromExtent: false };
+  }
 }
 
 /** Compares two retained dossiers dimension by dimension. */
@@ -150,7 +175,17 @@ export function compareFunctionsTool(context: AppsContext): ToolDefinition {
         only_left: [...a].filter((x) => !b.has(x)).sort(),
         only_right: [...b].filter((x) => !a.has(x)).sort(),
       });
-      const callees = diffSets(setOf(l.callees, "name"), setOf(r.callees, "name"));
+      // Callees compare by resolved target (the name); unnamed ones (stubs, stripped
+      // procedures) have only addresses, which move between builds: they compare by count.
+      const named = (page: Dossier["callees"]) =>
+        new Set((page?.items ?? []).filter((c) => c.name).map((c) => c.name!));
+      const unnamedCount = (page: Dossier["callees"]) =>
+        (page?.items ?? []).filter((c) => !c.name).length;
+      const callees = {
+        ...diffSets(named(l.callees), named(r.callees)),
+        unnamed_left: unnamedCount(l.callees),
+        unnamed_right: unnamedCount(r.callees),
+      };
       const strings = diffSets(
         setOf(l.referenced_strings, "value"),
         setOf(r.referenced_strings, "value"),
@@ -159,17 +194,18 @@ export function compareFunctionsTool(context: AppsContext): ToolDefinition {
       const stringsTruncated = Boolean(
         l.referenced_strings?.truncated || r.referenced_strings?.truncated,
       );
+      const leftSize = sizeOf(l);
+      const rightSize = sizeOf(r);
       const verdict = (equal: boolean, unknown: boolean) =>
         unknown ? "unknown" : equal ? "equal" : "different";
       const dimensions = [
         {
           name: "size",
-          left: l.procedure?.size ?? null,
-          right: r.procedure?.size ?? null,
+          left: leftSize.size,
+          right: rightSize.size,
           verdict: verdict(
-            l.procedure?.size === r.procedure?.size,
-            l.procedure?.size === undefined || l.procedure?.size === null ||
-              r.procedure?.size === undefined || r.procedure?.size === null,
+            leftSize.size === rightSize.size,
+            leftSize.size === null || rightSize.size === null,
           ),
         },
         {
@@ -194,7 +230,8 @@ export function compareFunctionsTool(context: AppsContext): ToolDefinition {
           name: "callees",
           ...callees,
           verdict: verdict(
-            callees.only_left.length === 0 && callees.only_right.length === 0,
+            callees.only_left.length === 0 && callees.only_right.length === 0 &&
+              callees.unnamed_left === callees.unnamed_right,
             truncated || pagesTruncated || unreported("callees"),
           ),
         },
@@ -254,6 +291,16 @@ export function compareFunctionsTool(context: AppsContext): ToolDefinition {
           evidence_links: [left.evidence_id, right.evidence_id],
           limitations: [
             "Equal fingerprints mean the same mnemonic sequence within the decoded range, not equal semantics; operands and data are not compared.",
+            ...(leftSize.fromExtent || rightSize.fromExtent
+              ? [
+                "A procedure with no recorded size (Mach-O function starts, unwind-less code) is sized by its extent: up to the next known procedure start.",
+              ]
+              : []),
+            ...(callees.unnamed_left + callees.unnamed_right > 0
+              ? [
+                `Unnamed callees (${callees.unnamed_left} left, ${callees.unnamed_right} right) have only addresses, which move between builds: they compare by count.`,
+              ]
+              : []),
             ...(sameProvider ? [] : [
               `The dossiers come from different providers (${left.provider.id}, ${right.provider.id}), which spell mnemonics differently: the instruction sequence is unknown.`,
             ]),
