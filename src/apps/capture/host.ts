@@ -17,7 +17,16 @@
 import { isGranted } from "../../core/permissions.ts";
 
 /** Helper programs a capture may use. */
-export const HELPERS = ["sh", "setsid", "kill", "strace", "unshare", "gdb", "prlimit"] as const;
+export const HELPERS = [
+  "sh",
+  "setsid",
+  "kill",
+  "strace",
+  "unshare",
+  "gdb",
+  "prlimit",
+  "env",
+] as const;
 /** One helper's name. */
 export type HelperName = typeof HELPERS[number];
 
