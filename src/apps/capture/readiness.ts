@@ -77,7 +77,9 @@ export function captureNeeds(policy: Readonly<CapturePolicySettings>): CaptureNe
       true,
     );
   }
-  for (const executable of policy.executables) {
+  // A directory entry allows the programs in it; Deno grants programs one by one, so only
+  // entries that are programs can be checked here (planning checks the rest per capture).
+  for (const executable of policy.executables.filter(isFile)) {
     add({ name: "run", target: executable, purpose: `capture: run ${executable}` }, true);
   }
   const optional: [string, string][] = [
@@ -121,6 +123,14 @@ export function captureGaps(policy: Readonly<CapturePolicySettings>): CaptureGap
     });
   }
   return gaps.sort((a, b) => Number(b.required) - Number(a.required));
+}
+
+function isFile(path: string): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
 }
 
 /** Whether `name` is a dynamic-loader variable Deno guards (`LD_*`, `DYLD_*`). */
