@@ -14,6 +14,7 @@ import { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/client/stdio"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { hostFacts } from "../src/apps/capture/host.ts";
+import { admitSample } from "../src/apps/capture/runner.ts";
 import { call, connect, hasProgram, type Loose, ok, run } from "./helpers/in_memory.ts";
 import { NEW, OLD } from "./helpers/jq_fixtures.ts";
 import { childEnv, MOD_TS } from "./helpers/spawn.ts";
@@ -306,6 +307,30 @@ Deno.test({
       await s.cleanup();
     }
   },
+});
+
+Deno.test("admitSample() records the program and its children under gdb, never gdb's helpers or a placeholder", () => {
+  const scope = {
+    debugged: true,
+    leader: 100,
+    programCommands: ["/opt/app/bin/tool"],
+    programPids: new Set<number>(),
+  };
+  const member = (pid: number, ppid: number, state = "S") => ({ pid, ppid, state });
+  // gdb forks a helper (its comm is still gdb's) before it starts the program.
+  assert.equal(admitSample(member(101, 100), "gdb", scope), false);
+  assert.equal(admitSample(member(102, 100), "/usr/bin/gdb", scope), false);
+  // The startup shell's fork, before it execs the program, is not recorded; after, it is.
+  assert.equal(admitSample(member(103, 100), "/bin/sh", scope), false);
+  assert.equal(admitSample(member(103, 100), "/opt/app/bin/tool", scope), "program");
+  assert.equal(admitSample(member(104, 103), "/bin/true", scope), true, "a child of the program");
+  assert.equal(admitSample(member(105, 104), "/bin/cat", scope), true, "a grandchild");
+  // A pid the cgroup listed but whose stat could not be read: no parent, no command.
+  assert.equal(admitSample(member(106, 0, "?"), "?", scope), false);
+  // Without a debugger every member is the run's, placeholders excepted.
+  const plain = { ...scope, debugged: false, programPids: new Set<number>() };
+  assert.equal(admitSample(member(101, 100), "strace", plain), true);
+  assert.equal(admitSample(member(106, 0, "?"), "?", plain), false);
 });
 
 // ------------------------------------------------------------------ the jq crash

@@ -174,6 +174,41 @@ export function requestedRlimits(plan: CapturePlan): string[] {
   });
 }
 
+/** What {@linkcode admitSample} needs to know about the run. */
+export interface SampleScope {
+  /** Whether the program runs under gdb. */
+  debugged: boolean;
+  /** The launcher's pid (the tracer or debugger once it has exec'd). */
+  leader: number;
+  /** The commands the program shows once started (its real and requested paths). */
+  programCommands: readonly string[];
+  /** Pids admitted so far as the program or its descendants (updated). */
+  programPids: Set<number>;
+}
+
+/**
+ * Whether a member of the run's containment is recorded as a process of the
+ * run: `"program"` for the program itself under gdb, `true` for any other
+ * admitted process, false for a placeholder (listed by the cgroup, gone
+ * before its stat was read: pid known, nothing else) or, under gdb, for the
+ * debugger's own helper processes, which are neither the program nor its
+ * descendants.
+ */
+export function admitSample(
+  member: { pid: number; ppid: number; state: string },
+  command: string,
+  scope: SampleScope,
+): "program" | boolean {
+  if (member.state === "?") return false;
+  if (!scope.debugged) return true;
+  const isProgram = member.ppid === scope.leader && scope.programCommands.includes(command);
+  if (!isProgram && !scope.programPids.has(member.ppid) && !scope.programPids.has(member.pid)) {
+    return false;
+  }
+  scope.programPids.add(member.pid);
+  return isProgram ? "program" : true;
+}
+
 /** One chunk of output as read. */
 export interface RawFrame {
   at_ms: number;
@@ -575,18 +610,19 @@ export async function runCapture(
       const commands = await readCommands(unseen.map((m) => m.pid));
       for (const member of members) {
         if (wrapped && member.pid === leader) continue;
-        // A member listed by the cgroup but gone before its stat was read says nothing.
-        if (member.state === "?") continue;
         const key = `${member.pid}:${member.startTicks}`;
         // A process that exec'd keeps its pid: the comm change shows it.
         const known = seenCommands.get(key);
         const command = commands.get(member.pid) || (known ?? member.comm);
+        const admitted = admitSample(member, command, {
+          debugged,
+          leader,
+          programCommands,
+          programPids,
+        });
+        if (!admitted) continue;
         if (debugged) {
-          // gdb forks helpers of its own: only the program and its descendants are the run's.
-          const isProgram = member.ppid === leader && programCommands.includes(command);
-          if (!isProgram && !programPids.has(member.ppid) && !programPids.has(member.pid)) continue;
-          programPids.add(member.pid);
-          if (rootPid === null && isProgram) rootPid = member.pid;
+          if (rootPid === null && admitted === "program") rootPid = member.pid;
         } else if (wrapped && rootPid === null && member.ppid === leader) rootPid = member.pid;
         if (known === command || (known !== undefined && !commands.has(member.pid))) continue;
         if (!seenCommands.has(key) && seenCommands.size >= request.limits.processes) {
