@@ -650,9 +650,10 @@ Deno.test("completion/complete suggests live documents, procedures, providers an
         ...(args ? { context: { arguments: args } } : {}),
       });
     assert.deepEqual((await complete("document", "")).completion.values, [], "no target: nothing");
+    // objdump is unavailable without --allow-process-launch, so it is not offered.
     assert.deepEqual((await complete("provider_id", "")).completion, {
-      values: ["auto", "native", "objdump"],
-      total: 3,
+      values: ["auto", "native"],
+      total: 2,
       hasMore: false,
     });
     assert.deepEqual((await complete("provider_id", "NAT")).completion.values, ["native"]);
@@ -850,7 +851,8 @@ Deno.test("policy transforms rewrite completion values and rules can refuse prom
       ref: { type: "ref/prompt", name: "investigate_feature" },
       argument: { name: "provider_id", value: "" },
     });
-    assert.deepEqual(answer.completion.values, ["pseudo:4", "pseudo:6", "pseudo:7"]);
+    // auto and native (objdump is unavailable here, so not offered), each rewritten.
+    assert.deepEqual(answer.completion.values, ["pseudo:4", "pseudo:6"]);
     await assert.rejects(
       client.getPrompt({ name: "trace_crash", arguments: { crash_signal: "SIGSEGV" } }),
       /disabled by policy/,
