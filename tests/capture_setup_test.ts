@@ -15,6 +15,7 @@ import { Client } from "@modelcontextprotocol/sdk/client";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { hostFacts } from "../src/apps/capture/host.ts";
 import { admitSample } from "../src/apps/capture/runner.ts";
+import { permissionFailure } from "../src/core/permissions.ts";
 import { call, connect, hasProgram, type Loose, ok, run } from "./helpers/in_memory.ts";
 import { NEW, OLD } from "./helpers/jq_fixtures.ts";
 import { childEnv, MOD_TS } from "./helpers/spawn.ts";
@@ -331,6 +332,32 @@ Deno.test("admitSample() records the program and its children under gdb, never g
   const plain = { ...scope, debugged: false, programPids: new Set<number>() };
   assert.equal(admitSample(member(101, 100), "strace", plain), true);
   assert.equal(admitSample(member(106, 0, "?"), "?", plain), false);
+});
+
+Deno.test("permissionFailure() turns Deno's real loader-variable refusal into a whole sentence naming --allow-run", async () => {
+  // Deno's own message, from a Deno that has only a narrow --allow-run.
+  const dir = await Deno.makeTempDir({ prefix: "casefile-loader-probe-" });
+  const script = `${dir}/probe.ts`;
+  await Deno.writeTextFile(
+    script,
+    'try { new Deno.Command("sh", { args: ["-c", "true"], env: { LD_LIBRARY_PATH: "/x" } }).outputSync(); } catch (e) { console.log(e.constructor.name + "|" + e.message); }\n',
+  );
+  const probe = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--no-prompt", "--allow-run=sh", script],
+    stdout: "piped",
+    stderr: "inherit",
+  }).output().finally(() => Deno.remove(dir, { recursive: true }));
+  const [kind, message] = new TextDecoder().decode(probe.stdout).trim().split("|") as [
+    string,
+    string,
+  ];
+  assert.equal(kind, "NotCapable", message);
+  const failure = permissionFailure(new Deno.errors.NotCapable(message));
+  assert.equal(failure?.code, "permission_required");
+  assert.equal(failure?.body.details?.flag, "--allow-run");
+  assert.match(failure!.message, /LD_LIBRARY_PATH/);
+  assert.doesNotMatch(failure!.message, /Alternatively\.?$/);
+  assert.doesNotMatch(failure!.body.remediation.action, /--allow-…/);
 });
 
 // ------------------------------------------------------------------ the jq crash
