@@ -17,7 +17,7 @@ import { hostFacts } from "../src/apps/capture/host.ts";
 import { admitSample } from "../src/apps/capture/runner.ts";
 import { permissionFailure } from "../src/core/permissions.ts";
 import { call, connect, hasProgram, type Loose, ok, run } from "./helpers/in_memory.ts";
-import { NEW, OLD } from "./helpers/jq_fixtures.ts";
+import { FIXTURES, LIBJQ, NEW, OLD } from "./helpers/jq_fixtures.ts";
 import { childEnv, MOD_TS } from "./helpers/spawn.ts";
 
 const LINUX = Deno.build.os === "linux";
@@ -397,7 +397,7 @@ Deno.test({
       const u3 = await extractJq(s.dir, "u3");
       const libjq = join(u2.lib, "libjq.so.1.0.4");
       const { client, close } = await connect({
-        roots: [s.dir],
+        roots: [s.dir, FIXTURES],
         allowProcessLaunch: true,
         capturePolicy: {
           executables: [s.dir],
@@ -452,6 +452,18 @@ Deno.test({
         // The default is the innermost frame inside libjq.
         assert.equal(correlated.frame.index, inLib[0].index);
         assert.equal(correlated.procedure.address, inLib[0].procedure.address);
+        // The same library opened as a member of the package, in memory, is matched by content.
+        await ok(client, "open_binary", { path: OLD });
+        const page = (await ok(client, "inventory_artifact", { occurrence_limit: 500 })).result;
+        const member = page.occurrences.items.find((o: Loose) => o.logical_path === LIBJQ);
+        await ok(client, "open_binary", { occurrence_id: member.occurrence_id });
+        const byMember = (await ok(client, "correlate_static_and_runtime", {
+          capture_evidence_id: crashed.evidence_id,
+        })).result;
+        assert.deepEqual(
+          byMember.frames.map((f: Loose) => f.procedure?.address ?? null),
+          correlated.frames.map((f: Loose) => f.procedure?.address ?? null),
+        );
         // The fixed library does not crash on the same input.
         const fixed = await capture(u3);
         assert.equal(fixed.result.exit.code, 0, JSON.stringify(fixed.result.exit));
