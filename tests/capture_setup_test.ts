@@ -63,16 +63,20 @@ async function server(
   flags: string[],
   args: string[],
   env: Record<string, string> = {},
-): Promise<Client> {
+): Promise<Client & { stderr: () => string }> {
   const transport = new StdioClientTransport({
     command: Deno.execPath(),
     args: ["run", "--no-prompt", ...flags, MOD_TS, ...args],
     env: childEnv(env),
     stderr: "pipe",
   });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk: Uint8Array | string) => {
+    stderr += typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk);
+  });
   const client = new Client({ name: "capture-setup-tests", version: "0.0.0" });
   await client.connect(transport);
-  return client;
+  return Object.assign(client, { stderr: () => stderr });
 }
 
 async function entries(dir: string): Promise<string[]> {
@@ -121,6 +125,11 @@ Deno.test({
         const missing = line.missing.filter((m: Loose) => m.required).map((m: Loose) => m.flag);
         assert.deepEqual(missing, [`--allow-read=${temp}`], JSON.stringify(line.missing));
         assert.match(line.enable_with, new RegExp(`--allow-read=${temp}`));
+        // The server said so at start-up, on stderr, with the flag.
+        assert.match(
+          client.stderr(),
+          new RegExp(`capture is configured but cannot run: restart with --allow-read=${temp}`),
+        );
         // The start-up probe lists the same needs among the permissions.
         const probed = status.permissions.find((p: Loose) =>
           p.name === "read" && p.target === temp

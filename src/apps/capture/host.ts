@@ -64,20 +64,6 @@ export function helperGranted(name: HelperName): boolean {
   return isGranted("run", name);
 }
 
-/** What the capture backends need that is not granted, as flags; starts nothing. */
-export function missingGrants(): { required: string[]; optional: string[] } {
-  const required: string[] = [];
-  for (const name of ["sh", "setsid"] as const) {
-    if (!helperGranted(name)) required.push(`--allow-run=${name}`);
-  }
-  if (!isGranted("run") && !helperGranted("kill")) required.push("--allow-run=kill");
-  const optional: string[] = [];
-  for (const name of ["strace", "unshare", "gdb", "prlimit"] as const) {
-    if (!helperGranted(name)) optional.push(`--allow-run=${name}`);
-  }
-  return { required, optional };
-}
-
 let cached: Promise<HostFacts> | null = null;
 
 /**

@@ -10,8 +10,14 @@
  * stdout and stderr are read through pipes with byte caps (and drained past
  * them), and the whole tree is ended and verified gone at the end.
  *
- * Requires `--allow-run` for the helpers (see `host.ts`), `--allow-read=/proc`,
- * `--allow-write` for the temporary directory, and read access to the roots.
+ * The program's rlimits (`resource_limits`, and RLIMIT_NPROC without a pids
+ * cgroup) are set by one `prlimit` right after `setsid`, so they hold for the
+ * whole tree; `library_path` reaches the program only (through `strace -E`,
+ * gdb's `set environment` or `env`), never Deno's spawn.
+ *
+ * Requires `--allow-run` for the helpers (see `host.ts`), `--allow-write` and
+ * `--allow-read` for the temporary directory (see `readiness.ts`), and read
+ * access to the roots; `/proc` is read through `sh`.
  *
  * @module
  */
