@@ -14,6 +14,8 @@ import { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/client/stdio"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { hostFacts } from "../src/apps/capture/host.ts";
+import { describePlan, planCapture } from "../src/apps/capture/plan.ts";
+import { captureRequestSchema } from "../src/apps/capture/request.ts";
 import { admitSample } from "../src/apps/capture/runner.ts";
 import { permissionFailure } from "../src/core/permissions.ts";
 import { call, connect, hasProgram, type Loose, ok, run } from "./helpers/in_memory.ts";
@@ -250,16 +252,17 @@ Deno.test({
     const s = await scratch();
     try {
       const exe = await scenario(s.dir);
+      const policy = {
+        executables: [`${s.dir}/bin`],
+        roots: [s.dir],
+        environment: [],
+        allowHostNetwork: !NETNS,
+        requireHumanConfirmation: false,
+      };
       const { client, close } = await connect({
         roots: [s.dir],
         allowProcessLaunch: true,
-        capturePolicy: {
-          executables: [`${s.dir}/bin`],
-          roots: [s.dir],
-          environment: [],
-          allowHostNetwork: !NETNS,
-          requireHumanConfirmation: false,
-        },
+        capturePolicy: policy,
       });
       try {
         const limits = {
@@ -298,6 +301,20 @@ Deno.test({
           "--nofile=64:64",
         ]);
         assert.deepEqual(out.result.manifest.scenario.resource_limits, limits);
+        // The plan a human confirms states them.
+        const plan = await planCapture(
+          captureRequestSchema.parse({
+            approved: true,
+            executable: exe,
+            working_directory: `${s.dir}/work`,
+            resource_limits: limits,
+          }),
+          { ...policy, allowHostNetwork: true },
+        );
+        assert.match(
+          describePlan(plan),
+          /Resource limits \(prlimit, every process of the run\): address space 268435456 bytes \(RLIMIT_AS\), CPU time 7 s \(RLIMIT_CPU\), file size 1000000 bytes \(RLIMIT_FSIZE\), open files 64 \(RLIMIT_NOFILE\)/,
+        );
         // Without limits the program sees none of these.
         const free = await ok(client, "capture_process_scenario", {
           approved: true,
