@@ -399,11 +399,12 @@ Deno.test("open_binary refuses bad paths and bad files clearly and leaves the se
     await ok(client, "open_binary", { path: `${fixture.root}/ls` });
     const cases: [string, Record<string, unknown>, string, RegExp][] = [
       ["nonexistent", { path: `${fixture.root}/missing` }, "target_unavailable", /No such file/],
+      // A provider_id with a directory is kept for its members, so only an unknown one is refused.
       [
-        "provider on a directory",
-        { path: `${fixture.root}/subdir`, provider_id: "native" },
-        "invalid_request",
-        /artifact/,
+        "unknown provider on a directory",
+        { path: `${fixture.root}/subdir`, provider_id: "ghidra" },
+        "provider_unavailable",
+        /No provider "ghidra"/,
       ],
       [
         "text file",
