@@ -16,7 +16,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { hostFacts } from "../src/apps/capture/host.ts";
 import { describePlan, planCapture } from "../src/apps/capture/plan.ts";
 import { captureRequestSchema } from "../src/apps/capture/request.ts";
-import { admitSample } from "../src/apps/capture/runner.ts";
+import { admitSample, chooseBackends, runCapture } from "../src/apps/capture/runner.ts";
 import { permissionFailure } from "../src/core/permissions.ts";
 import { call, connect, hasProgram, type Loose, ok, run } from "./helpers/in_memory.ts";
 import { FIXTURES, LIBJQ, NEW, OLD } from "./helpers/jq_fixtures.ts";
@@ -331,6 +331,46 @@ Deno.test({
         await close();
       }
     } finally {
+      await s.cleanup();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "runCapture() failing after its directory exists (a stale plan) leaves no casefile-capture-* directory",
+  ignore: !LINUX || !CC,
+  fn: async () => {
+    const s = await scratch();
+    const saved = Deno.env.get("TMPDIR");
+    try {
+      const exe = await scenario(s.dir);
+      const policy = {
+        executables: [`${s.dir}/bin`],
+        roots: [s.dir],
+        environment: [],
+        allowHostNetwork: true,
+        requireHumanConfirmation: false,
+      };
+      Deno.env.set("TMPDIR", `${s.dir}/tmp`);
+      const plan = await planCapture(
+        captureRequestSchema.parse({
+          approved: true,
+          executable: exe,
+          working_directory: `${s.dir}/work`,
+          network_access: "host",
+          arguments: ["write", `${s.dir}/work`, "1"],
+        }),
+        policy,
+      );
+      // The pinned file changes after planning: the run stops at its last look before launch.
+      await Deno.writeFile(exe, new Uint8Array([0]), { append: true });
+      await assert.rejects(runCapture(plan, chooseBackends(plan, HOST), HOST), /stale/);
+      assert.deepEqual(await entries(`${s.dir}/tmp`), []);
+      assert.deepEqual(await entries(`${s.dir}/work`), [], "nothing ran");
+    } finally {
+      if (saved === undefined) Deno.env.delete("TMPDIR");
+      else Deno.env.set("TMPDIR", saved);
       await s.cleanup();
     }
   },
