@@ -399,11 +399,12 @@ Deno.test("open_binary refuses bad paths and bad files clearly and leaves the se
     await ok(client, "open_binary", { path: `${fixture.root}/ls` });
     const cases: [string, Record<string, unknown>, string, RegExp][] = [
       ["nonexistent", { path: `${fixture.root}/missing` }, "target_unavailable", /No such file/],
+      // A provider_id with a directory is kept for its members, so only an unknown one is refused.
       [
-        "provider on a directory",
-        { path: `${fixture.root}/subdir`, provider_id: "native" },
-        "invalid_request",
-        /artifact/,
+        "unknown provider on a directory",
+        { path: `${fixture.root}/subdir`, provider_id: "ghidra" },
+        "provider_unavailable",
+        /No provider "ghidra"/,
       ],
       [
         "text file",
@@ -650,9 +651,10 @@ Deno.test("completion/complete suggests live documents, procedures, providers an
         ...(args ? { context: { arguments: args } } : {}),
       });
     assert.deepEqual((await complete("document", "")).completion.values, [], "no target: nothing");
+    // objdump is unavailable without --allow-process-launch, so it is not offered.
     assert.deepEqual((await complete("provider_id", "")).completion, {
-      values: ["auto", "native", "objdump"],
-      total: 3,
+      values: ["auto", "native"],
+      total: 2,
       hasMore: false,
     });
     assert.deepEqual((await complete("provider_id", "NAT")).completion.values, ["native"]);
@@ -850,7 +852,8 @@ Deno.test("policy transforms rewrite completion values and rules can refuse prom
       ref: { type: "ref/prompt", name: "investigate_feature" },
       argument: { name: "provider_id", value: "" },
     });
-    assert.deepEqual(answer.completion.values, ["pseudo:4", "pseudo:6", "pseudo:7"]);
+    // auto and native (objdump is unavailable here, so not offered), each rewritten.
+    assert.deepEqual(answer.completion.values, ["pseudo:4", "pseudo:6"]);
     await assert.rejects(
       client.getPrompt({ name: "trace_crash", arguments: { crash_signal: "SIGSEGV" } }),
       /disabled by policy/,

@@ -16,6 +16,7 @@ import type { AppsContext } from "./context/apps_context.ts";
 import { validInventoryRecords } from "./context/artifact_access.ts";
 import { captureCandidates } from "./context/capture_support.ts";
 import { MAX_UNKNOWN_CANDIDATES } from "./context/unknown_support.ts";
+import { usableProviderIds } from "./providers/provider.ts";
 import { LIST_DOCUMENTS, LIST_PROCEDURES } from "./tool_names.ts";
 import { MAX_PROCEDURE_PAGE } from "./tools/list_procedures.ts";
 
@@ -69,7 +70,8 @@ export function appsCompletionFamilies(context: AppsContext): Record<string, Com
       },
     },
     provider: {
-      source: () => ["auto", ...session.candidates.map((c) => c.identity.id)],
+      // Only what can be used: an unavailable provider would fail the call it completes.
+      source: () => usableProviderIds(session.candidates),
     },
     capture: {
       source: () => captureCandidates(ledger),

@@ -21,6 +21,7 @@ import {
   emptyCapturePolicy,
   parseCapturePolicy,
 } from "./capture/settings.ts";
+import { captureGaps, captureNeeds } from "./capture/readiness.ts";
 import { appsCompletionFamilies } from "./completion_families.ts";
 import { type AppsContext, createAppsContext } from "./context/apps_context.ts";
 import { withStableParameters } from "./context/evidence_parameters.ts";
@@ -103,8 +104,9 @@ const CAPTURE_HELP =
   --capture-policy FILE  the same as JSON: {"executables":[…],"roots":[…],"environment":[…],
                          "allow_host_network":false,"require_human_confirmation":false}; merged
                          with the flags (grant --allow-read=FILE)
-  Captures use sh and setsid (grant --allow-run=sh,setsid,kill and --allow-read=/proc), and
-  strace, unshare, gdb, prlimit and a pids cgroup (--allow-write=/sys/fs/cgroup) when granted.
+  Captures use sh and setsid (grant --allow-run=sh,setsid,kill), a temporary directory
+  (--allow-write=/tmp --allow-read=/tmp), and strace, gdb, prlimit and unshare when granted;
+  binary_session lists what is still missing (see the README's "Process capture").
 `;
 
 /**
@@ -146,12 +148,21 @@ export function appsWorkbenchWith(settings: AppsSettings = {}): AppsWorkbenchMod
         return appsWorkbenchWith(policy ? { capturePolicy: policy } : {});
       },
     },
-    permissionNeeds: (roots: readonly RootDirectory[]): PermissionNeed[] =>
-      roots.map((root) => ({
+    permissionNeeds: (roots: readonly RootDirectory[]): PermissionNeed[] => [
+      ...roots.map((root): PermissionNeed => ({
         name: "read",
         target: root.path,
         purpose: `open targets under ${root.path}`,
       })),
+      // With a capture policy, what capture uses is probed at start-up and listed too.
+      ...(capturePolicy.executables.length > 0 && capturePolicy.roots.length > 0
+        ? captureNeeds(capturePolicy).map(({ name, target, purpose }) => ({
+          name,
+          ...(target !== undefined ? { target } : {}),
+          purpose,
+        }))
+        : []),
+    ],
     create: (services) => createAppsWorkbench(services, capturePolicy),
   };
 }
@@ -203,6 +214,7 @@ function createAppsWorkbench(
   capturePolicy: Readonly<CapturePolicySettings>,
 ): Workbench {
   const context = createAppsContext(services, capturePolicy);
+  warnCaptureGaps(services, capturePolicy);
   return {
     name: "apps",
     tools: APPS_TOOL_FACTORIES.map((tool) =>
@@ -216,4 +228,32 @@ function createAppsWorkbench(
       await context.session.close();
     },
   };
+}
+
+let captureGapsLogged = false;
+
+/** Logs once per process, at start-up, the grants a configured capture still lacks. */
+function warnCaptureGaps(
+  services: WorkbenchServices,
+  policy: Readonly<CapturePolicySettings>,
+): void {
+  if (captureGapsLogged || policy.executables.length === 0 || policy.roots.length === 0) return;
+  captureGapsLogged = true;
+  const gaps = captureGaps(policy);
+  const required = gaps.filter((g) => g.required);
+  if (required.length > 0) {
+    services.log(
+      "warning",
+      `Process capture is configured but cannot run: restart with ${
+        required.map((g) => g.flag).join(" ")
+      } (${required.map((g) => g.what).join("; ")}).`,
+    );
+  }
+  const optional = gaps.filter((g) => !g.required);
+  if (optional.length > 0) {
+    services.log(
+      "notice",
+      `Process capture runs without: ${optional.map((g) => `${g.what} (${g.flag})`).join("; ")}.`,
+    );
+  }
 }

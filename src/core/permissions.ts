@@ -69,6 +69,8 @@ function descriptorFor(need: PermissionNeed): Deno.PermissionDescriptor {
 }
 
 const REQUIRES = /Requires (\w+) access to "?([^",]*)"?/;
+const LOADER_VARIABLE =
+  /Requires --allow-run permissions to spawn subprocess with (\S+) environment/;
 
 /**
  * Turns a permission error (`Deno.errors.NotCapable`, or `PermissionDenied`)
@@ -84,6 +86,23 @@ export function permissionFailure(error: unknown, preferredFlag?: string): ToolF
     error instanceof Deno.errors.PermissionDenied;
   if (!isPermission) return null;
   const message = (error as Error).message;
+  // Deno's refusal of a loader variable (LD_*, DYLD_*) under a narrow --allow-run names no
+  // permission in the usual form; say it whole.
+  const loader = LOADER_VARIABLE.exec(message);
+  if (loader) {
+    const flag = preferredFlag ?? "--allow-run";
+    return new ToolFailure(
+      "permission_required",
+      `Deno refuses to start a program with ${
+        loader[1]
+      } in its environment unless --allow-run is unrestricted.`,
+      {
+        action: `Restart the server with ${flag}, or start the program without ${loader[1]}.`,
+        restartRequired: true,
+        details: { flag },
+      },
+    );
+  }
   const found = REQUIRES.exec(message);
   const name = found?.[1];
   const target = found?.[2];

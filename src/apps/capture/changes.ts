@@ -32,7 +32,24 @@ export interface ChangedEntry {
   right_evidence_id: string;
   status: "changed" | "unchanged";
   changed_dimensions: Dimension[];
+  /** Dimensions neither side could observe (e.g. no syscall trace under gdb): said nothing either way. */
+  undetermined_dimensions: Dimension[];
   first_divergence: ComparisonResult["first_divergence"];
+  /** Procedures a crash of either capture was correlated to (correlate_static_and_runtime). */
+  crash_procedures: CrashProcedure[];
+}
+
+/** A procedure a crash frame of a capture correlates to. */
+export interface CrashProcedure {
+  capture_evidence_id: string;
+  correlation_evidence_id: string;
+  document: string | null;
+  /** The correlated (default or chosen) frame's procedure. */
+  address: string;
+  name: string | null;
+  frame: number | null;
+  /** Every other backtrace frame's procedure in the same file, innermost first. */
+  caller_procedures: { frame: number; address: string; name: string | null }[];
 }
 
 /** The aggregation. */
@@ -108,15 +125,58 @@ export function comparisonExclusion(
   ) {
     return "the sources ran in different (or unknown) environments";
   }
-  const incomplete = DIMENSIONS.filter((d) => result[d] === "truncated" || result[d] === "unknown");
-  if (incomplete.length > 0) return `incomplete in ${incomplete.join(", ")}`;
+  const truncated = DIMENSIONS.filter((d) => result[d] === "truncated");
+  if (truncated.length > 0) return `incomplete in ${truncated.join(", ")} (truncated)`;
+  // A change seen in one dimension stands even where another could not be observed.
+  const unknown = DIMENSIONS.filter((d) => result[d] === "unknown");
+  if (unknown.length > 0 && result.status !== "changed") {
+    return `incomplete in ${unknown.join(", ")} (unknown) and unchanged elsewhere`;
+  }
   return null;
+}
+
+/** The correlation operation whose Evidence names crash procedures. */
+export const CORRELATE_OPERATION = "correlate_static_and_runtime";
+
+/** Procedures the retained correlations tie to crashes of `captureIds`. */
+export function crashProcedures(
+  captureIds: readonly string[],
+  records: readonly EvidenceRecord[],
+): CrashProcedure[] {
+  const out: CrashProcedure[] = [];
+  for (const record of records) {
+    if (record.operation !== CORRELATE_OPERATION) continue;
+    const capture = record.evidence_links.find((id) => captureIds.includes(id));
+    if (!capture) continue;
+    const result = record.normalized_result as {
+      document?: unknown;
+      procedure?: { address?: unknown; name?: unknown } | null;
+      frame?: { index?: unknown } | null;
+      frames?: { index: number; procedure: { address: string; name: string | null } | null }[];
+    };
+    const procedure = result.procedure;
+    if (!procedure || typeof procedure.address !== "string") continue;
+    const chosen = typeof result.frame?.index === "number" ? result.frame.index : null;
+    out.push({
+      capture_evidence_id: capture,
+      correlation_evidence_id: record.evidence_id,
+      document: typeof result.document === "string" ? result.document : null,
+      address: procedure.address,
+      name: typeof procedure.name === "string" && procedure.name !== "" ? procedure.name : null,
+      frame: chosen,
+      caller_procedures: (Array.isArray(result.frames) ? result.frames : [])
+        .filter((f) => f.procedure !== null && f.index !== chosen)
+        .map((f) => ({ frame: f.index, address: f.procedure!.address, name: f.procedure!.name })),
+    });
+  }
+  return out;
 }
 
 /** Aggregates `records` (comparison candidates); sources are read through `lookup`. */
 export function findChangedBehavior(
   records: readonly EvidenceRecord[],
   lookup: (id: string) => EvidenceRecord | undefined,
+  correlations: readonly EvidenceRecord[] = [],
 ): ChangedBehavior {
   const included: ChangedEntry[] = [];
   const excluded: ChangedBehavior["excluded"] = [];
@@ -131,15 +191,19 @@ export function findChangedBehavior(
       continue;
     }
     const result = record.normalized_result as unknown as ComparisonResult;
-    const changed = DIMENSIONS.filter((d) => result[d] !== "unchanged");
+    const changed = DIMENSIONS.filter((d) => result[d] !== "unchanged" && result[d] !== "unknown");
     for (const d of changed) byDimension[d]++;
+    const left = record.parameters.left_evidence_id as string;
+    const right = record.parameters.right_evidence_id as string;
     included.push({
       comparison_evidence_id: record.evidence_id,
-      left_evidence_id: record.parameters.left_evidence_id as string,
-      right_evidence_id: record.parameters.right_evidence_id as string,
+      left_evidence_id: left,
+      right_evidence_id: right,
       status: result.status === "unchanged" ? "unchanged" : "changed",
       changed_dimensions: changed,
+      undetermined_dimensions: DIMENSIONS.filter((d) => result[d] === "unknown"),
       first_divergence: result.first_divergence,
+      crash_procedures: crashProcedures([left, right], correlations),
     });
   }
   return {

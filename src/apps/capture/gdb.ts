@@ -8,7 +8,7 @@
  */
 
 /** gdb arguments placed before `--args <program> <arguments…>`. */
-export function gdbArguments(logFile: string): string[] {
+export function gdbArguments(logFile: string, environment: Record<string, string> = {}): string[] {
   const early = [
     `set logging file ${logFile}`,
     "set logging overwrite on",
@@ -21,6 +21,8 @@ export function gdbArguments(logFile: string): string[] {
     "set print frame-arguments none",
     "set print frame-info location-and-address",
     "set print entry-values no",
+    // Set for the program gdb starts, not for gdb itself.
+    ...Object.entries(environment).map(([name, value]) => `set environment ${name}=${value}`),
   ];
   const commands = [
     "run",

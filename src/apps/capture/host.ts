@@ -17,7 +17,16 @@
 import { isGranted } from "../../core/permissions.ts";
 
 /** Helper programs a capture may use. */
-export const HELPERS = ["sh", "setsid", "kill", "strace", "unshare", "gdb", "prlimit"] as const;
+export const HELPERS = [
+  "sh",
+  "setsid",
+  "kill",
+  "strace",
+  "unshare",
+  "gdb",
+  "prlimit",
+  "env",
+] as const;
 /** One helper's name. */
 export type HelperName = typeof HELPERS[number];
 
@@ -53,20 +62,6 @@ export interface HostFacts {
 /** Whether the helper is granted by Deno, without finding or running it. */
 export function helperGranted(name: HelperName): boolean {
   return isGranted("run", name);
-}
-
-/** What the capture backends need that is not granted, as flags; starts nothing. */
-export function missingGrants(): { required: string[]; optional: string[] } {
-  const required: string[] = [];
-  for (const name of ["sh", "setsid"] as const) {
-    if (!helperGranted(name)) required.push(`--allow-run=${name}`);
-  }
-  if (!isGranted("run") && !helperGranted("kill")) required.push("--allow-run=kill");
-  const optional: string[] = [];
-  for (const name of ["strace", "unshare", "gdb", "prlimit"] as const) {
-    if (!helperGranted(name)) optional.push(`--allow-run=${name}`);
-  }
-  return { required, optional };
 }
 
 let cached: Promise<HostFacts> | null = null;

@@ -16,6 +16,7 @@ import { createHash } from "node:crypto";
 import { basename, normalize } from "node:path";
 import { ToolFailure } from "../../core/errors.ts";
 import { isGranted, permissionFailure } from "../../core/permissions.ts";
+import { checkLoaderVariables } from "./readiness.ts";
 import type { CapturePolicySettings } from "./settings.ts";
 import type { CaptureRequest } from "./request.ts";
 
@@ -40,6 +41,8 @@ export interface CapturePlan {
   executable: ExecutableIdentity;
   workingDirectory: ResolvedPath;
   filesystemRoots: ResolvedPath[];
+  /** The library_path directories, resolved (each inside a capture root). */
+  libraryPath: ResolvedPath[];
   /** Names set explicitly, inherited, and set by the capture itself; sorted. */
   environmentNames: string[];
 }
@@ -107,6 +110,18 @@ export async function planCapture(
       );
     }
   }
+  for (const dir of request.library_path) {
+    if (!roots.some((r) => within(normalize(dir), r))) {
+      throw refused(
+        `The library_path directory ${dir} is outside every capture root.`,
+        `Choose library directories inside ${
+          roots.join(", ")
+        }, or ask the operator to add --capture-root DIR.`,
+        "outside_approved_root",
+      );
+    }
+  }
+  checkLoaderVariables(names);
   const resolved = await resolveAll(request);
   const realExecutables = await realPaths(executables);
   const realRoots = await realPaths(roots);
@@ -116,7 +131,9 @@ export async function planCapture(
       `Ask the operator to allow the real path with --allow-capture ${resolved.executable.realPath}.`,
     );
   }
-  for (const path of [resolved.workingDirectory, ...resolved.filesystemRoots]) {
+  for (
+    const path of [resolved.workingDirectory, ...resolved.filesystemRoots, ...resolved.libraryPath]
+  ) {
     if (!realRoots.some((root) => within(path.realPath, root))) {
       throw refused(
         `${path.requested} resolves to ${path.realPath}, outside every capture root.`,
@@ -151,7 +168,15 @@ export async function planCapture(
     executable: identity,
     workingDirectory: resolved.workingDirectory,
     filesystemRoots: resolved.filesystemRoots,
-    environmentNames: [...new Set([...names, ...CAPTURE_ENV_NAMES, "PATH"])].sort(),
+    libraryPath: resolved.libraryPath,
+    environmentNames: [
+      ...new Set([
+        ...names,
+        ...CAPTURE_ENV_NAMES,
+        "PATH",
+        ...(resolved.libraryPath.length > 0 ? ["LD_LIBRARY_PATH"] : []),
+      ]),
+    ].sort(),
   };
 }
 
@@ -190,6 +215,11 @@ export async function recheckPlan(plan: CapturePlan): Promise<void> {
       stale(`the filesystem root ${root.requested}`);
     }
   });
+  now.libraryPath.forEach((dir, i) => {
+    if (dir.realPath !== plan.libraryPath[i]?.realPath) {
+      stale(`the library_path directory ${dir.requested}`);
+    }
+  });
 }
 
 /** A human-readable statement of exactly what will run (for a confirmation form). */
@@ -211,10 +241,30 @@ export function describePlan(plan: CapturePlan): string {
     }`,
     `Scripted events: ${r.events.length}; stdin closes after the last input`,
     `Limits: ${r.timeout_ms} ms wall clock, ${r.idle_timeout_ms} ms idle, ${r.limits.output_bytes} bytes per stream, ${r.limits.processes} processes`,
+    `Resource limits (prlimit, every process of the run): ${describeResourceLimits(r)}`,
+    ...(plan.libraryPath.length > 0
+      ? [`Library path (LD_LIBRARY_PATH): ${plan.libraryPath.map((p) => p.realPath).join(":")}`]
+      : []),
     "Cleanup: every process of the run is ended (SIGTERM, then SIGKILL) and verified gone.",
     "The program runs with this server's user permissions: a capture is not a sandbox.",
   ];
   return lines.join("\n");
+}
+
+/** The requested rlimits in words ("none" when the request sets none). */
+export function describeResourceLimits(request: CaptureRequest): string {
+  const limits = request.resource_limits;
+  const parts = [
+    limits.address_space_bytes !== undefined
+      ? `address space ${limits.address_space_bytes} bytes (RLIMIT_AS)`
+      : null,
+    limits.cpu_seconds !== undefined ? `CPU time ${limits.cpu_seconds} s (RLIMIT_CPU)` : null,
+    limits.file_size_bytes !== undefined
+      ? `file size ${limits.file_size_bytes} bytes (RLIMIT_FSIZE)`
+      : null,
+    limits.open_files !== undefined ? `open files ${limits.open_files} (RLIMIT_NOFILE)` : null,
+  ].filter((p): p is string => p !== null);
+  return parts.length > 0 ? parts.join(", ") : "none";
 }
 
 /** The secret-free basename of the executable. */
@@ -232,6 +282,7 @@ async function resolveAll(request: CaptureRequest): Promise<{
   executable: ResolvedPath;
   workingDirectory: ResolvedPath;
   filesystemRoots: ResolvedPath[];
+  libraryPath: ResolvedPath[];
 }> {
   const executable = await resolveOne(request.executable, "executable");
   const workingDirectory = await resolveOne(request.working_directory, "working directory");
@@ -239,13 +290,17 @@ async function resolveAll(request: CaptureRequest): Promise<{
   for (const root of request.filesystem_roots) {
     filesystemRoots.push(await resolveOne(root, "filesystem root"));
   }
-  for (const dir of [workingDirectory, ...filesystemRoots]) {
+  const libraryPath = [];
+  for (const dir of request.library_path) {
+    libraryPath.push(await resolveOne(dir, "library_path directory"));
+  }
+  for (const dir of [workingDirectory, ...filesystemRoots, ...libraryPath]) {
     const info = await Deno.stat(dir.realPath);
     if (!info.isDirectory) {
       throw new ToolFailure("invalid_request", `${dir.requested} is not a directory.`);
     }
   }
-  return { executable, workingDirectory, filesystemRoots };
+  return { executable, workingDirectory, filesystemRoots, libraryPath };
 }
 
 async function resolveOne(path: string, what: string): Promise<ResolvedPath> {

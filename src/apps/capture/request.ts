@@ -64,6 +64,22 @@ export const limitsSchema = z.strictObject({
   ),
 });
 
+/** The `resource_limits` object: rlimits applied to the launched tree (through `prlimit`). */
+export const resourceLimitsSchema = z.strictObject({
+  address_space_bytes: z.number().int().min(16 * 1024 * 1024).max(2 ** 46).optional().describe(
+    "RLIMIT_AS: most bytes of virtual memory each process may map (16 MiB to 64 TiB); an allocation past it fails.",
+  ),
+  cpu_seconds: z.number().int().min(1).max(86_400).optional().describe(
+    "RLIMIT_CPU: CPU seconds each process may use (1 to 86,400); past it the kernel sends SIGXCPU, then SIGKILL.",
+  ),
+  file_size_bytes: z.number().int().min(1).max(2 ** 46).optional().describe(
+    "RLIMIT_FSIZE: largest file each process may write, in bytes; a write past it fails (SIGXFSZ).",
+  ),
+  open_files: z.number().int().min(16).max(1_048_576).optional().describe(
+    "RLIMIT_NOFILE: open file descriptors per process (16 to 1,048,576).",
+  ),
+});
+
 /** The `normalization` object. */
 export const normalizationSchema = z.strictObject({
   paths: z.boolean().default(true).describe(
@@ -217,6 +233,12 @@ export const captureRequestShape = {
     "How long descendants may outlive the root process before they are ended (0 to 10,000 ms).",
   ),
   limits: limitsSchema.prefault({}).describe("Caps on everything recorded."),
+  resource_limits: resourceLimitsSchema.prefault({}).describe(
+    "Kernel resource limits (rlimits) for every process of the run, tracer or debugger included; applied through prlimit (needs --allow-run=prlimit) and recorded in the plan and the Evidence. The process count is limits.processes.",
+  ),
+  library_path: z.array(absolutePath("library_path entry")).max(16).default([]).describe(
+    "Directories the dynamic loader searches first (LD_LIBRARY_PATH for the launched tree), each inside a capture root; set by the launcher, so it needs neither --capture-env nor an unrestricted --allow-run.",
+  ),
   normalization: normalizationSchema.prefault({}).describe("How captures are compared."),
   replay: replaySchema.prefault({}).describe(
     "Replay peers (not supported by this server: must be empty).",
@@ -269,6 +291,19 @@ export function validateCrossFields(request: CaptureRequest): void {
   }
   for (const name of request.inherit_environment) {
     if (explicit.includes(name)) throw bad(`${name} is both set and inherited; choose one.`);
+  }
+  if (
+    request.library_path.length > 0 &&
+    [...explicit, ...request.inherit_environment].includes("LD_LIBRARY_PATH")
+  ) {
+    throw bad(
+      "library_path sets LD_LIBRARY_PATH; leave it out of environment and inherit_environment.",
+    );
+  }
+  for (const [i, dir] of request.library_path.entries()) {
+    if (dir.includes(":")) {
+      throw bad(`library_path[${i}] contains ":", which the loader reads as a separator.`);
+    }
   }
   if (new Set(request.inherit_environment).size !== request.inherit_environment.length) {
     throw bad("inherit_environment names a variable twice.");

@@ -17,7 +17,7 @@ import { z } from "zod";
 import { canonicalJson, sha256Hex } from "../../core/canonical_json.ts";
 import type { CapturePlan } from "./plan.ts";
 import { captureRequestShape, type limitsSchema, normalizationSchema } from "./request.ts";
-import type { RawFrame, RunObservation } from "./runner.ts";
+import { type RawFrame, requestedRlimits, type RunObservation } from "./runner.ts";
 import { effectsBetween, type FileState } from "./snapshot.ts";
 import type { TraceSummary } from "./strace.ts";
 
@@ -45,6 +45,7 @@ export const CONTRACT_FIELDS = [
   "idle_timeout_ms",
   "settle_ms",
   "limits",
+  "resource_limits",
   "normalization",
   "command_shims",
   "replay",
@@ -105,6 +106,12 @@ const backendSchema = z.strictObject({
     limit: z.number().int().min(1),
     reached: z.boolean(),
     refused_forks: int.nullable(),
+  }),
+  resource_limits: z.strictObject({
+    enforcement: z.enum(["prlimit", "none"]),
+    /** The `prlimit` options used (soft:hard), empty when none were asked. */
+    applied: z.array(z.string()),
+    scope: z.string(),
   }),
 });
 
@@ -430,6 +437,13 @@ export function buildCapture(
           limit: run.processLimit.limit,
           reached: run.processLimit.reached,
           refused_forks: run.processLimit.refused_forks,
+        },
+        resource_limits: {
+          enforcement: run.backend.resource_limits,
+          applied: requestedRlimits(plan),
+          scope: run.backend.resource_limits === "prlimit"
+            ? "every process of the run, the tracer or debugger included (rlimits are inherited across fork and exec)"
+            : "none asked",
         },
       },
       started_at: run.startedAt.toISOString(),

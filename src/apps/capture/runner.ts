@@ -10,8 +10,14 @@
  * stdout and stderr are read through pipes with byte caps (and drained past
  * them), and the whole tree is ended and verified gone at the end.
  *
- * Requires `--allow-run` for the helpers (see `host.ts`), `--allow-read=/proc`,
- * `--allow-write` for the temporary directory, and read access to the roots.
+ * The program's rlimits (`resource_limits`, and RLIMIT_NPROC without a pids
+ * cgroup) are set by one `prlimit` right after `setsid`, so they hold for the
+ * whole tree; `library_path` reaches the program only (through `strace -E`,
+ * gdb's `set environment` or `env`), never Deno's spawn.
+ *
+ * Requires `--allow-run` for the helpers (see `host.ts`), `--allow-write` and
+ * `--allow-read` for the temporary directory (see `readiness.ts`), and read
+ * access to the roots; `/proc` is read through `sh`.
  *
  * @module
  */
@@ -22,6 +28,7 @@ import { gdbArguments, parseGdbLog } from "./gdb.ts";
 import type { HostFacts } from "./host.ts";
 import type { CapturePlan } from "./plan.ts";
 import { DEFAULT_PATH, recheckPlan } from "./plan.ts";
+import { captureTempBase, tempDirFailure } from "./readiness.ts";
 import type { CaptureEvent } from "./request.ts";
 import { type Snapshot, takeSnapshot } from "./snapshot.ts";
 import { parseTraces, straceArguments, type TraceSummary } from "./strace.ts";
@@ -50,6 +57,8 @@ export interface Backend {
   network: "namespace" | "host";
   containment: "pids-cgroup" | "session";
   process_limit: "pids-cgroup" | "rlimit-nproc" | "monitor";
+  /** How resource_limits are applied: prlimit around the whole launched tree, or none asked. */
+  resource_limits: "prlimit" | "none";
   /** Why syscall tracing is on or off. */
   trace_reason: string;
 }
@@ -116,8 +125,29 @@ export function chooseBackends(plan: CapturePlan, facts: HostFacts): Backend {
       },
     );
   }
-  const containment = facts.pidsCgroup.parent ? "pids-cgroup" : "session";
   const prlimit = facts.helpers.prlimit;
+  const rlimits = requestedRlimits(plan);
+  if (rlimits.length > 0 && (!prlimit.path || !prlimit.granted)) {
+    throw new ToolFailure(
+      "capability_unavailable",
+      `resource_limits are applied with prlimit (util-linux), which ${
+        prlimit.path ? "Deno does not grant (--allow-run=prlimit)" : "is not installed"
+      }. Nothing was run.`,
+      {
+        action:
+          "Leave resource_limits out, or ask the operator to install util-linux and restart the server with --allow-run=prlimit.",
+        details: { flag: "--allow-run=prlimit" },
+      },
+    );
+  }
+  if (plan.libraryPath.length > 0 && !request.crash_backtrace && !facts.helpers.env.path) {
+    throw new ToolFailure(
+      "capability_unavailable",
+      "library_path is set through env (coreutils), which is not installed. Nothing was run.",
+      { action: "Leave library_path out, or ask the operator to install coreutils." },
+    );
+  }
+  const containment = facts.pidsCgroup.parent ? "pids-cgroup" : "session";
   const processLimit = containment === "pids-cgroup"
     ? "pids-cgroup"
     : !facts.root && prlimit.path && prlimit.granted
@@ -131,8 +161,58 @@ export function chooseBackends(plan: CapturePlan, facts: HostFacts): Backend {
     network: request.network_access === "none" ? "namespace" : "host",
     containment,
     process_limit: processLimit,
+    resource_limits: rlimits.length > 0 ? "prlimit" : "none",
     trace_reason: traceReason,
   };
+}
+
+/** The rlimits a plan asks for, as `prlimit` options (`--as=N:N`, soft and hard alike). */
+export function requestedRlimits(plan: CapturePlan): string[] {
+  const limits = plan.request.resource_limits;
+  const out: string[] = [];
+  if (limits.address_space_bytes !== undefined) out.push(`--as=${limits.address_space_bytes}`);
+  if (limits.cpu_seconds !== undefined) out.push(`--cpu=${limits.cpu_seconds}`);
+  if (limits.file_size_bytes !== undefined) out.push(`--fsize=${limits.file_size_bytes}`);
+  if (limits.open_files !== undefined) out.push(`--nofile=${limits.open_files}`);
+  return out.map((option) => {
+    const value = option.slice(option.indexOf("=") + 1);
+    return `${option}:${value}`;
+  });
+}
+
+/** What {@linkcode admitSample} needs to know about the run. */
+export interface SampleScope {
+  /** Whether the program runs under gdb. */
+  debugged: boolean;
+  /** The launcher's pid (the tracer or debugger once it has exec'd). */
+  leader: number;
+  /** The commands the program shows once started (its real and requested paths). */
+  programCommands: readonly string[];
+  /** Pids admitted so far as the program or its descendants (updated). */
+  programPids: Set<number>;
+}
+
+/**
+ * Whether a member of the run's containment is recorded as a process of the
+ * run: `"program"` for the program itself under gdb, `true` for any other
+ * admitted process, false for a placeholder (listed by the cgroup, gone
+ * before its stat was read: pid known, nothing else) or, under gdb, for the
+ * debugger's own helper processes, which are neither the program nor its
+ * descendants.
+ */
+export function admitSample(
+  member: { pid: number; ppid: number; state: string },
+  command: string,
+  scope: SampleScope,
+): "program" | boolean {
+  if (member.state === "?") return false;
+  if (!scope.debugged) return true;
+  const isProgram = member.ppid === scope.leader && scope.programCommands.includes(command);
+  if (!isProgram && !scope.programPids.has(member.ppid) && !scope.programPids.has(member.pid)) {
+    return false;
+  }
+  scope.programPids.add(member.pid);
+  return isProgram ? "program" : true;
 }
 
 /** One chunk of output as read. */
@@ -249,12 +329,14 @@ export async function runCapture(
 ): Promise<RunObservation> {
   const request = plan.request;
   const notes: string[] = [];
-  const tempRoot = await Deno.realPath(await Deno.makeTempDir({ prefix: "casefile-capture-" }));
+  const tempRoot = await makeRunDirectory();
   let containment: Containment | null = null;
   let cleanupReport: CleanupReport | null = null;
   let child: Deno.ChildProcess | null = null;
   try {
-    await Deno.mkdir(`${tempRoot}/home`);
+    await Deno.mkdir(`${tempRoot}/home`).catch((error) => {
+      throw tempDirFailure(error, captureTempBase()) ?? error;
+    });
     const snapshotRoots = dedupeRoots([
       plan.workingDirectory.realPath,
       ...plan.filesystemRoots.map((r) => r.realPath),
@@ -288,16 +370,33 @@ export async function runCapture(
       );
     }
     const chain: string[] = [facts.helpers.setsid.path!];
+    const rlimits = requestedRlimits(plan);
     if (backend.process_limit === "rlimit-nproc") {
       const allowed = (await userTaskCount()) + request.limits.processes + tracerTasks;
-      chain.push(facts.helpers.prlimit.path!, `--nproc=${allowed}:${allowed}`, "--");
+      rlimits.unshift(`--nproc=${allowed}:${allowed}`);
     }
+    // One prlimit sets every rlimit; the children of the tree inherit them across exec.
+    if (rlimits.length > 0) chain.push(facts.helpers.prlimit.path!, ...rlimits, "--");
     if (backend.network === "namespace") chain.push(facts.helpers.unshare.path!, "-n", "--");
+    // LD_LIBRARY_PATH reaches the program only (never the launcher, tracer or debugger), and
+    // never through Deno's spawn, which refuses loader variables under a narrow --allow-run.
+    const libraryPath = plan.libraryPath.map((p) => p.realPath).join(":");
     if (backend.syscall_trace === "strace") {
-      chain.push(facts.helpers.strace.path!, ...straceArguments(tracePrefix), "--");
+      chain.push(
+        facts.helpers.strace.path!,
+        ...straceArguments(tracePrefix),
+        ...(libraryPath ? ["-E", `LD_LIBRARY_PATH=${libraryPath}`] : []),
+        "--",
+      );
+    } else if (libraryPath && backend.debugger !== "gdb") {
+      chain.push(facts.helpers.env.path!, `LD_LIBRARY_PATH=${libraryPath}`);
     }
     if (backend.debugger === "gdb") {
-      chain.push(facts.helpers.gdb.path!, ...gdbArguments(gdbLog), "--args");
+      chain.push(
+        facts.helpers.gdb.path!,
+        ...gdbArguments(gdbLog, libraryPath ? { LD_LIBRARY_PATH: libraryPath } : {}),
+        "--args",
+      );
     }
     chain.push(plan.executable.realPath, ...request.arguments);
 
@@ -506,6 +605,9 @@ export async function runCapture(
     const samples: RawSample[] = [];
     let samplesTruncated = false;
     const seenCommands = new Map<string, string>();
+    const debugged = backend.debugger === "gdb";
+    const programCommands = [plan.executable.realPath, request.executable];
+    const programPids = new Set<number>();
     let limitReached = false;
     const sample = async (): Promise<void> => {
       const members = (await owned.snapshot()).filter(alive);
@@ -514,11 +616,20 @@ export async function runCapture(
       const commands = await readCommands(unseen.map((m) => m.pid));
       for (const member of members) {
         if (wrapped && member.pid === leader) continue;
-        if (wrapped && rootPid === null && member.ppid === leader) rootPid = member.pid;
         const key = `${member.pid}:${member.startTicks}`;
         // A process that exec'd keeps its pid: the comm change shows it.
         const known = seenCommands.get(key);
         const command = commands.get(member.pid) || (known ?? member.comm);
+        const admitted = admitSample(member, command, {
+          debugged,
+          leader,
+          programCommands,
+          programPids,
+        });
+        if (!admitted) continue;
+        if (debugged) {
+          if (rootPid === null && admitted === "program") rootPid = member.pid;
+        } else if (wrapped && rootPid === null && member.ppid === leader) rootPid = member.pid;
         if (known === command || (known !== undefined && !commands.has(member.pid))) continue;
         if (!seenCommands.has(key) && seenCommands.size >= request.limits.processes) {
           samplesTruncated = true;
@@ -922,6 +1033,27 @@ async function exists(path: string): Promise<boolean> {
     return true;
   } catch {
     return false;
+  }
+}
+
+/**
+ * Makes the run's own directory under the capture temp base and resolves it;
+ * a failure (a missing write or read grant) leaves no directory behind and
+ * names the flags.
+ */
+async function makeRunDirectory(): Promise<string> {
+  const base = captureTempBase();
+  let made: string;
+  try {
+    made = await Deno.makeTempDir({ dir: base, prefix: "casefile-capture-" });
+  } catch (error) {
+    throw tempDirFailure(error, base) ?? error;
+  }
+  try {
+    return await Deno.realPath(made);
+  } catch (error) {
+    await Deno.remove(made, { recursive: true }).catch(() => {});
+    throw tempDirFailure(error, base) ?? error;
   }
 }
 

@@ -35,6 +35,8 @@ export interface AppsContext {
   readonly bundles: BundleStore;
   /** The active artifact target (a directory or archive), when the target is not a binary. */
   artifact: ArtifactTarget | null;
+  /** The provider_id given when the artifact was opened, applied to the members opened from it. */
+  artifactProvider: string | null;
   /** The active artifact target, or a clear failure naming `operation` when there is none. */
   requireArtifact(operation: string): ArtifactTarget;
   /** The subject of the open target (a binary, else the artifact), or null when none is open. */
@@ -69,6 +71,7 @@ export function createAppsContext(
     unknowns,
     bundles,
     artifact: null,
+    artifactProvider: null,
     requireArtifact: (operation) => {
       if (context.artifact) return context.artifact;
       throw new ToolFailure(
@@ -87,6 +90,7 @@ export function createAppsContext(
     clear: () => {
       unknowns.clear();
       context.artifact = null;
+      context.artifactProvider = null;
       bundles.clear();
     },
   };

@@ -11,7 +11,7 @@ import { MAX_CANDIDATES_SCANNED } from "../../core/completion.ts";
 import { ToolFailure } from "../../core/errors.ts";
 import type { EvidenceLedger, EvidenceRecord } from "../../core/evidence.ts";
 import { CAPTURE_OPERATION } from "../capture/changes.ts";
-import { missingGrants } from "../capture/host.ts";
+import { type CaptureGap, captureGaps } from "../capture/readiness.ts";
 import { describePlan, executableName, type planCapture } from "../capture/plan.ts";
 import { CAPTURE_PREDICATE, type ProcessCapture, validateCapture } from "../capture/result.ts";
 import type { CapturePolicySettings } from "../capture/settings.ts";
@@ -20,31 +20,42 @@ import type { CapturePolicySettings } from "../capture/settings.ts";
 export function captureCapability(
   policy: Readonly<CapturePolicySettings>,
   processLaunch: boolean,
-): { name: string; available: boolean; reason: string; enable_with: string | null } {
+): {
+  name: string;
+  available: boolean;
+  reason: string;
+  enable_with: string | null;
+  missing: CaptureGap[];
+} {
   const flags: string[] = [];
   const why: string[] = [];
   if (!processLaunch) {
     flags.push("--allow-process-launch");
     why.push("the operator policy does not allow starting processes");
   }
-  if (policy.executables.length === 0 || policy.roots.length === 0) {
+  const configured = policy.executables.length > 0 && policy.roots.length > 0;
+  if (!configured) {
     flags.push("--allow-capture PATH", "--capture-root DIR");
     why.push("no executable or capture root is allowed");
   }
-  const grants = missingGrants();
-  if (grants.required.length > 0) {
-    flags.push(...grants.required);
-    why.push(`Deno lacks ${grants.required.join(" ")}`);
+  // Without a policy the roots and programs are unknown: only the fixed grants are listed.
+  const gaps = captureGaps(policy);
+  const required = gaps.filter((g) => g.required);
+  if (required.length > 0) {
+    flags.push(...required.map((g) => g.flag));
+    why.push(`Deno lacks ${required.map((g) => `${g.flag} (${g.what})`).join(", ")}`);
   }
-  const optional = grants.optional.length > 0
-    ? ` Optional backends not granted: ${grants.optional.join(" ")}.`
+  const optional = gaps.filter((g) => !g.required);
+  const optionalText = optional.length > 0
+    ? ` Not granted, so unavailable: ${optional.map((g) => `${g.what}: ${g.flag}`).join("; ")}.`
     : "";
   if (why.length > 0) {
     return {
       name: "process_capture",
       available: false,
-      reason: `Process capture is unavailable: ${why.join("; ")}.${optional}`,
-      enable_with: flags.join(" "),
+      reason: `Process capture is unavailable: ${why.join("; ")}.${optionalText}`,
+      enable_with: [...new Set(flags)].join(" "),
+      missing: gaps,
     };
   }
   return {
@@ -54,8 +65,9 @@ export function captureCapability(
       policy.roots.join(", ")
     }; each run needs approved: true${
       policy.requireHumanConfirmation ? " and a human's confirmation (form elicitation)" : ""
-    } and --allow-run for the program. strace, unshare -n and a pids cgroup are used when the host allows; the first capture probes them.${optional}`,
+    } and --allow-run for the program. strace, unshare -n and a pids cgroup are used when the host allows; the first capture probes them.${optionalText}`,
     enable_with: null,
+    missing: gaps,
   };
 }
 

@@ -209,13 +209,21 @@ export function selectProvider(
     c.availability().status === "available" && c.supports(target).status === "supported"
   );
   if (usable.length > 1) {
+    const choices = usable.map((c) => c.identity.id);
     throw selectionError(
       "ambiguous",
       `More than one provider can analyse ${target.name} (${
-        usable.map((c) => c.identity.id).join(", ")
-      }); pass provider_id to choose one.`,
+        choices.join(", ")
+      }); auto cannot choose, so pass provider_id with one of them.`,
       "auto",
       ids,
+      `Call open_binary again with provider_id ${
+        choices.map((id) => JSON.stringify(id)).join(" or ")
+      }${
+        choices.includes("native")
+          ? ' ("native" reads every format and answers every analysis tool; the others answer a subset, see binary_session)'
+          : ""
+      }.`,
     );
   }
   const only = usable[0];
@@ -227,10 +235,49 @@ function selectionError(
   message: string,
   requested: string,
   candidates: string[],
+  action =
+    "Call binary_session to see the candidates and their availability, then pass one that is available, or auto.",
 ): ToolFailure {
   return new ToolFailure("provider_unavailable", message, {
-    action:
-      "Call binary_session to see the candidates and their availability, then choose one or use auto.",
+    action,
     details: { reason, requested, candidates },
   });
+}
+
+/**
+ * Checks a `provider_id` given before any binary is open (with an archive,
+ * for the members opened from it): `auto`, or a registered provider that is
+ * available now. Throws `provider_unavailable` otherwise.
+ */
+export function checkProviderId(candidates: readonly AnalysisProvider[], requested: string): void {
+  if (requested === "auto") return;
+  const ids = candidates.map((c) => c.identity.id);
+  const provider = candidates.find((c) => c.identity.id === requested);
+  if (!provider) {
+    throw selectionError(
+      "unknown_provider",
+      `No provider ${JSON.stringify(requested)} is registered; candidates: auto, ${
+        ids.join(", ")
+      }.`,
+      requested,
+      ids,
+    );
+  }
+  const availability = provider.availability();
+  if (availability.status !== "available") {
+    throw selectionError(
+      "provider_unavailable",
+      `Provider ${requested} is unavailable: ${availability.reason}`,
+      requested,
+      ids,
+    );
+  }
+}
+
+/** Provider ids worth offering: auto and every provider available now. */
+export function usableProviderIds(candidates: readonly AnalysisProvider[]): string[] {
+  return [
+    "auto",
+    ...candidates.filter((c) => c.availability().status === "available").map((c) => c.identity.id),
+  ];
 }

@@ -69,6 +69,18 @@ export const correlationResultSchema = z.object({
     "Whether the debugger's frame name is the procedure's; null when either is missing.",
   ),
   dossier: dossierSchema.nullable(),
+  lookup_address: z.string().nullable().describe(
+    "The runtime address looked up: a caller frame's return address minus 1 (it points after the call), the innermost frame's pc as is.",
+  ),
+  frames: z.array(z.object({
+    index: int,
+    pc: z.string(),
+    lookup_address: z.string(),
+    function: z.string().nullable().describe("The debugger's name for the frame."),
+    module: z.string().nullable(),
+    static_address: z.string().nullable().describe("Null when the frame is outside the open file."),
+    procedure: z.object({ address: z.string(), name: z.string().nullable() }).nullable(),
+  })).describe("Every backtrace frame mapped into the open file (empty without a backtrace)."),
 });
 
 const dimension = z.enum(DIMENSIONS);
@@ -90,7 +102,25 @@ export const changedBehaviorResultSchema = z.object({
     right_evidence_id: z.string(),
     status: z.enum(["changed", "unchanged"]),
     changed_dimensions: z.array(dimension),
+    undetermined_dimensions: z.array(dimension).describe(
+      "Dimensions that could not be observed (unknown) in a comparison that changed elsewhere.",
+    ),
     first_divergence: comparisonResultSchema.shape.first_divergence,
+    crash_procedures: z.array(z.object({
+      capture_evidence_id: z.string(),
+      correlation_evidence_id: z.string(),
+      document: z.string().nullable(),
+      address: z.string(),
+      name: z.string().nullable(),
+      frame: int.nullable(),
+      caller_procedures: z.array(z.object({
+        frame: int,
+        address: z.string(),
+        name: z.string().nullable(),
+      })),
+    })).describe(
+      "Procedures a crash of either capture correlates to, from retained correlate_static_and_runtime Evidence.",
+    ),
   })),
   offset: int,
   limit: int,

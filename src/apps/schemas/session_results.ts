@@ -103,6 +103,13 @@ export const sessionSchema = z.object({
     available: z.boolean(),
     reason: z.string(),
     enable_with: z.string().nullable(),
+    missing: z.array(z.object({
+      what: z.string(),
+      flag: z.string(),
+      required: z.boolean().describe("false: a backend or feature is lost, the rest works."),
+    })).optional().describe(
+      "process_capture only: each Deno grant capture still lacks and the exact flag that gives it.",
+    ),
   })),
   permissions: z.array(z.object({
     name: z.string(),

@@ -5,7 +5,7 @@
  */
 
 import { z } from "zod";
-import type { JsonValue } from "../../core/canonical_json.ts";
+import { type JsonValue, sha256Hex } from "../../core/canonical_json.ts";
 import { defineTool, type ToolDefinition, type ToolOutcome } from "../../core/catalog.ts";
 import { ToolFailure } from "../../core/errors.ts";
 import { hex } from "../analysis/dossier.ts";
@@ -47,7 +47,7 @@ export function correlateStaticAndRuntimeTool(context: AppsContext): ToolDefinit
         "A retained capture_process_scenario Evidence id (this server's form; or REA's mappings).",
       ),
       frame: z.number().int().min(0).max(63).optional().describe(
-        "Backtrace frame index; by default the first frame inside the open file.",
+        "Backtrace frame index; by default the innermost frame inside the open file. Caller frames are looked up at their return address minus 1.",
       ),
       runtime_address: z.string().regex(ADDRESS_PATTERN).optional().describe(
         "A runtime address observed in that run (instead of a frame).",
@@ -116,6 +116,38 @@ export function correlateStaticAndRuntimeTool(context: AppsContext): ToolDefinit
       const crash = capture.crash;
       const frames = crash?.frames ?? [];
       const mappings = crash?.mappings ?? [];
+      // A mapped file with the open target's bytes is the open target, wherever it was loaded
+      // from (an extracted copy of an archive member, another path to the same library).
+      modulePaths.push(...await sameContentPaths(mappings, target, modulePaths));
+      if (!sameFile && !mappings.some((m) => m.path !== null && modulePaths.includes(m.path))) {
+        throw new ToolFailure(
+          "invalid_request",
+          `The open target ${target.name} is not the file the capture ran (SHA-256 differs) and no recorded mapping names it.`,
+          {
+            action:
+              `Open ${capture.manifest.executable_real_path} (the captured executable) with open_binary first.`,
+          },
+        );
+      }
+      // Containment is the bound provider's own observation.
+      const lookup = await procedureLookupOf(scope, RESOLVE_CONTAINING_PROCEDURE);
+      const loadBase = args.load_base !== undefined ? { loadBase: BigInt(args.load_base) } : {};
+      const frameMappings = frames.map((f) => {
+        const at = frameLookupAddress(f);
+        const m = mapRuntimeAddress(at, image, { mappings, modulePaths, ...loadBase });
+        const found = m.static_address === null
+          ? null
+          : lookup.table.containing(BigInt(m.static_address));
+        return {
+          index: f.index,
+          pc: f.pc,
+          lookup_address: hex(at),
+          function: f.function,
+          module: m.module ?? f.library,
+          static_address: m.static_address,
+          procedure: found ? { address: hex(found.fn.address), name: found.fn.name || null } : null,
+        };
+      });
       let address: bigint;
       let frame: (typeof frames)[number] | null = null;
       if (args.runtime_address !== undefined) {
@@ -128,13 +160,13 @@ export function correlateStaticAndRuntimeTool(context: AppsContext): ToolDefinit
             `The capture has ${frames.length} backtrace frame(s); there is no frame ${args.frame}.`,
           );
         }
-        address = BigInt(frame.pc);
+        address = frameLookupAddress(frame);
       } else {
-        frame = frames.find((f) => {
-          const m = mapRuntimeAddress(BigInt(f.pc), image, { mappings, modulePaths });
-          return m.static_address !== null;
-        }) ?? frames[0] ?? null;
-        if (frame) address = BigInt(frame.pc);
+        // The innermost frame inside the open file's own code (a recorded map says which).
+        const inside = frameMappings.find((m) => m.static_address !== null);
+        frame = (inside ? frames.find((f) => f.index === inside.index) : undefined) ??
+          frames[0] ?? null;
+        if (frame) address = frameLookupAddress(frame);
         else if (crash?.pc) address = BigInt(crash.pc);
         else {
           throw new ToolFailure(
@@ -149,21 +181,7 @@ export function correlateStaticAndRuntimeTool(context: AppsContext): ToolDefinit
           );
         }
       }
-      if (!sameFile && !mappings.some((m) => m.path === target.realPath)) {
-        throw new ToolFailure(
-          "invalid_request",
-          `The open target ${target.name} is not the file the capture ran (SHA-256 differs) and no recorded mapping names it.`,
-          {
-            action:
-              `Open ${capture.manifest.executable_real_path} (the captured executable) with open_binary first.`,
-          },
-        );
-      }
-      const mapping = mapRuntimeAddress(address, image, {
-        mappings,
-        modulePaths,
-        ...(args.load_base !== undefined ? { loadBase: BigInt(args.load_base) } : {}),
-      });
+      const mapping = mapRuntimeAddress(address, image, { mappings, modulePaths, ...loadBase });
       const limitations: string[] = [mapping.explanation];
       if (!sameFile) {
         limitations.push(
@@ -173,11 +191,16 @@ export function correlateStaticAndRuntimeTool(context: AppsContext): ToolDefinit
       let procedure = null;
       let dossier = null;
       let section = null;
+      if (frame && frame.index > 0 && args.runtime_address === undefined) {
+        limitations.push(
+          `Frame ${frame.index} holds a return address (${frame.pc}), which points after the call: ${
+            hex(address)
+          } (one less) was looked up.`,
+        );
+      }
+      limitations.push(...lookup.limitations);
       if (mapping.static_address !== null) {
         const at = BigInt(mapping.static_address);
-        // Containment and the dossier are the bound provider's own observations.
-        const lookup = await procedureLookupOf(scope, RESOLVE_CONTAINING_PROCEDURE);
-        limitations.push(...lookup.limitations);
         section = lookup.sectionAt(at);
         const found = lookup.table.containing(at);
         if (found) {
@@ -247,6 +270,8 @@ export function correlateStaticAndRuntimeTool(context: AppsContext): ToolDefinit
           procedure,
           debugger_agrees: agrees,
           dossier,
+          lookup_address: hex(address),
+          frames: frameMappings,
         },
       );
       outcome.draft.confidence = confidence;
@@ -359,4 +384,36 @@ function hypothesesOutcome(args: {
       ],
     },
   });
+/**
+ * The address to look up for a backtrace frame: the innermost frame's pc is
+ * the faulting instruction, but every caller frame holds a return address,
+ * which points after its call (past the end of a procedure that ends in a
+ * call that never returns), so one is taken off.
+ */
+export function frameLookupAddress(frame: { index: number; pc: string }): bigint {
+  const pc = BigInt(frame.pc);
+  return frame.index > 0 && pc > 0n ? pc - 1n : pc;
+}
+
+/** Mapped files (read when Deno allows) whose size and SHA-256 are the target's. */
+async function sameContentPaths(
+  mappings: readonly { path: string | null }[],
+  target: { size: number; sha256: string },
+  known: readonly string[],
+): Promise<string[]> {
+  const out: string[] = [];
+  const paths = new Set(
+    mappings.map((m) => m.path).filter((p): p is string => p !== null && p.startsWith("/")),
+  );
+  for (const path of paths) {
+    if (known.includes(path)) continue;
+    try {
+      const info = await Deno.stat(path);
+      if (!info.isFile || info.size !== target.size) continue;
+      if (sha256Hex(await Deno.readFile(path)) === target.sha256) out.push(path);
+    } catch {
+      // Unreadable (or gone): it cannot be matched by content.
+    }
+  }
+  return out;
 }

@@ -8,7 +8,7 @@ import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import { ToolFailure } from "../../core/errors.ts";
 import type { EvidenceRecord } from "../../core/evidence.ts";
-import { COMPARE_OPERATION, findChangedBehavior } from "../capture/changes.ts";
+import { COMPARE_OPERATION, CORRELATE_OPERATION, findChangedBehavior } from "../capture/changes.ts";
 import { PROCESS_PROVIDER } from "../capture/result.ts";
 import type { AppsContext } from "../context/apps_context.ts";
 import { inlineEvidenceSchema, verifiedInlineRecord } from "../context/inline_evidence.ts";
@@ -22,7 +22,7 @@ export function findChangedBehaviorTool(context: AppsContext): ToolDefinition {
     name: FIND_CHANGED_BEHAVIOR,
     toolset: "capture",
     description:
-      "Aggregate retained compare_process_captures Evidence into what changed and in which dimensions. Only complete, compatible comparisons count (valid v4 sources under one contract and one environment, no dimension truncated or unknown, links exactly the two sources); every other record is listed as excluded with the reason. Starts nothing.",
+      "Aggregate retained compare_process_captures Evidence into what changed and in which dimensions. Only compatible comparisons count (valid v4 sources under one contract and one environment, links exactly the two sources, no dimension truncated, and no dimension unknown unless another changed: those are listed as undetermined); every other record is listed as excluded with the reason. Each item names the procedures crashes of its captures were correlated to (correlate_static_and_runtime). Starts nothing.",
     input: z.strictObject({
       evidence_ids: z.array(EVIDENCE_ID_FIELD).max(1000).optional().describe(
         "Comparison Evidence ids; every retained comparison when neither this nor comparisons is given.",
@@ -76,7 +76,8 @@ export function findChangedBehaviorTool(context: AppsContext): ToolDefinition {
       } else {
         records.push(...context.ledger.list().filter((r) => r.operation === COMPARE_OPERATION));
       }
-      const found = findChangedBehavior(records, (id) => context.ledger.get(id));
+      const correlations = context.ledger.list().filter((r) => r.operation === CORRELATE_OPERATION);
+      const found = findChangedBehavior(records, (id) => context.ledger.get(id), correlations);
       const offset = args.offset;
       const limit = args.limit;
       const page = found.included.slice(offset, offset + limit);
@@ -106,7 +107,14 @@ export function findChangedBehaviorTool(context: AppsContext): ToolDefinition {
             excluded: excluded.slice(0, 200),
             excluded_count: excluded.length,
           },
-          evidence_links: found.included.map((e) => e.comparison_evidence_id),
+          evidence_links: [
+            ...new Set([
+              ...found.included.map((e) => e.comparison_evidence_id),
+              ...found.included.flatMap((e) =>
+                e.crash_procedures.map((p) => p.correlation_evidence_id)
+              ),
+            ]),
+          ],
           limitations: [
             "Only complete, compatible comparisons are aggregated; excluded ones say nothing either way.",
             ...(excluded.length > 200

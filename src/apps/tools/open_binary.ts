@@ -20,6 +20,7 @@ import { readOccurrence } from "../context/artifact_access.ts";
 import { describeArtifact, openedBinary } from "../context/describe.ts";
 import { artifactTargetSchema, bindingSchema, targetSchema } from "../schemas/session_results.ts";
 import type { OpenOutcome } from "../session/binary_session.ts";
+import { checkProviderId } from "../providers/provider.ts";
 import { OPEN_BINARY } from "../tool_names.ts";
 
 /** Opens a target under an allowed root, reporting progress. */
@@ -38,7 +39,7 @@ export function openBinaryTool(context: AppsContext): ToolDefinition {
         "An occurrence_id from a retained inventory_artifact page: open that member of the artifact as the binary target, in memory. Give this or path.",
       ),
       provider_id: z.string().min(1).max(64).optional().describe(
-        "auto (default) or a provider id from binary_session; an explicit id never falls back.",
+        "auto (default) or a provider id from binary_session; an explicit id never falls back. With a directory or archive, it applies to the members opened from it.",
       ),
       snapshot_path: z.string().min(1).max(4096).optional().describe(
         "A snapshot close_binary saved (under an allowed root): its Evidence and unknowns are checked, then restored into the session after the target opens.",
@@ -95,7 +96,8 @@ export function openBinaryTool(context: AppsContext): ToolDefinition {
                 );
               },
             }),
-          provider,
+          // A provider_id given with the archive applies to the members opened from it.
+          provider ?? context.artifactProvider ?? undefined,
           {
             signal: call.signal,
             onDiscoveryProgress: (done, total, message) =>
@@ -113,13 +115,8 @@ export function openBinaryTool(context: AppsContext): ToolDefinition {
       }
       const resolved = await resolveTargetPath(path, services.roots);
       if (resolved.kind !== "file") {
-        if (provider !== undefined) {
-          throw new ToolFailure(
-            "invalid_request",
-            `${resolved.requestedPath} is an artifact (directory or archive); analysis providers apply to binaries only.`,
-            { action: "Call open_binary without provider_id." },
-          );
-        }
+        // Kept for the members later opened from this artifact (occurrence_id).
+        if (provider !== undefined) checkProviderId(session.candidates, provider);
         const opened = await openArtifact(resolved, {
           signal: call.signal,
           onProgress: (bytes, entries) =>
@@ -131,6 +128,7 @@ export function openBinaryTool(context: AppsContext): ToolDefinition {
         const hadTarget = previous !== null || session.target !== null;
         await session.close();
         if (!same) context.artifact = opened;
+        context.artifactProvider = provider ?? null;
         const action: OpenOutcome["action"] = same ? "reopened" : hadTarget ? "switched" : "opened";
         return restored({
           action,
