@@ -384,6 +384,8 @@ function hypothesesOutcome(args: {
       ],
     },
   });
+}
+
 /**
  * The address to look up for a backtrace frame: the innermost frame's pc is
  * the faulting instruction, but every caller frame holds a return address,
