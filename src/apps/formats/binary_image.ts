@@ -67,6 +67,22 @@ export interface ImageImport {
   slots?: bigint[];
 }
 
+/**
+ * A stub or memory slot through which code reaches a function of this same
+ * image (an ELF PLT stub or GOT slot relocated against a symbol the object
+ * defines): calls through it are calls to `target`.
+ */
+export interface ImageLocalBinding {
+  /** The symbol's name. */
+  name: string;
+  /** The function the stub or slot reaches. */
+  target: bigint;
+  /** The stub a call goes through, or null when none does. */
+  stub: bigint | null;
+  /** Memory slots the loader fills with `target`. */
+  slots: bigint[];
+}
+
 /** An exported symbol. */
 export interface ImageExport {
   name: string;
@@ -92,6 +108,8 @@ export interface BinaryImage {
   /** Unique by address, ascending. */
   functions: ImageFunction[];
   imports: ImageImport[];
+  /** Stubs and slots that reach the image's own functions (absent when the format has none). */
+  localBindings?: ImageLocalBinding[];
   exports: ImageExport[];
   /** Libraries the image links against. */
   libraries: string[];

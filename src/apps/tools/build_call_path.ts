@@ -11,7 +11,7 @@ import { decodeWithFlow } from "../analysis/code.ts";
 import { hex, nameTarget } from "../analysis/dossier.ts";
 import type { AppsContext } from "../context/apps_context.ts";
 import { observe } from "../context/observation.ts";
-import { findProcedure } from "../context/procedure_query.ts";
+import { findCallTarget, findProcedure } from "../context/procedure_query.ts";
 import { notDisassembled } from "../providers/provider.ts";
 import { callPathResultSchema } from "../schemas/analysis_results.ts";
 import { documentField, procedureField } from "../schemas/inputs.ts";
@@ -26,7 +26,9 @@ export function buildCallPathTool(context: AppsContext): ToolDefinition {
       "Search for a chain of direct calls from one procedure to another (breadth-first, bounded by depth and procedures visited). Frontiers the search could not cross — indirect calls, undecodable code, depth or node limits — are reported as unknowns, never as absence.",
     input: z.strictObject({
       from: procedureField.describe("The starting procedure (address or name)."),
-      to: procedureField.describe("The procedure to reach (address or name)."),
+      to: procedureField.describe(
+        "The procedure or import to reach (address or name; an import by name, stub or slot).",
+      ),
       max_depth: z.number().int().min(1).max(12).default(6).describe(
         "Longest chain of calls (1 to 12).",
       ),
@@ -46,7 +48,7 @@ export function buildCallPathTool(context: AppsContext): ToolDefinition {
       }, async ({ image, program }) => {
         if (!program.decodable) throw notDisassembled(image, BUILD_CALL_PATH);
         const start = findProcedure(program, args.from);
-        const goal = findProcedure(program, args.to);
+        const goal = findCallTarget(program, args.to);
         const maxDepth = args.max_depth;
         const maxNodes = args.max_nodes;
         const parent = new Map<bigint, bigint | null>([[start.address, null]]);
@@ -70,31 +72,35 @@ export function buildCallPathTool(context: AppsContext): ToolDefinition {
             if (decoded.truncated) {
               unknowns.push({ procedure: hex(at), reason: "instruction-limit" });
             }
-            if (flows.some((f) => f.kind === "call" && f.indirect)) {
+            // Calls through a slot, or a register loaded from one, reach its import or function.
+            const through = program.slotCallTargets(decoded.instructions, flows);
+            if (flows.some((f, k) => f.kind === "call" && f.indirect && through[k] === null)) {
               unknowns.push({ procedure: hex(at), reason: "indirect-call" });
             }
-            for (const flow of flows) {
-              if ((flow.kind !== "call" && flow.kind !== "jump") || flow.target === null) {
-                continue;
-              }
+            for (const [k, flow] of flows.entries()) {
+              if (flow.kind !== "call" && flow.kind !== "jump") continue;
+              // A stub of the document's own function reaches that function.
+              const target = flow.target !== null ? program.callTarget(flow.target) : through[k]!;
+              if (target === null) continue;
               if (
-                flow.kind === "jump" && program.functionStartingAt(flow.target) === undefined
+                flow.kind === "jump" && program.functionStartingAt(target) === undefined &&
+                target !== goal.address
               ) {
                 continue;
               }
-              if (parent.has(flow.target)) continue;
+              if (parent.has(target)) continue;
               if (parent.size >= maxNodes) {
                 stopped = "node-limit";
                 break;
               }
-              parent.set(flow.target, at);
-              if (flow.target === goal.address) {
+              parent.set(target, at);
+              if (target === goal.address) {
                 found = true;
                 break;
               }
-              if (program.functionStartingAt(flow.target)) next.push(flow.target);
-              else if (!program.importAt(flow.target)) {
-                unknowns.push({ procedure: hex(flow.target), reason: "not-a-known-procedure" });
+              if (program.functionStartingAt(target)) next.push(target);
+              else if (!program.importAt(target)) {
+                unknowns.push({ procedure: hex(target), reason: "not-a-known-procedure" });
               }
             }
             if (found || stopped) break;
@@ -120,7 +126,7 @@ export function buildCallPathTool(context: AppsContext): ToolDefinition {
         return {
           result: {
             from: { address: hex(start.address), name: start.name },
-            to: { address: hex(goal.address), name: goal.name },
+            to: { address: hex(goal.address), name: goal.name, kind: goal.kind },
             found,
             path,
             depth: found ? path.length - 1 : depth,

@@ -14,6 +14,7 @@ import type {
   ImageExport,
   ImageFunction,
   ImageImport,
+  ImageLocalBinding,
   ImageSection,
 } from "../binary_image.ts";
 
@@ -58,6 +59,9 @@ const NO_NAMES: string[] = Object.freeze([]) as unknown as string[];
  *   STT_NOTYPE, with the PLT stub address when one calls through their GOT
  *   slot and their GOT slots (`slots`, for calls that go through the slot
  *   directly); `library` is null, since ELF does not bind a symbol to a library.
+ * - `localBindings`: JUMP_SLOT and GLOB_DAT relocations against function
+ *   symbols the object defines, with their PLT stub and GOT slots: calls
+ *   through them reach the defined function.
  * - `exports`: defined global and weak dynamic STT_FUNC, STT_GNU_IFUNC and
  *   STT_OBJECT symbols in dynamic symbol table order, each name and address
  *   once (Thumb bit cleared for ARM functions).
@@ -90,6 +94,7 @@ export function elfImage(
     sections,
     functions: imageFunctions(elf, sections, options.ehFrameFunctions ?? true),
     imports: imageImports(elf),
+    localBindings: imageLocalBindings(elf),
     exports: imageExports(elf),
     libraries: [...elf.dynamic.needed],
     buildId: elf.buildId,
@@ -224,6 +229,22 @@ function imageImports(elf: ElfImage): ImageImport[] {
     });
   }
   return imports;
+}
+
+/** The PLT stubs and GOT slots relocated against functions the object defines, one per symbol. */
+function imageLocalBindings(elf: ElfImage): ImageLocalBinding[] {
+  const byKey = new Map<string, ImageLocalBinding>();
+  for (const b of elf.localBindings ?? []) {
+    const key = `${b.name}@${b.address}`;
+    const known = byKey.get(key);
+    if (!known) {
+      byKey.set(key, { name: b.name, target: b.address, stub: b.stubAddress, slots: [b.gotAddress] });
+      continue;
+    }
+    known.stub ??= b.stubAddress;
+    if (!known.slots.includes(b.gotAddress)) known.slots.push(b.gotAddress);
+  }
+  return [...byKey.values()];
 }
 
 function imageExports(elf: ElfImage): ImageExport[] {
