@@ -279,3 +279,48 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "a stripped library with .dynsym and .eh_frame is not described as having no function table",
+  ignore: !TOOLS || !HAS_CC || !hasProgram("strip"),
+  fn: async () => {
+    const dir = Deno.realPathSync(await Deno.makeTempDir({ prefix: "casefile-callgraph-" }));
+    const { client, close } = await connect({ roots: [dir] });
+    try {
+      await Deno.writeTextFile(`${dir}/got.c`, GOT_SOURCE);
+      const path = `${dir}/libstripped.so`;
+      await run("cc", ["-O1", "-fPIC", "-shared", "-o", `${dir}/libfull.so`, `${dir}/got.c`]);
+      await run("strip", ["--strip-all", "-o", path, `${dir}/libfull.so`]);
+      const headers = await run("readelf", ["-S", "-W", path]);
+      assert.match(headers, /\.dynsym/);
+      assert.match(headers, /\.eh_frame /);
+      assert.doesNotMatch(headers, /\.symtab/);
+      // readelf's FDE starts inside .text: the function table the file has.
+      const text = /\.text\s+PROGBITS\s+([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)/.exec(headers)!;
+      const [start, size] = [BigInt(`0x${text[1]}`), BigInt(`0x${text[2]}`)];
+      const fdes = [...(await run("readelf", ["--debug-dump=frames", path]))
+        .matchAll(/FDE cie=\S+ pc=([0-9a-f]+)\.\./g)]
+        .map((m) => BigInt(`0x${m[1]}`)).filter((a) => a >= start && a < start + size)
+        .map((a) => `0x${a.toString(16)}`);
+      assert.ok(fdes.length >= 3);
+
+      const opened = await ok(client, "open_binary", { path });
+      const said = JSON.stringify(opened);
+      assert.doesNotMatch(said, /function table/i, said);
+      const listed = await ok(client, "list_procedures", { limit: 500 });
+      const record = JSON.parse(
+        ((await client.readResource({ uri: listed.evidence_uri })).contents[0] as Loose).text,
+      );
+      assert.ok(
+        !record.limitations.some((l: string) => /function table/i.test(l)),
+        JSON.stringify(record.limitations),
+      );
+      const addresses = new Set(listed.result.items.map((p: Loose) => p.address));
+      for (const fde of fdes) assert.ok(addresses.has(fde), `${fde} is not listed`);
+    } finally {
+      await close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});

@@ -23,6 +23,7 @@ const TABLE_SOURCES = new Set([
 /** Whether a document has no function table and its code can be swept. */
 export function needsDiscovery(image: BinaryImage): boolean {
   return instructionSetOf(image) !== null &&
+    !(image.functionTables ?? []).some((source) => TABLE_SOURCES.has(source)) &&
     image.functions.every((fn) => !TABLE_SOURCES.has(fn.source));
 }
 

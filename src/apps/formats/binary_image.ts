@@ -107,6 +107,12 @@ export interface BinaryImage {
   sections: ImageSection[];
   /** Unique by address, ascending. */
   functions: ImageFunction[];
+  /**
+   * The function tables the file has, even when every start one lists is also
+   * named by a symbol (and so carries the symbol's source): e.g. `eh-frame`
+   * for an ELF file with FDEs in its code. Absent when the reader does not say.
+   */
+  functionTables?: FunctionSource[];
   imports: ImageImport[];
   /** Stubs and slots that reach the image's own functions (absent when the format has none). */
   localBindings?: ImageLocalBinding[];

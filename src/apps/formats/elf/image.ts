@@ -11,6 +11,7 @@ import type { ElfImage, ElfRangeTable, ParseElfOptions } from "./model.ts";
 import { parseElf } from "./parse.ts";
 import type {
   BinaryImage,
+  FunctionSource,
   ImageExport,
   ImageFunction,
   ImageImport,
@@ -55,6 +56,8 @@ const NO_NAMES: string[] = Object.freeze([]) as unknown as string[];
  *   unnamed, sized by the FDE's pc_range) when it lies in an executable
  *   section or segment; unless `options.ehFrameFunctions` is false. A symbol
  *   function of size 0 takes the size of an FDE starting at the same address.
+ * - `functionTables`: `symtab` when a `.symtab` symbol gave a function,
+ *   `eh-frame` when an FDE starts in code (named by a symbol or not).
  * - `imports`: undefined dynamic symbols of type STT_FUNC, STT_GNU_IFUNC or
  *   STT_NOTYPE, with the PLT stub address when one calls through their GOT
  *   slot and their GOT slots (`slots`, for calls that go through the slot
@@ -79,6 +82,8 @@ export function elfImage(
 ): BinaryImage {
   const elf = options.parsed ?? parseElf(bytes, options);
   const sections = imageSections(elf, bytes.length);
+  const tables: FunctionSource[] = [];
+  const functions = imageFunctions(elf, sections, options.ehFrameFunctions ?? true, tables);
   return {
     format: "elf",
     document,
@@ -92,7 +97,8 @@ export function elfImage(
       ? elf.entry & ~1n
       : elf.entry,
     sections,
-    functions: imageFunctions(elf, sections, options.ehFrameFunctions ?? true),
+    functions,
+    functionTables: tables,
     imports: imageImports(elf),
     localBindings: imageLocalBindings(elf),
     exports: imageExports(elf),
@@ -145,6 +151,7 @@ function imageFunctions(
   elf: ElfImage,
   sections: ImageSection[],
   withEhFrame: boolean,
+  tables: FunctionSource[],
 ): ImageFunction[] {
   // PLT sections hold import stubs (reported as imports), not functions; the
   // linker's FDE that covers a whole .plt would otherwise read as one procedure.
@@ -181,10 +188,13 @@ function imageFunctions(
       }
       if (inCode(address)) {
         functions.push({ address, size, name: "", names: NO_NAMES, source: "eh-frame" });
+        if (!tables.includes("eh-frame")) tables.push("eh-frame");
       }
     }
     if (f === undefined) break;
     let size = f.size;
+    if (f.source === "symtab" && !tables.includes("symtab")) tables.push("symtab");
+    if (next === f.address && !tables.includes("eh-frame")) tables.push("eh-frame");
     while (next === f.address) {
       const other = fdes.size(j);
       if (size === 0n || (f.size === 0n && other > size)) size = other;
@@ -238,7 +248,12 @@ function imageLocalBindings(elf: ElfImage): ImageLocalBinding[] {
     const key = `${b.name}@${b.address}`;
     const known = byKey.get(key);
     if (!known) {
-      byKey.set(key, { name: b.name, target: b.address, stub: b.stubAddress, slots: [b.gotAddress] });
+      byKey.set(key, {
+        name: b.name,
+        target: b.address,
+        stub: b.stubAddress,
+        slots: [b.gotAddress],
+      });
       continue;
     }
     known.stub ??= b.stubAddress;
