@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { connect, type Loose, ok } from "./helpers/in_memory.ts";
 import { hasProgram, run } from "./helpers/programs.ts";
 import { haveJqFixtures, OLD } from "./helpers/jq_fixtures.ts";
+import { npmFixture } from "./helpers/npm_fixtures.ts";
 
 const TOOLS = ["objdump", "readelf", "dpkg-deb", "tar"].every(hasProgram);
 const HAVE_JQ = haveJqFixtures("apps_callgraph_test");
@@ -321,6 +322,68 @@ Deno.test({
     } finally {
       await close();
       await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+const UNIVERSAL = await npmFixture("fsevents@2.3.3", "fsevents.node");
+
+/** The text of a C-escaped string as llvm-objdump prints it (`\"`, `\n`, `\t`, `\\`, octal). */
+function unescapeC(text: string): string {
+  const named: Record<string, string> = { n: "\n", t: "\t", r: "\r", '"': '"', "\\": "\\" };
+  return text.replace(
+    /\\([0-7]{1,3}|.)/g,
+    (_, c: string) => /^[0-7]/.test(c) ? String.fromCharCode(parseInt(c, 8)) : named[c] ?? c,
+  );
+}
+
+/** `[site, string]` pairs llvm-objdump prints as literal-pool strings in one slice of `path`. */
+async function literalPoolStrings(path: string, arch: string): Promise<string[]> {
+  const listing = await run("llvm-objdump-14", ["--macho", `--arch=${arch}`, "-d", path]);
+  const pairs: string[] = [];
+  for (const line of listing.split("\n")) {
+    const m = /^\s*([0-9a-f]+):.*literal pool for: "(.*)"$/.exec(line);
+    if (m) pairs.push(`0x${BigInt(`0x${m[1]}`).toString(16)} ${unescapeC(m[2]!)}`);
+  }
+  return pairs.sort();
+}
+
+Deno.test({
+  name:
+    "analyze_function lists the __cstring strings llvm-objdump names as literal pools, on both slices of a universal Mach-O",
+  ignore: UNIVERSAL === null || !hasProgram("llvm-objdump-14"),
+  fn: async () => {
+    const path = UNIVERSAL!;
+    const { client, close } = await connect({ roots: [path.slice(0, path.lastIndexOf("/"))] });
+    try {
+      const opened = await ok(client, "open_binary", { path });
+      const documents: string[] = opened.result.target.documents;
+      assert.equal(documents.length, 2, JSON.stringify(documents));
+      for (const arch of ["x86_64", "arm64"]) {
+        const document = documents.find((d) => d.includes(`(${arch})`));
+        assert.ok(document, `no ${arch} slice in ${JSON.stringify(documents)}`);
+        const expected = await literalPoolStrings(path, arch);
+        assert.ok(expected.length > 50, `llvm-objdump names ${expected.length} literal pools`);
+        const procedures = await ok(client, "list_procedures", { document, limit: 500 });
+        assert.equal(procedures.result.has_more, false);
+        const seen: string[] = [];
+        for (const procedure of procedures.result.items) {
+          const dossier = await ok(client, "analyze_function", {
+            procedure: procedure.address,
+            document,
+            limit: 500,
+            max_instructions: 5000,
+          });
+          for (const s of dossier.result.referenced_strings.items) {
+            for (const from of s.from) seen.push(`${from} ${s.value}`);
+          }
+        }
+        // Every literal pool llvm-objdump names is a referenced string here.
+        const missing = expected.filter((pair) => !seen.includes(pair));
+        assert.deepEqual(missing, [], `${arch}: ${missing.length} of ${expected.length} missing`);
+      }
+    } finally {
+      await close();
     }
   },
 });

@@ -7,7 +7,7 @@
  */
 
 import { disassemblerFor, instructionSetOf } from "./code.ts";
-import type { BinaryImage, ImageFunction } from "../formats/binary_image.ts";
+import { type BinaryImage, holdsCode, type ImageFunction } from "../formats/binary_image.ts";
 import type { AnalysisControl } from "./program.ts";
 
 /** Sources that amount to a function table. */
@@ -58,7 +58,7 @@ export async function discoverCallTargets(
     return { added: 0, sweptBytes: 0, executableBytes: 0, instructions: 0, complete: false };
   }
   const sections = image.sections.filter((s) =>
-    s.executable && s.fileOffset !== null && s.fileSize > 0 && !/\.i?plt/.test(s.name)
+    holdsCode(s) && s.fileOffset !== null && s.fileSize > 0 && !/\.i?plt/.test(s.name)
   );
   const executableBytes = sections.reduce((n, s) => n + s.fileSize, 0);
   const inCode = (address: number): boolean =>

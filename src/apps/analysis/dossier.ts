@@ -9,7 +9,12 @@
 
 import { sha256Hex } from "../../core/canonical_json.ts";
 import { demangle } from "../disasm/demangle.ts";
-import { addressToOffset, type ImageFunction, sectionAt } from "../formats/binary_image.ts";
+import {
+  addressToOffset,
+  holdsCode,
+  type ImageFunction,
+  sectionAt,
+} from "../formats/binary_image.ts";
 import { basicBlocks, decodeWithFlow, instructionSetOf } from "./code.ts";
 import type { ProgramAnalysis, ReferenceIndex } from "./program.ts";
 import { readStringAt } from "./strings.ts";
@@ -233,7 +238,9 @@ export async function buildDossier(
       const offset = addressToOffset(image, ref);
       const target = nameTarget(program, ref);
       const section = sectionAt(image, ref);
-      const text = offset !== null && !section?.executable ? readStringAt(image, offset) : null;
+      // Data in an executable segment (a Mach-O `__TEXT,__cstring`) is still data.
+      const code = section !== undefined && holdsCode(section);
+      const text = offset !== null && !code ? readStringAt(image, offset) : null;
       let kind = "unmapped";
       if (text) {
         kind = "string";
@@ -248,7 +255,7 @@ export async function buildDossier(
       } else if (target.kind !== "unknown") {
         kind = target.kind;
         if (target.name) names.add(target.name);
-      } else if (section) kind = section.executable ? "code" : "data";
+      } else if (section) kind = code ? "code" : "data";
       outgoing.push({ from: hex(insn.address), to: hex(ref), target: kind, name: target.name });
     }
   });

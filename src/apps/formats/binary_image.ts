@@ -27,6 +27,18 @@ export interface ImageSection {
   readable: boolean;
   writable: boolean;
   executable: boolean;
+  /**
+   * Whether the section holds instructions, when the format says so apart
+   * from the protection: a Mach-O section of an executable segment without
+   * the instruction attributes (`__TEXT,__cstring`, `__TEXT,__const`) is
+   * executable but holds data. Absent when only the protection is known.
+   */
+  instructions?: boolean;
+}
+
+/** Whether a section holds code: executable, and not marked as holding no instructions. */
+export function holdsCode(section: ImageSection): boolean {
+  return section.executable && section.instructions !== false;
 }
 
 /** Where a function start was learned. */
