@@ -10,6 +10,7 @@ import { connect, type Loose, ok } from "./helpers/in_memory.ts";
 import { hasProgram, run } from "./helpers/programs.ts";
 import { haveJqFixtures, OLD } from "./helpers/jq_fixtures.ts";
 import { npmFixture } from "./helpers/npm_fixtures.ts";
+import { readerFor } from "../src/apps/formats/readers.ts";
 
 const TOOLS = ["objdump", "readelf", "dpkg-deb", "tar"].every(hasProgram);
 const HAVE_JQ = haveJqFixtures("apps_callgraph_test");
@@ -382,6 +383,65 @@ Deno.test({
         const missing = expected.filter((pair) => !seen.includes(pair));
         assert.deepEqual(missing, [], `${arch}: ${missing.length} of ${expected.length} missing`);
       }
+    } finally {
+      await close();
+    }
+  },
+});
+
+const PE = await npmFixture("7zip-bin@5.2.0", "win/x64/7za.exe");
+
+Deno.test({
+  name:
+    "calls to an import thunk (jmp through the IAT) are callers of the import, as objdump shows",
+  ignore: PE === null || !hasProgram("objdump"),
+  fn: async () => {
+    const path = PE!;
+    const lines = await objdumpLines(path);
+    // objdump's thunks: a jump through a memory slot, `jmp *disp(%rip)  # 0xSLOT`.
+    const slotOfThunk = new Map<bigint, bigint>();
+    for (const l of lines) {
+      const m = /^(?:rex\.W )?jmp\s+\*0x[0-9a-f]+\(%rip\)\s+# 0x([0-9a-f]+)$/.exec(l.text);
+      if (m) slotOfThunk.set(l.address, BigInt(`0x${m[1]}`));
+    }
+    const callsBySlot = new Map<bigint, bigint[]>();
+    for (const l of lines) {
+      const thunk = /^call\s+0x([0-9a-f]+)$/.exec(l.text);
+      const direct = /^call\s+\*0x[0-9a-f]+\(%rip\)\s+# 0x([0-9a-f]+)$/.exec(l.text);
+      const slot = thunk
+        ? slotOfThunk.get(BigInt(`0x${thunk[1]}`))
+        : direct
+        ? BigInt(`0x${direct[1]}`)
+        : undefined;
+      if (slot !== undefined) callsBySlot.set(slot, [...(callsBySlot.get(slot) ?? []), l.address]);
+    }
+    const [slot, sites] = [...callsBySlot].sort((a, b) => b[1].length - a[1].length)[0]!;
+    // The call sites inside the procedures the reference scan decodes.
+    const [image] = readerFor(await Deno.readFile(path))!.read(await Deno.readFile(path), "7za");
+    const inside = (site: bigint): boolean =>
+      image!.functions.some((f) => f.size > 0n && site >= f.address && site < f.address + f.size);
+    const expected = sites.filter(inside).map((a) => `0x${a.toString(16)}`).sort();
+    assert.ok(expected.length > 100, `${expected.length} calls reach slot 0x${slot.toString(16)}`);
+
+    const { client, close } = await connect({ roots: [path.slice(0, path.lastIndexOf("/"))] });
+    try {
+      await ok(client, "open_binary", { path });
+      const callers = await ok(client, "procedure_callers", {
+        procedure: `0x${slot.toString(16)}`,
+        limit: 500,
+      });
+      assert.equal(callers.result.procedure.kind, "import");
+      const seen: string[] = [];
+      for (let offset: number | null = 0; offset !== null;) {
+        const page: Loose = await ok(client, "procedure_callers", {
+          procedure: `0x${slot.toString(16)}`,
+          offset,
+          limit: 500,
+        });
+        seen.push(...page.result.items.flatMap((c: Loose) => c.call_sites));
+        offset = page.result.next_offset;
+      }
+      assert.deepEqual(seen.sort(), expected);
     } finally {
       await close();
     }

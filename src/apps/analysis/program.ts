@@ -14,10 +14,11 @@ import {
   type ImageImport,
   type ImageLocalBinding,
 } from "../formats/binary_image.ts";
-import type { Instruction } from "../disasm/capstone.ts";
+import type { Instruction, InstructionSet } from "../disasm/capstone.ts";
 import {
   disassemblerFor,
   flowCandidates,
+  flowOf,
   type InstructionFlow,
   instructionSetOf,
   scanProcedure,
@@ -96,6 +97,9 @@ export class ProgramAnalysis {
   #procedures: ProcedureTable | null = null;
   #importsByAddress: Map<bigint, ImageImport> | null = null;
   #localByAddress: Map<bigint, ImageLocalBinding> | null = null;
+  /** Thunks found by the reference index: thunk address → what it jumps to. */
+  #thunks = new Map<bigint, bigint>();
+  #notThunks = new Set<bigint>();
   #strings: Promise<StringTable> | null = null;
   #index: Promise<ReferenceIndex> | null = null;
   #indexLimits: Required<IndexLimits> | null = null;
@@ -168,7 +172,41 @@ export class ProgramAnalysis {
    */
   callTarget(address: bigint): bigint {
     const local = this.localBindingAt(address);
-    return local !== undefined && local.stub === address ? local.target : address;
+    if (local !== undefined && local.stub === address) return local.target;
+    return this.#thunks.get(address) ?? address;
+  }
+
+  /**
+   * What the thunk at `address` jumps to, when its first instruction is a
+   * jump through an import's or local function's slot, or a direct jump to a
+   * known procedure or import; null otherwise. Found thunks are remembered, so
+   * {@linkcode callTarget} resolves them afterwards.
+   */
+  async #thunkTarget(set: InstructionSet, address: bigint): Promise<bigint | null> {
+    const known = this.#thunks.get(address);
+    if (known !== undefined) return known;
+    if (this.#notThunks.has(address)) return null;
+    const offset = addressToOffset(this.image, address);
+    let reached: bigint | null = null;
+    if (offset !== null) {
+      const disassembler = await disassemblerFor(set);
+      const [insn] = disassembler.disassemble(
+        this.image.bytes.subarray(offset, offset + 16),
+        address,
+        1,
+        { withBytes: false },
+      );
+      const [flow] = insn ? flowOf(set, [insn]) : [];
+      if (flow?.kind === "jump") {
+        if (flow.target !== null) {
+          const landing = this.callTarget(flow.target);
+          if (landing !== address && this.knownCallTarget(landing)) reached = landing;
+        } else reached = this.slotTarget(flow.references);
+      }
+    }
+    if (reached === null) this.#notThunks.add(address);
+    else this.#thunks.set(address, reached);
+    return reached;
   }
 
   /**
@@ -301,6 +339,7 @@ export class ProgramAnalysis {
     const unresolved = new UnresolvedTally();
     const loads = new SlotLoads(set);
     const candidates: LoadedCall[] = [];
+    const unknownCalls: { procedure: number; site: bigint; target: bigint }[] = [];
     let scannedInstructions = 0;
     let scannedProcedures = 0;
     let complete = set !== null;
@@ -334,7 +373,7 @@ export class ProgramAnalysis {
             const landing = this.callTarget(flow.target);
             if (landing !== flow.target) edges.push(i, delta, landing, kind);
             else if (flow.kind === "call" && !this.knownCallTarget(flow.target)) {
-              unresolved.unknown(insn.address);
+              unknownCalls.push({ procedure: i, site: insn.address, target: flow.target });
             }
           } else if (flow.kind === "call" || flow.kind === "jump") {
             const through = this.slotTarget(flow.references);
@@ -378,6 +417,17 @@ export class ProgramAnalysis {
         if (await this.#registerKept(set, c)) {
           edges.push(c.procedure, Number(c.use.address - fn.address), c.target, c.kind);
         } else if (c.kind === 0) unresolved.indirect(c.use.address);
+      }
+    }
+    // A direct call to a thunk (`jmp [slot]`, `jmp function`) is a call to what it jumps to.
+    if (set !== null && set !== "wasm") {
+      for (const u of unknownCalls) {
+        const reached = await this.#thunkTarget(set, u.target);
+        if (reached === null) unresolved.unknown(u.site);
+        else {
+          const fn = functions[u.procedure]!;
+          edges.push(u.procedure, Number(u.site - fn.address), reached, 0);
+        }
       }
     }
     const unresolvedCalls = unresolved.result();
