@@ -547,6 +547,7 @@ Deno.test("machOImages() turns a synthetic 64-bit executable into one exact Bina
       fileOffset: 0x1000,
       fileSize: 0x800,
       ...rx,
+      instructions: true,
     },
     {
       name: "__TEXT,__stubs",
@@ -555,6 +556,7 @@ Deno.test("machOImages() turns a synthetic 64-bit executable into one exact Bina
       fileOffset: 0x1800,
       fileSize: 12,
       ...rx,
+      instructions: true,
     },
     {
       name: "__TEXT,__cstring",
@@ -563,6 +565,7 @@ Deno.test("machOImages() turns a synthetic 64-bit executable into one exact Bina
       fileOffset: 0x1c00,
       fileSize: 0x100,
       ...rx,
+      instructions: false,
     },
     {
       name: "__DATA,__got",

@@ -7,7 +7,7 @@
  */
 
 import { disassemblerFor, instructionSetOf } from "./code.ts";
-import type { BinaryImage, ImageFunction } from "../formats/binary_image.ts";
+import { type BinaryImage, holdsCode, type ImageFunction } from "../formats/binary_image.ts";
 import type { AnalysisControl } from "./program.ts";
 
 /** Sources that amount to a function table. */
@@ -23,6 +23,7 @@ const TABLE_SOURCES = new Set([
 /** Whether a document has no function table and its code can be swept. */
 export function needsDiscovery(image: BinaryImage): boolean {
   return instructionSetOf(image) !== null &&
+    !(image.functionTables ?? []).some((source) => TABLE_SOURCES.has(source)) &&
     image.functions.every((fn) => !TABLE_SOURCES.has(fn.source));
 }
 
@@ -57,7 +58,7 @@ export async function discoverCallTargets(
     return { added: 0, sweptBytes: 0, executableBytes: 0, instructions: 0, complete: false };
   }
   const sections = image.sections.filter((s) =>
-    s.executable && s.fileOffset !== null && s.fileSize > 0 && !/\.i?plt/.test(s.name)
+    holdsCode(s) && s.fileOffset !== null && s.fileSize > 0 && !/\.i?plt/.test(s.name)
   );
   const executableBytes = sections.reduce((n, s) => n + s.fileSize, 0);
   const inCode = (address: number): boolean =>

@@ -9,7 +9,12 @@
 
 import { sha256Hex } from "../../core/canonical_json.ts";
 import { demangle } from "../disasm/demangle.ts";
-import { addressToOffset, type ImageFunction, sectionAt } from "../formats/binary_image.ts";
+import {
+  addressToOffset,
+  holdsCode,
+  type ImageFunction,
+  sectionAt,
+} from "../formats/binary_image.ts";
 import { basicBlocks, decodeWithFlow, instructionSetOf } from "./code.ts";
 import type { ProgramAnalysis, ReferenceIndex } from "./program.ts";
 import { readStringAt } from "./strings.ts";
@@ -80,6 +85,13 @@ export function nameTarget(
   if (fn) return { name: fn.name, kind: "procedure" };
   const imported = program.importAt(address);
   if (imported) return { name: imported.name, kind: "import" };
+  const local = program.localBindingAt(address);
+  if (local) {
+    return {
+      name: program.functionStartingAt(local.target)?.name || local.name,
+      kind: "procedure",
+    };
+  }
   return { name: "", kind: "unknown" };
 }
 
@@ -104,12 +116,23 @@ export function callersOf(
 }
 
 /** The completeness facts of a reference index, as results report them. */
-export function referenceScanFacts(index: ReferenceIndex): Record<string, number | boolean> {
+export function referenceScanFacts(index: ReferenceIndex): {
+  complete: boolean;
+  scanned_procedures: number;
+  total_procedures: number;
+  scanned_instructions: number;
+  unresolved: { indirect_calls: number; unknown_call_targets: number; sample: string[] };
+} {
   return {
     complete: index.complete,
     scanned_procedures: index.scannedProcedures,
     total_procedures: index.totalProcedures,
     scanned_instructions: index.scannedInstructions,
+    unresolved: {
+      indirect_calls: index.unresolved.indirectCalls,
+      unknown_call_targets: index.unresolved.unknownTargets,
+      sample: index.unresolved.sample.map(hex),
+    },
   };
 }
 
@@ -161,67 +184,72 @@ export async function buildDossier(
   const names = new Set<string>();
   const inside = (a: bigint): boolean => a >= fn.address && a < decoded.end;
   /**
-   * A branch through memory that names an import slot (IAT, GOT) reaches that
-   * import: recorded under the import's stub when it has one, so both forms meet.
+   * A branch through memory that names a slot (IAT, GOT), or through a register
+   * loaded from one, reaches the slot's import (recorded under its stub when it
+   * has one, so both forms meet) or the document's own function.
    */
+  const through = program.slotCallTargets(decoded.instructions, flows);
   const recordImportSlot = (
     into: Map<bigint, CalleeEntry>,
-    flow: { references: bigint[] },
+    k: number,
     site: bigint,
   ): boolean => {
-    const via = flow.references.find((r) => program.importAt(r) !== undefined);
-    if (via === undefined) return false;
-    const imported = program.importAt(via)!;
-    const key = imported.address ?? via;
+    const key = through[k] ?? null;
+    if (key === null) return false;
     let entry = into.get(key);
     if (!entry) {
-      entry = { address: hex(key), name: imported.name, kind: "import", call_sites: [] };
+      entry = { address: hex(key), ...nameTarget(program, key), call_sites: [] };
       into.set(key, entry);
     }
     entry.call_sites.push(hex(site));
-    names.add(imported.name);
+    if (entry.name) names.add(entry.name);
     return true;
   };
   decoded.instructions.forEach((insn, k) => {
     const flow = flows[k]!;
     if (flow.kind === "call") {
       if (flow.target !== null) {
-        let entry = callees.get(flow.target);
+        // A call through a stub of the image's own function is a call to that function.
+        const landing = program.callTarget(flow.target);
+        let entry = callees.get(landing);
         if (!entry) {
           entry = {
-            address: hex(flow.target),
-            ...nameTarget(program, flow.target),
+            address: hex(landing),
+            ...nameTarget(program, landing),
             call_sites: [],
           };
-          callees.set(flow.target, entry);
+          callees.set(landing, entry);
         }
         entry.call_sites.push(hex(insn.address));
         if (entry.name) names.add(entry.name);
-      } else if (!recordImportSlot(callees, flow, insn.address)) {
+      } else if (!recordImportSlot(callees, k, insn.address)) {
         indirect.push(hex(insn.address));
       }
     }
     if (flow.kind === "jump" || flow.kind === "conditional-jump") {
       if (flow.target !== null && !inside(flow.target)) {
-        let entry = tails.get(flow.target);
+        const landing = program.callTarget(flow.target);
+        let entry = tails.get(landing);
         if (!entry) {
           entry = {
-            address: hex(flow.target),
-            ...nameTarget(program, flow.target),
+            address: hex(landing),
+            ...nameTarget(program, landing),
             call_sites: [],
           };
-          tails.set(flow.target, entry);
+          tails.set(landing, entry);
         }
         entry.call_sites.push(hex(insn.address));
       } else if (flow.target === null) {
-        recordImportSlot(tails, flow, insn.address);
+        recordImportSlot(tails, k, insn.address);
       }
     }
     for (const ref of flow.references) {
       const offset = addressToOffset(image, ref);
       const target = nameTarget(program, ref);
       const section = sectionAt(image, ref);
-      const text = offset !== null && !section?.executable ? readStringAt(image, offset) : null;
+      // Data in an executable segment (a Mach-O `__TEXT,__cstring`) is still data.
+      const code = section !== undefined && holdsCode(section);
+      const text = offset !== null && !code ? readStringAt(image, offset) : null;
       let kind = "unmapped";
       if (text) {
         kind = "string";
@@ -236,7 +264,7 @@ export async function buildDossier(
       } else if (target.kind !== "unknown") {
         kind = target.kind;
         if (target.name) names.add(target.name);
-      } else if (section) kind = section.executable ? "code" : "data";
+      } else if (section) kind = code ? "code" : "data";
       outgoing.push({ from: hex(insn.address), to: hex(ref), target: kind, name: target.name });
     }
   });

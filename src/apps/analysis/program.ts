@@ -12,8 +12,17 @@ import {
   type BinaryImage,
   type ImageFunction,
   type ImageImport,
+  type ImageLocalBinding,
 } from "../formats/binary_image.ts";
-import { flowCandidates, instructionSetOf, scanProcedure } from "./code.ts";
+import type { Instruction, InstructionSet } from "../disasm/capstone.ts";
+import {
+  disassemblerFor,
+  flowCandidates,
+  flowOf,
+  type InstructionFlow,
+  instructionSetOf,
+  scanProcedure,
+} from "./code.ts";
 import { type ContainmentBound, ProcedureTable } from "./procedures.ts";
 import { scanStrings, type StringTable } from "./strings.ts";
 
@@ -35,14 +44,32 @@ export interface Reference {
   kind: EdgeKind;
 }
 
+/** Call forms the reference scan could not resolve to a procedure or an import. */
+export interface UnresolvedCalls {
+  /** Calls through a register or memory whose target is not known statically. */
+  indirectCalls: number;
+  /** Direct calls to an address that is no known procedure start, import or stub. */
+  unknownTargets: number;
+  /** Up to {@linkcode UNRESOLVED_SAMPLE} of those call sites, ascending. */
+  sample: bigint[];
+}
+
+/** Most unresolved call sites a reference index keeps as a sample. */
+export const UNRESOLVED_SAMPLE = 20;
+
 /** The references found by decoding procedures, sorted by target. */
 export interface ReferenceIndex {
   /** Procedures decoded / procedures known. */
   scannedProcedures: number;
   totalProcedures: number;
   scannedInstructions: number;
-  /** True only when every procedure was decoded to its end within the bounds. */
+  /**
+   * True only when every procedure was decoded to its end within the bounds
+   * and every call form met was resolved (see `unresolved`).
+   */
   complete: boolean;
+  /** The calls whose targets stayed unknown. */
+  unresolved: UnresolvedCalls;
   /** Why it is not complete, when it is not. */
   limitations: string[];
   count: number;
@@ -69,6 +96,10 @@ export class ProgramAnalysis {
   readonly image: BinaryImage;
   #procedures: ProcedureTable | null = null;
   #importsByAddress: Map<bigint, ImageImport> | null = null;
+  #localByAddress: Map<bigint, ImageLocalBinding> | null = null;
+  /** Thunks found by the reference index: thunk address → what it jumps to. */
+  #thunks = new Map<bigint, bigint>();
+  #notThunks = new Set<bigint>();
   #strings: Promise<StringTable> | null = null;
   #index: Promise<ReferenceIndex> | null = null;
   #indexLimits: Required<IndexLimits> | null = null;
@@ -120,6 +151,85 @@ export class ProgramAnalysis {
     return this.#importsByAddress.get(address);
   }
 
+  /**
+   * The image's own function that a call through `address` (a stub or a
+   * memory slot relocated against a symbol the image defines) reaches.
+   */
+  localBindingAt(address: bigint): ImageLocalBinding | undefined {
+    if (!this.#localByAddress) {
+      const map = new Map<bigint, ImageLocalBinding>();
+      for (const b of this.image.localBindings ?? []) {
+        for (const at of [...b.slots, ...(b.stub === null ? [] : [b.stub])]) map.set(at, b);
+      }
+      this.#localByAddress = map;
+    }
+    return this.#localByAddress.get(address);
+  }
+
+  /**
+   * Where a call to `address` lands: the function a local stub reaches, else
+   * `address` itself.
+   */
+  callTarget(address: bigint): bigint {
+    const local = this.localBindingAt(address);
+    if (local !== undefined && local.stub === address) return local.target;
+    return this.#thunks.get(address) ?? address;
+  }
+
+  /**
+   * What the thunk at `address` jumps to, when its first instruction is a
+   * jump through an import's or local function's slot, or a direct jump to a
+   * known procedure or import; null otherwise. Found thunks are remembered, so
+   * {@linkcode callTarget} resolves them afterwards.
+   */
+  async #thunkTarget(set: InstructionSet, address: bigint): Promise<bigint | null> {
+    const known = this.#thunks.get(address);
+    if (known !== undefined) return known;
+    if (this.#notThunks.has(address)) return null;
+    const offset = addressToOffset(this.image, address);
+    let reached: bigint | null = null;
+    if (offset !== null) {
+      const disassembler = await disassemblerFor(set);
+      const [insn] = disassembler.disassemble(
+        this.image.bytes.subarray(offset, offset + 16),
+        address,
+        1,
+        { withBytes: false },
+      );
+      const [flow] = insn ? flowOf(set, [insn]) : [];
+      if (flow?.kind === "jump") {
+        if (flow.target !== null) {
+          const landing = this.callTarget(flow.target);
+          if (landing !== address && this.knownCallTarget(landing)) reached = landing;
+        } else reached = this.slotTarget(flow.references);
+      }
+    }
+    if (reached === null) this.#notThunks.add(address);
+    else this.#thunks.set(address, reached);
+    return reached;
+  }
+
+  /**
+   * The target a call through memory reaches when one of the addresses the
+   * instruction reads is a slot of an import (its stub, or the slot when it
+   * has none) or of a local binding (the function); null when none is.
+   */
+  slotTarget(references: readonly bigint[]): bigint | null {
+    for (const ref of references) {
+      const imported = this.importAt(ref);
+      if (imported) return imported.address ?? ref;
+      const local = this.localBindingAt(ref);
+      if (local && local.stub !== ref) return local.target;
+    }
+    return null;
+  }
+
+  /** Whether a direct call to `address` reaches something known: a procedure, an import or a stub. */
+  knownCallTarget(address: bigint): boolean {
+    return this.functionStartingAt(address) !== undefined || this.importAt(address) !== undefined ||
+      this.localBindingAt(address) !== undefined;
+  }
+
   /** The document's strings (scanned once). */
   strings(control: AnalysisControl = {}): Promise<StringTable> {
     this.#strings ??= scanStrings(this.image.bytes, {
@@ -152,6 +262,72 @@ export class ProgramAnalysis {
     return this.#index;
   }
 
+  /**
+   * Whether the register a slot's pointer was loaded into still holds it at
+   * the call or jump through it: every instruction between the two is
+   * decoded, and none writes the register (its first operand), calls, or
+   * returns.
+   */
+  async #registerKept(set: string, c: LoadedCall): Promise<boolean> {
+    if (set !== "x86_64" && set !== "x86" && set !== "arm64") return false;
+    const start = c.load.address + BigInt(c.load.size);
+    const offset = addressToOffset(this.image, start);
+    if (offset === null) return false;
+    const length = Number(c.use.address - start);
+    if (length < 0) return false;
+    if (length === 0) return true;
+    const disassembler = await disassemblerFor(set);
+    const between = disassembler.disassemble(
+      this.image.bytes.subarray(offset, offset + length),
+      start,
+      LOAD_WINDOW,
+      { withBytes: false },
+    );
+    const covered = between.reduce((sum, insn) => sum + insn.size, 0);
+    if (covered !== length) return false;
+    const register = fullRegister(c.register);
+    return between.every((insn) => keepsRegister(insn, register));
+  }
+
+  /**
+   * For each decoded instruction, the target a call or jump through memory
+   * or a register reaches by way of a slot: the slot's import or local
+   * function when the instruction reads a slot, or when it goes through a
+   * register that a load of a slot filled (within {@linkcode LOAD_WINDOW}
+   * bytes, with nothing in between overwriting it); null otherwise.
+   */
+  slotCallTargets(
+    instructions: readonly Instruction[],
+    flows: readonly InstructionFlow[],
+  ): (bigint | null)[] {
+    const loaded = new Map<string, { at: bigint; target: bigint }>();
+    return instructions.map((insn, k) => {
+      const flow = flows[k]!;
+      let reached: bigint | null = null;
+      if ((flow.kind === "call" || flow.kind === "jump") && flow.target === null) {
+        reached = this.slotTarget(flow.references);
+        const register = fullRegister(insn.operands.trim().toLowerCase());
+        const load = loaded.get(register);
+        if (
+          reached === null && load !== undefined &&
+          insn.address - load.at <= BigInt(LOAD_WINDOW)
+        ) reached = load.target;
+      }
+      for (const [register] of loaded) {
+        if (!keepsRegister(insn, register)) loaded.delete(register);
+      }
+      const mnemonic = insn.mnemonic.toLowerCase();
+      if (flow.kind === "other" && (mnemonic === "mov" || mnemonic === "ldr")) {
+        const target = this.slotTarget(flow.references);
+        const register = insn.operands.split(",")[0]?.trim().toLowerCase() ?? "";
+        if (target !== null && /^[a-z][a-z0-9]*$/.test(register)) {
+          loaded.set(fullRegister(register), { at: insn.address, target });
+        }
+      }
+      return reached;
+    });
+  }
+
   async #buildIndex(
     limits: Required<IndexLimits>,
     control: AnalysisControl,
@@ -160,6 +336,10 @@ export class ProgramAnalysis {
     const set = instructionSetOf(this.image);
     const limitations: string[] = [];
     const edges = new EdgeBuffer();
+    const unresolved = new UnresolvedTally();
+    const loads = new SlotLoads(set);
+    const candidates: LoadedCall[] = [];
+    const unknownCalls: { procedure: number; site: bigint; target: bigint }[] = [];
     let scannedInstructions = 0;
     let scannedProcedures = 0;
     let complete = set !== null;
@@ -184,14 +364,35 @@ export class ProgramAnalysis {
         select: flowCandidates(instructionSetOf(this.image, fn.address)!),
       }, (instructions, flows) => {
         for (let k = 0; k < instructions.length; k++) {
+          const insn = instructions[k]!;
           const flow = flows[k]!;
-          const delta = Number(instructions[k]!.address - fn.address);
+          const delta = Number(insn.address - fn.address);
+          const kind = flow.kind === "call" ? 0 : 1;
           if (flow.target !== null) {
-            edges.push(i, delta, flow.target, flow.kind === "call" ? 0 : 1);
+            edges.push(i, delta, flow.target, kind);
+            const landing = this.callTarget(flow.target);
+            if (landing !== flow.target) edges.push(i, delta, landing, kind);
+            else if (flow.kind === "call" && !this.knownCallTarget(flow.target)) {
+              unknownCalls.push({ procedure: i, site: insn.address, target: flow.target });
+            }
+          } else if (flow.kind === "call" || flow.kind === "jump") {
+            const through = this.slotTarget(flow.references);
+            if (through !== null) edges.push(i, delta, through, kind);
+            else {
+              const loaded = loads.take(insn);
+              if (loaded !== null) candidates.push({ procedure: i, ...loaded, use: insn, kind });
+              else if (flow.kind === "call") unresolved.indirect(insn.address);
+            }
           }
-          for (const ref of flow.references) edges.push(i, delta, ref, 2);
+          for (const ref of flow.references) {
+            edges.push(i, delta, ref, 2);
+            const local = this.localBindingAt(ref);
+            if (local !== undefined && local.stub !== ref) edges.push(i, delta, local.target, 2);
+            if (flow.kind === "other") loads.note(insn, this.slotTarget([ref]));
+          }
         }
       });
+      loads.clear();
       scannedProcedures++;
       scannedInstructions += scanned.count;
       if (scanned.truncated) complete = false;
@@ -208,6 +409,35 @@ export class ProgramAnalysis {
         "Some procedures were longer than the per-procedure bound; their later references are unknown.",
       );
     }
+    // A pointer loaded from a slot and then called through its register is a call to
+    // the slot's target, when nothing between the two overwrites the register.
+    if (set !== null && set !== "wasm") {
+      for (const c of candidates) {
+        const fn = functions[c.procedure]!;
+        if (await this.#registerKept(set, c)) {
+          edges.push(c.procedure, Number(c.use.address - fn.address), c.target, c.kind);
+        } else if (c.kind === 0) unresolved.indirect(c.use.address);
+      }
+    }
+    // A direct call to a thunk (`jmp [slot]`, `jmp function`) is a call to what it jumps to.
+    if (set !== null && set !== "wasm") {
+      for (const u of unknownCalls) {
+        const reached = await this.#thunkTarget(set, u.target);
+        if (reached === null) unresolved.unknown(u.site);
+        else {
+          const fn = functions[u.procedure]!;
+          edges.push(u.procedure, Number(u.site - fn.address), reached, 0);
+        }
+      }
+    }
+    const unresolvedCalls = unresolved.result();
+    const unresolvedCount = unresolvedCalls.indirectCalls + unresolvedCalls.unknownTargets;
+    if (unresolvedCount > 0) {
+      complete = false;
+      limitations.push(
+        `${unresolvedCount} call site(s) stayed unresolved (${unresolvedCalls.indirectCalls} through a register or memory, ${unresolvedCalls.unknownTargets} to an address that is no known procedure or import); callers reached only through them are not listed.`,
+      );
+    }
     // The edges sorted in place by target, then source, as a stable sort would order them.
     const count = edges.count;
     const starts = new Float64Array(functions.length);
@@ -219,6 +449,7 @@ export class ProgramAnalysis {
       totalProcedures: functions.length,
       scannedInstructions,
       complete,
+      unresolved: unresolvedCalls,
       limitations,
       count,
       to: (address) => {
@@ -244,6 +475,140 @@ export class ProgramAnalysis {
       },
     };
   }
+}
+
+/** A load of a slot's pointer into a register, later called or jumped through. */
+interface LoadedCall {
+  procedure: number;
+  load: Instruction;
+  register: string;
+  target: bigint;
+  use: Instruction;
+  /** 0 call, 1 jump. */
+  kind: number;
+}
+
+/** Most bytes between a slot load and the call through its register. */
+const LOAD_WINDOW = 64;
+
+/** Counts unresolved call sites and keeps the lowest few. */
+class UnresolvedTally {
+  #indirect = 0;
+  #unknown = 0;
+  #sample: bigint[] = [];
+
+  indirect(site: bigint): void {
+    this.#indirect++;
+    this.#keep(site);
+  }
+
+  unknown(site: bigint): void {
+    this.#unknown++;
+    this.#keep(site);
+  }
+
+  #keep(site: bigint): void {
+    const sample = this.#sample;
+    if (sample.length >= UNRESOLVED_SAMPLE && site >= sample.at(-1)!) return;
+    sample.push(site);
+    sample.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    if (sample.length > UNRESOLVED_SAMPLE) sample.pop();
+  }
+
+  result(): UnresolvedCalls {
+    return { indirectCalls: this.#indirect, unknownTargets: this.#unknown, sample: this.#sample };
+  }
+}
+
+/**
+ * The registers that last received a slot's pointer in the procedure being
+ * scanned (x86-64 `mov reg, [rip + slot]`, AArch64 `ldr xN, [xM, #off]`).
+ */
+class SlotLoads {
+  #set: string | null;
+  #byRegister = new Map<string, { load: Instruction; register: string; target: bigint }>();
+
+  constructor(set: string | null) {
+    this.#set = set;
+  }
+
+  /** Records `insn` as loading the pointer to `target` when it is a load into a register. */
+  note(insn: Instruction, target: bigint | null): void {
+    if (target === null) return;
+    const mnemonic = insn.mnemonic.toLowerCase();
+    if (mnemonic !== "mov" && mnemonic !== "ldr") return;
+    const register = insn.operands.split(",")[0]?.trim().toLowerCase() ?? "";
+    if (!/^[a-z][a-z0-9]*$/.test(register)) return;
+    this.#byRegister.set(register, { load: insn, register, target });
+  }
+
+  /** The load an indirect call or jump `use` goes through, when it names a loaded register. */
+  take(use: Instruction): { load: Instruction; register: string; target: bigint } | null {
+    if (this.#set === null) return null;
+    const register = use.operands.trim().toLowerCase();
+    const loaded = this.#byRegister.get(register);
+    if (!loaded || use.address - loaded.load.address > BigInt(LOAD_WINDOW)) return null;
+    return loaded;
+  }
+
+  clear(): void {
+    this.#byRegister.clear();
+  }
+}
+
+/**
+ * Whether `insn` leaves `register` (a full register name) as it was: it
+ * does not write it (its first operand, unless it only compares), call,
+ * return or branch away unconditionally.
+ */
+function keepsRegister(insn: Instruction, register: string): boolean {
+  const mnemonic = insn.mnemonic.toLowerCase();
+  if (/^(call|bl|blr|ret|jmp|b|br)$/.test(mnemonic)) return false;
+  const operands = insn.operands.toLowerCase().split(",").map((o) => o.trim());
+  if (fullRegister(operands[0] ?? "") === register) {
+    return /^(cmp|test|cbn?z|tbn?z)$/.test(mnemonic);
+  }
+  if (mnemonic === "ldp") return fullRegister(operands[1] ?? "") !== register;
+  return !/^(xchg|xadd|pop|cpuid|rdtsc|mul|div|cmpxchg|syscall)/.test(mnemonic);
+}
+
+/** The 64-bit register an x86 register name is part of (`eax` → `rax`, `r8d` → `r8`). */
+function fullRegister(name: string): string {
+  const legacy: Record<string, string> = {
+    al: "rax",
+    ah: "rax",
+    ax: "rax",
+    eax: "rax",
+    bl: "rbx",
+    bh: "rbx",
+    bx: "rbx",
+    ebx: "rbx",
+    cl: "rcx",
+    ch: "rcx",
+    cx: "rcx",
+    ecx: "rcx",
+    dl: "rdx",
+    dh: "rdx",
+    dx: "rdx",
+    edx: "rdx",
+    sil: "rsi",
+    si: "rsi",
+    esi: "rsi",
+    dil: "rdi",
+    di: "rdi",
+    edi: "rdi",
+    bpl: "rbp",
+    bp: "rbp",
+    ebp: "rbp",
+    spl: "rsp",
+    sp: "rsp",
+    esp: "rsp",
+  };
+  const extended = /^(r\d+)[dwb]?$/.exec(name);
+  if (extended) return extended[1]!;
+  const arm = /^[wx](\d+)$/.exec(name);
+  if (arm) return `x${arm[1]}`;
+  return legacy[name] ?? name;
 }
 
 /** Edges per block of an {@linkcode EdgeBuffer}: 2^EDGE_SHIFT. */

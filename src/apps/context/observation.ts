@@ -87,7 +87,10 @@ const coverage = new WeakMap<BinaryImage, string[]>();
 export function procedureCoverage(image: BinaryImage): string[] {
   let known = coverage.get(image);
   if (!known) {
-    const sources = new Set(image.functions.map((fn) => fn.source));
+    const sources = new Set([
+      ...image.functions.map((fn) => fn.source),
+      ...(image.functionTables ?? []),
+    ]);
     const table = [
       "symtab",
       "name-section",

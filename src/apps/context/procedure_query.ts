@@ -8,7 +8,7 @@
 import { ToolFailure } from "../../core/errors.ts";
 import { hex } from "../analysis/dossier.ts";
 import type { ProcedureTable } from "../analysis/procedures.ts";
-import type { ImageFunction } from "../formats/binary_image.ts";
+import type { ImageFunction, ImageImport } from "../formats/binary_image.ts";
 import { ADDRESS_PATTERN } from "../schemas/inputs.ts";
 
 /** One page of a list. */
@@ -75,4 +75,55 @@ export function findProcedure(program: ProcedureFinder, text: string): ImageFunc
   throw new ToolFailure("invalid_request", `No procedure is named ${JSON.stringify(text)}.`, {
     action: "Call search_procedures to find the name, or pass a 0x address.",
   });
+}
+
+/** What a call can reach: a procedure of the document, or one of its imports. */
+export interface CallTarget {
+  /** The procedure's start, or the address calls to the import go through (stub or slot). */
+  address: bigint;
+  name: string;
+  kind: "procedure" | "import";
+  /** The procedure, for kind "procedure". */
+  fn?: ImageFunction;
+}
+
+/** The lookups {@linkcode findCallTarget} needs beyond {@linkcode findProcedure}'s. */
+export type CallTargetFinder = ProcedureFinder & {
+  image: { imports: readonly ImageImport[] };
+  importAt(address: bigint): ImageImport | undefined;
+  localBindingAt(address: bigint): { target: bigint; stub: bigint | null } | undefined;
+};
+
+/**
+ * Finds a procedure or an import by address or name: a procedure start, an
+ * import's stub or slot, or a stub of the document's own function (which
+ * stands for that function); a name of a procedure, else of an import.
+ */
+export function findCallTarget(program: CallTargetFinder, text: string): CallTarget {
+  if (ADDRESS_PATTERN.test(text)) {
+    const at = BigInt(text);
+    if (program.functionStartingAt(at) === undefined) {
+      const imported = program.importAt(at);
+      if (imported) return importTarget(imported, at);
+      const local = program.localBindingAt(at);
+      const fn = local ? program.functionStartingAt(local.target) : undefined;
+      if (fn) return { address: fn.address, name: fn.name, kind: "procedure", fn };
+    }
+  } else if (program.functionsNamed(text).length === 0) {
+    const imported = program.image.imports.find((i) => i.name === text);
+    if (imported) return importTarget(imported, imported.address ?? imported.slots?.[0] ?? null);
+  }
+  const fn = findProcedure(program, text);
+  return { address: fn.address, name: fn.name, kind: "procedure", fn };
+}
+
+function importTarget(imported: ImageImport, at: bigint | null): CallTarget {
+  if (at === null) {
+    throw new ToolFailure(
+      "invalid_request",
+      `Import ${JSON.stringify(imported.name)} has no stub or slot address calls could go through.`,
+    );
+  }
+  // Calls through the slot are recorded under the stub when there is one.
+  return { address: imported.address ?? at, name: imported.name, kind: "import" };
 }

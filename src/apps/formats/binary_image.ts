@@ -27,6 +27,18 @@ export interface ImageSection {
   readable: boolean;
   writable: boolean;
   executable: boolean;
+  /**
+   * Whether the section holds instructions, when the format says so apart
+   * from the protection: a Mach-O section of an executable segment without
+   * the instruction attributes (`__TEXT,__cstring`, `__TEXT,__const`) is
+   * executable but holds data. Absent when only the protection is known.
+   */
+  instructions?: boolean;
+}
+
+/** Whether a section holds code: executable, and not marked as holding no instructions. */
+export function holdsCode(section: ImageSection): boolean {
+  return section.executable && section.instructions !== false;
 }
 
 /** Where a function start was learned. */
@@ -67,6 +79,22 @@ export interface ImageImport {
   slots?: bigint[];
 }
 
+/**
+ * A stub or memory slot through which code reaches a function of this same
+ * image (an ELF PLT stub or GOT slot relocated against a symbol the object
+ * defines): calls through it are calls to `target`.
+ */
+export interface ImageLocalBinding {
+  /** The symbol's name. */
+  name: string;
+  /** The function the stub or slot reaches. */
+  target: bigint;
+  /** The stub a call goes through, or null when none does. */
+  stub: bigint | null;
+  /** Memory slots the loader fills with `target`. */
+  slots: bigint[];
+}
+
 /** An exported symbol. */
 export interface ImageExport {
   name: string;
@@ -91,7 +119,15 @@ export interface BinaryImage {
   sections: ImageSection[];
   /** Unique by address, ascending. */
   functions: ImageFunction[];
+  /**
+   * The function tables the file has, even when every start one lists is also
+   * named by a symbol (and so carries the symbol's source): e.g. `eh-frame`
+   * for an ELF file with FDEs in its code. Absent when the reader does not say.
+   */
+  functionTables?: FunctionSource[];
   imports: ImageImport[];
+  /** Stubs and slots that reach the image's own functions (absent when the format has none). */
+  localBindings?: ImageLocalBinding[];
   exports: ImageExport[];
   /** Libraries the image links against. */
   libraries: string[];

@@ -45,6 +45,13 @@ export const referenceScanSchema = z.object({
   scanned_procedures: int,
   total_procedures: int,
   scanned_instructions: int,
+  unresolved: z.object({
+    indirect_calls: int.describe("Calls through a register or memory left unresolved."),
+    unknown_call_targets: int.describe(
+      "Direct calls to an address that is no known procedure, import or stub.",
+    ),
+    sample: z.array(address).describe("At most 20 of those call sites, ascending."),
+  }).describe("Call forms the scan could not resolve; complete is false when any is counted."),
 });
 
 /** A procedure named by its start. */
@@ -235,7 +242,11 @@ export const callersResultSchema = listPageSchema(z.object({
   call_sites: z.array(address),
 })).extend({
   document: z.string(),
-  procedure: procedureRefSchema,
+  procedure: procedureRefSchema.extend({
+    kind: z.enum(["procedure", "import"]).describe(
+      "An import's address is the stub calls go through, or its slot when it has none.",
+    ),
+  }),
   reference_scan: referenceScanSchema,
 });
 
@@ -251,7 +262,7 @@ export const calleesResultSchema = listPageSchema(calleeSchema).extend({
 export const callPathResultSchema = z.object({
   document: z.string(),
   from: procedureRefSchema,
-  to: procedureRefSchema,
+  to: procedureRefSchema.extend({ kind: z.enum(["procedure", "import"]) }),
   found: z.boolean(),
   path: z.array(procedureRefSchema),
   depth: int,

@@ -17,7 +17,7 @@ import {
   inlineEvidenceSchema,
   verifiedInlineRecord,
 } from "../context/inline_evidence.ts";
-import { findProcedure, pageOf } from "../context/procedure_query.ts";
+import { findCallTarget, findProcedure, pageOf } from "../context/procedure_query.ts";
 import { notDisassembled } from "../providers/provider.ts";
 import { callPathResultSchema } from "../schemas/analysis_results.ts";
 import {
@@ -40,7 +40,7 @@ export function buildCallPathTool(context: AppsContext): ToolDefinition {
         "The starting procedure (address or name); or REA's start.",
       ),
       to: procedureField.optional().describe(
-        "The procedure to reach (address or name); or REA's goal.",
+        "The procedure or import to reach (address or name; an import by name, stub or slot); or REA's goal.",
       ),
       start: reaAddress.optional().describe("REA's form of from: {address}."),
       goal: reaAddress.optional().describe("REA's form of to: {address}."),
@@ -88,7 +88,7 @@ export function buildCallPathTool(context: AppsContext): ToolDefinition {
       }, async ({ image, program }) => {
         if (!program.decodable) throw notDisassembled(image, BUILD_CALL_PATH);
         const start = findProcedure(program, from);
-        const goal = findProcedure(program, to);
+        const goal = findCallTarget(program, to);
         const maxDepth = args.max_depth;
         const maxNodes = args.max_nodes;
         const parent = new Map<bigint, bigint | null>([[start.address, null]]);
@@ -112,31 +112,35 @@ export function buildCallPathTool(context: AppsContext): ToolDefinition {
             if (decoded.truncated) {
               unknowns.push({ procedure: hex(at), reason: "instruction-limit" });
             }
-            if (flows.some((f) => f.kind === "call" && f.indirect)) {
+            // Calls through a slot, or a register loaded from one, reach its import or function.
+            const through = program.slotCallTargets(decoded.instructions, flows);
+            if (flows.some((f, k) => f.kind === "call" && f.indirect && through[k] === null)) {
               unknowns.push({ procedure: hex(at), reason: "indirect-call" });
             }
-            for (const flow of flows) {
-              if ((flow.kind !== "call" && flow.kind !== "jump") || flow.target === null) {
-                continue;
-              }
+            for (const [k, flow] of flows.entries()) {
+              if (flow.kind !== "call" && flow.kind !== "jump") continue;
+              // A stub of the document's own function reaches that function.
+              const target = flow.target !== null ? program.callTarget(flow.target) : through[k]!;
+              if (target === null) continue;
               if (
-                flow.kind === "jump" && program.functionStartingAt(flow.target) === undefined
+                flow.kind === "jump" && program.functionStartingAt(target) === undefined &&
+                target !== goal.address
               ) {
                 continue;
               }
-              if (parent.has(flow.target)) continue;
+              if (parent.has(target)) continue;
               if (parent.size >= maxNodes) {
                 stopped = "node-limit";
                 break;
               }
-              parent.set(flow.target, at);
-              if (flow.target === goal.address) {
+              parent.set(target, at);
+              if (target === goal.address) {
                 found = true;
                 break;
               }
-              if (program.functionStartingAt(flow.target)) next.push(flow.target);
-              else if (!program.importAt(flow.target)) {
-                unknowns.push({ procedure: hex(flow.target), reason: "not-a-known-procedure" });
+              if (program.functionStartingAt(target)) next.push(target);
+              else if (!program.importAt(target)) {
+                unknowns.push({ procedure: hex(target), reason: "not-a-known-procedure" });
               }
             }
             if (found || stopped) break;
@@ -162,7 +166,7 @@ export function buildCallPathTool(context: AppsContext): ToolDefinition {
         return {
           result: {
             from: { address: hex(start.address), name: start.name },
-            to: { address: hex(goal.address), name: goal.name },
+            to: { address: hex(goal.address), name: goal.name, kind: goal.kind },
             found,
             path,
             depth: found ? path.length - 1 : depth,

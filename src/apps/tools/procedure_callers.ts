@@ -9,7 +9,7 @@ import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import { callersOf, hex, referenceScanFacts } from "../analysis/dossier.ts";
 import type { AppsContext } from "../context/apps_context.ts";
 import { observe, progressOf } from "../context/observation.ts";
-import { findProcedure, pageOf } from "../context/procedure_query.ts";
+import { findCallTarget, pageOf } from "../context/procedure_query.ts";
 import { notDisassembled } from "../providers/provider.ts";
 import { callersResultSchema } from "../schemas/analysis_results.ts";
 import {
@@ -27,7 +27,7 @@ export function procedureCallersTool(context: AppsContext): ToolDefinition {
     name: PROCEDURE_CALLERS,
     toolset: "static",
     description:
-      "Procedures that call a procedure directly, with their call sites, from a bounded scan of the whole document (completeness reported). Indirect callers are not seen.",
+      "Procedures that call a procedure or an import (by name, start, stub or slot address) directly, with their call sites, from a bounded scan of the whole document. Calls through the document's own PLT stubs and GOT slots count as calls to the function they reach. Completeness is reported, with the call sites left unresolved.",
     input: z.strictObject({
       procedure: procedureField,
       offset: offsetField,
@@ -45,18 +45,18 @@ export function procedureCallersTool(context: AppsContext): ToolDefinition {
         parameters: call.parameters,
       }, async ({ image, program }) => {
         if (!program.decodable) throw notDisassembled(image, PROCEDURE_CALLERS);
-        const fn = findProcedure(program, args.procedure);
+        const target = findCallTarget(program, args.procedure);
         const index = await program.references({}, progressOf(call));
-        const callers = callersOf(program, index, fn.address);
+        const callers = callersOf(program, index, target.address);
         return {
           result: {
-            procedure: { address: hex(fn.address), name: fn.name },
+            procedure: { address: hex(target.address), name: target.name, kind: target.kind },
             ...pageOf(callers, args.offset, args.limit),
             reference_scan: referenceScanFacts(index),
           },
           limitations: [
             ...index.limitations,
-            "Calls through pointers, vtables or import thunks of other modules are not seen.",
+            "Calls through pointers computed at run time (vtables, callbacks) are not seen; the unresolved call sites are counted in reference_scan.",
           ],
         };
       }),

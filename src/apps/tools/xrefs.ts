@@ -60,7 +60,7 @@ export function xrefsTool(context: AppsContext): ToolDefinition {
           },
           limitations: [
             ...index.limitations,
-            "References through registers, jump tables or relocations resolved at load time are not seen.",
+            "References through registers or jump tables are not seen; a load of a GOT slot the loader fills with one of the document's functions counts as a reference to that function, and a call through an import's slot or thunk as a call to the import's stub.",
           ],
         };
       }),

@@ -11,9 +11,11 @@ import type { ElfImage, ElfRangeTable, ParseElfOptions } from "./model.ts";
 import { parseElf } from "./parse.ts";
 import type {
   BinaryImage,
+  FunctionSource,
   ImageExport,
   ImageFunction,
   ImageImport,
+  ImageLocalBinding,
   ImageSection,
 } from "../binary_image.ts";
 
@@ -54,10 +56,15 @@ const NO_NAMES: string[] = Object.freeze([]) as unknown as string[];
  *   unnamed, sized by the FDE's pc_range) when it lies in an executable
  *   section or segment; unless `options.ehFrameFunctions` is false. A symbol
  *   function of size 0 takes the size of an FDE starting at the same address.
+ * - `functionTables`: `symtab` when a `.symtab` symbol gave a function,
+ *   `eh-frame` when an FDE starts in code (named by a symbol or not).
  * - `imports`: undefined dynamic symbols of type STT_FUNC, STT_GNU_IFUNC or
  *   STT_NOTYPE, with the PLT stub address when one calls through their GOT
  *   slot and their GOT slots (`slots`, for calls that go through the slot
  *   directly); `library` is null, since ELF does not bind a symbol to a library.
+ * - `localBindings`: JUMP_SLOT and GLOB_DAT relocations against function
+ *   symbols the object defines, with their PLT stub and GOT slots: calls
+ *   through them reach the defined function.
  * - `exports`: defined global and weak dynamic STT_FUNC, STT_GNU_IFUNC and
  *   STT_OBJECT symbols in dynamic symbol table order, each name and address
  *   once (Thumb bit cleared for ARM functions).
@@ -75,6 +82,8 @@ export function elfImage(
 ): BinaryImage {
   const elf = options.parsed ?? parseElf(bytes, options);
   const sections = imageSections(elf, bytes.length);
+  const tables: FunctionSource[] = [];
+  const functions = imageFunctions(elf, sections, options.ehFrameFunctions ?? true, tables);
   return {
     format: "elf",
     document,
@@ -88,8 +97,10 @@ export function elfImage(
       ? elf.entry & ~1n
       : elf.entry,
     sections,
-    functions: imageFunctions(elf, sections, options.ehFrameFunctions ?? true),
+    functions,
+    functionTables: tables,
     imports: imageImports(elf),
+    localBindings: imageLocalBindings(elf),
     exports: imageExports(elf),
     libraries: [...elf.dynamic.needed],
     buildId: elf.buildId,
@@ -140,6 +151,7 @@ function imageFunctions(
   elf: ElfImage,
   sections: ImageSection[],
   withEhFrame: boolean,
+  tables: FunctionSource[],
 ): ImageFunction[] {
   // PLT sections hold import stubs (reported as imports), not functions; the
   // linker's FDE that covers a whole .plt would otherwise read as one procedure.
@@ -176,10 +188,13 @@ function imageFunctions(
       }
       if (inCode(address)) {
         functions.push({ address, size, name: "", names: NO_NAMES, source: "eh-frame" });
+        if (!tables.includes("eh-frame")) tables.push("eh-frame");
       }
     }
     if (f === undefined) break;
     let size = f.size;
+    if (f.source === "symtab" && !tables.includes("symtab")) tables.push("symtab");
+    if (next === f.address && !tables.includes("eh-frame")) tables.push("eh-frame");
     while (next === f.address) {
       const other = fdes.size(j);
       if (size === 0n || (f.size === 0n && other > size)) size = other;
@@ -224,6 +239,27 @@ function imageImports(elf: ElfImage): ImageImport[] {
     });
   }
   return imports;
+}
+
+/** The PLT stubs and GOT slots relocated against functions the object defines, one per symbol. */
+function imageLocalBindings(elf: ElfImage): ImageLocalBinding[] {
+  const byKey = new Map<string, ImageLocalBinding>();
+  for (const b of elf.localBindings ?? []) {
+    const key = `${b.name}@${b.address}`;
+    const known = byKey.get(key);
+    if (!known) {
+      byKey.set(key, {
+        name: b.name,
+        target: b.address,
+        stub: b.stubAddress,
+        slots: [b.gotAddress],
+      });
+      continue;
+    }
+    known.stub ??= b.stubAddress;
+    if (!known.slots.includes(b.gotAddress)) known.slots.push(b.gotAddress);
+  }
+  return [...byKey.values()];
 }
 
 function imageExports(elf: ElfImage): ImageExport[] {

@@ -155,6 +155,13 @@ export interface ElfImage {
    * address.
    */
   imports: ElfImport[];
+  /**
+   * JUMP_SLOT and GLOB_DAT relocations against function (or untyped) dynamic
+   * symbols this object defines itself, with the PLT stub that jumps through
+   * the slot when there is one; sorted by GOT address. Calls through such a
+   * stub or slot reach the defined function.
+   */
+  localBindings: ElfLocalBinding[];
   /** Human-readable notes about what was skipped or bounded; empty for a sound file. */
   warnings: string[];
 }
@@ -258,6 +265,20 @@ export interface ElfImport {
   /** The PLT stub that jumps through the slot, or null when none does. */
   stubAddress: bigint | null;
   /** JUMP_SLOT (called through the PLT) or GLOB_DAT (address taken or data). */
+  kind: "jump-slot" | "glob-dat";
+}
+
+/** A GOT slot the dynamic loader fills with a function this object defines. */
+export interface ElfLocalBinding {
+  /** Symbol name, without any `@VERSION` suffix. */
+  name: string;
+  /** The symbol's value: the function's address (Thumb bit cleared). */
+  address: bigint;
+  /** The GOT slot. */
+  gotAddress: bigint;
+  /** The PLT stub that jumps through the slot, or null when none does. */
+  stubAddress: bigint | null;
+  /** JUMP_SLOT (called through the PLT) or GLOB_DAT (address loaded from the GOT). */
   kind: "jump-slot" | "glob-dat";
 }
 

@@ -36,6 +36,7 @@ import type {
   ElfFunction,
   ElfImage,
   ElfImport,
+  ElfLocalBinding,
   ElfPltStub,
   ParseElfOptions,
 } from "./model.ts";
@@ -125,6 +126,7 @@ interface Extras {
   dynamicSymbols: DynamicSymbols;
   pltStubs: ElfPltStub[];
   imports: ElfImport[];
+  localBindings: ElfLocalBinding[];
 }
 
 /**
@@ -198,6 +200,7 @@ export class Parser extends SymbolReader {
       },
       pltStubs: extras.pltStubs,
       imports: extras.imports,
+      localBindings: extras.localBindings,
       warnings: this.warnings,
     };
     FDE_TABLES.set(image, fdes);
@@ -232,11 +235,11 @@ export class Parser extends SymbolReader {
       () => new DynamicSymbolReader(this, functions, budget).readDynamicSymbols(),
       new DynamicSymbols(this.view, true, true, 0, 0, []),
     );
-    const { pltStubs, imports } = reader.guard(
+    const { pltStubs, imports, localBindings } = reader.guard(
       "the PLT and GOT relocations",
       () => new PltReader(this, functions, budget).readPlt(dynamicSymbols),
-      { pltStubs: [], imports: [] },
+      { pltStubs: [], imports: [], localBindings: [] },
     );
-    return { buildId, ehFrameFunctions, dynamicSymbols, pltStubs, imports };
+    return { buildId, ehFrameFunctions, dynamicSymbols, pltStubs, imports, localBindings };
   }
 }

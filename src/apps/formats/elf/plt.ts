@@ -27,7 +27,7 @@ import {
 } from "./constants.ts";
 import type { DynamicSymbols } from "./dynamic_symbols.ts";
 import { ExtrasReader, type Region } from "./extras_reader.ts";
-import type { ElfImport, ElfPltStub, ElfSection } from "./model.ts";
+import type { ElfImport, ElfLocalBinding, ElfPltStub, ElfSection } from "./model.ts";
 
 /** One relocated GOT slot. */
 interface Slot {
@@ -54,11 +54,13 @@ const RELOCATION_TYPES: ReadonlyMap<
  * GLOB_DAT relocations, for x86-64, i386, AArch64 and ARM32.
  */
 export class PltReader extends ExtrasReader {
-  readPlt(symbols: DynamicSymbols): { pltStubs: ElfPltStub[]; imports: ElfImport[] } {
+  readPlt(
+    symbols: DynamicSymbols,
+  ): { pltStubs: ElfPltStub[]; imports: ElfImport[]; localBindings: ElfLocalBinding[] } {
     const p = this.p;
     const types = RELOCATION_TYPES.get(p.machine) ?? null;
     const slots = this.readSlots(types);
-    if (slots.size === 0) return { pltStubs: [], imports: [] };
+    if (slots.size === 0) return { pltStubs: [], imports: [], localBindings: [] };
     const symbolAt = (index: number): { name: string; defined: boolean } | undefined =>
       index >= 1 && index <= symbols.count
         ? { name: symbols.name(index - 1), defined: symbols.defined(index - 1) }
@@ -96,6 +98,7 @@ export class PltReader extends ExtrasReader {
       pltStubs.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
     }
     const imports: ElfImport[] = [];
+    const localBindings: ElfLocalBinding[] = [];
     const order = [...slots.keys()].sort((a, b) => a - b);
     let missing = 0;
     for (const slot of order) {
@@ -106,7 +109,21 @@ export class PltReader extends ExtrasReader {
         missing++;
         continue;
       }
-      if (symbol.defined || symbol.name === "") continue;
+      if (symbol.name === "") continue;
+      if (symbol.defined) {
+        const type = symbols.type(relocation.symbol - 1);
+        if (type !== "function" && type !== "notype") continue;
+        const value = symbols.value(relocation.symbol - 1);
+        if (value === 0n) continue;
+        localBindings.push({
+          name: symbol.name,
+          address: p.machine === EM_ARM ? value & ~1n : value,
+          gotAddress: BigInt(slot),
+          stubAddress: stubOfSlot.get(slot) ?? null,
+          kind: relocation.kind,
+        });
+        continue;
+      }
       imports.push({
         name: symbol.name,
         gotAddress: BigInt(slot),
@@ -121,7 +138,7 @@ export class PltReader extends ExtrasReader {
           `${missing === 1 ? "it is" : "they are"} skipped`,
       );
     }
-    return { pltStubs, imports };
+    return { pltStubs, imports, localBindings };
   }
 
   /** Name of the function symbol starting at `address`, or `""`. */

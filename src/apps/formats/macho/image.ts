@@ -38,7 +38,9 @@ import { fileLevelWarnings } from "./universal.ts";
  * - `sections`: every section, named `segname,sectname` (`__TEXT,__text`),
  *   plus each segment without sections under its own name (`__PAGEZERO`,
  *   `__LINKEDIT`); readable / writable / executable come from the segment's
- *   initial protection. Zero-fill sections have no file offset.
+ *   initial protection, and a section of an executable segment says whether
+ *   it holds instructions (`instructions`, from S_ATTR_PURE_INSTRUCTIONS or
+ *   S_ATTR_SOME_INSTRUCTIONS). Zero-fill sections have no file offset.
  * - `functions`: the union, unique by address and sorted, of LC_FUNCTION_STARTS
  *   (source `"function-starts"`), N_SECT symbols in executable sections —
  *   sections of an executable segment that hold instructions
@@ -147,6 +149,7 @@ function sliceImage(
         fileOffset: inFile ? s.offset : null,
         fileSize,
         ...flags,
+        ...(flags.executable ? { instructions: s.instructions } : {}),
       });
       if (flags.executable && s.instructions) {
         const range = { start: s.address, end: s.address + s.size };

@@ -1,0 +1,449 @@
+/**
+ * The call and reference graph on real inputs, with objdump and readelf as
+ * the oracle: calls through a library's own PLT stubs and GOT slots reach the
+ * defined function, imports are targets of callers and call paths, and the
+ * reference scan is complete only when every call form was resolved.
+ */
+
+import assert from "node:assert/strict";
+import { connect, type Loose, ok } from "./helpers/in_memory.ts";
+import { hasProgram, run } from "./helpers/programs.ts";
+import { haveJqFixtures, OLD } from "./helpers/jq_fixtures.ts";
+import { npmFixture } from "./helpers/npm_fixtures.ts";
+import { readerFor } from "../src/apps/formats/readers.ts";
+
+const TOOLS = ["objdump", "readelf", "dpkg-deb", "tar"].every(hasProgram);
+const HAVE_JQ = haveJqFixtures("apps_callgraph_test");
+const HAS_CC = hasProgram("cc");
+
+/** One instruction line of `objdump -d`, with the section it is in. */
+interface ObjdumpLine {
+  address: bigint;
+  section: string;
+  text: string;
+}
+
+/** The instruction lines of `objdump -d path`. */
+async function objdumpLines(path: string): Promise<ObjdumpLine[]> {
+  const lines: ObjdumpLine[] = [];
+  let section = "";
+  for (const line of (await run("objdump", ["-d", "--no-show-raw-insn", path])).split("\n")) {
+    const heading = /^Disassembly of section (\S+):/.exec(line);
+    if (heading) section = heading[1]!;
+    const m = /^\s+([0-9a-f]+):\s+(.*)$/.exec(line);
+    if (m) lines.push({ address: BigInt(`0x${m[1]}`), section, text: m[2]!.trim() });
+  }
+  return lines;
+}
+
+/** Call sites (hex) of `call` lines objdump names `<name>` (e.g. `jv_mem_alloc@plt`). */
+function callsNaming(lines: ObjdumpLine[], name: string): string[] {
+  return lines.filter((l) => /^call\s/.test(l.text) && l.text.endsWith(`<${name}>`))
+    .map((l) => `0x${l.address.toString(16)}`);
+}
+
+/** The GOT slots readelf lists as GLOB_DAT relocations against `symbol`. */
+async function globDatSlots(path: string, symbol: string): Promise<bigint[]> {
+  return (await run("readelf", ["-r", "-W", path])).split("\n")
+    .filter((l) => /R_[A-Z0-9_]+_GLOB_DAT/.test(l) && l.trim().split(/\s+/)[4] === symbol)
+    .map((l) => BigInt(`0x${l.trim().split(/\s+/)[0]}`));
+}
+
+/** Every call site in `sites` across the callers of a `procedure_callers` result. */
+function callSites(result: Loose): string[] {
+  return result.items.flatMap((c: Loose) => c.call_sites).sort();
+}
+
+/** Unpacks libjq.so.1 from the deb12u2 package into `dir`; returns its path. */
+async function extractLibjq(dir: string): Promise<string> {
+  const tarball = `${dir}/data.tar`;
+  const fsys = await new Deno.Command("dpkg-deb", {
+    args: ["--fsys-tarfile", OLD],
+    stdout: "piped",
+  })
+    .output();
+  await Deno.writeFile(tarball, fsys.stdout);
+  await run("tar", ["-xf", tarball, "-C", dir, "./usr/lib/x86_64-linux-gnu/libjq.so.1.0.4"]);
+  return `${dir}/usr/lib/x86_64-linux-gnu/libjq.so.1.0.4`;
+}
+
+Deno.test({
+  name: "procedure_callers and build_call_path follow calls through libjq's own PLT stubs",
+  ignore: !TOOLS || !HAVE_JQ,
+  fn: async () => {
+    const dir = Deno.realPathSync(await Deno.makeTempDir({ prefix: "casefile-callgraph-" }));
+    const { client, close } = await connect({ roots: [dir] });
+    try {
+      const path = await extractLibjq(dir);
+      const lines = await objdumpLines(path);
+      await ok(client, "open_binary", { path });
+
+      for (const name of ["jv_mem_alloc", "jv_string_value"]) {
+        const expected = callsNaming(lines, `${name}@plt`).sort();
+        assert.ok(expected.length > 10, `objdump shows ${expected.length} calls to ${name}@plt`);
+        const callers = await ok(client, "procedure_callers", { procedure: name, limit: 500 });
+        assert.equal(callers.result.procedure.kind, "procedure");
+        assert.deepEqual(callSites(callers.result), expected, name);
+        const callees = await ok(client, "procedure_callees", {
+          procedure: callers.result.items[0].address,
+        });
+        assert.ok(
+          callees.result.items.some((c: Loose) =>
+            c.name === name && c.kind === "procedure" &&
+            c.address === callers.result.procedure.address
+          ),
+          JSON.stringify(callees.result.items),
+        );
+      }
+
+      const path0 = await ok(client, "build_call_path", { from: "0xc7e0", to: "jv_mem_alloc" });
+      assert.equal(path0.result.found, true, JSON.stringify(path0.result));
+      assert.equal(path0.result.path.at(-1).name, "jv_mem_alloc");
+    } finally {
+      await close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "procedure_callers, build_call_path and xrefs take an import by name or PLT address",
+  ignore: !TOOLS || !HAVE_JQ,
+  fn: async () => {
+    const dir = Deno.realPathSync(await Deno.makeTempDir({ prefix: "casefile-callgraph-" }));
+    const { client, close } = await connect({ roots: [dir] });
+    try {
+      const path = await extractLibjq(dir);
+      const lines = await objdumpLines(path);
+      await ok(client, "open_binary", { path });
+      const expected = callsNaming(lines, "__assert_fail@plt").sort();
+      assert.ok(expected.length > 0);
+      const stub = lines.find((l) => l.section === ".plt" && /<__assert_fail@plt>/.test(l.text));
+      const stubLine = (await run("objdump", ["-d", path])).split("\n")
+        .find((l) => /^[0-9a-f]+ <__assert_fail@plt>:/.test(l));
+      assert.ok(stubLine, `objdump names no __assert_fail@plt stub (${stub?.text})`);
+      const stubAddress = `0x${BigInt(`0x${stubLine.split(" ")[0]}`).toString(16)}`;
+
+      const byName = await ok(client, "procedure_callers", {
+        procedure: "__assert_fail",
+        limit: 500,
+      });
+      assert.deepEqual(byName.result.procedure, {
+        address: stubAddress,
+        name: "__assert_fail",
+        kind: "import",
+      });
+      assert.deepEqual(callSites(byName.result), expected);
+      const byAddress = await ok(client, "procedure_callers", {
+        procedure: stubAddress,
+        limit: 500,
+      });
+      assert.deepEqual(callSites(byAddress.result), expected);
+
+      const refs = await ok(client, "xrefs", { address: stubAddress, limit: 500 });
+      assert.deepEqual(
+        refs.result.items.filter((r: Loose) => r.kind === "call").map((r: Loose) => r.from)
+          .sort(),
+        expected,
+      );
+
+      const caller = byName.result.items[0].address;
+      const path0 = await ok(client, "build_call_path", { from: caller, to: "__assert_fail" });
+      assert.equal(path0.result.found, true, JSON.stringify(path0.result));
+      assert.deepEqual(path0.result.to, {
+        address: stubAddress,
+        name: "__assert_fail",
+        kind: "import",
+      });
+      assert.equal(path0.result.path.length, 2);
+    } finally {
+      await close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "reference_scan is complete only when every call form was resolved, and lists the rest",
+  ignore: !TOOLS || !HAVE_JQ,
+  fn: async () => {
+    const dir = Deno.realPathSync(await Deno.makeTempDir({ prefix: "casefile-callgraph-" }));
+    const { client, close } = await connect({ roots: [dir] });
+    try {
+      const path = await extractLibjq(dir);
+      const lines = (await objdumpLines(path)).filter((l) => l.section === ".text");
+      // Calls through a register or memory that no GOT slot names: objdump cannot resolve them.
+      const indirect = lines.filter((l) => /^call\s+\*/.test(l.text) && !/\(%rip\)/.test(l.text))
+        .map((l) => `0x${l.address.toString(16)}`);
+      assert.ok(indirect.length > 0);
+      await ok(client, "open_binary", { path });
+      const callers = await ok(client, "procedure_callers", { procedure: "jv_mem_alloc" });
+      const scan = callers.result.reference_scan;
+      assert.equal(scan.complete, false);
+      assert.equal(scan.unresolved.indirect_calls, indirect.length);
+      assert.equal(scan.unresolved.unknown_call_targets, 0);
+      assert.deepEqual(scan.unresolved.sample, indirect.slice(0, 20));
+      const record = JSON.parse(
+        ((await client.readResource({ uri: callers.evidence_uri })).contents[0] as Loose).text,
+      );
+      assert.ok(
+        record.limitations.some((l: string) => l.includes(`${indirect.length} call site(s)`)),
+        JSON.stringify(record.limitations),
+      );
+    } finally {
+      await close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "xrefs names libjq's loads of its own function's GOT slot as references to the function",
+  ignore: !TOOLS || !HAVE_JQ,
+  fn: async () => {
+    const dir = Deno.realPathSync(await Deno.makeTempDir({ prefix: "casefile-callgraph-" }));
+    const { client, close } = await connect({ roots: [dir] });
+    try {
+      const path = await extractLibjq(dir);
+      const [slot] = await globDatSlots(path, "jq_util_input_next_input_cb");
+      assert.ok(slot !== undefined, "readelf lists no GLOB_DAT slot for the callback");
+      const loads = (await objdumpLines(path))
+        .filter((l) => l.text.includes(`# ${slot.toString(16)} `))
+        .map((l) => `0x${l.address.toString(16)}`).sort();
+      assert.ok(loads.length > 0);
+      await ok(client, "open_binary", { path });
+      const where = await ok(client, "procedure_address", {
+        procedure: "jq_util_input_next_input_cb",
+      });
+      const refs = await ok(client, "xrefs", { address: where.result.address, limit: 500 });
+      assert.deepEqual(
+        refs.result.items.filter((r: Loose) => r.kind === "data").map((r: Loose) => r.from)
+          .sort(),
+        loads,
+      );
+    } finally {
+      await close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+const GOT_SOURCE = `
+typedef int (*fn_t)(int);
+__attribute__((noinline)) int target_fn(int x) { return x * 3 + 1; }
+__attribute__((noinline)) int direct_user(int x) { return target_fn(x) + 2; }
+__attribute__((noinline)) int loaded_user(int x) {
+  fn_t f = target_fn;
+  __asm__ volatile("" : "+r"(f));
+  return f(x) + 5;
+}
+`;
+
+Deno.test({
+  name: "calls through a GOT slot of the library's own function are callers of that function",
+  ignore: !TOOLS || !HAS_CC,
+  fn: async () => {
+    const dir = Deno.realPathSync(await Deno.makeTempDir({ prefix: "casefile-callgraph-" }));
+    const { client, close } = await connect({ roots: [dir] });
+    try {
+      await Deno.writeTextFile(`${dir}/got.c`, GOT_SOURCE);
+      const path = `${dir}/libgot.so`;
+      await run("cc", ["-O1", "-fPIC", "-shared", "-fno-plt", "-o", path, `${dir}/got.c`]);
+      const [slot] = await globDatSlots(path, "target_fn");
+      if (slot === undefined) throw new Error("the linker resolved target_fn without a GOT slot");
+      const slotText = `# ${slot.toString(16)} `;
+      const lines = await objdumpLines(path);
+      // objdump's own reading: a call through the slot, or through the register a load of it filled.
+      const expected: string[] = [];
+      lines.forEach((l, k) => {
+        if (/^call\s+\*/.test(l.text) && l.text.includes(slotText)) {
+          expected.push(`0x${l.address.toString(16)}`);
+        }
+        const load = /^mov\s+\S+\(%rip\),(%\w+)/.exec(l.text);
+        const next = lines[k + 1];
+        if (load && l.text.includes(slotText) && next?.text === `call   *${load[1]}`) {
+          expected.push(`0x${next.address.toString(16)}`);
+        }
+      });
+      assert.equal(expected.length, 2, JSON.stringify(lines.map((l) => l.text)));
+      await ok(client, "open_binary", { path });
+      const callers = await ok(client, "procedure_callers", { procedure: "target_fn" });
+      assert.deepEqual(callSites(callers.result), expected.sort());
+      assert.deepEqual(
+        callers.result.items.map((c: Loose) => c.name).sort(),
+        ["direct_user", "loaded_user"],
+      );
+      const path0 = await ok(client, "build_call_path", { from: "loaded_user", to: "target_fn" });
+      assert.equal(path0.result.found, true, JSON.stringify(path0.result));
+    } finally {
+      await close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "a stripped library with .dynsym and .eh_frame is not described as having no function table",
+  ignore: !TOOLS || !HAS_CC || !hasProgram("strip"),
+  fn: async () => {
+    const dir = Deno.realPathSync(await Deno.makeTempDir({ prefix: "casefile-callgraph-" }));
+    const { client, close } = await connect({ roots: [dir] });
+    try {
+      await Deno.writeTextFile(`${dir}/got.c`, GOT_SOURCE);
+      const path = `${dir}/libstripped.so`;
+      await run("cc", ["-O1", "-fPIC", "-shared", "-o", `${dir}/libfull.so`, `${dir}/got.c`]);
+      await run("strip", ["--strip-all", "-o", path, `${dir}/libfull.so`]);
+      const headers = await run("readelf", ["-S", "-W", path]);
+      assert.match(headers, /\.dynsym/);
+      assert.match(headers, /\.eh_frame /);
+      assert.doesNotMatch(headers, /\.symtab/);
+      // readelf's FDE starts inside .text: the function table the file has.
+      const text = /\.text\s+PROGBITS\s+([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)/.exec(headers)!;
+      const [start, size] = [BigInt(`0x${text[1]}`), BigInt(`0x${text[2]}`)];
+      const fdes = [...(await run("readelf", ["--debug-dump=frames", path]))
+        .matchAll(/FDE cie=\S+ pc=([0-9a-f]+)\.\./g)]
+        .map((m) => BigInt(`0x${m[1]}`)).filter((a) => a >= start && a < start + size)
+        .map((a) => `0x${a.toString(16)}`);
+      assert.ok(fdes.length >= 3);
+
+      const opened = await ok(client, "open_binary", { path });
+      const said = JSON.stringify(opened);
+      assert.doesNotMatch(said, /function table/i, said);
+      const listed = await ok(client, "list_procedures", { limit: 500 });
+      const record = JSON.parse(
+        ((await client.readResource({ uri: listed.evidence_uri })).contents[0] as Loose).text,
+      );
+      assert.ok(
+        !record.limitations.some((l: string) => /function table/i.test(l)),
+        JSON.stringify(record.limitations),
+      );
+      const addresses = new Set(listed.result.items.map((p: Loose) => p.address));
+      for (const fde of fdes) assert.ok(addresses.has(fde), `${fde} is not listed`);
+    } finally {
+      await close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+const UNIVERSAL = await npmFixture("fsevents@2.3.3", "fsevents.node");
+
+/** The text of a C-escaped string as llvm-objdump prints it (`\"`, `\n`, `\t`, `\\`, octal). */
+function unescapeC(text: string): string {
+  const named: Record<string, string> = { n: "\n", t: "\t", r: "\r", '"': '"', "\\": "\\" };
+  return text.replace(
+    /\\([0-7]{1,3}|.)/g,
+    (_, c: string) => /^[0-7]/.test(c) ? String.fromCharCode(parseInt(c, 8)) : named[c] ?? c,
+  );
+}
+
+/** `[site, string]` pairs llvm-objdump prints as literal-pool strings in one slice of `path`. */
+async function literalPoolStrings(path: string, arch: string): Promise<string[]> {
+  const listing = await run("llvm-objdump-14", ["--macho", `--arch=${arch}`, "-d", path]);
+  const pairs: string[] = [];
+  for (const line of listing.split("\n")) {
+    const m = /^\s*([0-9a-f]+):.*literal pool for: "(.*)"$/.exec(line);
+    if (m) pairs.push(`0x${BigInt(`0x${m[1]}`).toString(16)} ${unescapeC(m[2]!)}`);
+  }
+  return pairs.sort();
+}
+
+Deno.test({
+  name:
+    "analyze_function lists the __cstring strings llvm-objdump names as literal pools, on both slices of a universal Mach-O",
+  ignore: UNIVERSAL === null || !hasProgram("llvm-objdump-14"),
+  fn: async () => {
+    const path = UNIVERSAL!;
+    const { client, close } = await connect({ roots: [path.slice(0, path.lastIndexOf("/"))] });
+    try {
+      const opened = await ok(client, "open_binary", { path });
+      const documents: string[] = opened.result.target.documents;
+      assert.equal(documents.length, 2, JSON.stringify(documents));
+      for (const arch of ["x86_64", "arm64"]) {
+        const document = documents.find((d) => d.includes(`(${arch})`));
+        assert.ok(document, `no ${arch} slice in ${JSON.stringify(documents)}`);
+        const expected = await literalPoolStrings(path, arch);
+        assert.ok(expected.length > 50, `llvm-objdump names ${expected.length} literal pools`);
+        const procedures = await ok(client, "list_procedures", { document, limit: 500 });
+        assert.equal(procedures.result.has_more, false);
+        const seen: string[] = [];
+        for (const procedure of procedures.result.items) {
+          const dossier = await ok(client, "analyze_function", {
+            procedure: procedure.address,
+            document,
+            limit: 500,
+            max_instructions: 5000,
+          });
+          for (const s of dossier.result.referenced_strings.items) {
+            for (const from of s.from) seen.push(`${from} ${s.value}`);
+          }
+        }
+        // Every literal pool llvm-objdump names is a referenced string here.
+        const missing = expected.filter((pair) => !seen.includes(pair));
+        assert.deepEqual(missing, [], `${arch}: ${missing.length} of ${expected.length} missing`);
+      }
+    } finally {
+      await close();
+    }
+  },
+});
+
+const PE = await npmFixture("7zip-bin@5.2.0", "win/x64/7za.exe");
+
+Deno.test({
+  name:
+    "calls to an import thunk (jmp through the IAT) are callers of the import, as objdump shows",
+  ignore: PE === null || !hasProgram("objdump"),
+  fn: async () => {
+    const path = PE!;
+    const lines = await objdumpLines(path);
+    // objdump's thunks: a jump through a memory slot, `jmp *disp(%rip)  # 0xSLOT`.
+    const slotOfThunk = new Map<bigint, bigint>();
+    for (const l of lines) {
+      const m = /^(?:rex\.W )?jmp\s+\*0x[0-9a-f]+\(%rip\)\s+# 0x([0-9a-f]+)$/.exec(l.text);
+      if (m) slotOfThunk.set(l.address, BigInt(`0x${m[1]}`));
+    }
+    const callsBySlot = new Map<bigint, bigint[]>();
+    for (const l of lines) {
+      const thunk = /^call\s+0x([0-9a-f]+)$/.exec(l.text);
+      const direct = /^call\s+\*0x[0-9a-f]+\(%rip\)\s+# 0x([0-9a-f]+)$/.exec(l.text);
+      const slot = thunk
+        ? slotOfThunk.get(BigInt(`0x${thunk[1]}`))
+        : direct
+        ? BigInt(`0x${direct[1]}`)
+        : undefined;
+      if (slot !== undefined) callsBySlot.set(slot, [...(callsBySlot.get(slot) ?? []), l.address]);
+    }
+    const [slot, sites] = [...callsBySlot].sort((a, b) => b[1].length - a[1].length)[0]!;
+    // The call sites inside the procedures the reference scan decodes.
+    const [image] = readerFor(await Deno.readFile(path))!.read(await Deno.readFile(path), "7za");
+    const inside = (site: bigint): boolean =>
+      image!.functions.some((f) => f.size > 0n && site >= f.address && site < f.address + f.size);
+    const expected = sites.filter(inside).map((a) => `0x${a.toString(16)}`).sort();
+    assert.ok(expected.length > 100, `${expected.length} calls reach slot 0x${slot.toString(16)}`);
+
+    const { client, close } = await connect({ roots: [path.slice(0, path.lastIndexOf("/"))] });
+    try {
+      await ok(client, "open_binary", { path });
+      const callers = await ok(client, "procedure_callers", {
+        procedure: `0x${slot.toString(16)}`,
+        limit: 500,
+      });
+      assert.equal(callers.result.procedure.kind, "import");
+      const seen: string[] = [];
+      for (let offset: number | null = 0; offset !== null;) {
+        const page: Loose = await ok(client, "procedure_callers", {
+          procedure: `0x${slot.toString(16)}`,
+          offset,
+          limit: 500,
+        });
+        seen.push(...page.result.items.flatMap((c: Loose) => c.call_sites));
+        offset = page.result.next_offset;
+      }
+      assert.deepEqual(seen.sort(), expected);
+    } finally {
+      await close();
+    }
+  },
+});
