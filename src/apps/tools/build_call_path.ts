@@ -263,7 +263,7 @@ function pathsFromDossiers(args: {
       normalized_result: {
         document: dossiers[0]?.document ?? subject?.name ?? "",
         from: { address: start, name: nameOf(start) },
-        to: { address: goal, name: nameOf(goal) },
+        to: { address: goal, name: nameOf(goal), kind: "procedure" },
         found: found.paths.length > 0,
         path: first,
         depth: first.length > 0 ? first.length - 1 : args.max_depth,
