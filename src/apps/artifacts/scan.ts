@@ -25,7 +25,7 @@ import {
   type RootDirectory,
   sameIdentity,
 } from "../../core/roots.ts";
-import { type Compression, decompress } from "./compression.ts";
+import { type Compression, decompress, type DecompressOptions } from "./compression.ts";
 import { ArchiveFormatError, ArchiveLimitError } from "./errors.ts";
 import {
   artifactId,
@@ -128,6 +128,13 @@ class StopScan extends Error {}
 
 /** The captured member was read: nothing more is needed. */
 class CaptureDone extends Error {}
+
+/** The capture's own consumer failed (a write, a check): it ends the scan with that error. */
+class SinkFailure extends Error {
+  constructor(readonly error: unknown) {
+    super(error instanceof Error ? error.message : String(error));
+  }
+}
 
 /** One member's bytes, read from a root without extracting anything to disk. */
 export interface CapturedMember {
@@ -233,6 +240,8 @@ class Scanner {
       return await this.#run();
     } catch (error) {
       if (error instanceof CaptureDone) return null;
+      // Never mistaken for a damaged member: what the consumer threw is the scan's error.
+      if (error instanceof SinkFailure) throw error.error;
       throw error;
     }
   }
@@ -682,7 +691,11 @@ class Scanner {
     }
     if (capturing && sha256 !== null && !this.capturedPaths.has(logicalPath)) {
       this.capturedPaths.add(logicalPath);
-      await capturing.onMember(logicalPath, { bytes: concat(kept), sha256 });
+      try {
+        await capturing.onMember(logicalPath, { bytes: concat(kept), sha256 });
+      } catch (error) {
+        throw new SinkFailure(error);
+      }
       kept.length = 0;
       if (this.capturedPaths.size === capturing.paths.size) throw new CaptureDone();
     } else if (capturing && sha256 === null) {
@@ -752,6 +765,7 @@ class Scanner {
       const logicalPath = childLogicalPath(input.logicalPath, inner);
       const stream = decompress(container as Compression, body, {
         maxOutputBytes: this.#limits.max_entry_bytes,
+        outputLimit: "max_entry_bytes",
         maxRatio: this.#limits.max_compression_ratio,
         signal: this.#options.signal,
       });
@@ -1021,9 +1035,10 @@ class Scanner {
     return { logicalPath, occurrence };
   }
 
-  #decompressLimits(): { maxOutputBytes: number; maxRatio: number; signal?: AbortSignal } {
+  #decompressLimits(): DecompressOptions {
     return {
       maxOutputBytes: this.#limits.max_entry_bytes,
+      outputLimit: "max_entry_bytes",
       maxRatio: this.#limits.max_compression_ratio,
       signal: this.#options.signal,
     };
@@ -1818,7 +1833,8 @@ async function collect(
 
 /** Errors that end the whole scan rather than one member. */
 function isFatal(error: unknown): boolean {
-  return error instanceof StopScan || error instanceof CaptureDone || isAbort(error) ||
+  return error instanceof StopScan || error instanceof CaptureDone ||
+    error instanceof SinkFailure || isAbort(error) ||
     error instanceof IntegrityFailure ||
     (error instanceof ToolFailure && error.code === "outside_approved_root");
 }
