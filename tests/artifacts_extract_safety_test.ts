@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { concat, TAR_END, tarData, tarHeader } from "./helpers/archives.ts";
 import { connect, fails, type Loose, ok } from "./helpers/in_memory.ts";
-import { removeOutput } from "../src/apps/artifacts/extract.ts";
+import { removeOutput, verifyContainment } from "../src/apps/artifacts/extract.ts";
 import { DEFAULT_LIMITS } from "../src/apps/artifacts/model.ts";
 import { captureMembers } from "../src/apps/artifacts/scan.ts";
 import { DENO_JSON } from "./helpers/spawn.ts";
@@ -216,7 +216,7 @@ Deno.test("removeOutput() reports residue when it cannot look, never a verified 
     await Deno.writeTextFile(join(target, "sub", "f"), "x");
     // A directory outside the server's grants (where a link once carried an extraction):
     // it can be neither removed nor looked at, so nothing can be confirmed gone.
-    const script = `import { removeOutput } from ${
+    const script = `import { removeOutput, verifyContainment } from ${
       JSON.stringify(new URL("../src/apps/artifacts/extract.ts", import.meta.url).href)
     };\nconsole.log(JSON.stringify(await removeOutput(${JSON.stringify(join(target, "sub"))})));`;
     const scriptDir = await Deno.makeTempDir();
@@ -249,5 +249,43 @@ Deno.test("removeOutput() reports residue when it cannot look, never a verified 
     await assert.rejects(Deno.lstat(join(target, "sub")), Deno.errors.NotFound);
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("verifyContainment() finds a swapped file, a planted link, an extra file and a missing one", async () => {
+  const dir = await Deno.makeTempDir();
+  const outside = await Deno.makeTempDir();
+  try {
+    const root = join(dir, "out");
+    await Deno.mkdir(join(root, "d"), { recursive: true });
+    await Deno.writeTextFile(join(root, "d", "a"), "a");
+    const identityOf = async (path: string) => {
+      const info = await Deno.lstat(path);
+      return { dev: info.dev, ino: info.ino ?? -1 };
+    };
+    const rootId = await identityOf(root);
+    const written = new Map([["d/a", await identityOf(join(root, "d", "a"))]]);
+    assert.equal(await verifyContainment(root, rootId, written), null);
+    // Same name and content, another file (as a racer's rename would leave it).
+    await Deno.writeTextFile(join(root, "d", "a.new"), "a");
+    await Deno.rename(join(root, "d", "a.new"), join(root, "d", "a"));
+    assert.match(String(await verifyContainment(root, rootId, written)), /not the file written/);
+    written.set("d/a", await identityOf(join(root, "d", "a")));
+    await Deno.symlink(outside, join(root, "d", "l"));
+    assert.match(String(await verifyContainment(root, rootId, written)), /symbolic link/);
+    await Deno.remove(join(root, "d", "l"));
+    await Deno.writeTextFile(join(root, "extra"), "e");
+    assert.match(String(await verifyContainment(root, rootId, written)), /not written/);
+    await Deno.remove(join(root, "extra"));
+    written.set("b", written.get("d/a")!);
+    assert.match(String(await verifyContainment(root, rootId, written)), /missing/);
+    written.delete("b");
+    // The root swapped for a link to a copy elsewhere.
+    await Deno.rename(root, join(outside, "moved"));
+    await Deno.symlink(join(outside, "moved"), root);
+    assert.match(String(await verifyContainment(root, rootId, written)), /no longer/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+    await Deno.remove(outside, { recursive: true });
   }
 });

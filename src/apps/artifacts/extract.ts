@@ -379,8 +379,10 @@ async function writeInside(
  * made, nothing is a link or special file, and the files found are exactly
  * the files written, each with the device and inode it was written with.
  * Returns null when all holds, else what did not.
+ *
+ * Requires `--allow-read` for the output root.
  */
-async function verifyContainment(
+export async function verifyContainment(
   rootPath: string,
   rootIdentity: FileIdentity,
   written: ReadonlyMap<string, FileIdentity>,
