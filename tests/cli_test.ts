@@ -193,6 +193,7 @@ Deno.test("parseCli defaults to stdio with no roots, no token and log level warn
     tokens: [],
     allowedHosts: [],
     allowedOrigins: [],
+    sessions: { maxSessions: 64, maxSessionsPerPrincipal: 16, idleTimeoutMs: 900_000 },
     server: {
       roots: [],
       readOnly: false,
