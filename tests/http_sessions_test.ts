@@ -79,34 +79,34 @@ Deno.test("serveHttp caps sessions per principal, so one token cannot hold every
   }
 });
 
-Deno.test("serveHttp closes a principal's least recently used idle session to make room, never a busy or fresh one", async () => {
+Deno.test("serveHttp closes a principal's least recently used idle session to make room, never a fresh one", async () => {
   const http = await endpoint({
     maxSessions: 10,
     maxSessionsPerPrincipal: 2,
     idleTimeoutMs: 60_000,
     evictIdleAfterMs: 300,
   });
+  const ping = (session: string | null, id: number): Promise<Answer> =>
+    post(http.url, { jsonrpc: "2.0", id, method: "ping" }, {
+      authorization: "Bearer alpha",
+      "mcp-session-id": session!,
+      "mcp-protocol-version": "2025-11-25",
+    });
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   try {
     const first = await open(http.url, "alpha");
     const second = await open(http.url, "alpha");
     assert.equal((await open(http.url, "alpha")).status, 503, "both are fresh");
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    // The second is used again; the first stays idle and makes room.
-    const ping = await post(http.url, { jsonrpc: "2.0", id: 2, method: "ping" }, {
-      authorization: "Bearer alpha",
-      "mcp-session-id": second.session!,
-      "mcp-protocol-version": "2025-11-25",
-    });
-    assert.equal(ping.status, 200, ping.body);
+    await sleep(400);
+    // The first is used again: both are idle past 300 ms below, the second for longer.
+    assert.equal((await ping(first.session, 2)).status, 200);
+    await sleep(400);
     const third = await open(http.url, "alpha");
     assert.equal(third.status, 200, third.body);
-    const gone = await post(http.url, { jsonrpc: "2.0", id: 3, method: "ping" }, {
-      authorization: "Bearer alpha",
-      "mcp-session-id": first.session!,
-      "mcp-protocol-version": "2025-11-25",
-    });
-    assert.equal(gone.status, 404, gone.body);
+    assert.equal((await ping(second.session, 3)).status, 404, "the least recently used went");
+    assert.equal((await ping(first.session, 4)).status, 200, "the other stays");
     assert.equal(http.sessionCount(), 2);
+    // Another principal's idle sessions are not touched by this one's cap.
   } finally {
     await http.shutdown();
   }
