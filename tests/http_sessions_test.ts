@@ -106,7 +106,6 @@ Deno.test("serveHttp closes a principal's least recently used idle session to ma
     assert.equal((await ping(second.session, 3)).status, 404, "the least recently used went");
     assert.equal((await ping(first.session, 4)).status, 200, "the other stays");
     assert.equal(http.sessionCount(), 2);
-    // Another principal's idle sessions are not touched by this one's cap.
   } finally {
     await http.shutdown();
   }
