@@ -345,6 +345,7 @@ class Scanner {
     > = [];
     const limitations: string[] = [];
     let names: string[] = [];
+    let truncatedListing = false;
     try {
       // The listing must be that of the directory the walk reached under the root: the same
       // device and inode before and after reading it, and a path that still has no symlink.
@@ -352,7 +353,14 @@ class Scanner {
       if (expected !== null && !sameIdentity(expected, before)) {
         throw identityMismatch(path, "the directory listed is not the one the walk looked at");
       }
-      for await (const entry of Deno.readDir(path)) names.push(entry.name);
+      for await (const entry of Deno.readDir(path)) {
+        // A walk stops at max_entries anyway: never hold more names than it could visit.
+        if (names.length >= this.#limits.max_entries) {
+          truncatedListing = true;
+          break;
+        }
+        names.push(entry.name);
+      }
       confirmPath({ requestedPath: path, realPath: path }, before, {
         admits: (real) => isWithin(real, this.#root.realPath),
         roots: rootsOf(this.#root),
@@ -363,6 +371,13 @@ class Scanner {
       this.#identityExact = false;
       this.#incomplete(`directory ${logicalPath} could not be listed: ${message(error)}`);
       names = [];
+    }
+    if (truncatedListing) {
+      limitations.push(
+        `${logicalPath} holds more than max_entries (${this.#limits.max_entries}) names; only that many were listed.`,
+      );
+      this.#identityExact = false;
+      this.#incomplete(`directory ${logicalPath}: more than max_entries names`);
     }
     names.sort(compareCodePoints);
     // Reserve the directory's own slot before its children, so limits stop inside it cleanly.

@@ -74,7 +74,7 @@ export function extractArtifactTool(context: AppsContext): ToolDefinition {
           );
         }
       }
-      const limits = limitsOf(args);
+      const { limits, notes } = limitsOf(args, context.ceilings);
       const snapshot = await snapshotFor(target, limits, {
         continueApproved: false,
         maxMismatches: 1,
@@ -125,6 +125,7 @@ export function extractArtifactTool(context: AppsContext): ToolDefinition {
           parameters: call.parameters,
           normalized_result: { ...result, files },
           limitations: [
+            ...notes,
             "Paths are relative to the output root, named $OUTPUT_ROOT in the manifest.",
           ],
         },

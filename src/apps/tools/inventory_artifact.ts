@@ -52,7 +52,7 @@ export function inventoryArtifactTool(context: AppsContext): ToolDefinition {
           { action: "Pass integrity_continue_approved: true, or keep the default fail policy." },
         );
       }
-      const limits = limitsOf(args);
+      const { limits, notes } = limitsOf(args, context.ceilings);
       const snapshot = await snapshotFor(target, limits, {
         continueApproved,
         maxMismatches: args.max_integrity_mismatches,
@@ -68,7 +68,7 @@ export function inventoryArtifactTool(context: AppsContext): ToolDefinition {
         edges: pageOfItems(snapshot.edges, args.edge_offset, args.edge_limit),
         limits: snapshot.limits,
         integrity_contradictions: snapshot.integrity_contradictions,
-        limitations: snapshot.limitations,
+        limitations: [...notes, ...snapshot.limitations],
       };
       const checked = inventoryPageSchema.safeParse(page);
       if (!checked.success) {

@@ -94,6 +94,7 @@ export function openBinaryTool(context: AppsContext): ToolDefinition {
           );
         }
         const opened = await openArtifact(resolved, {
+          limits: context.ceilings,
           signal: call.signal,
           onProgress: (bytes, entries) =>
             call.progress(bytes, undefined, `hashed ${bytes} bytes, ${entries} entries`),
