@@ -143,6 +143,8 @@ Deno.test("open_binary on a directory with more files than the entry ceiling sto
     assert.equal(page.manifest.complete, false);
     assert.ok(page.manifest.occurrence_count <= 101, String(page.manifest.occurrence_count));
     assert.match(JSON.stringify(page.limitations), /max_entries/);
+    // The listing itself stopped at the ceiling: no more names were held than could be visited.
+    assert.match(JSON.stringify(page), /holds more than max_entries \(100\) names/);
   } finally {
     await close();
     await Deno.remove(root, { recursive: true });
