@@ -14,6 +14,7 @@
 import { WebStandardStreamableHTTPServerTransport } from "./sdk.ts";
 import type { CasefileServer } from "./server.ts";
 import type { Logger } from "./core/log.ts";
+import { SessionEventStore } from "./sse_event_store.ts";
 
 /** Options of {@linkcode serveHttp}. */
 export interface ServeHttpOptions {
@@ -80,6 +81,9 @@ export const DEFAULT_MAX_SESSIONS = 64;
 export const DEFAULT_MAX_SESSIONS_PER_PRINCIPAL = 16;
 /** Default of {@linkcode ServeHttpOptions.idleTimeoutMs}. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 900_000;
+
+/** The reconnection delay SSE streams announce (`retry:`), in milliseconds. */
+export const SSE_RETRY_MS = 1_000;
 
 /** Leading bytes of a POST body looked at for an empty batch; longer bodies go to the SDK. */
 const EMPTY_BATCH_SCAN_BYTES = 64 * 1024;
@@ -199,6 +203,10 @@ export function serveHttp(options: ServeHttpOptions): Promise<HttpEndpoint> {
     const casefile = options.createSession(matched);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
+      // Resumable streams: each POST stream opens with a priming event id and a retry delay,
+      // so a client whose stream closes (or is closed to make it poll) reconnects and resumes.
+      eventStore: new SessionEventStore(),
+      retryInterval: SSE_RETRY_MS,
       onsessioninitialized: (id) => {
         sessions.set(id, { transport, casefile, principal, lastSeen: Date.now(), inFlight: 0 });
         log("info", `HTTP session ${id} opened`);

@@ -32,6 +32,8 @@ import {
   annotationsFor,
   type ElicitationAnswer,
   type ElicitationSchema,
+  type SampledText,
+  type ToolContentBlock,
   ToolCatalog,
   type ToolDefinition,
 } from "./core/catalog.ts";
@@ -459,7 +461,12 @@ export function assembleServer(
         );
       }
       const progressToken = extra._meta?.progressToken;
-      const canElicit = Boolean(server.getClientCapabilities()?.elicitation?.form);
+      const capabilities = server.getClientCapabilities();
+      // An empty elicitation capability means form mode (the form-only protocol versions).
+      const elicitation = capabilities?.elicitation as Record<string, unknown> | undefined;
+      const canElicit = elicitation !== undefined &&
+        (elicitation.form !== undefined || elicitation.url === undefined);
+      const closeStream = (extra as { closeSSEStream?: () => void }).closeSSEStream;
       const context = {
         signal: extra.signal,
         ...(canElicit
@@ -483,6 +490,25 @@ export function assembleServer(
             },
           }
           : {}),
+        ...(capabilities?.sampling
+          ? {
+            sample: async (prompt: string, maxTokens: number): Promise<SampledText> => {
+              const answer = await server.createMessage(
+                {
+                  messages: [{ role: "user", content: { type: "text", text: prompt } }],
+                  maxTokens,
+                },
+                { relatedRequestId: extra.requestId, signal: extra.signal },
+              );
+              const content = answer.content as { type?: string; text?: string };
+              return {
+                text: content.type === "text" ? content.text ?? "" : "",
+                model: answer.model,
+              };
+            },
+          }
+          : {}),
+        ...(closeStream ? { closeStream: () => closeStream() } : {}),
         progress: async (progress: number, total?: number, message?: string): Promise<void> => {
           if (progressToken === undefined) return;
           await extra.sendNotification({
@@ -548,6 +574,7 @@ export function assembleServer(
           gate.transformOutput(policyRequest, outcome.result),
           // Links pass the same transforms as the payload, so pseudonyms in their URIs agree.
           gate.transformOutput(policyRequest, outcome.links ?? []),
+          outcome.content ?? [],
         );
       } catch (error) {
         return failureResult(
@@ -854,11 +881,10 @@ const ERROR_SCHEMA = {
 };
 
 function describeTool(tool: ToolDefinition): Tool {
-  const input = z.toJSONSchema(tool.input, { target: "draft-7", io: "input" }) as Record<
-    string,
-    unknown
-  >;
-  delete input.$schema;
+  const input = tool.inputJsonSchema
+    ? structuredClone(tool.inputJsonSchema)
+    : z.toJSONSchema(tool.input, { target: "draft-7", io: "input" }) as Record<string, unknown>;
+  if (!tool.inputJsonSchema) delete input.$schema;
   const result = z.toJSONSchema(tool.result, { target: "draft-7", io: "output" }) as Record<
     string,
     unknown
@@ -922,13 +948,15 @@ function evidenceResult(
 function plainResult(
   result: unknown,
   links: { uri: string; name: string; description?: string; mimeType?: string }[],
+  blocks: readonly ToolContentBlock[] = [],
 ): CallToolResult {
   return {
     structuredContent: { result },
     content: [
       { type: "text", text: JSON.stringify({ result }) },
+      ...blocks,
       ...links.map((link) => ({ type: "resource_link" as const, ...link })),
-    ],
+    ] as CallToolResult["content"],
   };
 }
 
