@@ -165,3 +165,43 @@ Deno.test("serveHttp answers an empty JSON-RPC batch with one Invalid Request er
     await http.shutdown();
   }
 });
+
+Deno.test("serveHttp opens each POST stream with a priming event id and a retry delay, and replays it after Last-Event-ID", async () => {
+  const http = await endpoint({
+    maxSessions: 10,
+    maxSessionsPerPrincipal: 10,
+    idleTimeoutMs: 60_000,
+    evictIdleAfterMs: 60_000,
+  });
+  try {
+    const opened = await open(http.url, "alpha");
+    const headers = {
+      authorization: "Bearer alpha",
+      "mcp-session-id": opened.session!,
+      "mcp-protocol-version": "2025-11-25",
+    };
+    const ping = await post(http.url, { jsonrpc: "2.0", id: 7, method: "ping" }, headers);
+    assert.equal(ping.status, 200, ping.body);
+    const priming = /^id: (\S+)\nretry: (\d+)\ndata: \n\n/.exec(ping.body);
+    assert.ok(priming, `no priming event: ${JSON.stringify(ping.body)}`);
+    assert.equal(Number(priming[2]), 1000);
+    assert.match(ping.body, /"id":7/);
+    // Reconnecting after the priming event replays the answer on that stream.
+    const replay = await fetch(http.url, {
+      method: "GET",
+      headers: { ...headers, accept: "text/event-stream", "last-event-id": priming[1]! },
+    });
+    assert.equal(replay.status, 200);
+    const reader = replay.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    while (!/"id":7/.test(text)) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += value;
+    }
+    await reader.cancel();
+    assert.match(text, /"id":7/);
+  } finally {
+    await http.shutdown();
+  }
+});
