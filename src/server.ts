@@ -33,8 +33,8 @@ import {
   type ElicitationAnswer,
   type ElicitationSchema,
   type SampledText,
-  type ToolContentBlock,
   ToolCatalog,
+  type ToolContentBlock,
   type ToolDefinition,
 } from "./core/catalog.ts";
 import type { JsonValue } from "./core/canonical_json.ts";

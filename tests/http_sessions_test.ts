@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import { serveHttp } from "../src/http.ts";
+import { type HttpEndpoint, serveHttp } from "../src/http.ts";
 import { createServer } from "../src/workbenches.ts";
 import { initializeRequest } from "./helpers/spawn.ts";
 
@@ -43,7 +43,7 @@ async function endpoint(options: {
   maxSessionsPerPrincipal: number;
   idleTimeoutMs: number;
   evictIdleAfterMs: number;
-}) {
+}): Promise<HttpEndpoint> {
   return await serveHttp({
     hostname: "127.0.0.1",
     port: 0,
