@@ -150,3 +150,30 @@ Deno.test("open_binary on a directory with more files than the entry ceiling sto
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("open_binary and inventory_artifact identify empty files without opening them, as empty", async () => {
+  const root = await Deno.makeTempDir();
+  const dir = join(root, "d");
+  await Deno.mkdir(dir);
+  for (const name of ["a", "b", "c"]) await Deno.writeFile(join(dir, name), new Uint8Array());
+  await Deno.writeTextFile(join(dir, "full"), "content");
+  const { client, close } = await connect({ roots: [root] });
+  try {
+    await ok(client, "open_binary", { path: dir });
+    const page = (await ok(client, "inventory_artifact", {})).result;
+    assert.equal(page.manifest.complete, true);
+    const empty = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+    const byPath = new Map<string, Loose>(
+      page.occurrences.items.map((o: Loose) => [o.logical_path, o]),
+    );
+    for (const name of ["a", "b", "c"]) {
+      assert.equal(byPath.get(name).sha256, empty, name);
+      assert.equal(byPath.get(name).size, 0, name);
+      assert.equal(byPath.get(name).hash_status, "verified", name);
+    }
+    assert.notEqual(byPath.get("full").sha256, empty);
+  } finally {
+    await close();
+    await Deno.remove(root, { recursive: true });
+  }
+});

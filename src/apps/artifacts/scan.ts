@@ -505,7 +505,8 @@ class Scanner {
   ): Promise<{ artifactId: string | null; occurrenceId: string }> {
     let source: ByteSource;
     try {
-      source = await (openedAhead ?? openDiskFile(path, this.#root, info));
+      source = await (openedAhead ??
+        (info.isFile && info.size === 0 ? EMPTY_SOURCE() : openDiskFile(path, this.#root, info)));
     } catch (error) {
       this.#countEntry();
       const occ = this.#addOccurrence({
@@ -1499,6 +1500,11 @@ class LookAhead {
   async #probe(index: number): Promise<ChildProbe & { counted: boolean }> {
     const path = join(this.#path, this.#names[index]!);
     const info = await Deno.lstat(path);
+    // An empty file needs no open: there is nothing in it to read, so nothing can be read
+    // from elsewhere either.
+    if (info.isFile && info.size === 0) {
+      return { info, source: Promise.resolve(EMPTY_SOURCE()), counted: false };
+    }
     if (!info.isFile || this.#budget.open >= OPEN_AHEAD_FILES) {
       return { info, source: null, counted: false };
     }
@@ -1508,6 +1514,9 @@ class LookAhead {
     return { info, source, counted: true };
   }
 }
+
+/** The content of an empty regular file, read without opening it. */
+const EMPTY_SOURCE = (): ByteSource => memorySource(new Uint8Array(0));
 
 /** Files up to this size are read whole in one operation rather than opened and streamed. */
 const WHOLE_FILE_BYTES = 256 * 1024;
