@@ -7,7 +7,12 @@
 import { parseArgs } from "node:util";
 import { isGranted } from "./core/permissions.ts";
 import { LOG_LEVELS, type LogLevel, stderrLogger } from "./core/log.ts";
-import { serveHttp } from "./http.ts";
+import {
+  DEFAULT_IDLE_TIMEOUT_MS,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_MAX_SESSIONS_PER_PRINCIPAL,
+  serveHttp,
+} from "./http.ts";
 import { StdioServerTransport } from "./sdk.ts";
 import type { CreateServerOptions } from "./server.ts";
 import type { WorkbenchModule } from "./core/workbench.ts";
@@ -43,6 +48,8 @@ export interface TokenGrant {
   roles: string[];
 }
 
+const IDLE_SECONDS = DEFAULT_IDLE_TIMEOUT_MS / 1000;
+
 const CORE_USAGE = `casefile ${VERSION} — an MCP server for evidence-backed investigations
 
 Usage: casefile [options]
@@ -54,6 +61,13 @@ Transport (stdio unless --http is given):
                          repeatable; =ID:ROLES names the principal and its policy roles
   --allow-host NAME      also accept this Host header on HTTP (repeatable)
   --allow-origin ORIGIN  also accept this Origin header on HTTP (repeatable)
+  --max-sessions N       most concurrent HTTP sessions (default ${DEFAULT_MAX_SESSIONS})
+  --max-sessions-per-principal N
+                         most concurrent HTTP sessions of one bearer token, or of all anonymous
+                         clients together (default ${DEFAULT_MAX_SESSIONS_PER_PRINCIPAL})
+  --session-idle-timeout SECONDS
+                         close HTTP sessions idle this long (default ${IDLE_SECONDS}); when a cap is
+                         reached, the least recently used session idle for a minute makes room
 
 Targets and policy:
   --root DIR             a directory targets may be opened from (repeatable; also grant --allow-read=DIR)
@@ -66,7 +80,8 @@ Targets and policy:
   --allow-process-launch operator policy: allow starting helper programs (the objdump provider;
                          Deno must also grant them, e.g. --allow-run=objdump)
   --allow-file-writes    operator policy: allow tools that write files (extract_artifact;
-                         Deno must also grant the output directory's parent with --allow-write)
+                         Deno must also grant the output directory's parent with --allow-write
+                         and --allow-read)
   --log-level LEVEL      stderr threshold: ${LOG_LEVELS.join(", ")} (default warning)
 `;
 
@@ -97,6 +112,8 @@ export interface CliConfig {
   policy?: CompiledPolicy;
   allowedHosts: string[];
   allowedOrigins: string[];
+  /** HTTP session caps and idle timeout (`--max-sessions`, `--max-sessions-per-principal`, `--session-idle-timeout`). */
+  sessions: { maxSessions: number; maxSessionsPerPrincipal: number; idleTimeoutMs: number };
   server: CreateServerOptions;
   /** The workbenches, each configured by its own flags. */
   workbenches: WorkbenchModule[];
@@ -132,6 +149,9 @@ export function parseCli(
         policy: { type: "string" },
         "allow-host": { type: "string", multiple: true },
         "allow-origin": { type: "string", multiple: true },
+        "max-sessions": { type: "string" },
+        "max-sessions-per-principal": { type: "string" },
+        "session-idle-timeout": { type: "string" },
         root: { type: "string", multiple: true },
         "read-only": { type: "boolean" },
         "allow-process-launch": { type: "boolean" },
@@ -151,6 +171,9 @@ export function parseCli(
     policy?: string;
     "allow-host"?: string[];
     "allow-origin"?: string[];
+    "max-sessions"?: string;
+    "max-sessions-per-principal"?: string;
+    "session-idle-timeout"?: string;
     root?: string[];
     "read-only"?: boolean;
     "allow-process-launch"?: boolean;
@@ -212,6 +235,19 @@ export function parseCli(
     ...(policy ? { policy } : {}),
     allowedHosts: values["allow-host"] ?? [],
     allowedOrigins: values["allow-origin"] ?? [],
+    sessions: {
+      maxSessions: positiveInteger(values["max-sessions"], "--max-sessions", DEFAULT_MAX_SESSIONS),
+      maxSessionsPerPrincipal: positiveInteger(
+        values["max-sessions-per-principal"],
+        "--max-sessions-per-principal",
+        DEFAULT_MAX_SESSIONS_PER_PRINCIPAL,
+      ),
+      idleTimeoutMs: 1000 * positiveInteger(
+        values["session-idle-timeout"],
+        "--session-idle-timeout",
+        DEFAULT_IDLE_TIMEOUT_MS / 1000,
+      ),
+    },
     server: {
       roots: values.root ?? [],
       readOnly: values["read-only"] ?? false,
@@ -225,6 +261,19 @@ export function parseCli(
     help: values.help ?? false,
     version: values.version ?? false,
   };
+}
+
+/** A flag's whole positive number (at most 10^9), or `fallback` when the flag is absent. */
+export function positiveInteger(text: string | undefined, flag: string, fallback: number): number {
+  if (text === undefined) return fallback;
+  if (!/^[1-9][0-9]{0,8}$/.test(text.trim()) && text.trim() !== "1000000000") {
+    throw new UsageError(
+      `${flag} expects a whole number from 1 to 1000000000; got ${
+        JSON.stringify(text.slice(0, 40))
+      }`,
+    );
+  }
+  return Number(text.trim());
 }
 
 /** `--toolsets a,b`: each name a toolset or a workbench of `modules`. */
@@ -320,6 +369,7 @@ export async function runCli(args: string[]): Promise<number> {
         tokens: extraTokens,
         allowedHosts: config.allowedHosts,
         allowedOrigins: config.allowedOrigins,
+        ...config.sessions,
         createSession: (matched) =>
           createServer({
             ...config.server,

@@ -32,7 +32,9 @@ import {
   annotationsFor,
   type ElicitationAnswer,
   type ElicitationSchema,
+  type SampledText,
   ToolCatalog,
+  type ToolContentBlock,
   type ToolDefinition,
 } from "./core/catalog.ts";
 import type { JsonValue } from "./core/canonical_json.ts";
@@ -476,7 +478,12 @@ export function assembleServer(
         );
       }
       const progressToken = extra._meta?.progressToken;
-      const canElicit = Boolean(server.getClientCapabilities()?.elicitation?.form);
+      const capabilities = server.getClientCapabilities();
+      // An empty elicitation capability means form mode (the form-only protocol versions).
+      const elicitation = capabilities?.elicitation as Record<string, unknown> | undefined;
+      const canElicit = elicitation !== undefined &&
+        (elicitation.form !== undefined || elicitation.url === undefined);
+      const closeStream = (extra as { closeSSEStream?: () => void }).closeSSEStream;
       const context = {
         signal: extra.signal,
         ...(canElicit
@@ -500,6 +507,25 @@ export function assembleServer(
             },
           }
           : {}),
+        ...(capabilities?.sampling
+          ? {
+            sample: async (prompt: string, maxTokens: number): Promise<SampledText> => {
+              const answer = await server.createMessage(
+                {
+                  messages: [{ role: "user", content: { type: "text", text: prompt } }],
+                  maxTokens,
+                },
+                { relatedRequestId: extra.requestId, signal: extra.signal },
+              );
+              const content = answer.content as { type?: string; text?: string };
+              return {
+                text: content.type === "text" ? content.text ?? "" : "",
+                model: answer.model,
+              };
+            },
+          }
+          : {}),
+        ...(closeStream ? { closeStream: () => closeStream() } : {}),
         progress: async (progress: number, total?: number, message?: string): Promise<void> => {
           if (progressToken === undefined) return;
           await extra.sendNotification({
@@ -565,6 +591,7 @@ export function assembleServer(
           gate.transformOutput(policyRequest, outcome.result),
           // Links pass the same transforms as the payload, so pseudonyms in their URIs agree.
           gate.transformOutput(policyRequest, outcome.links ?? []),
+          outcome.content ?? [],
         );
       } catch (error) {
         return failureResult(
@@ -893,11 +920,10 @@ const ERROR_SCHEMA = {
 };
 
 function describeTool(tool: ToolDefinition): Tool {
-  const input = z.toJSONSchema(tool.input, { target: "draft-7", io: "input" }) as Record<
-    string,
-    unknown
-  >;
-  delete input.$schema;
+  const input = tool.inputJsonSchema
+    ? structuredClone(tool.inputJsonSchema)
+    : z.toJSONSchema(tool.input, { target: "draft-7", io: "input" }) as Record<string, unknown>;
+  if (!tool.inputJsonSchema) delete input.$schema;
   const result = z.toJSONSchema(tool.result, { target: "draft-7", io: "output" }) as Record<
     string,
     unknown
@@ -961,13 +987,15 @@ function evidenceResult(
 function plainResult(
   result: unknown,
   links: { uri: string; name: string; description?: string; mimeType?: string }[],
+  blocks: readonly ToolContentBlock[] = [],
 ): CallToolResult {
   return {
     structuredContent: { result },
     content: [
       { type: "text", text: JSON.stringify({ result }) },
+      ...blocks,
       ...links.map((link) => ({ type: "resource_link" as const, ...link })),
-    ],
+    ] as CallToolResult["content"],
   };
 }
 

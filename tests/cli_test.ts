@@ -193,6 +193,7 @@ Deno.test("parseCli defaults to stdio with no roots, no token and log level warn
     tokens: [],
     allowedHosts: [],
     allowedOrigins: [],
+    sessions: { maxSessions: 64, maxSessionsPerPrincipal: 16, idleTimeoutMs: 900_000 },
     server: {
       roots: [],
       readOnly: false,
@@ -480,4 +481,24 @@ Deno.test("parseCli merges --capture-policy FILE with the flags and refuses bad 
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("parseCli reads the HTTP session caps and idle timeout, and refuses non-positive ones", () => {
+  const config = parseCli([
+    "--max-sessions",
+    "8",
+    "--max-sessions-per-principal=2",
+    "--session-idle-timeout",
+    "30",
+  ]);
+  assert.deepEqual(config.sessions, {
+    maxSessions: 8,
+    maxSessionsPerPrincipal: 2,
+    idleTimeoutMs: 30_000,
+  });
+  for (const bad of ["0", "-1", "1.5", "lots", ""]) {
+    assert.throws(() => parseCli(["--max-sessions", bad]), UsageError, bad);
+    assert.throws(() => parseCli(["--session-idle-timeout", bad]), UsageError, bad);
+  }
+  assert.match(USAGE, /--max-sessions-per-principal N/);
 });

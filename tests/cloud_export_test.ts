@@ -117,6 +117,23 @@ Deno.test("writeExportFiles() refuses symlinked components and link targets, wri
   assert.deepEqual(await files(join(out, "d")), ["f.txt"]);
 });
 
+Deno.test("writeExportFiles() refuses an output directory whose path crosses a symbolic link", async () => {
+  const parent = await Deno.makeTempDir();
+  const outside = join(parent, "outside");
+  await Deno.mkdir(join(outside, "sub"), { recursive: true });
+  await Deno.symlink(outside, join(parent, "link"));
+  for (const dir of [join(parent, "link"), join(parent, "link", "sub")]) {
+    await assert.rejects(
+      writeExportFiles(dir, "", [{ name: "a.json", content: "{}" }]),
+      (error: unknown) =>
+        error instanceof OutputDirectoryError && /symbolic link/.test(error.message),
+    );
+  }
+  assert.deepEqual(await files(outside), ["sub"]);
+  assert.deepEqual(await files(join(outside, "sub")), []);
+  await Deno.remove(parent, { recursive: true });
+});
+
 Deno.test("writeExportFiles() refuses an output directory that is a file", async () => {
   const parent = await Deno.makeTempDir();
   const file = join(parent, "file");

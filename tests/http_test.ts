@@ -466,26 +466,34 @@ Deno.test("serveHttp answers GET /mcp without a session with a finite 4xx, an un
   assert.equal(afterDelete.status, 404, "a DELETEd session is gone");
 });
 
-Deno.test("serveHttp refuses a 65th concurrent session with 503 and accepts one again after a DELETE", async () => {
-  await using server = await startHttpServer();
+Deno.test("serveHttp refuses a 17th session of one principal and a 21st overall with 503 (--max-sessions 20), and accepts one again after a DELETE", async () => {
+  await using server = await startHttpServer({
+    args: ["--max-sessions", "20", "--token", "one", "--token", "two"],
+  });
   const ids: string[] = [];
-  for (let i = 0; i < 64; i++) {
-    const opened = await post(server.url);
+  for (let i = 0; i < 16; i++) {
+    const opened = await post(server.url, { authorization: "Bearer one" });
     assert.equal(opened.status, 200, `session ${i + 1}: ${opened.body}`);
     ids.push(opened.headers.get("mcp-session-id") ?? "");
   }
-  assert.equal(new Set(ids).size, 64, "64 distinct session ids");
-  const refused = await post(server.url);
+  assert.equal(new Set(ids).size, 16, "16 distinct session ids");
+  const refused = await post(server.url, { authorization: "Bearer one" });
   assert.equal(refused.status, 503, refused.body);
-  assert.match(refused.body, /Too many sessions/);
+  assert.match(refused.body, /at most 16 per principal, --max-sessions-per-principal/);
+  for (let i = 0; i < 4; i++) {
+    assert.equal((await post(server.url, { authorization: "Bearer two" })).status, 200);
+  }
+  const full = await post(server.url, { authorization: "Bearer two" });
+  assert.equal(full.status, 503, full.body);
+  assert.match(full.body, /at most 20, --max-sessions\)/);
 
   const deleted = await fetch(server.url, {
     method: "DELETE",
-    headers: { "mcp-session-id": ids[0]! },
+    headers: { "mcp-session-id": ids[0]!, authorization: "Bearer one" },
   });
   await deleted.body?.cancel();
   assert.equal(deleted.status, 200);
-  const again = await post(server.url);
+  const again = await post(server.url, { authorization: "Bearer one" });
   assert.equal(again.status, 200, again.body);
 });
 

@@ -7,6 +7,13 @@
  * @module
  */
 
+import {
+  CEILING_FLAGS,
+  CEILINGS_HELP,
+  ceilingsFrom,
+  DEFAULT_CEILINGS,
+} from "./artifacts/ceilings.ts";
+import type { TraversalLimits } from "./artifacts/model.ts";
 import type { ToolDefinition } from "../core/catalog.ts";
 import type { PermissionNeed } from "../core/permissions.ts";
 import type {
@@ -68,12 +75,17 @@ import { xrefsTool } from "./tools/xrefs.ts";
 export interface AppsSettings {
   /** The operator's process-capture policy. @default nothing allowed */
   capturePolicy?: Partial<CapturePolicySettings>;
+  /** The operator's ceilings over client-chosen traversal limits. @default DEFAULT_CEILINGS */
+  ceilings?: Partial<TraversalLimits>;
 }
 
 /** The apps workbench module, configured; its settings are readable for status and tests. */
 export interface AppsWorkbenchModule extends WorkbenchModule {
   /** The settings it was configured with. */
-  readonly settings: Readonly<{ capturePolicy: Readonly<CapturePolicySettings> }>;
+  readonly settings: Readonly<{
+    capturePolicy: Readonly<CapturePolicySettings>;
+    ceilings: Readonly<TraversalLimits>;
+  }>;
 }
 
 /** The apps toolsets. */
@@ -123,6 +135,7 @@ export function appsWorkbenchWith(settings: AppsSettings = {}): AppsWorkbenchMod
     ...emptyCapturePolicy(),
     ...structuredClone(settings.capturePolicy ?? {}),
   };
+  const ceilings: TraversalLimits = { ...DEFAULT_CEILINGS, ...settings.ceilings };
   return {
     name: "apps",
     instructions:
@@ -132,7 +145,7 @@ export function appsWorkbenchWith(settings: AppsSettings = {}): AppsWorkbenchMod
     subjectKinds: ["binary", "artifact", "process-capture"],
     evidencePredicate: ANALYSIS_PREDICATE,
     clearsEvidenceWith: [CLOSE_BINARY],
-    settings: { capturePolicy },
+    settings: { capturePolicy, ceilings },
     cli: {
       options: {
         "allow-capture": { type: "string", multiple: true },
@@ -141,11 +154,17 @@ export function appsWorkbenchWith(settings: AppsSettings = {}): AppsWorkbenchMod
         "capture-allow-network": { type: "boolean" },
         "confirm-captures": { type: "boolean" },
         "capture-policy": { type: "string" },
+        ...Object.fromEntries(
+          Object.values(CEILING_FLAGS).map((flag) => [flag, { type: "string" as const }]),
+        ),
       },
-      help: CAPTURE_HELP,
+      help: CAPTURE_HELP + "\n" + CEILINGS_HELP,
       configure: (values) => {
         const policy = parseCapturePolicy(values as Parameters<typeof parseCapturePolicy>[0]);
-        return appsWorkbenchWith(policy ? { capturePolicy: policy } : {});
+        return appsWorkbenchWith({
+          ...(policy ? { capturePolicy: policy } : {}),
+          ceilings: ceilingsFrom(values),
+        });
       },
     },
     permissionNeeds: (roots: readonly RootDirectory[]): PermissionNeed[] => [
@@ -163,7 +182,7 @@ export function appsWorkbenchWith(settings: AppsSettings = {}): AppsWorkbenchMod
         }))
         : []),
     ],
-    create: (services) => createAppsWorkbench(services, capturePolicy),
+    create: (services) => createAppsWorkbench(services, capturePolicy, ceilings),
   };
 }
 
@@ -212,8 +231,9 @@ export const APPS_TOOL_FACTORIES: ReadonlyArray<(context: AppsContext) => ToolDe
 function createAppsWorkbench(
   services: WorkbenchServices,
   capturePolicy: Readonly<CapturePolicySettings>,
+  ceilings: Readonly<TraversalLimits>,
 ): Workbench {
-  const context = createAppsContext(services, capturePolicy);
+  const context = createAppsContext(services, capturePolicy, ceilings);
   warnCaptureGaps(services, capturePolicy);
   return {
     name: "apps",
@@ -226,6 +246,9 @@ function createAppsWorkbench(
     onEvidenceCleared: () => context.clear(),
     close: async () => {
       await context.session.close();
+      // Drop every scan, snapshot and bundle with the connection, so their memory can go.
+      context.artifact?.snapshots.clear();
+      context.clear();
     },
   };
 }

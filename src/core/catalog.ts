@@ -85,7 +85,38 @@ export interface ToolContext {
    * Present only when the client declared the `elicitation` (form) capability.
    */
   elicit?(message: string, requestedSchema: ElicitationSchema): Promise<ElicitationAnswer>;
+  /**
+   * Asks the client's model for a completion (MCP sampling), the prompt as
+   * one user message. Present only when the client declared `sampling`.
+   */
+  sample?(prompt: string, maxTokens: number): Promise<SampledText>;
+  /**
+   * Closes the SSE stream this call answers on, so the client reconnects and
+   * polls for the result (Streamable HTTP with resumability only).
+   */
+  closeStream?(): void;
 }
+
+/** The client model's answer to {@linkcode ToolContext.sample}. */
+export interface SampledText {
+  /** The text answered (empty when the answer was not text). */
+  text: string;
+  /** The model that answered, as the client names it. */
+  model: string;
+}
+
+/** A content block a tool returns beside its structured result (MCP tool content). */
+export type ToolContentBlock =
+  | { type: "text"; text: string }
+  | { type: "image" | "audio"; data: string; mimeType: string }
+  | {
+    type: "resource";
+    resource: { uri: string; mimeType: string; text: string } | {
+      uri: string;
+      mimeType: string;
+      blob: string;
+    };
+  };
 
 /** A flat form schema for {@linkcode ToolContext.elicit} (MCP restricts forms to primitive fields). */
 export interface ElicitationSchema {
@@ -115,7 +146,13 @@ export type ToolOutcome<T = unknown> =
     kind: "evidence";
     draft: EvidenceDraft | (Omit<EvidenceDraft, "predicate_type"> & { predicate_type?: string });
   }
-  | { kind: "result"; result: T; links?: ResourceLinkSpec[] }
+  | {
+    kind: "result";
+    result: T;
+    links?: ResourceLinkSpec[];
+    /** More content blocks after the result's JSON text (images, audio, embedded resources). */
+    content?: ToolContentBlock[];
+  }
   /**
    * The tool retained `evidence` in the ledger itself, atomically with other
    * session state (a registry write): the server reports `result` with that
@@ -142,6 +179,12 @@ export interface ToolDefinition<
   sensitivity?: Sensitivity;
   /** A zod object schema; every field `.describe()`d. */
   input: I;
+  /**
+   * The JSON Schema `tools/list` shows instead of the one derived from
+   * `input` (kept verbatim, `$schema` and `$defs` included); `input` still
+   * validates every call.
+   */
+  inputJsonSchema?: Record<string, unknown>;
   /** The schema of `result` in the structured output. */
   result: R;
   /** Declared once; everything else derives from it. */

@@ -58,6 +58,7 @@ export type PromptMessage = {
   role: "user" | "assistant";
   content:
     | { type: "text"; text: string }
+    | { type: "image"; data: string; mimeType: string }
     | { type: "resource"; resource: { uri: string; mimeType: string; text: string } };
 };
 

@@ -32,12 +32,10 @@ export interface ListedResource {
   mimeType?: string;
 }
 
-/** The contents of a read resource. */
-export interface ResourceContents {
-  uri: string;
-  mimeType: string;
-  text: string;
-}
+/** The contents of a read resource: text, or (`blob`) base64-encoded bytes. */
+export type ResourceContents =
+  | { uri: string; mimeType: string; text: string }
+  | { uri: string; mimeType: string; blob: string };
 
 /** A resource template (RFC 6570 level 1 and `{+var}`). */
 export interface ResourceTemplateDefinition {

@@ -7,12 +7,13 @@
  * @module
  */
 
-import { dirname, join, relative } from "node:path";
+import { dirname, join, normalize, relative, sep } from "node:path";
 import { canonicalJson, sha256Hex } from "../../core/canonical_json.ts";
 import { extractionId } from "./ids.ts";
 import type { ArtifactOccurrence, ArtifactSnapshot, TraversalLimits } from "./model.ts";
 import { compareCodePoints } from "../../core/completion.ts";
 import { captureMembers, type ScanRoot } from "./scan.ts";
+import type { FileIdentity } from "../../core/roots.ts";
 
 /** One written file. */
 export interface ExtractedFile {
@@ -86,7 +87,23 @@ export function selectForExtraction(
     }
     chosen.push(occ);
   }
-  return chosen.sort((a, b) => compareCodePoints(a.logical_path, b.logical_path));
+  chosen.sort((a, b) => compareCodePoints(a.logical_path, b.logical_path));
+  // A nested archive and one of its members cannot both be written: one path would be a file
+  // and a directory at once. Sorted by code point, a member follows its archive.
+  for (let i = 1; i < chosen.length; i++) {
+    const container = chosen.slice(0, i).find((o) =>
+      chosen[i]!.logical_path.startsWith(o.logical_path + "/")
+    );
+    if (container) {
+      throw new ExtractionError(
+        `${container.logical_path} and ${
+          chosen[i]!.logical_path
+        } were both chosen, but the first holds the second: the output path ${container.logical_path} cannot be a file and a directory at once. Extract the archive and its members in separate calls (into different output roots).`,
+        "refused",
+      );
+    }
+  }
+  return chosen;
 }
 
 /** Options of {@linkcode extractMembers}. */
@@ -98,9 +115,86 @@ export interface ExtractOptions {
 }
 
 /**
- * Writes the chosen members under `outputRoot`, which must not exist yet and
- * whose parent must exist. Requires `--allow-read` for the artifact and
- * `--allow-write` for the output root.
+ * Checks a requested output root before anything is made: absolute, no
+ * `..`, no NUL, not existing yet (not even as a dangling link), its parent an
+ * existing directory, and no component of its path a symbolic link (a link
+ * would carry the writes wherever it points, past the write grant): the
+ * parent's real path must be the parent itself. Returns the normalised
+ * path. Throws {@linkcode ExtractionError} (`refused`).
+ *
+ * Requires `--allow-read` for the output root's parent.
+ */
+export async function checkOutputRoot(outputRoot: string): Promise<string> {
+  if (
+    !outputRoot.startsWith("/") || outputRoot.includes("\0") ||
+    outputRoot.split("/").includes("..")
+  ) {
+    throw new ExtractionError("output_root must be an absolute path without .. or NUL.", "refused");
+  }
+  const path = normalize(outputRoot).replace(/\/+$/, "") || "/";
+  if (path === "/") throw new ExtractionError("output_root cannot be /.", "refused");
+  const parent = dirname(path);
+  let realParent: string;
+  try {
+    // Only the parent itself needs a read grant for this (its ancestors need none).
+    realParent = await Deno.realPath(parent);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) {
+      throw new ExtractionError(
+        `${parent} does not exist; the output root's parent directory must exist.`,
+        "refused",
+      );
+    }
+    throw error;
+  }
+  if (realParent !== parent) {
+    const link = await firstLink(parent);
+    throw new ExtractionError(
+      `${
+        link ?? parent
+      } is or passes through a symbolic link (it resolves to ${realParent}); output roots must not cross symbolic links, which would carry the writes wherever they point. Name the real directory instead.`,
+      "refused",
+    );
+  }
+  if (!(await Deno.stat(parent)).isDirectory) {
+    throw new ExtractionError(`${parent} is not a directory.`, "refused");
+  }
+  let existing: Deno.FileInfo;
+  try {
+    existing = await Deno.lstat(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return path;
+    throw error;
+  }
+  throw new ExtractionError(
+    existing.isSymlink
+      ? `${path} is a symbolic link; output roots must not cross symbolic links. Name a new, real directory.`
+      : `${path} already exists; extraction writes only into a new directory.`,
+    "refused",
+  );
+}
+
+/** The first component of `path` that is a symbolic link, as far as this process may look. */
+async function firstLink(path: string): Promise<string | null> {
+  let current = "";
+  for (const part of path.split("/").filter((p) => p !== "")) {
+    current += "/" + part;
+    try {
+      if ((await Deno.lstat(current)).isSymlink) return current;
+    } catch {
+      return null;
+    }
+  }
+  return null;
+}
+
+/**
+ * Writes the chosen members under `outputRoot`, which must not exist yet,
+ * whose parent must exist, and whose path must cross no symbolic link. The
+ * report is checked, not assumed: every written file's device and inode are
+ * compared with what a fresh walk of the output root finds, and a cleanup is
+ * verified by looking for what remains. Requires `--allow-read` for the
+ * artifact, and `--allow-write` plus `--allow-read` for the output root.
  */
 export async function extractMembers(
   root: ScanRoot,
@@ -122,21 +216,22 @@ export async function extractMembers(
       "limit",
     );
   }
-  try {
-    await Deno.lstat(outputRoot);
-    throw new ExtractionError(
-      `${outputRoot} already exists; extraction writes only into a new directory.`,
-      "refused",
-    );
-  } catch (error) {
-    if (error instanceof ExtractionError) throw error;
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
-  }
+  const rootPath = await checkOutputRoot(outputRoot);
   // Not recursive: the parent must exist, and the new root is ours alone.
-  await Deno.mkdir(outputRoot, { mode: 0o700 });
-  const realRoot = await Deno.realPath(outputRoot);
+  await Deno.mkdir(rootPath, { mode: 0o700 });
+  let rootIdentity: FileIdentity;
+  try {
+    rootIdentity = await madeDirectory(rootPath);
+  } catch (error) {
+    throw new ExtractionError(
+      `Extraction stopped before writing: ${(error as Error).message}`,
+      "failed",
+      { attempted: false, verified: false, residual_paths: ["$OUTPUT_ROOT"] },
+    );
+  }
   const wanted = new Map(chosen.map((o) => [o.logical_path, o]));
   const files: ExtractedFile[] = [];
+  const identities = new Map<string, FileIdentity>();
   let written = 0;
   try {
     const missing = await captureMembers(root, {
@@ -162,11 +257,14 @@ export async function extractMembers(
               "limit",
             );
           }
-          await writeInside(
-            realRoot,
+          identities.set(
             logicalPath,
-            member.bytes,
-            occ.mode === null ? null : parseInt(occ.mode, 8),
+            await writeInside(
+              rootPath,
+              logicalPath,
+              member.bytes,
+              occ.mode === null ? null : parseInt(occ.mode, 8),
+            ),
           );
           files.push({
             occurrence_id: occ.occurrence_id,
@@ -183,9 +281,15 @@ export async function extractMembers(
         "failed",
       );
     }
-    const containment = await verifyContainment(realRoot);
-    if (!containment) {
-      throw new ExtractionError("A written path resolved outside the output root.", "failed");
+    if (files.length !== wanted.size) {
+      throw new ExtractionError(
+        `${files.length} of ${wanted.size} chosen members were written.`,
+        "failed",
+      );
+    }
+    const problem = await verifyContainment(rootPath, rootIdentity, identities);
+    if (problem !== null) {
+      throw new ExtractionError(`The output failed its containment check: ${problem}.`, "failed");
     }
     files.sort((a, b) => compareCodePoints(a.logical_path, b.logical_path));
     const selected = chosen.map((o) => o.occurrence_id).sort(compareCodePoints);
@@ -212,24 +316,36 @@ export async function extractMembers(
       cleanup: { attempted: false, verified: true, residual_paths: [] },
     };
   } catch (error) {
-    const cleanup = await removeTree(realRoot);
+    const cleanup = await removeOutput(rootPath, rootIdentity);
     const message = error instanceof Error ? error.message : String(error);
     throw new ExtractionError(
-      `Extraction stopped and its output was removed: ${message}`,
+      `Extraction stopped and ${
+        cleanup.verified ? "its output was removed" : "its output could NOT all be removed"
+      }: ${message}`,
       error instanceof ExtractionError ? error.kind : "failed",
       cleanup,
     );
   }
 }
 
+/** The identity of the directory just made, checked to be a real directory at its own path. */
+async function madeDirectory(path: string): Promise<FileIdentity> {
+  const info = await Deno.lstat(path);
+  if (!info.isDirectory || info.isSymlink) throw new Error(`${path} is not the directory made`);
+  if (await Deno.realPath(path) !== path) {
+    throw new Error(`${path} resolves elsewhere; a link was raced into its path`);
+  }
+  return { dev: info.dev, ino: info.ino ?? -1 };
+}
+
 async function writeInside(
-  realRoot: string,
+  rootPath: string,
   logicalPath: string,
   bytes: Uint8Array,
   mode: number | null,
-): Promise<void> {
-  const path = join(realRoot, logicalPath);
-  const rel = relative(realRoot, path);
+): Promise<FileIdentity> {
+  const path = join(rootPath, logicalPath);
+  const rel = relative(rootPath, path);
   if (rel.startsWith("..") || rel === "" || rel.startsWith("/")) {
     throw new ExtractionError(`${logicalPath} would land outside the output root.`, "refused");
   }
@@ -237,48 +353,126 @@ async function writeInside(
   await Deno.mkdir(parent, { recursive: true, mode: 0o700 });
   // Every directory on the way was created by us; a symlink there means someone raced us.
   const realParent = await Deno.realPath(parent);
-  if (realParent !== realRoot && !realParent.startsWith(realRoot + "/")) {
+  if (realParent !== rootPath && !realParent.startsWith(rootPath + sep)) {
     throw new ExtractionError(
       `${logicalPath}: its directory resolves outside the output root.`,
       "refused",
     );
   }
   const file = await Deno.open(path, { write: true, createNew: true, mode: 0o600 });
+  let identity: FileIdentity;
   try {
+    const info = await file.stat();
+    identity = { dev: info.dev, ino: info.ino ?? -1 };
     let at = 0;
     while (at < bytes.length) at += await file.write(bytes.subarray(at));
   } finally {
     file.close();
   }
+  // The file written is the one at the path, and the path is still inside.
+  const after = await Deno.lstat(path);
+  if (!after.isFile || after.dev !== identity.dev || after.ino !== identity.ino) {
+    throw new ExtractionError(`${logicalPath}: the file written is not at its path.`, "failed");
+  }
   // Permission bits only; never set-id or sticky bits from an archive.
   if (mode !== null) await Deno.chmod(path, mode & 0o755);
+  return identity;
 }
 
-async function verifyContainment(realRoot: string): Promise<boolean> {
-  const stack = [realRoot];
+/**
+ * Walks the output root again with `lstat`: the root is still the directory
+ * made, nothing is a link or special file, and the files found are exactly
+ * the files written, each with the device and inode it was written with.
+ * Returns null when all holds, else what did not.
+ *
+ * Requires `--allow-read` for the output root.
+ */
+export async function verifyContainment(
+  rootPath: string,
+  rootIdentity: FileIdentity,
+  written: ReadonlyMap<string, FileIdentity>,
+): Promise<string | null> {
+  const top = await Deno.lstat(rootPath);
+  if (top.isSymlink || top.dev !== rootIdentity.dev || top.ino !== rootIdentity.ino) {
+    return "the output root is no longer the directory made";
+  }
+  if (await Deno.realPath(rootPath) !== rootPath) return "the output root resolves elsewhere";
+  const seen = new Set<string>();
+  const stack = [""];
   while (stack.length > 0) {
-    const dir = stack.pop()!;
-    for await (const entry of Deno.readDir(dir)) {
-      const path = join(dir, entry.name);
-      if (entry.isSymlink) return false;
-      const real = await Deno.realPath(path);
-      if (!real.startsWith(realRoot + "/")) return false;
-      if (entry.isDirectory) stack.push(path);
+    const rel = stack.pop()!;
+    for await (const entry of Deno.readDir(join(rootPath, rel))) {
+      const childRel = rel === "" ? entry.name : `${rel}/${entry.name}`;
+      const info = await Deno.lstat(join(rootPath, childRel));
+      if (info.isSymlink) return `${childRel} is a symbolic link`;
+      if (info.isDirectory) {
+        stack.push(childRel);
+        continue;
+      }
+      if (!info.isFile) return `${childRel} is not a regular file`;
+      const expected = written.get(childRel);
+      if (!expected) return `${childRel} was not written by this extraction`;
+      if (info.dev !== expected.dev || info.ino !== expected.ino) {
+        return `${childRel} is not the file written`;
+      }
+      seen.add(childRel);
     }
   }
-  return true;
+  const absent = [...written.keys()].filter((rel) => !seen.has(rel));
+  return absent.length === 0 ? null : `${absent.length} written file(s) are missing`;
 }
 
-async function removeTree(realRoot: string): Promise<ExtractionResult["cleanup"]> {
+/**
+ * Removes an output root this extraction made, then checks what remains:
+ * `verified` only when the root is gone (a failed look counts as residue,
+ * never as success). Residual paths are relative to `$OUTPUT_ROOT`.
+ *
+ * Requires `--allow-write` and `--allow-read` for the output root.
+ */
+export async function removeOutput(
+  rootPath: string,
+  rootIdentity: FileIdentity | null = null,
+): Promise<ExtractionResult["cleanup"]> {
   try {
-    await Deno.remove(realRoot, { recursive: true });
+    const info = await Deno.lstat(rootPath);
+    // Never remove something that replaced the directory made (it may be someone else's).
+    if (
+      !info.isSymlink && (rootIdentity === null ||
+        (info.dev === rootIdentity.dev && info.ino === rootIdentity.ino))
+    ) {
+      await Deno.remove(rootPath, { recursive: true });
+    }
   } catch {
-    // Reported below as residue.
+    // Whatever remains is found below.
   }
   try {
-    await Deno.lstat(realRoot);
+    await Deno.lstat(rootPath);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) {
+      return { attempted: true, verified: true, residual_paths: [] };
+    }
+    // Could not look: nothing is known to be gone.
     return { attempted: true, verified: false, residual_paths: ["$OUTPUT_ROOT"] };
-  } catch {
-    return { attempted: true, verified: true, residual_paths: [] };
   }
+  return { attempted: true, verified: false, residual_paths: await residue(rootPath) };
+}
+
+/** Up to 20 paths still under the output root (the root itself first). */
+async function residue(rootPath: string): Promise<string[]> {
+  const found = ["$OUTPUT_ROOT"];
+  const stack = [""];
+  try {
+    while (stack.length > 0 && found.length < 20) {
+      const rel = stack.pop()!;
+      for await (const entry of Deno.readDir(join(rootPath, rel))) {
+        const childRel = rel === "" ? entry.name : `${rel}/${entry.name}`;
+        found.push(`$OUTPUT_ROOT/${childRel}`);
+        if (entry.isDirectory && !entry.isSymlink) stack.push(childRel);
+        if (found.length >= 20) break;
+      }
+    }
+  } catch {
+    // The listing is best effort; the root itself is reported either way.
+  }
+  return found;
 }

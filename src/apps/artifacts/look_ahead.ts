@@ -87,6 +87,11 @@ export class LookAhead {
   async #probe(index: number): Promise<ChildProbe & { counted: boolean }> {
     const path = join(this.#path, this.#names[index]!);
     const info = await Deno.lstat(path);
+    // An empty file needs no open: there is nothing in it to read, so nothing can be read
+    // from elsewhere either.
+    if (info.isFile && info.size === 0) {
+      return { info, source: Promise.resolve(EMPTY_SOURCE()), counted: false };
+    }
     if (!info.isFile || this.#budget.open >= OPEN_AHEAD_FILES) {
       return { info, source: null, counted: false };
     }
@@ -99,6 +104,9 @@ export class LookAhead {
 
 /** Files up to this size are read whole in one operation rather than opened and streamed. */
 const WHOLE_FILE_BYTES = 256 * 1024;
+
+/** The content of an empty regular file, read without opening it. */
+export const EMPTY_SOURCE = (): ByteSource => memorySource(new Uint8Array(0));
 
 /**
  * A regular file under the scan's root as a byte source, opened through the

@@ -24,9 +24,18 @@ export class StopScan extends Error {}
 /** The captured member was read: nothing more is needed. */
 export class CaptureDone extends Error {}
 
+/** The capture's own consumer failed (a write, a check): it ends the scan with that error. */
+export class SinkFailure extends Error {
+  /** Wraps what the consumer threw. */
+  constructor(readonly error: unknown) {
+    super(error instanceof Error ? error.message : String(error));
+  }
+}
+
 /** Errors that end the whole scan rather than one member. */
 export function isFatal(error: unknown): boolean {
-  return error instanceof StopScan || error instanceof CaptureDone || isAbort(error) ||
+  return error instanceof StopScan || error instanceof CaptureDone ||
+    error instanceof SinkFailure || isAbort(error) ||
     error instanceof IntegrityFailure ||
     (error instanceof ToolFailure && error.code === "outside_approved_root");
 }

@@ -19,7 +19,7 @@ import {
   isWithin,
   sameIdentity,
 } from "../../core/roots.ts";
-import { type Compression, decompress } from "./compression.ts";
+import { type Compression, decompress, type DecompressOptions } from "./compression.ts";
 import { ArchiveFormatError, ArchiveLimitError } from "./errors.ts";
 import { artifactId, occurrenceId, rootOccurrenceId } from "./ids.ts";
 import type {
@@ -35,7 +35,7 @@ import { readZipDirectory, zipEntryBody } from "./zip.ts";
 import { collect, concat, drainSource, hashSource, parserView, replay } from "./chunk_source.ts";
 import { closeArchiveDirectories } from "./archive_directories.ts";
 import { describeBinary, formatOf, mediaType } from "./content_kind.ts";
-import { directoryIdentity, LookAhead, openDiskFile, rootsOf } from "./look_ahead.ts";
+import { directoryIdentity, EMPTY_SOURCE, LookAhead, openDiskFile, rootsOf } from "./look_ahead.ts";
 import {
   childLogicalPath,
   decompressedName,
@@ -43,7 +43,7 @@ import {
   hexOf,
   lastSegment,
 } from "./member_names.ts";
-import { CaptureDone, isFatal, message, StopScan } from "./scan_errors.ts";
+import { CaptureDone, isFatal, message, SinkFailure, StopScan } from "./scan_errors.ts";
 import type { ScanOptions, ScanRoot } from "./scan_options.ts";
 import {
   type ArchiveMember,
@@ -82,6 +82,8 @@ export class Scanner {
       return await this.#run();
     } catch (error) {
       if (error instanceof CaptureDone) return null;
+      // Never mistaken for a damaged member: what the consumer threw is the scan's error.
+      if (error instanceof SinkFailure) throw error.error;
       throw error;
     }
   }
@@ -185,6 +187,7 @@ export class Scanner {
     > = [];
     const limitations: string[] = [];
     let names: string[] = [];
+    let truncatedListing = false;
     try {
       // The listing must be that of the directory the walk reached under the root: the same
       // device and inode before and after reading it, and a path that still has no symlink.
@@ -192,7 +195,14 @@ export class Scanner {
       if (expected !== null && !sameIdentity(expected, before)) {
         throw identityMismatch(path, "the directory listed is not the one the walk looked at");
       }
-      for await (const entry of Deno.readDir(path)) names.push(entry.name);
+      for await (const entry of Deno.readDir(path)) {
+        // A walk stops at max_entries anyway: never hold more names than it could visit.
+        if (names.length >= this.#limits.max_entries) {
+          truncatedListing = true;
+          break;
+        }
+        names.push(entry.name);
+      }
       confirmPath({ requestedPath: path, realPath: path }, before, {
         admits: (real) => isWithin(real, this.#root.realPath),
         roots: rootsOf(this.#root),
@@ -203,6 +213,13 @@ export class Scanner {
       this.#identityExact = false;
       this.#record.incomplete(`directory ${logicalPath} could not be listed: ${message(error)}`);
       names = [];
+    }
+    if (truncatedListing) {
+      limitations.push(
+        `${logicalPath} holds more than max_entries (${this.#limits.max_entries}) names; only that many were listed.`,
+      );
+      this.#identityExact = false;
+      this.#record.incomplete(`directory ${logicalPath}: more than max_entries names`);
     }
     names.sort(compareCodePoints);
     // Reserve the directory's own slot before its children, so limits stop inside it cleanly.
@@ -330,7 +347,8 @@ export class Scanner {
   ): Promise<{ artifactId: string | null; occurrenceId: string }> {
     let source: ByteSource;
     try {
-      source = await (openedAhead ?? openDiskFile(path, this.#root, info));
+      source = await (openedAhead ??
+        (info.isFile && info.size === 0 ? EMPTY_SOURCE() : openDiskFile(path, this.#root, info)));
     } catch (error) {
       this.#record.countEntry();
       const occ = this.#record.addOccurrence({
@@ -536,7 +554,11 @@ export class Scanner {
     }
     if (capturing && sha256 !== null && !this.capturedPaths.has(logicalPath)) {
       this.capturedPaths.add(logicalPath);
-      await capturing.onMember(logicalPath, { bytes: concat(kept), sha256 });
+      try {
+        await capturing.onMember(logicalPath, { bytes: concat(kept), sha256 });
+      } catch (error) {
+        throw new SinkFailure(error);
+      }
       kept.length = 0;
       if (this.capturedPaths.size === capturing.paths.size) throw new CaptureDone();
     } else if (capturing && sha256 === null) {
@@ -606,6 +628,7 @@ export class Scanner {
       const logicalPath = childLogicalPath(input.logicalPath, inner);
       const stream = decompress(container as Compression, body, {
         maxOutputBytes: this.#limits.max_entry_bytes,
+        outputLimit: "max_entry_bytes",
         maxRatio: this.#limits.max_compression_ratio,
         signal: this.#options.signal,
       });
@@ -875,9 +898,10 @@ export class Scanner {
     return { logicalPath, occurrence };
   }
 
-  #decompressLimits(): { maxOutputBytes: number; maxRatio: number; signal?: AbortSignal } {
+  #decompressLimits(): DecompressOptions {
     return {
       maxOutputBytes: this.#limits.max_entry_bytes,
+      outputLimit: "max_entry_bytes",
       maxRatio: this.#limits.max_compression_ratio,
       signal: this.#options.signal,
     };

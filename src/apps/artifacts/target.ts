@@ -90,6 +90,8 @@ export async function resolveTargetPath(
 
 /** Options of {@linkcode openArtifact}. */
 export interface OpenArtifactOptions {
+  /** Bounds of the identity scan of a directory (depth is always 0). @default LIMIT_BOUNDS */
+  limits?: Readonly<TraversalLimits>;
   signal?: AbortSignal;
   onProgress?: (bytesRead: number, entries: number) => void | Promise<void>;
 }
@@ -114,8 +116,12 @@ export async function openArtifact(
   let format: ArtifactNode["format"];
   const limitations: string[] = [];
   if (root.kind === "directory") {
-    const identityLimits: TraversalLimits = { ...LIMIT_BOUNDS, max_depth: 0 };
-    const snapshot = await scanArtifact(root, { limits: identityLimits, ...options });
+    const identityLimits: TraversalLimits = { ...(options.limits ?? LIMIT_BOUNDS), max_depth: 0 };
+    const snapshot = await scanArtifact(root, {
+      limits: identityLimits,
+      signal: options.signal,
+      onProgress: options.onProgress,
+    });
     sha256 = snapshot.manifest.root_sha256;
     size = snapshot.bytes_read;
     format = "directory";

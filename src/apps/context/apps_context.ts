@@ -7,6 +7,8 @@
  * @module
  */
 
+import { DEFAULT_CEILINGS } from "../artifacts/ceilings.ts";
+import type { TraversalLimits } from "../artifacts/model.ts";
 import { ToolFailure } from "../../core/errors.ts";
 import type { EvidenceLedger } from "../../core/evidence.ts";
 import type { WorkbenchServices } from "../../core/workbench.ts";
@@ -29,6 +31,8 @@ export interface AppsContext {
   readonly session: BinarySession;
   /** The operator's process-capture policy. */
   readonly capturePolicy: Readonly<CapturePolicySettings>;
+  /** The operator's ceilings over client-chosen traversal limits. */
+  readonly ceilings: Readonly<TraversalLimits>;
   /** The residual-unknowns registry; its revisions count against the ledger's caps. */
   readonly unknowns: UnknownRegistry;
   /** Evidence bundles retained by snapshot_evidence_bundle. */
@@ -51,6 +55,7 @@ export interface AppsContext {
 export function createAppsContext(
   services: WorkbenchServices,
   capturePolicy: Readonly<CapturePolicySettings>,
+  ceilings: Readonly<TraversalLimits> = DEFAULT_CEILINGS,
 ): AppsContext {
   const processLaunch = (): boolean =>
     services.policy.allowProcessLaunch && !services.policy.readOnly;
@@ -68,6 +73,7 @@ export function createAppsContext(
     ledger: services.ledger,
     session,
     capturePolicy,
+    ceilings,
     unknowns,
     bundles,
     artifact: null,

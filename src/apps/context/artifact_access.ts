@@ -27,6 +27,7 @@ import {
   type ScanRoot,
 } from "../artifacts/scan.ts";
 import { type ArtifactTarget, limitsKey } from "../artifacts/target.ts";
+import { capLimits } from "../artifacts/ceilings.ts";
 import type { BinarySubject } from "../evidence.ts";
 import type { BinaryImage } from "../formats/binary_image.ts";
 import { readerFor } from "../formats/readers.ts";
@@ -61,16 +62,19 @@ export const SYMBOL_SUMMARIES_PER_PAGE = 20;
 /** Largest binary read back for a procedure-level summary. */
 export const SYMBOL_SUMMARY_MAX_BYTES = 512 * 1024 * 1024;
 
-/** The traversal limits of a call, from its arguments. */
-export function limitsOf(args: TraversalLimits): TraversalLimits {
-  return {
+/** The traversal limits of a call, from its arguments, capped by the operator's ceilings (with a note per cap). */
+export function limitsOf(
+  args: TraversalLimits,
+  ceilings: Readonly<TraversalLimits>,
+): { limits: TraversalLimits; notes: string[] } {
+  return capLimits({
     max_entries: args.max_entries,
     max_total_bytes: args.max_total_bytes,
     max_entry_bytes: args.max_entry_bytes,
     max_compression_ratio: args.max_compression_ratio,
     max_depth: args.max_depth,
     max_path_bytes: args.max_path_bytes,
-  };
+  }, ceilings);
 }
 
 /** The scan root of an artifact target. */

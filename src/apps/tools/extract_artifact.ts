@@ -28,7 +28,7 @@ export function extractArtifactTool(context: AppsContext): ToolDefinition {
     name: EXTRACT_ARTIFACT,
     toolset: "artifacts",
     description:
-      "Extract chosen file members of the active artifact target into a new directory. Refused unless the operator allows file writes (--allow-file-writes plus a Deno --allow-write grant covering the output root) and the call says approved: true. The output root must not exist (its parent must); nothing is overwritten; links, hostile names (.., absolute, NUL), encrypted and unverified members are refused; limits stop archive bombs; a failed extraction removes its output. The members are found in a fresh scan and their content must match it.",
+      "Extract chosen file members of the active artifact target into a new directory. Refused unless the operator allows file writes (--allow-file-writes plus Deno --allow-write and --allow-read grants covering the output root) and the call says approved: true. The output root must not exist (its parent must) and its path must cross no symbolic link; nothing is overwritten; links, hostile names (.., absolute, NUL), encrypted and unverified members are refused; limits stop archive bombs; a failed extraction removes its output. The members are found in a fresh scan and their content must match it.",
     input: z.strictObject({
       approved: z.literal(true).describe(
         "Must be true: you approve writing these files to the host.",
@@ -57,19 +57,24 @@ export function extractArtifactTool(context: AppsContext): ToolDefinition {
           "output_root must be an absolute path without .. or NUL.",
         );
       }
-      if (!isGranted("write", outputRoot)) {
-        throw new ToolFailure(
-          "permission_required",
-          `Deno has not granted writing to ${outputRoot}.`,
-          {
-            action: `Restart the server with ${
-              flagFor("write", outputRoot.replace(/\/[^/]*\/?$/, "") || "/")
-            } (covering the output root).`,
-            restartRequired: true,
-          },
-        );
+      const parentDir = outputRoot.replace(/\/[^/]*\/?$/, "") || "/";
+      for (const kind of ["write", "read"] as const) {
+        if (!isGranted(kind, outputRoot) || (kind === "read" && !isGranted(kind, parentDir))) {
+          throw new ToolFailure(
+            "permission_required",
+            `Deno has not granted ${
+              kind === "write" ? "writing to" : "reading"
+            } ${outputRoot}; extraction needs both --allow-write and --allow-read covering the output root and its parent (reading checks for links and verifies what was written).`,
+            {
+              action: `Restart the server with ${flagFor("write", parentDir)} and ${
+                flagFor("read", parentDir)
+              } (covering the output root).`,
+              restartRequired: true,
+            },
+          );
+        }
       }
-      const limits = limitsOf(args);
+      const { limits, notes } = limitsOf(args, context.ceilings);
       const snapshot = await snapshotFor(target, limits, {
         continueApproved: false,
         maxMismatches: 1,
@@ -120,6 +125,7 @@ export function extractArtifactTool(context: AppsContext): ToolDefinition {
           parameters: call.parameters,
           normalized_result: { ...result, files },
           limitations: [
+            ...notes,
             "Paths are relative to the output root, named $OUTPUT_ROOT in the manifest.",
           ],
         },

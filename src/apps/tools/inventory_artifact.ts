@@ -56,12 +56,13 @@ export function inventoryArtifactTool(context: AppsContext): ToolDefinition {
           { action: "Pass integrity_continue_approved: true, or keep the default fail policy." },
         );
       }
-      const limits = limitsOf(args);
+      const { limits, notes } = limitsOf(args, context.ceilings);
       const snapshot = await snapshotFor(target, limits, {
         continueApproved,
         maxMismatches: args.max_integrity_mismatches,
       }, call);
-      const page: InventoryPage = inventoryPage(snapshot, args);
+      const built = inventoryPage(snapshot, args);
+      const page: InventoryPage = { ...built, limitations: [...notes, ...built.limitations] };
       const checked = inventoryPageSchema.safeParse(page);
       if (!checked.success) {
         throw new ToolFailure(

@@ -118,6 +118,7 @@ export function openBinaryTool(context: AppsContext): ToolDefinition {
         // Kept for the members later opened from this artifact (occurrence_id).
         if (provider !== undefined) checkProviderId(session.candidates, provider);
         const opened = await openArtifact(resolved, {
+          limits: context.ceilings,
           signal: call.signal,
           onProgress: (bytes, entries) =>
             call.progress(bytes, undefined, `hashed ${bytes} bytes, ${entries} entries`),

@@ -1,7 +1,8 @@
 /**
  * Writing export files under the operator's output directory, and nowhere
  * else. A `subdir` and a `filename` are checked against their patterns,
- * absolute paths and `..` components are refused, every existing directory
+ * absolute paths and `..` components are refused, an output directory whose
+ * path crosses a symbolic link is refused, every existing directory
  * on the way is checked with `lstat` (a symbolic link is refused), missing
  * ones are made one at a time and checked again, and each file is written
  * to a fresh temporary file beside its final name and then renamed over it.
@@ -134,6 +135,12 @@ async function outputRoot(outputDir: string): Promise<string> {
     throw new OutputDirectoryError(`The output directory ${dir} is not a directory.`);
   }
   const real = await Deno.realPath(dir);
+  if (real !== dir) {
+    // A link anywhere on the way would carry every write wherever it points.
+    throw new OutputDirectoryError(
+      `The output directory ${dir} is or passes through a symbolic link (it resolves to ${real}); output directories must not cross symbolic links. Name the real directory.`,
+    );
+  }
   if (!(await Deno.stat(real)).isDirectory) {
     throw new OutputDirectoryError(`The output directory ${dir} is not a directory.`);
   }
