@@ -67,7 +67,7 @@ export function compareFunctionsTool(context: AppsContext): ToolDefinition {
       ),
       left_evidence_ids: z.array(z.string().regex(/^ev_[0-9a-f]{64}$/)).min(1).max(100).optional()
         .describe(
-          "REA's form: the analyze_function pages of the left procedure; the first page (collection offset 0) is compared.",
+          "REA's form: the analyze_function pages of the left procedure; their callees and referenced strings are compared together.",
         ),
       right_evidence_ids: z.array(z.string().regex(/^ev_[0-9a-f]{64}$/)).min(1).max(100)
         .optional().describe("REA's form: the analyze_function pages of the right procedure."),
@@ -137,10 +137,12 @@ export function compareFunctionsTool(context: AppsContext): ToolDefinition {
             `The ${name} pages are dossiers of different procedures; pass the pages of one procedure per side.`,
           );
         }
-        return first;
+        return { first, records };
       };
-      const left = side(args.left_evidence_id, args.left_evidence_ids, "left");
-      const right = side(args.right_evidence_id, args.right_evidence_ids, "right");
+      const leftSide = side(args.left_evidence_id, args.left_evidence_ids, "left");
+      const rightSide = side(args.right_evidence_id, args.right_evidence_ids, "right");
+      const left = leftSide.first;
+      const right = rightSide.first;
       const limitKeys = [
         "limit",
         "max_instructions",
@@ -160,8 +162,8 @@ export function compareFunctionsTool(context: AppsContext): ToolDefinition {
           { action: "Call analyze_function again on one side with the other side's limits." },
         );
       }
-      const l = left.normalized_result as Dossier;
-      const r = right.normalized_result as Dossier;
+      const l = mergedPages(leftSide.records.map((record) => record.normalized_result as Dossier));
+      const r = mergedPages(rightSide.records.map((record) => record.normalized_result as Dossier));
       const truncated = Boolean(l.instruction_scan?.truncated || r.instruction_scan?.truncated);
       // Providers spell mnemonics differently (Capstone, objdump): sequences compare only within one.
       const sameProvider = left.provider.id === right.provider.id;
@@ -314,4 +316,31 @@ export function compareFunctionsTool(context: AppsContext): ToolDefinition {
       });
     },
   });
+}
+
+/**
+ * One dossier from several pages of the same procedure's dossier: the
+ * callees and referenced strings of every page together (a collection is
+ * still truncated only when every page given says more follows it).
+ */
+function mergedPages(pages: Dossier[]): Dossier {
+  const [first, ...rest] = pages;
+  if (!first || rest.length === 0) return first!;
+  const merge = <K extends "callees" | "referenced_strings">(key: K): Dossier[K] => {
+    const present = pages.map((page) => page[key]).filter((page) => page != null);
+    if (present.length === 0) return first[key];
+    const seen = new Set<string>();
+    const items = present.flatMap((page) => page!.items).filter((item) => {
+      const id = JSON.stringify(item);
+      if (seen.has(id)) return false;
+      seen.add(id);
+      return true;
+    });
+    return {
+      ...present[0]!,
+      items,
+      truncated: present.every((page) => page!.truncated),
+    } as Dossier[K];
+  };
+  return { ...first, callees: merge("callees"), referenced_strings: merge("referenced_strings") };
 }
