@@ -77,6 +77,7 @@ export {
   type RenderedTextPrompt,
 } from "./src/core/prompts.ts";
 export { LOG_LEVELS, type Logger, type LogLevel } from "./src/core/log.ts";
+export { NameIndex, type NameSource } from "./src/core/policy/names.ts";
 
 if (import.meta.main) {
   const { runCli } = await import("./src/cli.ts");

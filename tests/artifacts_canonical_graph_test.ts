@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { canonicalJson } from "../src/core/canonical_json.ts";
 import { canonicalGraphJson } from "../src/apps/artifacts/canonical_graph.ts";
 import { scanArtifact } from "../src/apps/artifacts/scan.ts";

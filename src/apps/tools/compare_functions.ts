@@ -327,7 +327,9 @@ function mergedPages(pages: Dossier[]): Dossier {
   const [first, ...rest] = pages;
   if (!first || rest.length === 0) return first!;
   const merge = <K extends "callees" | "referenced_strings">(key: K): Dossier[K] => {
-    const present = pages.map((page) => page[key]).filter((page) => page != null);
+    const present = pages.map((page) => page[key]).filter((page) =>
+      page !== null && page !== undefined
+    );
     if (present.length === 0) return first[key];
     const seen = new Set<string>();
     const items = present.flatMap((page) => page!.items).filter((item) => {
