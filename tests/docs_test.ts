@@ -27,3 +27,9 @@ Deno.test("VERSION equals deno.json's version", async () => {
   const config = JSON.parse(await Deno.readTextFile(new URL("../deno.json", import.meta.url)));
   assert.equal(VERSION, config.version);
 });
+
+Deno.test("README's Run it section quotes exactly what deno task start runs", async () => {
+  const readme = await Deno.readTextFile(new URL("../README.md", import.meta.url));
+  const config = JSON.parse(await Deno.readTextFile(new URL("../deno.json", import.meta.url)));
+  assert.ok(readme.includes(`\`${config.tasks.start}\``), config.tasks.start);
+});
