@@ -27,6 +27,9 @@ function globToRegex(glob: string): RegExp {
   return new RegExp(`^${body.replace(/\\\.$/, "")}$`.replace("*?$", "*?[^.]+$"));
 }
 
+/** The key a projected object gains when the projection shortened lists inside it. */
+export const POLICY_TRUNCATION_KEY = "_policy_truncation";
+
 /** How a projector is called: `overBudget` when the caller knows the value exceeds `max_chars`. */
 export interface ProjectCall {
   overBudget?: boolean;
@@ -43,6 +46,7 @@ export function projector(
   });
   const keyOnly = new Set(excluded.filter((e) => e.key !== null).map((e) => e.key!));
   const regexes = excluded.filter((e) => e.regex !== null).map((e) => e.regex!);
+  let shortened = 0;
   const walk = (value: unknown, path: string, maxList: number, maxString: number): unknown => {
     if (typeof value === "string") {
       return value.length > maxString
@@ -50,6 +54,7 @@ export function projector(
         : value;
     }
     if (Array.isArray(value)) {
+      if (value.length > maxList) shortened++;
       const kept = value.length > maxList ? value.slice(0, maxList) : value;
       return kept.map((item) => walk(item, path, maxList, maxString));
     }
@@ -69,12 +74,24 @@ export function projector(
     let maxList = options.max_list ?? Infinity;
     let maxString = options.max_string ?? Infinity;
     if (call.overBudget && maxList === Infinity) maxList = 1000;
+    shortened = 0;
     let out = walk(value, "", maxList, maxString);
-    if (options.max_chars === undefined) return out as T;
-    for (let pass = 0; pass < 24 && JSON.stringify(out).length > options.max_chars; pass++) {
-      maxList = maxList === Infinity ? 1000 : Math.max(1, Math.floor(maxList / 2));
-      if (pass > 8) maxString = Math.max(64, Math.floor(Math.min(maxString, 20000) / 2));
-      out = walk(value, "", maxList, maxString);
+    if (options.max_chars !== undefined) {
+      for (let pass = 0; pass < 24 && JSON.stringify(out).length > options.max_chars; pass++) {
+        maxList = maxList === Infinity ? 1000 : Math.max(1, Math.floor(maxList / 2));
+        if (pass > 8) maxString = Math.max(64, Math.floor(Math.min(maxString, 20000) / 2));
+        shortened = 0;
+        out = walk(value, "", maxList, maxString);
+      }
+    }
+    // A shortened list is said, never silent: the reader learns items are missing and why.
+    if (shortened > 0 && out !== null && typeof out === "object" && !Array.isArray(out)) {
+      (out as Record<string, unknown>)[POLICY_TRUNCATION_KEY] = {
+        lists_shortened: shortened,
+        max_items_per_list: maxList,
+        note:
+          "The output policy shortened lists to fit its size limits; ask for fewer items (a smaller limit or narrower filters) to see every one.",
+      };
     }
     return out as T;
   };
