@@ -1,12 +1,11 @@
 import assert from "node:assert/strict";
-import { canonicalJson } from "../src/core/canonical_json.ts";
-import { canonicalGraphJson } from "../src/apps/artifacts/canonical_graph.ts";
+import { canonicalJson, canonicalJsonByParts } from "../src/core/canonical_json.ts";
 import { scanArtifact } from "../src/apps/artifacts/scan.ts";
 import { DEFAULT_LIMITS } from "../src/apps/artifacts/model.ts";
 
 const FIXTURES = new URL("../../shared/fixtures/apps/", import.meta.url).pathname;
 
-Deno.test("canonicalGraphJson() writes exactly what canonicalJson() writes for a scanned graph", async () => {
+Deno.test("canonicalJson() writes in one pass exactly what canonicalJsonByParts() writes for a scanned graph", async () => {
   const snapshot = await scanArtifact(
     { kind: "directory", realPath: FIXTURES.replace(/\/$/, ""), name: "apps" },
     { limits: DEFAULT_LIMITS },
@@ -18,10 +17,10 @@ Deno.test("canonicalGraphJson() writes exactly what canonicalJson() writes for a
     edges: snapshot.edges,
     integrity_contradictions: snapshot.integrity_contradictions,
   };
-  assert.equal(canonicalGraphJson(graph), canonicalJson(graph));
+  assert.equal(canonicalJson(graph), canonicalJsonByParts(graph));
 });
 
-Deno.test("canonicalGraphJson() matches canonicalJson() on awkward values", () => {
+Deno.test("canonicalJson() matches canonicalJsonByParts() on awkward values", () => {
   const values: unknown[] = [
     { b: 1, a: [true, null, "x\u2028\ud800"], "é": { z: -0, y: 1e21, x: 0.1 } },
     { "10": 1, "9": 2, a: 3 }, // index-like keys: the engine would order them numerically
@@ -36,9 +35,9 @@ Deno.test("canonicalGraphJson() matches canonicalJson() on awkward values", () =
     {},
   ];
   for (const value of values) {
-    assert.equal(canonicalGraphJson(value), canonicalJson(value), JSON.stringify(value));
+    assert.equal(canonicalJson(value), canonicalJsonByParts(value), JSON.stringify(value));
   }
   for (const bad of [{ n: NaN }, { i: Infinity }, undefined]) {
-    assert.throws(() => canonicalGraphJson(bad), TypeError);
+    assert.throws(() => canonicalJson(bad), TypeError);
   }
 });

@@ -31,9 +31,72 @@ export type JsonObject = { [key: string]: JsonValue };
  */
 export function canonicalJson(value: unknown): string {
   if (value === undefined) throw new TypeError("Cannot canonicalise JSON: undefined value");
+  if (typeof value === "object" && value !== null && FROZEN_CANONICAL.has(value)) {
+    return JSON.stringify(value);
+  }
+  // Plain JSON data: copied with sorted keys and written in one native pass.
+  const copy = sortedCopy(value, 0);
+  return copy === UNSUPPORTED ? canonicalJsonByParts(value) : JSON.stringify(copy);
+}
+
+/**
+ * The piece-by-piece writer behind {@linkcode canonicalJson}, for what the
+ * one-pass copy cannot express the same way (index-like keys, which the
+ * engine orders numerically; `toJSON`; non-plain objects; non-finite
+ * numbers, which it refuses). The same string as `canonicalJson` for any value.
+ */
+export function canonicalJsonByParts(value: unknown): string {
+  if (value === undefined) throw new TypeError("Cannot canonicalise JSON: undefined value");
   const out: string[] = [];
   write(value, out, 0);
   return out.join("");
+}
+
+const UNSUPPORTED: unique symbol = Symbol("unsupported");
+
+/** A copy of `value` whose `JSON.stringify` is its canonical JSON, or UNSUPPORTED. */
+function sortedCopy(value: unknown, depth: number): unknown {
+  if (depth > MAX_DEPTH) return UNSUPPORTED;
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return value;
+    case "number":
+      return Number.isFinite(value) ? value : UNSUPPORTED;
+    case "object": {
+      if (value === null) return null;
+      if (Array.isArray(value)) {
+        const out: unknown[] = new Array(value.length);
+        for (let i = 0; i < value.length; i++) {
+          const item = value[i];
+          if (item === undefined) {
+            out[i] = null;
+            continue;
+          }
+          const copy = sortedCopy(item, depth + 1);
+          if (copy === UNSUPPORTED) return UNSUPPORTED;
+          out[i] = copy;
+        }
+        return out;
+      }
+      if (Object.getPrototypeOf(value) !== Object.prototype) return UNSUPPORTED;
+      const record = value as Record<string, unknown>;
+      const keys = Object.keys(record).sort();
+      const out: Record<string, unknown> = {};
+      for (const key of keys) {
+        const first = key.charCodeAt(0);
+        if (first >= 48 && first <= 57 && INDEX_KEY.test(key)) return UNSUPPORTED;
+        const child = record[key];
+        if (child === undefined) continue;
+        const copy = sortedCopy(child, depth + 1);
+        if (copy === UNSUPPORTED) return UNSUPPORTED;
+        out[key] = copy;
+      }
+      return out;
+    }
+    default:
+      return UNSUPPORTED;
+  }
 }
 
 const MAX_DEPTH = 256;

@@ -6,8 +6,7 @@
  * @module
  */
 
-import { sha256Hex } from "../../core/canonical_json.ts";
-import { canonicalGraphJson } from "./canonical_graph.ts";
+import { canonicalJson, sha256Hex } from "../../core/canonical_json.ts";
 import { compareCodePoints } from "../../core/completion.ts";
 import {
   artifactId,
@@ -367,7 +366,7 @@ export class ScanRecord {
     const contradictions = [...this.#contradictions].sort((a, b) =>
       compareCodePoints(a.contradiction_id, b.contradiction_id)
     );
-    const graphSha256 = sha256Hex(canonicalGraphJson({
+    const graphSha256 = sha256Hex(canonicalJson({
       nodes,
       occurrences,
       edges,

@@ -304,19 +304,7 @@ export class Scanner {
     }
     const sha256 = sha256Hex(canonicalJson(listing));
     const id = artifactId(sha256);
-    this.#record.addNode({
-      artifact_id: id,
-      kind: "container",
-      format: "directory",
-      content_kind: "directory",
-      sha256,
-      size: 0,
-      media_type: "inode/directory",
-      architecture: null,
-      executable: false,
-      content_state: "virtual",
-      limitations,
-    });
+    this.#record.addNode(directoryNode(id, sha256, limitations));
     this.#record.addEdges(id, children);
     if (logicalPath !== ".") {
       this.#record.addOccurrence({
@@ -916,19 +904,7 @@ export class Scanner {
     const closed = closeArchiveDirectories(directories.map((d) => d.logicalPath), members);
     for (const { index, sha256, artifactId: id } of closed) {
       const directory = directories[index]!;
-      this.#record.addNode({
-        artifact_id: id,
-        kind: "container",
-        format: "directory",
-        content_kind: "directory",
-        sha256,
-        size: 0,
-        media_type: "inode/directory",
-        architecture: null,
-        executable: false,
-        content_state: "virtual",
-        limitations: [],
-      });
+      this.#record.addNode(directoryNode(id, sha256, []));
       directory.occurrence.artifact_id = id;
       directory.occurrence.sha256 = sha256;
       children.push({
@@ -969,4 +945,21 @@ export class Scanner {
       );
     }
   }
+}
+
+/** The node of a directory: a virtual container identified by the digest of its listing. */
+function directoryNode(artifactId: string, sha256: string, limitations: string[]): ArtifactNode {
+  return {
+    artifact_id: artifactId,
+    kind: "container",
+    format: "directory",
+    content_kind: "directory",
+    sha256,
+    size: 0,
+    media_type: "inode/directory",
+    architecture: null,
+    executable: false,
+    content_state: "virtual",
+    limitations,
+  };
 }

@@ -143,11 +143,10 @@ export function listFindings(
     cursor: cursor ?? null,
     scope: view,
     filters: filters as Record<string, unknown>,
-    rendered: (f) => findingBrief(view, f),
+    render: (f) => findingBrief(view, f),
   });
   return {
     ...page,
-    items: page.items.map((f) => findingBrief(view, f)),
     severity_breakdown: severityBreakdown(matches),
   };
 }

@@ -100,7 +100,7 @@ export function checkLimit(limit: number | undefined, max: number = MAX_LIMIT): 
 }
 
 /** Options of {@linkcode paginate}. */
-export interface PaginateOptions<T = unknown> {
+export interface PaginateOptions<T = unknown, R = T> {
   /** Page size, 1..500. @default 50 */
   limit?: number;
   /** The cursor of the page to read; empty for the first. */
@@ -110,10 +110,10 @@ export interface PaginateOptions<T = unknown> {
   /** The filter arguments that shaped the list (not `limit`, not `cursor`). */
   filters: Record<string, unknown>;
   /**
-   * What an item becomes on the wire, for sizing the page (the raw item when
-   * left out): a page stops before {@linkcode PAGE_CHAR_BUDGET} characters.
+   * What an item becomes on the wire (the raw item when left out): the page
+   * holds these, and stops before {@linkcode PAGE_CHAR_BUDGET} characters of them.
    */
-  rendered?: (item: T) => unknown;
+  render?: (item: T) => R;
 }
 
 /**
@@ -136,20 +136,22 @@ export const PAGE_CHAR_BUDGET = 80_000;
  * // page.items: [1, 2]; page.next_cursor: "c2.<12 hex>"
  * ```
  */
-export function paginate<T>(items: readonly T[], options: PaginateOptions<T>): Page<T> {
+export function paginate<T, R = T>(
+  items: readonly T[],
+  options: PaginateOptions<T, R>,
+): Page<R> {
   const limit = checkLimit(options.limit);
   const fingerprint = cursorFingerprint(options.scope, options.filters);
   const offset = decodeCursor(options.cursor, fingerprint);
-  const slice = items.slice(offset, offset + limit);
+  const render = options.render ?? ((item: T) => item as unknown as R);
+  const slice: R[] = [];
   let chars = 0;
-  for (let i = 0; i < slice.length; i++) {
-    const item = slice[i]!;
-    chars += (JSON.stringify(options.rendered ? options.rendered(item) : item)?.length ?? 4) + 1;
+  for (const item of items.slice(offset, offset + limit)) {
+    const shown = render(item);
+    chars += (JSON.stringify(shown)?.length ?? 4) + 1;
     // Always at least one item, so a cursor moves on even past a huge one.
-    if (chars > PAGE_CHAR_BUDGET && i > 0) {
-      slice.length = i;
-      break;
-    }
+    if (chars > PAGE_CHAR_BUDGET && slice.length > 0) break;
+    slice.push(shown);
   }
   const end = offset + slice.length;
   const more = end < items.length;

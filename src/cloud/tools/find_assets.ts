@@ -120,12 +120,11 @@ export function findAssetsTool(ctx: CloudContext): ToolDefinition {
             fields,
             sort_by: sortBy,
           },
-          rendered: (asset) => projectAsset(dataset, asset, fields),
+          render: (asset) => projectAsset(dataset, asset, fields),
         });
         const result = {
           dataset: dataset.name,
           ...page,
-          items: page.items.map((asset) => projectAsset(dataset, asset, fields)),
           ...(page.total === 0
             ? {
               hint: dataset.records.assets.length === 0

@@ -98,11 +98,11 @@ export function getEdgesTool(ctx: CloudContext): ToolDefinition {
             internet_only: args.internet_only,
             port: args.port ?? null,
           },
-          rendered: (edge) => edgeBrief(dataset, edge),
+          render: (edge) => edgeBrief(dataset, edge),
         });
         return {
           kind: "result",
-          result: { ...page, items: page.items.map((edge) => edgeBrief(dataset, edge)) },
+          result: page,
         };
       }),
   });

@@ -15,7 +15,7 @@
  */
 
 import { generateEstate } from "../../helpers/cloud_generated_estate.ts";
-import { type BenchContext, BenchServer, paired } from "../harness.ts";
+import { type BenchContext, BenchServer, paired, spread } from "../harness.ts";
 
 const SIZES = { small: 2_000, medium: 10_000, large: 50_000 } as const;
 const CLOUDG_MS: Record<string, Record<string, number>> = {
@@ -87,14 +87,14 @@ export default async function policyProfiles(ctx: BenchContext): Promise<void> {
             peerRun: async () => (await open.call(name, args)).ms,
           });
           ctx.pairedResult(result);
-          const ours = median(result.subject);
+          const ours = spread(result.subject).median;
           const cloudg = CLOUDG_MS[profile]![name]!;
           ctx.figure({
             label: `${profile}: ${name} median, warm`,
             value: `${ours.toFixed(2)} ms`,
             note: `cloudg ${cloudg} ms at 50,000 assets; target ≤ ${cloudg / 2} ms: ${
               ours <= cloudg / 2 ? "met" : "MISSED"
-            }; added over open ${(ours - median(result.peerTimes)).toFixed(2)} ms`,
+            }; added over open ${(ours - spread(result.peerTimes).median).toFixed(2)} ms`,
           });
         }
         const memory = await server.memory();
@@ -111,12 +111,6 @@ export default async function policyProfiles(ctx: BenchContext): Promise<void> {
   } finally {
     await open.close();
   }
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 function mb(bytes: number): string {
