@@ -80,7 +80,9 @@ export default async function peakRss(ctx: BenchContext): Promise<void> {
     }× over the idle server (${mib(median.idle)})`,
     note: `target ≤ 2 × file + idle = ${mib(allowed)}: ${
       median.peak <= allowed ? "met" : "MISSED"
-    }; median of ${passes.length} passes, the pass took ${(median.ms / 1000).toFixed(1)} s`,
+    }; median of ${passes.length} passes (peaks ${mib(passes[0]!.peak)} to ${
+      mib(passes.at(-1)!.peak)
+    }), the pass took ${(median.ms / 1000).toFixed(1)} s`,
   });
   let before = median.idle;
   ctx.table({
