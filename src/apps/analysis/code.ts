@@ -265,6 +265,33 @@ export interface InstructionFlow {
   references: bigint[];
 }
 
+/** The references of a flow that names none: one shared, frozen empty array. */
+const NO_REFERENCES = Object.freeze([]) as unknown as bigint[];
+
+/**
+ * An {@linkcode InstructionFlow} built by a constructor rather than an object
+ * literal, with its references array made only for an instruction that names
+ * an address (by `Array.of`, not a literal). V8 tracks how long the objects
+ * of each literal live and, once most of them outlive a young-generation
+ * collection (a dossier keeps its instructions and flows), allocates that
+ * literal's later objects straight in the old generation; a whole-document
+ * scan then fills the old generation with millions of short-lived flows until
+ * a full collection. Constructor and builtin calls carry no such allocation
+ * site, so every flow starts young.
+ */
+class Flow implements InstructionFlow {
+  kind: InstructionFlow["kind"] = "other";
+  target: bigint | null = null;
+  indirect = false;
+  references: bigint[] = NO_REFERENCES;
+
+  /** Adds an address the instruction names. */
+  refer(address: bigint): void {
+    if (this.references === NO_REFERENCES) this.references = Array.of(address);
+    else this.references.push(address);
+  }
+}
+
 const HEX = /^#?(-?0x[0-9a-f]+|-?\d+)$/i;
 const RIP = /\[rip ([+-]) (0x[0-9a-f]+|\d+)\]/i;
 const ARM_PC_LITERAL = /\[pc, #(-?0x[0-9a-f]+|-?\d+)\]/i;
@@ -291,13 +318,13 @@ export function flowOf(
   return instructions.map((insn) => {
     const mnemonic = insn.mnemonic.toLowerCase();
     const operands = insn.operands.toLowerCase();
-    const flow: InstructionFlow = { kind: "other", target: null, indirect: false, references: [] };
+    const flow = new Flow();
     if (set === "x86" || set === "x86_64") {
       const rip = RIP.exec(operands);
       if (rip) {
         const displacement = BigInt(rip[2]!);
         const next = insn.address + BigInt(insn.size);
-        flow.references.push(rip[1] === "+" ? next + displacement : next - displacement);
+        flow.refer(rip[1] === "+" ? next + displacement : next - displacement);
       }
       if (mnemonic === "call" || mnemonic.startsWith("call")) flow.kind = "call";
       else if (mnemonic === "jmp" || mnemonic.startsWith("jmp")) flow.kind = "jump";
@@ -310,7 +337,7 @@ export function flowOf(
       } else if (set === "x86") {
         // 32-bit code names absolute addresses in immediates and memory operands.
         for (const m of operands.matchAll(/(?:^|[\s,[])(0x[0-9a-f]{5,8})(?:\]|$|,)/g)) {
-          flow.references.push(BigInt(m[1]!));
+          flow.refer(BigInt(m[1]!));
         }
       }
       return flow;
@@ -340,21 +367,21 @@ export function flowOf(
         if (page !== null && parts[0]) pages.set(parts[0], page);
       } else if (mnemonic === "adr") {
         const address = parseNumber(parts[1] ?? "");
-        if (address !== null) flow.references.push(address);
+        if (address !== null) flow.refer(address);
       } else if (mnemonic === "add" && parts.length === 3) {
         const page = pages.get(parts[1]!);
         const offset = parseNumber(parts[2]!);
-        if (page !== undefined && offset !== null) flow.references.push(page + offset);
+        if (page !== undefined && offset !== null) flow.refer(page + offset);
       } else if (/^(ldr|ldrb|ldrh|ldrsw|ldrsb|ldrsh|str|strb|strh|ldp|stp)$/.test(mnemonic)) {
         const memory = /\[(x\d+|sp), #(-?0x[0-9a-f]+|-?\d+)\]/.exec(operands);
         if (memory) {
           const page = pages.get(memory[1]!);
           const offset = parseNumber(memory[2]!);
-          if (page !== undefined && offset !== null) flow.references.push(page + offset);
+          if (page !== undefined && offset !== null) flow.refer(page + offset);
         } else if (mnemonic.startsWith("ldr")) {
           const literal = parseNumber(parts[parts.length - 1] ?? "");
           if (literal !== null && !(parts[parts.length - 1] ?? "").includes("[")) {
-            flow.references.push(literal);
+            flow.refer(literal);
           }
         }
       }
@@ -384,7 +411,7 @@ export function flowOf(
     const literal = ARM_PC_LITERAL.exec(operands);
     if (literal && mnemonic.startsWith("ldr")) {
       const pc = (insn.address + (set === "thumb" ? 4n : 8n)) & ~3n;
-      flow.references.push(pc + BigInt(literal[1]!));
+      flow.refer(pc + BigInt(literal[1]!));
     }
     return flow;
   });

@@ -123,8 +123,27 @@ function loadEngine(): Promise<CapstoneExports> {
   return engine;
 }
 
-const decoder = new TextDecoder();
 const EMPTY = new Uint8Array(0);
+
+/**
+ * An {@linkcode Instruction} built by a constructor rather than an object
+ * literal. V8 tracks how long the objects of each literal live and, when most
+ * outlive a young-generation collection (a dossier keeps its 500
+ * instructions), allocates that literal's later objects, and what is stored
+ * in them, straight in the old generation. A whole-document scan then fills
+ * the old generation with short-lived instructions until a full collection
+ * (about 100 MB on a large library). Constructor calls carry no such
+ * allocation site, so every instruction starts young.
+ */
+class DecodedInstruction implements Instruction {
+  address = 0n;
+  size = 0;
+  bytes: Uint8Array = EMPTY;
+  mnemonic = "";
+  operands = "";
+}
+
+const decoder = new TextDecoder();
 
 function cString(memory: WebAssembly.Memory, pointer: number, max: number): string {
   const bytes = new Uint8Array(memory.buffer, pointer, max);
@@ -216,15 +235,16 @@ export class Disassembler {
         const size = view.getUint16(at + INSN.length, true);
         covered += size;
         if (select !== null && !select(heap, at + INSN.mnemonic, at + INSN.operands)) continue;
-        const instruction: Instruction = {
-          address: view.getBigUint64(at + INSN.address, true),
-          size,
-          bytes: withBytes
-            ? new Uint8Array(cs.memory.buffer.slice(at + INSN.bytes, at + INSN.bytes + size))
-            : EMPTY,
-          mnemonic: cString(cs.memory, at + INSN.mnemonic, 32),
-          operands: cString(cs.memory, at + INSN.operands, 160),
-        };
+        const instruction: Instruction = new DecodedInstruction();
+        instruction.address = view.getBigUint64(at + INSN.address, true);
+        instruction.size = size;
+        if (withBytes) {
+          instruction.bytes = new Uint8Array(
+            cs.memory.buffer.slice(at + INSN.bytes, at + INSN.bytes + size),
+          );
+        }
+        instruction.mnemonic = cString(cs.memory, at + INSN.mnemonic, 32);
+        instruction.operands = cString(cs.memory, at + INSN.operands, 160);
         if (select === null) instructions[i] = instruction;
         else instructions.push(instruction);
       }

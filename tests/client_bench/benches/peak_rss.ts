@@ -12,23 +12,55 @@ import { type BenchContext, BenchServer, structured } from "../harness.ts";
 import { libraryFor, mib, rootOf } from "../library.ts";
 import { walkProcedures } from "../walk.ts";
 
-/** One full pass in a fresh server; its idle RSS, peak and time. */
-async function fullPass(path: string): Promise<{ idle: number; peak: number; ms: number }> {
+/** One phase of a pass: its own peak (VmHWM after a reset) and the RSS it leaves. */
+interface Phase {
+  name: string;
+  peak: number;
+  rss: number;
+}
+
+/** What one full pass measured. */
+interface Pass {
+  idle: number;
+  peak: number;
+  ms: number;
+  phases: Phase[];
+}
+
+/**
+ * One full pass in a fresh server; its idle RSS, peak and time. The peak is
+ * reset before each phase, so each phase reports its own high point; the
+ * pass's peak is the highest of them (a reset only ever lowers VmHWM to the
+ * RSS of that moment, which the next phase's peak is at least).
+ */
+async function fullPass(path: string): Promise<Pass> {
   await using server = await BenchServer.start({ roots: [rootOf(path)] });
   const idle = (await server.memory()).rss;
-  const began = performance.now();
-  await server.call("open_binary", { path });
-  await server.call("binary_overview");
-  await walkProcedures(server);
-  const page = structured(await server.call("list_procedures", { offset: 1000, limit: 20 }));
-  const addresses = (page.result as { items: { address: string }[] }).items.map((i) => i.address);
-  for (const procedure of addresses) {
-    await server.call("analyze_function", { procedure, include_callers: false });
-  }
-  await server.call("xrefs", { address: addresses[0]! });
-  await server.call("search_strings", { query: "error", limit: 10 });
-  const ms = performance.now() - began;
-  return { idle, peak: (await server.memory()).peak, ms };
+  const phases: Phase[] = [];
+  let ms = 0;
+  const phase = async <T>(name: string, run: () => Promise<T>): Promise<T> => {
+    await server.resetPeak();
+    const began = performance.now();
+    const value = await run();
+    ms += performance.now() - began;
+    phases.push({ name, ...(await server.memory()) });
+    return value;
+  };
+  await phase("open_binary", () => server.call("open_binary", { path }));
+  await phase("binary_overview", () => server.call("binary_overview"));
+  await phase("every list_procedures page", () => walkProcedures(server));
+  const addresses = await phase("20 analyze_function", async () => {
+    const page = structured(await server.call("list_procedures", { offset: 1000, limit: 20 }));
+    const items = (page.result as { items: { address: string }[] }).items;
+    for (const { address } of items) {
+      await server.call("analyze_function", { procedure: address, include_callers: false });
+    }
+    return items.map((i) => i.address);
+  });
+  await phase("xrefs (reference index)", () => server.call("xrefs", { address: addresses[0]! }));
+  await phase("search_strings", () => server.call("search_strings", { query: "error", limit: 10 }));
+  const peak = Math.max(...phases.map((p) => p.peak));
+  return { idle, peak, ms, phases };
 }
 
 /** Runs the peak-memory measure. */
@@ -48,6 +80,18 @@ export default async function peakRss(ctx: BenchContext): Promise<void> {
     }× over the idle server (${mib(median.idle)})`,
     note: `target ≤ 2 × file + idle = ${mib(allowed)}: ${
       median.peak <= allowed ? "met" : "MISSED"
-    }; median of ${passes.length} passes, the pass took ${(median.ms / 1000).toFixed(1)} s`,
+    }; median of ${passes.length} passes (peaks ${mib(passes[0]!.peak)} to ${
+      mib(passes.at(-1)!.peak)
+    }), the pass took ${(median.ms / 1000).toFixed(1)} s`,
+  });
+  let before = median.idle;
+  ctx.table({
+    title: `peak RSS by phase (the median pass; idle ${mib(median.idle)})`,
+    columns: ["phase", "peak during it (VmHWM)", "peak over the RSS before it", "RSS after it"],
+    rows: median.phases.map((p) => {
+      const row = [p.name, mib(p.peak), mib(p.peak - before), mib(p.rss)];
+      before = p.rss;
+      return row;
+    }),
   });
 }
