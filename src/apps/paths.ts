@@ -29,6 +29,8 @@ export interface TargetFile {
   /** The resolved real path. */
   realPath: string;
   bytes: Uint8Array;
+  /** The SHA-256 of `bytes` (lowercase hex), when the reader computed it while reading. */
+  sha256?: string;
 }
 
 /**

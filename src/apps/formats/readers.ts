@@ -6,7 +6,7 @@
  */
 
 import type { SubjectFormat } from "../evidence.ts";
-import { elfImage } from "./elf/image.ts";
+import { deferredElfImage, elfImage } from "./elf/image.ts";
 import type { BinaryImage } from "./binary_image.ts";
 import { machOImages } from "./macho/image.ts";
 import { isMachO } from "./macho/parse.ts";
@@ -23,6 +23,12 @@ export interface FormatReader {
   detect(bytes: Uint8Array): boolean;
   /** The documents of the file; throws the reader's parse error on unusable input. */
   read(bytes: Uint8Array, fileName: string): BinaryImage[];
+  /**
+   * The same documents with their costly parts read on first use (see
+   * `deferred_image.ts`), refusing the same files now; absent when the reader
+   * has nothing cheaper than `read`.
+   */
+  readDeferred?(bytes: Uint8Array, fileName: string): BinaryImage[];
   /** The subject format recorded in Evidence. */
   subjectFormat(documents: readonly BinaryImage[]): SubjectFormat;
 }
@@ -33,6 +39,7 @@ export const FORMAT_READERS: readonly FormatReader[] = [
     name: "ELF",
     detect: isElf,
     read: (bytes, fileName) => [elfImage(bytes, fileName)],
+    readDeferred: (bytes, fileName) => [deferredElfImage(bytes, fileName)],
     subjectFormat: () => "elf",
   },
   {

@@ -13,6 +13,7 @@ import type { BinarySubject as EvidenceSubject } from "../evidence.ts";
 import { ProgramAnalysis } from "../analysis/program.ts";
 import { FORMAT_READERS, readerFor } from "../formats/readers.ts";
 import type { BinaryImage } from "../formats/binary_image.ts";
+import { completeImage } from "../formats/deferred_image.ts";
 import type { TargetFile } from "../paths.ts";
 
 /** Where a target's bytes came from. */
@@ -52,7 +53,11 @@ export interface LoadedTarget {
 
 const SUBJECT_ARCHITECTURES = new Set(["x86", "x86_64", "arm", "arm64"]);
 
-/** Identifies and parses a file; refuses formats no reader knows, with a clear message. */
+/**
+ * Identifies a file and reads what identifies its documents (the rest of each
+ * document is read on first use: see `formats/deferred_image.ts`); refuses
+ * formats no reader knows and headers no reader can use, with a clear message.
+ */
 export function loadTarget(
   file: TargetFile,
   origin: TargetOrigin = { kind: "file" },
@@ -75,22 +80,10 @@ export function loadTarget(
   }
   let documents: BinaryImage[];
   try {
-    documents = reader.read(bytes, name);
+    // Only what identifies the file is read now; the rest on first use (BinarySession.prepare).
+    documents = reader.readDeferred?.(bytes, name) ?? reader.read(bytes, name);
   } catch (error) {
-    if (error instanceof Error && error.name.endsWith("ParseError")) {
-      const offset = (error as Error & { offset?: number | null }).offset;
-      throw new ToolFailure(
-        "invalid_request",
-        `Cannot open ${file.requestedPath}: ${error.message}`,
-        {
-          action: "The file is truncated or corrupted; open an intact copy.",
-          details: offset === null || offset === undefined
-            ? { format: reader.name }
-            : { format: reader.name, offset },
-        },
-      );
-    }
-    throw error;
+    throw readFailure(`Cannot open ${file.requestedPath}`, reader.name, error);
   }
   if (documents.length === 0) {
     throw new ToolFailure(
@@ -98,7 +91,7 @@ export function loadTarget(
       `Cannot open ${file.requestedPath}: the ${reader.name} file holds no document.`,
     );
   }
-  const sha256 = sha256Hex(bytes);
+  const sha256 = file.sha256 ?? sha256Hex(bytes);
   const first = documents[0]!;
   return {
     requestedPath: file.requestedPath,
@@ -121,6 +114,33 @@ export function loadTarget(
     programs: new Map(documents.map((d) => [d.document, new ProgramAnalysis(d)])),
     origin,
   };
+}
+
+/**
+ * Reads now what the open left unread of one document (see
+ * `formats/deferred_image.ts`); nothing when it is read already. A reader's
+ * parse error becomes a clear failure naming the file and the offset.
+ */
+export function completeDocument(target: LoadedTarget, image: BinaryImage): void {
+  try {
+    completeImage(image);
+  } catch (error) {
+    throw readFailure(
+      `Cannot analyse ${image.document} of ${target.requestedPath}`,
+      target.formatName,
+      error,
+    );
+  }
+}
+
+/** A reader's parse error as a failure that says what was wrong and where; others unchanged. */
+function readFailure(what: string, format: string, error: unknown): unknown {
+  if (!(error instanceof Error && error.name.endsWith("ParseError"))) return error;
+  const offset = (error as Error & { offset?: number | null }).offset;
+  return new ToolFailure("invalid_request", `${what}: ${error.message}`, {
+    action: "The file is truncated or corrupted; open an intact copy.",
+    details: offset === null || offset === undefined ? { format } : { format, offset },
+  });
 }
 
 /** `0x` + lowercase hex. */
