@@ -5,6 +5,7 @@
  * @module
  */
 
+import { createHash } from "node:crypto";
 import { ToolFailure } from "../core/errors.ts";
 import { ioFailure, type RootDirectory, RootFence, type VerifiedFile } from "../core/roots.ts";
 
@@ -19,8 +20,11 @@ export interface ReadOptions {
   onProgress?: (read: number, size: number) => void | Promise<void>;
 }
 
-/** Bytes read per chunk (and per progress report). */
+/** Bytes read between two progress reports. */
 export const READ_CHUNK_BYTES = 16 * 1024 * 1024;
+
+/** Bytes per read: small enough that hashing one piece overlaps reading the next. */
+const HASH_PIECE_BYTES = 2 * 1024 * 1024;
 
 /** A regular file under an allowed root, read whole. */
 export interface TargetFile {
@@ -37,6 +41,7 @@ export interface TargetFile {
  * Checks a requested path and reads the file it names. Refuses relative
  * paths, paths outside every root (lexically, and again after resolving
  * symlinks), directories, devices and oversized files, each with a clear error.
+ * The SHA-256 of the bytes is computed as they are read.
  *
  * Requires `--allow-read` for the roots.
  */
@@ -70,21 +75,29 @@ export async function readTargetFile(
       );
     }
     const bytes = new Uint8Array(info.size);
+    // Each piece is hashed while the next one is being read.
+    const hash = createHash("sha256");
+    const readPiece = (at: number): Promise<number> =>
+      at < bytes.length
+        ? file.read(bytes.subarray(at, Math.min(bytes.length, at + HASH_PIECE_BYTES)), at)
+        : Promise.resolve(0);
     let filled = 0;
     let reported = 0;
-    while (filled < bytes.length) {
+    let next = readPiece(0);
+    for (;;) {
+      const n = await next;
+      if (n === 0) break;
+      const start = filled;
+      filled += n;
+      next = readPiece(filled);
       if (options.signal?.aborted) {
+        await next.catch(() => 0);
         throw new ToolFailure("cancelled", `Opening ${requestedPath} was cancelled.`, {
           retryable: true,
           action: "Call open_binary again when you need this target.",
         });
       }
-      const n = await file.read(
-        bytes.subarray(filled, Math.min(bytes.length, filled + READ_CHUNK_BYTES)),
-        filled,
-      );
-      if (n === 0) break;
-      filled += n;
+      hash.update(bytes.subarray(start, filled));
       if (
         options.onProgress && (filled - reported >= READ_CHUNK_BYTES || filled === bytes.length)
       ) {
@@ -96,6 +109,7 @@ export async function readTargetFile(
       requestedPath,
       realPath,
       bytes: filled === bytes.length ? bytes : bytes.slice(0, filled),
+      sha256: hash.digest("hex"),
     };
   } catch (error) {
     if (error instanceof ToolFailure) throw error;

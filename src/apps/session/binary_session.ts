@@ -106,14 +106,18 @@ export class BinarySession {
       } else {
         binding = selectProvider(this.candidates, target, requested, selection);
       }
-      this.#target = target;
+      // The same bytes keep what was read and analysed of them.
+      const opened = same
+        ? { ...target, documents: previous.documents, programs: previous.programs }
+        : target;
+      this.#target = opened;
       this.#binding = binding;
       if (!same || this.#currentDocument === null) {
-        this.#currentDocument = binding ? binding.provider.listDocuments(target)[0] ?? null : null;
+        this.#currentDocument = binding ? binding.provider.listDocuments(opened)[0] ?? null : null;
       }
       return {
         action: previous === null ? "opened" : same ? "reopened" : "switched",
-        target,
+        target: opened,
         binding,
       };
     });
