@@ -6,6 +6,11 @@
  */
 
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import type { ToolFailure } from "../src/core/errors.ts";
+import { isElf } from "../src/apps/formats/elf/parse.ts";
+import { PARTIAL_READ_MIN_BYTES, readTargetFile } from "../src/apps/paths.ts";
+import { identifyingRanges } from "../src/apps/session/target.ts";
 import { elfImage } from "../src/apps/formats/elf/image.ts";
 import { deferredElfImage } from "../src/apps/formats/elf/image.ts";
 import { DEFERRED_FIELDS, isDeferred } from "../src/apps/formats/deferred_image.ts";
@@ -182,4 +187,90 @@ Deno.test({
       await Deno.remove(dir, { recursive: true });
     }
   },
+});
+
+/** A copy of ls padded with zeros past PARTIAL_READ_MIN_BYTES, in a fresh root. */
+async function paddedLs(): Promise<{ root: string; path: string; bytes: Uint8Array }> {
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "casefile-partial-" }));
+  const ls = await Deno.readFile(LS);
+  const bytes = new Uint8Array(ls.length + PARTIAL_READ_MIN_BYTES);
+  bytes.set(ls);
+  // Non-zero bytes past ls, so that an unread stretch shows as zeros.
+  bytes.fill(0xa5, ls.length);
+  await Deno.writeFile(`${root}/big-ls`, bytes);
+  return { root, path: `${root}/big-ls`, bytes };
+}
+
+Deno.test("a large ELF file is read by its identifying ranges at open, and whole on first use", async () => {
+  const { root, path, bytes } = await paddedLs();
+  try {
+    const session = new BinarySession([{ path: root, realPath: root }], [nativeProvider()]);
+    const { target } = await session.open(path);
+    assert.equal(target.sha256, createHash("sha256").update(bytes).digest("hex"));
+    assert.ok(target.unread !== null && !target.unread.done);
+    const image = target.documents[0]!;
+    const tail = image.bytes.subarray(bytes.length - 4096);
+    assert.ok(tail.every((b) => b === 0), "the open did not read the padding");
+    // Nothing parses the missing bytes before they are read.
+    assert.throws(() => image.functions, /not read in full yet/);
+    const eager = elfImage(bytes, "big-ls");
+    assert.deepEqual(
+      { sections: image.sections, buildId: image.buildId, warnings: [...image.warnings] },
+      { sections: eager.sections, buildId: eager.buildId, warnings: eager.warnings },
+    );
+    await session.prepared("list_procedures", undefined);
+    assert.deepEqual(image.bytes, bytes);
+    assert.deepEqual(fields(image), fields(eager));
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("the first use refuses a large file that changed since it was opened", async () => {
+  const { root, path, bytes } = await paddedLs();
+  try {
+    const session = new BinarySession([{ path: root, realPath: root }], [nativeProvider()]);
+    await session.open(path);
+    bytes[bytes.length - 1] = 0;
+    await Deno.writeFile(path, bytes);
+    await assert.rejects(
+      session.prepared("list_procedures", undefined),
+      (error: ToolFailure) => {
+        assert.equal(error.code, "artifact_integrity_mismatch");
+        assert.match(error.message, /changed since it was opened/);
+        return true;
+      },
+    );
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("identifying ranges give the same identity as the whole file, for large system libraries", async () => {
+  const directory = "/usr/lib/x86_64-linux-gnu";
+  const large: string[] = [];
+  try {
+    for (const entry of Deno.readDirSync(directory)) {
+      if (!entry.isFile || !entry.name.includes(".so")) continue;
+      const path = `${directory}/${entry.name}`;
+      if (Deno.statSync(path).size >= PARTIAL_READ_MIN_BYTES) large.push(path);
+    }
+  } catch {
+    // No such directory: the padded ls below still runs.
+  }
+  const roots = [{ path: "/usr/lib", realPath: "/usr/lib" }];
+  for (const path of large.sort().slice(0, 6)) {
+    const file = await readTargetFile(path, roots, { identifyingRanges });
+    const whole = await Deno.readFile(path);
+    if (!isElf(whole)) continue;
+    assert.ok(file.readRest, `${path} was read by ranges`);
+    const partial = deferredElfImage(file.bytes, "x");
+    const eager = elfImage(whole, "x");
+    assert.deepEqual(
+      { sections: partial.sections, buildId: partial.buildId, warnings: partial.warnings },
+      { sections: eager.sections, buildId: eager.buildId, warnings: eager.warnings },
+      path,
+    );
+    assert.equal(file.sha256, createHash("sha256").update(whole).digest("hex"), path);
+  }
 });

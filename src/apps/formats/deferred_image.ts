@@ -32,11 +32,35 @@ export type DeferredField = typeof DEFERRED_FIELDS[number];
 /** What identifies a document: every field but the deferred ones. */
 export type ImageHead = Omit<BinaryImage, DeferredField>;
 
-/** What the full read adds: the deferred fields and every warning of the full read. */
-export type ImageRest = Pick<BinaryImage, DeferredField> & { warnings: string[] };
+/**
+ * What the full read yields: the deferred fields and every warning of the
+ * full read, and the identifying fields again (they replace the head's, which
+ * may have come from only part of the bytes).
+ */
+export type ImageRest =
+  & Pick<BinaryImage, DeferredField>
+  & { warnings: string[] }
+  & Partial<ImageHead>;
+
+/** The identifying fields the full read restates (not the bytes, not the warnings). */
+const HEAD_FIELDS = [
+  "format",
+  "document",
+  "architecture",
+  "machine",
+  "bits",
+  "endianness",
+  "entry",
+  "sections",
+  "buildId",
+  "fileBase",
+] as const;
 
 /** The pending full read of each image that has not run it yet. */
 const pending = new WeakMap<BinaryImage, () => void>();
+
+/** Why an image may not be read in full yet (its bytes are not all there). */
+const held = new WeakMap<BinaryImage, string>();
 
 /**
  * An image whose deferred fields come from `readRest` on first use.
@@ -60,6 +84,11 @@ export function deferredImage(head: ImageHead, readRest: () => ImageRest): Binar
         enumerable: true,
         configurable: true,
       });
+    }
+    for (const field of HEAD_FIELDS) {
+      if (rest[field] !== undefined) {
+        (image as unknown as Record<string, unknown>)[field] = rest[field];
+      }
     }
     const added = image.warnings.slice(headWarnings);
     image.warnings.splice(0, image.warnings.length, ...rest.warnings, ...added);
@@ -87,7 +116,29 @@ export function isDeferred(image: BinaryImage): boolean {
   return pending.has(image);
 }
 
-/** Runs the full read of a deferred image now (nothing for any other image). */
+/**
+ * Runs the full read of a deferred image now (nothing for any other image).
+ *
+ * @throws {Error} When the image is held ({@linkcode holdImage}): its bytes are not all read.
+ */
 export function completeImage(image: BinaryImage): void {
-  pending.get(image)?.();
+  const read = pending.get(image);
+  if (!read) return;
+  const reason = held.get(image);
+  if (reason !== undefined) throw new Error(reason);
+  read();
+}
+
+/**
+ * Forbids the full read of `image` until {@linkcode releaseImage}: its bytes
+ * hold only what identifies it so far. Reading a deferred field meanwhile
+ * throws an Error with `reason`, never parses missing bytes.
+ */
+export function holdImage(image: BinaryImage, reason: string): void {
+  held.set(image, reason);
+}
+
+/** Allows the full read of an image {@linkcode holdImage} held. */
+export function releaseImage(image: BinaryImage): void {
+  held.delete(image);
 }

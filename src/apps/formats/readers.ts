@@ -13,6 +13,7 @@ import { isMachO } from "./macho/parse.ts";
 import { peImage } from "./pe/image.ts";
 import { isPe } from "./pe/parse.ts";
 import { isElf } from "./elf/parse.ts";
+import { type ByteRange, elfHeaderRanges } from "./elf/header_ranges.ts";
 import { wasmImage } from "./wasm/image.ts";
 import { isWasm } from "./wasm/parse.ts";
 
@@ -29,6 +30,12 @@ export interface FormatReader {
    * has nothing cheaper than `read`.
    */
   readDeferred?(bytes: Uint8Array, fileName: string): BinaryImage[];
+  /**
+   * The byte ranges `readDeferred` reads, as far as the bytes filled in so
+   * far tell (see `elf/header_ranges.ts`); null to read the file whole.
+   * Absent when the reader needs every byte.
+   */
+  headerRanges?(bytes: Uint8Array, budget: number): ByteRange[] | null;
   /** The subject format recorded in Evidence. */
   subjectFormat(documents: readonly BinaryImage[]): SubjectFormat;
 }
@@ -40,6 +47,7 @@ export const FORMAT_READERS: readonly FormatReader[] = [
     detect: isElf,
     read: (bytes, fileName) => [elfImage(bytes, fileName)],
     readDeferred: (bytes, fileName) => [deferredElfImage(bytes, fileName)],
+    headerRanges: elfHeaderRanges,
     subjectFormat: () => "elf",
   },
   {

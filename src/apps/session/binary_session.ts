@@ -20,7 +20,14 @@ import type { AnalysisControl, ProgramAnalysis } from "../analysis/program.ts";
 import { ensureDemangler } from "../disasm/demangle.ts";
 import type { BinaryImage } from "../formats/binary_image.ts";
 import { isDeferred } from "../formats/deferred_image.ts";
-import { completeDocument, type LoadedTarget, loadTarget, type TargetOrigin } from "./target.ts";
+import {
+  completeDocument,
+  identifyingRanges,
+  type LoadedTarget,
+  loadTarget,
+  readUnread,
+  type TargetOrigin,
+} from "./target.ts";
 
 /** Environment variable naming a default provider (needs `--allow-env`). */
 export const PROVIDER_ENV = "CASEFILE_ANALYSIS_PROVIDER";
@@ -93,7 +100,10 @@ export class BinarySession {
   ): Promise<OpenOutcome> {
     return this.#serialised(async () => {
       const { file, origin } = typeof source === "string"
-        ? { file: await readTargetFile(source, this.roots, options), origin: undefined }
+        ? {
+          file: await readTargetFile(source, this.roots, { ...options, identifyingRanges }),
+          origin: undefined,
+        }
         : await source();
       const target = loadTarget(file, origin);
       const previous = this.#target;
@@ -108,7 +118,12 @@ export class BinarySession {
       }
       // The same bytes keep what was read and analysed of them.
       const opened = same
-        ? { ...target, documents: previous.documents, programs: previous.programs }
+        ? {
+          ...target,
+          documents: previous.documents,
+          programs: previous.programs,
+          unread: previous.unread,
+        }
         : target;
       this.#target = opened;
       this.#binding = binding;
@@ -309,6 +324,7 @@ async function readyDocument(
       1,
       `reading the symbol tables, function tables, imports and exports of ${image.document}`,
     );
+    await readUnread(target, control.signal);
     completeDocument(target, image);
   }
   // Discovery and the tool's own work report progress above 0 on their scales.

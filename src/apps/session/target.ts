@@ -13,8 +13,8 @@ import type { BinarySubject as EvidenceSubject } from "../evidence.ts";
 import { ProgramAnalysis } from "../analysis/program.ts";
 import { FORMAT_READERS, readerFor } from "../formats/readers.ts";
 import type { BinaryImage } from "../formats/binary_image.ts";
-import { completeImage } from "../formats/deferred_image.ts";
-import type { TargetFile } from "../paths.ts";
+import { completeImage, holdImage, releaseImage } from "../formats/deferred_image.ts";
+import type { ByteRange, TargetFile } from "../paths.ts";
 
 /** Where a target's bytes came from. */
 export type TargetOrigin =
@@ -49,6 +49,47 @@ export interface LoadedTarget {
   programs: Map<string, ProgramAnalysis>;
   /** A file on disk, or an artifact member held in memory. */
   origin: TargetOrigin;
+  /**
+   * The bytes the open did not read (a large file is read by its identifying
+   * ranges and hashed as a stream), or null when `documents` hold them all.
+   */
+  unread: UnreadBytes | null;
+}
+
+/** The rest of a target's bytes, read on first need ({@linkcode readUnread}). */
+export interface UnreadBytes {
+  /** Reads them (checking the file still hashes as it did at open). */
+  read: NonNullable<TargetFile["readRest"]>;
+  /** Whether they are read. */
+  done: boolean;
+  /** The read in progress, shared by its waiters. */
+  running: Promise<void> | null;
+}
+
+/** Most bytes of identifying ranges an open reads before it reads the file whole instead. */
+const IDENTIFYING_BUDGET = 16 * 1024 * 1024;
+
+/**
+ * The identifying ranges of a file whose reader defers the rest of its
+ * documents (see `paths.ts` `identifyingRanges`), or null to read it whole.
+ */
+export function identifyingRanges(bytes: Uint8Array): readonly ByteRange[] | null {
+  const reader = readerFor(bytes);
+  if (!reader?.readDeferred || !reader.headerRanges) return null;
+  return reader.headerRanges(bytes, IDENTIFYING_BUDGET);
+}
+
+/** Reads the bytes the open left unread, once; the documents may then be read in full. */
+export async function readUnread(target: LoadedTarget, signal?: AbortSignal): Promise<void> {
+  const unread = target.unread;
+  if (unread === null || unread.done) return;
+  unread.running ??= unread.read({ signal }).then(() => {
+    unread.done = true;
+    for (const image of target.documents) releaseImage(image);
+  }).finally(() => {
+    unread.running = null;
+  });
+  await unread.running;
 }
 
 const SUBJECT_ARCHITECTURES = new Set(["x86", "x86_64", "arm", "arm64"]);
@@ -85,6 +126,16 @@ export function loadTarget(
   } catch (error) {
     throw readFailure(`Cannot open ${file.requestedPath}`, reader.name, error);
   }
+  const unread = file.readRest ? { read: file.readRest, done: false, running: null } : null;
+  if (unread) {
+    for (const image of documents) {
+      // Nothing may parse the bytes the open skipped before readUnread() reads them.
+      holdImage(
+        image,
+        `${image.document} is not read in full yet: call BinarySession.prepared() first.`,
+      );
+    }
+  }
   if (documents.length === 0) {
     throw new ToolFailure(
       "invalid_request",
@@ -113,6 +164,7 @@ export function loadTarget(
     },
     programs: new Map(documents.map((d) => [d.document, new ProgramAnalysis(d)])),
     origin,
+    unread,
   };
 }
 
