@@ -1,13 +1,11 @@
 /**
- * The byte ranges of an ELF file that {@linkcode parseElfHeaders} reads: the
+ * The byte ranges of an ELF file that `parseElfHeaders` (parse.ts) reads: the
  * ELF header, the program and section header tables, the section name table
  * and the notes. An open that reads only these ranges (and hashes the file
  * as a stream) leaves the rest of a large file for its first use.
  *
  * @module
  */
-
-import type { parseElfHeaders } from "./parse.ts";
 
 /** A half-open byte range `[start, end)` of the file. */
 export type ByteRange = [start: number, end: number];
@@ -19,7 +17,7 @@ const SHN_XINDEX = 0xffff;
 const PN_XNUM = 0xffff;
 
 /**
- * The ranges {@linkcode parseElfHeaders} reads, as far as the bytes at hand
+ * The ranges `parseElfHeaders` (parse.ts) reads, as far as the bytes at hand
  * tell: the first call (with only the start of the file filled in) names the
  * header tables, the next one the name table and notes those tables point
  * at. Call again after filling what it returned, until it returns nothing
