@@ -67,7 +67,9 @@ export interface TargetFile {
  * Checks a requested path and reads the file it names. Refuses relative
  * paths, paths outside every root (lexically, and again after resolving
  * symlinks), directories, devices and oversized files, each with a clear error.
- * The SHA-256 of the bytes is computed as they are read.
+ * The SHA-256 of the file is computed as it is read. With
+ * `options.identifyingRanges`, a large file is read only by the ranges it
+ * names (hashed whole all the same), and `readRest` reads the rest later.
  *
  * Requires `--allow-read` for the roots.
  */
