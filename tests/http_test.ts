@@ -187,7 +187,7 @@ Deno.test("serveHttp serves an SDK client: session id, tools, open_binary, list_
   ) assert.ok(names.includes(name), `${name} listed`);
 
   const opened = structured<
-    { result: { action: string; target: { name: string; procedure_count: number } } }
+    { result: { action: string; target: { name: string; procedure_count: number | null } } }
   >(
     await client.callTool({ name: "open_binary", arguments: { path: "/usr/bin/ls" } }),
   );
@@ -199,7 +199,12 @@ Deno.test("serveHttp serves an SDK client: session id, tools, open_binary, list_
     evidence_uri: string;
   }>(await client.callTool({ name: "list_procedures", arguments: { limit: 10 } }));
   assert.equal(page.result.offset, 0);
-  assert.equal(page.result.total, opened.result.target.procedure_count);
+  // The open leaves counting to the first use; the session reports the count after it.
+  assert.equal(opened.result.target.procedure_count, null);
+  const status = structured<{ result: { target: { procedure_count: number } } }>(
+    await client.callTool({ name: "binary_session", arguments: {} }),
+  );
+  assert.equal(page.result.total, status.result.target.procedure_count);
   assert.equal(page.result.items.length, Math.min(10, page.result.total));
   for (const item of page.result.items) assert.match(item.address, ADDRESS);
 

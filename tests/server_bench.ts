@@ -71,8 +71,9 @@ if (!HAS_NM) console.log("skip: nm is not installed; the nm peer benchmark is no
 const onLibrary = library ? await connect({ roots: ["/"] }) : null;
 if (library && onLibrary) {
   const opened = await ok(onLibrary.client, "open_binary", { path: library });
+  const procedures = (await ok(onLibrary.client, "list_procedures", { limit: 1 })).result.total;
   console.log(
-    `library benchmarks use ${library} (${opened.result.target.size} bytes, ${opened.result.target.procedure_count} procedures)`,
+    `library benchmarks use ${library} (${opened.result.target.size} bytes, ${procedures} procedures)`,
   );
 
   Deno.bench({

@@ -54,9 +54,10 @@ export function appsCompletionFamilies(context: AppsContext): Record<string, Com
         if (typeof document === "string" && document.length > MAX_COMPLETION_VALUE_LENGTH) {
           return [];
         }
-        const { target, provider, document: chosen } = session.analysis(
+        const { target, provider, document: chosen } = await session.prepared(
           LIST_PROCEDURES,
           typeof document === "string" ? document : undefined,
+          { signal: completion.signal },
         );
         const result = await discoverPaged(async (offset, limit) => {
           const page = await provider.listProcedures(target, chosen, offset, limit);

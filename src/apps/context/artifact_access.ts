@@ -348,7 +348,12 @@ export async function readOccurrence(
   const subject = record.subject as BinarySubject;
   const location = `${subject.local_path}!/${path}`;
   return {
-    file: { requestedPath: location, realPath: location, bytes: member.bytes },
+    file: {
+      requestedPath: location,
+      realPath: location,
+      bytes: member.bytes,
+      sha256: member.sha256,
+    },
     origin: {
       kind: "occurrence",
       artifactPath: subject.local_path,

@@ -7,6 +7,9 @@
 
 import type { z } from "zod";
 import type { ArtifactTarget } from "../artifacts/target.ts";
+import { needsDiscovery } from "../analysis/discovery.ts";
+import type { BinaryImage } from "../formats/binary_image.ts";
+import { isDeferred } from "../formats/deferred_image.ts";
 import type { Binding } from "../providers/provider.ts";
 import type {
   artifactTargetSchema,
@@ -38,9 +41,10 @@ export function describeTarget(
     bits: image.bits,
     endianness: image.endianness,
     entry: image.entry === null ? null : `0x${image.entry.toString(16)}`,
-    procedure_count: image.functions.length,
-    import_count: image.imports.length,
-    export_count: image.exports.length,
+    // Counting needs the full read (and sweep), which the open leaves to the first use.
+    ...counts(
+      session.isPrepared(image) || (!isDeferred(image) && !needsDiscovery(image)) ? image : null,
+    ),
     build_id: image.buildId,
     warnings: image.warnings.slice(0, 50),
     origin: target.origin.kind === "occurrence"
@@ -52,6 +56,17 @@ export function describeTarget(
         inventory_evidence_id: target.origin.inventoryEvidenceId,
       }
       : null,
+  };
+}
+
+/** The counts of a document read in full, or nulls for one not read yet. */
+function counts(
+  image: BinaryImage | null,
+): Pick<z.output<typeof targetSchema>, "procedure_count" | "import_count" | "export_count"> {
+  return {
+    procedure_count: image ? image.functions.length : null,
+    import_count: image ? image.imports.length : null,
+    export_count: image ? image.exports.length : null,
   };
 }
 

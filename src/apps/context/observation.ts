@@ -12,7 +12,7 @@ import type { AnalysisControl } from "../analysis/program.ts";
 import { ANALYSIS_PREDICATE } from "../evidence.ts";
 import type { BinaryImage } from "../formats/binary_image.ts";
 import type { AnalysisProvider } from "../providers/provider.ts";
-import type { BinarySession } from "../session/binary_session.ts";
+import type { AnalysisScope, BinarySession } from "../session/binary_session.ts";
 import type { LoadedTarget } from "../session/target.ts";
 
 /** An Evidence outcome whose limitations the tool may still extend. */
@@ -49,20 +49,26 @@ export function observation(
   };
 }
 
-/** The document a static-analysis call works on, with its provider and analysis. */
-export type AnalysisScope = ReturnType<BinarySession["analysis"]>;
+export type { AnalysisScope };
 
 /**
- * Waits for the session, resolves `document` for `operation`, computes the
- * result and records it (with the document's name first) as Evidence.
+ * Waits for the session, resolves `document` for `operation` and readies it
+ * (its first use reads it in full, reporting progress through
+ * `request.control`), computes the result and records it (with the
+ * document's name first) as Evidence.
  */
 export async function observe(
   session: BinarySession,
-  request: { operation: string; document: string | undefined; parameters: Record<string, unknown> },
+  request: {
+    operation: string;
+    document: string | undefined;
+    parameters: Record<string, unknown>;
+    /** Progress and cancellation of the call, for the document's first use. */
+    control?: AnalysisControl;
+  },
   compute: (scope: AnalysisScope) => Promise<{ result: object; limitations?: string[] }>,
 ): Promise<ObservationOutcome> {
-  await session.idle();
-  const scope = session.analysis(request.operation, request.document);
+  const scope = await session.prepared(request.operation, request.document, request.control);
   const { result, limitations } = await compute(scope);
   const outcome = observation(request.operation, scope, request.parameters, {
     document: scope.document,

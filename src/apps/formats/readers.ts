@@ -6,13 +6,14 @@
  */
 
 import type { SubjectFormat } from "../evidence.ts";
-import { elfImage } from "./elf/image.ts";
+import { deferredElfImage, elfImage } from "./elf/image.ts";
 import type { BinaryImage } from "./binary_image.ts";
 import { machOImages } from "./macho/image.ts";
 import { isMachO } from "./macho/parse.ts";
 import { peImage } from "./pe/image.ts";
 import { isPe } from "./pe/parse.ts";
 import { isElf } from "./elf/parse.ts";
+import { type ByteRange, elfHeaderRanges } from "./elf/header_ranges.ts";
 import { wasmImage } from "./wasm/image.ts";
 import { isWasm } from "./wasm/parse.ts";
 
@@ -23,6 +24,18 @@ export interface FormatReader {
   detect(bytes: Uint8Array): boolean;
   /** The documents of the file; throws the reader's parse error on unusable input. */
   read(bytes: Uint8Array, fileName: string): BinaryImage[];
+  /**
+   * The same documents with their costly parts read on first use (see
+   * `deferred_image.ts`), refusing the same files now; absent when the reader
+   * has nothing cheaper than `read`.
+   */
+  readDeferred?(bytes: Uint8Array, fileName: string): BinaryImage[];
+  /**
+   * The byte ranges `readDeferred` reads, as far as the bytes filled in so
+   * far tell (see `elf/header_ranges.ts`); null to read the file whole.
+   * Absent when the reader needs every byte.
+   */
+  headerRanges?(bytes: Uint8Array, budget: number): ByteRange[] | null;
   /** The subject format recorded in Evidence. */
   subjectFormat(documents: readonly BinaryImage[]): SubjectFormat;
 }
@@ -33,6 +46,8 @@ export const FORMAT_READERS: readonly FormatReader[] = [
     name: "ELF",
     detect: isElf,
     read: (bytes, fileName) => [elfImage(bytes, fileName)],
+    readDeferred: (bytes, fileName) => [deferredElfImage(bytes, fileName)],
+    headerRanges: elfHeaderRanges,
     subjectFormat: () => "elf",
   },
   {

@@ -46,9 +46,15 @@ export const targetSchema = z.object({
   bits: z.number().int(),
   endianness: z.string(),
   entry: z.string().nullable(),
-  procedure_count: z.number().int(),
-  import_count: z.number().int(),
-  export_count: z.number().int(),
+  procedure_count: z.number().int().nullable().describe(
+    "Procedures of the document; null until its first use (list_procedures, binary_overview or another analysis tool) reads its symbol and function tables.",
+  ),
+  import_count: z.number().int().nullable().describe(
+    "Imported symbols of the document; null until its first use, like procedure_count.",
+  ),
+  export_count: z.number().int().nullable().describe(
+    "Exported symbols of the document; null until its first use, like procedure_count.",
+  ),
   build_id: z.string().nullable(),
   warnings: z.array(z.string()),
   origin: z.object({

@@ -16,10 +16,18 @@ import {
   DISCOVERY_MAX_INSTRUCTIONS,
   needsDiscovery,
 } from "../analysis/discovery.ts";
-import type { ProgramAnalysis } from "../analysis/program.ts";
+import type { AnalysisControl, ProgramAnalysis } from "../analysis/program.ts";
 import { ensureDemangler } from "../disasm/demangle.ts";
 import type { BinaryImage } from "../formats/binary_image.ts";
-import { type LoadedTarget, loadTarget, type TargetOrigin } from "./target.ts";
+import { isDeferred } from "../formats/deferred_image.ts";
+import {
+  completeDocument,
+  identifyingRanges,
+  type LoadedTarget,
+  loadTarget,
+  readUnread,
+  type TargetOrigin,
+} from "./target.ts";
 
 /** Environment variable naming a default provider (needs `--allow-env`). */
 export const PROVIDER_ENV = "CASEFILE_ANALYSIS_PROVIDER";
@@ -33,9 +41,15 @@ export interface OpenOutcome {
 }
 
 /** Options of {@linkcode BinarySession.open}. */
-export interface OpenOptions extends ReadOptions {
-  /** Progress of call-target discovery, for documents without a function table. */
-  onDiscoveryProgress?: (done: number, total: number, message: string) => void | Promise<void>;
+export type OpenOptions = ReadOptions;
+
+/** The document a static-analysis call works on, with its provider and analysis. */
+export interface AnalysisScope {
+  target: LoadedTarget;
+  provider: AnalysisProvider;
+  document: string;
+  image: BinaryImage;
+  program: ProgramAnalysis;
 }
 
 /** One connection's binary session. */
@@ -46,6 +60,10 @@ export class BinarySession {
   #binding: Binding | null = null;
   #currentDocument: string | null = null;
   #queue: Promise<unknown> = Promise.resolve();
+  /** Documents read in full and, when they needed it, swept for call targets. */
+  #ready = new WeakSet<BinaryImage>();
+  /** Readiness work in flight, shared by the calls that wait for it. */
+  #readying = new WeakMap<BinaryImage, Promise<void>>();
 
   constructor(roots: readonly RootDirectory[], candidates: readonly AnalysisProvider[]) {
     this.roots = roots;
@@ -72,6 +90,8 @@ export class BinarySession {
   /**
    * Opens (or reopens, or switches to) a target: a file under a root by its
    * path, or bytes a loader produces (an artifact member) with their origin.
+   * Only what identifies the target is read: its documents are read in full
+   * and swept for call targets on first need ({@linkcode prepared}).
    */
   open(
     source: string | (() => Promise<{ file: TargetFile; origin: TargetOrigin }>),
@@ -79,23 +99,13 @@ export class BinarySession {
     options: OpenOptions = {},
   ): Promise<OpenOutcome> {
     return this.#serialised(async () => {
-      const [{ file, origin }] = await Promise.all([
-        typeof source === "string"
-          ? readTargetFile(source, this.roots, options).then((file) => ({
-            file,
-            origin: undefined,
-          }))
-          : source(),
-        ensureDemangler(),
-      ]);
+      const { file, origin } = typeof source === "string"
+        ? {
+          file: await readTargetFile(source, this.roots, { ...options, identifyingRanges }),
+          origin: undefined,
+        }
+        : await source();
       const target = loadTarget(file, origin);
-      for (const image of target.documents) {
-        if (!needsDiscovery(image)) continue;
-        await discoverCallTargets(image, DISCOVERY_MAX_INSTRUCTIONS, {
-          signal: options.signal,
-          onProgress: options.onDiscoveryProgress,
-        });
-      }
       const previous = this.#target;
       const same = previous !== null && previous.realPath === target.realPath &&
         previous.sha256 === target.sha256;
@@ -106,14 +116,23 @@ export class BinarySession {
       } else {
         binding = selectProvider(this.candidates, target, requested, selection);
       }
-      this.#target = target;
+      // The same bytes keep what was read and analysed of them.
+      const opened = same
+        ? {
+          ...target,
+          documents: previous.documents,
+          programs: previous.programs,
+          unread: previous.unread,
+        }
+        : target;
+      this.#target = opened;
       this.#binding = binding;
       if (!same || this.#currentDocument === null) {
-        this.#currentDocument = binding ? binding.provider.listDocuments(target)[0] ?? null : null;
+        this.#currentDocument = binding ? binding.provider.listDocuments(opened)[0] ?? null : null;
       }
       return {
         action: previous === null ? "opened" : same ? "reopened" : "switched",
-        target,
+        target: opened,
         binding,
       };
     });
@@ -172,14 +191,13 @@ export class BinarySession {
     return { target, provider };
   }
 
-  /** The analysis of a document (named, or the current one) under the bound provider. */
-  analysis(operation: string, document?: string): {
-    target: LoadedTarget;
-    provider: AnalysisProvider;
-    document: string;
-    image: BinaryImage;
-    program: ProgramAnalysis;
-  } {
+  /**
+   * The analysis of a document (named, or the current one) under the bound
+   * provider, as it stands: its procedures may not be read yet. Anything that
+   * reads procedures, imports, exports or code goes through
+   * {@linkcode prepared} instead.
+   */
+  analysis(operation: string, document?: string): AnalysisScope {
     const { target, provider } = this.requireProvider(operation);
     const name = this.resolveDocument(document);
     const image = target.documents.find((d) => d.document === name) ?? target.documents[0]!;
@@ -190,6 +208,61 @@ export class BinarySession {
       image,
       program: target.programs.get(image.document)!,
     };
+  }
+
+  /**
+   * Waits for pending opens and closes, resolves the document like
+   * {@linkcode analysis} (failing the same way before any work), then readies
+   * it once: reads what the open left unread (symbol tables, `.eh_frame`,
+   * PLT, imports, exports), sweeps it for call targets when it has no
+   * function table, and loads the demangler, reporting progress through
+   * `control`. Later calls find it ready; concurrent ones share the work.
+   */
+  async prepared(
+    operation: string,
+    document: string | undefined,
+    control: AnalysisControl = {},
+  ): Promise<AnalysisScope> {
+    for (;;) {
+      await this.idle();
+      const scope = this.analysis(operation, document);
+      // Another open may have switched targets while this one waited: check again.
+      if (this.#ready.has(scope.image)) return scope;
+      await this.#readyOnce(scope.target, scope.image, control);
+    }
+  }
+
+  /** Whether a document of the open target is read in full and swept (when it needed it). */
+  isPrepared(image: BinaryImage): boolean {
+    return this.#ready.has(image);
+  }
+
+  async #readyOnce(
+    target: LoadedTarget,
+    image: BinaryImage,
+    control: AnalysisControl,
+  ): Promise<void> {
+    const running = this.#readying.get(image);
+    if (running) {
+      try {
+        return await running;
+      } catch (error) {
+        // Cancelled by the call that started it: this call starts its own.
+        if (control.signal?.aborted || !this.#cancelled(error)) throw error;
+        return;
+      }
+    }
+    const work = readyDocument(target, image, control).then(() => {
+      this.#ready.add(image);
+    }).finally(() => this.#readying.delete(image));
+    this.#readying.set(image, work);
+    return await work;
+  }
+
+  #cancelled(error: unknown): boolean {
+    return error instanceof ToolFailure
+      ? error.code === "cancelled"
+      : error instanceof DOMException;
   }
 
   /** Resolves the document argument: explicit (must exist) or the current one. */
@@ -236,4 +309,24 @@ export class BinarySession {
     this.#queue = next.catch(() => {});
     return next;
   }
+}
+
+/** Reads a document in full and sweeps it when it has no function table (see `prepared`). */
+async function readyDocument(
+  target: LoadedTarget,
+  image: BinaryImage,
+  control: AnalysisControl,
+): Promise<void> {
+  await ensureDemangler();
+  if (isDeferred(image)) {
+    await control.onProgress?.(
+      0,
+      1,
+      `reading the symbol tables, function tables, imports and exports of ${image.document}`,
+    );
+    await readUnread(target, control.signal);
+    completeDocument(target, image);
+  }
+  // Discovery and the tool's own work report progress above 0 on their scales.
+  if (needsDiscovery(image)) await discoverCallTargets(image, DISCOVERY_MAX_INSTRUCTIONS, control);
 }

@@ -13,7 +13,8 @@ import type { BinarySubject as EvidenceSubject } from "../evidence.ts";
 import { ProgramAnalysis } from "../analysis/program.ts";
 import { FORMAT_READERS, readerFor } from "../formats/readers.ts";
 import type { BinaryImage } from "../formats/binary_image.ts";
-import type { TargetFile } from "../paths.ts";
+import { completeImage, holdImage, releaseImage } from "../formats/deferred_image.ts";
+import type { ByteRange, TargetFile } from "../paths.ts";
 
 /** Where a target's bytes came from. */
 export type TargetOrigin =
@@ -48,11 +49,56 @@ export interface LoadedTarget {
   programs: Map<string, ProgramAnalysis>;
   /** A file on disk, or an artifact member held in memory. */
   origin: TargetOrigin;
+  /**
+   * The bytes the open did not read (a large file is read by its identifying
+   * ranges and hashed as a stream), or null when `documents` hold them all.
+   */
+  unread: UnreadBytes | null;
+}
+
+/** The rest of a target's bytes, read on first need ({@linkcode readUnread}). */
+export interface UnreadBytes {
+  /** Reads them (checking the file still hashes as it did at open). */
+  read: NonNullable<TargetFile["readRest"]>;
+  /** Whether they are read. */
+  done: boolean;
+  /** The read in progress, shared by its waiters. */
+  running: Promise<void> | null;
+}
+
+/** Most bytes of identifying ranges an open reads before it reads the file whole instead. */
+const IDENTIFYING_BUDGET = 16 * 1024 * 1024;
+
+/**
+ * The identifying ranges of a file whose reader defers the rest of its
+ * documents (see `paths.ts` `identifyingRanges`), or null to read it whole.
+ */
+export function identifyingRanges(bytes: Uint8Array): readonly ByteRange[] | null {
+  const reader = readerFor(bytes);
+  if (!reader?.readDeferred || !reader.headerRanges) return null;
+  return reader.headerRanges(bytes, IDENTIFYING_BUDGET);
+}
+
+/** Reads the bytes the open left unread, once; the documents may then be read in full. */
+export async function readUnread(target: LoadedTarget, signal?: AbortSignal): Promise<void> {
+  const unread = target.unread;
+  if (unread === null || unread.done) return;
+  unread.running ??= unread.read({ signal }).then(() => {
+    unread.done = true;
+    for (const image of target.documents) releaseImage(image);
+  }).finally(() => {
+    unread.running = null;
+  });
+  await unread.running;
 }
 
 const SUBJECT_ARCHITECTURES = new Set(["x86", "x86_64", "arm", "arm64"]);
 
-/** Identifies and parses a file; refuses formats no reader knows, with a clear message. */
+/**
+ * Identifies a file and reads what identifies its documents (the rest of each
+ * document is read on first use: see `formats/deferred_image.ts`); refuses
+ * formats no reader knows and headers no reader can use, with a clear message.
+ */
 export function loadTarget(
   file: TargetFile,
   origin: TargetOrigin = { kind: "file" },
@@ -75,22 +121,20 @@ export function loadTarget(
   }
   let documents: BinaryImage[];
   try {
-    documents = reader.read(bytes, name);
+    // Only what identifies the file is read now; the rest on first use (BinarySession.prepare).
+    documents = reader.readDeferred?.(bytes, name) ?? reader.read(bytes, name);
   } catch (error) {
-    if (error instanceof Error && error.name.endsWith("ParseError")) {
-      const offset = (error as Error & { offset?: number | null }).offset;
-      throw new ToolFailure(
-        "invalid_request",
-        `Cannot open ${file.requestedPath}: ${error.message}`,
-        {
-          action: "The file is truncated or corrupted; open an intact copy.",
-          details: offset === null || offset === undefined
-            ? { format: reader.name }
-            : { format: reader.name, offset },
-        },
+    throw readFailure(`Cannot open ${file.requestedPath}`, reader.name, error);
+  }
+  const unread = file.readRest ? { read: file.readRest, done: false, running: null } : null;
+  if (unread) {
+    for (const image of documents) {
+      // Nothing may parse the bytes the open skipped before readUnread() reads them.
+      holdImage(
+        image,
+        `${image.document} is not read in full yet: call BinarySession.prepared() first.`,
       );
     }
-    throw error;
   }
   if (documents.length === 0) {
     throw new ToolFailure(
@@ -98,7 +142,7 @@ export function loadTarget(
       `Cannot open ${file.requestedPath}: the ${reader.name} file holds no document.`,
     );
   }
-  const sha256 = sha256Hex(bytes);
+  const sha256 = file.sha256 ?? sha256Hex(bytes);
   const first = documents[0]!;
   return {
     requestedPath: file.requestedPath,
@@ -120,7 +164,35 @@ export function loadTarget(
     },
     programs: new Map(documents.map((d) => [d.document, new ProgramAnalysis(d)])),
     origin,
+    unread,
   };
+}
+
+/**
+ * Reads now what the open left unread of one document (see
+ * `formats/deferred_image.ts`); nothing when it is read already. A reader's
+ * parse error becomes a clear failure naming the file and the offset.
+ */
+export function completeDocument(target: LoadedTarget, image: BinaryImage): void {
+  try {
+    completeImage(image);
+  } catch (error) {
+    throw readFailure(
+      `Cannot analyse ${image.document} of ${target.requestedPath}`,
+      target.formatName,
+      error,
+    );
+  }
+}
+
+/** A reader's parse error as a failure that says what was wrong and where; others unchanged. */
+function readFailure(what: string, format: string, error: unknown): unknown {
+  if (!(error instanceof Error && error.name.endsWith("ParseError"))) return error;
+  const offset = (error as Error & { offset?: number | null }).offset;
+  return new ToolFailure("invalid_request", `${what}: ${error.message}`, {
+    action: "The file is truncated or corrupted; open an intact copy.",
+    details: offset === null || offset === undefined ? { format } : { format, offset },
+  });
 }
 
 /** `0x` + lowercase hex. */

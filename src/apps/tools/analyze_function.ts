@@ -72,6 +72,7 @@ export function analyzeFunctionTool(context: AppsContext): ToolDefinition {
         operation: ANALYZE_FUNCTION,
         document: args.document,
         parameters: call.parameters,
+        control: progressOf(call),
       }, async (scope) => {
         const lookup = await procedureLookupOf(scope, ANALYZE_FUNCTION);
         const fn = findProcedure(lookup.table, args.procedure);

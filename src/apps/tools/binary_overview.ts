@@ -38,6 +38,7 @@ export function binaryOverviewTool(context: AppsContext): ToolDefinition {
         operation: BINARY_OVERVIEW,
         document: args.document,
         parameters: call.parameters,
+        control: progressOf(call),
       }, async ({ image, program }) => {
         const strings = await program.strings(progressOf(call));
         const bySource: Record<string, number> = {};

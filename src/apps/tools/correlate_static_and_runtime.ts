@@ -18,7 +18,7 @@ import {
   inlineEvidenceSchema,
   verifiedInlineRecord,
 } from "../context/inline_evidence.ts";
-import { observation } from "../context/observation.ts";
+import { observation, progressOf } from "../context/observation.ts";
 import { pageOf } from "../context/procedure_query.ts";
 import { demangle } from "../disasm/demangle.ts";
 import { dossierFrom, procedureLookupOf } from "../providers/provider.ts";
@@ -98,11 +98,11 @@ export function correlateStaticAndRuntimeTool(context: AppsContext): ToolDefinit
         );
       }
       const { capture } = retainedCapture(context.ledger, id, "given");
-      await context.session.idle();
       // Correlation is containing-procedure resolution plus the dossier, on the bound provider.
-      const scope = context.session.analysis(
+      const scope = await context.session.prepared(
         RESOLVE_CONTAINING_PROCEDURE,
         args.document,
+        progressOf(call),
       );
       const { target, image } = scope;
       const sameFile = target.sha256 === capture.manifest.executable_sha256;

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import type { AppsContext } from "../context/apps_context.ts";
-import { observation, procedureCoverage } from "../context/observation.ts";
+import { observation, procedureCoverage, progressOf } from "../context/observation.ts";
 import { documentField, unknownRegistryApprovedField } from "../schemas/inputs.ts";
 import { procedurePageSchema } from "../schemas/session_results.ts";
 import { LIST_PROCEDURES } from "../tool_names.ts";
@@ -37,8 +37,7 @@ export function listProceduresTool(context: AppsContext): ToolDefinition {
     effects: { mutatesSession: true },
     producesEvidence: true,
     run: async (args, call) => {
-      await session.idle();
-      const scope = session.analysis(LIST_PROCEDURES, args.document);
+      const scope = await session.prepared(LIST_PROCEDURES, args.document, progressOf(call));
       const { document } = scope;
       const page = await scope.provider.listProcedures(
         scope.target,

@@ -30,7 +30,7 @@ export function openBinaryTool(context: AppsContext): ToolDefinition {
     name: OPEN_BINARY,
     toolset: "session",
     description:
-      "Open a target under an allowed root: an ELF, PE, Mach-O (thin or universal) or WebAssembly file as a binary target for static analysis, or a directory or archive (tar, .deb/ar, zip family, gzip/xz/zstd) as an artifact target for inventory_artifact. Or pass occurrence_id instead of path to open a file occurrence of a retained inventory as the binary target: it is read back into memory from its artifact (nothing is extracted to disk), checked against the inventoried SHA-256, and the artifact target stays active beside it. Reopening the same target keeps its state; another one switches, keeping the session's Evidence. Opening records the content identity (a directory's is the digest of every file in it, so opening one reads it all) and reports progress. Refuses relative paths, paths outside the roots (also via symlinks), devices and unsupported formats.",
+      "Open a target under an allowed root: an ELF, PE, Mach-O (thin or universal) or WebAssembly file as a binary target for static analysis, or a directory or archive (tar, .deb/ar, zip family, gzip/xz/zstd) as an artifact target for inventory_artifact. Or pass occurrence_id instead of path to open a file occurrence of a retained inventory as the binary target: it is read back into memory from its artifact (nothing is extracted to disk), checked against the inventoried SHA-256, and the artifact target stays active beside it. Reopening the same target keeps its state; another one switches, keeping the session's Evidence. Opening records the content identity (a directory's is the digest of every file in it, so opening one reads it all) and reports progress; a binary's symbol tables, function tables, imports and exports are read on first use (list_procedures, binary_overview and the other analysis tools), so its counts are null until then. Refuses relative paths, paths outside the roots (also via symlinks), devices and unsupported formats.",
     input: z.strictObject({
       path: z.string().min(1).max(4096).optional().describe(
         "Absolute path of the file or directory to open. Give this or occurrence_id.",
@@ -81,28 +81,21 @@ export function openBinaryTool(context: AppsContext): ToolDefinition {
       });
       const { path, occurrence_id: occurrenceId, provider_id: provider } = args;
       if (occurrenceId !== undefined && path === undefined) {
-        // The artifact's size is not known here: progress counts bytes read, then discovery steps.
-        let read = 0;
+        // The artifact's size is not known here: progress counts bytes read.
         const outcome = await session.open(
           () =>
             readOccurrence(context, occurrenceId, {
               signal: call.signal,
-              onProgress: (bytes, entries) => {
-                read = bytes;
-                return call.progress(
+              onProgress: (bytes, entries) =>
+                call.progress(
                   bytes,
                   undefined,
                   `reading the artifact back: ${bytes} bytes, ${entries} entries`,
-                );
-              },
+                ),
             }),
           // A provider_id given with the archive applies to the members opened from it.
           provider ?? context.artifactProvider ?? undefined,
-          {
-            signal: call.signal,
-            onDiscoveryProgress: (done, total, message) =>
-              call.progress(read + done, read + total, message),
-          },
+          { signal: call.signal },
         );
         // The artifact target stays active beside its member.
         return restored(openedBinary(context, outcome, outcome.action));
@@ -143,15 +136,13 @@ export function openBinaryTool(context: AppsContext): ToolDefinition {
       const hadArtifact = context.artifact !== null;
       const outcome = await session.open(path, provider, {
         signal: call.signal,
-        // One monotonic scale for both phases: reading is 0–50 %, discovery 50–100 %.
+        // Reading (and hashing) is the whole open: the rest is read on first use.
         onProgress: (read, size) =>
           call.progress(
-            Math.floor((50 * read) / Math.max(1, size)),
+            Math.floor((100 * read) / Math.max(1, size)),
             100,
             `read ${read} of ${size} bytes`,
           ),
-        onDiscoveryProgress: (done, total, message) =>
-          call.progress(50 + Math.floor((50 * done) / Math.max(1, total)), 100, message),
       });
       context.artifact = null;
       return restored(openedBinary(

@@ -47,6 +47,7 @@ export function procedureCalleesTool(context: AppsContext): ToolDefinition {
         operation: PROCEDURE_CALLEES,
         document: args.document,
         parameters: call.parameters,
+        control: progressOf(call),
       }, async (scope) => {
         const lookup = await procedureLookupOf(scope, PROCEDURE_CALLEES);
         const fn = findProcedure(lookup.table, args.procedure);

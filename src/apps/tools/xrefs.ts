@@ -43,6 +43,7 @@ export function xrefsTool(context: AppsContext): ToolDefinition {
         operation: XREFS,
         document: args.document,
         parameters: call.parameters,
+        control: progressOf(call),
       }, async ({ image, program }) => {
         if (!program.decodable) throw notDisassembled(image, XREFS);
         const index = await program.references({}, progressOf(call));

@@ -7,8 +7,9 @@
 
 import { dynamicSymbolTable } from "./dynamic_symbols.ts";
 import { ehFrameRanges } from "./eh_frame.ts";
-import type { ElfImage, ElfRangeTable, ParseElfOptions } from "./model.ts";
-import { parseElf } from "./parse.ts";
+import type { ElfHeaders, ElfImage, ElfRangeTable, ParseElfOptions } from "./model.ts";
+import { parseElf, parseElfHeaders } from "./parse.ts";
+import { deferredImage, type ImageHead, type ImageRest } from "../deferred_image.ts";
 import type {
   BinaryImage,
   FunctionSource,
@@ -85,6 +86,50 @@ export function elfImage(
   const tables: FunctionSource[] = [];
   const functions = imageFunctions(elf, sections, options.ehFrameFunctions ?? true, tables);
   return {
+    ...imageHead(elf, bytes, document, sections),
+    functions,
+    functionTables: tables,
+    imports: imageImports(elf),
+    localBindings: imageLocalBindings(elf),
+    exports: imageExports(elf),
+    libraries: [...elf.dynamic.needed],
+  };
+}
+
+/**
+ * An ELF file as a deferred {@linkcode BinaryImage}: only the headers and the
+ * build id note are read now ({@linkcode parseElfHeaders}); the symbol
+ * tables, `.eh_frame`, the dynamic section and the PLT are read by
+ * {@linkcode elfImage} on the first use of a deferred field (see
+ * `deferred_image.ts`). The identifying fields equal `elfImage`'s, and a file
+ * `elfImage` refuses is refused here, now.
+ *
+ * @param bytes The whole file.
+ * @param document A short name for the document, such as the file name.
+ * @param options Parser limits (`parsed` is not used).
+ * @throws {ElfParseError} When the bytes are not an ELF file (see {@linkcode parseElf}).
+ */
+export function deferredElfImage(
+  bytes: Uint8Array,
+  document: string,
+  options: ElfImageOptions = {},
+): BinaryImage {
+  const headers = parseElfHeaders(bytes, options);
+  const head = imageHead(headers, bytes, document, imageSections(headers, bytes.length));
+  return deferredImage(head, () => {
+    const { parsed: _, ...limits } = options;
+    return elfImage(bytes, document, limits) as ImageRest;
+  });
+}
+
+/** The identifying fields of the image (every field but the deferred ones). */
+function imageHead(
+  elf: ElfHeaders,
+  bytes: Uint8Array,
+  document: string,
+  sections: ImageSection[],
+): ImageHead {
+  return {
     format: "elf",
     document,
     architecture: elf.architecture ?? "other",
@@ -97,12 +142,6 @@ export function elfImage(
       ? elf.entry & ~1n
       : elf.entry,
     sections,
-    functions,
-    functionTables: tables,
-    imports: imageImports(elf),
-    localBindings: imageLocalBindings(elf),
-    exports: imageExports(elf),
-    libraries: [...elf.dynamic.needed],
     buildId: elf.buildId,
     warnings: [...elf.warnings],
     fileBase: 0,
@@ -110,7 +149,10 @@ export function elfImage(
   };
 }
 
-function imageSections(elf: ElfImage, fileLength: number): ImageSection[] {
+function imageSections(
+  elf: Pick<ElfHeaders, "sections" | "segments">,
+  fileLength: number,
+): ImageSection[] {
   const sections: ImageSection[] = [];
   for (const s of elf.sections) {
     if ((s.flags & SHF_ALLOC) === 0n) continue;

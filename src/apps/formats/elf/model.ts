@@ -283,6 +283,26 @@ export interface ElfLocalBinding {
 }
 
 /** Options for {@linkcode parseElf}. */
+/**
+ * What the ELF header, the program and section headers and the build id note
+ * tell without reading any symbol table, `.eh_frame` or relocation: enough to
+ * identify a file (see {@linkcode ElfImage} for each field).
+ */
+export type ElfHeaders = Pick<
+  ElfImage,
+  | "bits"
+  | "endianness"
+  | "type"
+  | "machine"
+  | "machineName"
+  | "architecture"
+  | "entry"
+  | "sections"
+  | "segments"
+  | "buildId"
+  | "warnings"
+>;
+
 export interface ParseElfOptions {
   /**
    * Most symbol table entries to examine, over all symbol tables together;

@@ -34,6 +34,7 @@ import type {
   ElfDynamic,
   ElfDynamicSymbol,
   ElfFunction,
+  ElfHeaders,
   ElfImage,
   ElfImport,
   ElfLocalBinding,
@@ -108,6 +109,34 @@ export function isElf(bytes: Uint8Array): boolean {
  *   is truncated, or its class, byte order or header size is invalid.
  */
 export function parseElf(bytes: Uint8Array, options: ParseElfOptions = {}): ElfImage {
+  return parserFor(bytes, options).parse();
+}
+
+/**
+ * Reads only what identifies an ELF file: the ELF header, the program and
+ * section headers and the GNU build id note; no symbol table, `.eh_frame`,
+ * dynamic section or relocation. It refuses exactly the files
+ * {@linkcode parseElf} refuses (only the ELF header can make either throw),
+ * and its warnings are the ones `parseElf` reports about these parts.
+ *
+ * @param bytes The whole file.
+ * @param options Limits (checked as `parseElf` checks them).
+ * @throws {ElfParseError} When the bytes are not an ELF file, the ELF header
+ *   is truncated, or its class, byte order or header size is invalid.
+ */
+export function parseElfHeaders(bytes: Uint8Array, options: ParseElfOptions = {}): ElfHeaders {
+  const parser = parserFor(bytes, options);
+  parser.readHeaders();
+  const budget = parser.scanBudget();
+  const buildId = new ExtrasReader(parser, [], budget).guard(
+    "the build id note",
+    () => new NoteReader(parser, [], budget).readBuildId(),
+    null,
+  );
+  return { ...parser.identity(), buildId, warnings: parser.finishWarnings() };
+}
+
+function parserFor(bytes: Uint8Array, options: ParseElfOptions): Parser {
   const maxSymbols = options.maxSymbols ?? DEFAULT_MAX_SYMBOLS;
   if (!Number.isSafeInteger(maxSymbols) || maxSymbols < 0) {
     throw new RangeError(`maxSymbols must be a non-negative integer, got ${maxSymbols}`);
@@ -116,7 +145,7 @@ export function parseElf(bytes: Uint8Array, options: ParseElfOptions = {}): ElfI
   if (!Number.isSafeInteger(maxFdes) || maxFdes < 0) {
     throw new RangeError(`maxFdes must be a non-negative integer, got ${maxFdes}`);
   }
-  return new Parser(bytes, maxSymbols, maxFdes).parse();
+  return new Parser(bytes, maxSymbols, maxFdes);
 }
 
 /** What {@linkcode ExtrasReader} adds to an {@linkcode ElfImage}. */
@@ -141,18 +170,12 @@ export class Parser extends SymbolReader {
   dynamicTags: Map<number, bigint> = new Map();
 
   parse(): ElfImage {
-    const header = this.parseHeader();
-    const section0 = this.readSectionZero(header);
-    this.parseSegments(header, section0);
-    this.parseSections(header, section0);
+    this.readHeaders();
     this.readFunctions();
     const functions = this.functions.build();
     this.addEntry(functions);
     const extras = this.readExtras(functions);
-    if (this.droppedWarnings > 0) {
-      this.warnings.push(`${this.droppedWarnings} more warnings were omitted`);
-    }
-    const fileType = FILE_TYPES.get(this.fileType) ?? "unknown";
+    this.finishWarnings();
     const fdes = {
       table: extras.ehFrameFunctions as FdeRanges | null,
       list: [] as ElfAddressRange[],
@@ -162,15 +185,7 @@ export class Parser extends SymbolReader {
       list: [] as ElfDynamicSymbol[],
     };
     const image: ElfImage = {
-      bits: this.is64 ? 64 : 32,
-      endianness: this.le ? "little" : "big",
-      type: fileType,
-      machine: this.machine,
-      machineName: MACHINE_NAMES.get(this.machine) ?? `machine-${this.machine}`,
-      architecture: ARCHITECTURES.get(this.machine) ?? null,
-      entry: this.entry,
-      sections: this.sections,
-      segments: this.segments,
+      ...this.identity(),
       functions,
       hasSymtab: this.sections.some((s) => s.type === SHT_SYMTAB),
       dynamic: this.dynamicInfo,
@@ -208,12 +223,46 @@ export class Parser extends SymbolReader {
     return image;
   }
 
+  /** Reads the ELF header, then the program and section headers. */
+  readHeaders(): void {
+    const header = this.parseHeader();
+    const section0 = this.readSectionZero(header);
+    this.parseSegments(header, section0);
+    this.parseSections(header, section0);
+  }
+
+  /** The fields of the ELF header and the header tables, once {@linkcode readHeaders} ran. */
+  identity(): Omit<ElfHeaders, "buildId" | "warnings"> {
+    return {
+      bits: this.is64 ? 64 : 32,
+      endianness: this.le ? "little" : "big",
+      type: FILE_TYPES.get(this.fileType) ?? "unknown",
+      machine: this.machine,
+      machineName: MACHINE_NAMES.get(this.machine) ?? `machine-${this.machine}`,
+      architecture: ARCHITECTURES.get(this.machine) ?? null,
+      entry: this.entry,
+      sections: this.sections,
+      segments: this.segments,
+    };
+  }
+
+  /** The warnings, with a last one counting those past the cap. */
+  finishWarnings(): string[] {
+    if (this.droppedWarnings > 0) {
+      this.warnings.push(`${this.droppedWarnings} more warnings were omitted`);
+      this.droppedWarnings = 0;
+    }
+    return this.warnings;
+  }
+
+  /** A fresh budget for the bytes the note, PLT and relocation readers may scan. */
+  scanBudget(): ScanBudget {
+    return { remaining: STRING_BUDGET_FACTOR * this.length + (1 << 20), warned: false };
+  }
+
   /** Reads the dynamic section, the build id, `.eh_frame` and the PLT (see {@linkcode ExtrasReader}). */
   readExtras(functions: ElfFunction[]): Extras {
-    const budget: ScanBudget = {
-      remaining: STRING_BUDGET_FACTOR * this.length + (1 << 20),
-      warned: false,
-    };
+    const budget = this.scanBudget();
     const reader = new ExtrasReader(this, functions, budget);
     reader.guard(
       "the dynamic section",
