@@ -40,6 +40,83 @@ export function canonicalJson(value: unknown): string {
 }
 
 /**
+ * {@linkcode canonicalJson}, written member by member through the first `depth` levels of
+ * plain objects, so that each part {@linkcode freezeCanonical} marked is serialised on its
+ * own; that text is remembered, and {@linkcode jsonText} then reuses it instead of
+ * serialising the same part again (an Evidence digest and the result's text block).
+ */
+export function canonicalJsonInParts(value: unknown, depth: number): string {
+  if (typeof value === "object" && value !== null && FROZEN_CANONICAL.has(value)) {
+    const text = JSON.stringify(value);
+    remember(value, text);
+    return text;
+  }
+  if (depth <= 0 || !isPlainRecord(value)) return canonicalJson(value);
+  const keys = Object.keys(value).filter((key) => value[key] !== undefined).sort();
+  const members: string[] = new Array(keys.length);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    members[i] = `${JSON.stringify(key)}:${canonicalJsonInParts(value[key], depth - 1)}`;
+  }
+  return `{${members.join(",")}}`;
+}
+
+/**
+ * `JSON.stringify(value)`, the same string, taking the text of a part that
+ * {@linkcode canonicalJsonInParts} serialised a moment ago instead of writing it again:
+ * plain objects are written member by member (in their own key order) through the first
+ * `depth` levels to find such parts. Each remembered text is used once.
+ */
+export function jsonText(value: unknown, depth: number): string {
+  if (typeof value === "object" && value !== null) {
+    const known = recall(value);
+    if (known !== undefined) return known;
+  }
+  if (depth <= 0 || remembered.length === 0 || !isPlainRecord(value)) return JSON.stringify(value);
+  const members: string[] = [];
+  for (const key of Object.keys(value)) {
+    const child = value[key];
+    if (child === undefined || typeof child === "function" || typeof child === "symbol") continue;
+    // A child's toJSON would be called with its key by JSON.stringify: leave those to it.
+    if (isObject(child) && typeof (child as { toJSON?: unknown }).toJSON === "function") {
+      return JSON.stringify(value);
+    }
+    members.push(`${JSON.stringify(key)}:${jsonText(child, depth - 1)}`);
+  }
+  return `{${members.join(",")}}`;
+}
+
+function isObject(value: unknown): value is object {
+  return typeof value === "object" && value !== null;
+}
+
+/** A plain object (not an array) without a toJSON of its own. */
+function isPlainRecord(value: unknown): value is Record<string, unknown> {
+  return isObject(value) && !Array.isArray(value) &&
+    Object.getPrototypeOf(value) === Object.prototype &&
+    typeof (value as { toJSON?: unknown }).toJSON !== "function";
+}
+
+// The last few texts canonicalJsonInParts wrote for frozen canonical parts, newest last: the
+// parts cannot change, so their texts stay right. Small and bounded, so nothing large is kept.
+const remembered: { value: object; text: string }[] = [];
+const REMEMBERED = 2;
+const REMEMBERED_CHARS = 4 * 1024 * 1024;
+
+function remember(value: object, text: string): void {
+  if (text.length > REMEMBERED_CHARS) return;
+  if (remembered.length >= REMEMBERED) remembered.shift();
+  remembered.push({ value, text });
+}
+
+function recall(value: object): string | undefined {
+  for (let i = 0; i < remembered.length; i++) {
+    if (remembered[i]!.value === value) return remembered.splice(i, 1)[0]!.text;
+  }
+  return undefined;
+}
+
+/**
  * The piece-by-piece writer behind {@linkcode canonicalJson}, for what the
  * one-pass copy cannot express the same way (index-like keys, which the
  * engine orders numerically; `toJSON`; non-plain objects; non-finite
