@@ -53,12 +53,15 @@ export function canonicalJsonInParts(value: unknown, depth: number): string {
   }
   if (depth <= 0 || !isPlainRecord(value)) return canonicalJson(value);
   const keys = Object.keys(value).filter((key) => value[key] !== undefined).sort();
-  const members: string[] = new Array(keys.length);
+  // Concatenated, not joined: the engine links the parts instead of copying a large one, and
+  // whoever reads the text (the hash) flattens it once.
+  let out = "{";
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!;
-    members[i] = `${JSON.stringify(key)}:${canonicalJsonInParts(value[key], depth - 1)}`;
+    if (i > 0) out += ",";
+    out += JSON.stringify(key) + ":" + canonicalJsonInParts(value[key], depth - 1);
   }
-  return `{${members.join(",")}}`;
+  return out + "}";
 }
 
 /**
@@ -73,7 +76,7 @@ export function jsonText(value: unknown, depth: number): string {
     if (known !== undefined) return known;
   }
   if (depth <= 0 || remembered.length === 0 || !isPlainRecord(value)) return JSON.stringify(value);
-  const members: string[] = [];
+  let out = "{";
   for (const key of Object.keys(value)) {
     const child = value[key];
     if (child === undefined || typeof child === "function" || typeof child === "symbol") continue;
@@ -81,9 +84,10 @@ export function jsonText(value: unknown, depth: number): string {
     if (isObject(child) && typeof (child as { toJSON?: unknown }).toJSON === "function") {
       return JSON.stringify(value);
     }
-    members.push(`${JSON.stringify(key)}:${jsonText(child, depth - 1)}`);
+    if (out.length > 1) out += ",";
+    out += JSON.stringify(key) + ":" + jsonText(child, depth - 1);
   }
-  return `{${members.join(",")}}`;
+  return out + "}";
 }
 
 function isObject(value: unknown): value is object {
