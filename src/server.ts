@@ -37,7 +37,7 @@ import {
   type ToolContentBlock,
   type ToolDefinition,
 } from "./core/catalog.ts";
-import type { JsonValue } from "./core/canonical_json.ts";
+import { jsonText, type JsonValue } from "./core/canonical_json.ts";
 import type { NameIndex } from "./core/policy/names.ts";
 import {
   complete,
@@ -966,7 +966,8 @@ function evidenceResult(
   return {
     structuredContent: structured,
     content: [
-      { type: "text", text: JSON.stringify(structured) },
+      // The same text as JSON.stringify(structured), reusing what the Evidence id was computed from.
+      { type: "text", text: jsonText(structured, 2) },
       {
         type: "text",
         text:

@@ -1,5 +1,9 @@
 import assert from "node:assert/strict";
-import { canonicalJson, freezeCanonical } from "../src/core/canonical_json.ts";
+import {
+  canonicalJson,
+  canonicalJsonByParts,
+  freezeCanonical,
+} from "../src/core/canonical_json.ts";
 import { computeEvidenceId, type EvidenceRecord } from "../src/core/evidence.ts";
 import { createEvidence } from "../src/apps/evidence.ts";
 
@@ -110,4 +114,21 @@ Deno.test("freezeCanonical() lets canonicalJson() write the sorted parts of an u
   const text = canonicalJson(value);
   assert.equal(reads - before, 2 * items.length);
   assert.equal(text, canonicalJson(JSON.parse(JSON.stringify(value))));
+});
+
+Deno.test("freezeCanonical() marks only the sorted parts of a value that turns unsorted midway", () => {
+  // Each value stops being canonical after some canonical children: an array at an unsorted
+  // item, an object at an out-of-order key and at an unsorted child. canonicalJson() writes the
+  // parts freezeCanonical() marked whole, so a wrong mark would show in its output.
+  const values = [
+    [{ a: 1 }, [{ b: 2 }], { d: 1, c: 2 }, { e: [3] }],
+    { a: { x: 1 }, c: [{ y: 2 }], b: { z: 3 } },
+    { a: [{ x: 1 }], b: { y: 2 }, c: { q: 1, p: 2 }, d: { r: [1] } },
+    { "7": { k: 1 }, a: { m: 2 } },
+  ];
+  for (const value of values) {
+    const expected = canonicalJsonByParts(structuredClone(value));
+    assert.deepStrictEqual(freezeCanonical(value), { plain: true, canonical: false });
+    assert.equal(canonicalJson(value), expected);
+  }
 });

@@ -40,6 +40,87 @@ export function canonicalJson(value: unknown): string {
 }
 
 /**
+ * {@linkcode canonicalJson}, written member by member through the first `depth` levels of
+ * plain objects, so that each part {@linkcode freezeCanonical} marked is serialised on its
+ * own; that text is remembered, and {@linkcode jsonText} then reuses it instead of
+ * serialising the same part again (an Evidence digest and the result's text block).
+ */
+export function canonicalJsonInParts(value: unknown, depth: number): string {
+  if (typeof value === "object" && value !== null && FROZEN_CANONICAL.has(value)) {
+    const text = JSON.stringify(value);
+    remember(value, text);
+    return text;
+  }
+  if (depth <= 0 || !isPlainRecord(value)) return canonicalJson(value);
+  const keys = Object.keys(value).filter((key) => value[key] !== undefined).sort();
+  // Concatenated, not joined: the engine links the parts instead of copying a large one, and
+  // whoever reads the text (the hash) flattens it once.
+  let out = "{";
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    if (i > 0) out += ",";
+    out += JSON.stringify(key) + ":" + canonicalJsonInParts(value[key], depth - 1);
+  }
+  return out + "}";
+}
+
+/**
+ * `JSON.stringify(value)`, the same string, taking the text of a part that
+ * {@linkcode canonicalJsonInParts} serialised a moment ago instead of writing it again:
+ * plain objects are written member by member (in their own key order) through the first
+ * `depth` levels to find such parts. Each remembered text is used once.
+ */
+export function jsonText(value: unknown, depth: number): string {
+  if (typeof value === "object" && value !== null) {
+    const known = recall(value);
+    if (known !== undefined) return known;
+  }
+  if (depth <= 0 || remembered.length === 0 || !isPlainRecord(value)) return JSON.stringify(value);
+  let out = "{";
+  for (const key of Object.keys(value)) {
+    const child = value[key];
+    if (child === undefined || typeof child === "function" || typeof child === "symbol") continue;
+    // A child's toJSON would be called with its key by JSON.stringify: leave those to it.
+    if (isObject(child) && typeof (child as { toJSON?: unknown }).toJSON === "function") {
+      return JSON.stringify(value);
+    }
+    if (out.length > 1) out += ",";
+    out += JSON.stringify(key) + ":" + jsonText(child, depth - 1);
+  }
+  return out + "}";
+}
+
+function isObject(value: unknown): value is object {
+  return typeof value === "object" && value !== null;
+}
+
+/** A plain object (not an array) without a toJSON of its own. */
+function isPlainRecord(value: unknown): value is Record<string, unknown> {
+  return isObject(value) && !Array.isArray(value) &&
+    Object.getPrototypeOf(value) === Object.prototype &&
+    typeof (value as { toJSON?: unknown }).toJSON !== "function";
+}
+
+// The last few texts canonicalJsonInParts wrote for frozen canonical parts, newest last: the
+// parts cannot change, so their texts stay right. Small and bounded, so nothing large is kept.
+const remembered: { value: object; text: string }[] = [];
+const REMEMBERED = 2;
+const REMEMBERED_CHARS = 4 * 1024 * 1024;
+
+function remember(value: object, text: string): void {
+  if (text.length > REMEMBERED_CHARS) return;
+  if (remembered.length >= REMEMBERED) remembered.shift();
+  remembered.push({ value, text });
+}
+
+function recall(value: object): string | undefined {
+  for (let i = 0; i < remembered.length; i++) {
+    if (remembered[i]!.value === value) return remembered.splice(i, 1)[0]!.text;
+  }
+  return undefined;
+}
+
+/**
  * The piece-by-piece writer behind {@linkcode canonicalJson}, for what the
  * one-pass copy cannot express the same way (index-like keys, which the
  * engine orders numerically; `toJSON`; non-plain objects; non-finite
@@ -65,6 +146,8 @@ function sortedCopy(value: unknown, depth: number): unknown {
       return Number.isFinite(value) ? value : UNSUPPORTED;
     case "object": {
       if (value === null) return null;
+      // A frozen part already in canonical order is written as it is: no copy.
+      if (FROZEN_CANONICAL.has(value)) return value;
       if (Array.isArray(value)) {
         const out: unknown[] = new Array(value.length);
         for (let i = 0; i < value.length; i++) {
@@ -190,66 +273,95 @@ const FROZEN_CANONICAL = new WeakSet<object>();
  * partly frozen: call this only on values handed over for good.
  */
 export function freezeCanonical(value: unknown): { plain: boolean; canonical: boolean } {
-  const state = { plain: true };
-  const canonical = freezeWalk(value, 0, state);
-  if (state.plain && canonical && typeof value === "object" && value !== null) {
+  const verdict = freezeWalk(value, 0);
+  if (verdict === CANONICAL && typeof value === "object" && value !== null) {
     FROZEN_CANONICAL.add(value);
   }
-  return { plain: state.plain, canonical: state.plain && canonical };
+  return { plain: verdict !== NOT_PLAIN, canonical: verdict === CANONICAL };
 }
 
-/** Freezes `value`; returns whether it is canonical, marking the canonical children of a non-canonical node. */
-function freezeWalk(value: unknown, depth: number, state: { plain: boolean }): boolean {
-  if (!state.plain) return false;
-  if (depth > MAX_DEPTH) {
-    state.plain = false;
-    return false;
-  }
+/** Verdicts of {@linkcode freezeWalk}. */
+const NOT_PLAIN = 0;
+const PLAIN = 1;
+const CANONICAL = 2;
+
+/**
+ * Freezes `value` and returns its verdict. A plain node that is not canonical marks its
+ * canonical object children, the largest parts canonicalJson can then write whole: up to the
+ * child where the node stops being canonical, every child was canonical, so they are marked
+ * then, and each later one as it is found (no node keeps a list of its children).
+ */
+function freezeWalk(value: unknown, depth: number): number {
   switch (typeof value) {
     case "string":
     case "boolean":
-      return true;
+      return CANONICAL;
     case "number":
-      if (!Number.isFinite(value)) state.plain = false;
-      return state.plain;
-    case "object": {
-      if (value === null) return true;
-      const record = value as Record<string, unknown>;
-      const isArray = Array.isArray(value);
-      if (!isArray && Object.getPrototypeOf(value) !== Object.prototype) {
-        state.plain = false;
-        return false;
-      }
-      const keys = isArray ? null : Object.keys(value);
-      const length = isArray ? (value as unknown[]).length : keys!.length;
-      let canonical = true;
-      let marks: object[] | null = null;
-      for (let i = 0; i < length; i++) {
-        const key = isArray ? i : keys![i]!;
-        if (!isArray && canonical) {
-          const name = key as string;
-          if (i > 0 && keys![i - 1]! >= name) canonical = false;
-          else if (i === 0) {
-            const first = name.charCodeAt(0);
-            if (first >= 48 && first <= 57 && INDEX_KEY.test(name)) canonical = false;
-          }
-        }
-        const child = record[key as string];
-        const good = freezeWalk(child, depth + 1, state);
-        if (!state.plain) return false;
-        if (good && typeof child === "object" && child !== null) (marks ??= []).push(child);
-        else if (!good) canonical = false;
-      }
-      Object.freeze(value);
-      // A canonical node is marked by its parent (or the caller); otherwise mark its
-      // canonical children, the largest parts canonicalJson can then write whole.
-      if (!canonical && marks) { for (const child of marks) FROZEN_CANONICAL.add(child); }
-      return canonical;
-    }
+      return Number.isFinite(value) ? CANONICAL : NOT_PLAIN;
+    case "object":
+      break;
     default:
-      state.plain = false;
-      return false;
+      return NOT_PLAIN;
   }
+  if (value === null) return CANONICAL;
+  if (depth > MAX_DEPTH) return NOT_PLAIN;
+  let canonical = true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const child: unknown = value[i];
+      const verdict = freezeWalk(child, depth + 1);
+      if (verdict === NOT_PLAIN) return NOT_PLAIN;
+      if (verdict === PLAIN) {
+        if (canonical) {
+          canonical = false;
+          for (let j = 0; j < i; j++) markObject(value[j]);
+        }
+      } else if (!canonical) markObject(child);
+    }
+  } else {
+    if (Object.getPrototypeOf(value) !== Object.prototype) return NOT_PLAIN;
+    const record = value as Record<string, unknown>;
+    let previous: string | null = null;
+    // A plain object inherits no enumerable keys, so for-in visits its own keys in
+    // Object.keys order (the order JSON.stringify writes), without allocating them.
+    for (const key in record) {
+      // Index-like keys come first and are ordered numerically, not by code unit.
+      if (canonical && (previous === null ? isIndexKey(key) : previous >= key)) {
+        canonical = false;
+        markObjectsBefore(record, key);
+      }
+      previous = key;
+      const child = record[key];
+      const verdict = freezeWalk(child, depth + 1);
+      if (verdict === NOT_PLAIN) return NOT_PLAIN;
+      if (verdict === PLAIN) {
+        if (canonical) {
+          canonical = false;
+          markObjectsBefore(record, key);
+        }
+      } else if (!canonical) markObject(child);
+    }
+  }
+  Object.freeze(value);
+  return canonical ? CANONICAL : PLAIN;
+}
+
+/** Remembers a canonical child as written whole, when it is an object. */
+function markObject(child: unknown): void {
+  if (typeof child === "object" && child !== null) FROZEN_CANONICAL.add(child);
+}
+
+/** Marks the (canonical) children of `record` before `stop`. */
+function markObjectsBefore(record: Record<string, unknown>, stop: string): void {
+  for (const key in record) {
+    if (key === stop) return;
+    markObject(record[key]);
+  }
+}
+
+function isIndexKey(key: string): boolean {
+  const first = key.charCodeAt(0);
+  return first >= 48 && first <= 57 && INDEX_KEY.test(key);
 }
 
 /** True when `JSON.stringify(value)` is already RFC 8785 output. */

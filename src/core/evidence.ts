@@ -10,6 +10,7 @@
 
 import {
   canonicalJson,
+  canonicalJsonInParts,
   freezeCanonical,
   type JsonObject,
   type JsonValue,
@@ -254,7 +255,9 @@ export function createEvidence(draft: EvidenceDraft): Promise<EvidenceRecord> {
   const handedOver = draft.transferred === true &&
     freezeCanonical(draft.normalized_result).plain;
   const projected = { ...body, subject: subjectIdentity(subject) };
-  const canonical = canonicalJson(projected);
+  // In parts, so the text of a handed-over result's canonical parts (a page's items) is
+  // serialised once, for the id here and again for the result's text block.
+  const canonical = handedOver ? canonicalJsonInParts(projected, 2) : canonicalJson(projected);
   const id = `ev_${sha256Hex(canonical)}`;
   let parsed: Omit<EvidenceRecord, "evidence_id">;
   if (handedOver) {

@@ -99,7 +99,8 @@ function refineIp(match: string): string | null {
 }
 
 const hasDigit = (t: string): boolean => /\d/.test(t);
-const SECRET_WORD = /pass|pwd|secret|key|token/i;
+const SECRET_ASSIGNED = /(?:passw(?:or)?d|pwd|secret|key|token)["']?\s*[=:]/i;
+const BEARER_OR_BASIC = /(?:Bearer|Basic)\s/;
 const DIGIT_DOT = /\d\.\d/;
 const COLON_GROUPS = /[0-9a-fA-F]{1,4}:[0-9a-fA-F]{1,4}:[0-9a-fA-F]{1,4}:/;
 const MAC_START = /[0-9a-fA-F]{2}[:-][0-9a-fA-F]{2}[:-][0-9a-fA-F]{2}/;
@@ -150,23 +151,25 @@ export const BUILTIN_DETECTORS: readonly Detector[] = [
   },
   {
     name: "secret_assignment",
-    hintSource: "(?i:pass|pwd|secret|key|token)",
+    // The name must be followed by the assignment, as in the pattern: identifiers that merely
+    // contain "Pass" or "Key" (procedure names, symbols) are not looked at twice.
+    hintSource: "(?i:(?:passw(?:or)?d|pwd|secret|key|token)[\"']?\\s*[=:])",
     entity: "secret_value",
     category: "secret",
     confidence: 0.8,
     pattern:
       /(?<![\w:/.-])(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token)["']?\s*[=:]\s*["']?([^\s"',;]{6,})/gi,
-    hint: (t) => SECRET_WORD.test(t),
+    hint: (t) => SECRET_ASSIGNED.test(t),
     description: "Values assigned to password, secret, api_key or token names.",
   },
   {
     name: "authorization_header",
-    hintSource: "Bearer|Basic",
+    hintSource: "(?:Bearer|Basic)\\s",
     entity: "authorization_header",
     category: "secret",
     confidence: 0.9,
     pattern: /\b(?:Bearer|Basic)\s+([A-Za-z0-9._~+/-]{16,}=*)/g,
-    hint: (t) => t.includes("Bearer") || t.includes("Basic"),
+    hint: (t) => BEARER_OR_BASIC.test(t),
     description: "Bearer and Basic authorization values.",
   },
   {

@@ -25,6 +25,9 @@ export interface SanitizeReport {
 const INVISIBLE =
   // deno-lint-ignore no-control-regex
   /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]|[\u{E0000}-\u{E007F}]/gu;
+// The same class without the global flag, for the test every string takes: a global test
+// reads and writes lastIndex, and costs twice as much.
+const ANY_INVISIBLE = new RegExp(INVISIBLE.source, "u");
 const FREE_TEXT_KEY =
   /^(?:name|.*_name|title|.*description.*|comment.*|message|note.*|summary|evidence|remediation|label.*|value|tags|alias.*|subject|display.*)$/i;
 const INJECTION =
@@ -48,13 +51,11 @@ export function sanitizer(options: SanitizeOptions = {}): {
   const report: SanitizeReport = { stripped_chars: 0, truncated: 0, suspicious: 0 };
   const clean = (text: string, key: string | undefined): string => {
     let out = text;
-    if (INVISIBLE.test(out)) {
-      INVISIBLE.lastIndex = 0;
+    if (ANY_INVISIBLE.test(out)) {
       const before = out.length;
       out = out.replace(INVISIBLE, "");
       report.stripped_chars += before - out.length;
     }
-    INVISIBLE.lastIndex = 0;
     if (key !== undefined && out.length > cap && FREE_TEXT_KEY.test(key)) {
       report.truncated++;
       out = `${out.slice(0, cap)}… [+${out.length - cap} chars]`;
