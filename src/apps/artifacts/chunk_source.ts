@@ -84,7 +84,7 @@ export async function drainSource(source: ChunkSource): Promise<void> {
   while ((await source.next()) !== null) { /* counted and hashed on the way */ }
 }
 
-/** The stream read into memory; throws an ArchiveLimitError past `limit` bytes. */
+/** A small stream (a link target) read into memory; throws an ArchiveLimitError past `limit` bytes. */
 export async function collect(
   stream: ReadableStream<Uint8Array>,
   limit: number,
@@ -99,7 +99,7 @@ export async function collect(
         "max_entry_bytes",
         total,
         limit,
-        `${what} is larger than max_entry_bytes (${limit}); a nested zip must fit in memory to be read`,
+        `${what} is larger than the ${limit} bytes it may hold in memory`,
       );
     }
     parts.push(chunk);

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { canonicalJson, sha256Hex } from "../../core/canonical_json.ts";
 import { compareCodePoints } from "../../core/completion.ts";
 import { readAr } from "./ar.ts";
-import { type ByteSource, memorySource } from "./byte_source.ts";
+import type { ByteSource } from "./byte_source.ts";
 import {
   confirmPath,
   type FileIdentity,
@@ -33,6 +33,7 @@ import { UniversalSliceProbe } from "./universal_slice.ts";
 import { type ArchiveEntryName, readTar } from "./tar.ts";
 import { readZipDirectory, zipEntryBody } from "./zip.ts";
 import { collect, concat, drainSource, hashSource, parserView, replay } from "./chunk_source.ts";
+import { collectBlocks, TooLargeToHold } from "./block_source.ts";
 import { closeArchiveDirectories } from "./archive_directories.ts";
 import { describeBinary, formatOf, mediaType } from "./content_kind.ts";
 import { directoryIdentity, EMPTY_SOURCE, LookAhead, openDiskFile, rootsOf } from "./look_ahead.ts";
@@ -55,6 +56,12 @@ import {
 } from "./scan_record.ts";
 
 const HEAD_BYTES = 4096;
+/**
+ * Most bytes of a zip held in memory when the zip is itself a member or a
+ * decompressed stream (random access is needed for its central directory):
+ * 64 MiB. A zip on disk is read in place, whatever its size.
+ */
+export const ZIP_IN_MEMORY_BYTES = 64 * 1024 * 1024;
 const PROGRESS_EVERY = 16 * 1024 * 1024;
 
 /** One scan of one root: the traversal, recording into a {@linkcode ScanRecord}. */
@@ -598,7 +605,13 @@ export class Scanner {
   async #descend(
     sniffed: Sniffed,
     body: ReadableStream<Uint8Array>,
-    input: { logicalPath: string; name: string; depth: number; source: ByteSource | null },
+    input: {
+      logicalPath: string;
+      name: string;
+      depth: number;
+      source: ByteSource | null;
+      size: number | null;
+    },
     parentOccurrenceId: string,
     children: PendingChild[],
   ): Promise<void> {
@@ -737,7 +750,7 @@ export class Scanner {
       let source = input.source;
       let owned = false;
       if (!source) {
-        source = memorySource(await collect(body, this.#limits.max_entry_bytes, input.logicalPath));
+        source = await this.#holdZip(body, input);
         owned = true;
       }
       try {
@@ -746,6 +759,35 @@ export class Scanner {
         if (owned) source.close();
       }
       return;
+    }
+  }
+
+  /**
+   * A zip that is itself a member (or a decompressed stream), held in memory
+   * for the random access its central directory needs: at most
+   * {@linkcode ZIP_IN_MEMORY_BYTES} (or max_entry_bytes when lower). A larger
+   * one is refused before anything is held when its size is declared, or as
+   * soon as it passes the bound; its content is still hashed as it streams.
+   */
+  async #holdZip(
+    body: ReadableStream<Uint8Array>,
+    input: { logicalPath: string; size: number | null },
+  ): Promise<ByteSource> {
+    const entryBound = this.#limits.max_entry_bytes < ZIP_IN_MEMORY_BYTES;
+    const bound = entryBound ? this.#limits.max_entry_bytes : ZIP_IN_MEMORY_BYTES;
+    const refuse = (observed: number): ArchiveLimitError =>
+      new ArchiveLimitError(
+        entryBound ? "max_entry_bytes" : "zip_in_memory_bytes",
+        observed,
+        bound,
+        `${input.logicalPath} as a zip (a zip inside an archive or compressed stream is held in memory to read its central directory, up to ${bound} bytes; its content is still hashed; extract it and open the file to list its members)`,
+      );
+    if (input.size !== null && input.size > bound) throw refuse(input.size);
+    try {
+      return await collectBlocks(body, bound);
+    } catch (error) {
+      if (error instanceof TooLargeToHold) throw refuse(error.observed);
+      throw error;
     }
   }
 

@@ -1,0 +1,129 @@
+/**
+ * Large archive members are streamed, not buffered: a server spawned over
+ * stdio inventories a `.tar.gz` holding a 300 MiB stored zip, and a
+ * `.zip.gz` of the same zip, with the client asking for the largest limits
+ * the operator's ceilings allow. The zip is hashed as it streams past; a zip
+ * that is itself a member needs random access, so it is held in memory only
+ * up to ZIP_IN_MEMORY_BYTES and refused past it, saying so. The server's peak
+ * resident memory (VmHWM from /proc) must grow far less than the member.
+ */
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { collectBlocks, TooLargeToHold } from "../src/apps/artifacts/block_source.ts";
+import { DEFAULT_CEILINGS } from "../src/apps/artifacts/ceilings.ts";
+import { ZIP_IN_MEMORY_BYTES } from "../src/apps/artifacts/scanner.ts";
+import { BenchServer, structured } from "./client_bench/harness.ts";
+import { bytesStream, concat } from "./helpers/archives.ts";
+import {
+  type StoredZip,
+  storedZipOfZeros,
+  writeTarGzOf,
+  writeZipGzOf,
+} from "./helpers/large_stored_zip.ts";
+
+const MIB = 1024 * 1024;
+
+interface Occurrence {
+  logical_path: string;
+  sha256: string | null;
+  hash_status: string;
+  limitations: string[];
+}
+
+/** Opens and inventories `path` with the largest limits the ceilings allow; the page's occurrences. */
+async function inventory(server: BenchServer, path: string): Promise<Map<string, Occurrence>> {
+  await server.call("open_binary", { path });
+  const page = structured(
+    await server.call("inventory_artifact", {
+      occurrence_limit: 100,
+      max_entry_bytes: DEFAULT_CEILINGS.max_entry_bytes,
+      max_total_bytes: DEFAULT_CEILINGS.max_total_bytes,
+      max_compression_ratio: DEFAULT_CEILINGS.max_compression_ratio,
+    }),
+  ).result as { occurrences: { items: Occurrence[] } };
+  return new Map(page.occurrences.items.map((o) => [o.logical_path, o]));
+}
+
+function assertHashedNotListed(
+  occurrences: Map<string, Occurrence>,
+  path: string,
+  zip: StoredZip,
+): void {
+  const member = occurrences.get(path);
+  assert.ok(member, `${path} in ${JSON.stringify([...occurrences.keys()])}`);
+  assert.equal(member.hash_status, "verified", JSON.stringify(member));
+  assert.equal(member.sha256, zip.sha256);
+  assert.match(
+    member.limitations.join("\n"),
+    new RegExp(
+      `held in memory .* up to ${ZIP_IN_MEMORY_BYTES} bytes.*extract it and open the file`,
+    ),
+  );
+  assert.ok(![...occurrences.keys()].some((p) => p.startsWith(`${path}/`)), "members listed");
+}
+
+Deno.test("inventory_artifact hashes a 300 MiB zip inside a .tar.gz and a .zip.gz with bounded server memory", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const zip = storedZipOfZeros(300 * MIB);
+    await writeTarGzOf(join(dir, "declared.tar.gz"), zip);
+    await writeZipGzOf(join(dir, "undeclared.zip.gz"), zip);
+    await using server = await BenchServer.start({ roots: [dir] });
+    // The held zip (at most ZIP_IN_MEMORY_BYTES, only when the size is not declared), the
+    // pipeline's pieces (1 MiB chunks read ahead, 256 KiB inflate output) and the V8 heap's
+    // own growth while 300 MiB pass through it: well under the 300 MiB member.
+    const allowed = ZIP_IN_MEMORY_BYTES + 48 * MIB;
+    assert.ok(allowed < zip.size / 2);
+
+    const idle = (await server.memory()).rss;
+    await server.resetPeak();
+    const declared = await inventory(server, join(dir, "declared.tar.gz"));
+    const declaredPeak = (await server.memory()).peak - idle;
+    // Its size is declared by the tar header, so nothing of it is held.
+    assert.ok(declaredPeak < 48 * MIB, `peak grew ${(declaredPeak / MIB).toFixed(1)} MiB`);
+    assertHashedNotListed(declared, "declared.tar/big.zip", zip);
+
+    const before = (await server.memory()).rss;
+    await server.resetPeak();
+    const undeclared = await inventory(server, join(dir, "undeclared.zip.gz"));
+    const undeclaredPeak = (await server.memory()).peak - before;
+    assert.ok(undeclaredPeak < allowed, `peak grew ${(undeclaredPeak / MIB).toFixed(1)} MiB`);
+    assertHashedNotListed(undeclared, "undeclared.zip", zip);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("collectBlocks() holds a stream in 1 MiB blocks for random access and refuses one past its limit", async () => {
+  const bytes = new Uint8Array(3 * MIB + 12345);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 7 + (i >> 11)) & 0xff;
+  const source = await collectBlocks(bytesStream(bytes, 300_001), bytes.length);
+  assert.equal(source.size, bytes.length);
+  // Reads inside a block, across two and across three blocks, and the very end.
+  for (
+    const [offset, length] of [[5, 100], [MIB - 10, 20], [MIB - 1, MIB + 2], [0, bytes.length]]
+  ) {
+    assert.deepEqual(
+      await source.read(offset!, length!),
+      bytes.subarray(offset!, offset! + length!),
+    );
+  }
+  const streamed: Uint8Array[] = [];
+  for await (const chunk of source.stream(MIB / 2, 2 * MIB)) streamed.push(chunk);
+  assert.deepEqual(
+    concat(streamed),
+    bytes.subarray(MIB / 2, MIB / 2 + 2 * MIB),
+  );
+  await assert.rejects(source.read(bytes.length - 1, 2), RangeError);
+  assert.throws(() => source.stream(0, bytes.length + 1), RangeError);
+  source.close();
+  await assert.rejects(source.read(0, 1), /closed/);
+
+  const refused = await collectBlocks(bytesStream(bytes, 65536), MIB).then(
+    () => null,
+    (error: unknown) => error,
+  );
+  assert.ok(refused instanceof TooLargeToHold, String(refused));
+  assert.ok(refused.observed > MIB && refused.observed <= MIB + 65536, String(refused.observed));
+});
