@@ -92,11 +92,24 @@ export class ScanRecord {
   bytesRead = 0;
   /** Bytes read at the last progress report. */
   reported = 0;
+  /** Only the root's identity is wanted: entries are counted, not recorded, and get no ids. */
+  readonly lean: boolean;
 
   constructor(root: ScanRoot, options: ScanOptions) {
     this.#root = root;
     this.#options = options;
     this.#limits = options.limits;
+    this.lean = options.identityOnly === true;
+  }
+
+  /** The occurrence id of a path under the root ("" when the scan is lean). */
+  occurrenceIdOf(logicalPath: string, entryKind: string): string {
+    return this.lean ? "" : occurrenceId(this.rootArtifactId, logicalPath, entryKind);
+  }
+
+  /** The root's occurrence id ("" when the scan is lean). */
+  rootOccurrenceIdOf(): string {
+    return this.lean ? "" : rootOccurrenceId(this.rootArtifactId);
   }
 
   /** How many occurrences are recorded. */
@@ -162,11 +175,9 @@ export class ScanRecord {
     rootOccurrence?: boolean;
   }): ArtifactOccurrence {
     const occurrence: ArtifactOccurrence = {
-      occurrence_id: input.rootOccurrence ? rootOccurrenceId(this.rootArtifactId) : occurrenceId(
-        this.rootArtifactId,
-        input.logicalPath,
-        input.entryKind === "hardlink" ? "hardlink" : input.entryKind,
-      ),
+      occurrence_id: input.rootOccurrence
+        ? this.rootOccurrenceIdOf()
+        : this.occurrenceIdOf(input.logicalPath, input.entryKind),
       artifact_id: input.artifactId,
       parent_occurrence_id: input.parentOccurrenceId,
       logical_path: input.logicalPath,
@@ -186,6 +197,7 @@ export class ScanRecord {
       original_name_hex: input.meta.original_name_hex,
       limitations: input.limitations.slice(0, 20),
     };
+    if (this.lean) return occurrence;
     const existing = this.occurrenceByPath.get(input.logicalPath);
     if (existing) {
       // A second member with the same path (tar appends, duplicate zip names): the later wins, as on extraction.
@@ -205,11 +217,12 @@ export class ScanRecord {
 
   /** Records a node unless one with its id is recorded. */
   addNode(node: ArtifactNode): void {
-    if (!this.#nodes.has(node.artifact_id)) this.#nodes.set(node.artifact_id, node);
+    if (!this.lean && !this.#nodes.has(node.artifact_id)) this.#nodes.set(node.artifact_id, node);
   }
 
   /** Records an edge from the parent to each child that has an id. */
   addEdges(parentArtifactId: string, children: PendingChild[]): void {
+    if (this.lean) return;
     let ordinal = 0;
     for (const child of children) {
       if (child.artifact_id === null) continue;

@@ -8,7 +8,7 @@
 
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { canonicalJson, sha256Hex } from "../../core/canonical_json.ts";
+import { sha256Hex } from "../../core/canonical_json.ts";
 import { compareCodePoints } from "../../core/completion.ts";
 import { readAr } from "./ar.ts";
 import type { ByteSource } from "./byte_source.ts";
@@ -21,7 +21,7 @@ import {
 } from "../../core/roots.ts";
 import { type Compression, decompress, type DecompressOptions } from "./compression.ts";
 import { ArchiveFormatError, ArchiveLimitError } from "./errors.ts";
-import { artifactId, occurrenceId, rootOccurrenceId } from "./ids.ts";
+import { artifactId } from "./ids.ts";
 import type {
   ArtifactNode,
   ArtifactOccurrence,
@@ -34,7 +34,12 @@ import { type ArchiveEntryName, readTar } from "./tar.ts";
 import { readZipDirectory, zipEntryBody } from "./zip.ts";
 import { collect, concat, drainSource, hashSource, parserView, replay } from "./chunk_source.ts";
 import { collectBlocks, TooLargeToHold } from "./block_source.ts";
-import { closeArchiveDirectories } from "./archive_directories.ts";
+import {
+  closeArchiveDirectories,
+  type ListingEntry,
+  listingEntry,
+  listingSha256,
+} from "./archive_directories.ts";
 import { describeBinary, formatOf, mediaType } from "./content_kind.ts";
 import { directoryIdentity, EMPTY_SOURCE, LookAhead, openDiskFile, rootsOf } from "./look_ahead.ts";
 import {
@@ -56,6 +61,9 @@ import {
 } from "./scan_record.ts";
 
 const HEAD_BYTES = 4096;
+/** The SHA-256 of no bytes, and its artifact id. */
+const EMPTY_SHA256 = sha256Hex("");
+const EMPTY_ARTIFACT_ID = artifactId(EMPTY_SHA256);
 /**
  * Most bytes of a zip held in memory when the zip is itself a member or a
  * decompressed stream (random access is needed for its central directory):
@@ -186,12 +194,10 @@ export class Scanner {
     expected: FileIdentity | null,
   ): Promise<{ sha256: string; artifactId: string }> {
     const occurrenceIdHere = logicalPath === "."
-      ? rootOccurrenceId(this.#record.rootArtifactId)
-      : occurrenceId(this.#record.rootArtifactId, logicalPath, "directory");
+      ? this.#record.rootOccurrenceIdOf()
+      : this.#record.occurrenceIdOf(logicalPath, "directory");
     const children: PendingChild[] = [];
-    const listing: Array<
-      { name: string; artifact_id: string | null; entry_kind: string; link_target?: string }
-    > = [];
+    const listing: ListingEntry[] = [];
     const limitations: string[] = [];
     let names: string[] = [];
     let truncatedListing = false;
@@ -248,11 +254,11 @@ export class Scanner {
               occurrenceIdHere,
               { dev: info.dev, ino: info.ino ?? -1 },
             );
-            listing.push({ name, artifact_id: sub.artifactId, entry_kind: "directory" });
+            listing.push(listingEntry(name, sub.artifactId, "directory"));
             children.push({
               artifact_id: sub.artifactId,
               relation: "contains",
-              occurrence_id: occurrenceId(this.#record.rootArtifactId, childLogical, "directory"),
+              occurrence_id: this.#record.occurrenceIdOf(childLogical, "directory"),
               logical_path: childLogical,
             });
           } else if (info.isSymlink) {
@@ -265,12 +271,7 @@ export class Scanner {
               target,
               target === null ? ["The link target could not be read."] : [],
             );
-            listing.push({
-              name,
-              artifact_id: null,
-              entry_kind: "symlink",
-              link_target: target ?? "",
-            });
+            listing.push(listingEntry(name, null, "symlink", target ?? ""));
           } else if (info.isFile) {
             const visited = await this.#visitDiskFile(
               childPath,
@@ -280,7 +281,7 @@ export class Scanner {
               info,
               source,
             );
-            listing.push({ name, artifact_id: visited.artifactId, entry_kind: "file" });
+            listing.push(listingEntry(name, visited.artifactId, "file"));
             children.push({
               artifact_id: visited.artifactId,
               relation: "contains",
@@ -296,7 +297,7 @@ export class Scanner {
               null,
               ["A device, socket or FIFO: its content is not read."],
             );
-            listing.push({ name, artifact_id: null, entry_kind: "special" });
+            listing.push(listingEntry(name, null, "special"));
           }
         } catch (error) {
           if (isFatal(error)) {
@@ -309,7 +310,7 @@ export class Scanner {
     } finally {
       ahead.release();
     }
-    const sha256 = sha256Hex(canonicalJson(listing));
+    const sha256 = listingSha256(listing);
     const id = artifactId(sha256);
     this.#record.addNode(directoryNode(id, sha256, limitations));
     this.#record.addEdges(id, children);
@@ -411,11 +412,12 @@ export class Scanner {
     const { logicalPath } = input;
     if (!input.isRoot) this.#record.countEntry();
     const occId = input.isRoot
-      ? rootOccurrenceId(this.#record.rootArtifactId)
-      : occurrenceId(this.#record.rootArtifactId, logicalPath, "file");
+      ? this.#record.rootOccurrenceIdOf()
+      : this.#record.occurrenceIdOf(logicalPath, "file");
     const limitations = [...input.meta.limitations];
     const reader = input.bytes ? null : input.stream!.getReader();
-    const hash = createHash("sha256");
+    // Empty content (an empty file, read without opening it) has a known digest.
+    const hash = input.bytes?.length === 0 ? null : createHash("sha256");
     let size = 0;
     let overEntryLimit = false;
     const capturing = this.#options.capture?.paths.has(logicalPath) ? this.#options.capture : null;
@@ -437,7 +439,7 @@ export class Scanner {
       }
       this.#record.bytesRead += chunk.length;
       if (size > this.#limits.max_entry_bytes) overEntryLimit = true;
-      if (!overEntryLimit) hash.update(chunk);
+      if (!overEntryLimit) hash?.update(chunk);
       if (this.#record.bytesRead > this.#limits.max_total_bytes) {
         throw new StopScan(
           `max_total_bytes (${this.#limits.max_total_bytes}) reached while reading ${logicalPath}`,
@@ -539,8 +541,8 @@ export class Scanner {
     // is costly per member); one left part-read is released.
     if (readError || stopped) reader?.releaseLock();
     const complete = !readError && !stopped && !overEntryLimit;
-    const sha256 = complete ? hash.digest("hex") : null;
-    if (!complete) hash.destroy?.();
+    const sha256 = complete ? (hash ? hash.digest("hex") : EMPTY_SHA256) : null;
+    if (!complete) hash?.destroy?.();
     if (overEntryLimit) {
       limitations.push(
         `Not hashed: larger than max_entry_bytes (${this.#limits.max_entry_bytes}).`,
@@ -559,8 +561,10 @@ export class Scanner {
     } else if (capturing && sha256 === null) {
       throw readError ?? stopped ?? new Error(`${logicalPath} could not be read`);
     }
-    const id = sha256 ? artifactId(sha256) : null;
-    if (id && sha256) {
+    const id = sha256 ? (sha256 === EMPTY_SHA256 ? EMPTY_ARTIFACT_ID : artifactId(sha256)) : null;
+    if (this.#record.lean) {
+      // Only the root's identity is wanted: no node or edges to record.
+    } else if (id && sha256) {
       const details = describeBinary(head, sniffed, slice?.kind() ?? null);
       this.#record.addNode({
         artifact_id: id,
