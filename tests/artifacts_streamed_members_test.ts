@@ -10,11 +10,16 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
 import { collectBlocks, TooLargeToHold } from "../src/apps/artifacts/block_source.ts";
 import { DEFAULT_CEILINGS } from "../src/apps/artifacts/ceilings.ts";
+import { DEFAULT_LIMITS } from "../src/apps/artifacts/model.ts";
+import { scanArtifact } from "../src/apps/artifacts/scan.ts";
+import { graphDigest } from "../src/apps/artifacts/scan_record.ts";
+import { canonicalJson, sha256Hex } from "../src/core/canonical_json.ts";
 import { ZIP_IN_MEMORY_BYTES } from "../src/apps/artifacts/scanner.ts";
 import { BenchServer, structured } from "./client_bench/harness.ts";
-import { bytesStream, concat } from "./helpers/archives.ts";
+import { bytesStream, concat, TAR_END, tarData, tarHeader } from "./helpers/archives.ts";
 import {
   type StoredZip,
   storedZipOfZeros,
@@ -126,4 +131,44 @@ Deno.test("collectBlocks() holds a stream in 1 MiB blocks for random access and 
   );
   assert.ok(refused instanceof TooLargeToHold, String(refused));
   assert.ok(refused.observed > MIB && refused.observed <= MIB + 65536, String(refused.observed));
+});
+
+Deno.test("graphDigest() hashes the graph item by item to the digest of its whole canonical JSON", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const inner = concat([
+      tarHeader({ name: "caf\u00e9/\u{1F600}.txt", size: 3 }),
+      tarData(new TextEncoder().encode("abc")),
+      tarHeader({ name: "caf\u00e9/link", typeflag: "2", linkname: "\u{1F600}.txt" }),
+      TAR_END,
+    ]);
+    await Deno.writeFile(
+      join(dir, "outer.tar"),
+      concat([
+        tarHeader({ name: "inner.tar.gz", size: gzipSync(inner).length }),
+        tarData(gzipSync(inner)),
+        tarHeader({ name: 'a "quoted"\\name', size: 1 }),
+        tarData(new Uint8Array([0x7f])),
+        TAR_END,
+      ]),
+    );
+    const snapshot = await scanArtifact(
+      { kind: "file", realPath: join(dir, "outer.tar"), name: "outer.tar" },
+      { limits: DEFAULT_LIMITS },
+    );
+    assert.ok(snapshot.edges.length >= 3 && snapshot.occurrences.length >= 5);
+    const lists = {
+      nodes: snapshot.nodes,
+      occurrences: snapshot.occurrences,
+      edges: snapshot.edges,
+      integrity_contradictions: snapshot.integrity_contradictions,
+    };
+    const whole = sha256Hex(canonicalJson(lists));
+    assert.equal(graphDigest(lists), whole);
+    assert.equal(snapshot.manifest.graph_sha256, whole);
+    const empty = { nodes: [], occurrences: [], edges: [], integrity_contradictions: [] };
+    assert.equal(graphDigest(empty), sha256Hex(canonicalJson(empty)));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -6,7 +6,8 @@
  * @module
  */
 
-import { canonicalJson, sha256Hex } from "../../core/canonical_json.ts";
+import { createHash } from "node:crypto";
+import { canonicalJson } from "../../core/canonical_json.ts";
 import { compareCodePoints } from "../../core/completion.ts";
 import {
   artifactId,
@@ -69,6 +70,35 @@ export const NO_META: MemberMeta = {
 
 /** The root id children of a directory are keyed under until its digest is known. */
 export const PROVISIONAL_ROOT = "art_" + "0".repeat(64);
+
+/** The four lists a snapshot's graph digest covers. */
+export interface GraphLists {
+  edges: readonly unknown[];
+  integrity_contradictions: readonly unknown[];
+  nodes: readonly unknown[];
+  occurrences: readonly unknown[];
+}
+
+/**
+ * The SHA-256 of the canonical JSON of the graph's lists, fed to the hash
+ * item by item: the same digest as hashing `canonicalJson(lists)` whole,
+ * without ever holding that string (for 20,000 members with long paths it
+ * was a few hundred MiB, twice: as text and as UTF-8).
+ */
+export function graphDigest(lists: GraphLists): string {
+  const hash = createHash("sha256");
+  // The keys in RFC 8785 order (all ASCII): edges, integrity_contradictions, nodes, occurrences.
+  const keys = ["edges", "integrity_contradictions", "nodes", "occurrences"] as const;
+  for (const [index, key] of keys.entries()) {
+    hash.update(`${index === 0 ? "{" : ","}${JSON.stringify(key)}:[`);
+    for (const [at, item] of lists[key].entries()) {
+      hash.update(at === 0 ? canonicalJson(item) : `,${canonicalJson(item)}`);
+    }
+    hash.update("]");
+  }
+  hash.update("}");
+  return hash.digest("hex");
+}
 
 /** The records of one scan, and the snapshot they make. */
 export class ScanRecord {
@@ -379,12 +409,12 @@ export class ScanRecord {
     const contradictions = [...this.#contradictions].sort((a, b) =>
       compareCodePoints(a.contradiction_id, b.contradiction_id)
     );
-    const graphSha256 = sha256Hex(canonicalJson({
-      nodes,
-      occurrences,
+    const graphSha256 = graphDigest({
       edges,
       integrity_contradictions: contradictions,
-    }));
+      nodes,
+      occurrences,
+    });
     return {
       manifest: {
         schema_version: 1,
