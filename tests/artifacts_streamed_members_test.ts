@@ -12,6 +12,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { collectBlocks, TooLargeToHold } from "../src/apps/artifacts/block_source.ts";
+import { MemberBytes } from "../src/apps/artifacts/chunk_source.ts";
 import { DEFAULT_CEILINGS } from "../src/apps/artifacts/ceilings.ts";
 import { DEFAULT_LIMITS } from "../src/apps/artifacts/model.ts";
 import { scanArtifact } from "../src/apps/artifacts/scan.ts";
@@ -173,4 +174,30 @@ Deno.test("graphDigest() hashes the graph item by item to the digest of its whol
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("MemberBytes keeps a captured member's chunks exactly, whatever its declared size says", () => {
+  const content = new Uint8Array(10_000);
+  for (let i = 0; i < content.length; i++) content[i] = (i * 31) & 0xff;
+  const chunks = [content.subarray(0, 3000), content.subarray(3000, 3001), content.subarray(3001)];
+  for (
+    const [declared, max] of [
+      [10_000, MIB], // exact: copied into one array
+      [4_000, MIB], // shorter than the content: the rest kept as chunks
+      [20_000, MIB], // longer than the content: what came
+      [null, MIB], // unknown
+      [10_000, 100], // above the most that may be set aside
+    ] as const
+  ) {
+    const kept = new MemberBytes(declared, max);
+    for (const chunk of chunks) kept.push(chunk);
+    assert.deepEqual(kept.bytes(), content, `declared ${declared}, max ${max}`);
+  }
+  // One array of the declared size, not a join of views into the chunks' buffers.
+  const exact = new MemberBytes(10_000, MIB);
+  for (const chunk of chunks) exact.push(chunk);
+  assert.equal(exact.bytes().buffer.byteLength, 10_000);
+  assert.notEqual(exact.bytes().buffer, content.buffer);
+  exact.clear();
+  assert.equal(exact.bytes().length, 0);
 });

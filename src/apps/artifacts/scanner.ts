@@ -32,7 +32,15 @@ import { sniff, type Sniffed } from "./sniff.ts";
 import { UniversalSliceProbe } from "./universal_slice.ts";
 import { type ArchiveEntryName, readTar } from "./tar.ts";
 import { readZipDirectory, zipEntryBody } from "./zip.ts";
-import { collect, concat, drainSource, hashSource, parserView, replay } from "./chunk_source.ts";
+import {
+  collect,
+  concat,
+  drainSource,
+  hashSource,
+  MemberBytes,
+  parserView,
+  replay,
+} from "./chunk_source.ts";
 import { collectBlocks, TooLargeToHold } from "./block_source.ts";
 import {
   closeArchiveDirectories,
@@ -421,7 +429,7 @@ export class Scanner {
     let size = 0;
     let overEntryLimit = false;
     const capturing = this.#options.capture?.paths.has(logicalPath) ? this.#options.capture : null;
-    const kept: Uint8Array[] = [];
+    const kept = capturing ? new MemberBytes(input.size, capturing.maxBytes) : null;
     let slice: UniversalSliceProbe | null = null;
     const count = (chunk: Uint8Array): void => {
       size += chunk.length;
@@ -435,7 +443,7 @@ export class Scanner {
             `${logicalPath} is larger than ${capturing.maxBytes} bytes`,
           );
         }
-        kept.push(chunk);
+        kept?.push(chunk);
       }
       this.#record.bytesRead += chunk.length;
       if (size > this.#limits.max_entry_bytes) overEntryLimit = true;
@@ -552,11 +560,11 @@ export class Scanner {
     if (capturing && sha256 !== null && !this.capturedPaths.has(logicalPath)) {
       this.capturedPaths.add(logicalPath);
       try {
-        await capturing.onMember(logicalPath, { bytes: concat(kept), sha256 });
+        await capturing.onMember(logicalPath, { bytes: kept!.bytes(), sha256 });
       } catch (error) {
         throw new SinkFailure(error);
       }
-      kept.length = 0;
+      kept?.clear();
       if (this.capturedPaths.size === capturing.paths.size) throw new CaptureDone();
     } else if (capturing && sha256 === null) {
       throw readError ?? stopped ?? new Error(`${logicalPath} could not be read`);
