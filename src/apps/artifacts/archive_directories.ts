@@ -7,11 +7,43 @@
  * @module
  */
 
-import { canonicalJson, sha256Hex } from "../../core/canonical_json.ts";
+import { sha256Hex } from "../../core/canonical_json.ts";
 import { compareCodePoints } from "../../core/completion.ts";
 import { artifactId } from "./ids.ts";
 import { depthOf } from "./member_names.ts";
 import type { ArchiveMember } from "./scan_record.ts";
+
+/** One entry of a directory's listing, the object its digest is computed over. */
+export interface ListingEntry {
+  artifact_id: string | null;
+  entry_kind: string;
+  link_target?: string;
+  name: string;
+}
+
+/**
+ * A listing entry with its keys created in RFC 8785 order (`artifact_id`,
+ * `entry_kind`, `link_target`, `name`), so that `JSON.stringify` of a listing
+ * of them is already its canonical JSON.
+ */
+export function listingEntry(
+  name: string,
+  artifactId: string | null,
+  entryKind: string,
+  linkTarget?: string,
+): ListingEntry {
+  return linkTarget === undefined
+    ? { artifact_id: artifactId, entry_kind: entryKind, name }
+    : { artifact_id: artifactId, entry_kind: entryKind, link_target: linkTarget, name };
+}
+
+/**
+ * The SHA-256 of a directory's listing: of its canonical JSON, written in
+ * one native pass (the entries are made by {@linkcode listingEntry}).
+ */
+export function listingSha256(listing: readonly ListingEntry[]): string {
+  return sha256Hex(JSON.stringify(listing));
+}
 
 /** One directory entry's digest. */
 export interface ClosedDirectory {
@@ -64,15 +96,15 @@ export function closeArchiveDirectories(
     const direct = (byParent.get(logicalPath) ?? [])
       .map((m) => {
         if (counter) counter.visits++;
-        return {
-          name: m.logicalPath.slice(prefixLength),
-          artifact_id: m.artifact_id,
-          entry_kind: m.entry_kind,
-          ...(m.link_target === undefined ? {} : { link_target: m.link_target }),
-        };
+        return listingEntry(
+          m.logicalPath.slice(prefixLength),
+          m.artifact_id,
+          m.entry_kind,
+          m.link_target,
+        );
       })
       .sort((a, b) => compareCodePoints(a.name, b.name));
-    const sha256 = sha256Hex(canonicalJson(direct));
+    const sha256 = listingSha256(direct);
     const id = artifactId(sha256);
     closed.push({ index, logicalPath, sha256, artifactId: id });
     if (counter) counter.visits++;

@@ -42,7 +42,12 @@ function checkRange(size: number, offset: number, length: number): void {
   }
 }
 
-function rangeStream(
+/**
+ * A stream over `length` bytes of `source` at `offset`, in chunks of at most
+ * 1 MiB, reading one chunk ahead of the consumer. Throws a `RangeError` at
+ * once for a range outside the source.
+ */
+export function rangeStream(
   source: ByteSource,
   offset: number,
   length: number,

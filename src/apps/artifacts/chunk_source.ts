@@ -1,7 +1,8 @@
 /**
  * Member content as chunks: hashing a whole source, replaying a sniffed head
  * in front of the rest, a parser's view that leaves the rest to be hashed,
- * and collecting a stream into memory under a limit.
+ * collecting a stream into memory under a limit, and keeping a captured
+ * member's bytes.
  *
  * @module
  */
@@ -84,7 +85,7 @@ export async function drainSource(source: ChunkSource): Promise<void> {
   while ((await source.next()) !== null) { /* counted and hashed on the way */ }
 }
 
-/** The stream read into memory; throws an ArchiveLimitError past `limit` bytes. */
+/** A small stream (a link target) read into memory; throws an ArchiveLimitError past `limit` bytes. */
 export async function collect(
   stream: ReadableStream<Uint8Array>,
   limit: number,
@@ -99,10 +100,61 @@ export async function collect(
         "max_entry_bytes",
         total,
         limit,
-        `${what} is larger than max_entry_bytes (${limit}); a nested zip must fit in memory to be read`,
+        `${what} is larger than the ${limit} bytes it may hold in memory`,
       );
     }
     parts.push(chunk);
   }
   return concat(parts);
+}
+
+/**
+ * The bytes of a member being captured, as they stream past. When its size
+ * is declared (a tar header, a zip directory) they are copied into one array
+ * of that size, so holding a member costs its size once, not its chunks and
+ * then a joined copy of them; content that turns out longer than declared,
+ * or of unknown size, is kept as chunks and joined at the end.
+ */
+export class MemberBytes {
+  #whole: Uint8Array | null;
+  #filled = 0;
+  #parts: Uint8Array[] = [];
+
+  /** Prepares for `declared` bytes (null: unknown); nothing is set aside past `maxBytes`. */
+  constructor(declared: number | null, maxBytes: number) {
+    this.#whole = declared !== null && declared > 0 && declared <= maxBytes
+      ? new Uint8Array(declared)
+      : null;
+  }
+
+  /** Keeps a copy of (or, past the declared size, a reference to) the next chunk. */
+  push(chunk: Uint8Array): void {
+    const whole = this.#whole;
+    if (whole !== null) {
+      if (this.#filled + chunk.length <= whole.length) {
+        whole.set(chunk, this.#filled);
+        this.#filled += chunk.length;
+        return;
+      }
+      this.#parts.push(whole.subarray(0, this.#filled));
+      this.#whole = null;
+    }
+    this.#parts.push(chunk);
+  }
+
+  /** Everything kept so far, as one array. */
+  bytes(): Uint8Array {
+    const whole = this.#whole;
+    if (whole !== null) {
+      return this.#filled === whole.length ? whole : whole.subarray(0, this.#filled);
+    }
+    return concat(this.#parts);
+  }
+
+  /** Lets go of what was kept. */
+  clear(): void {
+    this.#whole = null;
+    this.#filled = 0;
+    this.#parts = [];
+  }
 }

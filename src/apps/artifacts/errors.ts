@@ -49,7 +49,8 @@ export type ArchiveLimit =
   | "max_compression_ratio"
   | "max_entries"
   | "max_path_bytes"
-  | "max_header_bytes";
+  | "max_header_bytes"
+  | "zip_in_memory_bytes";
 
 /** Raised when reading stops because a limit was reached (archive bombs, hostile counts). */
 export class ArchiveLimitError extends Error {

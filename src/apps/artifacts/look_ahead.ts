@@ -17,8 +17,13 @@ import {
 } from "../../core/roots.ts";
 import type { ScanRoot } from "./scan_options.ts";
 
-/** How many entries of a directory are looked at (lstat) ahead of the walk. */
-const LOOK_AHEAD_ENTRIES = 8;
+/**
+ * How many entries of a directory are looked at (lstat) ahead of the walk:
+ * each look is a round trip to a file-system thread, so many are kept in
+ * flight (a directory of 100,000 empty files is mostly these waits); the
+ * files opened ahead are bounded separately, by OPEN_AHEAD_FILES.
+ */
+const LOOK_AHEAD_ENTRIES = 64;
 /** Most files held open ahead of the walk, scan-wide: each holds at most one 1 MiB chunk. */
 const OPEN_AHEAD_FILES = 16;
 

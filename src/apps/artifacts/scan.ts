@@ -2,8 +2,9 @@
  * The inventory scan: walks a directory or an archive (tar, ar, zip family,
  * gzip/xz/zstd streams, nested to a depth), hashes every member as it streams
  * past, classifies it, and builds the content graph. Memory stays bounded by
- * chunk sizes, except that a zip nested inside a stream is held in memory
- * (at most `max_entry_bytes`) because zip needs random access.
+ * chunk sizes, except that a zip that is itself a member or a decompressed
+ * stream is held in memory for its central directory, at most
+ * `ZIP_IN_MEMORY_BYTES` (64 MiB); a larger one is hashed but not listed.
  *
  * @module
  */

@@ -34,6 +34,12 @@ export interface ScanOptions {
    * each is read whole, and stop once all are.
    */
   capture?: MemberCapture;
+  /**
+   * Only the root's identity is wanted (opening a directory): nothing is
+   * recorded per entry, so the snapshot lists no nodes, occurrences or
+   * edges; its manifest has the root digest, completeness and limitations.
+   */
+  identityOnly?: boolean;
 }
 
 /** One member's bytes, read from a root without extracting anything to disk. */

@@ -6,7 +6,8 @@
  * @module
  */
 
-import { canonicalJson, sha256Hex } from "../../core/canonical_json.ts";
+import { createHash } from "node:crypto";
+import { canonicalJson } from "../../core/canonical_json.ts";
 import { compareCodePoints } from "../../core/completion.ts";
 import {
   artifactId,
@@ -70,6 +71,35 @@ export const NO_META: MemberMeta = {
 /** The root id children of a directory are keyed under until its digest is known. */
 export const PROVISIONAL_ROOT = "art_" + "0".repeat(64);
 
+/** The four lists a snapshot's graph digest covers. */
+export interface GraphLists {
+  edges: readonly unknown[];
+  integrity_contradictions: readonly unknown[];
+  nodes: readonly unknown[];
+  occurrences: readonly unknown[];
+}
+
+/**
+ * The SHA-256 of the canonical JSON of the graph's lists, fed to the hash
+ * item by item: the same digest as hashing `canonicalJson(lists)` whole,
+ * without ever holding that string (for 20,000 members with long paths it
+ * was a few hundred MiB, twice: as text and as UTF-8).
+ */
+export function graphDigest(lists: GraphLists): string {
+  const hash = createHash("sha256");
+  // The keys in RFC 8785 order (all ASCII): edges, integrity_contradictions, nodes, occurrences.
+  const keys = ["edges", "integrity_contradictions", "nodes", "occurrences"] as const;
+  for (const [index, key] of keys.entries()) {
+    hash.update(`${index === 0 ? "{" : ","}${JSON.stringify(key)}:[`);
+    for (const [at, item] of lists[key].entries()) {
+      hash.update(at === 0 ? canonicalJson(item) : `,${canonicalJson(item)}`);
+    }
+    hash.update("]");
+  }
+  hash.update("}");
+  return hash.digest("hex");
+}
+
 /** The records of one scan, and the snapshot they make. */
 export class ScanRecord {
   readonly #root: ScanRoot;
@@ -92,11 +122,24 @@ export class ScanRecord {
   bytesRead = 0;
   /** Bytes read at the last progress report. */
   reported = 0;
+  /** Only the root's identity is wanted: entries are counted, not recorded, and get no ids. */
+  readonly lean: boolean;
 
   constructor(root: ScanRoot, options: ScanOptions) {
     this.#root = root;
     this.#options = options;
     this.#limits = options.limits;
+    this.lean = options.identityOnly === true;
+  }
+
+  /** The occurrence id of a path under the root ("" when the scan is lean). */
+  occurrenceIdOf(logicalPath: string, entryKind: string): string {
+    return this.lean ? "" : occurrenceId(this.rootArtifactId, logicalPath, entryKind);
+  }
+
+  /** The root's occurrence id ("" when the scan is lean). */
+  rootOccurrenceIdOf(): string {
+    return this.lean ? "" : rootOccurrenceId(this.rootArtifactId);
   }
 
   /** How many occurrences are recorded. */
@@ -162,11 +205,9 @@ export class ScanRecord {
     rootOccurrence?: boolean;
   }): ArtifactOccurrence {
     const occurrence: ArtifactOccurrence = {
-      occurrence_id: input.rootOccurrence ? rootOccurrenceId(this.rootArtifactId) : occurrenceId(
-        this.rootArtifactId,
-        input.logicalPath,
-        input.entryKind === "hardlink" ? "hardlink" : input.entryKind,
-      ),
+      occurrence_id: input.rootOccurrence
+        ? this.rootOccurrenceIdOf()
+        : this.occurrenceIdOf(input.logicalPath, input.entryKind),
       artifact_id: input.artifactId,
       parent_occurrence_id: input.parentOccurrenceId,
       logical_path: input.logicalPath,
@@ -186,6 +227,7 @@ export class ScanRecord {
       original_name_hex: input.meta.original_name_hex,
       limitations: input.limitations.slice(0, 20),
     };
+    if (this.lean) return occurrence;
     const existing = this.occurrenceByPath.get(input.logicalPath);
     if (existing) {
       // A second member with the same path (tar appends, duplicate zip names): the later wins, as on extraction.
@@ -205,11 +247,12 @@ export class ScanRecord {
 
   /** Records a node unless one with its id is recorded. */
   addNode(node: ArtifactNode): void {
-    if (!this.#nodes.has(node.artifact_id)) this.#nodes.set(node.artifact_id, node);
+    if (!this.lean && !this.#nodes.has(node.artifact_id)) this.#nodes.set(node.artifact_id, node);
   }
 
   /** Records an edge from the parent to each child that has an id. */
   addEdges(parentArtifactId: string, children: PendingChild[]): void {
+    if (this.lean) return;
     let ordinal = 0;
     for (const child of children) {
       if (child.artifact_id === null) continue;
@@ -366,12 +409,12 @@ export class ScanRecord {
     const contradictions = [...this.#contradictions].sort((a, b) =>
       compareCodePoints(a.contradiction_id, b.contradiction_id)
     );
-    const graphSha256 = sha256Hex(canonicalJson({
-      nodes,
-      occurrences,
+    const graphSha256 = graphDigest({
       edges,
       integrity_contradictions: contradictions,
-    }));
+      nodes,
+      occurrences,
+    });
     return {
       manifest: {
         schema_version: 1,

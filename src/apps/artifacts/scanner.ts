@@ -8,10 +8,10 @@
 
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { canonicalJson, sha256Hex } from "../../core/canonical_json.ts";
+import { sha256Hex } from "../../core/canonical_json.ts";
 import { compareCodePoints } from "../../core/completion.ts";
 import { readAr } from "./ar.ts";
-import { type ByteSource, memorySource } from "./byte_source.ts";
+import type { ByteSource } from "./byte_source.ts";
 import {
   confirmPath,
   type FileIdentity,
@@ -21,7 +21,7 @@ import {
 } from "../../core/roots.ts";
 import { type Compression, decompress, type DecompressOptions } from "./compression.ts";
 import { ArchiveFormatError, ArchiveLimitError } from "./errors.ts";
-import { artifactId, occurrenceId, rootOccurrenceId } from "./ids.ts";
+import { artifactId } from "./ids.ts";
 import type {
   ArtifactNode,
   ArtifactOccurrence,
@@ -32,8 +32,22 @@ import { sniff, type Sniffed } from "./sniff.ts";
 import { UniversalSliceProbe } from "./universal_slice.ts";
 import { type ArchiveEntryName, readTar } from "./tar.ts";
 import { readZipDirectory, zipEntryBody } from "./zip.ts";
-import { collect, concat, drainSource, hashSource, parserView, replay } from "./chunk_source.ts";
-import { closeArchiveDirectories } from "./archive_directories.ts";
+import {
+  collect,
+  concat,
+  drainSource,
+  hashSource,
+  MemberBytes,
+  parserView,
+  replay,
+} from "./chunk_source.ts";
+import { collectBlocks, TooLargeToHold } from "./block_source.ts";
+import {
+  closeArchiveDirectories,
+  type ListingEntry,
+  listingEntry,
+  listingSha256,
+} from "./archive_directories.ts";
 import { describeBinary, formatOf, mediaType } from "./content_kind.ts";
 import { directoryIdentity, EMPTY_SOURCE, LookAhead, openDiskFile, rootsOf } from "./look_ahead.ts";
 import {
@@ -55,6 +69,15 @@ import {
 } from "./scan_record.ts";
 
 const HEAD_BYTES = 4096;
+/** The SHA-256 of no bytes, and its artifact id. */
+const EMPTY_SHA256 = sha256Hex("");
+const EMPTY_ARTIFACT_ID = artifactId(EMPTY_SHA256);
+/**
+ * Most bytes of a zip held in memory when the zip is itself a member or a
+ * decompressed stream (random access is needed for its central directory):
+ * 64 MiB. A zip on disk is read in place, whatever its size.
+ */
+export const ZIP_IN_MEMORY_BYTES = 64 * 1024 * 1024;
 const PROGRESS_EVERY = 16 * 1024 * 1024;
 
 /** One scan of one root: the traversal, recording into a {@linkcode ScanRecord}. */
@@ -179,12 +202,10 @@ export class Scanner {
     expected: FileIdentity | null,
   ): Promise<{ sha256: string; artifactId: string }> {
     const occurrenceIdHere = logicalPath === "."
-      ? rootOccurrenceId(this.#record.rootArtifactId)
-      : occurrenceId(this.#record.rootArtifactId, logicalPath, "directory");
+      ? this.#record.rootOccurrenceIdOf()
+      : this.#record.occurrenceIdOf(logicalPath, "directory");
     const children: PendingChild[] = [];
-    const listing: Array<
-      { name: string; artifact_id: string | null; entry_kind: string; link_target?: string }
-    > = [];
+    const listing: ListingEntry[] = [];
     const limitations: string[] = [];
     let names: string[] = [];
     let truncatedListing = false;
@@ -241,11 +262,11 @@ export class Scanner {
               occurrenceIdHere,
               { dev: info.dev, ino: info.ino ?? -1 },
             );
-            listing.push({ name, artifact_id: sub.artifactId, entry_kind: "directory" });
+            listing.push(listingEntry(name, sub.artifactId, "directory"));
             children.push({
               artifact_id: sub.artifactId,
               relation: "contains",
-              occurrence_id: occurrenceId(this.#record.rootArtifactId, childLogical, "directory"),
+              occurrence_id: this.#record.occurrenceIdOf(childLogical, "directory"),
               logical_path: childLogical,
             });
           } else if (info.isSymlink) {
@@ -258,12 +279,7 @@ export class Scanner {
               target,
               target === null ? ["The link target could not be read."] : [],
             );
-            listing.push({
-              name,
-              artifact_id: null,
-              entry_kind: "symlink",
-              link_target: target ?? "",
-            });
+            listing.push(listingEntry(name, null, "symlink", target ?? ""));
           } else if (info.isFile) {
             const visited = await this.#visitDiskFile(
               childPath,
@@ -273,7 +289,7 @@ export class Scanner {
               info,
               source,
             );
-            listing.push({ name, artifact_id: visited.artifactId, entry_kind: "file" });
+            listing.push(listingEntry(name, visited.artifactId, "file"));
             children.push({
               artifact_id: visited.artifactId,
               relation: "contains",
@@ -289,7 +305,7 @@ export class Scanner {
               null,
               ["A device, socket or FIFO: its content is not read."],
             );
-            listing.push({ name, artifact_id: null, entry_kind: "special" });
+            listing.push(listingEntry(name, null, "special"));
           }
         } catch (error) {
           if (isFatal(error)) {
@@ -302,7 +318,7 @@ export class Scanner {
     } finally {
       ahead.release();
     }
-    const sha256 = sha256Hex(canonicalJson(listing));
+    const sha256 = listingSha256(listing);
     const id = artifactId(sha256);
     this.#record.addNode(directoryNode(id, sha256, limitations));
     this.#record.addEdges(id, children);
@@ -404,15 +420,16 @@ export class Scanner {
     const { logicalPath } = input;
     if (!input.isRoot) this.#record.countEntry();
     const occId = input.isRoot
-      ? rootOccurrenceId(this.#record.rootArtifactId)
-      : occurrenceId(this.#record.rootArtifactId, logicalPath, "file");
+      ? this.#record.rootOccurrenceIdOf()
+      : this.#record.occurrenceIdOf(logicalPath, "file");
     const limitations = [...input.meta.limitations];
     const reader = input.bytes ? null : input.stream!.getReader();
-    const hash = createHash("sha256");
+    // Empty content (an empty file, read without opening it) has a known digest.
+    const hash = input.bytes?.length === 0 ? null : createHash("sha256");
     let size = 0;
     let overEntryLimit = false;
     const capturing = this.#options.capture?.paths.has(logicalPath) ? this.#options.capture : null;
-    const kept: Uint8Array[] = [];
+    const kept = capturing ? new MemberBytes(input.size, capturing.maxBytes) : null;
     let slice: UniversalSliceProbe | null = null;
     const count = (chunk: Uint8Array): void => {
       size += chunk.length;
@@ -426,11 +443,11 @@ export class Scanner {
             `${logicalPath} is larger than ${capturing.maxBytes} bytes`,
           );
         }
-        kept.push(chunk);
+        kept?.push(chunk);
       }
       this.#record.bytesRead += chunk.length;
       if (size > this.#limits.max_entry_bytes) overEntryLimit = true;
-      if (!overEntryLimit) hash.update(chunk);
+      if (!overEntryLimit) hash?.update(chunk);
       if (this.#record.bytesRead > this.#limits.max_total_bytes) {
         throw new StopScan(
           `max_total_bytes (${this.#limits.max_total_bytes}) reached while reading ${logicalPath}`,
@@ -532,8 +549,8 @@ export class Scanner {
     // is costly per member); one left part-read is released.
     if (readError || stopped) reader?.releaseLock();
     const complete = !readError && !stopped && !overEntryLimit;
-    const sha256 = complete ? hash.digest("hex") : null;
-    if (!complete) hash.destroy?.();
+    const sha256 = complete ? (hash ? hash.digest("hex") : EMPTY_SHA256) : null;
+    if (!complete) hash?.destroy?.();
     if (overEntryLimit) {
       limitations.push(
         `Not hashed: larger than max_entry_bytes (${this.#limits.max_entry_bytes}).`,
@@ -543,17 +560,19 @@ export class Scanner {
     if (capturing && sha256 !== null && !this.capturedPaths.has(logicalPath)) {
       this.capturedPaths.add(logicalPath);
       try {
-        await capturing.onMember(logicalPath, { bytes: concat(kept), sha256 });
+        await capturing.onMember(logicalPath, { bytes: kept!.bytes(), sha256 });
       } catch (error) {
         throw new SinkFailure(error);
       }
-      kept.length = 0;
+      kept?.clear();
       if (this.capturedPaths.size === capturing.paths.size) throw new CaptureDone();
     } else if (capturing && sha256 === null) {
       throw readError ?? stopped ?? new Error(`${logicalPath} could not be read`);
     }
-    const id = sha256 ? artifactId(sha256) : null;
-    if (id && sha256) {
+    const id = sha256 ? (sha256 === EMPTY_SHA256 ? EMPTY_ARTIFACT_ID : artifactId(sha256)) : null;
+    if (this.#record.lean) {
+      // Only the root's identity is wanted: no node or edges to record.
+    } else if (id && sha256) {
       const details = describeBinary(head, sniffed, slice?.kind() ?? null);
       this.#record.addNode({
         artifact_id: id,
@@ -598,7 +617,13 @@ export class Scanner {
   async #descend(
     sniffed: Sniffed,
     body: ReadableStream<Uint8Array>,
-    input: { logicalPath: string; name: string; depth: number; source: ByteSource | null },
+    input: {
+      logicalPath: string;
+      name: string;
+      depth: number;
+      source: ByteSource | null;
+      size: number | null;
+    },
     parentOccurrenceId: string,
     children: PendingChild[],
   ): Promise<void> {
@@ -737,7 +762,7 @@ export class Scanner {
       let source = input.source;
       let owned = false;
       if (!source) {
-        source = memorySource(await collect(body, this.#limits.max_entry_bytes, input.logicalPath));
+        source = await this.#holdZip(body, input);
         owned = true;
       }
       try {
@@ -746,6 +771,35 @@ export class Scanner {
         if (owned) source.close();
       }
       return;
+    }
+  }
+
+  /**
+   * A zip that is itself a member (or a decompressed stream), held in memory
+   * for the random access its central directory needs: at most
+   * {@linkcode ZIP_IN_MEMORY_BYTES} (or max_entry_bytes when lower). A larger
+   * one is refused before anything is held when its size is declared, or as
+   * soon as it passes the bound; its content is still hashed as it streams.
+   */
+  async #holdZip(
+    body: ReadableStream<Uint8Array>,
+    input: { logicalPath: string; size: number | null },
+  ): Promise<ByteSource> {
+    const entryBound = this.#limits.max_entry_bytes < ZIP_IN_MEMORY_BYTES;
+    const bound = entryBound ? this.#limits.max_entry_bytes : ZIP_IN_MEMORY_BYTES;
+    const refuse = (observed: number): ArchiveLimitError =>
+      new ArchiveLimitError(
+        entryBound ? "max_entry_bytes" : "zip_in_memory_bytes",
+        observed,
+        bound,
+        `${input.logicalPath} as a zip (a zip inside an archive or compressed stream is held in memory to read its central directory, up to ${bound} bytes; its content is still hashed; extract it and open the file to list its members)`,
+      );
+    if (input.size !== null && input.size > bound) throw refuse(input.size);
+    try {
+      return await collectBlocks(body, bound);
+    } catch (error) {
+      if (error instanceof TooLargeToHold) throw refuse(error.observed);
+      throw error;
     }
   }
 

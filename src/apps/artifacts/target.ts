@@ -121,6 +121,7 @@ export async function openArtifact(
       limits: identityLimits,
       signal: options.signal,
       onProgress: options.onProgress,
+      identityOnly: true,
     });
     sha256 = snapshot.manifest.root_sha256;
     size = snapshot.bytes_read;
