@@ -47,6 +47,9 @@ export const pageArguments = {
   ),
 };
 
+/** `limit`, `cursor` and `dataset`: the arguments every paginated dataset list takes, in that order. */
+export const datasetPageArguments = { ...pageArguments, dataset: datasetArgument };
+
 /** The envelope of a paginated list. */
 export const pageSchema = <T extends z.ZodType>(item: T) =>
   z.object({

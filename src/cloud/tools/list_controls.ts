@@ -8,13 +8,7 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import {
-  type CloudContext,
-  datasetArgument,
-  pageArguments,
-  pageSchema,
-  translated,
-} from "../context.ts";
+import { type CloudContext, datasetPageArguments, pageSchema, translated } from "../context.ts";
 import { listControls, requireFrameworks } from "../compliance/rollup.ts";
 import { rulesetControls } from "../compliance/ruleset_controls.ts";
 import { paginate } from "../model/cursors.ts";
@@ -44,8 +38,7 @@ export function listControlsTool(ctx: CloudContext): ToolDefinition {
       source: z.string().max(16).default("dataset").describe(
         "dataset (controls the dataset evaluates, default) or ruleset (shipped framework names only).",
       ),
-      ...pageArguments,
-      dataset: datasetArgument,
+      ...datasetPageArguments,
     }),
     result: pageSchema(z.object({
       framework: z.string(),
