@@ -7,6 +7,7 @@
  * @module
  */
 
+import type { ToolContext } from "../core/catalog.ts";
 import { ToolFailure } from "../core/errors.ts";
 import type { ResourceContents } from "../core/workbench.ts";
 import { asToolFailure, type CloudContext } from "./context.ts";
@@ -77,6 +78,33 @@ export async function ontologyTranslated<T>(run: () => T | Promise<T>): Promise<
   } catch (error) {
     throw ontologyFailure(error);
   }
+}
+
+/**
+ * Runs an ontology handler on one dataset: waits for the datasets loaded at
+ * start-up, picks the one named (empty for the active one), and translates
+ * ontology and cloud domain errors into tool failures.
+ */
+export async function withOntologyDataset<T>(
+  ctx: CloudContext,
+  name: string,
+  run: (dataset: Dataset) => T | Promise<T>,
+): Promise<T> {
+  return await ontologyTranslated(async () => {
+    await ctx.preloaded;
+    return await run(ctx.dataset(name));
+  });
+}
+
+/**
+ * Options of {@link ontologyOf} that forward build progress to a tool call's
+ * progress notifications (a notification that cannot be sent is ignored).
+ */
+export function progressTo(context: Pick<ToolContext, "progress">): OntologyOfOptions {
+  return {
+    progress: (done, total, message) =>
+      void context.progress(done, total, message).catch(() => undefined),
+  };
 }
 
 /** Options of {@link ontologyOf}. */
