@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import { connect, fails, type Loose, ok } from "./helpers/in_memory.ts";
+import { connect, fails, type Loose, ok, withTempRoot } from "./helpers/in_memory.ts";
 import { hasProgram, run } from "./helpers/programs.ts";
 import { npmFixture } from "./helpers/npm_fixtures.ts";
 
@@ -40,9 +40,7 @@ Deno.test({
   name: "analysis tools follow a compiled program from a string to the procedures that use it",
   ignore: !HAS_CC,
   fn: async () => {
-    const dir = Deno.realPathSync(await Deno.makeTempDir({ prefix: "casefile-analysis-" }));
-    const { client, close } = await connect({ roots: [dir] });
-    try {
+    await withTempRoot("casefile-analysis-", async ({ client, dir }) => {
       const path = await compileC(dir, "prog", ["-O1"]);
       await ok(client, "open_binary", { path });
 
@@ -132,10 +130,7 @@ Deno.test({
         ((await client.readResource({ uri: small.evidence_uri })).contents[0] as Loose).text,
       );
       assert.ok(record.limitations.some((l: string) => /first 2 instructions/.test(l)));
-    } finally {
-      await close();
-      await Deno.remove(dir, { recursive: true });
-    }
+    });
   },
 });
 
@@ -144,9 +139,7 @@ Deno.test({
     "compare_functions tells equal, different and incomparable dossiers apart across two targets",
   ignore: !HAS_CC,
   fn: async () => {
-    const dir = Deno.realPathSync(await Deno.makeTempDir({ prefix: "casefile-compare-" }));
-    const { client, close } = await connect({ roots: [dir] });
-    try {
+    await withTempRoot("casefile-compare-", async ({ client, dir }) => {
       const a = await compileC(dir, "a", ["-O0"]);
       const b = await compileC(dir, "b", ["-O2"]);
       await ok(client, "open_binary", { path: a });
@@ -190,10 +183,7 @@ Deno.test({
       );
       assert.deepEqual(record.evidence_links, [left.evidence_id, right.evidence_id]);
       assert.equal(record.predicate_type, "rea.function-comparison/v1");
-    } finally {
-      await close();
-      await Deno.remove(dir, { recursive: true });
-    }
+    });
   },
 });
 
@@ -201,9 +191,7 @@ Deno.test({
   name: "search_procedures matches demangled C++ names and procedure_address accepts them",
   ignore: !HAS_CXX,
   fn: async () => {
-    const dir = Deno.realPathSync(await Deno.makeTempDir({ prefix: "casefile-cxx-" }));
-    const { client, close } = await connect({ roots: [dir] });
-    try {
+    await withTempRoot("casefile-cxx-", async ({ client, dir }) => {
       await Deno.writeTextFile(
         `${dir}/prog.cc`,
         "namespace casefile { struct Probe { __attribute__((noinline)) int measure(int x) const { return x * 3; } }; }\n" +
@@ -219,10 +207,7 @@ Deno.test({
         procedure: "casefile::Probe::measure(int) const",
       });
       assert.equal(resolved.result.address, found.result.items[0].address);
-    } finally {
-      await close();
-      await Deno.remove(dir, { recursive: true });
-    }
+    });
   },
 });
 
@@ -353,9 +338,7 @@ Deno.test({
     "analyze_function names an import called through its GOT slot (-fno-plt) as it does through the PLT",
   ignore: !HAS_CC || !hasProgram("objdump"),
   fn: async () => {
-    const dir = Deno.realPathSync(await Deno.makeTempDir());
-    const { client, close } = await connect({ roots: [dir] });
-    try {
+    await withTempRoot("casefile-objdump-", async ({ client, dir }) => {
       const plt = await compileC(dir, "plt", ["-O1"]);
       const got = await compileC(dir, "got", ["-O1", "-fno-plt"]);
       // At -O2 the call becomes a tail jump through the slot.
@@ -383,9 +366,6 @@ Deno.test({
           `${path}: ${JSON.stringify({ callees, tails, indirect })}`,
         );
       }
-    } finally {
-      await close();
-      await Deno.remove(dir, { recursive: true });
-    }
+    });
   },
 });

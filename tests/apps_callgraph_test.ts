@@ -6,7 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import { connect, type Loose, ok } from "./helpers/in_memory.ts";
+import { connect, type Loose, ok, withTempRoot } from "./helpers/in_memory.ts";
 import { hasProgram, run } from "./helpers/programs.ts";
 import { haveJqFixtures, OLD } from "./helpers/jq_fixtures.ts";
 import { npmFixture } from "./helpers/npm_fixtures.ts";
@@ -71,9 +71,7 @@ Deno.test({
   name: "procedure_callers and build_call_path follow calls through libjq's own PLT stubs",
   ignore: !TOOLS || !HAVE_JQ,
   fn: async () => {
-    const dir = Deno.realPathSync(await Deno.makeTempDir({ prefix: "casefile-callgraph-" }));
-    const { client, close } = await connect({ roots: [dir] });
-    try {
+    await withTempRoot("casefile-callgraph-", async ({ client, dir }) => {
       const path = await extractLibjq(dir);
       const lines = await objdumpLines(path);
       await ok(client, "open_binary", { path });
@@ -99,10 +97,7 @@ Deno.test({
       const path0 = await ok(client, "build_call_path", { from: "0xc7e0", to: "jv_mem_alloc" });
       assert.equal(path0.result.found, true, JSON.stringify(path0.result));
       assert.equal(path0.result.path.at(-1).name, "jv_mem_alloc");
-    } finally {
-      await close();
-      await Deno.remove(dir, { recursive: true });
-    }
+    });
   },
 });
 
@@ -110,9 +105,7 @@ Deno.test({
   name: "procedure_callers, build_call_path and xrefs take an import by name or PLT address",
   ignore: !TOOLS || !HAVE_JQ,
   fn: async () => {
-    const dir = Deno.realPathSync(await Deno.makeTempDir({ prefix: "casefile-callgraph-" }));
-    const { client, close } = await connect({ roots: [dir] });
-    try {
+    await withTempRoot("casefile-callgraph-", async ({ client, dir }) => {
       const path = await extractLibjq(dir);
       const lines = await objdumpLines(path);
       await ok(client, "open_binary", { path });
@@ -156,10 +149,7 @@ Deno.test({
         kind: "import",
       });
       assert.equal(path0.result.path.length, 2);
-    } finally {
-      await close();
-      await Deno.remove(dir, { recursive: true });
-    }
+    });
   },
 });
 
@@ -167,9 +157,7 @@ Deno.test({
   name: "reference_scan is complete only when every call form was resolved, and lists the rest",
   ignore: !TOOLS || !HAVE_JQ,
   fn: async () => {
-    const dir = Deno.realPathSync(await Deno.makeTempDir({ prefix: "casefile-callgraph-" }));
-    const { client, close } = await connect({ roots: [dir] });
-    try {
+    await withTempRoot("casefile-callgraph-", async ({ client, dir }) => {
       const path = await extractLibjq(dir);
       const lines = (await objdumpLines(path)).filter((l) => l.section === ".text");
       // Calls through a register or memory that no GOT slot names: objdump cannot resolve them.
@@ -190,10 +178,7 @@ Deno.test({
         record.limitations.some((l: string) => l.includes(`${indirect.length} call site(s)`)),
         JSON.stringify(record.limitations),
       );
-    } finally {
-      await close();
-      await Deno.remove(dir, { recursive: true });
-    }
+    });
   },
 });
 
@@ -201,9 +186,7 @@ Deno.test({
   name: "xrefs names libjq's loads of its own function's GOT slot as references to the function",
   ignore: !TOOLS || !HAVE_JQ,
   fn: async () => {
-    const dir = Deno.realPathSync(await Deno.makeTempDir({ prefix: "casefile-callgraph-" }));
-    const { client, close } = await connect({ roots: [dir] });
-    try {
+    await withTempRoot("casefile-callgraph-", async ({ client, dir }) => {
       const path = await extractLibjq(dir);
       const [slot] = await globDatSlots(path, "jq_util_input_next_input_cb");
       assert.ok(slot !== undefined, "readelf lists no GLOB_DAT slot for the callback");
@@ -221,10 +204,7 @@ Deno.test({
           .sort(),
         loads,
       );
-    } finally {
-      await close();
-      await Deno.remove(dir, { recursive: true });
-    }
+    });
   },
 });
 
@@ -243,9 +223,7 @@ Deno.test({
   name: "calls through a GOT slot of the library's own function are callers of that function",
   ignore: !TOOLS || !HAS_CC,
   fn: async () => {
-    const dir = Deno.realPathSync(await Deno.makeTempDir({ prefix: "casefile-callgraph-" }));
-    const { client, close } = await connect({ roots: [dir] });
-    try {
+    await withTempRoot("casefile-callgraph-", async ({ client, dir }) => {
       await Deno.writeTextFile(`${dir}/got.c`, GOT_SOURCE);
       const path = `${dir}/libgot.so`;
       await run("cc", ["-O1", "-fPIC", "-shared", "-fno-plt", "-o", path, `${dir}/got.c`]);
@@ -275,10 +253,7 @@ Deno.test({
       );
       const path0 = await ok(client, "build_call_path", { from: "loaded_user", to: "target_fn" });
       assert.equal(path0.result.found, true, JSON.stringify(path0.result));
-    } finally {
-      await close();
-      await Deno.remove(dir, { recursive: true });
-    }
+    });
   },
 });
 
@@ -287,9 +262,7 @@ Deno.test({
     "a stripped library with .dynsym and .eh_frame is not described as having no function table",
   ignore: !TOOLS || !HAS_CC || !hasProgram("strip"),
   fn: async () => {
-    const dir = Deno.realPathSync(await Deno.makeTempDir({ prefix: "casefile-callgraph-" }));
-    const { client, close } = await connect({ roots: [dir] });
-    try {
+    await withTempRoot("casefile-callgraph-", async ({ client, dir }) => {
       await Deno.writeTextFile(`${dir}/got.c`, GOT_SOURCE);
       const path = `${dir}/libstripped.so`;
       await run("cc", ["-O1", "-fPIC", "-shared", "-o", `${dir}/libfull.so`, `${dir}/got.c`]);
@@ -320,10 +293,7 @@ Deno.test({
       );
       const addresses = new Set(listed.result.items.map((p: Loose) => p.address));
       for (const fde of fdes) assert.ok(addresses.has(fde), `${fde} is not listed`);
-    } finally {
-      await close();
-      await Deno.remove(dir, { recursive: true });
-    }
+    });
   },
 });
 
