@@ -4,12 +4,9 @@ import { Parser as N3Parser } from "n3";
 // @ts-types="@types/jsonld"
 import jsonld from "jsonld";
 import { RdfXmlParser } from "rdfxml-streaming-parser";
-import { call, connect, fails, type Loose, ok } from "./helpers/in_memory.ts";
-import { cloudWorkbenchWith } from "../src/cloud/workbench.ts";
+import { call, fails, type Loose, ok } from "./helpers/in_memory.ts";
 import { sampleRecords, WAF_ASSET_ID } from "../src/cloud/demo/estate.ts";
-
-const demo = (): Promise<Awaited<ReturnType<typeof connect>>> =>
-  connect({ workbenches: [cloudWorkbenchWith({ demo: true })] });
+import { withDemoClient } from "./helpers/cloud_client.ts";
 
 /** A query that would run for hours: a property path over everything, joined three times. */
 const FOREVER = `SELECT (COUNT(*) AS ?n) WHERE {
@@ -26,8 +23,7 @@ async function readText(client: Loose, uri: string): Promise<{ mimeType: string;
 }
 
 Deno.test("ontology_stats builds once with progress, then reuses the ontology; links the Turtle", async () => {
-  const { client, close } = await demo();
-  try {
+  await withDemoClient(async (client) => {
     const progress: { progress: number; total?: number }[] = [];
     const first = await client.callTool(
       { name: "ontology_stats", arguments: {} },
@@ -79,14 +75,11 @@ Deno.test("ontology_stats builds once with progress, then reuses the ontology; l
       query: "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }",
     });
     assert.equal(counted.result.rows[0].n, stats.triples);
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test("sparql_query answers known questions about the demo estate", async () => {
-  const { client, close } = await demo();
-  try {
+  await withDemoClient(async (client) => {
     // Compute instances, by the spec's class map: EC2, VIRTUAL_MACHINE, GCE_INSTANCE.
     const compute = sampleRecords().assets.filter((a) =>
       ["EC2", "VIRTUAL_MACHINE", "GCE_INSTANCE"].includes(a.asset_type)
@@ -138,14 +131,11 @@ Deno.test("sparql_query answers known questions about the demo estate", async ()
       predicate: "cmp:guardedBy",
       object: `cmr:${WAF_ASSET_ID}`,
     }]);
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test("sparql_query bounds rows by limit and reports truncation", async () => {
-  const { client, close } = await demo();
-  try {
+  await withDemoClient(async (client) => {
     const stats = await ok(client, "ontology_stats");
     const page = await ok(client, "sparql_query", {
       query: "SELECT ?s ?p ?o WHERE { ?s ?p ?o }",
@@ -169,14 +159,11 @@ Deno.test("sparql_query bounds rows by limit and reports truncation", async () =
       await fails(client, "sparql_query", { query: "ASK { ?s ?p ?o }", limit });
     }
     assert.equal(await workspaceState(client), before);
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test("sparql_query refuses updates, SERVICE and FROM before anything runs", async () => {
-  const { client, close } = await demo();
-  try {
+  await withDemoClient(async (client) => {
     const before = await workspaceState(client);
     const refused: [string, string][] = [
       ["INSERT DATA { cmr:x cmp:hasName 'x' }", "update"],
@@ -203,14 +190,11 @@ Deno.test("sparql_query refuses updates, SERVICE and FROM before anything runs",
     });
     assert.deepEqual(name.result.rows, [{ n: "web-acl" }]);
     assert.equal(await workspaceState(client), before);
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test("sparql_query reports a syntax error with its line and column", async () => {
-  const { client, close } = await demo();
-  try {
+  await withDemoClient(async (client) => {
     const error = await fails(client, "sparql_query", {
       query: "SELECT ?s\nWHERE {\n  ?s ?p ?o .\n  FILTER(?o = )\n}",
     });
@@ -227,14 +211,11 @@ Deno.test("sparql_query reports a syntax error with its line and column", async 
     const empty = await fails(client, "sparql_query", { query: "   " });
     assert.equal(empty.details.reason, "empty");
     await fails(client, "sparql_query", { query: "ASK {}", dataset: "nope" });
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test("sparql_query stops a runaway query at its time limit while other calls are answered", async () => {
-  const { client, close } = await demo();
-  try {
+  await withDemoClient(async (client) => {
     await ok(client, "ontology_stats");
     const started = performance.now();
     let settled = false;
@@ -265,9 +246,7 @@ Deno.test("sparql_query stops a runaway query at its time limit while other call
     });
     assert.deepEqual(next.result.rows, [{ n: 5 }]);
     await fails(client, "sparql_query", { query: "ASK {}", timeout_ms: 50 });
-  } finally {
-    await close();
-  }
+  });
 });
 
 /** Triples of each serialisation, as independent parsers read them. */
@@ -296,8 +275,7 @@ async function parsedCount(format: string, text: string): Promise<number> {
 }
 
 Deno.test("cloudg://ontology/{format} serves four formats that independent parsers read back", async () => {
-  const { client, close } = await demo();
-  try {
+  await withDemoClient(async (client) => {
     const stats = await ok(client, "ontology_stats");
     const triples: number = stats.result.triples;
     const expected: [string, string][] = [
@@ -333,14 +311,11 @@ Deno.test("cloudg://ontology/{format} serves four formats that independent parse
       argument: { name: "format", value: "J" },
     });
     assert.deepEqual(partial.completion.values, ["json-ld"]);
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test("ontology resources read the active dataset and follow dataset changes", async () => {
-  const { client, close } = await demo();
-  try {
+  await withDemoClient(async (client) => {
     const sample = await readText(client, "cloudg://ontology/nt");
     assert.ok(sample.text.includes(`/resource/${WAF_ASSET_ID}>`));
     await ok(client, "select_dataset", { name: "after" });
@@ -350,14 +325,11 @@ Deno.test("ontology resources read the active dataset and follow dataset changes
     await ok(client, "unload_dataset", { name: "sample" });
     await assert.rejects(client.readResource({ uri: "cloudg://ontology/turtle" }), /load_dataset/);
     await fails(client, "ontology_stats");
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test("ontology_neighbourhood walks relations around an asset by any reference", async () => {
-  const { client, close } = await demo();
-  try {
+  await withDemoClient(async (client) => {
     const byName = await ok(client, "ontology_neighbourhood", { ref: "web-acl" });
     assert.equal(byName.result.asset_id, WAF_ASSET_ID);
     assert.equal(byName.result.center, `cmr:${WAF_ASSET_ID}`);
@@ -396,14 +368,11 @@ Deno.test("ontology_neighbourhood walks relations around an asset by any referen
     await fails(client, "ontology_neighbourhood", { ref: WAF_ASSET_ID, hops: 4 });
     await fails(client, "ontology_neighbourhood", { ref: WAF_ASSET_ID, dataset: "nope" });
     assert.equal(await workspaceState(client), before);
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test("relation_groups gives the overview, then a group's triples page by page", async () => {
-  const { client, close } = await demo();
-  try {
+  await withDemoClient(async (client) => {
     const stats = await ok(client, "ontology_stats");
     const overview = await ok(client, "relation_groups");
     assert.equal(overview.result.kind, "overview");
@@ -460,14 +429,11 @@ Deno.test("relation_groups gives the overview, then a group's triples page by pa
     await fails(client, "relation_groups", { limit: 501 });
     await fails(client, "relation_groups", { dataset: "nope" });
     assert.equal(await workspaceState(client), before);
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test("rag_chunks pages entity, community and relation-group chunks with filters", async () => {
-  const { client, close } = await demo();
-  try {
+  await withDemoClient(async (client) => {
     const records = sampleRecords();
     const entities = await ok(client, "rag_chunks", { limit: 100 });
     assert.equal(entities.result.total, records.assets.length);
@@ -515,9 +481,7 @@ Deno.test("rag_chunks pages entity, community and relation-group chunks with fil
     assert.match(stale.message, /Stale cursor/);
     await fails(client, "rag_chunks", { dataset: "nope" });
     assert.equal(await workspaceState(client), before);
-  } finally {
-    await close();
-  }
+  });
 });
 
 /** Runs the isolation helper in a process with only `flags`. */

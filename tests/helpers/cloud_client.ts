@@ -14,6 +14,16 @@ export async function demoClient(): Promise<Connected> {
   return await connect({ workbenches: [cloudWorkbenchWith({ demo: true })] });
 }
 
+/** Runs `body` with the client of a fresh demo server, then closes both, also when `body` throws. */
+export async function withDemoClient(body: (client: Client) => Promise<void>): Promise<void> {
+  const { client, close } = await demoClient();
+  try {
+    await body(client);
+  } finally {
+    await close();
+  }
+}
+
 /** The `result` of a tool call that must succeed. */
 export async function result(
   client: Client,
