@@ -11,7 +11,7 @@ import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetPageArguments, pageSchema, translated } from "../context.ts";
 import { listControls, requireFrameworks } from "../compliance/rollup.ts";
 import { rulesetControls } from "../compliance/ruleset_controls.ts";
-import { paginate } from "../model/cursors.ts";
+import { type CursorScope, paginate } from "../model/cursors.ts";
 import { parseEnum } from "../model/parse_enum.ts";
 
 /** The tool's name. */
@@ -64,14 +64,11 @@ export function listControlsTool(ctx: CloudContext): ToolDefinition {
         await ctx.preloaded;
         const source = parseEnum(args.source, SOURCES, { label: "source" });
         const filters = { framework: args.framework, status: args.status, source };
+        const pageOf = <T>(rows: readonly T[], scope: CursorScope) =>
+          paginate(rows, { limit: args.limit, cursor: args.cursor ?? null, scope, filters });
         if (source === "ruleset") {
           const answer = rulesetControls(args.framework);
-          const page = paginate([], {
-            limit: args.limit,
-            cursor: args.cursor ?? null,
-            scope: null,
-            filters,
-          });
+          const page = pageOf([], null);
           return {
             kind: "result",
             result: {
@@ -87,12 +84,7 @@ export function listControlsTool(ctx: CloudContext): ToolDefinition {
         const dataset = ctx.dataset(args.dataset);
         const names = requireFrameworks(dataset, args.framework);
         const rows = listControls(dataset, args.framework, { status: args.status });
-        const page = paginate(rows, {
-          limit: args.limit,
-          cursor: args.cursor ?? null,
-          scope: dataset,
-          filters,
-        });
+        const page = pageOf(rows, dataset);
         return {
           kind: "result",
           result: {
