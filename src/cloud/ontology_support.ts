@@ -10,7 +10,7 @@
 import type { ToolContext } from "../core/catalog.ts";
 import { ToolFailure } from "../core/errors.ts";
 import type { ResourceContents } from "../core/workbench.ts";
-import { asToolFailure, type CloudContext } from "./context.ts";
+import { asToolFailure, type CloudContext, translated, withDataset } from "./context.ts";
 import { URI_SCHEME } from "./model/briefs.ts";
 import type { EnsureReport, OntologyEngine } from "./ontology/engine.ts";
 import {
@@ -73,11 +73,7 @@ export function ontologyFailure(error: unknown): unknown {
 
 /** Runs a handler, translating ontology and cloud domain errors into tool failures. */
 export async function ontologyTranslated<T>(run: () => T | Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    throw ontologyFailure(error);
-  }
+  return await translated(run, ontologyFailure);
 }
 
 /**
@@ -90,10 +86,7 @@ export async function withOntologyDataset<T>(
   name: string,
   run: (dataset: Dataset) => T | Promise<T>,
 ): Promise<T> {
-  return await ontologyTranslated(async () => {
-    await ctx.preloaded;
-    return await run(ctx.dataset(name));
-  });
+  return await withDataset(ctx, name, run, { toFailure: ontologyFailure });
 }
 
 /**
