@@ -6,6 +6,7 @@
  */
 
 import assert from "node:assert/strict";
+import type { Client } from "@modelcontextprotocol/sdk/client";
 import { connect, type Loose, ok, withTempRoot } from "./helpers/in_memory.ts";
 import { hasProgram, run } from "./helpers/programs.ts";
 import { haveJqFixtures, OLD } from "./helpers/jq_fixtures.ts";
@@ -67,14 +68,21 @@ async function extractLibjq(dir: string): Promise<string> {
   return `${dir}/usr/lib/x86_64-linux-gnu/libjq.so.1.0.4`;
 }
 
+/** Runs `body` on a fresh server with libjq.so.1 (unpacked into its temporary root) open. */
+async function withOpenLibjq(body: (client: Client, path: string) => Promise<void>): Promise<void> {
+  await withTempRoot("casefile-callgraph-", async ({ client, dir }) => {
+    const path = await extractLibjq(dir);
+    await ok(client, "open_binary", { path });
+    await body(client, path);
+  });
+}
+
 Deno.test({
   name: "procedure_callers and build_call_path follow calls through libjq's own PLT stubs",
   ignore: !TOOLS || !HAVE_JQ,
   fn: async () => {
-    await withTempRoot("casefile-callgraph-", async ({ client, dir }) => {
-      const path = await extractLibjq(dir);
+    await withOpenLibjq(async (client, path) => {
       const lines = await objdumpLines(path);
-      await ok(client, "open_binary", { path });
 
       for (const name of ["jv_mem_alloc", "jv_string_value"]) {
         const expected = callsNaming(lines, `${name}@plt`).sort();
@@ -105,10 +113,8 @@ Deno.test({
   name: "procedure_callers, build_call_path and xrefs take an import by name or PLT address",
   ignore: !TOOLS || !HAVE_JQ,
   fn: async () => {
-    await withTempRoot("casefile-callgraph-", async ({ client, dir }) => {
-      const path = await extractLibjq(dir);
+    await withOpenLibjq(async (client, path) => {
       const lines = await objdumpLines(path);
-      await ok(client, "open_binary", { path });
       const expected = callsNaming(lines, "__assert_fail@plt").sort();
       assert.ok(expected.length > 0);
       const stub = lines.find((l) => l.section === ".plt" && /<__assert_fail@plt>/.test(l.text));
@@ -157,14 +163,12 @@ Deno.test({
   name: "reference_scan is complete only when every call form was resolved, and lists the rest",
   ignore: !TOOLS || !HAVE_JQ,
   fn: async () => {
-    await withTempRoot("casefile-callgraph-", async ({ client, dir }) => {
-      const path = await extractLibjq(dir);
+    await withOpenLibjq(async (client, path) => {
       const lines = (await objdumpLines(path)).filter((l) => l.section === ".text");
       // Calls through a register or memory that no GOT slot names: objdump cannot resolve them.
       const indirect = lines.filter((l) => /^call\s+\*/.test(l.text) && !/\(%rip\)/.test(l.text))
         .map((l) => `0x${l.address.toString(16)}`);
       assert.ok(indirect.length > 0);
-      await ok(client, "open_binary", { path });
       const callers = await ok(client, "procedure_callers", { procedure: "jv_mem_alloc" });
       const scan = callers.result.reference_scan;
       assert.equal(scan.complete, false);
@@ -186,15 +190,13 @@ Deno.test({
   name: "xrefs names libjq's loads of its own function's GOT slot as references to the function",
   ignore: !TOOLS || !HAVE_JQ,
   fn: async () => {
-    await withTempRoot("casefile-callgraph-", async ({ client, dir }) => {
-      const path = await extractLibjq(dir);
+    await withOpenLibjq(async (client, path) => {
       const [slot] = await globDatSlots(path, "jq_util_input_next_input_cb");
       assert.ok(slot !== undefined, "readelf lists no GLOB_DAT slot for the callback");
       const loads = (await objdumpLines(path))
         .filter((l) => l.text.includes(`# ${slot.toString(16)} `))
         .map((l) => `0x${l.address.toString(16)}`).sort();
       assert.ok(loads.length > 0);
-      await ok(client, "open_binary", { path });
       const where = await ok(client, "procedure_address", {
         procedure: "jq_util_input_next_input_cb",
       });
