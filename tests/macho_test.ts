@@ -1890,7 +1890,7 @@ testWith(
     let warned = 0;
     corruptRounds(bytes, regions, {
       random,
-      check: (label) => {
+      check: ({ label }) => {
         const result = parseDamaged(bytes, label);
         if (result instanceof MachOParseError) thrown++;
         else if (result.warnings.length > 0) warned++;

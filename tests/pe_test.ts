@@ -1485,7 +1485,7 @@ testWith(
     let slowest = 0;
     corruptRounds(bytes, regions, {
       random,
-      check: (label) => {
+      check: ({ label }) => {
         const result = parseDamaged(bytes, label);
         if (result instanceof PeParseError) thrown++;
         else {

@@ -1491,7 +1491,7 @@ testWith(
     const started = performance.now();
     corruptRounds(bytes, regions, {
       random,
-      check: (label) => {
+      check: ({ label }) => {
         const result = parseDamaged(bytes, label);
         if (result instanceof WasmParseError) thrown++;
         else if (result.warnings.length > 0) warned++;

@@ -12,8 +12,22 @@ export interface CorruptionOptions {
   random: () => number;
   /** How many corruptions to try (default 300). */
   rounds?: number;
-  /** Called with the damaged bytes in place; `label` says which round, where and how wide. */
-  check: (label: string) => void;
+  /** Called while the bytes are damaged. */
+  check: (site: CorruptionSite) => void;
+}
+
+/** Where one round of {@link corruptRounds} damaged the bytes. */
+export interface CorruptionSite {
+  /** The round, from 0. */
+  round: number;
+  /** The index of the region picked. */
+  region: number;
+  /** The first damaged offset. */
+  at: number;
+  /** How many bytes from `at` were damaged (fewer at the end of the file). */
+  width: number;
+  /** `corruption ROUND at AT (WIDTH bytes)`, for assertion messages. */
+  label: string;
 }
 
 /**
@@ -31,14 +45,21 @@ export function corruptRounds(
 ): void {
   const int = (n: number): number => Math.floor(options.random() * n);
   for (let i = 0; i < (options.rounds ?? 300); i++) {
-    const [start, end] = regions[int(regions.length)]!;
+    const region = int(regions.length);
+    const [start, end] = regions[region]!;
     const at = Math.min(bytes.length - 1, start + int(Math.max(1, end - start)));
     const width = i % 3 === 0 ? 1 : 1 + int(8);
     const saved = bytes.slice(at, at + width);
     for (let k = 0; k < width && at + k < bytes.length; k++) {
       bytes[at + k] = i % 5 === 0 ? 0xff : (bytes[at + k]! ^ (1 + int(255)));
     }
-    options.check(`corruption ${i} at ${at} (${width} bytes)`);
+    options.check({
+      round: i,
+      region,
+      at,
+      width,
+      label: `corruption ${i} at ${at} (${width} bytes)`,
+    });
     bytes.set(saved, at);
   }
 }
