@@ -48,6 +48,7 @@ import {
 } from "./macho_fixtures.ts";
 import { npmFixture } from "./helpers/npm_fixtures.ts";
 import { corruptRounds } from "./helpers/corruption.ts";
+import { withTempDir } from "./helpers/temp_dir.ts";
 
 // ---------------------------------------------------------------------------
 // Environment
@@ -1477,16 +1478,13 @@ testWith(peers, "parseMachO() reads the synthetic fixtures as the LLVM tools do"
       ]).bytes,
     ],
   ];
-  const directory = await Deno.makeTempDir({ prefix: "casefile-macho-test-" });
-  try {
+  await withTempDir(async (directory) => {
     for (const [name, bytes] of files) {
       const path = `${directory}/${name}`;
       await Deno.writeFile(path, bytes);
       assert.ok((await comparePath(path, name)) > 0);
     }
-  } finally {
-    await Deno.remove(directory, { recursive: true });
-  }
+  }, { prefix: "casefile-macho-test-" });
 });
 
 const REAL_FILES: { spec: string; file: string; universal: boolean }[] = [

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/sdk/client";
 import { connect, hasProgram, type Loose, ok, run } from "./helpers/in_memory.ts";
+import { withTempDir } from "./helpers/temp_dir.ts";
 
 const HAS_NM = hasProgram("nm");
 const HAS_CC = hasProgram("cc");
@@ -111,8 +112,7 @@ Deno.test({
   name: "list_procedures on an unstripped program the test compiles equals nm --defined-only",
   ignore: !HAS_NM || !HAS_CC,
   fn: async () => {
-    const dir = await Deno.makeTempDir({ prefix: "casefile-nm-" });
-    try {
+    await withTempDir(async (dir) => {
       await Deno.writeTextFile(
         `${dir}/prog.c`,
         [
@@ -125,9 +125,7 @@ Deno.test({
       );
       await run("cc", ["-O0", "-g0", "-o", `${dir}/prog`, `${dir}/prog.c`]);
       await compare(`${dir}/prog`, false);
-    } finally {
-      await Deno.remove(dir, { recursive: true });
-    }
+    }, { prefix: "casefile-nm-" });
   },
 });
 

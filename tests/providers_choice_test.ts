@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { connect, fails, hasProgram, type Loose, ok, run } from "./helpers/in_memory.ts";
 import { FIXTURES, LIBJQ, OLD } from "./helpers/jq_fixtures.ts";
+import { withTempDir } from "./helpers/temp_dir.ts";
 
 const OBJDUMP = hasProgram("objdump");
 if (!OBJDUMP) console.log("skip: objdump is missing; the two-provider tests are ignored");
@@ -26,8 +27,7 @@ Deno.test({
   name: "open_binary with auto and two usable providers names the provider_ids to pass",
   ignore: !OBJDUMP,
   fn: async () => {
-    const dir = Deno.realPathSync(await Deno.makeTempDir({ prefix: "casefile-providers-" }));
-    try {
+    await withTempDir(async (dir) => {
       const path = `${dir}/prog`;
       await Deno.writeTextFile(`${path}.c`, "int main(void) { return 0; }\n");
       await run("cc", ["-o", path, `${path}.c`]);
@@ -44,9 +44,7 @@ Deno.test({
       } finally {
         await close();
       }
-    } finally {
-      await Deno.remove(dir, { recursive: true });
-    }
+    }, { prefix: "casefile-providers-", realPath: true });
   },
 });
 
