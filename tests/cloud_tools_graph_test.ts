@@ -9,7 +9,7 @@ import { XMLParser } from "fast-xml-parser";
 import type { Client } from "@modelcontextprotocol/sdk/client";
 import { connect, fails, type Loose, ok } from "./helpers/in_memory.ts";
 import { cloudWorkbenchWith } from "../src/cloud/workbench.ts";
-import { result, withDemoClient } from "./helpers/cloud_client.ts";
+import { readTextContent, result, withDemoClient } from "./helpers/cloud_client.ts";
 
 const GRAPH_TOOLS = [
   "neighbors",
@@ -39,13 +39,6 @@ const VENDOR = "999999999999";
 async function workspaceState(client: Client): Promise<unknown> {
   const listing = (await ok(client, "list_datasets")).result as Loose;
   return listing.datasets.map((d: Loose) => [d.name, d.version, d.assets, d.edges, d.active]);
-}
-
-/** The text of a resource's first content item. */
-async function readText(client: Client, uri: string): Promise<{ mimeType?: string; text: string }> {
-  const [content] = (await client.readResource({ uri })).contents;
-  truthy(content && "text" in content, `${uri} has text contents`);
-  return { mimeType: content.mimeType, text: content.text };
 }
 
 const ids = (items: { id: string }[]): string[] => items.map((i) => i.id);
@@ -111,7 +104,7 @@ Deno.test("neighbors lists web-1's five edges and their far ends in dataset orde
       ports: [8080],
     });
     // The asset links the briefs carry are readable.
-    const read = await readText(client, out.nodes[0].uri);
+    const read = await readTextContent(client, out.nodes[0].uri);
     strictEqual(JSON.parse(read.text).id, "subnet-private");
   });
 });
@@ -840,7 +833,7 @@ Deno.test("graph_stats counts 45 nodes, 56 edges and three components", async ()
 Deno.test("graph resources: D3, Cytoscape and GraphML of the whole graph match graph_stats", async () => {
   await withDemoClient(async (client) => {
     const stats = await result(client, "graph_stats", {});
-    const text = (uri: string) => readText(client, uri);
+    const text = (uri: string) => readTextContent(client, uri);
     const d3 = await text("cloudg://graph/d3");
     strictEqual(d3.mimeType, "application/json");
     const graph = JSON.parse(d3.text);

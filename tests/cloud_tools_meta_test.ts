@@ -8,13 +8,8 @@
 import assert from "node:assert/strict";
 import { call, connect, type Connected, fails, type Loose, ok } from "./helpers/in_memory.ts";
 import { cloudWorkbenchWith } from "../src/cloud/workbench.ts";
+import { result } from "./helpers/cloud_client.ts";
 import type { PolicyVisibilityRule } from "../src/core/policy.ts";
-
-const result = async (
-  client: Connected["client"],
-  name: string,
-  args: Record<string, unknown> = {},
-): Promise<Loose> => (await ok(client, name, args)).result;
 
 async function withDemo(
   body: (client: Connected["client"]) => Promise<void>,

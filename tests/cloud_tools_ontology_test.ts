@@ -6,7 +6,7 @@ import jsonld from "jsonld";
 import { RdfXmlParser } from "rdfxml-streaming-parser";
 import { call, fails, type Loose, ok } from "./helpers/in_memory.ts";
 import { sampleRecords, WAF_ASSET_ID } from "../src/cloud/demo/estate.ts";
-import { withDemoClient } from "./helpers/cloud_client.ts";
+import { readTextContent, withDemoClient } from "./helpers/cloud_client.ts";
 
 /** A query that would run for hours: a property path over everything, joined three times. */
 const FOREVER = `SELECT (COUNT(*) AS ?n) WHERE {
@@ -14,12 +14,6 @@ const FOREVER = `SELECT (COUNT(*) AS ?n) WHERE {
 
 async function workspaceState(client: Loose): Promise<string> {
   return JSON.stringify(await ok(client, "list_datasets"));
-}
-
-async function readText(client: Loose, uri: string): Promise<{ mimeType: string; text: string }> {
-  const read = await client.readResource({ uri });
-  const content = read.contents[0] as { mimeType: string; text: string };
-  return { mimeType: content.mimeType, text: content.text };
 }
 
 Deno.test("ontology_stats builds once with progress, then reuses the ontology; links the Turtle", async () => {
@@ -57,7 +51,7 @@ Deno.test("ontology_stats builds once with progress, then reuses the ontology; l
       "cloudg://ontology/turtle",
       "text/turtle",
     ]]);
-    const turtle = await readText(client, links[0].uri);
+    const turtle = await readTextContent(client, links[0].uri);
     assert.equal(new N3Parser({ format: "text/turtle" }).parse(turtle.text).length, stats.triples);
 
     const again: typeof progress = [];
@@ -285,11 +279,11 @@ Deno.test("cloudg://ontology/{format} serves four formats that independent parse
       ["nt", "application/n-triples"],
     ];
     for (const [format, mimeType] of expected) {
-      const read = await readText(client, `cloudg://ontology/${format}`);
+      const read = await readTextContent(client, `cloudg://ontology/${format}`);
       assert.equal(read.mimeType, mimeType, format);
       assert.equal(await parsedCount(format, read.text), triples, format);
     }
-    const fixed = await readText(client, "cloudg://ontology/turtle");
+    const fixed = await readTextContent(client, "cloudg://ontology/turtle");
     assert.ok(fixed.text.includes(`cmr:${WAF_ASSET_ID}`) || fixed.text.includes(WAF_ASSET_ID));
     await assert.rejects(client.readResource({ uri: "cloudg://ontology/rdfa" }), /turtle, json-ld/);
 
@@ -316,10 +310,10 @@ Deno.test("cloudg://ontology/{format} serves four formats that independent parse
 
 Deno.test("ontology resources read the active dataset and follow dataset changes", async () => {
   await withDemoClient(async (client) => {
-    const sample = await readText(client, "cloudg://ontology/nt");
+    const sample = await readTextContent(client, "cloudg://ontology/nt");
     assert.ok(sample.text.includes(`/resource/${WAF_ASSET_ID}>`));
     await ok(client, "select_dataset", { name: "after" });
-    const after = await readText(client, "cloudg://ontology/nt");
+    const after = await readTextContent(client, "cloudg://ontology/nt");
     assert.ok(!after.text.includes(`/resource/${WAF_ASSET_ID}>`), "after has no WAF");
     await ok(client, "unload_dataset", { name: "after" });
     await ok(client, "unload_dataset", { name: "sample" });

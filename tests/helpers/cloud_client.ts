@@ -44,6 +44,16 @@ export async function readText(client: Client, uri: string): Promise<string> {
   return content.text;
 }
 
+/** The MIME type and text of a resource's first content; throws when it holds no text. */
+export async function readTextContent(
+  client: Client,
+  uri: string,
+): Promise<{ mimeType?: string; text: string }> {
+  const [content] = (await client.readResource({ uri })).contents;
+  if (content === undefined || !("text" in content)) throw new Error(`${uri} has no text contents`);
+  return { mimeType: content.mimeType, text: content.text };
+}
+
 /** The resource links a tool call returns. */
 export async function resourceLinks(
   client: Client,
