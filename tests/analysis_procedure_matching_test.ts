@@ -7,8 +7,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { hasProgram, type Loose, run } from "./helpers/in_memory.ts";
-import { connect } from "./helpers/in_memory.ts";
+import { hasProgram, type Loose, run, withClient } from "./helpers/in_memory.ts";
 import { compareOpened } from "./helpers/inventory.ts";
 import { FIXTURES, haveJqFixtures, LIBJQ, NEW, OLD } from "./helpers/jq_fixtures.ts";
 import { readerFor } from "../src/apps/formats/readers.ts";
@@ -137,8 +136,7 @@ Deno.test({
     "compare_artifacts lists libjq's unnamed function at 0xc7e0 as changed, with its confidence and anchors",
   ignore: !haveFixtures || !tools,
   fn: async () => {
-    const { client, close } = await connect({ roots: [FIXTURES] });
-    try {
+    await withClient({ roots: [FIXTURES] }, async (client) => {
       const { compared } = await compareOpened(client, { left: OLD, right: NEW });
       const lib = compared.result.changes.items.find((c: Loose) => c.logical_path === LIBJQ);
       const unnamed = lib.procedures.unnamed;
@@ -148,8 +146,6 @@ Deno.test({
       assert.match(changed.confidence, /^(high|medium)$/);
       assert.ok(changed.anchors.length > 0);
       assert.ok(Array.isArray(lib.procedures.recoded));
-    } finally {
-      await close();
-    }
+    });
   },
 });

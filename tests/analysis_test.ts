@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import { connect, fails, type Loose, ok, withTempRoot } from "./helpers/in_memory.ts";
+import { fails, type Loose, ok, withClient, withTempRoot } from "./helpers/in_memory.ts";
 import { hasProgram, run } from "./helpers/programs.ts";
 import { npmFixture } from "./helpers/npm_fixtures.ts";
 
@@ -212,8 +212,7 @@ Deno.test({
 });
 
 Deno.test("analysis tools refuse bad queries and unknown procedures clearly", async () => {
-  const { client, close } = await connect({ roots: ["/usr/bin"] });
-  try {
+  await withClient({ roots: ["/usr/bin"] }, async (client) => {
     await ok(client, "open_binary", { path: "/usr/bin/ls" });
     // Nested quantifiers are safe with the linear-time engine; backreferences it cannot run.
     await ok(client, "search_strings", { query: "(a+)+$", mode: "regex", limit: 1 });
@@ -239,9 +238,7 @@ Deno.test("analysis tools refuse bad queries and unknown procedures clearly", as
     );
     const status = await ok(client, "binary_session");
     assert.equal(status.result.target.name, "ls");
-  } finally {
-    await close();
-  }
+  });
 });
 
 const REAL_PE = await npmFixture("7zip-bin@5.2.0", "win/x64/7za.exe");
@@ -256,8 +253,7 @@ Deno.test({
   const roots = [pe, macho, wasm].filter((p): p is string => p !== null).map((p) =>
     p.replace(/\/[^/]+$/, "")
   );
-  const { client, close } = await connect({ roots });
-  try {
+  await withClient({ roots }, async (client) => {
     if (pe) {
       const opened = await ok(client, "open_binary", { path: pe });
       assert.equal(opened.result.target.format, "pe");
@@ -299,14 +295,11 @@ Deno.test({
       const strings = await ok(client, "search_strings", { query: "demangle" });
       assert.ok(strings.result.total >= 0);
     }
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test("analysis Evidence carries the native provider's analysis profile, as binary_session reports it", async () => {
-  const { client, close } = await connect({ roots: ["/usr/bin"] });
-  try {
+  await withClient({ roots: ["/usr/bin"] }, async (client) => {
     const opened = await ok(client, "open_binary", { path: "/usr/bin/ls" });
     const profile = opened.result.analysis_provider_binding.analysis_profile;
     assert.equal(profile.provider.id, "native");
@@ -328,9 +321,7 @@ Deno.test("analysis Evidence carries the native provider's analysis profile, as 
     const from = /from (@alexaltea\/capstone-js@[\d.]+)/.exec(vendored)![1]!;
     assert.ok(profile.parameters.machine_code.includes(from), profile.parameters.machine_code);
     assert.equal(profile.parameters.reference_index.max_instructions, 4_000_000);
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test({

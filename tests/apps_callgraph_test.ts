@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/sdk/client";
-import { connect, type Loose, ok, withTempRoot } from "./helpers/in_memory.ts";
+import { type Loose, ok, withClient, withTempRoot } from "./helpers/in_memory.ts";
 import { hasProgram, run } from "./helpers/programs.ts";
 import { haveJqFixtures, OLD } from "./helpers/jq_fixtures.ts";
 import { npmFixture } from "./helpers/npm_fixtures.ts";
@@ -327,8 +327,7 @@ Deno.test({
   ignore: UNIVERSAL === null || !hasProgram("llvm-objdump-14"),
   fn: async () => {
     const path = UNIVERSAL!;
-    const { client, close } = await connect({ roots: [path.slice(0, path.lastIndexOf("/"))] });
-    try {
+    await withClient({ roots: [path.slice(0, path.lastIndexOf("/"))] }, async (client) => {
       const opened = await ok(client, "open_binary", { path });
       const documents: string[] = opened.result.target.documents;
       assert.equal(documents.length, 2, JSON.stringify(documents));
@@ -355,9 +354,7 @@ Deno.test({
         const missing = expected.filter((pair) => !seen.includes(pair));
         assert.deepEqual(missing, [], `${arch}: ${missing.length} of ${expected.length} missing`);
       }
-    } finally {
-      await close();
-    }
+    });
   },
 });
 
@@ -395,8 +392,7 @@ Deno.test({
     const expected = sites.filter(inside).map((a) => `0x${a.toString(16)}`).sort();
     assert.ok(expected.length > 100, `${expected.length} calls reach slot 0x${slot.toString(16)}`);
 
-    const { client, close } = await connect({ roots: [path.slice(0, path.lastIndexOf("/"))] });
-    try {
+    await withClient({ roots: [path.slice(0, path.lastIndexOf("/"))] }, async (client) => {
       await ok(client, "open_binary", { path });
       const callers = await ok(client, "procedure_callers", {
         procedure: `0x${slot.toString(16)}`,
@@ -414,8 +410,6 @@ Deno.test({
         offset = page.result.next_offset;
       }
       assert.deepEqual(seen.sort(), expected);
-    } finally {
-      await close();
-    }
+    });
   },
 });

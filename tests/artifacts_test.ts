@@ -7,7 +7,16 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { deflateRawSync } from "node:zlib";
-import { call, connect, fails, hasProgram, type Loose, ok, run } from "./helpers/in_memory.ts";
+import {
+  call,
+  connect,
+  fails,
+  hasProgram,
+  type Loose,
+  ok,
+  run,
+  withClient,
+} from "./helpers/in_memory.ts";
 import { compareOpened, inventoryAll } from "./helpers/inventory.ts";
 import { FIXTURES, haveJqFixtures, LIBJQ, NEW, OLD } from "./helpers/jq_fixtures.ts";
 import { withTempDir } from "./helpers/temp_dir.ts";
@@ -39,8 +48,7 @@ Deno.test({
     "inventory_artifact lists a real .deb exactly as ar, xz and tar do, with hashes sha256sum agrees with",
   ignore: !haveFixtures || !hasProgram("tar") || !hasProgram("xz"),
   fn: async () => {
-    const { client, close } = await connect({ roots: [FIXTURES] });
-    try {
+    await withClient({ roots: [FIXTURES] }, async (client) => {
       const opened = await ok(client, "open_binary", { path: NEW });
       assert.equal(opened.result.artifact_target.format, "deb");
       assert.equal(opened.result.target, null);
@@ -85,9 +93,7 @@ Deno.test({
       });
       const body = JSON.parse((resource.contents[0] as Loose).text);
       assert.equal(body.collection, "occurrences");
-    } finally {
-      await close();
-    }
+    });
   },
 });
 

@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client";
 import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { connect, fails, type Loose, ok } from "./helpers/in_memory.ts";
+import { fails, type Loose, ok, withClient } from "./helpers/in_memory.ts";
 import { cloudWorkbenchWith } from "../src/cloud/workbench.ts";
 import {
   ASFF_REPORT,
@@ -32,15 +32,12 @@ async function withSession(
   options: { scratch?: string },
   body: (client: Client) => Promise<void>,
 ): Promise<void> {
-  const { client, close } = await connect({
+  await withClient({
     roots: options.scratch ? [FIXTURES, options.scratch] : [FIXTURES],
     workbenches: [cloudWorkbenchWith({ demo: true })],
-  });
-  try {
+  }, async (client) => {
     await body(client);
-  } finally {
-    await close();
-  }
+  });
 }
 
 async function withScratch(

@@ -3,7 +3,7 @@ import { join, resolve } from "node:path";
 import { XMLParser } from "fast-xml-parser";
 // @ts-types="@types/n3"
 import { Parser as N3Parser } from "n3";
-import { call, connect, type Connected, fails, ok } from "./helpers/in_memory.ts";
+import { call, connect, type Connected, fails, ok, withClient } from "./helpers/in_memory.ts";
 import { outputDirWithEscapeLink } from "./helpers/escape_link.ts";
 import { parseCli } from "../src/cli.ts";
 import { cloudWorkbench, cloudWorkbenchWith } from "../src/cloud/workbench.ts";
@@ -109,15 +109,12 @@ Deno.test("--output-dir configures the cloud workbench, its write need and works
     purpose: `write exports under ${dir}`,
   }]);
   assert.match(cloud.cli?.help ?? "", /--output-dir DIR/);
-  const { client, close } = await connect({ workbenches: [cloud], allowFileWrites: true });
-  try {
+  await withClient({ workbenches: [cloud], allowFileWrites: true }, async (client) => {
     const status = (await ok(client, "workspace_status")).result;
     assert.equal(status.output_dir, dir);
     await ok(client, "export_report", { format: "graphml" });
     assert.deepEqual(await listing(dir), ["sample.graphml"]);
-  } finally {
-    await close();
-  }
+  });
   const none = await connect({ workbenches: [cloudWorkbench] });
   try {
     assert.equal((await ok(none.client, "workspace_status")).result.output_dir, null);

@@ -7,7 +7,7 @@
 import { deepStrictEqual, ok as truthy, strictEqual } from "node:assert/strict";
 import { XMLParser } from "fast-xml-parser";
 import type { Client } from "@modelcontextprotocol/sdk/client";
-import { connect, fails, type Loose, ok } from "./helpers/in_memory.ts";
+import { connect, fails, type Loose, ok, withClient } from "./helpers/in_memory.ts";
 import { cloudWorkbenchWith } from "../src/cloud/workbench.ts";
 import { readTextContent, result, withDemoClient } from "./helpers/cloud_client.ts";
 
@@ -874,8 +874,7 @@ Deno.test("graph resources: D3, Cytoscape and GraphML of the whole graph match g
 });
 
 Deno.test("graph resources are not found without a dataset, naming load_dataset", async () => {
-  const { client, close } = await connect({ workbenches: [cloudWorkbenchWith()] });
-  try {
+  await withClient({ workbenches: [cloudWorkbenchWith()] }, async (client) => {
     for (const uri of ["cloudg://graph/d3", "cloudg://graph/graphml"]) {
       let message = "";
       try {
@@ -887,9 +886,7 @@ Deno.test("graph resources are not found without a dataset, naming load_dataset"
     }
     const error = await fails(client, "graph_stats", {});
     truthy(error.message.includes("load_dataset"), error.message);
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test("graph tools report a dataset without an internet node as a bad argument", async () => {

@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import { call, connect, type Connected, fails, type Loose, ok } from "./helpers/in_memory.ts";
+import { call, type Connected, fails, type Loose, ok, withClient } from "./helpers/in_memory.ts";
 import { cloudWorkbenchWith } from "../src/cloud/workbench.ts";
 import { demoClient, result } from "./helpers/cloud_client.ts";
 
@@ -551,13 +551,10 @@ Deno.test("organization_topology reads the discovery data, capped, policies on r
 });
 
 Deno.test("inventory tools need a dataset: with none loaded they fail clearly", async () => {
-  const { client, close } = await connect({ workbenches: [cloudWorkbenchWith()] });
-  try {
+  await withClient({ workbenches: [cloudWorkbenchWith()] }, async (client) => {
     for (const name of ["find_assets", "count_assets", "list_asset_types", "list_accounts"]) {
       const error = await fails(client, name);
       assert.equal(error.code, "not_found", name);
     }
-  } finally {
-    await close();
-  }
+  });
 });

@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/sdk/client";
-import { connect, hasProgram, type Loose, ok, run } from "./helpers/in_memory.ts";
+import { hasProgram, type Loose, ok, run, withClient } from "./helpers/in_memory.ts";
 import { withTempDir } from "./helpers/temp_dir.ts";
 
 const HAS_NM = hasProgram("nm");
@@ -62,8 +62,7 @@ async function walk(client: Client): Promise<Map<string, string>> {
 }
 
 async function compare(path: string, dynamic: boolean): Promise<void> {
-  const { client, close } = await connect({ roots: ["/", Deno.realPathSync("/tmp")] });
-  try {
+  await withClient({ roots: ["/", Deno.realPathSync("/tmp")] }, async (client) => {
     const opened = await ok(client, "open_binary", { path });
     const frames = await ehFrameStarts(path);
     const entry: string = opened.result.target.entry;
@@ -90,9 +89,7 @@ async function compare(path: string, dynamic: boolean): Promise<void> {
       assert.equal(name, "", `${path}: ${address} is named ${name} but nm has no function there`);
     }
     assert.ok(expected.size > 0);
-  } finally {
-    await close();
-  }
+  });
 }
 
 Deno.test({

@@ -46,6 +46,19 @@ export async function connect(
   };
 }
 
+/** Runs `body` with the client of a fresh server (with `options`), then closes both, also when `body` throws. */
+export async function withClient(
+  options: CreateServerOptions & { workbenches?: WorkbenchModule[] },
+  body: (client: Client) => void | Promise<void>,
+): Promise<void> {
+  const { client, close } = await connect(options);
+  try {
+    await body(client);
+  } finally {
+    await close();
+  }
+}
+
 /** A connected pair whose only root is a fresh temporary directory. */
 export interface InTempRoot extends Connected {
   /** The directory, as its real path (so paths built under it are the server's own). */
