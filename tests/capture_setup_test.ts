@@ -18,7 +18,7 @@ import { describePlan, planCapture } from "../src/apps/capture/plan.ts";
 import { captureRequestSchema } from "../src/apps/capture/request.ts";
 import { admitSample, chooseBackends, runCapture } from "../src/apps/capture/runner.ts";
 import { permissionFailure } from "../src/core/permissions.ts";
-import { call, connect, hasProgram, type Loose, ok, run } from "./helpers/in_memory.ts";
+import { call, connect, hasProgram, type Loose, ok, run, withClient } from "./helpers/in_memory.ts";
 import { FIXTURES, LIBJQ, NEW, OLD } from "./helpers/jq_fixtures.ts";
 import { childEnv, MOD_TS } from "./helpers/spawn.ts";
 
@@ -259,12 +259,11 @@ Deno.test({
         allowHostNetwork: !NETNS,
         requireHumanConfirmation: false,
       };
-      const { client, close } = await connect({
+      await withClient({
         roots: [s.dir],
         allowProcessLaunch: true,
         capturePolicy: policy,
-      });
-      try {
+      }, async (client) => {
         const limits = {
           address_space_bytes: 256 * 1024 * 1024,
           cpu_seconds: 7,
@@ -327,9 +326,7 @@ Deno.test({
         const freeText = free.result.frames.map((f: Loose) => f.data).join("");
         assert.match(freeText, /^Max address space\s+unlimited/m);
         assert.equal(free.result.manifest.backend.resource_limits.enforcement, "none");
-      } finally {
-        await close();
-      }
+      });
     } finally {
       await s.cleanup();
     }
@@ -570,7 +567,7 @@ Deno.test({
       await Deno.mkdir(`${s.dir}/work`);
       const u2 = await extractJq(s.dir, "u2");
       const libjq = join(u2.lib, "libjq.so.1.0.4");
-      const { client, close } = await connect({
+      await withClient({
         roots: [s.dir],
         allowProcessLaunch: true,
         capturePolicy: {
@@ -580,8 +577,7 @@ Deno.test({
           allowHostNetwork: !NETNS,
           requireHumanConfirmation: false,
         },
-      });
-      try {
+      }, async (client) => {
         const out = await ok(client, "capture_process_scenario", {
           approved: true,
           executable: u2.jq,
@@ -613,9 +609,7 @@ Deno.test({
           correlated.frames.some((f: Loose) => f.procedure?.address === "0xc7e0"),
           "the repeat function is on the stack",
         );
-      } finally {
-        await close();
-      }
+      });
     } finally {
       await s.cleanup();
     }
