@@ -53,6 +53,16 @@ async function scratch(): Promise<Scratch> {
   return { dir, cleanup: () => Deno.remove(dir, { recursive: true }) };
 }
 
+/** Runs `body` with a fresh scratch directory, removed afterwards, also when `body` throws. */
+async function withScratch(body: (s: Scratch) => Promise<void>): Promise<void> {
+  const s = await scratch();
+  try {
+    await body(s);
+  } finally {
+    await s.cleanup();
+  }
+}
+
 /** The scenario program compiled into `dir/bin`, with `dir/work` and `dir/lib`. */
 async function scenario(dir: string): Promise<string> {
   for (const sub of ["bin", "work", "lib", "tmp"]) await Deno.mkdir(`${dir}/${sub}`);
@@ -166,8 +176,7 @@ Deno.test({
     "LD_LIBRARY_PATH under a narrow --allow-run is refused with the flag named; library_path reaches the program under the same flags (real subprocess)",
   ignore: !LINUX || !CC,
   fn: async () => {
-    const s = await scratch();
-    try {
+    await withScratch(async (s) => {
       const exe = await scenario(s.dir);
       const temp = `${s.dir}/tmp`;
       const client = await server(
@@ -238,9 +247,7 @@ Deno.test({
       } finally {
         await client.close();
       }
-    } finally {
-      await s.cleanup();
-    }
+    });
   },
 });
 
@@ -249,8 +256,7 @@ Deno.test({
     "capture_process_scenario applies resource_limits to the program (its /proc/self/limits, a failing allocation) and records them",
   ignore: !LINUX || !CC || !PRLIMIT,
   fn: async () => {
-    const s = await scratch();
-    try {
+    await withScratch(async (s) => {
       const exe = await scenario(s.dir);
       const policy = {
         executables: [`${s.dir}/bin`],
@@ -327,9 +333,7 @@ Deno.test({
         assert.match(freeText, /^Max address space\s+unlimited/m);
         assert.equal(free.result.manifest.backend.resource_limits.enforcement, "none");
       });
-    } finally {
-      await s.cleanup();
-    }
+    });
   },
 });
 
@@ -453,8 +457,7 @@ Deno.test({
     "the jq 1.6 repeat crash correlates frame by frame (caller frames at pc-1), reaches 0xc7e0, and find_changed_behavior names it",
   ignore: !LINUX || !GDB || !DPKG || !READELF || !JQ_FIXTURES,
   fn: async () => {
-    const s = await scratch();
-    try {
+    await withScratch(async (s) => {
       await Deno.mkdir(`${s.dir}/work`);
       const u2 = await extractJq(s.dir, "u2");
       const u3 = await extractJq(s.dir, "u3");
@@ -551,9 +554,7 @@ Deno.test({
       } finally {
         await close();
       }
-    } finally {
-      await s.cleanup();
-    }
+    });
   },
 });
 
@@ -562,8 +563,7 @@ Deno.test({
     "an allocation crash under resource_limits (RLIMIT_AS) maps its return-address frames at pc-1: jv_mem_alloc as nm says",
   ignore: !LINUX || !GDB || !PRLIMIT || !DPKG || !READELF || !JQ_FIXTURES,
   fn: async () => {
-    const s = await scratch();
-    try {
+    await withScratch(async (s) => {
       await Deno.mkdir(`${s.dir}/work`);
       const u2 = await extractJq(s.dir, "u2");
       const libjq = join(u2.lib, "libjq.so.1.0.4");
@@ -610,8 +610,6 @@ Deno.test({
           "the repeat function is on the stack",
         );
       });
-    } finally {
-      await s.cleanup();
-    }
+    });
   },
 });
