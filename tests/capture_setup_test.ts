@@ -21,6 +21,7 @@ import { permissionFailure } from "../src/core/permissions.ts";
 import { call, connect, hasProgram, type Loose, ok, run, withClient } from "./helpers/in_memory.ts";
 import { FIXTURES, LIBJQ, NEW, OLD } from "./helpers/jq_fixtures.ts";
 import { childEnv, MOD_TS } from "./helpers/spawn.ts";
+import { withTempDir } from "./helpers/temp_dir.ts";
 
 const LINUX = Deno.build.os === "linux";
 const CC = hasProgram("cc");
@@ -54,13 +55,8 @@ async function scratch(): Promise<Scratch> {
 }
 
 /** Runs `body` with a fresh scratch directory, removed afterwards, also when `body` throws. */
-async function withScratch(body: (s: Scratch) => Promise<void>): Promise<void> {
-  const s = await scratch();
-  try {
-    await body(s);
-  } finally {
-    await s.cleanup();
-  }
+async function withScratch(body: (s: { dir: string }) => Promise<void>): Promise<void> {
+  await withTempDir((dir) => body({ dir }), { prefix: "casefile-setup-test-", realPath: true });
 }
 
 /** The scenario program compiled into `dir/bin`, with `dir/work` and `dir/lib`. */
