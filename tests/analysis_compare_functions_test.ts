@@ -8,7 +8,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { connect, hasProgram, type Loose, ok, run } from "./helpers/in_memory.ts";
+import { hasProgram, type Loose, ok, run, withTempRoot } from "./helpers/in_memory.ts";
 import { haveJqFixtures, NEW, OLD } from "./helpers/jq_fixtures.ts";
 import { npmFixture } from "./helpers/npm_fixtures.ts";
 
@@ -32,9 +32,7 @@ Deno.test({
     const older = await npmFixture("fsevents@2.3.2", "fsevents.node");
     const newer = await npmFixture("fsevents@2.3.3", "fsevents.node");
     assert.ok(older && newer, "npm pack fetched both versions");
-    const dir = await Deno.makeTempDir();
-    const { client, close } = await connect({ roots: [dir] });
-    try {
+    await withTempRoot("casefile-test-", async ({ client, dir }) => {
       const paths = [join(dir, "old.node"), join(dir, "new.node")];
       await Deno.copyFile(older, paths[0]!);
       await Deno.copyFile(newer, paths[1]!);
@@ -60,10 +58,7 @@ Deno.test({
       assert.notEqual(size.verdict, "unknown");
       assert.equal(size.left, expected[0]);
       assert.equal(size.right, expected[1]);
-    } finally {
-      await close();
-      await Deno.remove(dir, { recursive: true });
-    }
+    });
   },
 });
 
@@ -85,9 +80,7 @@ Deno.test({
     "compare_functions compares callees by resolved name, not by the addresses of unnamed callees that moved",
   ignore: !haveJq || !["objdump", "ar", "xz", "tar"].every((p) => hasProgram(p)),
   fn: async () => {
-    const dir = await Deno.makeTempDir();
-    const { client, close } = await connect({ roots: [dir] });
-    try {
+    await withTempRoot("casefile-test-", async ({ client, dir }) => {
       const ids: string[] = [];
       const unnamedAddresses: string[][] = [];
       const targets: number[] = [];
@@ -127,9 +120,6 @@ Deno.test({
       if (targets[0] === targets[1] && callees.only_left.length === 0) {
         assert.equal(callees.verdict, "equal");
       }
-    } finally {
-      await close();
-      await Deno.remove(dir, { recursive: true });
-    }
+    });
   },
 });

@@ -7,9 +7,8 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { hasProgram, type Loose, ok, run } from "./helpers/in_memory.ts";
-import { connect } from "./helpers/in_memory.ts";
-import { inventoryAll } from "./helpers/inventory.ts";
+import { hasProgram, type Loose, run, withClient } from "./helpers/in_memory.ts";
+import { compareOpened } from "./helpers/inventory.ts";
 import { FIXTURES, haveJqFixtures, LIBJQ, NEW, OLD } from "./helpers/jq_fixtures.ts";
 import { readerFor } from "../src/apps/formats/readers.ts";
 import { ProgramAnalysis } from "../src/apps/analysis/program.ts";
@@ -17,6 +16,7 @@ import { profileProcedures } from "../src/apps/analysis/procedure_profiles.ts";
 import { matchProcedures } from "../src/apps/analysis/procedure_matching.ts";
 import { compareBinaryProcedures } from "../src/apps/analysis/procedure_changes.ts";
 import type { BinaryImage } from "../src/apps/formats/binary_image.ts";
+import { withTempDir } from "./helpers/temp_dir.ts";
 
 const haveFixtures = haveJqFixtures("analysis_procedure_matching_test");
 const tools = ["ar", "xz", "tar", "readelf"].every((p) => hasProgram(p));
@@ -59,8 +59,7 @@ Deno.test({
     "compareBinaryProcedures() reports the stripped string-repeat function of libjq as changed, sized as readelf's FDEs say",
   ignore: !haveFixtures || !tools || !hasProgram("strings"),
   fn: async () => {
-    const dir = await Deno.makeTempDir();
-    try {
+    await withTempDir(async (dir) => {
       const oldPath = await extractLibjq(OLD, join(dir, "old"));
       const newPath = await extractLibjq(NEW, join(dir, "new"));
       const oldFdes = await fdeRanges(oldPath);
@@ -94,9 +93,7 @@ Deno.test({
           JSON.stringify(changes.unnamed.by_confidence)
         }), ${changes.unnamed.changed_count} changed, ${changes.unnamed.unmatched_left_count}/${changes.unnamed.unmatched_right_count} unmatched`,
       );
-    } finally {
-      await Deno.remove(dir, { recursive: true });
-    }
+    });
   },
 });
 
@@ -105,8 +102,7 @@ Deno.test({
     "matchProcedures() pairs libjq's unnamed procedures in FDE order, and a build with itself as unchanged",
   ignore: !haveFixtures || !tools,
   fn: async () => {
-    const dir = await Deno.makeTempDir();
-    try {
+    await withTempDir(async (dir) => {
       const oldImage = image(await extractLibjq(OLD, join(dir, "old")));
       const newImage = image(await extractLibjq(NEW, join(dir, "new")));
       const left = await profileProcedures(new ProgramAnalysis(oldImage));
@@ -131,9 +127,7 @@ Deno.test({
       assert.equal(same.unmatchedLeft.length, 0);
       assert.equal(same.matches.filter((m) => m.changed).length, 0);
       assert.equal(same.matches.length, oldImage.functions.length);
-    } finally {
-      await Deno.remove(dir, { recursive: true });
-    }
+    });
   },
 });
 
@@ -142,17 +136,8 @@ Deno.test({
     "compare_artifacts lists libjq's unnamed function at 0xc7e0 as changed, with its confidence and anchors",
   ignore: !haveFixtures || !tools,
   fn: async () => {
-    const { client, close } = await connect({ roots: [FIXTURES] });
-    try {
-      await ok(client, "open_binary", { path: OLD });
-      const left = await inventoryAll(client);
-      await ok(client, "open_binary", { path: NEW });
-      const right = await inventoryAll(client);
-      const compared = await ok(client, "compare_artifacts", {
-        left_evidence_ids: left.ids,
-        right_evidence_ids: right.ids,
-        limit: 500,
-      });
+    await withClient({ roots: [FIXTURES] }, async (client) => {
+      const { compared } = await compareOpened(client, { left: OLD, right: NEW });
       const lib = compared.result.changes.items.find((c: Loose) => c.logical_path === LIBJQ);
       const unnamed = lib.procedures.unnamed;
       const changed = unnamed.changed.find((c: Loose) => c.left_address === "0xc7e0");
@@ -161,8 +146,6 @@ Deno.test({
       assert.match(changed.confidence, /^(high|medium)$/);
       assert.ok(changed.anchors.length > 0);
       assert.ok(Array.isArray(lib.procedures.recoded));
-    } finally {
-      await close();
-    }
+    });
   },
 });

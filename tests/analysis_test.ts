@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import { connect, fails, type Loose, ok } from "./helpers/in_memory.ts";
+import { fails, type Loose, ok, withClient, withTempRoot } from "./helpers/in_memory.ts";
 import { hasProgram, run } from "./helpers/programs.ts";
 import { npmFixture } from "./helpers/npm_fixtures.ts";
 
@@ -40,9 +40,7 @@ Deno.test({
   name: "analysis tools follow a compiled program from a string to the procedures that use it",
   ignore: !HAS_CC,
   fn: async () => {
-    const dir = Deno.realPathSync(await Deno.makeTempDir({ prefix: "casefile-analysis-" }));
-    const { client, close } = await connect({ roots: [dir] });
-    try {
+    await withTempRoot("casefile-analysis-", async ({ client, dir }) => {
       const path = await compileC(dir, "prog", ["-O1"]);
       await ok(client, "open_binary", { path });
 
@@ -132,10 +130,7 @@ Deno.test({
         ((await client.readResource({ uri: small.evidence_uri })).contents[0] as Loose).text,
       );
       assert.ok(record.limitations.some((l: string) => /first 2 instructions/.test(l)));
-    } finally {
-      await close();
-      await Deno.remove(dir, { recursive: true });
-    }
+    });
   },
 });
 
@@ -144,9 +139,7 @@ Deno.test({
     "compare_functions tells equal, different and incomparable dossiers apart across two targets",
   ignore: !HAS_CC,
   fn: async () => {
-    const dir = Deno.realPathSync(await Deno.makeTempDir({ prefix: "casefile-compare-" }));
-    const { client, close } = await connect({ roots: [dir] });
-    try {
+    await withTempRoot("casefile-compare-", async ({ client, dir }) => {
       const a = await compileC(dir, "a", ["-O0"]);
       const b = await compileC(dir, "b", ["-O2"]);
       await ok(client, "open_binary", { path: a });
@@ -190,10 +183,7 @@ Deno.test({
       );
       assert.deepEqual(record.evidence_links, [left.evidence_id, right.evidence_id]);
       assert.equal(record.predicate_type, "rea.function-comparison/v1");
-    } finally {
-      await close();
-      await Deno.remove(dir, { recursive: true });
-    }
+    });
   },
 });
 
@@ -201,9 +191,7 @@ Deno.test({
   name: "search_procedures matches demangled C++ names and procedure_address accepts them",
   ignore: !HAS_CXX,
   fn: async () => {
-    const dir = Deno.realPathSync(await Deno.makeTempDir({ prefix: "casefile-cxx-" }));
-    const { client, close } = await connect({ roots: [dir] });
-    try {
+    await withTempRoot("casefile-cxx-", async ({ client, dir }) => {
       await Deno.writeTextFile(
         `${dir}/prog.cc`,
         "namespace casefile { struct Probe { __attribute__((noinline)) int measure(int x) const { return x * 3; } }; }\n" +
@@ -219,16 +207,12 @@ Deno.test({
         procedure: "casefile::Probe::measure(int) const",
       });
       assert.equal(resolved.result.address, found.result.items[0].address);
-    } finally {
-      await close();
-      await Deno.remove(dir, { recursive: true });
-    }
+    });
   },
 });
 
 Deno.test("analysis tools refuse bad queries and unknown procedures clearly", async () => {
-  const { client, close } = await connect({ roots: ["/usr/bin"] });
-  try {
+  await withClient({ roots: ["/usr/bin"] }, async (client) => {
     await ok(client, "open_binary", { path: "/usr/bin/ls" });
     // Nested quantifiers are safe with the linear-time engine; backreferences it cannot run.
     await ok(client, "search_strings", { query: "(a+)+$", mode: "regex", limit: 1 });
@@ -254,9 +238,7 @@ Deno.test("analysis tools refuse bad queries and unknown procedures clearly", as
     );
     const status = await ok(client, "binary_session");
     assert.equal(status.result.target.name, "ls");
-  } finally {
-    await close();
-  }
+  });
 });
 
 const REAL_PE = await npmFixture("7zip-bin@5.2.0", "win/x64/7za.exe");
@@ -271,8 +253,7 @@ Deno.test({
   const roots = [pe, macho, wasm].filter((p): p is string => p !== null).map((p) =>
     p.replace(/\/[^/]+$/, "")
   );
-  const { client, close } = await connect({ roots });
-  try {
+  await withClient({ roots }, async (client) => {
     if (pe) {
       const opened = await ok(client, "open_binary", { path: pe });
       assert.equal(opened.result.target.format, "pe");
@@ -314,14 +295,11 @@ Deno.test({
       const strings = await ok(client, "search_strings", { query: "demangle" });
       assert.ok(strings.result.total >= 0);
     }
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test("analysis Evidence carries the native provider's analysis profile, as binary_session reports it", async () => {
-  const { client, close } = await connect({ roots: ["/usr/bin"] });
-  try {
+  await withClient({ roots: ["/usr/bin"] }, async (client) => {
     const opened = await ok(client, "open_binary", { path: "/usr/bin/ls" });
     const profile = opened.result.analysis_provider_binding.analysis_profile;
     assert.equal(profile.provider.id, "native");
@@ -343,9 +321,7 @@ Deno.test("analysis Evidence carries the native provider's analysis profile, as 
     const from = /from (@alexaltea\/capstone-js@[\d.]+)/.exec(vendored)![1]!;
     assert.ok(profile.parameters.machine_code.includes(from), profile.parameters.machine_code);
     assert.equal(profile.parameters.reference_index.max_instructions, 4_000_000);
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test({
@@ -353,9 +329,7 @@ Deno.test({
     "analyze_function names an import called through its GOT slot (-fno-plt) as it does through the PLT",
   ignore: !HAS_CC || !hasProgram("objdump"),
   fn: async () => {
-    const dir = Deno.realPathSync(await Deno.makeTempDir());
-    const { client, close } = await connect({ roots: [dir] });
-    try {
+    await withTempRoot("casefile-objdump-", async ({ client, dir }) => {
       const plt = await compileC(dir, "plt", ["-O1"]);
       const got = await compileC(dir, "got", ["-O1", "-fno-plt"]);
       // At -O2 the call becomes a tail jump through the slot.
@@ -383,9 +357,6 @@ Deno.test({
           `${path}: ${JSON.stringify({ callees, tails, indirect })}`,
         );
       }
-    } finally {
-      await close();
-      await Deno.remove(dir, { recursive: true });
-    }
+    });
   },
 });

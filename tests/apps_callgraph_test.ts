@@ -6,7 +6,8 @@
  */
 
 import assert from "node:assert/strict";
-import { connect, type Loose, ok } from "./helpers/in_memory.ts";
+import type { Client } from "@modelcontextprotocol/sdk/client";
+import { type Loose, ok, withClient, withTempRoot } from "./helpers/in_memory.ts";
 import { hasProgram, run } from "./helpers/programs.ts";
 import { haveJqFixtures, OLD } from "./helpers/jq_fixtures.ts";
 import { npmFixture } from "./helpers/npm_fixtures.ts";
@@ -67,16 +68,21 @@ async function extractLibjq(dir: string): Promise<string> {
   return `${dir}/usr/lib/x86_64-linux-gnu/libjq.so.1.0.4`;
 }
 
+/** Runs `body` on a fresh server with libjq.so.1 (unpacked into its temporary root) open. */
+async function withOpenLibjq(body: (client: Client, path: string) => Promise<void>): Promise<void> {
+  await withTempRoot("casefile-callgraph-", async ({ client, dir }) => {
+    const path = await extractLibjq(dir);
+    await ok(client, "open_binary", { path });
+    await body(client, path);
+  });
+}
+
 Deno.test({
   name: "procedure_callers and build_call_path follow calls through libjq's own PLT stubs",
   ignore: !TOOLS || !HAVE_JQ,
   fn: async () => {
-    const dir = Deno.realPathSync(await Deno.makeTempDir({ prefix: "casefile-callgraph-" }));
-    const { client, close } = await connect({ roots: [dir] });
-    try {
-      const path = await extractLibjq(dir);
+    await withOpenLibjq(async (client, path) => {
       const lines = await objdumpLines(path);
-      await ok(client, "open_binary", { path });
 
       for (const name of ["jv_mem_alloc", "jv_string_value"]) {
         const expected = callsNaming(lines, `${name}@plt`).sort();
@@ -99,10 +105,7 @@ Deno.test({
       const path0 = await ok(client, "build_call_path", { from: "0xc7e0", to: "jv_mem_alloc" });
       assert.equal(path0.result.found, true, JSON.stringify(path0.result));
       assert.equal(path0.result.path.at(-1).name, "jv_mem_alloc");
-    } finally {
-      await close();
-      await Deno.remove(dir, { recursive: true });
-    }
+    });
   },
 });
 
@@ -110,12 +113,8 @@ Deno.test({
   name: "procedure_callers, build_call_path and xrefs take an import by name or PLT address",
   ignore: !TOOLS || !HAVE_JQ,
   fn: async () => {
-    const dir = Deno.realPathSync(await Deno.makeTempDir({ prefix: "casefile-callgraph-" }));
-    const { client, close } = await connect({ roots: [dir] });
-    try {
-      const path = await extractLibjq(dir);
+    await withOpenLibjq(async (client, path) => {
       const lines = await objdumpLines(path);
-      await ok(client, "open_binary", { path });
       const expected = callsNaming(lines, "__assert_fail@plt").sort();
       assert.ok(expected.length > 0);
       const stub = lines.find((l) => l.section === ".plt" && /<__assert_fail@plt>/.test(l.text));
@@ -156,10 +155,7 @@ Deno.test({
         kind: "import",
       });
       assert.equal(path0.result.path.length, 2);
-    } finally {
-      await close();
-      await Deno.remove(dir, { recursive: true });
-    }
+    });
   },
 });
 
@@ -167,16 +163,12 @@ Deno.test({
   name: "reference_scan is complete only when every call form was resolved, and lists the rest",
   ignore: !TOOLS || !HAVE_JQ,
   fn: async () => {
-    const dir = Deno.realPathSync(await Deno.makeTempDir({ prefix: "casefile-callgraph-" }));
-    const { client, close } = await connect({ roots: [dir] });
-    try {
-      const path = await extractLibjq(dir);
+    await withOpenLibjq(async (client, path) => {
       const lines = (await objdumpLines(path)).filter((l) => l.section === ".text");
       // Calls through a register or memory that no GOT slot names: objdump cannot resolve them.
       const indirect = lines.filter((l) => /^call\s+\*/.test(l.text) && !/\(%rip\)/.test(l.text))
         .map((l) => `0x${l.address.toString(16)}`);
       assert.ok(indirect.length > 0);
-      await ok(client, "open_binary", { path });
       const callers = await ok(client, "procedure_callers", { procedure: "jv_mem_alloc" });
       const scan = callers.result.reference_scan;
       assert.equal(scan.complete, false);
@@ -190,10 +182,7 @@ Deno.test({
         record.limitations.some((l: string) => l.includes(`${indirect.length} call site(s)`)),
         JSON.stringify(record.limitations),
       );
-    } finally {
-      await close();
-      await Deno.remove(dir, { recursive: true });
-    }
+    });
   },
 });
 
@@ -201,17 +190,13 @@ Deno.test({
   name: "xrefs names libjq's loads of its own function's GOT slot as references to the function",
   ignore: !TOOLS || !HAVE_JQ,
   fn: async () => {
-    const dir = Deno.realPathSync(await Deno.makeTempDir({ prefix: "casefile-callgraph-" }));
-    const { client, close } = await connect({ roots: [dir] });
-    try {
-      const path = await extractLibjq(dir);
+    await withOpenLibjq(async (client, path) => {
       const [slot] = await globDatSlots(path, "jq_util_input_next_input_cb");
       assert.ok(slot !== undefined, "readelf lists no GLOB_DAT slot for the callback");
       const loads = (await objdumpLines(path))
         .filter((l) => l.text.includes(`# ${slot.toString(16)} `))
         .map((l) => `0x${l.address.toString(16)}`).sort();
       assert.ok(loads.length > 0);
-      await ok(client, "open_binary", { path });
       const where = await ok(client, "procedure_address", {
         procedure: "jq_util_input_next_input_cb",
       });
@@ -221,10 +206,7 @@ Deno.test({
           .sort(),
         loads,
       );
-    } finally {
-      await close();
-      await Deno.remove(dir, { recursive: true });
-    }
+    });
   },
 });
 
@@ -243,9 +225,7 @@ Deno.test({
   name: "calls through a GOT slot of the library's own function are callers of that function",
   ignore: !TOOLS || !HAS_CC,
   fn: async () => {
-    const dir = Deno.realPathSync(await Deno.makeTempDir({ prefix: "casefile-callgraph-" }));
-    const { client, close } = await connect({ roots: [dir] });
-    try {
+    await withTempRoot("casefile-callgraph-", async ({ client, dir }) => {
       await Deno.writeTextFile(`${dir}/got.c`, GOT_SOURCE);
       const path = `${dir}/libgot.so`;
       await run("cc", ["-O1", "-fPIC", "-shared", "-fno-plt", "-o", path, `${dir}/got.c`]);
@@ -275,10 +255,7 @@ Deno.test({
       );
       const path0 = await ok(client, "build_call_path", { from: "loaded_user", to: "target_fn" });
       assert.equal(path0.result.found, true, JSON.stringify(path0.result));
-    } finally {
-      await close();
-      await Deno.remove(dir, { recursive: true });
-    }
+    });
   },
 });
 
@@ -287,9 +264,7 @@ Deno.test({
     "a stripped library with .dynsym and .eh_frame is not described as having no function table",
   ignore: !TOOLS || !HAS_CC || !hasProgram("strip"),
   fn: async () => {
-    const dir = Deno.realPathSync(await Deno.makeTempDir({ prefix: "casefile-callgraph-" }));
-    const { client, close } = await connect({ roots: [dir] });
-    try {
+    await withTempRoot("casefile-callgraph-", async ({ client, dir }) => {
       await Deno.writeTextFile(`${dir}/got.c`, GOT_SOURCE);
       const path = `${dir}/libstripped.so`;
       await run("cc", ["-O1", "-fPIC", "-shared", "-o", `${dir}/libfull.so`, `${dir}/got.c`]);
@@ -320,10 +295,7 @@ Deno.test({
       );
       const addresses = new Set(listed.result.items.map((p: Loose) => p.address));
       for (const fde of fdes) assert.ok(addresses.has(fde), `${fde} is not listed`);
-    } finally {
-      await close();
-      await Deno.remove(dir, { recursive: true });
-    }
+    });
   },
 });
 
@@ -355,8 +327,7 @@ Deno.test({
   ignore: UNIVERSAL === null || !hasProgram("llvm-objdump-14"),
   fn: async () => {
     const path = UNIVERSAL!;
-    const { client, close } = await connect({ roots: [path.slice(0, path.lastIndexOf("/"))] });
-    try {
+    await withClient({ roots: [path.slice(0, path.lastIndexOf("/"))] }, async (client) => {
       const opened = await ok(client, "open_binary", { path });
       const documents: string[] = opened.result.target.documents;
       assert.equal(documents.length, 2, JSON.stringify(documents));
@@ -383,9 +354,7 @@ Deno.test({
         const missing = expected.filter((pair) => !seen.includes(pair));
         assert.deepEqual(missing, [], `${arch}: ${missing.length} of ${expected.length} missing`);
       }
-    } finally {
-      await close();
-    }
+    });
   },
 });
 
@@ -423,8 +392,7 @@ Deno.test({
     const expected = sites.filter(inside).map((a) => `0x${a.toString(16)}`).sort();
     assert.ok(expected.length > 100, `${expected.length} calls reach slot 0x${slot.toString(16)}`);
 
-    const { client, close } = await connect({ roots: [path.slice(0, path.lastIndexOf("/"))] });
-    try {
+    await withClient({ roots: [path.slice(0, path.lastIndexOf("/"))] }, async (client) => {
       await ok(client, "open_binary", { path });
       const callers = await ok(client, "procedure_callers", {
         procedure: `0x${slot.toString(16)}`,
@@ -442,8 +410,6 @@ Deno.test({
         offset = page.result.next_offset;
       }
       assert.deepEqual(seen.sort(), expected);
-    } finally {
-      await close();
-    }
+    });
   },
 });

@@ -4,7 +4,7 @@
  */
 
 import assert from "node:assert/strict";
-import { connect, type Loose } from "./helpers/in_memory.ts";
+import { type Loose, withClient } from "./helpers/in_memory.ts";
 
 const LIBZ = "/usr/lib/x86_64-linux-gnu/libz.so.1";
 const HAVE_LIBZ = await Deno.stat(LIBZ).then(() => true, () => false);
@@ -13,8 +13,7 @@ Deno.test({
   name: "compare_functions merges the callees of every page of each side",
   ignore: !HAVE_LIBZ,
   fn: async () => {
-    const { client, close } = await connect({ roots: ["/usr/lib"] });
-    try {
+    await withClient({ roots: ["/usr/lib"] }, async (client) => {
       await client.callTool({ name: "open_binary", arguments: { path: LIBZ } });
       const page = async (offset: number): Promise<Loose> => {
         const answer = await client.callTool({
@@ -53,8 +52,6 @@ Deno.test({
         new RegExp(`"unnamed_left":${unnamed},"unnamed_right":${firstUnnamed}`),
       );
       assert.notEqual(unnamed, firstUnnamed, "the later pages hold callees the first does not");
-    } finally {
-      await close();
-    }
+    });
   },
 });

@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { APPS_TOOLSETS } from "../src/apps/workbench.ts";
-import { call, connect, type Loose } from "./helpers/in_memory.ts";
+import { call, connect, type Loose, withClient } from "./helpers/in_memory.ts";
 
 const REA_INPUTS = fileURLToPath(
   new URL("../../shared/docs/rea-tool-inputs.jsonl", import.meta.url),
@@ -273,8 +273,7 @@ Deno.test({
   ignore: SKIP !== false,
   fn: async () => {
     const ours = await appsToolNames();
-    const { client, close } = await connect();
-    try {
+    await withClient({}, async (client) => {
       const { tools } = await client.listTools();
       const schemas = new Map(tools.map((tool) => [tool.name, tool.inputSchema as Schema]));
       const missing: string[] = [];
@@ -285,9 +284,7 @@ Deno.test({
         }
       }
       assert.deepEqual(missing, []);
-    } finally {
-      await close();
-    }
+    });
   },
 });
 

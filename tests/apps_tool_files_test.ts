@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import { APPS_TOOLSETS } from "../src/apps/workbench.ts";
-import { connect } from "./helpers/in_memory.ts";
+import { connect, withClient } from "./helpers/in_memory.ts";
 
 const TOOLS = new URL("../src/apps/tools/", import.meta.url);
 const APPS_TOOLSET_NAMES = new Set(APPS_TOOLSETS.map((toolset) => toolset.name));
@@ -61,8 +61,7 @@ function formatsIn(schema: unknown, found: string[] = []): string[] {
 }
 
 Deno.test("every apps tool's result schema is an object with named fields, in standard JSON Schema", async () => {
-  const { client, close } = await connect();
-  try {
+  await withClient({}, async (client) => {
     const { tools } = await client.listTools();
     for (const tool of tools) {
       const success = (tool.outputSchema?.anyOf as Record<string, unknown>[] | undefined)?.[0];
@@ -73,7 +72,5 @@ Deno.test("every apps tool's result schema is an object with named fields, in st
       const odd = formatsIn(tool.outputSchema).filter((format) => !STANDARD_FORMATS.has(format));
       assert.deepEqual(odd, [], `${tool.name}: output schema formats`);
     }
-  } finally {
-    await close();
-  }
+  });
 });

@@ -9,17 +9,17 @@
 
 import assert from "node:assert/strict";
 import { basename, join } from "node:path";
-import { connect, hasProgram, type Loose, ok, run } from "./helpers/in_memory.ts";
+import { hasProgram, type Loose, ok, run, withTempRoot } from "./helpers/in_memory.ts";
 import { inventoryAll } from "./helpers/inventory.ts";
 import { npmTarball } from "./helpers/npm_fixtures.ts";
 import { haveJqFixtures, NEW, OLD } from "./helpers/jq_fixtures.ts";
+import { withTempDir } from "./helpers/temp_dir.ts";
 
 const tools = ["tar", "sha256sum", "npm"].every((p) => hasProgram(p));
 
 /** Each regular file of a tgz by its path inside, with its SHA-256, from tar and sha256sum. */
 async function tarDigests(tgz: string): Promise<Map<string, string>> {
-  const dir = await Deno.makeTempDir();
-  try {
+  return await withTempDir(async (dir) => {
     await run("tar", ["-xzf", tgz, "-C", dir]);
     const listing = (await run("tar", ["-tzf", tgz])).split("\n").filter((l) =>
       l !== "" && !l.endsWith("/")
@@ -29,9 +29,7 @@ async function tarDigests(tgz: string): Promise<Map<string, string>> {
       digests.set(name, (await run("sha256sum", [join(dir, name)])).split(" ")[0]!);
     }
     return digests;
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 }
 
 /** Inventories every page of one file under a fresh target. */
@@ -48,9 +46,7 @@ Deno.test({
     const older = await npmTarball("ms@2.1.2");
     const newer = await npmTarball("ms@2.1.3");
     assert.ok(older && newer, "npm pack fetched both versions");
-    const dir = await Deno.makeTempDir();
-    const { client, close } = await connect({ roots: [dir] });
-    try {
+    await withTempRoot("casefile-test-", async ({ client, dir }) => {
       const left = join(dir, basename(older));
       const right = join(dir, basename(newer));
       await Deno.copyFile(older, left);
@@ -96,10 +92,7 @@ Deno.test({
         compared.result.summary.added,
         [...after.keys()].filter((n) => !before.has(n)).length,
       );
-    } finally {
-      await close();
-      await Deno.remove(dir, { recursive: true });
-    }
+    });
   },
 });
 
@@ -110,9 +103,7 @@ Deno.test({
   fn: async () => {
     const source = await npmTarball("ms@2.1.3");
     assert.ok(source, "npm pack fetched the package");
-    const dir = await Deno.makeTempDir();
-    const { client, close } = await connect({ roots: [dir] });
-    try {
+    await withTempRoot("casefile-test-", async ({ client, dir }) => {
       // Two builds of one package from the real files: the library file carries the version.
       const build = async (version: string, extra: string): Promise<string> => {
         const work = join(dir, `work-${version}`);
@@ -143,10 +134,7 @@ Deno.test({
       // The files that did not change are not listed.
       assert.equal(byPath.get("pkg-1.0.9.tar/package/index.js"), undefined);
       assert.ok(compared.result.summary.unchanged > 0);
-    } finally {
-      await close();
-      await Deno.remove(dir, { recursive: true });
-    }
+    });
   },
 });
 
@@ -168,9 +156,7 @@ Deno.test({
   fn: async () => {
     const source = await npmTarball("ms@2.1.3");
     assert.ok(source, "npm pack fetched the package");
-    const dir = await Deno.makeTempDir();
-    const { client, close } = await connect({ roots: [dir] });
-    try {
+    await withTempRoot("casefile-test-", async ({ client, dir }) => {
       const path = join(dir, basename(source));
       await Deno.copyFile(source, path);
       await ok(client, "open_binary", { path });
@@ -187,10 +173,7 @@ Deno.test({
         assert.ok(occurrence, name);
         assert.equal(occurrence.mode, octalOf(parts[0]!), name);
       }
-    } finally {
-      await close();
-      await Deno.remove(dir, { recursive: true });
-    }
+    });
   },
 });
 
@@ -201,9 +184,7 @@ Deno.test({
     "compare_artifacts compares the procedures of a library renamed with its version (moved and changed)",
   ignore: !haveJq || !["ar", "xz", "tar"].every((p) => hasProgram(p)),
   fn: async () => {
-    const dir = await Deno.makeTempDir();
-    const { client, close } = await connect({ roots: [dir] });
-    try {
+    await withTempRoot("casefile-test-", async ({ client, dir }) => {
       // The two real libjq builds, packed as a library named with its version.
       const pack = async (deb: string, version: string): Promise<string> => {
         const work = join(dir, `work-${version}`);
@@ -231,9 +212,6 @@ Deno.test({
       assert.ok(lib.dimensions.includes("content"));
       assert.ok(lib.procedures?.unnamed, JSON.stringify(lib.procedures));
       assert.ok(lib.procedures.unnamed.changed.some((c: Loose) => c.left_address === "0xc7e0"));
-    } finally {
-      await close();
-      await Deno.remove(dir, { recursive: true });
-    }
+    });
   },
 });

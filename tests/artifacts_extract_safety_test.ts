@@ -15,6 +15,7 @@ import { removeOutput, verifyContainment } from "../src/apps/artifacts/extract.t
 import { DEFAULT_LIMITS } from "../src/apps/artifacts/model.ts";
 import { captureMembers } from "../src/apps/artifacts/scan.ts";
 import { DENO_JSON } from "./helpers/spawn.ts";
+import { withTempDir } from "./helpers/temp_dir.ts";
 
 const enc = new TextEncoder();
 
@@ -209,8 +210,7 @@ Deno.test("inventory_artifact names max_entry_bytes, with its own value, when a 
 });
 
 Deno.test("removeOutput() reports residue when it cannot look, never a verified cleanup", async () => {
-  const dir = await Deno.makeTempDir();
-  try {
+  await withTempDir(async (dir) => {
     const target = join(dir, "out");
     await Deno.mkdir(join(target, "sub"), { recursive: true });
     await Deno.writeTextFile(join(target, "sub", "f"), "x");
@@ -247,9 +247,7 @@ Deno.test("removeOutput() reports residue when it cannot look, never a verified 
     const removed = await removeOutput(join(target, "sub"));
     assert.deepEqual(removed, { attempted: true, verified: true, residual_paths: [] });
     await assert.rejects(Deno.lstat(join(target, "sub")), Deno.errors.NotFound);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
 
 Deno.test("verifyContainment() finds a swapped file, a planted link, an extra file and a missing one", async () => {

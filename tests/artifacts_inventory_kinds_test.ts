@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import { basename, join } from "node:path";
-import { connect, hasProgram, type Loose, ok, run } from "./helpers/in_memory.ts";
+import { hasProgram, type Loose, ok, run, withTempRoot } from "./helpers/in_memory.ts";
 import { inventoryAll } from "./helpers/inventory.ts";
 import { npmFixture, npmTarball } from "./helpers/npm_fixtures.ts";
 
@@ -39,9 +39,7 @@ Deno.test({
     assert.ok(filetypes.length >= 2, "a universal file has several slices");
     const expected = new Set(filetypes.map((t) => KIND_OF_FILETYPE[t] ?? "unknown"));
     assert.equal(expected.size, 1);
-    const dir = await Deno.makeTempDir();
-    const { client, close } = await connect({ roots: [dir] });
-    try {
+    await withTempRoot("casefile-test-", async ({ client, dir }) => {
       const path = join(dir, basename(tarball));
       await Deno.copyFile(tarball, path);
       await ok(client, "open_binary", { path });
@@ -54,9 +52,6 @@ Deno.test({
       const node = inventory.nodes.find((n: Loose) => n.artifact_id === occurrence.artifact_id);
       assert.equal(node.kind, [...expected][0]);
       assert.equal(node.executable, node.kind === "executable");
-    } finally {
-      await close();
-      await Deno.remove(dir, { recursive: true });
-    }
+    });
   },
 });

@@ -5,11 +5,11 @@ import { scanArtifact } from "../src/apps/artifacts/scan.ts";
 import { DEFAULT_LIMITS, inventoryPageSchema } from "../src/apps/artifacts/model.ts";
 import { INVENTORY_PAGE_CHARS, inventoryPage } from "../src/apps/artifacts/inventory_page.ts";
 import type { ArtifactSnapshot, InventoryPage } from "../src/apps/artifacts/model.ts";
+import { withTempDir } from "./helpers/temp_dir.ts";
 
 /** A tar of 40 directories of 20 small files each, made with tar, scanned. */
 async function scannedTar(): Promise<ArtifactSnapshot> {
-  const dir = await Deno.makeTempDir({ prefix: "casefile-inventory-page-" });
-  try {
+  return await withTempDir(async (dir) => {
     for (let d = 0; d < 40; d++) {
       const sub = join(dir, "tree", `directory-${d}`);
       await Deno.mkdir(sub, { recursive: true });
@@ -23,9 +23,7 @@ async function scannedTar(): Promise<ArtifactSnapshot> {
     return await scanArtifact({ kind: "file", realPath: path, name: "tree.tar" }, {
       limits: DEFAULT_LIMITS,
     });
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  }, { prefix: "casefile-inventory-page-" });
 }
 
 /** Follows every collection's next_offset from 0, asking for `limit` of each per page. */

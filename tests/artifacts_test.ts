@@ -7,9 +7,19 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { deflateRawSync } from "node:zlib";
-import { call, connect, fails, hasProgram, type Loose, ok, run } from "./helpers/in_memory.ts";
-import { inventoryAll } from "./helpers/inventory.ts";
+import {
+  call,
+  connect,
+  fails,
+  hasProgram,
+  type Loose,
+  ok,
+  run,
+  withClient,
+} from "./helpers/in_memory.ts";
+import { compareOpened, inventoryAll } from "./helpers/inventory.ts";
 import { FIXTURES, haveJqFixtures, LIBJQ, NEW, OLD } from "./helpers/jq_fixtures.ts";
+import { withTempDir } from "./helpers/temp_dir.ts";
 
 const haveFixtures = haveJqFixtures("artifacts_test");
 
@@ -38,8 +48,7 @@ Deno.test({
     "inventory_artifact lists a real .deb exactly as ar, xz and tar do, with hashes sha256sum agrees with",
   ignore: !haveFixtures || !hasProgram("tar") || !hasProgram("xz"),
   fn: async () => {
-    const { client, close } = await connect({ roots: [FIXTURES] });
-    try {
+    await withClient({ roots: [FIXTURES] }, async (client) => {
       const opened = await ok(client, "open_binary", { path: NEW });
       assert.equal(opened.result.artifact_target.format, "deb");
       assert.equal(opened.result.target, null);
@@ -57,8 +66,7 @@ Deno.test({
       for (const name of tarList) assert.ok(paths.has(`data.tar.xz/data.tar/${name}`), name);
       const lib = inventory.occurrences.find((o: Loose) => o.logical_path === LIBJQ);
       assert.equal(lib.content_kind, "elf");
-      const dir = await Deno.makeTempDir();
-      try {
+      await withTempDir(async (dir) => {
         const extracted = await extractWithTools(NEW, dir);
         const sum = (await run("sha256sum", [extracted])).split(" ")[0];
         assert.equal(lib.sha256, sum);
@@ -70,9 +78,7 @@ Deno.test({
         );
         assert.equal(link.entry_kind, "symlink");
         assert.equal(link.link_target, "libjq.so.1.0.4");
-      } finally {
-        await Deno.remove(dir, { recursive: true });
-      }
+      });
       // The same limits give the same snapshot: the manifest is stable across calls and servers.
       const again = await ok(client, "inventory_artifact", {});
       assert.equal(again.result.manifest.manifest_id, inventory.manifest.manifest_id);
@@ -87,9 +93,7 @@ Deno.test({
       });
       const body = JSON.parse((resource.contents[0] as Loose).text);
       assert.equal(body.collection, "occurrences");
-    } finally {
-      await close();
-    }
+    });
   },
 });
 
@@ -101,15 +105,7 @@ Deno.test({
     const { client, close } = await connect({ roots: [FIXTURES] });
     const dir = await Deno.makeTempDir();
     try {
-      await ok(client, "open_binary", { path: OLD });
-      const left = await inventoryAll(client);
-      await ok(client, "open_binary", { path: NEW });
-      const right = await inventoryAll(client);
-      const compared = await ok(client, "compare_artifacts", {
-        left_evidence_ids: left.ids,
-        right_evidence_ids: right.ids,
-        limit: 500,
-      });
+      const { left, right, compared } = await compareOpened(client, { left: OLD, right: NEW });
       const result = compared.result;
       assert.equal(result.status, "changed");
       const byPath = new Map<string, Loose>(

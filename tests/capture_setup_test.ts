@@ -18,9 +18,10 @@ import { describePlan, planCapture } from "../src/apps/capture/plan.ts";
 import { captureRequestSchema } from "../src/apps/capture/request.ts";
 import { admitSample, chooseBackends, runCapture } from "../src/apps/capture/runner.ts";
 import { permissionFailure } from "../src/core/permissions.ts";
-import { call, connect, hasProgram, type Loose, ok, run } from "./helpers/in_memory.ts";
+import { call, connect, hasProgram, type Loose, ok, run, withClient } from "./helpers/in_memory.ts";
 import { FIXTURES, LIBJQ, NEW, OLD } from "./helpers/jq_fixtures.ts";
 import { childEnv, MOD_TS } from "./helpers/spawn.ts";
+import { withTempDir } from "./helpers/temp_dir.ts";
 
 const LINUX = Deno.build.os === "linux";
 const CC = hasProgram("cc");
@@ -51,6 +52,11 @@ interface Scratch {
 async function scratch(): Promise<Scratch> {
   const dir = Deno.realPathSync(await Deno.makeTempDir({ prefix: "casefile-setup-test-" }));
   return { dir, cleanup: () => Deno.remove(dir, { recursive: true }) };
+}
+
+/** Runs `body` with a fresh scratch directory, removed afterwards, also when `body` throws. */
+async function withScratch(body: (s: { dir: string }) => Promise<void>): Promise<void> {
+  await withTempDir((dir) => body({ dir }), { prefix: "casefile-setup-test-", realPath: true });
 }
 
 /** The scenario program compiled into `dir/bin`, with `dir/work` and `dir/lib`. */
@@ -166,8 +172,7 @@ Deno.test({
     "LD_LIBRARY_PATH under a narrow --allow-run is refused with the flag named; library_path reaches the program under the same flags (real subprocess)",
   ignore: !LINUX || !CC,
   fn: async () => {
-    const s = await scratch();
-    try {
+    await withScratch(async (s) => {
       const exe = await scenario(s.dir);
       const temp = `${s.dir}/tmp`;
       const client = await server(
@@ -238,9 +243,7 @@ Deno.test({
       } finally {
         await client.close();
       }
-    } finally {
-      await s.cleanup();
-    }
+    });
   },
 });
 
@@ -249,8 +252,7 @@ Deno.test({
     "capture_process_scenario applies resource_limits to the program (its /proc/self/limits, a failing allocation) and records them",
   ignore: !LINUX || !CC || !PRLIMIT,
   fn: async () => {
-    const s = await scratch();
-    try {
+    await withScratch(async (s) => {
       const exe = await scenario(s.dir);
       const policy = {
         executables: [`${s.dir}/bin`],
@@ -259,12 +261,11 @@ Deno.test({
         allowHostNetwork: !NETNS,
         requireHumanConfirmation: false,
       };
-      const { client, close } = await connect({
+      await withClient({
         roots: [s.dir],
         allowProcessLaunch: true,
         capturePolicy: policy,
-      });
-      try {
+      }, async (client) => {
         const limits = {
           address_space_bytes: 256 * 1024 * 1024,
           cpu_seconds: 7,
@@ -327,12 +328,8 @@ Deno.test({
         const freeText = free.result.frames.map((f: Loose) => f.data).join("");
         assert.match(freeText, /^Max address space\s+unlimited/m);
         assert.equal(free.result.manifest.backend.resource_limits.enforcement, "none");
-      } finally {
-        await close();
-      }
-    } finally {
-      await s.cleanup();
-    }
+      });
+    });
   },
 });
 
@@ -456,8 +453,7 @@ Deno.test({
     "the jq 1.6 repeat crash correlates frame by frame (caller frames at pc-1), reaches 0xc7e0, and find_changed_behavior names it",
   ignore: !LINUX || !GDB || !DPKG || !READELF || !JQ_FIXTURES,
   fn: async () => {
-    const s = await scratch();
-    try {
+    await withScratch(async (s) => {
       await Deno.mkdir(`${s.dir}/work`);
       const u2 = await extractJq(s.dir, "u2");
       const u3 = await extractJq(s.dir, "u3");
@@ -554,9 +550,7 @@ Deno.test({
       } finally {
         await close();
       }
-    } finally {
-      await s.cleanup();
-    }
+    });
   },
 });
 
@@ -565,12 +559,11 @@ Deno.test({
     "an allocation crash under resource_limits (RLIMIT_AS) maps its return-address frames at pc-1: jv_mem_alloc as nm says",
   ignore: !LINUX || !GDB || !PRLIMIT || !DPKG || !READELF || !JQ_FIXTURES,
   fn: async () => {
-    const s = await scratch();
-    try {
+    await withScratch(async (s) => {
       await Deno.mkdir(`${s.dir}/work`);
       const u2 = await extractJq(s.dir, "u2");
       const libjq = join(u2.lib, "libjq.so.1.0.4");
-      const { client, close } = await connect({
+      await withClient({
         roots: [s.dir],
         allowProcessLaunch: true,
         capturePolicy: {
@@ -580,8 +573,7 @@ Deno.test({
           allowHostNetwork: !NETNS,
           requireHumanConfirmation: false,
         },
-      });
-      try {
+      }, async (client) => {
         const out = await ok(client, "capture_process_scenario", {
           approved: true,
           executable: u2.jq,
@@ -613,11 +605,7 @@ Deno.test({
           correlated.frames.some((f: Loose) => f.procedure?.address === "0xc7e0"),
           "the repeat function is on the stack",
         );
-      } finally {
-        await close();
-      }
-    } finally {
-      await s.cleanup();
-    }
+      });
+    });
   },
 });

@@ -45,6 +45,7 @@ import {
   type Loose,
   ok,
   run,
+  withClient,
 } from "./helpers/in_memory.ts";
 import { childEnv, MOD_TS } from "./helpers/spawn.ts";
 
@@ -544,8 +545,7 @@ Deno.test({
       }
       // No operator capture policy.
       {
-        const { client, close } = await connect({ roots: [f.dir], allowProcessLaunch: true });
-        try {
+        await withClient({ roots: [f.dir], allowProcessLaunch: true }, async (client) => {
           const error = await fails(client, "capture_process_scenario", args);
           assert.equal(error.code, "permission_required");
           assert.match(error.message, /not configured by the operator/);
@@ -554,24 +554,19 @@ Deno.test({
           const capability = status.capabilities.find((c: Loose) => c.name === "process_capture");
           assert.equal(capability.available, false);
           assert.match(capability.enable_with, /--allow-capture PATH/);
-        } finally {
-          await close();
-        }
+        });
       }
       // Policy that does not name this executable.
       {
-        const { client, close } = await connect({
+        await withClient({
           roots: [f.dir],
           allowProcessLaunch: true,
           capturePolicy: { ...f.policy, executables: ["/usr/bin/true"] },
-        });
-        try {
+        }, async (client) => {
           const error = await fails(client, "capture_process_scenario", args);
           assert.equal(error.code, "permission_required");
           assert.match(error.remediation.action, new RegExp(`--allow-capture ${f.exe}`));
-        } finally {
-          await close();
-        }
+        });
       }
       // Per-call approval missing or false.
       {

@@ -32,6 +32,7 @@ import {
   initializeRequest,
   ServerProcess,
 } from "./helpers/spawn.ts";
+import { withTempDir } from "./helpers/temp_dir.ts";
 
 const decoder = new TextDecoder();
 
@@ -437,8 +438,7 @@ Deno.test("parseCli reads the capture policy flags and leaves it out when none i
 });
 
 Deno.test("parseCli merges --capture-policy FILE with the flags and refuses bad entries", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "casefile-cli-policy-" });
-  try {
+  await withTempDir(async (dir) => {
     const file = `${dir}/policy.json`;
     await Deno.writeTextFile(
       file,
@@ -478,9 +478,7 @@ Deno.test("parseCli merges --capture-policy FILE with the flags and refuses bad 
     assert.throws(() => parseCli(["--capture-policy", `${dir}/missing.json`]), UsageError);
     assert.throws(() => parseCli(["--allow-capture", "bin/tool"]), /absolute path/);
     assert.throws(() => parseCli(["--capture-env", "1X"]), /environment variable name/);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  }, { prefix: "casefile-cli-policy-" });
 });
 
 Deno.test("parseCli reads the HTTP session caps and idle timeout, and refuses non-positive ones", () => {

@@ -22,7 +22,7 @@ import { parseJsonOrLines } from "../src/cloud/importers/scanner_common.ts";
 import { LoadError } from "../src/cloud/model/errors.ts";
 import { emptyRecords } from "../src/cloud/model/records.ts";
 import { cloudWorkbenchWith } from "../src/cloud/workbench.ts";
-import { connect, fails, ok } from "./helpers/in_memory.ts";
+import { fails, ok, withClient } from "./helpers/in_memory.ts";
 
 const KiB = 1024;
 
@@ -84,11 +84,10 @@ Deno.test("load_dataset refuses a file over --max-dataset-bytes, naming the flag
   await withScratch(async (dir) => {
     await Deno.writeTextFile(join(dir, "small.json"), genericDataset(30 * KiB));
     await Deno.writeTextFile(join(dir, "big.json"), genericDataset(80 * KiB));
-    const { client, close } = await connect({
+    await withClient({
       roots: [dir],
       workbenches: [cloudWorkbenchWith({ demo: true, maxDatasetBytes: 64 * KiB })],
-    });
-    try {
+    }, async (client) => {
       const before = await datasetNames(client);
       assert.deepEqual(before, ["sample", "after"]);
       const error = await fails(client, "load_dataset", { path: join(dir, "big.json") });
@@ -109,9 +108,7 @@ Deno.test("load_dataset refuses a file over --max-dataset-bytes, naming the flag
       // Under the limit, the same kind of file loads.
       await ok(client, "load_dataset", { path: join(dir, "small.json") });
       assert.deepEqual(await datasetNames(client), [...before, "small"]);
-    } finally {
-      await close();
-    }
+    });
   });
 });
 
@@ -121,11 +118,10 @@ Deno.test("load_dataset refuses a 1 GB file at the default limit before reading 
     const file = await Deno.open(join(dir, "huge.tfstate"), { create: true, write: true });
     await file.truncate(2 ** 30);
     file.close();
-    const { client, close } = await connect({
+    await withClient({
       roots: [dir],
       workbenches: [cloudWorkbenchWith({ demo: true })],
-    });
-    try {
+    }, async (client) => {
       const began = performance.now();
       const error = await fails(client, "load_dataset", { path: join(dir, "huge.tfstate") });
       assert.ok(performance.now() - began < 2_000, "refused without reading the file");
@@ -138,9 +134,7 @@ Deno.test("load_dataset refuses a 1 GB file at the default limit before reading 
         ),
       );
       assert.deepEqual(await datasetNames(client), ["sample", "after"]);
-    } finally {
-      await close();
-    }
+    });
   });
 });
 
@@ -148,7 +142,7 @@ Deno.test("--dataset preloads honour --max-dataset-bytes", async () => {
   await withScratch(async (dir) => {
     await Deno.writeTextFile(join(dir, "small.json"), genericDataset(30 * KiB));
     await Deno.writeTextFile(join(dir, "big.json"), genericDataset(80 * KiB));
-    const { client, close } = await connect({
+    await withClient({
       roots: [dir],
       workbenches: [
         cloudWorkbenchWith({
@@ -156,12 +150,9 @@ Deno.test("--dataset preloads honour --max-dataset-bytes", async () => {
           maxDatasetBytes: 64 * KiB,
         }),
       ],
-    });
-    try {
+    }, async (client) => {
       assert.deepEqual(await datasetNames(client), ["small"]);
-    } finally {
-      await close();
-    }
+    });
   });
 });
 

@@ -3,10 +3,10 @@ import { writeDemoFiles } from "../src/cloud/demo/files.ts";
 import { sampleRecords } from "../src/cloud/demo/estate.ts";
 import { datasetSummary } from "../src/cloud/workspace/summary.ts";
 import { Workspace } from "../src/cloud/workspace/workspace.ts";
+import { withTempDir } from "./helpers/temp_dir.ts";
 
 Deno.test("writeDemoFiles() output loads back as the same estate, both ways", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "cloud-demo-files-" });
-  try {
+  await withTempDir(async (dir) => {
     const paths = await writeDemoFiles(dir);
     const workspace = new Workspace({ fence: (p) => Deno.realPath(p) });
     const inventory = await workspace.load(paths.inventory);
@@ -36,7 +36,5 @@ Deno.test("writeDemoFiles() output loads back as the same estate, both ways", as
     assert.equal(report.dataset.records.edges.length, 56);
     assert.match(String(inventory.dataset.metadata["findings_source"]), /findings\.json$/);
     assert.deepEqual(inventory.notes.unknown_asset_types, {});
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  }, { prefix: "cloud-demo-files-" });
 });

@@ -26,6 +26,7 @@ import type { Dataset } from "../src/cloud/workspace/dataset.ts";
 import { datasetSummary } from "../src/cloud/workspace/summary.ts";
 import { Workspace } from "../src/cloud/workspace/workspace.ts";
 import { asset as sharedAsset } from "./helpers/cloud_estate.ts";
+import { outputDirWithEscapeLink } from "./helpers/escape_link.ts";
 
 function sample(): Dataset {
   const workspace = new Workspace();
@@ -88,12 +89,7 @@ Deno.test("writeExportFiles() makes the subdir, replaces a file atomically and l
 });
 
 Deno.test("writeExportFiles() refuses symlinked components and link targets, writing nothing through them", async () => {
-  const parent = await Deno.makeTempDir();
-  const out = join(parent, "out");
-  const outside = join(parent, "outside");
-  await Deno.mkdir(out);
-  await Deno.mkdir(outside);
-  await Deno.symlink(outside, join(out, "link"));
+  const { out, outside } = await outputDirWithEscapeLink();
   await Deno.mkdir(join(out, "d"));
   await Deno.symlink(join(outside, "f.txt"), join(out, "d", "f.txt"));
   await assert.rejects(

@@ -8,7 +8,7 @@
  * findings. Derived graphs are built (and timed) once before the queries.
  */
 
-import { compareTo, measure, reportMedian } from "./helpers/bench_stats.ts";
+import { benchPair } from "./helpers/bench_stats.ts";
 import { generateEstate } from "./helpers/cloud_generated_estate.ts";
 import { makeView } from "./helpers/cloud_estate.ts";
 import { scanNeighbors, scanPath, scanRisks } from "./helpers/cloud_scans.ts";
@@ -63,24 +63,14 @@ for (const size of [1_000, 10_000, 100_000]) {
     ["top_risks", () => topRisks(view), () => scanRisks(records, 10)],
   ];
   for (const [name, query, baseline] of cases) {
-    const subject = `${name}@${size}`;
-    const peer = `${name}-baseline@${size}`;
-    Deno.bench({
-      name: `${name} (${label})`,
-      group: `${name} ${size}`,
-      n: runs,
-      warmup: 1,
-      fn: async (b) => await measure(subject, b, query),
-    });
-    Deno.bench({
-      name: `${name} baseline: loop over arrays (${label})`,
-      group: `${name} ${size}`,
-      baseline: true,
-      n: runs,
-      warmup: 1,
-      fn: async (b) => await measure(peer, b, baseline),
-    });
-    compareTo(`${name}, ${label}, vs array loop`, subject, peer, null);
-    reportMedian(`${name}, ${label}`, subject, null);
+    benchPair(
+      { name: `${name} (${label})`, key: `${name}@${size}`, fn: query },
+      {
+        name: `${name} baseline: loop over arrays (${label})`,
+        key: `${name}-baseline@${size}`,
+        fn: baseline,
+      },
+      { group: `${name} ${size}`, runs, label: `${name}, ${label}`, versus: "array loop" },
+    );
   }
 }

@@ -16,7 +16,7 @@
  */
 
 import type { Client } from "@modelcontextprotocol/sdk/client";
-import { compareTo, measure, reportMedian } from "./helpers/bench_stats.ts";
+import { benchPair } from "./helpers/bench_stats.ts";
 import { generateEstate } from "./helpers/cloud_generated_estate.ts";
 import { scanNeighbors, scanPath } from "./helpers/cloud_scans.ts";
 import { connect, ok } from "./helpers/in_memory.ts";
@@ -64,25 +64,20 @@ for (const size of [1_000, 10_000, 100_000]) {
     ],
   ];
   for (const [name, tool, loop] of cases) {
-    const subject = `${name}-tool@${size}`;
-    const peer = `${name}-loop@${size}`;
-    Deno.bench({
-      name: `${name} tool call (${label})`,
-      group: `${name} ${size}`,
-      n: runs,
-      warmup: 1,
-      fn: async (b) => await measure(subject, b, tool),
-    });
-    Deno.bench({
-      name: `${name} baseline: loop over arrays (${label})`,
-      group: `${name} ${size}`,
-      baseline: true,
-      n: runs,
-      warmup: 1,
-      fn: async (b) => await measure(peer, b, loop),
-    });
-    compareTo(`${name} tool call, ${label}, vs array loop`, subject, peer, null);
-    reportMedian(`${name} tool call, ${label}`, subject, null);
+    benchPair(
+      { name: `${name} tool call (${label})`, key: `${name}-tool@${size}`, fn: tool },
+      {
+        name: `${name} baseline: loop over arrays (${label})`,
+        key: `${name}-loop@${size}`,
+        fn: loop,
+      },
+      {
+        group: `${name} ${size}`,
+        runs,
+        label: `${name} tool call, ${label}`,
+        versus: "array loop",
+      },
+    );
   }
 }
 

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { fileImportInput, ImportError } from "../src/cloud/importers/import_input.ts";
 import { awsApiImporter, looksLikeAwsDump } from "../src/cloud/importers/aws_api_dump.ts";
+import { withTempDir } from "./helpers/temp_dir.ts";
 
 const DEMO =
   new URL("../../shared/fixtures/cloud/cloudmapper/account-data/demo", import.meta.url).pathname;
@@ -128,8 +129,7 @@ Deno.test("awsApiImporter: a file, a folder without regions and a broken region 
     () => awsApiImporter.load(fileImportInput(file)),
     (e: unknown) => e instanceof ImportError && /not a directory/.test(e.message),
   );
-  const dir = await Deno.makeTempDir();
-  try {
+  await withTempDir(async (dir) => {
     await assert.rejects(
       () => awsApiImporter.load(fileImportInput(dir)),
       (e: unknown) => e instanceof ImportError && /no region folder/.test(e.message),
@@ -145,9 +145,7 @@ Deno.test("awsApiImporter: a file, a folder without regions and a broken region 
         e instanceof ImportError && /ec2-describe-vpcs\.json is not valid JSON/.test(e.message) &&
         /truncated/.test(e.message),
     );
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
 
 Deno.test("awsApiImporter: NACLs, volumes, flow logs and URL-encoded per-resource names", async () => {

@@ -14,6 +14,7 @@ import {
   parsePolicy,
   privilegeEscalations,
 } from "../src/cloud/importers/iam_policy.ts";
+import { withTempDir } from "./helpers/temp_dir.ts";
 
 const FILE =
   new URL("../../shared/fixtures/cloud/cloudsplaining/example-authz-details.json", import.meta.url)
@@ -67,8 +68,7 @@ Deno.test("iamAuthorizationImporter: wildcard admin, escalation and exfiltration
 });
 
 Deno.test("iamAuthorizationImporter refuses other JSON and truncated files", async () => {
-  const dir = await Deno.makeTempDir();
-  try {
+  await withTempDir(async (dir) => {
     await Deno.writeTextFile(`${dir}/x.json`, '{"Findings": []}');
     await assert.rejects(
       () => iamAuthorizationImporter.load(fileImportInput(`${dir}/x.json`)),
@@ -80,9 +80,7 @@ Deno.test("iamAuthorizationImporter refuses other JSON and truncated files", asy
       () => iamAuthorizationImporter.load(fileImportInput(`${dir}/cut.json`)),
       (e: unknown) => e instanceof ImportError && /cut\.json is not valid JSON/.test(e.message),
     );
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
 
 Deno.test("decide() honours NotAction, conditions and Deny", () => {

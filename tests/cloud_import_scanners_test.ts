@@ -20,6 +20,7 @@ import {
   SCOUTSUITE_SCRIPT,
   TRIVY_REPORT,
 } from "./helpers/cloud_scanner_samples.ts";
+import { withTempDir } from "./helpers/temp_dir.ts";
 
 const OCSF =
   new URL("../../shared/fixtures/cloud/prowler/ocsf/test_prowler_output.ocsf.json", import.meta.url)
@@ -29,17 +30,14 @@ async function withFiles(
   files: Record<string, string>,
   fn: (dir: string) => Promise<void>,
 ): Promise<void> {
-  const dir = await Deno.makeTempDir();
-  try {
+  await withTempDir(async (dir) => {
     for (const [name, text] of Object.entries(files)) {
       const path = `${dir}/${name}`;
       await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
       await Deno.writeTextFile(path, text);
     }
     await fn(dir);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 }
 
 Deno.test("prowlerOcsfImporter: one failed finding kept, two passed counted (array and JSON Lines)", async () => {

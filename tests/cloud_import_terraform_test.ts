@@ -12,6 +12,7 @@ import {
 } from "../src/cloud/importers/import_input.ts";
 import { terraformStateImporter } from "../src/cloud/importers/terraform_state.ts";
 import { terraformPlanImporter } from "../src/cloud/importers/terraform_plan.ts";
+import { withTempDir } from "./helpers/temp_dir.ts";
 
 const STATES = new URL("../../shared/fixtures/cloud/driftctl/state/", import.meta.url);
 const PLAN = new URL("../../shared/fixtures/cloud/checkov/tfplan.json", import.meta.url).pathname;
@@ -233,8 +234,7 @@ Deno.test("a plan and the state it changes share asset keys", async () => {
 });
 
 Deno.test("terraform importers: bad input is refused with file and position", async () => {
-  const dir = await Deno.makeTempDir();
-  try {
+  await withTempDir(async (dir) => {
     const full = await Deno.readTextFile(state("aws_vpc.tfstate"));
     await Deno.writeTextFile(`${dir}/cut.tfstate`, full.slice(0, 500));
     await assert.rejects(
@@ -288,9 +288,7 @@ Deno.test("terraform importers: bad input is refused with file and position", as
         e instanceof ImportError &&
         /1073741824 bytes, over the import limit of 268435456 bytes \(256 MiB\)/.test(e.message),
     );
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
 
 Deno.test("terraformStateImporter: unknown types counted, unusual names and for_each keys kept", async () => {

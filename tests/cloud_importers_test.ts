@@ -6,16 +6,14 @@ import { emptyNotes, type Importer } from "../src/cloud/importers/importer.ts";
 import { MAX_INPUT_BYTES } from "../src/cloud/importers/read.ts";
 import { LoadError } from "../src/cloud/model/errors.ts";
 import { emptyRecords } from "../src/cloud/model/records.ts";
+import { withTempDir } from "./helpers/temp_dir.ts";
 
 const fence = (path: string): Promise<string> => Deno.realPath(path);
 
 async function withDir(run: (dir: string) => Promise<void>): Promise<void> {
-  const dir = await Deno.makeTempDir({ prefix: "cloud-import-" });
-  try {
+  await withTempDir(async (dir) => {
     await run(dir);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  }, { prefix: "cloud-import-" });
 }
 
 function inventoryDocument(): Record<string, unknown> {

@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client";
 import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { connect, fails, type Loose, ok } from "./helpers/in_memory.ts";
+import { fails, type Loose, ok, withClient } from "./helpers/in_memory.ts";
 import { cloudWorkbenchWith } from "../src/cloud/workbench.ts";
 import {
   ASFF_REPORT,
@@ -24,13 +24,19 @@ const FIXTURES = new URL("../../shared/fixtures/", import.meta.url).pathname;
 const CLOUD = `${FIXTURES}cloud/`;
 const OCSF = `${CLOUD}prowler/ocsf/test_prowler_output.ocsf.json`;
 
-/** A client on the demo estate with the fixtures (and optionally a scratch folder) as roots. */
-async function session(
-  scratch?: string,
-): Promise<{ client: Client; close: () => Promise<void> }> {
-  return await connect({
-    roots: scratch ? [FIXTURES, scratch] : [FIXTURES],
+/**
+ * Runs `body` with a client on the demo estate whose roots are the fixtures
+ * (and the `scratch` folder when given), closing it afterwards.
+ */
+async function withSession(
+  options: { scratch?: string },
+  body: (client: Client) => Promise<void>,
+): Promise<void> {
+  await withClient({
+    roots: options.scratch ? [FIXTURES, options.scratch] : [FIXTURES],
     workbenches: [cloudWorkbenchWith({ demo: true })],
+  }, async (client) => {
+    await body(client);
   });
 }
 
@@ -116,8 +122,7 @@ function fixtureFiles(dir: string): string[] {
 }
 
 Deno.test("load_dataset reads every cloud fixture by detection, with counts per kind", async () => {
-  const { client, close } = await session();
-  try {
+  await withSession({}, async (client) => {
     const covered = new Set<string>();
     for (
       const [rel, [kind, assets, edges, findings, rules, unmapped]] of Object.entries(
@@ -183,9 +188,7 @@ Deno.test("load_dataset reads every cloud fixture by detection, with counts per 
         : rel;
       assert.ok(covered.has(key), rel);
     }
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test("load_dataset detects the scanner samples: ASFF, Checkov, Trivy, ScoutSuite, OCSF lines", async () => {
@@ -200,8 +203,7 @@ Deno.test("load_dataset detects the scanner samples: ASFF, Checkov, Trivy, Scout
     "scout-report/scoutsuite-results/scoutsuite_results_aws-demo.js": SCOUTSUITE_SCRIPT,
     "prowler.ocsf.jsonl": ocsfLines,
   }, async (dir) => {
-    const { client, close } = await session(dir);
-    try {
+    await withSession({ scratch: dir }, async (client) => {
       const expected: [string, string][] = [
         ["asff.json", "prowler-asff"],
         ["checkov.json", "checkov"],
@@ -232,15 +234,12 @@ Deno.test("load_dataset detects the scanner samples: ASFF, Checkov, Trivy, Scout
         "scout-report": 2,
         "prowler.ocsf.jsonl": 1,
       });
-    } finally {
-      await close();
-    }
+    });
   });
 });
 
 Deno.test("load_dataset with kind forces a reader; a file of another kind is refused", async () => {
-  const { client, close } = await session();
-  try {
+  await withSession({}, async (client) => {
     const before = await workspaceState(client);
     const cases: [string, string, RegExp][] = [
       ["checkov/tfplan.json", "terraform", /tfplan\.json is not a Terraform state/],
@@ -275,14 +274,11 @@ Deno.test("load_dataset with kind forces a reader; a file of another kind is ref
       kind: "terraform-plan",
     });
     assert.deepEqual([plan.summary.kind, plan.summary.total_assets], ["terraform-plan", 41]);
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test("our rules fire on load and their findings map to the loaded assets", async () => {
-  const { client, close } = await session();
-  try {
+  await withSession({}, async (client) => {
     const r = await load(client, {
       path: `${CLOUD}driftctl/state/aws_vpc_security_group.tfstate`,
       name: "sg",
@@ -309,14 +305,11 @@ Deno.test("our rules fire on load and their findings map to the loaded assets", 
     assert.equal(iam.notes.rule_findings, 27);
     const listing = (await ok(client, "list_datasets", {})).result.datasets;
     assert.equal(listing.find((d: Loose) => d.name === "iam").findings, 27);
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test("ingest_reports merges the Prowler OCSF fixture into the demo sample and notifies", async () => {
-  const { client, close } = await session();
-  try {
+  await withSession({}, async (client) => {
     const uri = "cloudg://datasets/sample/summary";
     const updated: string[] = [];
     const seen = new Promise<void>((resolve) => {
@@ -395,17 +388,14 @@ Deno.test("ingest_reports merges the Prowler OCSF fixture into the demo sample a
       replace: true,
     })).result;
     assert.deepEqual([replaced.dataset, replaced.replaced], ["ingested", true]);
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test("ingest_reports refuses bad input and leaves the workspace unchanged", async () => {
   await withScratch(
     { "cut.ocsf.json": (await Deno.readTextFile(OCSF)).slice(0, 400) },
     async (dir) => {
-      const { client, close } = await session(dir);
-      try {
+      await withSession({ scratch: dir }, async (client) => {
         const before = await workspaceState(client);
         const refuse = async (args: Record<string, unknown>, message: RegExp) => {
           const error = await fails(client, "ingest_reports", args);
@@ -439,16 +429,13 @@ Deno.test("ingest_reports refuses bad input and leaves the workspace unchanged",
         );
         // A path outside the roots.
         await refuse({ reports: { prowler: ["/etc/hostname"] }, dataset: "sample" }, /root/i);
-      } finally {
-        await close();
-      }
+      });
     },
   );
 });
 
 Deno.test("normalise_findings and reachability_findings change the dataset only when asked", async () => {
-  const { client, close } = await session();
-  try {
+  await withSession({}, async (client) => {
     const first = (await ok(client, "normalise_findings", { dataset: "sample" })).result;
     // No duplicates in the demo estate; CIS tags gain the family name (CIS-AWS → CIS, CIS-AWS).
     assert.deepEqual(
@@ -494,9 +481,7 @@ Deno.test("normalise_findings and reachability_findings change the dataset only 
     const error = await fails(client, "reachability_findings", { dataset: "sample", limit: 0 });
     assert.ok(error.message.length > 0);
     assert.ok((await fails(client, "normalise_findings", { dataset: "nope" })).message);
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test("a Terraform plan diffed against the state it changes shows the planned changes", async () => {
@@ -576,8 +561,7 @@ Deno.test("a Terraform plan diffed against the state it changes shows the planne
     ],
   };
   await withScratch({ "plan.json": JSON.stringify(plan) }, async (dir) => {
-    const { client, close } = await session(dir);
-    try {
+    await withSession({ scratch: dir }, async (client) => {
       await load(client, {
         path: `${CLOUD}driftctl/state/aws_vpc_security_group.tfstate`,
         name: "state",
@@ -606,8 +590,6 @@ Deno.test("a Terraform plan diffed against the state it changes shows the planne
         "f-ssh-open:aws_security_group.test-sg",
       ]);
       assert.deepEqual(ids(diff.newly_internet_exposed), ["aws_security_group.ssh"]);
-    } finally {
-      await close();
-    }
+    });
   });
 });

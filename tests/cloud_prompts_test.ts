@@ -6,13 +6,10 @@
  */
 
 import assert from "node:assert/strict";
-import { connect, type Connected } from "./helpers/in_memory.ts";
+import { connect } from "./helpers/in_memory.ts";
 import { cloudWorkbenchWith } from "../src/cloud/workbench.ts";
 import { sampleRecords } from "../src/cloud/demo/estate.ts";
-
-async function demo(): Promise<Connected> {
-  return await connect({ workbenches: [cloudWorkbenchWith({ demo: true })] });
-}
+import { withDemoClient } from "./helpers/cloud_client.ts";
 
 const CASES: [string, Record<string, string>][] = [
   ["security_posture_review", {}],
@@ -43,8 +40,7 @@ function workspaceValues(): string[] {
 }
 
 Deno.test("every cloud prompt renders a value-free task, a JSON context and faithful embedded resources", async () => {
-  const { client, close } = await demo();
-  try {
+  await withDemoClient(async (client) => {
     const tools = new Set((await client.listTools()).tools.map((t) => t.name));
     const forbidden = workspaceValues();
     for (const [name, args] of CASES) {
@@ -79,14 +75,11 @@ Deno.test("every cloud prompt renders a value-free task, a JSON context and fait
         assert.equal(embedded.text, (served.contents[0] as { text: string }).text, embedded.uri);
       }
     }
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test("cloud prompts put the demo's figures in their context", async () => {
-  const { client, close } = await demo();
-  try {
+  await withDemoClient(async (client) => {
     const posture = await client.getPrompt({ name: "security_posture_review", arguments: {} });
     const context = JSON.parse(
       (posture.messages[1]!.content as { text: string }).text.split("```json\n")[1]!.split(
@@ -117,14 +110,11 @@ Deno.test("cloud prompts put the demo's figures in their context", async () => {
     );
     assert.equal(diff.assets.removed.count, 1);
     assert.equal(drift.messages.length, 2, "drift_review never embeds");
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test("cloud prompts refuse unknown names as invalid params, and say how to load data when nothing is loaded", async () => {
-  const { client, close } = await demo();
-  try {
+  await withDemoClient(async (client) => {
     await assert.rejects(
       client.getPrompt({ name: "investigate_asset", arguments: { ref: "no-such-asset" } }),
       /-32602/,
@@ -137,9 +127,7 @@ Deno.test("cloud prompts refuse unknown names as invalid params, and say how to 
       client.getPrompt({ name: "remediation_plan", arguments: { severity: "huge" } }),
       /-32602/,
     );
-  } finally {
-    await close();
-  }
+  });
   const empty = await connect({ workbenches: [cloudWorkbenchWith()] });
   try {
     const prompt = await empty.client.getPrompt({ name: "executive_summary", arguments: {} });

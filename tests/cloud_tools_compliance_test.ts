@@ -9,10 +9,10 @@ import assert from "node:assert/strict";
 import { fails, type Loose } from "./helpers/in_memory.ts";
 import {
   datasetVersion,
-  demoClient,
   readText,
   resourceLinks,
   result,
+  withDemoClient,
 } from "./helpers/cloud_client.ts";
 
 const SG_ADMIN = "arn:aws:ec2:us-east-1:111111111111:security-group/sg-0a1000000000000b3";
@@ -20,8 +20,7 @@ const AZ_NSG = "/subscriptions/00000000-aaaa-bbbb-cccc-000000000001/resourceGrou
   "providers/Microsoft.Network/networkSecurityGroups/az-nsg";
 
 Deno.test("list_frameworks lists the 28 ruleset frameworks, filtered by provider", async () => {
-  const { client, close } = await demoClient();
-  try {
+  await withDemoClient(async (client) => {
     const all = await result(client, "list_frameworks");
     assert.equal(all.total, 28);
     assert.equal(all.provider, null);
@@ -48,14 +47,11 @@ Deno.test("list_frameworks lists the 28 ruleset frameworks, filtered by provider
       (await fails(client, "list_frameworks", { provider: "aws", extra: 1 })).code,
       "invalid_request",
     );
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test("compliance_summary rolls up five frameworks, CIS-AWS at 25.0, and links them", async () => {
-  const { client, close } = await demoClient();
-  try {
+  await withDemoClient(async (client) => {
     const summary = await result(client, "compliance_summary");
     assert.equal(summary.total, 5);
     assert.equal(summary.hint, undefined);
@@ -101,14 +97,11 @@ Deno.test("compliance_summary rolls up five frameworks, CIS-AWS at 25.0, and lin
       (await fails(client, "compliance_summary", { dataset: "missing" })).code,
       "not_found",
     );
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test("list_controls lists the dataset's controls by status and pages them", async () => {
-  const { client, close } = await demoClient();
-  try {
+  await withDemoClient(async (client) => {
     const cis = await result(client, "list_controls", { framework: "CIS-AWS" });
     assert.equal(cis.source, "dataset");
     assert.equal(cis.controls_available, true);
@@ -167,14 +160,11 @@ Deno.test("list_controls lists the dataset's controls by status and pages them",
       "invalid_request",
     );
     assert.equal(await datasetVersion(client), before);
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test("list_controls source ruleset names the frameworks and invents no controls", async () => {
-  const { client, close } = await demoClient();
-  try {
+  await withDemoClient(async (client) => {
     const cis = await result(client, "list_controls", { framework: "CIS", source: "RULESET" });
     assert.equal(cis.source, "ruleset");
     assert.equal(cis.dataset, null);
@@ -194,14 +184,11 @@ Deno.test("list_controls source ruleset names the frameworks and invents no cont
     });
     assert.equal(unknown.code, "not_found");
     assert.equal(unknown.details.valid.length, 28);
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test("control_status shows one control; suppression turns FAIL into a pass", async () => {
-  const { client, close } = await demoClient();
-  try {
+  await withDemoClient(async (client) => {
     const ssh = await result(client, "control_status", {
       framework: "cis-aws",
       control_id: "5.2",
@@ -261,14 +248,11 @@ Deno.test("control_status shows one control; suppression turns FAIL into a pass"
       "invalid_request",
     );
     assert.equal(await datasetVersion(client), before);
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test("compliance_gaps lists failing assets worst first and pages them", async () => {
-  const { client, close } = await demoClient();
-  try {
+  await withDemoClient(async (client) => {
     const gaps = await result(client, "compliance_gaps");
     assert.equal(gaps.total, 6);
     assert.deepEqual(
@@ -325,7 +309,5 @@ Deno.test("compliance_gaps lists failing assets worst first and pages them", asy
     const stale = await fails(client, "compliance_gaps", { limit: 4, cursor: first.next_cursor });
     assert.match(stale.message, /stale cursor/i);
     assert.equal((await result(client, "compliance_gaps")).total, 5);
-  } finally {
-    await close();
-  }
+  });
 });

@@ -3,7 +3,8 @@ import { join, resolve } from "node:path";
 import { XMLParser } from "fast-xml-parser";
 // @ts-types="@types/n3"
 import { Parser as N3Parser } from "n3";
-import { call, connect, type Connected, fails, ok } from "./helpers/in_memory.ts";
+import { call, connect, type Connected, fails, ok, withClient } from "./helpers/in_memory.ts";
+import { outputDirWithEscapeLink } from "./helpers/escape_link.ts";
 import { parseCli } from "../src/cli.ts";
 import { cloudWorkbench, cloudWorkbenchWith } from "../src/cloud/workbench.ts";
 import { loadDemo } from "../src/cloud/demo/load_demo.ts";
@@ -38,6 +39,19 @@ async function session(
       if (made) await Deno.remove(out, { recursive: true });
     },
   };
+}
+
+/** Runs `body` on a {@link session} with `options`, closing it afterwards, also when `body` throws. */
+async function withSession(
+  options: Parameters<typeof session>[0],
+  body: (s: Session) => Promise<void>,
+): Promise<void> {
+  const s = await session(options);
+  try {
+    await body(s);
+  } finally {
+    await s.close();
+  }
 }
 
 /** Every file under `dir`, relative, sorted. */
@@ -95,15 +109,12 @@ Deno.test("--output-dir configures the cloud workbench, its write need and works
     purpose: `write exports under ${dir}`,
   }]);
   assert.match(cloud.cli?.help ?? "", /--output-dir DIR/);
-  const { client, close } = await connect({ workbenches: [cloud], allowFileWrites: true });
-  try {
+  await withClient({ workbenches: [cloud], allowFileWrites: true }, async (client) => {
     const status = (await ok(client, "workspace_status")).result;
     assert.equal(status.output_dir, dir);
     await ok(client, "export_report", { format: "graphml" });
     assert.deepEqual(await listing(dir), ["sample.graphml"]);
-  } finally {
-    await close();
-  }
+  });
   const none = await connect({ workbenches: [cloudWorkbench] });
   try {
     assert.equal((await ok(none.client, "workspace_status")).result.output_dir, null);
@@ -113,34 +124,27 @@ Deno.test("--output-dir configures the cloud workbench, its write need and works
 });
 
 Deno.test("export tools are refused without --allow-file-writes and write nothing", async () => {
-  const s = await session({ allowFileWrites: false });
-  try {
+  await withSession({ allowFileWrites: false }, async (s) => {
     for (const name of WRITERS) {
       const error = await fails(s.client, name, {});
       assert.equal(error.code, "permission_required", name);
       assert.match(error.remediation.action, /--allow-file-writes/);
     }
     assert.deepEqual(await listing(s.out), []);
-  } finally {
-    await s.close();
-  }
+  });
 });
 
 Deno.test("export tools without --output-dir say how to configure one", async () => {
-  const s = await session({ outputDir: null });
-  try {
+  await withSession({ outputDir: null }, async (s) => {
     const error = await fails(s.client, "export_report", {});
     assert.equal(error.code, "permission_required");
     assert.match(error.remediation.action, /--output-dir DIR/);
     assert.deepEqual(await datasetNames(s.client), ["sample", "after"]);
-  } finally {
-    await s.close();
-  }
+  });
 });
 
 Deno.test("export_report(json) writes a findings.json that load_dataset reads back to the same dataset", async () => {
-  const s = await session();
-  try {
+  await withSession({}, async (s) => {
     const written = await ok(s.client, "export_report", {});
     const file = join(s.out, "findings.json");
     assert.deepEqual(written.result.files, [{
@@ -214,14 +218,11 @@ Deno.test("export_report(json) writes a findings.json that load_dataset reads ba
     assert.deepEqual(back.organization, r.organization);
     assert.deepEqual(back.suppression_reasons, r.suppression_reasons);
     assert.deepEqual(back.unresolved_references, r.unresolved_references);
-  } finally {
-    await s.close();
-  }
+  });
 });
 
 Deno.test("export_report writes the inventory, graphml and asset_map files into a subdir", async () => {
-  const s = await session();
-  try {
+  await withSession({}, async (s) => {
     const inventory = await ok(s.client, "export_report", {
       format: "INVENTORY",
       subdir: "reports/inv",
@@ -276,22 +277,14 @@ Deno.test("export_report writes the inventory, graphml and asset_map files into 
       web1.finding_ids,
       after.findingsFor("web-1").filter((f) => !f.is_suppressed).map((f) => f.id),
     );
-  } finally {
-    await s.close();
-  }
+  });
 });
 
 Deno.test("export_report refuses subdirs that leave the output directory and writes nothing outside", async () => {
-  const parent = await Deno.makeTempDir();
-  const out = join(parent, "out");
-  const outside = join(parent, "outside");
-  await Deno.mkdir(out);
-  await Deno.mkdir(outside);
-  await Deno.symlink(outside, join(out, "link"));
+  const { out, outside } = await outputDirWithEscapeLink();
   await Deno.mkdir(join(out, "real"));
   await Deno.symlink(outside, join(out, "real", "inner"));
-  const s = await session({ outputDir: out });
-  try {
+  await withSession({ outputDir: out }, async (s) => {
     const cases: [string, string][] = [
       ["../outside", "outside_approved_root"],
       ["a/../../outside", "outside_approved_root"],
@@ -316,23 +309,18 @@ Deno.test("export_report refuses subdirs that leave the output directory and wri
     const error = await fails(s.client, "export_report", {});
     assert.equal(error.code, "invalid_request");
     assert.deepEqual(await listing(outside), []);
-  } finally {
-    await s.close();
-  }
+  });
 });
 
 Deno.test("export_report refuses an unknown format and an unknown dataset", async () => {
-  const s = await session();
-  try {
+  await withSession({}, async (s) => {
     const format = await fails(s.client, "export_report", { format: "pdf" });
     assert.equal(format.code, "invalid_request");
     assert.ok(format.details.valid.includes("html"));
     const dataset = await fails(s.client, "export_report", { dataset: "nope" });
     assert.equal(dataset.code, "not_found");
     assert.deepEqual(await listing(s.out), []);
-  } finally {
-    await s.close();
-  }
+  });
 });
 
 const DEMO_TERRAFORM_TYPES: Record<string, string> = {
@@ -375,8 +363,7 @@ function expectedType(asset: { asset_type: string; provider: string }): string |
 }
 
 Deno.test("terraform_preview maps the demo estate to Terraform types with import ids", async () => {
-  const s = await session();
-  try {
+  await withSession({}, async (s) => {
     const all = (await ok(s.client, "terraform_preview")).result;
     const sample = demoDataset();
     const external = sample.records.assets.filter((a) => a.metadata["external"] === true);
@@ -438,14 +425,11 @@ Deno.test("terraform_preview maps the demo estate to Terraform types with import
     const badType = await fails(s.client, "terraform_preview", { asset_types: ["EC3"] });
     assert.equal(badType.code, "invalid_request");
     assert.ok(badType.details.close_matches.includes("EC2"));
-  } finally {
-    await s.close();
-  }
+  });
 });
 
 Deno.test("export_terraform writes *.tf.json files naming valid resource types, and an import script", async () => {
-  const s = await session();
-  try {
+  await withSession({}, async (s) => {
     const written = await ok(s.client, "export_terraform", {});
     assert.deepEqual(written.result.files.map((f: { relative_path: string }) => f.relative_path), [
       "terraform/provider.tf.json",
@@ -507,14 +491,11 @@ Deno.test("export_terraform writes *.tf.json files naming valid resource types, 
     const none = await fails(s.client, "export_terraform", { refs: ["acct-vendor"], subdir: "x" });
     assert.equal(none.code, "invalid_request");
     assert.ok(!(await listing(s.out)).some((f) => f.startsWith("x/")));
-  } finally {
-    await s.close();
-  }
+  });
 });
 
 Deno.test("export_ontology writes turtle and N-Triples that n3 parses to the reported triple count", async () => {
-  const s = await session();
-  try {
+  await withSession({}, async (s) => {
     const turtle = await ok(s.client, "export_ontology", {});
     assert.equal(turtle.result.format, "turtle");
     assert.equal(turtle.result.mime_type, "text/turtle");
@@ -546,9 +527,7 @@ Deno.test("export_ontology writes turtle and N-Triples that n3 parses to the rep
     const format = await fails(s.client, "export_ontology", { format: "rdfa" });
     assert.equal(format.code, "invalid_request");
     assert.deepEqual(await listing(s.out), before);
-  } finally {
-    await s.close();
-  }
+  });
 });
 
 Deno.test("an output directory without a Deno write grant gives an error naming --allow-write", async () => {

@@ -12,10 +12,10 @@ import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/typ
 import { fails, type Loose } from "./helpers/in_memory.ts";
 import {
   datasetVersion as version,
-  demoClient as demo,
   readText,
   resourceLinks as links,
   result,
+  withDemoClient,
 } from "./helpers/cloud_client.ts";
 
 const OPEN_ORDER = [
@@ -33,8 +33,7 @@ const OPEN_ORDER = [
 ];
 
 Deno.test("list_findings lists the 11 open findings, highest risk first, with the breakdown", async () => {
-  const { client, close } = await demo();
-  try {
+  await withDemoClient(async (client) => {
     const page = await result(client, "list_findings");
     assert.equal(page.dataset, "sample");
     assert.equal(page.total, 11);
@@ -59,14 +58,11 @@ Deno.test("list_findings lists the 11 open findings, highest risk first, with th
     assert.equal(all.total, 12);
     assert.deepEqual(all.severity_breakdown.LOW, 2);
     assert.equal(all.items.find((f: Loose) => f.id === "f-versioning").is_suppressed, true);
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test("list_findings filters combine and fields project the briefs", async () => {
-  const { client, close } = await demo();
-  try {
+  await withDemoClient(async (client) => {
     const ids = async (args: Record<string, unknown>) =>
       (await result(client, "list_findings", args)).items.map((f: Loose) => f.id);
     assert.deepEqual(await ids({ severities: ["critical"] }), ["f-ssh-open", "f-rdp-open"]);
@@ -93,14 +89,11 @@ Deno.test("list_findings filters combine and fields project the briefs", async (
       limit: 1,
     });
     assert.deepEqual(slim.items, [{ id: "f-ssh-open", severity: "CRITICAL", risk_score: 9.5 }]);
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test("list_findings pages with cursors; forged, malformed and stale cursors fail", async () => {
-  const { client, close } = await demo();
-  try {
+  await withDemoClient(async (client) => {
     const seen: string[] = [];
     let cursor: string | undefined;
     let pages = 0;
@@ -143,14 +136,11 @@ Deno.test("list_findings pages with cursors; forged, malformed and stale cursors
     });
     const stale = await fails(client, "list_findings", { limit: 4, cursor: first.next_cursor });
     assert.match(stale.message, /stale cursor/i);
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test("list_findings refuses bad input with clear errors and changes nothing", async () => {
-  const { client, close } = await demo();
-  try {
+  await withDemoClient(async (client) => {
     const before = await version(client);
     const unknown = await fails(client, "list_findings", { dataset: "nope" });
     assert.equal(unknown.code, "not_found");
@@ -166,14 +156,11 @@ Deno.test("list_findings refuses bad input with clear errors and changes nothing
     const field = await fails(client, "list_findings", { fields: ["titel"] });
     assert.deepEqual(field.details.close_matches, ["title"]);
     assert.equal(await version(client), before);
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test("get_finding shows text, controls, suppression and asset, and links both", async () => {
-  const { client, close } = await demo();
-  try {
+  await withDemoClient(async (client) => {
     const ssh = await result(client, "get_finding", { finding_id: "f-ssh-open" });
     assert.equal(ssh.severity, "CRITICAL");
     assert.equal(ssh.asset.name, "sg-admin");
@@ -215,14 +202,11 @@ Deno.test("get_finding shows text, controls, suppression and asset, and links bo
     assert.deepEqual(missing.details.suggestions, ["f-ssh-open"]);
     const other = await fails(client, "get_finding", { finding_id: "f-ssh-open", dataset: "x" });
     assert.equal(other.code, "not_found");
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test("findings_summary groups by severity, tool, framework, type, account and asset", async () => {
-  const { client, close } = await demo();
-  try {
+  await withDemoClient(async (client) => {
     const bySeverity = await result(client, "findings_summary");
     assert.equal(bySeverity.total, 11);
     assert.deepEqual(Object.keys(bySeverity.groups), ["CRITICAL", "HIGH", "MEDIUM", "LOW", "INFO"]);
@@ -270,14 +254,11 @@ Deno.test("findings_summary groups by severity, tool, framework, type, account a
     assert.equal(bad.code, "invalid_request");
     assert.equal(bad.details.valid.length, 6);
     assert.equal((await fails(client, "findings_summary", { top: 0 })).code, "invalid_request");
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test("findings_for_asset resolves references and reports unknown ones with suggestions", async () => {
-  const { client, close } = await demo();
-  try {
+  await withDemoClient(async (client) => {
     const web = await result(client, "findings_for_asset", { ref: "web-1" });
     assert.equal(web.asset.name, "web-1");
     assert.deepEqual(web.findings.map((f: Loose) => f.id), ["f-web-cve"]);
@@ -303,14 +284,11 @@ Deno.test("findings_for_asset resolves references and reports unknown ones with 
       (await fails(client, "findings_for_asset", { ref: "web-1", limit: 501 })).code,
       "invalid_request",
     );
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test("top_risks ties az-nsg and sg-admin at 16.39 and explains the score", async () => {
-  const { client, close } = await demo();
-  try {
+  await withDemoClient(async (client) => {
     const ranked = await result(client, "top_risks", { top: 3 });
     assert.deepEqual(
       ranked.items.map((r: Loose) => [r.asset.name, r.score]),
@@ -345,14 +323,11 @@ Deno.test("top_risks ties az-nsg and sg-admin at 16.39 and explains the score", 
     const bad = await fails(client, "top_risks", { min_severity: "severe" });
     assert.ok(Array.isArray(bad.details.valid));
     assert.equal((await fails(client, "top_risks", { dataset: "gone" })).code, "not_found");
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test("suppress_findings bumps the version, notifies summary subscribers and unsuppress undoes it", async () => {
-  const { client, close } = await demo();
-  try {
+  await withDemoClient(async (client) => {
     const uri = "cloudg://datasets/sample/summary";
     const updated: string[] = [];
     let notified!: () => void;
@@ -404,14 +379,11 @@ Deno.test("suppress_findings bumps the version, notifies summary subscribers and
     assert.equal((await result(client, "list_findings")).total, 11);
     const after = await result(client, "get_finding", { finding_id: "f-ssh-open" });
     assert.equal(after.suppression_reason, null);
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test("suppress_findings and unsuppress_findings refuse bad input and change nothing", async () => {
-  const { client, close } = await demo();
-  try {
+  await withDemoClient(async (client) => {
     const before = await version(client);
     const short = await fails(client, "suppress_findings", {
       finding_ids: ["f-ghost"],
@@ -442,7 +414,5 @@ Deno.test("suppress_findings and unsuppress_findings refuse bad input and change
     );
     assert.equal(await version(client), before);
     assert.equal((await result(client, "list_findings")).total, 11);
-  } finally {
-    await close();
-  }
+  });
 });

@@ -7,8 +7,9 @@
 import { deepStrictEqual, ok as truthy, strictEqual } from "node:assert/strict";
 import { XMLParser } from "fast-xml-parser";
 import type { Client } from "@modelcontextprotocol/sdk/client";
-import { connect, fails, type Loose, ok } from "./helpers/in_memory.ts";
+import { connect, fails, type Loose, ok, withClient } from "./helpers/in_memory.ts";
 import { cloudWorkbenchWith } from "../src/cloud/workbench.ts";
+import { readTextContent, result, withDemoClient } from "./helpers/cloud_client.ts";
 
 const GRAPH_TOOLS = [
   "neighbors",
@@ -34,41 +35,16 @@ const PROD = "111111111111";
 const SHARED = "222222222222";
 const VENDOR = "999999999999";
 
-async function withDemo(run: (client: Client) => Promise<void>): Promise<void> {
-  const { client, close } = await connect({ workbenches: [cloudWorkbenchWith({ demo: true })] });
-  try {
-    await run(client);
-  } finally {
-    await close();
-  }
-}
-
-/** The tool's result (structured content minus the envelope). */
-async function result(
-  client: Client,
-  name: string,
-  args: Record<string, unknown> = {},
-): Promise<Loose> {
-  return (await ok(client, name, args)).result as Loose;
-}
-
 /** The workspace as far as tools could change it: names, versions, counts, active flag. */
 async function workspaceState(client: Client): Promise<unknown> {
   const listing = (await ok(client, "list_datasets")).result as Loose;
   return listing.datasets.map((d: Loose) => [d.name, d.version, d.assets, d.edges, d.active]);
 }
 
-/** The text of a resource's first content item. */
-async function readText(client: Client, uri: string): Promise<{ mimeType?: string; text: string }> {
-  const [content] = (await client.readResource({ uri })).contents;
-  truthy(content && "text" in content, `${uri} has text contents`);
-  return { mimeType: content.mimeType, text: content.text };
-}
-
 const ids = (items: { id: string }[]): string[] => items.map((i) => i.id);
 
 Deno.test("graph tools are listed in spec order, each with an output schema", async () => {
-  await withDemo(async (client) => {
+  await withDemoClient(async (client) => {
     const { tools } = await client.listTools();
     const listed = tools.map((t) => t.name).filter((n) => GRAPH_TOOLS.includes(n));
     deepStrictEqual(listed, GRAPH_TOOLS);
@@ -101,7 +77,7 @@ Deno.test("graph tools carry the spec's sensitivities and the graph toolset", as
 });
 
 Deno.test("neighbors lists web-1's five edges and their far ends in dataset order", async () => {
-  await withDemo(async (client) => {
+  await withDemoClient(async (client) => {
     const out = await result(client, "neighbors", { ref: "web-1" });
     strictEqual(out.asset.id, "web-1");
     deepStrictEqual(ids(out.nodes), [
@@ -128,13 +104,13 @@ Deno.test("neighbors lists web-1's five edges and their far ends in dataset orde
       ports: [8080],
     });
     // The asset links the briefs carry are readable.
-    const read = await readText(client, out.nodes[0].uri);
+    const read = await readTextContent(client, out.nodes[0].uri);
     strictEqual(JSON.parse(read.text).id, "subnet-private");
   });
 });
 
 Deno.test("neighbors honours direction, edge types (any case), depth, caps and the internet", async () => {
-  await withDemo(async (client) => {
+  await withDemoClient(async (client) => {
     const typed = await result(client, "neighbors", {
       ref: "i-0a00000000000b001",
       direction: "OUT",
@@ -178,7 +154,7 @@ Deno.test("neighbors honours direction, edge types (any case), depth, caps and t
 });
 
 Deno.test("neighbors rejects unknown refs, datasets and values out of range", async () => {
-  await withDemo(async (client) => {
+  await withDemoClient(async (client) => {
     const before = await workspaceState(client);
     const unknown = await fails(client, "neighbors", { ref: "web-9" });
     strictEqual(unknown.code, "not_found");
@@ -208,7 +184,7 @@ Deno.test("neighbors rejects unknown refs, datasets and values out of range", as
 });
 
 Deno.test("get_edges filters by internet origin, port, target, account crossing and pages", async () => {
-  await withDemo(async (client) => {
+  await withDemoClient(async (client) => {
     const internet = await result(client, "get_edges", { source: "internet", limit: 500 });
     deepStrictEqual(ids(internet.items), ["e08", "e10", "e11", "e23", "e24", "e25", "e52", "e54"]);
     const ssh = await result(client, "get_edges", { internet_only: true, port: 22 });
@@ -250,7 +226,7 @@ Deno.test("get_edges filters by internet origin, port, target, account crossing 
 });
 
 Deno.test("get_edges rejects stale and forged cursors, bad ports and unknown relationships", async () => {
-  await withDemo(async (client) => {
+  await withDemoClient(async (client) => {
     const before = await workspaceState(client);
     const first = await result(client, "get_edges", { source: "internet", limit: 3 });
     const stale = await fails(client, "get_edges", {
@@ -273,7 +249,7 @@ Deno.test("get_edges rejects stale and forged cursors, bad ports and unknown rel
 });
 
 Deno.test("find_paths reaches orders-db from the internet through the security groups", async () => {
-  await withDemo(async (client) => {
+  await withDemoClient(async (client) => {
     const out = await result(client, "find_paths", { source: "internet", target: "orders-db" });
     deepStrictEqual(out.source, {
       id: "__internet__",
@@ -328,7 +304,7 @@ Deno.test("find_paths reaches orders-db from the internet through the security g
 });
 
 Deno.test("find_paths rejects unknown ends, bad modes and depths", async () => {
-  await withDemo(async (client) => {
+  await withDemoClient(async (client) => {
     const before = await workspaceState(client);
     const target = await fails(client, "find_paths", { source: "internet", target: "order-db" });
     strictEqual(target.code, "not_found");
@@ -356,7 +332,7 @@ Deno.test("find_paths rejects unknown ends, bad modes and depths", async () => {
 });
 
 Deno.test("attack_paths ranks internet routes to crown jewels by the spec score", async () => {
-  await withDemo(async (client) => {
+  await withDemoClient(async (client) => {
     const out = await result(client, "attack_paths", {});
     deepStrictEqual(
       out.paths.map((p: Loose) => [p.summary, p.score, p.target_weight, p.findings_on_path]),
@@ -394,7 +370,7 @@ Deno.test("attack_paths ranks internet routes to crown jewels by the spec score"
 });
 
 Deno.test("lateral_movement_paths follows identity pivots from footholds", async () => {
-  await withDemo(async (client) => {
+  await withDemoClient(async (client) => {
     const out = await result(client, "lateral_movement_paths", {});
     deepStrictEqual(out.paths.map((p: Loose) => [p.summary, p.edge_types]), [
       ["vendor -> deploy-role -> prod-data", ["IAM_TRUST", "GRANTS_ACCESS"]],
@@ -422,7 +398,7 @@ Deno.test("lateral_movement_paths follows identity pivots from footholds", async
 });
 
 Deno.test("internet_exposure lists the six exposed assets with their evidence", async () => {
-  await withDemo(async (client) => {
+  await withDemoClient(async (client) => {
     const out = await result(client, "internet_exposure", {});
     strictEqual(out.total, 6);
     deepStrictEqual(ids(out.items), [
@@ -478,7 +454,7 @@ Deno.test("internet_exposure lists the six exposed assets with their evidence", 
 });
 
 Deno.test("blast_radius of kms-main: twelve dependents over three accounts; app-role's reach", async () => {
-  await withDemo(async (client) => {
+  await withDemoClient(async (client) => {
     const kms = await result(client, "blast_radius", { ref: "kms-main" });
     strictEqual(kms.asset.id, "kms-main");
     const dep = kms.dependency;
@@ -528,7 +504,7 @@ Deno.test("blast_radius of kms-main: twelve dependents over three accounts; app-
 });
 
 Deno.test("depends_on and dependents walk the dependency directions hop by hop", async () => {
-  await withDemo(async (client) => {
+  await withDemoClient(async (client) => {
     const up = await result(client, "depends_on", { ref: "web-1" });
     deepStrictEqual(up.items.map((i: Loose) => [i.id, i.via, i.depth, i.parent_id]), [
       ["subnet-private", "CONTAINS", 1, "web-1"],
@@ -577,7 +553,7 @@ Deno.test("depends_on and dependents walk the dependency directions hop by hop",
 });
 
 Deno.test("dependency_tree nests orders-db's upstream and downstream trees", async () => {
-  await withDemo(async (client) => {
+  await withDemoClient(async (client) => {
     type Node = { id: string; via: string; children: Node[] };
     const shape = (nodes: Node[]): unknown[] =>
       nodes.map((n) => n.children.length ? [n.id, n.via, shape(n.children)] : [n.id, n.via]);
@@ -635,7 +611,7 @@ Deno.test("dependency_tree nests orders-db's upstream and downstream trees", asy
 });
 
 Deno.test("shared_dependencies and largest_blast_radius rank single points of failure", async () => {
-  await withDemo(async (client) => {
+  await withDemoClient(async (client) => {
     const shared = await result(client, "shared_dependencies", {});
     deepStrictEqual(shared.items.map((i: Loose) => [i.id, i.direct_dependents]), [
       ["logs-bucket", 3],
@@ -676,7 +652,7 @@ Deno.test("shared_dependencies and largest_blast_radius rank single points of fa
 });
 
 Deno.test("cross_account_edges lists the three crossings with pair counts", async () => {
-  await withDemo(async (client) => {
+  await withDemoClient(async (client) => {
     const out = await result(client, "cross_account_edges", {});
     strictEqual(out.total, 3);
     deepStrictEqual(out.items[1], {
@@ -719,7 +695,7 @@ Deno.test("cross_account_edges lists the three crossings with pair counts", asyn
 });
 
 Deno.test("centrality_top ranks by degree over 44 peers, filters types, parses metrics", async () => {
-  await withDemo(async (client) => {
+  await withDemoClient(async (client) => {
     const out = await result(client, "centrality_top", { top: 5 });
     // 45 nodes, so scores are degree / 44; alb-web and app-role tie at 6 in graph order.
     deepStrictEqual(out.items.map((i: Loose) => [i.id, i.score, i.degree]), [
@@ -747,7 +723,7 @@ Deno.test("centrality_top ranks by degree over 44 peers, filters types, parses m
 });
 
 Deno.test("subgraph_export renders orders-db's neighbourhood in the three formats", async () => {
-  await withDemo(async (client) => {
+  await withDemoClient(async (client) => {
     const d3 = await result(client, "subgraph_export", { seeds: ["orders-db"] });
     deepStrictEqual([d3.format, d3.nodes, d3.edges, d3.truncated], ["d3", 5, 4, false]);
     deepStrictEqual(ids(d3.graph.nodes), [
@@ -811,7 +787,7 @@ Deno.test("subgraph_export renders orders-db's neighbourhood in the three format
 });
 
 Deno.test("security_coverage reports services, unscanned workloads and the ALB once the WAF is gone", async () => {
-  await withDemo(async (client) => {
+  await withDemoClient(async (client) => {
     const out = await result(client, "security_coverage", {});
     deepStrictEqual(out.services_by_account_region, {
       [PROD]: { "us-east-1": { cloudtrail: true, guardduty: true } },
@@ -837,7 +813,7 @@ Deno.test("security_coverage reports services, unscanned workloads and the ALB o
 });
 
 Deno.test("graph_stats counts 45 nodes, 56 edges and three components", async () => {
-  await withDemo(async (client) => {
+  await withDemoClient(async (client) => {
     const out = await result(client, "graph_stats", {});
     deepStrictEqual(
       [out.nodes, out.asset_nodes, out.placeholder_nodes, out.edges, out.graph_edges],
@@ -855,9 +831,9 @@ Deno.test("graph_stats counts 45 nodes, 56 edges and three components", async ()
 });
 
 Deno.test("graph resources: D3, Cytoscape and GraphML of the whole graph match graph_stats", async () => {
-  await withDemo(async (client) => {
+  await withDemoClient(async (client) => {
     const stats = await result(client, "graph_stats", {});
-    const text = (uri: string) => readText(client, uri);
+    const text = (uri: string) => readTextContent(client, uri);
     const d3 = await text("cloudg://graph/d3");
     strictEqual(d3.mimeType, "application/json");
     const graph = JSON.parse(d3.text);
@@ -898,8 +874,7 @@ Deno.test("graph resources: D3, Cytoscape and GraphML of the whole graph match g
 });
 
 Deno.test("graph resources are not found without a dataset, naming load_dataset", async () => {
-  const { client, close } = await connect({ workbenches: [cloudWorkbenchWith()] });
-  try {
+  await withClient({ workbenches: [cloudWorkbenchWith()] }, async (client) => {
     for (const uri of ["cloudg://graph/d3", "cloudg://graph/graphml"]) {
       let message = "";
       try {
@@ -911,9 +886,7 @@ Deno.test("graph resources are not found without a dataset, naming load_dataset"
     }
     const error = await fails(client, "graph_stats", {});
     truthy(error.message.includes("load_dataset"), error.message);
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test("graph tools report a dataset without an internet node as a bad argument", async () => {

@@ -5,16 +5,13 @@
  */
 
 import assert from "node:assert/strict";
-import { call, connect, type Connected, fails, type Loose, ok } from "./helpers/in_memory.ts";
+import { call, type Connected, fails, type Loose, ok, withClient } from "./helpers/in_memory.ts";
 import { cloudWorkbenchWith } from "../src/cloud/workbench.ts";
-
-async function demo(): Promise<Connected> {
-  return await connect({ workbenches: [cloudWorkbenchWith({ demo: true })] });
-}
+import { demoClient, result } from "./helpers/cloud_client.ts";
 
 /** Runs `body` on a fresh demo connection, then checks the workspace is as it was. */
 async function withDemo(body: (client: Connected["client"]) => Promise<void>): Promise<void> {
-  const { client, close } = await demo();
+  const { client, close } = await demoClient();
   try {
     const before = (await ok(client, "list_datasets")).result;
     await body(client);
@@ -24,12 +21,6 @@ async function withDemo(body: (client: Connected["client"]) => Promise<void>): P
     await close();
   }
 }
-
-const result = async (
-  client: Connected["client"],
-  name: string,
-  args: Record<string, unknown> = {},
-): Promise<Loose> => (await ok(client, name, args)).result;
 
 const ids = (items: Loose[]): string[] => items.map((item) => item.id);
 
@@ -560,13 +551,10 @@ Deno.test("organization_topology reads the discovery data, capped, policies on r
 });
 
 Deno.test("inventory tools need a dataset: with none loaded they fail clearly", async () => {
-  const { client, close } = await connect({ workbenches: [cloudWorkbenchWith()] });
-  try {
+  await withClient({ workbenches: [cloudWorkbenchWith()] }, async (client) => {
     for (const name of ["find_assets", "count_assets", "list_asset_types", "list_accounts"]) {
       const error = await fails(client, name);
       assert.equal(error.code, "not_found", name);
     }
-  } finally {
-    await close();
-  }
+  });
 });

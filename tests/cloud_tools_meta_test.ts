@@ -6,31 +6,23 @@
  */
 
 import assert from "node:assert/strict";
-import { call, connect, type Connected, fails, type Loose, ok } from "./helpers/in_memory.ts";
+import { call, type Connected, fails, type Loose, ok, withClient } from "./helpers/in_memory.ts";
 import { cloudWorkbenchWith } from "../src/cloud/workbench.ts";
+import { result } from "./helpers/cloud_client.ts";
 import type { PolicyVisibilityRule } from "../src/core/policy.ts";
-
-const result = async (
-  client: Connected["client"],
-  name: string,
-  args: Record<string, unknown> = {},
-): Promise<Loose> => (await ok(client, name, args)).result;
 
 async function withDemo(
   body: (client: Connected["client"]) => Promise<void>,
   visibility: PolicyVisibilityRule[] = [],
 ): Promise<void> {
-  const { client, close } = await connect({
+  await withClient({
     workbenches: [cloudWorkbenchWith({ demo: true })],
     policyVisibility: visibility,
-  });
-  try {
+  }, async (client) => {
     const before = (await ok(client, "list_datasets")).result;
     await body(client);
     assert.deepStrictEqual((await ok(client, "list_datasets")).result, before);
-  } finally {
-    await close();
-  }
+  });
 }
 
 Deno.test("list_capabilities lists exactly the tools, resources, templates and prompts served", async () => {
@@ -209,14 +201,11 @@ Deno.test("explain_asset_type explains a type and counts it in the active datase
 });
 
 Deno.test("explain_asset_type gives null in_active_dataset with nothing loaded", async () => {
-  const { client, close } = await connect({ workbenches: [cloudWorkbenchWith()] });
-  try {
+  await withClient({ workbenches: [cloudWorkbenchWith()] }, async (client) => {
     const secret = await result(client, "explain_asset_type", { asset_type: "secret" });
     assert.equal(secret.in_active_dataset, null);
     assert.equal(secret.crown_jewel_weight, 9);
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test("explain_edge_type explains reading, dependency and relations", async () => {

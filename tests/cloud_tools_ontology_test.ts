@@ -4,12 +4,9 @@ import { Parser as N3Parser } from "n3";
 // @ts-types="@types/jsonld"
 import jsonld from "jsonld";
 import { RdfXmlParser } from "rdfxml-streaming-parser";
-import { call, connect, fails, type Loose, ok } from "./helpers/in_memory.ts";
-import { cloudWorkbenchWith } from "../src/cloud/workbench.ts";
+import { call, fails, type Loose, ok } from "./helpers/in_memory.ts";
 import { sampleRecords, WAF_ASSET_ID } from "../src/cloud/demo/estate.ts";
-
-const demo = (): Promise<Awaited<ReturnType<typeof connect>>> =>
-  connect({ workbenches: [cloudWorkbenchWith({ demo: true })] });
+import { readTextContent, withDemoClient } from "./helpers/cloud_client.ts";
 
 /** A query that would run for hours: a property path over everything, joined three times. */
 const FOREVER = `SELECT (COUNT(*) AS ?n) WHERE {
@@ -19,15 +16,8 @@ async function workspaceState(client: Loose): Promise<string> {
   return JSON.stringify(await ok(client, "list_datasets"));
 }
 
-async function readText(client: Loose, uri: string): Promise<{ mimeType: string; text: string }> {
-  const read = await client.readResource({ uri });
-  const content = read.contents[0] as { mimeType: string; text: string };
-  return { mimeType: content.mimeType, text: content.text };
-}
-
 Deno.test("ontology_stats builds once with progress, then reuses the ontology; links the Turtle", async () => {
-  const { client, close } = await demo();
-  try {
+  await withDemoClient(async (client) => {
     const progress: { progress: number; total?: number }[] = [];
     const first = await client.callTool(
       { name: "ontology_stats", arguments: {} },
@@ -61,7 +51,7 @@ Deno.test("ontology_stats builds once with progress, then reuses the ontology; l
       "cloudg://ontology/turtle",
       "text/turtle",
     ]]);
-    const turtle = await readText(client, links[0].uri);
+    const turtle = await readTextContent(client, links[0].uri);
     assert.equal(new N3Parser({ format: "text/turtle" }).parse(turtle.text).length, stats.triples);
 
     const again: typeof progress = [];
@@ -79,14 +69,11 @@ Deno.test("ontology_stats builds once with progress, then reuses the ontology; l
       query: "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }",
     });
     assert.equal(counted.result.rows[0].n, stats.triples);
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test("sparql_query answers known questions about the demo estate", async () => {
-  const { client, close } = await demo();
-  try {
+  await withDemoClient(async (client) => {
     // Compute instances, by the spec's class map: EC2, VIRTUAL_MACHINE, GCE_INSTANCE.
     const compute = sampleRecords().assets.filter((a) =>
       ["EC2", "VIRTUAL_MACHINE", "GCE_INSTANCE"].includes(a.asset_type)
@@ -138,14 +125,11 @@ Deno.test("sparql_query answers known questions about the demo estate", async ()
       predicate: "cmp:guardedBy",
       object: `cmr:${WAF_ASSET_ID}`,
     }]);
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test("sparql_query bounds rows by limit and reports truncation", async () => {
-  const { client, close } = await demo();
-  try {
+  await withDemoClient(async (client) => {
     const stats = await ok(client, "ontology_stats");
     const page = await ok(client, "sparql_query", {
       query: "SELECT ?s ?p ?o WHERE { ?s ?p ?o }",
@@ -169,14 +153,11 @@ Deno.test("sparql_query bounds rows by limit and reports truncation", async () =
       await fails(client, "sparql_query", { query: "ASK { ?s ?p ?o }", limit });
     }
     assert.equal(await workspaceState(client), before);
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test("sparql_query refuses updates, SERVICE and FROM before anything runs", async () => {
-  const { client, close } = await demo();
-  try {
+  await withDemoClient(async (client) => {
     const before = await workspaceState(client);
     const refused: [string, string][] = [
       ["INSERT DATA { cmr:x cmp:hasName 'x' }", "update"],
@@ -203,14 +184,11 @@ Deno.test("sparql_query refuses updates, SERVICE and FROM before anything runs",
     });
     assert.deepEqual(name.result.rows, [{ n: "web-acl" }]);
     assert.equal(await workspaceState(client), before);
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test("sparql_query reports a syntax error with its line and column", async () => {
-  const { client, close } = await demo();
-  try {
+  await withDemoClient(async (client) => {
     const error = await fails(client, "sparql_query", {
       query: "SELECT ?s\nWHERE {\n  ?s ?p ?o .\n  FILTER(?o = )\n}",
     });
@@ -227,14 +205,11 @@ Deno.test("sparql_query reports a syntax error with its line and column", async 
     const empty = await fails(client, "sparql_query", { query: "   " });
     assert.equal(empty.details.reason, "empty");
     await fails(client, "sparql_query", { query: "ASK {}", dataset: "nope" });
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test("sparql_query stops a runaway query at its time limit while other calls are answered", async () => {
-  const { client, close } = await demo();
-  try {
+  await withDemoClient(async (client) => {
     await ok(client, "ontology_stats");
     const started = performance.now();
     let settled = false;
@@ -265,9 +240,7 @@ Deno.test("sparql_query stops a runaway query at its time limit while other call
     });
     assert.deepEqual(next.result.rows, [{ n: 5 }]);
     await fails(client, "sparql_query", { query: "ASK {}", timeout_ms: 50 });
-  } finally {
-    await close();
-  }
+  });
 });
 
 /** Triples of each serialisation, as independent parsers read them. */
@@ -296,8 +269,7 @@ async function parsedCount(format: string, text: string): Promise<number> {
 }
 
 Deno.test("cloudg://ontology/{format} serves four formats that independent parsers read back", async () => {
-  const { client, close } = await demo();
-  try {
+  await withDemoClient(async (client) => {
     const stats = await ok(client, "ontology_stats");
     const triples: number = stats.result.triples;
     const expected: [string, string][] = [
@@ -307,11 +279,11 @@ Deno.test("cloudg://ontology/{format} serves four formats that independent parse
       ["nt", "application/n-triples"],
     ];
     for (const [format, mimeType] of expected) {
-      const read = await readText(client, `cloudg://ontology/${format}`);
+      const read = await readTextContent(client, `cloudg://ontology/${format}`);
       assert.equal(read.mimeType, mimeType, format);
       assert.equal(await parsedCount(format, read.text), triples, format);
     }
-    const fixed = await readText(client, "cloudg://ontology/turtle");
+    const fixed = await readTextContent(client, "cloudg://ontology/turtle");
     assert.ok(fixed.text.includes(`cmr:${WAF_ASSET_ID}`) || fixed.text.includes(WAF_ASSET_ID));
     await assert.rejects(client.readResource({ uri: "cloudg://ontology/rdfa" }), /turtle, json-ld/);
 
@@ -333,31 +305,25 @@ Deno.test("cloudg://ontology/{format} serves four formats that independent parse
       argument: { name: "format", value: "J" },
     });
     assert.deepEqual(partial.completion.values, ["json-ld"]);
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test("ontology resources read the active dataset and follow dataset changes", async () => {
-  const { client, close } = await demo();
-  try {
-    const sample = await readText(client, "cloudg://ontology/nt");
+  await withDemoClient(async (client) => {
+    const sample = await readTextContent(client, "cloudg://ontology/nt");
     assert.ok(sample.text.includes(`/resource/${WAF_ASSET_ID}>`));
     await ok(client, "select_dataset", { name: "after" });
-    const after = await readText(client, "cloudg://ontology/nt");
+    const after = await readTextContent(client, "cloudg://ontology/nt");
     assert.ok(!after.text.includes(`/resource/${WAF_ASSET_ID}>`), "after has no WAF");
     await ok(client, "unload_dataset", { name: "after" });
     await ok(client, "unload_dataset", { name: "sample" });
     await assert.rejects(client.readResource({ uri: "cloudg://ontology/turtle" }), /load_dataset/);
     await fails(client, "ontology_stats");
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test("ontology_neighbourhood walks relations around an asset by any reference", async () => {
-  const { client, close } = await demo();
-  try {
+  await withDemoClient(async (client) => {
     const byName = await ok(client, "ontology_neighbourhood", { ref: "web-acl" });
     assert.equal(byName.result.asset_id, WAF_ASSET_ID);
     assert.equal(byName.result.center, `cmr:${WAF_ASSET_ID}`);
@@ -396,14 +362,11 @@ Deno.test("ontology_neighbourhood walks relations around an asset by any referen
     await fails(client, "ontology_neighbourhood", { ref: WAF_ASSET_ID, hops: 4 });
     await fails(client, "ontology_neighbourhood", { ref: WAF_ASSET_ID, dataset: "nope" });
     assert.equal(await workspaceState(client), before);
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test("relation_groups gives the overview, then a group's triples page by page", async () => {
-  const { client, close } = await demo();
-  try {
+  await withDemoClient(async (client) => {
     const stats = await ok(client, "ontology_stats");
     const overview = await ok(client, "relation_groups");
     assert.equal(overview.result.kind, "overview");
@@ -460,14 +423,11 @@ Deno.test("relation_groups gives the overview, then a group's triples page by pa
     await fails(client, "relation_groups", { limit: 501 });
     await fails(client, "relation_groups", { dataset: "nope" });
     assert.equal(await workspaceState(client), before);
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test("rag_chunks pages entity, community and relation-group chunks with filters", async () => {
-  const { client, close } = await demo();
-  try {
+  await withDemoClient(async (client) => {
     const records = sampleRecords();
     const entities = await ok(client, "rag_chunks", { limit: 100 });
     assert.equal(entities.result.total, records.assets.length);
@@ -515,9 +475,7 @@ Deno.test("rag_chunks pages entity, community and relation-group chunks with fil
     assert.match(stale.message, /Stale cursor/);
     await fails(client, "rag_chunks", { dataset: "nope" });
     assert.equal(await workspaceState(client), before);
-  } finally {
-    await close();
-  }
+  });
 });
 
 /** Runs the isolation helper in a process with only `flags`. */

@@ -15,6 +15,7 @@ import { diffDatasets } from "../src/cloud/workspace/diff.ts";
 import { parseDatasetSpec, sanitizeName, uniqueName } from "../src/cloud/workspace/naming.ts";
 import { datasetSummary, describeDataset } from "../src/cloud/workspace/summary.ts";
 import { Workspace, type WorkspaceEvent } from "../src/cloud/workspace/workspace.ts";
+import { withTempDir } from "./helpers/temp_dir.ts";
 
 function recording(workspace: Workspace): WorkspaceEvent[] {
   const events: WorkspaceEvent[] = [];
@@ -245,8 +246,7 @@ Deno.test("naming helpers: sanitise and unique-ify default names", () => {
 });
 
 Deno.test("Workspace.load() through the fence; a failed load leaves it unchanged", async () => {
-  const dir = await Deno.makeTempDir();
-  try {
+  await withTempDir(async (dir) => {
     const root = join(dir, "root");
     await Deno.mkdir(root);
     const outside = join(dir, "outside.json");
@@ -296,7 +296,5 @@ Deno.test("Workspace.load() through the fence; a failed load leaves it unchanged
     const again = await workspace.load(join(root, "estate one.json"), { activate: false });
     assert.equal(again.dataset.name, "estate-one-2");
     assert.equal(workspace.activeName, "estate-one");
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { mulberry32 } from "./helpers/random.ts";
 import {
   type CandidateSource,
   compareCodePoints,
@@ -35,18 +36,6 @@ function counted(values: readonly unknown[]): { source: CandidateSource; calls: 
   };
 }
 
-/** A deterministic PRNG (mulberry32) so random tests are reproducible. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Code-point order computed the slow, obvious way. */
 function referenceCompare(a: string, b: string): number {
   const x = Array.from(a).map((c) => c.codePointAt(0) as number);
@@ -60,7 +49,7 @@ function referenceCompare(a: string, b: string): number {
 
 function hex64(n: number): string {
   // Distinct, well-mixed 64-hex strings without needing async hashing.
-  const random = prng(n + 1);
+  const random = mulberry32(n + 1);
   let out = "";
   for (let i = 0; i < 64; i++) out += Math.floor(random() * 16).toString(16);
   return out;
@@ -168,7 +157,7 @@ Deno.test("complete() orders values by code point, not UTF-16 code unit", async 
 });
 
 Deno.test("compareCodePoints() agrees with a reference comparator on random strings", () => {
-  const random = prng(0x5eed);
+  const random = mulberry32(0x5eed);
   const between = (lo: number, hi: number): number => lo + Math.floor(random() * (hi - lo + 1));
   // A small alphabet drawn from each range, so strings share prefixes and the
   // comparison reaches later positions.
@@ -207,7 +196,7 @@ Deno.test("compareCodePoints() agrees with a reference comparator on random stri
 });
 
 Deno.test("complete() returns random candidates in reference code-point order", async () => {
-  const random = prng(42);
+  const random = mulberry32(42);
   const pool = [
     "\u0041",
     "\u00e9",
@@ -410,7 +399,7 @@ function referenceMatch(
 }
 
 Deno.test("match() agrees with a naive reference on random mixed-script candidates", () => {
-  const random = prng(0xc0ffee);
+  const random = mulberry32(0xc0ffee);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
   // ASCII (printable and control), letters whose NFKC or case mapping is
   // special, combining marks, private use, and astral characters.

@@ -11,7 +11,7 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { isWithin, resolveRoots, RootFence } from "../src/core/roots.ts";
 import { ToolFailure } from "../src/core/errors.ts";
-import { call, connect, fails, ok } from "./helpers/in_memory.ts";
+import { call, connect, fails, ok, withClient } from "./helpers/in_memory.ts";
 
 /** A root, a sibling named like it plus a suffix, and an outside file with a marker. */
 async function layout(): Promise<
@@ -51,8 +51,7 @@ Deno.test("RootFence.check() and open_binary refuse a file in a sibling director
       return true;
     });
     assert.equal((await fence.check(join(l.root, "prog"))).realPath, join(l.root, "prog"));
-    const { client, close } = await connect({ roots: [l.root] });
-    try {
+    await withClient({ roots: [l.root] }, async (client) => {
       for (const path of [join(l.sibling, "prog"), join(l.sibling, "secret.txt"), l.sibling]) {
         const error = await fails(client, "open_binary", { path });
         assert.equal(error.code, "outside_approved_root", path);
@@ -60,9 +59,7 @@ Deno.test("RootFence.check() and open_binary refuse a file in a sibling director
       // Through a symlink inside the root, the sibling is refused as well.
       const error = await fails(client, "open_binary", { path: join(l.root, "dir", "escape") });
       assert.equal(error.code, "outside_approved_root");
-    } finally {
-      await close();
-    }
+    });
   } finally {
     await Deno.remove(l.base, { recursive: true });
   }

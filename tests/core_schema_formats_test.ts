@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { connect } from "./helpers/in_memory.ts";
+import { withClient } from "./helpers/in_memory.ts";
 
 /** The `format` values of JSON Schema 2020-12 (the validation vocabulary's format annotations). */
 const STANDARD_FORMATS = new Set([
@@ -63,8 +63,7 @@ Deno.test("formatsIn() finds zod's starts_with format and skips fields named for
 });
 
 Deno.test("every tool of every workbench publishes only standard JSON Schema formats", async () => {
-  const { client, close } = await connect();
-  try {
+  await withClient({}, async (client) => {
     const { tools } = await client.listTools();
     assert.ok(tools.length > 50, "all workbenches are listed");
     const odd = tools.flatMap((tool) => [
@@ -72,7 +71,5 @@ Deno.test("every tool of every workbench publishes only standard JSON Schema for
       ...nonStandard(tool.outputSchema ?? {}).map((entry) => `${tool.name} output ${entry}`),
     ]);
     assert.deepEqual(odd, []);
-  } finally {
-    await close();
-  }
+  });
 });

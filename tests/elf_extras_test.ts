@@ -39,6 +39,8 @@ import {
 } from "./elf_fixtures.ts";
 import { npmFixture } from "./helpers/npm_fixtures.ts";
 import { largestSharedLibrary } from "./helpers/largest_library.ts";
+import { corruptRounds } from "./helpers/corruption.ts";
+import { mulberry32 } from "./helpers/random.ts";
 
 // ---------------------------------------------------------------------------
 // Environment
@@ -1487,15 +1489,6 @@ testWith(
     const full = parseElf(bytes);
     const seed = 0x0e4f7a11;
     console.log(`fuzz seed ${hex(seed)}`);
-    let state = seed >>> 0;
-    const random = (): number => {
-      state = (state + 0x6d2b79f5) >>> 0;
-      let t = state;
-      t = Math.imul(t ^ (t >>> 15), t | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-    const int = (n: number): number => Math.floor(random() * n);
     const touched = [
       ".dynamic",
       ".note.gnu.build-id",
@@ -1523,27 +1516,26 @@ testWith(
     let warned = 0;
     let changed = 0;
     const started = performance.now();
-    for (let i = 0; i < 300; i++) {
-      const [name, start, end] = regions[int(regions.length)]!;
-      const at = start + int(Math.max(1, end - start));
-      const width = i % 3 === 0 ? 1 : 1 + int(8);
-      const saved = bytes.slice(at, at + width);
-      for (let k = 0; k < width && at + k < bytes.length; k++) {
-        bytes[at + k] = i % 5 === 0 ? 0xff : bytes[at + k]! ^ (1 + int(255));
-      }
-      const image = parseDamaged(bytes, `flip ${i} in ${name} at ${hex(at)} (${width} bytes)`);
-      if (image !== null) {
-        if (image.warnings.length > 0) warned++;
-        if (
-          image.ehFrameFunctions.length !== full.ehFrameFunctions.length ||
-          image.pltStubs.length !== full.pltStubs.length ||
-          image.imports.length !== full.imports.length ||
-          image.buildId !== full.buildId ||
-          image.dynamic.entries.length !== full.dynamic.entries.length
-        ) changed++;
-      }
-      bytes.set(saved, at);
-    }
+    corruptRounds(bytes, regions.map(([, start, end]) => [start, end]), {
+      random: mulberry32(seed),
+      check: ({ round, region, at, width }) => {
+        const name = regions[region]![0];
+        const image = parseDamaged(
+          bytes,
+          `flip ${round} in ${name} at ${hex(at)} (${width} bytes)`,
+        );
+        if (image !== null) {
+          if (image.warnings.length > 0) warned++;
+          if (
+            image.ehFrameFunctions.length !== full.ehFrameFunctions.length ||
+            image.pltStubs.length !== full.pltStubs.length ||
+            image.imports.length !== full.imports.length ||
+            image.buildId !== full.buildId ||
+            image.dynamic.entries.length !== full.dynamic.entries.length
+          ) changed++;
+        }
+      },
+    });
     console.log(
       `300 flips: ${warned} warned, ${changed} changed a result, in ` +
         `${(performance.now() - started).toFixed(0)} ms`,

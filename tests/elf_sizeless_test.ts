@@ -13,7 +13,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { elfImage } from "../src/apps/formats/elf/image.ts";
 import { parseElf } from "../src/apps/formats/elf/parse.ts";
-import { hasProgram } from "./helpers/programs.ts";
+import { hasProgram, runProgram } from "./helpers/programs.ts";
 
 const PROGRAMS = ["cc", "nm", "readelf", "strip"];
 const missing = PROGRAMS.filter((program) => !hasProgram(program));
@@ -71,25 +71,9 @@ quiet:
 `;
 
 async function exec(program: string, args: string[], stdin?: string): Promise<string> {
-  const child = new Deno.Command(program, {
-    args,
-    stdin: stdin === undefined ? "null" : "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  if (stdin !== undefined) {
-    const writer = child.stdin.getWriter();
-    await writer.write(new TextEncoder().encode(stdin));
-    await writer.close();
-  }
-  const out = await child.output();
-  const text = new TextDecoder().decode(out.stdout);
-  assert.equal(
-    out.code,
-    0,
-    `${program} ${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`,
-  );
-  return text;
+  const out = await runProgram(program, args, { stdin });
+  assert.equal(out.code, 0, `${program} ${args.join(" ")}: ${out.stderr}`);
+  return out.stdout;
 }
 
 /** `nm -S`: every defined symbol with its address and, when it has one, its size. */

@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { elfImage } from "../src/apps/formats/elf/image.ts";
 import { hasProgram, run } from "./helpers/programs.ts";
+import { withTempDir } from "./helpers/temp_dir.ts";
 
 const TOOLS = ["cc", "nm", "readelf", "strip"].every(hasProgram);
 // The source is x86-64 assembly.
@@ -72,8 +73,7 @@ Deno.test({
   name: "elfImage() sizes sizeless symbols as nm -S and readelf's FDEs say",
   ignore: !TOOLS || !X86_64,
   fn: async () => {
-    const dir = await Deno.makeTempDir({ prefix: "casefile-elf-sizes-" });
-    try {
+    await withTempDir(async (dir) => {
       await Deno.writeTextFile(`${dir}/sizes.c`, SOURCE);
       const path = `${dir}/sizes`;
       await run("cc", ["-O1", "-o", path, `${dir}/sizes.c`]);
@@ -121,8 +121,6 @@ Deno.test({
       const fn = stripped.functions.find((f) => f.address === at);
       assert.equal(fn?.source, "entry");
       assert.equal(fn?.size, fdes.get(at));
-    } finally {
-      await Deno.remove(dir, { recursive: true });
-    }
+    }, { prefix: "casefile-elf-sizes-" });
   },
 });

@@ -11,7 +11,7 @@
  */
 
 import assert from "node:assert/strict";
-import { hasProgram } from "./helpers/programs.ts";
+import { hasProgram, runProgram } from "./helpers/programs.ts";
 import { mulberry32 } from "./helpers/random.ts";
 import { type ElfFunction, type ElfImage, ElfParseError } from "../src/apps/formats/elf/model.ts";
 import { isElf, parseElf } from "../src/apps/formats/elf/parse.ts";
@@ -29,6 +29,7 @@ import {
   STT_FUNC,
   TEXT,
 } from "./elf_fixtures.ts";
+import { corruptRounds } from "./helpers/corruption.ts";
 
 // ---------------------------------------------------------------------------
 // Environment
@@ -69,33 +70,12 @@ function realPath(path: string): string | null {
   }
 }
 
-async function exec(program: string, args: string[], stdin?: string): Promise<{
-  code: number;
-  stdout: string;
-  stderr: string;
-}> {
-  const child = new Deno.Command(program, {
-    args,
-    stdin: stdin === undefined ? "null" : "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  if (stdin !== undefined) {
-    const writer = child.stdin.getWriter();
-    await writer.write(new TextEncoder().encode(stdin));
-    await writer.close();
-  }
-  const out = await child.output();
-  const decoder = new TextDecoder();
-  return { code: out.code, stdout: decoder.decode(out.stdout), stderr: decoder.decode(out.stderr) };
-}
-
 const canRemove = Deno.permissions.querySync({ name: "write", path: "/tmp" }).state === "granted";
 
 /** Compiles C source from stdin with `cc`, writing a fixed path in /tmp; returns the path. */
 async function compile(name: string, source: string, flags: string[]): Promise<string> {
   const out = `/tmp/casefile-elf-test-${Deno.pid}-${name}`;
-  const result = await exec("cc", [...flags, "-x", "c", "-o", out, "-"], source);
+  const result = await runProgram("cc", [...flags, "-x", "c", "-o", out, "-"], { stdin: source });
   assert.equal(result.code, 0, `cc ${flags.join(" ")} failed: ${result.stderr}`);
   return out;
 }
@@ -303,7 +283,7 @@ function stripVersion(name: string): string {
 
 /** `nm [-D] --defined-only`, all lines with an address. */
 async function nm(path: string, dynamic: boolean): Promise<NmSymbol[]> {
-  const result = await exec("nm", [...(dynamic ? ["-D"] : []), "--defined-only", path]);
+  const result = await runProgram("nm", [...(dynamic ? ["-D"] : []), "--defined-only", path]);
   if (result.code !== 0 || /no symbols/i.test(result.stderr)) {
     assert.match(result.stderr, /no symbols/i, `nm failed on ${path}: ${result.stderr}`);
     return [];
@@ -329,7 +309,7 @@ interface ReadelfSymbol {
 
 /** `readelf -sW` (both .symtab and .dynsym), by address. */
 async function readelfSymbols(path: string): Promise<Map<bigint, ReadelfSymbol[]>> {
-  const result = await exec("readelf", ["-sW", path]);
+  const result = await runProgram("readelf", ["-sW", path]);
   assert.equal(result.code, 0, result.stderr);
   const byAddress = new Map<bigint, ReadelfSymbol[]>();
   for (const line of result.stdout.split("\n")) {
@@ -777,7 +757,7 @@ int lib_use(int x) { return lib_hidden(x); }
 `;
 
 async function readelfEntry(path: string): Promise<bigint> {
-  const result = await exec("readelf", ["-h", path]);
+  const result = await runProgram("readelf", ["-h", path]);
   assert.equal(result.code, 0, result.stderr);
   const m = /Entry point address:\s+0x([0-9a-f]+)/.exec(result.stdout);
   assert.ok(m !== null, result.stdout);
@@ -790,7 +770,7 @@ testWith(
   async () => {
     const program = await compile("program", PROGRAM_SOURCE, ["-O1", "-rdynamic"]);
     const stripped = `${program}.stripped`;
-    const result = await exec("strip", ["--strip-all", "-o", stripped, program]);
+    const result = await runProgram("strip", ["--strip-all", "-o", stripped, program]);
     assert.equal(result.code, 0, result.stderr);
 
     const full = parseElf(await Deno.readFile(program));
@@ -1224,7 +1204,6 @@ testWith(
     const seed = 0xc0ffee;
     console.log(`corruption seed ${hex(seed)}`);
     const random = mulberry32(seed);
-    const int = (n: number): number => Math.floor(random() * n);
     // Most flips land where the parser looks: the ELF header, the program
     // and section header tables, the start of .dynsym and .dynstr, the
     // dynamic section and the hash tables; some anywhere in the file.
@@ -1252,19 +1231,14 @@ testWith(
     }
     let thrown = 0;
     let warned = 0;
-    for (let i = 0; i < 300; i++) {
-      const [start, end] = regions[int(regions.length)]!;
-      const at = start + int(Math.max(1, end - start));
-      const width = i % 3 === 0 ? 1 : 1 + int(8);
-      const saved = bytes.slice(at, at + width);
-      for (let k = 0; k < width && at + k < bytes.length; k++) {
-        bytes[at + k] = i % 5 === 0 ? 0xff : (bytes[at + k]! ^ (1 + int(255)));
-      }
-      const result = parseDamaged(bytes, `corruption ${i} at ${at} (${width} bytes)`);
-      if (result instanceof ElfParseError) thrown++;
-      else if (result.warnings.length > 0) warned++;
-      bytes.set(saved, at);
-    }
+    corruptRounds(bytes, regions, {
+      random,
+      check: ({ label }) => {
+        const result = parseDamaged(bytes, label);
+        if (result instanceof ElfParseError) thrown++;
+        else if (result.warnings.length > 0) warned++;
+      },
+    });
     console.log(`${thrown} corruptions threw ElfParseError, ${warned} returned warnings`);
     assert.ok(thrown > 0 && warned > 0, "the corruptions should exercise both outcomes");
     assert.deepEqual(parseElf(bytes), full);

@@ -7,7 +7,7 @@
  */
 
 import assert from "node:assert/strict";
-import { connect, type Loose, ok } from "./helpers/in_memory.ts";
+import { type Loose, ok, withClient } from "./helpers/in_memory.ts";
 import { inventoryAll } from "./helpers/inventory.ts";
 import { FIXTURES, haveJqFixtures, LIBJQ, OLD } from "./helpers/jq_fixtures.ts";
 
@@ -28,8 +28,7 @@ Deno.test({
   name: "Evidence ids recorded before the core refactor are reproduced for the same observations",
   ignore: !haveJqFixtures("evidence_ids_stable_test"),
   fn: async () => {
-    const { client, close } = await connect({ roots: [FIXTURES] });
-    try {
+    await withClient({ roots: [FIXTURES] }, async (client) => {
       const seen: Record<string, string> = {};
       await ok(client, "open_binary", { path: OLD });
       const inventory = await inventoryAll(client);
@@ -46,8 +45,6 @@ Deno.test({
       seen.procedure_callees =
         (await ok(client, "procedure_callees", { procedure: "jq_compile_args" })).evidence_id;
       assert.deepEqual(seen, RECORDED);
-    } finally {
-      await close();
-    }
+    });
   },
 });

@@ -38,30 +38,49 @@ async function open(url: string, token: string): Promise<Answer> {
   return await post(url, initializeRequest(1), { authorization: `Bearer ${token}` });
 }
 
-async function endpoint(options: {
-  maxSessions: number;
-  maxSessionsPerPrincipal: number;
-  idleTimeoutMs: number;
-  evictIdleAfterMs: number;
-}): Promise<HttpEndpoint> {
-  return await serveHttp({
+/** The session limits a test sets; what it leaves out is roomy (10 sessions, one minute). */
+interface Limits {
+  maxSessions?: number;
+  maxSessionsPerPrincipal?: number;
+  idleTimeoutMs?: number;
+  evictIdleAfterMs?: number;
+}
+
+/** Serves an empty server with these limits to `run`, and shuts it down after. */
+async function withEndpoint(
+  limits: Limits,
+  run: (http: HttpEndpoint) => Promise<void>,
+): Promise<void> {
+  const http = await serveHttp({
     hostname: "127.0.0.1",
     port: 0,
     tokens: ["alpha", "beta", "gamma"],
-    ...options,
+    maxSessions: 10,
+    maxSessionsPerPrincipal: 10,
+    idleTimeoutMs: 60_000,
+    evictIdleAfterMs: 60_000,
+    ...limits,
     createSession: () => createServer({ workbenches: [] }),
     log: () => {},
   });
+  try {
+    await run(http);
+  } finally {
+    await http.shutdown();
+  }
+}
+
+/** The headers of a request on an open session of the `alpha` token. */
+function sessionHeaders(session: string | null): Record<string, string> {
+  return {
+    authorization: "Bearer alpha",
+    "mcp-session-id": session!,
+    "mcp-protocol-version": "2025-11-25",
+  };
 }
 
 Deno.test("serveHttp caps sessions per principal, so one token cannot hold every slot", async () => {
-  const http = await endpoint({
-    maxSessions: 5,
-    maxSessionsPerPrincipal: 2,
-    idleTimeoutMs: 60_000,
-    evictIdleAfterMs: 60_000,
-  });
-  try {
+  await withEndpoint({ maxSessions: 5, maxSessionsPerPrincipal: 2 }, async (http) => {
     for (let i = 0; i < 2; i++) assert.equal((await open(http.url, "alpha")).status, 200);
     const third = await open(http.url, "alpha");
     assert.equal(third.status, 503, third.body);
@@ -74,26 +93,14 @@ Deno.test("serveHttp caps sessions per principal, so one token cannot hold every
     assert.equal(sixth.status, 503, sixth.body);
     assert.match(sixth.body, /at most 5, --max-sessions\)/);
     assert.equal(http.sessionCount(), 5);
-  } finally {
-    await http.shutdown();
-  }
+  });
 });
 
 Deno.test("serveHttp closes a principal's least recently used idle session to make room, never a fresh one", async () => {
-  const http = await endpoint({
-    maxSessions: 10,
-    maxSessionsPerPrincipal: 2,
-    idleTimeoutMs: 60_000,
-    evictIdleAfterMs: 300,
-  });
-  const ping = (session: string | null, id: number): Promise<Answer> =>
-    post(http.url, { jsonrpc: "2.0", id, method: "ping" }, {
-      authorization: "Bearer alpha",
-      "mcp-session-id": session!,
-      "mcp-protocol-version": "2025-11-25",
-    });
-  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-  try {
+  await withEndpoint({ maxSessionsPerPrincipal: 2, evictIdleAfterMs: 300 }, async (http) => {
+    const ping = (session: string | null, id: number): Promise<Answer> =>
+      post(http.url, { jsonrpc: "2.0", id, method: "ping" }, sessionHeaders(session));
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     const first = await open(http.url, "alpha");
     const second = await open(http.url, "alpha");
     assert.equal((await open(http.url, "alpha")).status, 503, "both are fresh");
@@ -106,19 +113,11 @@ Deno.test("serveHttp closes a principal's least recently used idle session to ma
     assert.equal((await ping(second.session, 3)).status, 404, "the least recently used went");
     assert.equal((await ping(first.session, 4)).status, 200, "the other stays");
     assert.equal(http.sessionCount(), 2);
-  } finally {
-    await http.shutdown();
-  }
+  });
 });
 
 Deno.test("serveHttp closes sessions idle past the idle timeout", async () => {
-  const http = await endpoint({
-    maxSessions: 10,
-    maxSessionsPerPrincipal: 10,
-    idleTimeoutMs: 200,
-    evictIdleAfterMs: 200,
-  });
-  try {
+  await withEndpoint({ idleTimeoutMs: 200, evictIdleAfterMs: 200 }, async (http) => {
     for (let i = 0; i < 3; i++) assert.equal((await open(http.url, "beta")).status, 200);
     assert.equal(http.sessionCount(), 3);
     const deadline = Date.now() + 3_000;
@@ -126,25 +125,13 @@ Deno.test("serveHttp closes sessions idle past the idle timeout", async () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     assert.equal(http.sessionCount(), 0);
-  } finally {
-    await http.shutdown();
-  }
+  });
 });
 
 Deno.test("serveHttp answers an empty JSON-RPC batch with one Invalid Request error (-32600)", async () => {
-  const http = await endpoint({
-    maxSessions: 10,
-    maxSessionsPerPrincipal: 10,
-    idleTimeoutMs: 60_000,
-    evictIdleAfterMs: 60_000,
-  });
-  try {
+  await withEndpoint({}, async (http) => {
     const opened = await open(http.url, "alpha");
-    const headers = {
-      authorization: "Bearer alpha",
-      "mcp-session-id": opened.session!,
-      "mcp-protocol-version": "2025-11-25",
-    };
+    const headers = sessionHeaders(opened.session);
     for (const body of ["[]", " [ \n ] "]) {
       const answer = await post(http.url, body, headers);
       assert.equal(answer.status, 400, answer.body);
@@ -161,25 +148,13 @@ Deno.test("serveHttp answers an empty JSON-RPC batch with one Invalid Request er
     const bare = await post(http.url, "[]", { authorization: "Bearer alpha" });
     assert.equal(JSON.parse(bare.body).error.code, -32600);
     assert.equal(http.sessionCount(), 1);
-  } finally {
-    await http.shutdown();
-  }
+  });
 });
 
 Deno.test("serveHttp opens each POST stream with a priming event id and a retry delay, and replays it after Last-Event-ID", async () => {
-  const http = await endpoint({
-    maxSessions: 10,
-    maxSessionsPerPrincipal: 10,
-    idleTimeoutMs: 60_000,
-    evictIdleAfterMs: 60_000,
-  });
-  try {
+  await withEndpoint({}, async (http) => {
     const opened = await open(http.url, "alpha");
-    const headers = {
-      authorization: "Bearer alpha",
-      "mcp-session-id": opened.session!,
-      "mcp-protocol-version": "2025-11-25",
-    };
+    const headers = sessionHeaders(opened.session);
     const ping = await post(http.url, { jsonrpc: "2.0", id: 7, method: "ping" }, headers);
     assert.equal(ping.status, 200, ping.body);
     const priming = /^id: (\S+)\nretry: (\d+)\ndata: \n\n/.exec(ping.body);
@@ -201,7 +176,5 @@ Deno.test("serveHttp opens each POST stream with a priming event id and a retry 
     }
     await reader.cancel();
     assert.match(text, /"id":7/);
-  } finally {
-    await http.shutdown();
-  }
+  });
 });

@@ -16,6 +16,7 @@ import {
   startHttpServer,
   withTimeout,
 } from "./helpers/spawn.ts";
+import { withTempDir } from "./helpers/temp_dir.ts";
 
 const ADDRESS = /^0x[0-9a-f]+$/;
 const ACCEPT = "application/json, text/event-stream";
@@ -266,8 +267,7 @@ Deno.test("serveHttp keeps two clients in two independent sessions", async () =>
 
 Deno.test("serveHttp delivers open_binary's read progress to an SDK client over SSE", async () => {
   // An ELF file of 40 MiB and more (ls followed by zeros) is read in several chunks.
-  const root = await Deno.makeTempDir({ prefix: "casefile-progress-" });
-  try {
+  await withTempDir(async (root) => {
     const ls = await Deno.readFile("/usr/bin/ls");
     const big = new Uint8Array(ls.length + 40 * 1024 * 1024);
     big.set(ls);
@@ -292,9 +292,7 @@ Deno.test("serveHttp delivers open_binary's read progress to an SDK client over 
       assert.equal(event.total, 100);
       assert.match(event.message ?? "", new RegExp(`^read \\d+ of ${big.length} bytes$`));
     }
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
+  }, { prefix: "casefile-progress-" });
 });
 
 Deno.test("serveHttp rejects a foreign Host or Origin with 403 and accepts loopback ones (DNS rebinding)", async () => {

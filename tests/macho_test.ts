@@ -47,6 +47,8 @@ import {
   textAddress,
 } from "./macho_fixtures.ts";
 import { npmFixture } from "./helpers/npm_fixtures.ts";
+import { corruptRounds } from "./helpers/corruption.ts";
+import { withTempDir } from "./helpers/temp_dir.ts";
 
 // ---------------------------------------------------------------------------
 // Environment
@@ -1476,16 +1478,13 @@ testWith(peers, "parseMachO() reads the synthetic fixtures as the LLVM tools do"
       ]).bytes,
     ],
   ];
-  const directory = await Deno.makeTempDir({ prefix: "casefile-macho-test-" });
-  try {
+  await withTempDir(async (directory) => {
     for (const [name, bytes] of files) {
       const path = `${directory}/${name}`;
       await Deno.writeFile(path, bytes);
       assert.ok((await comparePath(path, name)) > 0);
     }
-  } finally {
-    await Deno.remove(directory, { recursive: true });
-  }
+  }, { prefix: "casefile-macho-test-" });
 });
 
 const REAL_FILES: { spec: string; file: string; universal: boolean }[] = [
@@ -1869,7 +1868,6 @@ testWith(
     const seed = 0xc0ffee;
     console.log(`corruption seed ${hex(seed)}`);
     const random = mulberry32(seed);
-    const int = (n: number): number => Math.floor(random() * n);
     const headerEnd = 32 + s.sizeofcmds;
     const regions: [number, number][] = [[0, 32], [32, headerEnd], [32, headerEnd], [
       0,
@@ -1888,19 +1886,14 @@ testWith(
     }
     let thrown = 0;
     let warned = 0;
-    for (let i = 0; i < 300; i++) {
-      const [start, end] = regions[int(regions.length)]!;
-      const at = start + int(Math.max(1, end - start));
-      const width = i % 3 === 0 ? 1 : 1 + int(8);
-      const saved = bytes.slice(at, at + width);
-      for (let k = 0; k < width && at + k < bytes.length; k++) {
-        bytes[at + k] = i % 5 === 0 ? 0xff : (bytes[at + k]! ^ (1 + int(255)));
-      }
-      const result = parseDamaged(bytes, `corruption ${i} at ${at} (${width} bytes)`);
-      if (result instanceof MachOParseError) thrown++;
-      else if (result.warnings.length > 0) warned++;
-      bytes.set(saved, at);
-    }
+    corruptRounds(bytes, regions, {
+      random,
+      check: ({ label }) => {
+        const result = parseDamaged(bytes, label);
+        if (result instanceof MachOParseError) thrown++;
+        else if (result.warnings.length > 0) warned++;
+      },
+    });
     console.log(`300 corruptions: ${thrown} threw MachOParseError, ${warned} returned warnings`);
     assert.ok(thrown > 0 && warned > 0, "the corruptions should exercise both outcomes");
     assert.deepEqual(parseMachO(bytes), full);

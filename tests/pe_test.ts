@@ -43,6 +43,7 @@ import {
   poke,
   SYMBOL_NAME,
 } from "./pe_fixtures.ts";
+import { corruptRounds } from "./helpers/corruption.ts";
 
 // ---------------------------------------------------------------------------
 // Environment
@@ -1458,7 +1459,6 @@ testWith(
     const seed = 0xbadc0de;
     console.log(`corruption seed ${hex(seed)}`);
     const random = xorshift(seed);
-    const int = (n: number): number => Math.floor(random() * n);
     const view = new DataView(bytes.buffer);
     const lfanew = view.getUint32(0x3c, true);
     const sectionTable = lfanew + 24 + view.getUint16(lfanew + 20, true);
@@ -1483,22 +1483,17 @@ testWith(
     let thrown = 0;
     let warned = 0;
     let slowest = 0;
-    for (let i = 0; i < 300; i++) {
-      const [start, end] = regions[int(regions.length)]!;
-      const at = start + int(Math.max(1, end - start));
-      const width = i % 3 === 0 ? 1 : 1 + int(8);
-      const saved = bytes.slice(at, at + width);
-      for (let k = 0; k < width && at + k < bytes.length; k++) {
-        bytes[at + k] = i % 5 === 0 ? 0xff : (bytes[at + k]! ^ (1 + int(255)));
-      }
-      const result = parseDamaged(bytes, `corruption ${i} at ${at} (${width} bytes)`);
-      if (result instanceof PeParseError) thrown++;
-      else {
-        if (result.pe.warnings.length > 0) warned++;
-        slowest = Math.max(slowest, result.milliseconds);
-      }
-      bytes.set(saved, at);
-    }
+    corruptRounds(bytes, regions, {
+      random,
+      check: ({ label }) => {
+        const result = parseDamaged(bytes, label);
+        if (result instanceof PeParseError) thrown++;
+        else {
+          if (result.pe.warnings.length > 0) warned++;
+          slowest = Math.max(slowest, result.milliseconds);
+        }
+      },
+    });
     console.log(
       `${thrown} corruptions threw PeParseError, ${warned} returned warnings, the rest parsed ` +
         `cleanly; slowest parse ${slowest.toFixed(1)} ms`,

@@ -10,6 +10,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { compilePolicy } from "../src/core/policy/compile.ts";
 import { loadPolicy, type PolicyDocument } from "../src/core/policy/document.ts";
 import { childEnv, denoArgs } from "./helpers/spawn.ts";
+import { withTempDir } from "./helpers/temp_dir.ts";
 
 const SRC = new URL("../src", import.meta.url).pathname;
 
@@ -20,8 +21,7 @@ function strictWithVault(path: string, extra: Record<string, unknown> = {}): Pol
 }
 
 Deno.test("a persisted vault reloads its tokens under the same key, sealed in a 0600 file", async () => {
-  const dir = await Deno.makeTempDir();
-  try {
+  await withTempDir(async (dir) => {
     const path = `${dir}/vault.json`;
     const first = compilePolicy(strictWithVault(path));
     const token = first.vault.token("aws_account_id", "123456789012");
@@ -41,14 +41,11 @@ Deno.test("a persisted vault reloads its tokens under the same key, sealed in a 
       vault: { key: "k1-secret" },
     })));
     assert.equal(memoryOnly.vault.lookup(token), undefined, "without the file it does not resolve");
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
 
 Deno.test("encrypt: false keeps a readable token table", async () => {
-  const dir = await Deno.makeTempDir();
-  try {
+  await withTempDir(async (dir) => {
     const path = `${dir}/vault.json`;
     const policy = compilePolicy(strictWithVault(path, { encrypt: false }));
     const token = policy.vault.token("email", "ann@example.org");
@@ -56,14 +53,11 @@ Deno.test("encrypt: false keeps a readable token table", async () => {
     const doc = JSON.parse(await Deno.readTextFile(path));
     assert.equal(doc.encrypted, false);
     assert.deepEqual(doc.entries, [[token, "ann@example.org", "email"]]);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
 
 Deno.test("a vault file is refused under another key, when altered, and a path without a key", async () => {
-  const dir = await Deno.makeTempDir();
-  try {
+  await withTempDir(async (dir) => {
     const path = `${dir}/vault.json`;
     const policy = compilePolicy(strictWithVault(path));
     policy.vault.token("aws_account_id", "123456789012");
@@ -88,9 +82,7 @@ Deno.test("a vault file is refused under another key, when altered, and a path w
         }),
       /vault\.path needs a stable key/,
     );
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
 
 async function serve(dir: string, policyFile: string): Promise<Client> {
@@ -109,8 +101,7 @@ async function serve(dir: string, policyFile: string): Promise<Client> {
 }
 
 Deno.test("through the CLI, a pseudonym a client received before a restart still resolves after it", async () => {
-  const dir = await Deno.makeTempDir();
-  try {
+  await withTempDir(async (dir) => {
     const policyFile = `${dir}/policy.yaml`;
     const vaultPath = `${dir}/vault.json`;
     await Deno.writeTextFile(
@@ -138,7 +129,5 @@ Deno.test("through the CLI, a pseudonym a client received before a restart still
     } finally {
       await after.close();
     }
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });

@@ -5,7 +5,8 @@
 
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/sdk/client";
-import { connect, hasProgram, type Loose, ok, run } from "./helpers/in_memory.ts";
+import { hasProgram, type Loose, ok, run, withClient } from "./helpers/in_memory.ts";
+import { withTempDir } from "./helpers/temp_dir.ts";
 
 const HAS_NM = hasProgram("nm");
 const HAS_CC = hasProgram("cc");
@@ -61,8 +62,7 @@ async function walk(client: Client): Promise<Map<string, string>> {
 }
 
 async function compare(path: string, dynamic: boolean): Promise<void> {
-  const { client, close } = await connect({ roots: ["/", Deno.realPathSync("/tmp")] });
-  try {
+  await withClient({ roots: ["/", Deno.realPathSync("/tmp")] }, async (client) => {
     const opened = await ok(client, "open_binary", { path });
     const frames = await ehFrameStarts(path);
     const entry: string = opened.result.target.entry;
@@ -89,9 +89,7 @@ async function compare(path: string, dynamic: boolean): Promise<void> {
       assert.equal(name, "", `${path}: ${address} is named ${name} but nm has no function there`);
     }
     assert.ok(expected.size > 0);
-  } finally {
-    await close();
-  }
+  });
 }
 
 Deno.test({
@@ -111,8 +109,7 @@ Deno.test({
   name: "list_procedures on an unstripped program the test compiles equals nm --defined-only",
   ignore: !HAS_NM || !HAS_CC,
   fn: async () => {
-    const dir = await Deno.makeTempDir({ prefix: "casefile-nm-" });
-    try {
+    await withTempDir(async (dir) => {
       await Deno.writeTextFile(
         `${dir}/prog.c`,
         [
@@ -125,9 +122,7 @@ Deno.test({
       );
       await run("cc", ["-O0", "-g0", "-o", `${dir}/prog`, `${dir}/prog.c`]);
       await compare(`${dir}/prog`, false);
-    } finally {
-      await Deno.remove(dir, { recursive: true });
-    }
+    }, { prefix: "casefile-nm-" });
   },
 });
 

@@ -6,8 +6,9 @@
  */
 
 import assert from "node:assert/strict";
-import { connect, fails, hasProgram, type Loose, ok, run } from "./helpers/in_memory.ts";
+import { fails, hasProgram, type Loose, ok, run, withClient } from "./helpers/in_memory.ts";
 import { FIXTURES, LIBJQ, OLD } from "./helpers/jq_fixtures.ts";
+import { withTempDir } from "./helpers/temp_dir.ts";
 
 const OBJDUMP = hasProgram("objdump");
 if (!OBJDUMP) console.log("skip: objdump is missing; the two-provider tests are ignored");
@@ -26,13 +27,11 @@ Deno.test({
   name: "open_binary with auto and two usable providers names the provider_ids to pass",
   ignore: !OBJDUMP,
   fn: async () => {
-    const dir = Deno.realPathSync(await Deno.makeTempDir({ prefix: "casefile-providers-" }));
-    try {
+    await withTempDir(async (dir) => {
       const path = `${dir}/prog`;
       await Deno.writeTextFile(`${path}.c`, "int main(void) { return 0; }\n");
       await run("cc", ["-o", path, `${path}.c`]);
-      const { client, close } = await connect({ roots: [dir], allowProcessLaunch: true });
-      try {
+      await withClient({ roots: [dir], allowProcessLaunch: true }, async (client) => {
         const refused = await fails(client, "open_binary", { path });
         assert.equal(refused.details.reason, "ambiguous");
         assert.match(refused.message, /pass provider_id/);
@@ -41,12 +40,8 @@ Deno.test({
         assert.doesNotMatch(action, /use auto/, "auto is what just failed");
         const opened = await ok(client, "open_binary", { path, provider_id: "native" });
         assert.equal(opened.result.analysis_provider_binding.provider.id, "native");
-      } finally {
-        await close();
-      }
-    } finally {
-      await Deno.remove(dir, { recursive: true });
-    }
+      });
+    }, { prefix: "casefile-providers-", realPath: true });
   },
 });
 
@@ -54,8 +49,7 @@ Deno.test({
   name: "a provider_id given with an archive applies to the members opened from it",
   ignore: !JQ,
   fn: async () => {
-    const { client, close } = await connect({ roots: [FIXTURES] });
-    try {
+    await withClient({ roots: [FIXTURES] }, async (client) => {
       const opened = await ok(client, "open_binary", { path: OLD, provider_id: "native" });
       assert.equal(opened.result.target, null);
       assert.notEqual(opened.result.artifact_target, null);
@@ -69,9 +63,7 @@ Deno.test({
       const unknown = await fails(client, "open_binary", { path: OLD, provider_id: "ghidra" });
       assert.equal(unknown.code, "provider_unavailable");
       assert.equal(unknown.details.reason, "unknown_provider");
-    } finally {
-      await close();
-    }
+    });
   },
 });
 
@@ -79,17 +71,14 @@ Deno.test({
   name: "an explicit objdump choice with an archive never falls back for its in-memory members",
   ignore: !JQ || !OBJDUMP,
   fn: async () => {
-    const { client, close } = await connect({ roots: [FIXTURES], allowProcessLaunch: true });
-    try {
+    await withClient({ roots: [FIXTURES], allowProcessLaunch: true }, async (client) => {
       await ok(client, "open_binary", { path: OLD, provider_id: "objdump" });
       const refused = await fails(client, "open_binary", {
         occurrence_id: await libjqOccurrence(client),
       });
       assert.equal(refused.code, "provider_unavailable");
       assert.match(refused.message, /held in memory/);
-    } finally {
-      await close();
-    }
+    });
   },
 });
 
@@ -97,8 +86,7 @@ Deno.test({
   name: "provider_id completion offers objdump only when binary_session reports it available",
   fn: async () => {
     for (const allowProcessLaunch of [false, true]) {
-      const { client, close } = await connect({ roots: ["/usr/bin"], allowProcessLaunch });
-      try {
+      await withClient({ roots: ["/usr/bin"], allowProcessLaunch }, async (client) => {
         const status = (await ok(client, "binary_session")).result;
         const available = status.analysis_provider_candidates
           .filter((c: Loose) => c.availability.status === "available")
@@ -109,9 +97,7 @@ Deno.test({
         });
         assert.deepEqual(answer.completion.values, ["auto", ...available]);
         if (!allowProcessLaunch) assert.ok(!answer.completion.values.includes("objdump"));
-      } finally {
-        await close();
-      }
+      });
     }
   },
 });

@@ -16,6 +16,7 @@ import {
 } from "./helpers/spawn.ts";
 import { assembleServer } from "../src/server.ts";
 import { appsWorkbench } from "../src/apps/workbench.ts";
+import { withTempDir } from "./helpers/temp_dir.ts";
 
 // The apps workbench's tools (these tests serve it alone with --toolsets apps), each of
 // which must have its golden schema file.
@@ -274,8 +275,7 @@ Deno.test("mod.ts over stdio serves tools, open_binary, list_procedures, complet
 });
 
 Deno.test("mod.ts over stdio opens an ELF copy under a temp root and opens a directory as an artifact and refuses non-ELF, relative and outside paths", async () => {
-  const root = await Deno.makeTempDir({ prefix: "casefile-stdio-" });
-  try {
+  await withTempDir(async (root) => {
     const realRoot = await Deno.realPath(root);
     await Deno.copyFile("/usr/bin/ls", `${root}/ls-copy`);
     await Deno.writeTextFile(`${root}/notes.txt`, "plain text, not a binary\n");
@@ -331,9 +331,7 @@ Deno.test("mod.ts over stdio opens an ELF copy under a temp root and opens a dir
       await session.client.callTool({ name: "binary_session", arguments: {} }) as ToolResult,
     );
     assert.equal(status.result.target?.name, "ls-copy");
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
+  }, { prefix: "casefile-stdio-" });
 });
 
 /** Spawns the stdio server, initializes it over raw JSON-RPC and returns it. */

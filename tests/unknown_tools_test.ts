@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { connect, fails, type Loose, ok } from "./helpers/in_memory.ts";
+import { connect, fails, type Loose, ok, withClient } from "./helpers/in_memory.ts";
 import type { EvidenceDraft, EvidenceLedger } from "../src/core/evidence.ts";
 import { createEvidence } from "../src/apps/evidence.ts";
 
@@ -153,8 +153,7 @@ Deno.test({
   name: "update_unknown is compare-and-swap and notifies subscribers of rea://unknown/<id>",
   ignore: !HAS_BINARIES,
   fn: async () => {
-    const { client, close } = await connect({ roots: ROOTS });
-    try {
+    await withClient({ roots: ROOTS }, async (client) => {
       await ok(client, "open_binary", { path: TRUE });
       const head = (await ok(client, "record_unknown", recordArgs())).result;
       const uri = `rea://unknown/${head.unknown_id}`;
@@ -193,9 +192,7 @@ Deno.test({
         updateArgs({ ...head, unknown_id: `unk_${"1".repeat(64)}` }),
       );
       assert.equal(missing.details.registry_error, "not-found");
-    } finally {
-      await close();
-    }
+    });
   },
 });
 
@@ -345,8 +342,7 @@ Deno.test({
   name: "list_unknowns filters exactly and pages with has_more and next_offset",
   ignore: !HAS_BINARIES,
   fn: async () => {
-    const { client, close } = await connect({ roots: ROOTS });
-    try {
+    await withClient({ roots: ROOTS }, async (client) => {
       await ok(client, "open_binary", { path: TRUE });
       const ids: string[] = [];
       for (
@@ -392,9 +388,7 @@ Deno.test({
       );
       assert.equal((await ok(client, "list_unknowns", { status: "resolved" })).result.total, 0);
       assert.equal((await fails(client, "list_unknowns", { limit: 501 })).code, "invalid_request");
-    } finally {
-      await close();
-    }
+    });
   },
 });
 
@@ -403,8 +397,7 @@ Deno.test({
     "completion offers only non-resolved heads for audit_residual_unknowns and every head for the resource",
   ignore: !HAS_BINARIES,
   fn: async () => {
-    const { client, close } = await connect({ roots: ROOTS });
-    try {
+    await withClient({ roots: ROOTS }, async (client) => {
       await ok(client, "open_binary", { path: TRUE });
       const open = (await ok(client, "record_unknown", recordArgs({ question: "Open?" }))).result;
       const done = (await ok(client, "record_unknown", recordArgs({ question: "Done?" }))).result;
@@ -431,9 +424,7 @@ Deno.test({
         argument: { name: "unknownId", value: "unk_" },
       });
       assert.deepEqual(template.completion.values, [open.unknown_id, done.unknown_id].sort());
-    } finally {
-      await close();
-    }
+    });
   },
 });
 
@@ -441,8 +432,7 @@ Deno.test({
   name: "close_binary clears the registry, and Evidence from the closed session cannot resolve",
   ignore: !HAS_BINARIES,
   fn: async () => {
-    const { client, close } = await connect({ roots: ROOTS });
-    try {
+    await withClient({ roots: ROOTS }, async (client) => {
       await ok(client, "open_binary", { path: TRUE });
       const oldEvidence = (await ok(client, "binary_overview")).evidence_id;
       const head = (await ok(
@@ -474,9 +464,7 @@ Deno.test({
       assert.equal(stale.details.registry_error, "integrity");
       assert.match(stale.message, /does not hold/);
       assert.equal((await readUnknown(client, fresh.unknown_id)).current.revision, 1);
-    } finally {
-      await close();
-    }
+    });
   },
 });
 

@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import { dirname } from "node:path";
-import { connect, hasProgram, type Loose, ok, run } from "./helpers/in_memory.ts";
+import { hasProgram, type Loose, ok, run, withClient } from "./helpers/in_memory.ts";
 import { npmFixture } from "./helpers/npm_fixtures.ts";
 import { CAPSTONE_PACKAGE } from "../src/_vendor/capstone/package.ts";
 
@@ -58,8 +58,7 @@ Deno.test({
     const path = WASM!;
     const bytes = await Deno.readFile(path);
     const peer = await peerListing(path);
-    const { client, close } = await connect({ roots: [dirname(path)] });
-    try {
+    await withClient({ roots: [dirname(path)] }, async (client) => {
       await ok(client, "open_binary", { path });
       const overview = await ok(client, "binary_overview", {});
       assert.equal(overview.result.disassembly, "wasm");
@@ -153,9 +152,7 @@ Deno.test({
         ) => a - b),
         expectedCallers,
       );
-    } finally {
-      await close();
-    }
+    });
   },
 });
 
@@ -171,8 +168,7 @@ Deno.test({
     const callers = [...peer.functions.entries()]
       .filter(([, f]) => f.instructions <= 5000 && f.calls.some((i) => i < imported.length));
     assert.ok(callers.length > 0, "wasm-objdump lists calls to imports");
-    const { client, close } = await connect({ roots: [dirname(path)] });
-    try {
+    await withClient({ roots: [dirname(path)] }, async (client) => {
       await ok(client, "open_binary", { path });
       for (const [offset, fn] of callers.slice(0, 5)) {
         const dossier = await ok(client, "analyze_function", {
@@ -188,8 +184,6 @@ Deno.test({
         ].sort();
         assert.deepEqual(names, expected, `imports called by 0x${offset.toString(16)}`);
       }
-    } finally {
-      await close();
-    }
+    });
   },
 });

@@ -34,6 +34,7 @@ import {
   uleb,
 } from "./wasm_fixtures.ts";
 import { CAPSTONE_PACKAGE } from "../src/_vendor/capstone/package.ts";
+import { corruptRounds } from "./helpers/corruption.ts";
 
 // ---------------------------------------------------------------------------
 // Environment
@@ -1473,7 +1474,6 @@ testWith(
     const seed = 0xc0ffee;
     console.log(`corruption seed ${hex(seed)}`);
     const random = mulberry32(seed);
-    const int = (n: number): number => Math.floor(random() * n);
     // Most flips land where the reader looks: the header, the sections
     // before the code, the start of the code section and of every other
     // section, body size fields; some anywhere.
@@ -1489,19 +1489,14 @@ testWith(
     let thrown = 0;
     let warned = 0;
     const started = performance.now();
-    for (let i = 0; i < 300; i++) {
-      const [start, end] = regions[int(regions.length)]!;
-      const at = Math.min(bytes.length - 1, start + int(Math.max(1, end - start)));
-      const width = i % 3 === 0 ? 1 : 1 + int(8);
-      const saved = bytes.slice(at, at + width);
-      for (let k = 0; k < width && at + k < bytes.length; k++) {
-        bytes[at + k] = i % 5 === 0 ? 0xff : (bytes[at + k]! ^ (1 + int(255)));
-      }
-      const result = parseDamaged(bytes, `corruption ${i} at ${at} (${width} bytes)`);
-      if (result instanceof WasmParseError) thrown++;
-      else if (result.warnings.length > 0) warned++;
-      bytes.set(saved, at);
-    }
+    corruptRounds(bytes, regions, {
+      random,
+      check: ({ label }) => {
+        const result = parseDamaged(bytes, label);
+        if (result instanceof WasmParseError) thrown++;
+        else if (result.warnings.length > 0) warned++;
+      },
+    });
     const elapsed = performance.now() - started;
     console.log(
       `${thrown} corruptions threw WasmParseError, ${warned} returned warnings ` +

@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
-import { connect, fails, ok } from "./helpers/in_memory.ts";
+import { connect, fails, ok, withClient } from "./helpers/in_memory.ts";
 import { notebookWorkbench } from "./fixtures/fake_workbench.ts";
 import { appsWorkbench } from "../src/apps/workbench.ts";
 import { parseCli, usage } from "../src/cli.ts";
@@ -46,8 +46,7 @@ Deno.test("a test-only workbench's tools are listed, callable and record Evidenc
 });
 
 Deno.test("a workbench prompt completes a required argument and renders text, JSON context and an embedded resource", async () => {
-  const { client, close } = await connect({ workbenches: WORKBENCHES });
-  try {
+  await withClient({ workbenches: WORKBENCHES }, async (client) => {
     const listed = (await client.listPrompts()).prompts.find((p) => p.name === "review_note");
     assert.ok(listed);
     assert.equal(listed.arguments?.[0]?.required, true);
@@ -79,14 +78,11 @@ Deno.test("a workbench prompt completes a required argument and renders text, JS
       client.getPrompt({ name: "review_note", arguments: { id: "nope" } }),
       "a render that fails is a protocol error",
     );
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test("static resources win over templates, and the longest matching template wins", async () => {
-  const { client, close } = await connect({ workbenches: WORKBENCHES });
-  try {
+  await withClient({ workbenches: WORKBENCHES }, async (client) => {
     const listed = (await client.listResources()).resources.map((r) => r.uri);
     assert.ok(listed.includes("notes://index"));
     const index = await client.readResource({ uri: "notes://index" });
@@ -109,9 +105,7 @@ Deno.test("static resources win over templates, and the longest matching templat
       argument: { name: "id", value: "alp" },
     });
     assert.deepEqual(completion.completion.values, ["alpha", "alps"]);
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test("--toolsets limits what is listed and callable, by toolset or by workbench", async () => {
@@ -244,10 +238,7 @@ Deno.test("parseCli takes a workbench's flags and help from the workbench", () =
 
 Deno.test("a configured workbench serves what its flags set", async () => {
   const config = parseCli(["--notebook-title", "Field notes"], [notebookWorkbench()]);
-  const { client, close } = await connect({ workbenches: config.workbenches });
-  try {
+  await withClient({ workbenches: config.workbenches }, async (client) => {
     assert.equal((await ok(client, "get_note", { id: "alps" })).result.title, "Field notes");
-  } finally {
-    await close();
-  }
+  });
 });

@@ -47,6 +47,9 @@ export const pageArguments = {
   ),
 };
 
+/** `limit`, `cursor` and `dataset`: the arguments every paginated dataset list takes, in that order. */
+export const datasetPageArguments = { ...pageArguments, dataset: datasetArgument };
+
 /** The envelope of a paginated list. */
 export const pageSchema = <T extends z.ZodType>(item: T) =>
   z.object({
@@ -75,13 +78,25 @@ export function asToolFailure(error: unknown): unknown {
   );
 }
 
-/** Runs a handler, translating cloud domain errors into tool failures. */
-export async function translated<T>(run: () => T | Promise<T>): Promise<T> {
+/**
+ * Runs a handler, translating what it throws with `toFailure` (by default
+ * {@link asToolFailure}: cloud domain errors into tool failures).
+ */
+export async function translated<T>(
+  run: () => T | Promise<T>,
+  toFailure: (error: unknown) => unknown = asToolFailure,
+): Promise<T> {
   try {
     return await run();
   } catch (error) {
-    throw asToolFailure(error);
+    throw toFailure(error);
   }
+}
+
+/** Options of {@link withDataset}. */
+export interface WithDatasetOptions {
+  /** How a thrown error becomes a tool failure (default {@link asToolFailure}). */
+  toFailure?: (error: unknown) => unknown;
 }
 
 /**
@@ -93,11 +108,12 @@ export async function withDataset<T>(
   ctx: CloudContext,
   name: string,
   run: (dataset: Dataset) => T | Promise<T>,
+  options: WithDatasetOptions = {},
 ): Promise<T> {
   return await translated(async () => {
     await ctx.preloaded;
     return await run(ctx.dataset(name));
-  });
+  }, options.toFailure);
 }
 
 /** Builds the context of one connection. */

@@ -7,9 +7,10 @@
  * @module
  */
 
+import type { ToolContext } from "../core/catalog.ts";
 import { ToolFailure } from "../core/errors.ts";
 import type { ResourceContents } from "../core/workbench.ts";
-import { asToolFailure, type CloudContext } from "./context.ts";
+import { asToolFailure, type CloudContext, translated, withDataset } from "./context.ts";
 import { URI_SCHEME } from "./model/briefs.ts";
 import type { EnsureReport, OntologyEngine } from "./ontology/engine.ts";
 import {
@@ -72,11 +73,31 @@ export function ontologyFailure(error: unknown): unknown {
 
 /** Runs a handler, translating ontology and cloud domain errors into tool failures. */
 export async function ontologyTranslated<T>(run: () => T | Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    throw ontologyFailure(error);
-  }
+  return await translated(run, ontologyFailure);
+}
+
+/**
+ * Runs an ontology handler on one dataset: waits for the datasets loaded at
+ * start-up, picks the one named (empty for the active one), and translates
+ * ontology and cloud domain errors into tool failures.
+ */
+export async function withOntologyDataset<T>(
+  ctx: CloudContext,
+  name: string,
+  run: (dataset: Dataset) => T | Promise<T>,
+): Promise<T> {
+  return await withDataset(ctx, name, run, { toFailure: ontologyFailure });
+}
+
+/**
+ * Options of {@link ontologyOf} that forward build progress to a tool call's
+ * progress notifications (a notification that cannot be sent is ignored).
+ */
+export function progressTo(context: Pick<ToolContext, "progress">): OntologyOfOptions {
+  return {
+    progress: (done, total, message) =>
+      void context.progress(done, total, message).catch(() => undefined),
+  };
 }
 
 /** Options of {@link ontologyOf}. */

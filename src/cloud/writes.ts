@@ -14,6 +14,7 @@ import {
   type ExportFile,
   ExportPathError,
   OutputDirectoryError,
+  subdirComponents,
   writeExportFiles,
   type WrittenFile,
 } from "./export/output_dir.ts";
@@ -32,6 +33,20 @@ export function requireOutputDir(ctx: CloudContext): string {
     );
   }
   return ctx.outputDir;
+}
+
+/**
+ * The output directory, after checking that `subdir` stays inside it (a
+ * relative path without `..`), so a bad subdir fails before any work is done.
+ */
+export function requireOutputSubdir(ctx: CloudContext, subdir: string): string {
+  const outputDir = requireOutputDir(ctx);
+  try {
+    subdirComponents(subdir);
+  } catch (error) {
+    throw writeFailure(error, outputDir);
+  }
+  return outputDir;
 }
 
 /** Writes `files` into `subdir` of the output directory; failures as tool failures. */

@@ -46,6 +46,53 @@ export function reportMedian(label: string, subject: string, targetMs: number | 
   absolutes.push({ label, subject, targetMs });
 }
 
+/** One side of {@link benchPair}: its bench name, the key its samples go under, what it times. */
+export interface BenchSide {
+  name: string;
+  key: string;
+  fn: () => unknown | Promise<unknown>;
+}
+
+/** Options of {@link benchPair}. */
+export interface BenchPairOptions {
+  /** The bench group both sides join. */
+  group: string;
+  /** Timed runs per side (after one warm-up run). */
+  runs: number;
+  /** The subject's line in the summary; the ratio's line adds `, vs ${versus}`. */
+  label: string;
+  /** What the baseline is, for the ratio's line. */
+  versus: string;
+}
+
+/**
+ * Registers `subject` and its `baseline` as two benches of one group, and
+ * reports the subject's median and its ratio to the baseline's at the end.
+ */
+export function benchPair(
+  subject: BenchSide,
+  baseline: BenchSide,
+  options: BenchPairOptions,
+): void {
+  Deno.bench({
+    name: subject.name,
+    group: options.group,
+    n: options.runs,
+    warmup: 1,
+    fn: async (b) => await measure(subject.key, b, subject.fn),
+  });
+  Deno.bench({
+    name: baseline.name,
+    group: options.group,
+    baseline: true,
+    n: options.runs,
+    warmup: 1,
+    fn: async (b) => await measure(baseline.key, b, baseline.fn),
+  });
+  compareTo(`${options.label}, vs ${options.versus}`, subject.key, baseline.key, null);
+  reportMedian(options.label, subject.key, null);
+}
+
 globalThis.addEventListener("unload", () => {
   const lines: string[] = [];
   for (const { label, subject, targetMs } of absolutes) {

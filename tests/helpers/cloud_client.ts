@@ -14,6 +14,16 @@ export async function demoClient(): Promise<Connected> {
   return await connect({ workbenches: [cloudWorkbenchWith({ demo: true })] });
 }
 
+/** Runs `body` with the client of a fresh demo server, then closes both, also when `body` throws. */
+export async function withDemoClient(body: (client: Client) => Promise<void>): Promise<void> {
+  const { client, close } = await demoClient();
+  try {
+    await body(client);
+  } finally {
+    await close();
+  }
+}
+
 /** The `result` of a tool call that must succeed. */
 export async function result(
   client: Client,
@@ -32,6 +42,16 @@ export async function datasetVersion(client: Client, dataset = "sample"): Promis
 export async function readText(client: Client, uri: string): Promise<string> {
   const content: Loose = (await client.readResource({ uri })).contents[0];
   return content.text;
+}
+
+/** The MIME type and text of a resource's first content; throws when it holds no text. */
+export async function readTextContent(
+  client: Client,
+  uri: string,
+): Promise<{ mimeType?: string; text: string }> {
+  const [content] = (await client.readResource({ uri })).contents;
+  if (content === undefined || !("text" in content)) throw new Error(`${uri} has no text contents`);
+  return { mimeType: content.mimeType, text: content.text };
 }
 
 /** The resource links a tool call returns. */

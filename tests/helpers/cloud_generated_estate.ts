@@ -9,6 +9,7 @@
 import type { AssetType, EdgeType, Severity } from "../../src/cloud/model/enums.ts";
 import type { Asset, DatasetRecords, Edge, Finding } from "../../src/cloud/model/records.ts";
 import { emptyRecords } from "../../src/cloud/model/records.ts";
+import { edge } from "./cloud_estate.ts";
 import { mulberry32 } from "./random.ts";
 
 /** Share of the estate per asset type (instances take the rest). */
@@ -102,21 +103,7 @@ export function generateEstate(size: number, seed = 42): GeneratedEstate {
     extra: Partial<Edge> = {},
   ): void => {
     if (edges.length >= target) return;
-    edges.push({
-      id: `edge-${edges.length}`,
-      source_id: source,
-      target_id: targetId,
-      edge_type: type,
-      ports: [],
-      port_range: null,
-      protocol: null,
-      cidr: null,
-      direction: "ingress",
-      description: null,
-      relationship: null,
-      properties: {},
-      ...extra,
-    });
+    edges.push(edge(`edge-${edges.length}`, [source, type, targetId], extra));
   };
   const vpcs = ids("VPC");
   const subnets = ids("SUBNET");

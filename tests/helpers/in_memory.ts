@@ -46,6 +46,45 @@ export async function connect(
   };
 }
 
+/** Runs `body` with the client of a fresh server (with `options`), then closes both, also when `body` throws. */
+export async function withClient(
+  options: CreateServerOptions & { workbenches?: WorkbenchModule[] },
+  body: (client: Client) => void | Promise<void>,
+): Promise<void> {
+  const { client, close } = await connect(options);
+  try {
+    await body(client);
+  } finally {
+    await close();
+  }
+}
+
+/** A connected pair whose only root is a fresh temporary directory. */
+export interface InTempRoot extends Connected {
+  /** The directory, as its real path (so paths built under it are the server's own). */
+  dir: string;
+}
+
+/**
+ * Runs `body` against a fresh server whose only root is a fresh temporary
+ * directory named with `prefix`, then closes the pair and removes the
+ * directory, also when `body` throws.
+ */
+export async function withTempRoot(
+  prefix: string,
+  body: (session: InTempRoot) => Promise<void>,
+  options: CreateServerOptions & { workbenches?: WorkbenchModule[] } = {},
+): Promise<void> {
+  const dir = Deno.realPathSync(await Deno.makeTempDir({ prefix }));
+  const connected = await connect({ ...options, roots: [dir] });
+  try {
+    await body({ ...connected, dir });
+  } finally {
+    await connected.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
 /** The structured content of a tool result, typed loosely for assertions. */
 // deno-lint-ignore no-explicit-any
 export type Loose = any;

@@ -51,3 +51,28 @@ export async function inventoryAll(
   }
   return { ids, occurrences, nodes, manifest: first.manifest, first };
 }
+
+/** What {@link compareOpened} returns: both full inventories and the comparison call's result. */
+export interface OpenedComparison {
+  left: FullInventory;
+  right: FullInventory;
+  /** The structured content of `compare_artifacts` (up to 500 changes). */
+  compared: Loose;
+}
+
+/** Opens and fully inventories `left`, then `right`, and compares the two with `compare_artifacts`. */
+export async function compareOpened(
+  client: Loose,
+  paths: { left: string; right: string },
+): Promise<OpenedComparison> {
+  await ok(client, "open_binary", { path: paths.left });
+  const left = await inventoryAll(client);
+  await ok(client, "open_binary", { path: paths.right });
+  const right = await inventoryAll(client);
+  const compared = await ok(client, "compare_artifacts", {
+    left_evidence_ids: left.ids,
+    right_evidence_ids: right.ids,
+    limit: 500,
+  });
+  return { left, right, compared };
+}

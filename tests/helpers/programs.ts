@@ -19,3 +19,32 @@ export async function run(program: string, args: string[]): Promise<string> {
   }
   return new TextDecoder().decode(out.stdout);
 }
+
+/** What {@link runProgram} saw: the exit code and both outputs as text. */
+export interface ProgramRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a program, writing `stdin` to it when given; never throws on a failing exit code. */
+export async function runProgram(
+  program: string,
+  args: string[],
+  options: { stdin?: string } = {},
+): Promise<ProgramRun> {
+  const child = new Deno.Command(program, {
+    args,
+    stdin: options.stdin === undefined ? "null" : "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  if (options.stdin !== undefined) {
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(options.stdin));
+    await writer.close();
+  }
+  const out = await child.output();
+  const decoder = new TextDecoder();
+  return { code: out.code, stdout: decoder.decode(out.stdout), stderr: decoder.decode(out.stderr) };
+}

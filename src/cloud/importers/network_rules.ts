@@ -10,7 +10,7 @@
 
 import type { Json } from "../model/records.ts";
 import { arr, obj, str, strings } from "./import_input.ts";
-import type { RecordsBuilder } from "./records_builder.ts";
+import type { EdgeInit, RecordsBuilder } from "./records_builder.ts";
 import {
   internetPlaceholder,
   isInternetSource,
@@ -50,38 +50,33 @@ export interface RuleOwner {
   groupOf: (cloudId: string) => string | undefined;
 }
 
+/** The edge between a rule's group and one peer (a CIDR or a group), the way traffic flows. */
+function ruleEdge(rule: FirewallRule, peer: string): EdgeInit {
+  return {
+    source_id: rule.direction === "ingress" ? peer : rule.groupId,
+    target_id: rule.direction === "ingress" ? rule.groupId : peer,
+    edge_type: "SECURITY_GROUP_RULE",
+    ports: rule.ports,
+    port_range: rule.portRange,
+    protocol: rule.protocol,
+    direction: rule.direction,
+    description: rule.description,
+  };
+}
+
 /** Adds the edges of one rule; returns whether it admits internet ingress. */
 export function addFirewallRule(builder: RecordsBuilder, rule: FirewallRule): boolean {
   let internet = false;
   for (const cidr of rule.cidrs) {
     const open = isInternetSource(cidr);
-    const peer = open ? internetPlaceholder(cidr) : cidr;
     if (open && rule.direction === "ingress") internet = true;
     builder.addEdge({
-      source_id: rule.direction === "ingress" ? peer : rule.groupId,
-      target_id: rule.direction === "ingress" ? rule.groupId : peer,
-      edge_type: "SECURITY_GROUP_RULE",
-      ports: rule.ports,
-      port_range: rule.portRange,
-      protocol: rule.protocol,
+      ...ruleEdge(rule, open ? internetPlaceholder(cidr) : cidr),
       cidr,
-      direction: rule.direction,
-      description: rule.description,
       properties: open ? { internet: true } : {},
     });
   }
-  for (const peer of rule.peerGroups) {
-    builder.addEdge({
-      source_id: rule.direction === "ingress" ? peer : rule.groupId,
-      target_id: rule.direction === "ingress" ? rule.groupId : peer,
-      edge_type: "SECURITY_GROUP_RULE",
-      ports: rule.ports,
-      port_range: rule.portRange,
-      protocol: rule.protocol,
-      direction: rule.direction,
-      description: rule.description,
-    });
-  }
+  for (const peer of rule.peerGroups) builder.addEdge(ruleEdge(rule, peer));
   if (internet) {
     const group = builder.asset(rule.groupId);
     if (group) {

@@ -9,6 +9,7 @@
 
 import { UndirectedGraph } from "graphology";
 import louvainModule from "graphology-communities-louvain";
+import { mulberry32 } from "../model/random.ts";
 import type { Asset, Edge } from "../model/records.ts";
 
 // The package is CommonJS: its default import is the function the typings
@@ -36,18 +37,6 @@ export interface Communities {
   members: string[][];
   /** Modularity of the partition (0 when there are no edges). */
   modularity: number;
-}
-
-/** A seeded generator of numbers in [0, 1) (mulberry32). */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function byCodePoint(a: string, b: string): number {
@@ -88,7 +77,7 @@ export function louvainCommunities(
   if (graph.size > 0) {
     const detailed = louvain.detailed(graph, {
       getEdgeWeight: "weight",
-      rng: seeded(options.seed ?? 7),
+      rng: mulberry32(options.seed ?? 7),
       resolution: options.resolution ?? 1,
     });
     mapping = detailed.communities;

@@ -7,13 +7,7 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import {
-  type CloudContext,
-  datasetArgument,
-  pageArguments,
-  pageSchema,
-  withDataset,
-} from "../context.ts";
+import { type CloudContext, datasetPageArguments, pageSchema, withDataset } from "../context.ts";
 import { complianceGaps, requireFrameworks } from "../compliance/rollup.ts";
 import { paginate } from "../model/cursors.ts";
 
@@ -35,8 +29,7 @@ export function complianceGapsTool(ctx: CloudContext): ToolDefinition {
       min_severity: z.string().max(16).default("").describe(
         "Only findings of this severity or worse count (any case); empty counts all.",
       ),
-      ...pageArguments,
-      dataset: datasetArgument,
+      ...datasetPageArguments,
     }),
     result: pageSchema(z.object({
       asset: z.string().describe("The asset's display id, or unmapped:<resource>."),

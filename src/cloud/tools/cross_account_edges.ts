@@ -7,13 +7,7 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import {
-  type CloudContext,
-  datasetArgument,
-  pageArguments,
-  pageSchema,
-  withDataset,
-} from "../context.ts";
+import { type CloudContext, datasetPageArguments, pageSchema, withDataset } from "../context.ts";
 import { crossAccountEdges } from "../graph/cross_account.ts";
 import { paginate } from "../model/cursors.ts";
 import { EDGE_TYPES } from "../model/enums.ts";
@@ -50,8 +44,7 @@ export function crossAccountEdgesTool(ctx: CloudContext): ToolDefinition {
       edge_types: z.array(z.string().max(64)).max(20).default([]).describe(
         "Only these edge types (empty: all).",
       ),
-      ...pageArguments,
-      dataset: datasetArgument,
+      ...datasetPageArguments,
     }),
     result: pageSchema(rowSchema).extend({
       by_account_pair: z.record(z.string(), z.number().int()).describe(

@@ -7,11 +7,10 @@
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, translated } from "../context.ts";
-import { subdirComponents } from "../export/output_dir.ts";
 import { REPORT_FORMATS, reportFiles } from "../export/report.ts";
 import { parseEnum } from "../model/parse_enum.ts";
 import { writtenFileSchema } from "../schemas.ts";
-import { requireOutputDir, writeFailure, writeOutputFiles } from "../writes.ts";
+import { requireOutputSubdir, writeOutputFiles } from "../writes.ts";
 
 /** The tool's name. */
 export const EXPORT_REPORT = "export_report";
@@ -45,12 +44,7 @@ export function exportReportTool(ctx: CloudContext): ToolDefinition {
       translated(async () => {
         await ctx.preloaded;
         const format = parseEnum(args.format, REPORT_FORMATS, { label: "report format" });
-        const outputDir = requireOutputDir(ctx);
-        try {
-          subdirComponents(args.subdir);
-        } catch (error) {
-          throw writeFailure(error, outputDir);
-        }
+        const outputDir = requireOutputSubdir(ctx, args.subdir);
         const dataset = ctx.dataset(args.dataset);
         const files = await writeOutputFiles(ctx, args.subdir, reportFiles(dataset, format));
         return {

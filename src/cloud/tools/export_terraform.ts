@@ -7,10 +7,9 @@
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, translated } from "../context.ts";
-import { subdirComponents } from "../export/output_dir.ts";
 import { requireMapped, terraformFiles, terraformPlan } from "../export/terraform.ts";
 import { writtenFileSchema } from "../schemas.ts";
-import { requireOutputDir, writeFailure, writeOutputFiles } from "../writes.ts";
+import { requireOutputSubdir, writeOutputFiles } from "../writes.ts";
 
 /** The tool's name. */
 export const EXPORT_TERRAFORM = "export_terraform";
@@ -48,12 +47,7 @@ export function exportTerraformTool(ctx: CloudContext): ToolDefinition {
     run: (args) =>
       translated(async () => {
         await ctx.preloaded;
-        const outputDir = requireOutputDir(ctx);
-        try {
-          subdirComponents(args.subdir);
-        } catch (error) {
-          throw writeFailure(error, outputDir);
-        }
+        const outputDir = requireOutputSubdir(ctx, args.subdir);
         const dataset = ctx.dataset(args.dataset);
         const plan = requireMapped(
           terraformPlan(dataset, { refs: args.refs, assetTypes: args.asset_types }),

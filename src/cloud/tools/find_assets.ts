@@ -7,13 +7,7 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import {
-  type CloudContext,
-  datasetArgument,
-  pageArguments,
-  pageSchema,
-  withDataset,
-} from "../context.ts";
+import { type CloudContext, datasetPageArguments, pageSchema, withDataset } from "../context.ts";
 import {
   ASSET_FIELDS,
   ASSET_SORTS,
@@ -72,8 +66,7 @@ export function findAssetsTool(ctx: CloudContext): ToolDefinition {
           ASSET_FIELDS.join(", ")
         }); id is always kept; empty for the full brief without tags.`,
       ),
-      ...pageArguments,
-      dataset: datasetArgument,
+      ...datasetPageArguments,
     }),
     result: pageSchema(assetBriefSchema.partial().extend({ id: z.string() })).extend({
       dataset: z.string(),

@@ -7,13 +7,7 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import {
-  type CloudContext,
-  datasetArgument,
-  pageArguments,
-  pageSchema,
-  withDataset,
-} from "../context.ts";
+import { type CloudContext, datasetPageArguments, pageSchema, withDataset } from "../context.ts";
 import { matchingEdges } from "../graph/edges.ts";
 import { edgeBrief } from "../model/briefs.ts";
 import { resolveGraphRef } from "../graph/graph_refs.ts";
@@ -56,8 +50,7 @@ export function getEdgesTool(ctx: CloudContext): ToolDefinition {
       port: z.number().int().min(0).max(65535).optional().describe(
         "Only edges whose ports or port range open this port (0 to 65535).",
       ),
-      ...pageArguments,
-      dataset: datasetArgument,
+      ...datasetPageArguments,
     }),
     result: pageSchema(edgeBriefSchema),
     effects: {},

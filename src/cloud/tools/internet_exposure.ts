@@ -7,13 +7,7 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import {
-  type CloudContext,
-  datasetArgument,
-  pageArguments,
-  pageSchema,
-  withDataset,
-} from "../context.ts";
+import { type CloudContext, datasetPageArguments, pageSchema, withDataset } from "../context.ts";
 import { internetExposure } from "../graph/exposure.ts";
 import { paginate } from "../model/cursors.ts";
 import { ASSET_TYPES } from "../model/enums.ts";
@@ -53,8 +47,7 @@ export function internetExposureTool(ctx: CloudContext): ToolDefinition {
       include_reachable: z.boolean().default(false).describe(
         "Also list the assets reachable from the internet over the flow graph.",
       ),
-      ...pageArguments,
-      dataset: datasetArgument,
+      ...datasetPageArguments,
     }),
     result: pageSchema(exposureItemSchema).extend({
       graph_reachable: z.object({

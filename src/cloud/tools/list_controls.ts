@@ -8,16 +8,10 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import {
-  type CloudContext,
-  datasetArgument,
-  pageArguments,
-  pageSchema,
-  translated,
-} from "../context.ts";
+import { type CloudContext, datasetPageArguments, pageSchema, translated } from "../context.ts";
 import { listControls, requireFrameworks } from "../compliance/rollup.ts";
 import { rulesetControls } from "../compliance/ruleset_controls.ts";
-import { paginate } from "../model/cursors.ts";
+import { type CursorScope, paginate } from "../model/cursors.ts";
 import { parseEnum } from "../model/parse_enum.ts";
 
 /** The tool's name. */
@@ -44,8 +38,7 @@ export function listControlsTool(ctx: CloudContext): ToolDefinition {
       source: z.string().max(16).default("dataset").describe(
         "dataset (controls the dataset evaluates, default) or ruleset (shipped framework names only).",
       ),
-      ...pageArguments,
-      dataset: datasetArgument,
+      ...datasetPageArguments,
     }),
     result: pageSchema(z.object({
       framework: z.string(),
@@ -71,14 +64,11 @@ export function listControlsTool(ctx: CloudContext): ToolDefinition {
         await ctx.preloaded;
         const source = parseEnum(args.source, SOURCES, { label: "source" });
         const filters = { framework: args.framework, status: args.status, source };
+        const pageOf = <T>(rows: readonly T[], scope: CursorScope) =>
+          paginate(rows, { limit: args.limit, cursor: args.cursor ?? null, scope, filters });
         if (source === "ruleset") {
           const answer = rulesetControls(args.framework);
-          const page = paginate([], {
-            limit: args.limit,
-            cursor: args.cursor ?? null,
-            scope: null,
-            filters,
-          });
+          const page = pageOf([], null);
           return {
             kind: "result",
             result: {
@@ -94,12 +84,7 @@ export function listControlsTool(ctx: CloudContext): ToolDefinition {
         const dataset = ctx.dataset(args.dataset);
         const names = requireFrameworks(dataset, args.framework);
         const rows = listControls(dataset, args.framework, { status: args.status });
-        const page = paginate(rows, {
-          limit: args.limit,
-          cursor: args.cursor ?? null,
-          scope: dataset,
-          filters,
-        });
+        const page = pageOf(rows, dataset);
         return {
           kind: "result",
           result: {

@@ -7,13 +7,7 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import {
-  type CloudContext,
-  datasetArgument,
-  pageArguments,
-  pageSchema,
-  withDataset,
-} from "../context.ts";
+import { type CloudContext, datasetPageArguments, pageSchema, withDataset } from "../context.ts";
 import { parseFindingFields, projectFinding } from "../findings/fields.ts";
 import { listFindings } from "../findings/queries.ts";
 import { findingBriefSchema } from "../schemas.ts";
@@ -50,8 +44,7 @@ export function listFindingsTool(ctx: CloudContext): ToolDefinition {
       fields: z.array(z.string().max(32)).max(14).default([]).describe(
         "Brief fields to return (id, title, severity, risk_score, source_tool, resource_id, resource_arn, asset_id, asset_name, compliance_frameworks, is_suppressed, cvss_score, detected_at, uri); empty returns all, id is always first.",
       ),
-      ...pageArguments,
-      dataset: datasetArgument,
+      ...datasetPageArguments,
     }),
     result: pageSchema(findingBriefSchema.partial().required({ id: true })).extend({
       dataset: z.string(),

@@ -11,7 +11,7 @@ import { type CloudContext, datasetArgument } from "../context.ts";
 import { UnknownAssetError } from "../model/errors.ts";
 import { resolveAsset } from "../model/references.ts";
 import { OntologyArgumentError } from "../ontology/errors.ts";
-import { ontologyOf, ontologyTranslated } from "../ontology_support.ts";
+import { ontologyOf, progressTo, withOntologyDataset } from "../ontology_support.ts";
 
 /** The tool's name. */
 export const ONTOLOGY_NEIGHBOURHOOD = "ontology_neighbourhood";
@@ -57,9 +57,7 @@ export function ontologyNeighbourhoodTool(ctx: CloudContext): ToolDefinition {
     effects: {},
     producesEvidence: false,
     run: (args, context) =>
-      ontologyTranslated(async () => {
-        await ctx.preloaded;
-        const dataset = ctx.dataset(args.dataset);
+      withOntologyDataset(ctx, args.dataset, async (dataset) => {
         const ref = args.ref.trim();
         const iriLike = /^(cmr?|cmp):|^https?:\/\//.test(ref);
         let assetId: string | null = null;
@@ -73,10 +71,7 @@ export function ontologyNeighbourhoodTool(ctx: CloudContext): ToolDefinition {
             unresolved = error;
           }
         }
-        const { engine } = await ontologyOf(ctx, dataset, {
-          progress: (done, total, message) =>
-            void context.progress(done, total, message).catch(() => undefined),
-        });
+        const { engine } = await ontologyOf(ctx, dataset, progressTo(context));
         try {
           const found = await engine.neighbourhood(assetId ?? ref, {
             hops: args.hops,

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument } from "../context.ts";
-import { ontologyOf, ontologyTranslated, turtleLink } from "../ontology_support.ts";
+import { ontologyOf, progressTo, turtleLink, withOntologyDataset } from "../ontology_support.ts";
 
 /** The tool's name. */
 export const ONTOLOGY_STATS = "ontology_stats";
@@ -44,13 +44,8 @@ export function ontologyStatsTool(ctx: CloudContext): ToolDefinition {
     effects: {},
     producesEvidence: false,
     run: (args, context) =>
-      ontologyTranslated(async () => {
-        await ctx.preloaded;
-        const dataset = ctx.dataset(args.dataset);
-        const { engine, build } = await ontologyOf(ctx, dataset, {
-          progress: (done, total, message) =>
-            void context.progress(done, total, message).catch(() => undefined),
-        });
+      withOntologyDataset(ctx, args.dataset, async (dataset) => {
+        const { engine, build } = await ontologyOf(ctx, dataset, progressTo(context));
         const stats = await engine.stats();
         return {
           kind: "result",

@@ -13,7 +13,7 @@ import { SEVERITIES } from "../model/enums.ts";
 import { parseEnum } from "../model/parse_enum.ts";
 import { resolveAsset } from "../model/references.ts";
 import { RAG_CHUNK_TYPES } from "../ontology/rag_chunks.ts";
-import { ontologyOf, ontologyTranslated } from "../ontology_support.ts";
+import { ontologyOf, progressTo, withOntologyDataset } from "../ontology_support.ts";
 
 /** The tool's name. */
 export const RAG_CHUNKS = "rag_chunks";
@@ -65,9 +65,7 @@ export function ragChunksTool(ctx: CloudContext): ToolDefinition {
     effects: {},
     producesEvidence: false,
     run: (args, context) =>
-      ontologyTranslated(async () => {
-        await ctx.preloaded;
-        const dataset = ctx.dataset(args.dataset);
+      withOntologyDataset(ctx, args.dataset, async (dataset) => {
         const chunkType = parseEnum(args.chunk_type, RAG_CHUNK_TYPES, { label: "chunk type" });
         const minSeverity = args.min_severity.trim() === ""
           ? undefined
@@ -81,10 +79,7 @@ export function ragChunksTool(ctx: CloudContext): ToolDefinition {
           min_severity: minSeverity ?? null,
         });
         const offset = decodeCursor(args.cursor, fingerprint);
-        const { engine } = await ontologyOf(ctx, dataset, {
-          progress: (done, total, message) =>
-            void context.progress(done, total, message).catch(() => undefined),
-        });
+        const { engine } = await ontologyOf(ctx, dataset, progressTo(context));
         const page = await engine.ragChunks({
           chunkType,
           ...(assetId !== undefined ? { assetId } : {}),

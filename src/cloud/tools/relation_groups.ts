@@ -11,7 +11,7 @@ import { type CloudContext, datasetArgument } from "../context.ts";
 import { cursorFingerprint, decodeCursor, encodeCursor } from "../model/cursors.ts";
 import { RELATION_GROUPS, type RelationGroup } from "../model/enums.ts";
 import { parseEnum } from "../model/parse_enum.ts";
-import { ontologyOf, ontologyTranslated } from "../ontology_support.ts";
+import { ontologyOf, progressTo, withOntologyDataset } from "../ontology_support.ts";
 
 /** The tool's name. */
 export const RELATION_GROUPS_TOOL = "relation_groups";
@@ -66,18 +66,13 @@ export function relationGroupsTool(ctx: CloudContext): ToolDefinition {
     effects: {},
     producesEvidence: false,
     run: (args, context) =>
-      ontologyTranslated(async () => {
-        await ctx.preloaded;
-        const dataset = ctx.dataset(args.dataset);
+      withOntologyDataset(ctx, args.dataset, async (dataset) => {
         const group = args.group.trim() === ""
           ? ""
           : parseEnum(args.group, GROUP_NAMES, { label: "relation group" });
         const fingerprint = cursorFingerprint(dataset, { group });
         const offset = decodeCursor(args.cursor, fingerprint);
-        const { engine } = await ontologyOf(ctx, dataset, {
-          progress: (done, total, message) =>
-            void context.progress(done, total, message).catch(() => undefined),
-        });
+        const { engine } = await ontologyOf(ctx, dataset, progressTo(context));
         const found = await engine.relationGroups({ group, offset, limit: args.limit });
         if (found.kind === "overview") {
           return { kind: "result", result: { dataset: dataset.name, ...found } };

@@ -9,7 +9,7 @@ import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument } from "../context.ts";
 import { guardSparql, MAX_QUERY_LENGTH } from "../ontology/sparql_guard.ts";
-import { ontologyOf, ontologyTranslated } from "../ontology_support.ts";
+import { ontologyOf, progressTo, withOntologyDataset } from "../ontology_support.ts";
 
 /** The tool's name. */
 export const SPARQL_QUERY = "sparql_query";
@@ -68,15 +68,10 @@ export function sparqlQueryTool(ctx: CloudContext): ToolDefinition {
     effects: {},
     producesEvidence: false,
     run: (args, context) =>
-      ontologyTranslated(async () => {
-        await ctx.preloaded;
-        const dataset = ctx.dataset(args.dataset);
+      withOntologyDataset(ctx, args.dataset, async (dataset) => {
         // Refusals and syntax errors come before any build or execution.
         guardSparql(args.query, { limit: args.limit });
-        const { engine } = await ontologyOf(ctx, dataset, {
-          progress: (done, total, message) =>
-            void context.progress(done, total, message).catch(() => undefined),
-        });
+        const { engine } = await ontologyOf(ctx, dataset, progressTo(context));
         const result = await engine.query(args.query, {
           limit: args.limit,
           compactUris: args.compact_uris,

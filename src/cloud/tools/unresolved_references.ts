@@ -7,13 +7,7 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import {
-  type CloudContext,
-  datasetArgument,
-  pageArguments,
-  pageSchema,
-  withDataset,
-} from "../context.ts";
+import { type CloudContext, datasetPageArguments, pageSchema, withDataset } from "../context.ts";
 import { paginate } from "../model/cursors.ts";
 
 /** The tool's name. */
@@ -27,7 +21,7 @@ export function unresolvedReferencesTool(ctx: CloudContext): ToolDefinition {
     sensitivity: "confidential",
     description:
       "List the references the inventory's linker could not resolve (an ARN or id an asset points at that matches no collected asset), as stored in the dataset. They hint at resources outside the collection's scope, deleted targets, or gaps in coverage. Paginated.",
-    input: z.strictObject({ ...pageArguments, dataset: datasetArgument }),
+    input: z.strictObject(datasetPageArguments),
     result: pageSchema(z.unknown()).extend({ dataset: z.string() }),
     effects: {},
     producesEvidence: false,

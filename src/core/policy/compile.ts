@@ -154,6 +154,22 @@ function stepOf(step: TransformStep): { type: string; options: Record<string, un
 const KNOWN_OUTPUT = new Set(["sanitize", "redact", "project", "annotate"]);
 const KNOWN_INPUT = new Set(["guard_secrets", "depseudonymize"]);
 
+/** Throws unless every step is one of `known`; `label` names the kind of step in the message. */
+function checkSteps(
+  steps: readonly TransformStep[],
+  { known, label }: { known: ReadonlySet<string>; label: string },
+): void {
+  for (const step of steps) {
+    if (!known.has(stepOf(step).type)) {
+      throw new PolicyDocumentError(
+        `${label} ${JSON.stringify(stepOf(step).type)} is not supported; use ${
+          [...known].join(", ")
+        }.`,
+      );
+    }
+  }
+}
+
 /**
  * Compiles a resolved policy document. Throws PolicyDocumentError for a
  * transform type this build does not implement.
@@ -207,34 +223,14 @@ export function compilePolicy(
     pattern: new RegExp(d.pattern, "g"),
     description: `Custom detector ${d.name}.`,
   }));
-  for (
-    const step of [
-      ...(document.transforms ?? []),
-      ...rules.flatMap((r) => r.transforms ?? []),
-    ]
-  ) {
-    if (!KNOWN_OUTPUT.has(stepOf(step).type)) {
-      throw new PolicyDocumentError(
-        `Transform ${JSON.stringify(stepOf(step).type)} is not supported; use ${
-          [...KNOWN_OUTPUT].join(", ")
-        }.`,
-      );
-    }
-  }
-  for (
-    const step of [
-      ...(document.input_transforms ?? []),
-      ...rules.flatMap((r) => r.input_transforms ?? []),
-    ]
-  ) {
-    if (!KNOWN_INPUT.has(stepOf(step).type)) {
-      throw new PolicyDocumentError(
-        `Input transform ${JSON.stringify(stepOf(step).type)} is not supported; use ${
-          [...KNOWN_INPUT].join(", ")
-        }.`,
-      );
-    }
-  }
+  checkSteps(
+    [...(document.transforms ?? []), ...rules.flatMap((r) => r.transforms ?? [])],
+    { known: KNOWN_OUTPUT, label: "Transform" },
+  );
+  checkSteps(
+    [...(document.input_transforms ?? []), ...rules.flatMap((r) => r.input_transforms ?? [])],
+    { known: KNOWN_INPUT, label: "Input transform" },
+  );
 
   const rolesOf = (principal: Principal | undefined): string[] => {
     const p = principal ?? { id: "local", kind: "local", roles: [] };
