@@ -48,6 +48,27 @@ import { sniff } from "../src/apps/artifacts/sniff.ts";
 // ---------------------------------------------------------------------------
 // Environment
 
+const CRT1 = "/usr/lib/x86_64-linux-gnu/crt1.o";
+/** A small jar of an installed JDK, or null. */
+const JAR: string | null = (() => {
+  try {
+    const out = new Deno.Command("sh", {
+      args: ["-c", "find /usr/lib/jvm -name '*.jar' -size -2M 2>/dev/null | head -1"],
+    }).outputSync();
+    return new TextDecoder().decode(out.stdout).trim() || null;
+  } catch {
+    return null;
+  }
+})();
+
+function isFile(path: string): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
+}
+
 const has = {
   tar: hasProgram("tar"),
   gzip: hasProgram("gzip"),
@@ -62,6 +83,8 @@ const has = {
   sh: hasProgram("sh"),
   sha256sum: hasProgram("sha256sum"),
   mkfifo: hasProgram("mkfifo"),
+  crt1: isFile(CRT1),
+  jar: JAR !== null,
 };
 
 /** Registers a test that needs `needs`, printing why when it is ignored. */
@@ -649,16 +672,10 @@ testWith(
 );
 
 testWith(
-  ["ar"],
+  ["ar", "crt1"],
   "readAr() reports the symbol table of ar rcs as type other, and the members as ar tv does",
   async () => {
-    const object = "/usr/lib/x86_64-linux-gnu/crt1.o";
-    try {
-      Deno.statSync(object);
-    } catch {
-      console.log(`skip: no ${object} to build a static library from`);
-      return;
-    }
+    const object = CRT1;
     const { dir } = await tarWorkspace();
     const work = await Deno.makeTempDir({ dir, prefix: "arsym_" });
     await Deno.copyFile(object, `${work}/startup_object_file.o`);
@@ -882,22 +899,10 @@ testWith(
 );
 
 testWith(
-  ["zipinfo", "unzip"],
+  ["zipinfo", "unzip", "jar"],
   "readZipDirectory() reads a real jar as zipinfo does and sniff() tells class files from universal Mach-O",
   async () => {
-    let jar: string | null = null;
-    try {
-      jar = (await runText("sh", [
-        "-c",
-        "find /usr/lib/jvm -name '*.jar' -size -2M 2>/dev/null | head -1",
-      ])).trim() || null;
-    } catch {
-      jar = null;
-    }
-    if (!jar) {
-      console.log("skip: no jar under /usr/lib/jvm");
-      return;
-    }
+    const jar = JAR!;
     const bytes = Deno.readFileSync(jar);
     assert.deepEqual(sniff(bytes.subarray(0, 4096), jar), {
       kind: "data",
