@@ -169,7 +169,13 @@ export interface WorkbenchModule {
   cli?: WorkbenchCli;
   /** Permissions to probe at start, given the roots. */
   permissionNeeds(roots: readonly RootDirectory[]): PermissionNeed[];
-  create(services: WorkbenchServices): Workbench;
+  /**
+   * Builds the workbench for one connection. It may answer with a promise (a
+   * module whose implementation is imported on first use): the server then
+   * answers `initialize` from the fields above alone and holds every other
+   * request until each workbench is built.
+   */
+  create(services: WorkbenchServices): Workbench | Promise<Workbench>;
 }
 
 /** Compiles a URI template into a matcher; `{var}` spans one path segment, `{+var}` any text. */
