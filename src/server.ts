@@ -421,14 +421,26 @@ export function assembleServer(
   ledger.onChange(() => {
     if (announcing()) server.sendResourceListChanged().catch(() => {});
   });
-  const created = modules.map((module) => module.create(services));
-  // Workbenches built synchronously are registered now; any built by a promise (an
-  // implementation imported on first use) are awaited by every request but initialize.
-  const pending: Promise<void> | null = created.some(isPromise)
-    ? Promise.all(created).then(register)
-    : (register(created as Workbench[]), null);
-  pending?.catch((error) => stderr("error", `A workbench failed to build: ${String(error)}`));
-  const whenBuilt = (): Promise<void> | void => pending ?? undefined;
+  // Modules that are not deferred are created now; when each answers synchronously they are
+  // registered now too. A deferred one (a descriptor that imports its implementation) is
+  // created once the client has finished the handshake, or a request needs it, whichever
+  // comes first: initialize never waits for an import.
+  const created = modules.map((module) => module.deferred ? null : module.create(services));
+  let pending: Promise<void> | null = null;
+  const build = (): Promise<void> => {
+    pending ??= Promise.all(
+      modules.map((module, index) => created[index] ?? module.create(services)),
+    ).then(register);
+    return pending;
+  };
+  if (created.every((workbench) => workbench !== null && !isPromise(workbench))) {
+    register(created as Workbench[]);
+  } else {
+    server.oninitialized = () => {
+      build().catch((error) => stderr("error", `A workbench failed to build: ${String(error)}`));
+    };
+  }
+  const whenBuilt = (): Promise<void> | void => built ? undefined : build();
 
   const toolRequest = (
     tool: ToolDefinition,
@@ -857,7 +869,7 @@ export function assembleServer(
       closed = true;
       connected = false;
       // A workbench still being built is closed once it is (a failed build has nothing to close).
-      await Promise.resolve(whenBuilt()).catch(() => {});
+      await pending?.catch(() => {});
       for (const workbench of workbenches) {
         try {
           await workbench.close?.();

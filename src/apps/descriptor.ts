@@ -169,6 +169,7 @@ export function appsModuleWith(
         }))
         : []),
     ],
+    deferred: build === importedBuilder,
     create: (services) => build(services, resolved),
   };
 }

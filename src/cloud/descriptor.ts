@@ -164,6 +164,7 @@ export function cloudModuleWith(
         purpose: `write exports under ${outputDir}`,
       }]),
     ],
+    deferred: build === importedBuilder,
     create: (services) => build(services, resolved),
   };
 }

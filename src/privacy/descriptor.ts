@@ -58,6 +58,7 @@ export function privacyModuleWith(
       "Output may be pseudonymised by the active policy: pass identifiers back unchanged; privacy_status tells which policy applies.",
     toolsets: [PRIVACY_TOOLSET],
     permissionNeeds: () => [],
+    deferred: build === importedBuilder,
     create: (services) => build(services, policy ? { policy } : {}, keep),
   };
 }
