@@ -15,7 +15,7 @@ import {
   ceilingsFrom,
   DEFAULT_CEILINGS,
 } from "./artifacts/ceilings.ts";
-import type { TraversalLimits } from "./artifacts/model.ts";
+import type { TraversalLimits } from "./artifacts/limits.ts";
 import type { PermissionNeed } from "../core/permissions.ts";
 import type {
   RootDirectory,
