@@ -26,7 +26,7 @@ import {
   VAULT_KEY_ENV,
 } from "./core/policy/compile.ts";
 import { loadPolicy } from "./core/policy/document.ts";
-import { privacyWorkbenchWith } from "./privacy/workbench.ts";
+import { privacyModuleWith } from "./privacy/descriptor.ts";
 import { VERSION } from "./version.ts";
 
 /** Environment variable holding the HTTP bearer token (needs `--allow-env=CASEFILE_TOKEN`). */
@@ -214,7 +214,7 @@ export function parseCli(
     throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(", ")}; got ${logLevel}`);
   }
   const workbenches = modules.map((module) => {
-    if (module.name === "privacy" && policy) return privacyWorkbenchWith({ policy });
+    if (module.name === "privacy" && policy) return privacyModuleWith({ policy });
     if (!module.cli) return module;
     const own = Object.fromEntries(
       Object.keys(module.cli.options).map((name) => [name, values[name]]),

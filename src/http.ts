@@ -11,7 +11,10 @@
  * @module
  */
 
-import { WebStandardStreamableHTTPServerTransport } from "./sdk.ts";
+import {
+  loadStreamableHttpTransport,
+  type WebStandardStreamableHTTPServerTransport,
+} from "./sdk.ts";
 import type { CasefileServer } from "./server.ts";
 import type { Logger } from "./core/log.ts";
 import { SessionEventStore } from "./sse_event_store.ts";
@@ -99,6 +102,7 @@ export function serveHttp(options: ServeHttpOptions): Promise<HttpEndpoint> {
   const evictAfterMs = Math.min(options.evictIdleAfterMs ?? 60_000, idleTimeoutMs);
   const sessions = new Map<string, Session>();
   const log = options.log;
+  const transportModule = loadStreamableHttpTransport();
   const accepted = [
     ...(options.token !== undefined ? [options.token] : []),
     ...(options.tokens ?? []),
@@ -200,6 +204,7 @@ export function serveHttp(options: ServeHttpOptions): Promise<HttpEndpoint> {
     const principal = matched ?? "";
     const full = await makeRoom(principal);
     if (full) return full;
+    const { WebStandardStreamableHTTPServerTransport } = await transportModule;
     const casefile = options.createSession(matched);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),

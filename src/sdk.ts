@@ -11,7 +11,7 @@ export type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/server/stdio"
 export { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 // @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
-export { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+export type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 export {
   CallToolRequestSchema,
@@ -36,3 +36,14 @@ export type {
   ReadResourceResult,
   Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+
+/**
+ * The SDK's Streamable HTTP transport, imported when an HTTP endpoint starts
+ * (a stdio server never loads it).
+ */
+export async function loadStreamableHttpTransport(): Promise<
+  typeof import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js")
+> {
+  // @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
+  return await import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js");
+}

@@ -182,8 +182,13 @@ export interface CasefileServer {
 export interface AssembledServer extends CasefileServer {
   /** The SDK server (low-level). */
   readonly server: Server;
-  /** The tools. */
+  /** The tools (filled once {@linkcode AssembledServer.ready} resolves). */
   readonly catalog: ToolCatalog;
+  /**
+   * Resolves once every workbench is built: at once when each module's
+   * `create` answered synchronously, else when the last one's promise settles.
+   */
+  ready(): Promise<void>;
 }
 
 const INSTRUCTIONS_LEAD = "Casefile investigates with evidence.";
@@ -273,10 +278,15 @@ export function assembleServer(
     },
   );
   let connected = false;
+  // Until every workbench is built, what building does (loading the demo estate, start-up
+  // warnings) stays on stderr: the client hears nothing it would not have heard had the
+  // workbenches been built before it connected.
+  let built = false;
+  const announcing = (): boolean => connected && built;
   const stderr = stderrLogger(options.logLevel ?? "warning");
   const log: Logger = (level, message, data) => {
     stderr(level, message, data);
-    if (connected) {
+    if (announcing()) {
       server.sendLoggingMessage({
         level,
         logger: "casefile",
@@ -305,15 +315,15 @@ export function assembleServer(
     roots,
     fence,
     notifyToolsChanged: () => {
-      if (connected) server.sendToolListChanged().catch(() => {});
+      if (announcing()) server.sendToolListChanged().catch(() => {});
     },
     notifyResourceUpdated: (uri) => {
-      if (connected && subscriptions.has(uri)) {
+      if (announcing() && subscriptions.has(uri)) {
         server.sendResourceUpdated({ uri }).catch(() => {});
       }
     },
     notifyResourceListChanged: () => {
-      if (connected) server.sendResourceListChanged().catch(() => {});
+      if (announcing()) server.sendResourceListChanged().catch(() => {});
     },
   };
 
@@ -352,60 +362,85 @@ export function assembleServer(
     },
   });
   origin.set(`template:${evidencePrefix}{evidenceId}`, "core");
-  for (const module of modules) {
-    const workbench = module.create(services);
-    workbenches.push(workbench);
-    if (options.policyNames && workbench.knownNames) {
-      nameRemovals.push(options.policyNames.add(workbench.knownNames));
-    }
-    const declared = new Set((module.toolsets ?? [{ name: module.name }]).map((t) => t.name));
-    for (const tool of workbench.tools) {
-      const toolset = tool.toolset ?? module.name;
-      if (!declared.has(toolset)) {
-        throw new RangeError(
-          `Tool ${tool.name} of ${module.name} belongs to toolset ${toolset}, which ${module.name} does not declare`,
-        );
+  let matchers: { template: ResourceTemplateDefinition; match: UriMatcher }[] = [];
+  /** Joins the built workbenches' tools, prompts, families and resources, in module order. */
+  const register = (created: readonly Workbench[]): void => {
+    for (const [index, workbench] of created.entries()) {
+      const module = modules[index]!;
+      workbenches.push(workbench);
+      if (options.policyNames && workbench.knownNames) {
+        nameRemovals.push(options.policyNames.add(workbench.knownNames));
       }
-      catalog.add(tool.toolset === toolset ? tool : { ...tool, toolset });
-      origin.set(`tool:${tool.name}`, module.name);
-    }
-    for (const [name, family] of Object.entries(workbench.completionFamilies)) {
-      if (families.has(name)) throw new RangeError(`Completion family ${name} is defined twice`);
-      families.set(name, family);
-    }
-    for (const template of workbench.resourceTemplates) {
-      templates.push(template);
-      origin.set(`template:${template.uriTemplate}`, module.name);
-    }
-    for (const resource of workbench.resources ?? []) {
-      if (statics.has(resource.uri)) {
-        throw new RangeError(`Resource ${resource.uri} is defined twice`);
+      const declared = new Set((module.toolsets ?? [{ name: module.name }]).map((t) => t.name));
+      for (const tool of workbench.tools) {
+        const toolset = tool.toolset ?? module.name;
+        if (!declared.has(toolset)) {
+          throw new RangeError(
+            `Tool ${tool.name} of ${module.name} belongs to toolset ${toolset}, which ${module.name} does not declare`,
+          );
+        }
+        catalog.add(tool.toolset === toolset ? tool : { ...tool, toolset });
+        origin.set(`tool:${tool.name}`, module.name);
       }
-      statics.set(resource.uri, { ...resource, workbench: module.name });
+      for (const [name, family] of Object.entries(workbench.completionFamilies)) {
+        if (families.has(name)) throw new RangeError(`Completion family ${name} is defined twice`);
+        families.set(name, family);
+      }
+      for (const template of workbench.resourceTemplates) {
+        templates.push(template);
+        origin.set(`template:${template.uriTemplate}`, module.name);
+      }
+      for (const resource of workbench.resources ?? []) {
+        if (statics.has(resource.uri)) {
+          throw new RangeError(`Resource ${resource.uri} is defined twice`);
+        }
+        statics.set(resource.uri, { ...resource, workbench: module.name });
+      }
     }
-  }
-  for (const [index, workbench] of workbenches.entries()) {
-    for (const contract of workbench.prompts) {
-      prompts.add(contract);
-      origin.set(`prompt:${contract.name}`, modules[index]!.name);
+    for (const [index, workbench] of workbenches.entries()) {
+      for (const contract of workbench.prompts) {
+        prompts.add(contract);
+        origin.set(`prompt:${contract.name}`, modules[index]!.name);
+      }
     }
-  }
-  prompts.onChange(() => {
-    if (connected) server.sendPromptListChanged().catch(() => {});
-  });
+    // Longest template first, so a more specific template wins over a shorter one it overlaps.
+    matchers = templates
+      .map((template, index) => ({
+        template,
+        index,
+        match: compileUriTemplate(template.uriTemplate),
+      }))
+      .sort((a, b) =>
+        b.template.uriTemplate.length - a.template.uriTemplate.length || a.index - b.index
+      );
+    prompts.onChange(() => {
+      if (announcing()) server.sendPromptListChanged().catch(() => {});
+    });
+    built = true;
+  };
   ledger.onChange(() => {
-    if (connected) server.sendResourceListChanged().catch(() => {});
+    if (announcing()) server.sendResourceListChanged().catch(() => {});
   });
-  // Longest template first, so a more specific template wins over a shorter one it overlaps.
-  const matchers = templates
-    .map((template, index) => ({
-      template,
-      index,
-      match: compileUriTemplate(template.uriTemplate),
-    }))
-    .sort((a, b) =>
-      b.template.uriTemplate.length - a.template.uriTemplate.length || a.index - b.index
-    );
+  // Modules that are not deferred are created now; when each answers synchronously they are
+  // registered now too. A deferred one (a descriptor that imports its implementation) is
+  // created once the client has finished the handshake, or a request needs it, whichever
+  // comes first: initialize never waits for an import.
+  const created = modules.map((module) => module.deferred ? null : module.create(services));
+  let pending: Promise<void> | null = null;
+  const build = (): Promise<void> => {
+    pending ??= Promise.all(
+      modules.map((module, index) => created[index] ?? module.create(services)),
+    ).then(register);
+    return pending;
+  };
+  if (created.every((workbench) => workbench !== null && !isPromise(workbench))) {
+    register(created as Workbench[]);
+  } else {
+    server.oninitialized = () => {
+      build().catch((error) => stderr("error", `A workbench failed to build: ${String(error)}`));
+    };
+  }
+  const whenBuilt = (): Promise<void> | void => built ? undefined : build();
 
   const toolRequest = (
     tool: ToolDefinition,
@@ -457,17 +492,21 @@ export function assembleServer(
 
   // Transformed results may no longer fit a tool's declared schema: withhold it then.
   const withholdSchemas = (options.policyTransforms ?? []).length > 0;
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: catalog.list().filter(offered).map((tool) => {
-      const described = describeTool(tool);
-      if (withholdSchemas) delete described.outputSchema;
-      return described;
-    }),
-  }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    await whenBuilt();
+    return {
+      tools: catalog.list().filter(offered).map((tool) => {
+        const described = describeTool(tool);
+        if (withholdSchemas) delete described.outputSchema;
+        return described;
+      }),
+    };
+  });
 
   server.setRequestHandler(
     CallToolRequestSchema,
     async (request, extra): Promise<CallToolResult> => {
+      await whenBuilt();
       const { name, arguments: args } = request.params;
       const tool = catalog.get(name);
       if (!tool || !offered(tool)) {
@@ -601,24 +640,28 @@ export function assembleServer(
     },
   );
 
-  server.setRequestHandler(ListPromptsRequestSchema, () => ({
-    prompts: prompts.list()
-      .filter((contract) => gate.visible(promptRequest(contract.name, {})))
-      .map((contract) => ({
-        name: contract.name,
-        title: contract.title,
-        description: contract.description,
-        arguments: contract.arguments.map(({ name, description, required }) => ({
-          name,
-          description,
-          required,
+  server.setRequestHandler(ListPromptsRequestSchema, async () => {
+    await whenBuilt();
+    return {
+      prompts: prompts.list()
+        .filter((contract) => gate.visible(promptRequest(contract.name, {})))
+        .map((contract) => ({
+          name: contract.name,
+          title: contract.title,
+          description: contract.description,
+          arguments: contract.arguments.map(({ name, description, required }) => ({
+            name,
+            description,
+            required,
+          })),
         })),
-      })),
-  }));
+    };
+  });
 
   server.setRequestHandler(
     GetPromptRequestSchema,
     async (request, extra): Promise<GetPromptResult> => {
+      await whenBuilt();
       const { name, arguments: args } = request.params;
       const policyRequest = promptRequest(name, args ?? {});
       if (!prompts.has(name) || !gate.visible(policyRequest)) {
@@ -647,6 +690,7 @@ export function assembleServer(
   server.setRequestHandler(
     CompleteRequestSchema,
     async (request, extra): Promise<CompleteResult> => {
+      await whenBuilt();
       const { ref, argument, context } = request.params;
       let family: CompletionFamily | undefined;
       let policyRequest: PolicyRequest;
@@ -720,19 +764,23 @@ export function assembleServer(
     },
   );
 
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
-    resourceTemplates: templates
-      .filter((t) => gate.visible(templateRequest(t, {})))
-      .map((t) => ({
-        name: t.name,
-        ...(t.title ? { title: t.title } : {}),
-        uriTemplate: t.uriTemplate,
-        description: t.description,
-        mimeType: t.mimeType,
-      })),
-  }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => {
+    await whenBuilt();
+    return {
+      resourceTemplates: templates
+        .filter((t) => gate.visible(templateRequest(t, {})))
+        .map((t) => ({
+          name: t.name,
+          ...(t.title ? { title: t.title } : {}),
+          uriTemplate: t.uriTemplate,
+          description: t.description,
+          mimeType: t.mimeType,
+        })),
+    };
+  });
 
-  server.setRequestHandler(ListResourcesRequestSchema, (request) => {
+  server.setRequestHandler(ListResourcesRequestSchema, async (request) => {
+    await whenBuilt();
     const fixed = [...statics.values()]
       .filter((resource) => gate.visible(staticRequest(resource)))
       .map(({ uri, name, description, mimeType }) => ({
@@ -756,6 +804,7 @@ export function assembleServer(
   server.setRequestHandler(
     ReadResourceRequestSchema,
     async (request): Promise<ReadResourceResult> => {
+      await whenBuilt();
       const { uri } = request.params;
       const fixed = statics.get(uri);
       if (fixed && gate.visible(staticRequest(fixed))) {
@@ -808,6 +857,9 @@ export function assembleServer(
     prompts,
     catalog,
     ledger,
+    ready: async (): Promise<void> => {
+      await whenBuilt();
+    },
     async connect(transport: McpTransport): Promise<void> {
       await server.connect(transport as unknown as Transport);
       connected = true;
@@ -816,6 +868,8 @@ export function assembleServer(
       if (closed) return;
       closed = true;
       connected = false;
+      // A workbench still being built is closed once it is (a failed build has nothing to close).
+      await pending?.catch(() => {});
       for (const workbench of workbenches) {
         try {
           await workbench.close?.();
@@ -828,6 +882,14 @@ export function assembleServer(
       await server.close();
     },
   };
+}
+
+/** A URI template's matcher. */
+type UriMatcher = ReturnType<typeof compileUriTemplate>;
+
+/** Whether a workbench module's `create` answered with a promise. */
+function isPromise(value: Workbench | Promise<Workbench>): value is Promise<Workbench> {
+  return typeof (value as { then?: unknown }).then === "function";
 }
 
 /**

@@ -8,22 +8,24 @@
 
 import { assembleServer, type CasefileServer, type CreateServerOptions } from "./server.ts";
 import type { WorkbenchModule } from "./core/workbench.ts";
-import { appsWorkbenchWith } from "./apps/workbench.ts";
-import { cloudWorkbenchWith } from "./cloud/workbench.ts";
-import { privacyWorkbenchWith } from "./privacy/workbench.ts";
+import { appsModuleWith } from "./apps/descriptor.ts";
+import { cloudModuleWith } from "./cloud/descriptor.ts";
+import { privacyModuleWith } from "./privacy/descriptor.ts";
 import type { CompiledPolicy } from "./core/policy/compile.ts";
 
 /**
  * The built-in workbench modules, in the order they are served. Each is
- * configured with its defaults; its CLI flags configure it further.
+ * configured with its defaults; its CLI flags configure it further. Each is
+ * its light descriptor: a connection imports the implementation when it first
+ * builds the workbench, so `initialize` is answered before any of it loads.
  */
 export function builtinWorkbenches(
   options: Pick<CreateServerOptions, "capturePolicy"> & { policy?: CompiledPolicy } = {},
 ): WorkbenchModule[] {
   return [
-    appsWorkbenchWith(options.capturePolicy ? { capturePolicy: options.capturePolicy } : {}),
-    cloudWorkbenchWith(),
-    privacyWorkbenchWith(options.policy ? { policy: options.policy } : {}),
+    appsModuleWith(options.capturePolicy ? { capturePolicy: options.capturePolicy } : {}),
+    cloudModuleWith(),
+    privacyModuleWith(options.policy ? { policy: options.policy } : {}),
   ];
 }
 
@@ -60,7 +62,8 @@ function asModules(plugins: readonly WorkbenchPlugin[]): WorkbenchModule[] {
 /**
  * Creates a server for one MCP connection, serving the given workbenches
  * (every built-in one by default). Reads nothing and starts nothing until a
- * client calls a tool.
+ * client calls a tool; the built-in workbenches' implementations are imported
+ * in the background, and every request but `initialize` waits for them.
  *
  * @example
  * ```ts

@@ -1,43 +1,28 @@
 /**
- * The apps workbench: its module (toolsets, CLI flags, error codes,
- * instructions) and, per connection, the shared context, the tools built on
- * it, the completion families, the resource templates and the guided
- * prompts. Each tool lives in its own file under `tools/`.
+ * The apps workbench's implementation: per connection, the shared context,
+ * the tools built on it, the completion families, the resource templates and
+ * the guided prompts (its toolsets, flags and instructions are in
+ * `descriptor.ts`). Each tool lives in its own file under `tools/`.
  *
  * @module
  */
 
-import {
-  CEILING_FLAGS,
-  CEILINGS_HELP,
-  ceilingsFrom,
-  DEFAULT_CEILINGS,
-} from "./artifacts/ceilings.ts";
-import type { TraversalLimits } from "./artifacts/model.ts";
 import type { ToolDefinition } from "../core/catalog.ts";
-import type { PermissionNeed } from "../core/permissions.ts";
-import type {
-  RootDirectory,
-  ToolsetInfo,
-  Workbench,
-  WorkbenchModule,
-  WorkbenchServices,
-} from "../core/workbench.ts";
+import type { Workbench, WorkbenchServices } from "../core/workbench.ts";
+import type { CapturePolicySettings } from "./capture/settings.ts";
+import { captureGaps } from "./capture/readiness.ts";
 import {
-  type CapturePolicySettings,
-  emptyCapturePolicy,
-  parseCapturePolicy,
-} from "./capture/settings.ts";
-import { captureGaps, captureNeeds } from "./capture/readiness.ts";
+  appsModuleWith,
+  type AppsSettings,
+  type AppsWorkbenchModule,
+  type ResolvedAppsSettings,
+} from "./descriptor.ts";
 import { appsCompletionFamilies } from "./completion_families.ts";
 import { type AppsContext, createAppsContext } from "./context/apps_context.ts";
 import { withStableParameters } from "./context/evidence_parameters.ts";
 import { recordingLeftUnknowns } from "./context/left_unknowns.ts";
-import { APPS_ERROR_CODES } from "./errors.ts";
-import { ANALYSIS_PREDICATE } from "./evidence.ts";
 import { APPS_PROMPTS } from "./prompts.ts";
 import { appsResourceTemplates } from "./resource_templates.ts";
-import { CLOSE_BINARY } from "./tool_names.ts";
 import { analyzeFunctionTool } from "./tools/analyze_function.ts";
 import { binaryOverviewTool } from "./tools/binary_overview.ts";
 import { binarySessionTool } from "./tools/binary_session.ts";
@@ -71,58 +56,17 @@ import { verifyReconstructionTool } from "./tools/verify_reconstruction.ts";
 import { verifyUnknownResolutionTool } from "./tools/verify_unknown_resolution.ts";
 import { xrefsTool } from "./tools/xrefs.ts";
 
-/** How the apps workbench is configured. */
-export interface AppsSettings {
-  /** The operator's process-capture policy. @default nothing allowed */
-  capturePolicy?: Partial<CapturePolicySettings>;
-  /** The operator's ceilings over client-chosen traversal limits. @default DEFAULT_CEILINGS */
-  ceilings?: Partial<TraversalLimits>;
-}
-
-/** The apps workbench module, configured; its settings are readable for status and tests. */
-export interface AppsWorkbenchModule extends WorkbenchModule {
-  /** The settings it was configured with. */
-  readonly settings: Readonly<{
-    capturePolicy: Readonly<CapturePolicySettings>;
-    ceilings: Readonly<TraversalLimits>;
-  }>;
-}
-
-/** The apps toolsets. */
-export const APPS_TOOLSETS: readonly ToolsetInfo[] = [
-  { name: "session", description: "Open, switch and close targets; the session's status." },
-  {
-    name: "static",
-    description: "Static analysis of binaries: procedures, strings, xrefs, call graphs, dossiers.",
-  },
-  {
-    name: "artifacts",
-    description:
-      "Directories and archives: inventories, comparisons, extraction, Evidence bundles, reconstruction checks.",
-  },
-  { name: "capture", description: "Approved process captures, their comparison and correlation." },
-  { name: "unknowns", description: "The residual-unknowns registry." },
-];
-
-const CAPTURE_HELP =
-  `Process capture (capture_process_scenario; --allow-process-launch is the master switch):
-  --allow-capture PATH   an executable captures may run, or a directory whose files they may run
-                         (repeatable; Deno must also grant each program, e.g. --allow-run=PATH)
-  --capture-root DIR     working directories and filesystem roots must lie inside one (repeatable)
-  --capture-env NAME     an environment variable name captures may set or inherit (repeatable)
-  --capture-allow-network
-                         allow network_access "host" (default: a private network namespace only)
-  --confirm-captures     a human confirms each capture plan (the client needs form elicitation)
-  --capture-policy FILE  the same as JSON: {"executables":[…],"roots":[…],"environment":[…],
-                         "allow_host_network":false,"require_human_confirmation":false}; merged
-                         with the flags (grant --allow-read=FILE)
-  Captures use sh and setsid (grant --allow-run=sh,setsid,kill), a temporary directory
-  (--allow-write=/tmp --allow-read=/tmp), and strace, gdb, prlimit and unshare when granted;
-  binary_session lists what is still missing (see the README's "Process capture").
-`;
+export {
+  APPS_TOOLSETS,
+  type AppsSettings,
+  type AppsWorkbenchModule,
+  type ResolvedAppsSettings,
+} from "./descriptor.ts";
 
 /**
- * The apps workbench configured with `settings`.
+ * The apps workbench configured with `settings`, built directly by each
+ * connection (the built-in server uses `appsModuleWith` of `descriptor.ts`,
+ * which imports this file on first use instead).
  *
  * @example
  * ```ts
@@ -131,59 +75,7 @@ const CAPTURE_HELP =
  * ```
  */
 export function appsWorkbenchWith(settings: AppsSettings = {}): AppsWorkbenchModule {
-  const capturePolicy: CapturePolicySettings = {
-    ...emptyCapturePolicy(),
-    ...structuredClone(settings.capturePolicy ?? {}),
-  };
-  const ceilings: TraversalLimits = { ...DEFAULT_CEILINGS, ...settings.ceilings };
-  return {
-    name: "apps",
-    instructions:
-      "For shipped binaries and packages, start with binary_session, then open_binary on a path under an allowed root.",
-    toolsets: APPS_TOOLSETS,
-    errorCodes: APPS_ERROR_CODES,
-    subjectKinds: ["binary", "artifact", "process-capture"],
-    evidencePredicate: ANALYSIS_PREDICATE,
-    clearsEvidenceWith: [CLOSE_BINARY],
-    settings: { capturePolicy, ceilings },
-    cli: {
-      options: {
-        "allow-capture": { type: "string", multiple: true },
-        "capture-root": { type: "string", multiple: true },
-        "capture-env": { type: "string", multiple: true },
-        "capture-allow-network": { type: "boolean" },
-        "confirm-captures": { type: "boolean" },
-        "capture-policy": { type: "string" },
-        ...Object.fromEntries(
-          Object.values(CEILING_FLAGS).map((flag) => [flag, { type: "string" as const }]),
-        ),
-      },
-      help: CAPTURE_HELP + "\n" + CEILINGS_HELP,
-      configure: (values) => {
-        const policy = parseCapturePolicy(values as Parameters<typeof parseCapturePolicy>[0]);
-        return appsWorkbenchWith({
-          ...(policy ? { capturePolicy: policy } : {}),
-          ceilings: ceilingsFrom(values),
-        });
-      },
-    },
-    permissionNeeds: (roots: readonly RootDirectory[]): PermissionNeed[] => [
-      ...roots.map((root): PermissionNeed => ({
-        name: "read",
-        target: root.path,
-        purpose: `open targets under ${root.path}`,
-      })),
-      // With a capture policy, what capture uses is probed at start-up and listed too.
-      ...(capturePolicy.executables.length > 0 && capturePolicy.roots.length > 0
-        ? captureNeeds(capturePolicy).map(({ name, target, purpose }) => ({
-          name,
-          ...(target !== undefined ? { target } : {}),
-          purpose,
-        }))
-        : []),
-    ],
-    create: (services) => createAppsWorkbench(services, capturePolicy, ceilings),
-  };
+  return appsModuleWith(settings, createAppsWorkbench);
 }
 
 /** The apps workbench with nothing allowed beyond reading targets. */
@@ -228,11 +120,12 @@ export const APPS_TOOL_FACTORIES: ReadonlyArray<(context: AppsContext) => ToolDe
   verifyReconstructionTool,
 ];
 
-function createAppsWorkbench(
+/** Builds the apps workbench of one connection: its context, tools, prompts and resources. */
+export function createAppsWorkbench(
   services: WorkbenchServices,
-  capturePolicy: Readonly<CapturePolicySettings>,
-  ceilings: Readonly<TraversalLimits>,
+  settings: Readonly<ResolvedAppsSettings>,
 ): Workbench {
+  const { capturePolicy, ceilings } = settings;
   const context = createAppsContext(services, capturePolicy, ceilings);
   warnCaptureGaps(services, capturePolicy);
   return {

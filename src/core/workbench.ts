@@ -169,7 +169,19 @@ export interface WorkbenchModule {
   cli?: WorkbenchCli;
   /** Permissions to probe at start, given the roots. */
   permissionNeeds(roots: readonly RootDirectory[]): PermissionNeed[];
-  create(services: WorkbenchServices): Workbench;
+  /**
+   * Whether `create` imports the implementation first (a light descriptor
+   * standing for a heavy module): the server then calls it only once the
+   * client has finished the handshake, or a request needs the workbench, so
+   * `initialize` never waits for the import. @default false
+   */
+  deferred?: boolean;
+  /**
+   * Builds the workbench for one connection. It may answer with a promise:
+   * the server answers `initialize` from the fields above alone and holds
+   * every other request until each workbench is built.
+   */
+  create(services: WorkbenchServices): Workbench | Promise<Workbench>;
 }
 
 /** Compiles a URI template into a matcher; `{var}` spans one path segment, `{+var}` any text. */

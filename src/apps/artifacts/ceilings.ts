@@ -9,7 +9,7 @@
  * @module
  */
 
-import { LIMIT_BOUNDS, type TraversalLimits } from "./model.ts";
+import { LIMIT_BOUNDS, type TraversalLimits } from "./limits.ts";
 
 /** The ceilings when the operator sets none: enough for large packages, not for bombs. */
 export const DEFAULT_CEILINGS: Readonly<TraversalLimits> = Object.freeze({

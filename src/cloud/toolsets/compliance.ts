@@ -11,12 +11,9 @@ import { complianceSummaryTool } from "../tools/compliance_summary.ts";
 import { controlStatusTool } from "../tools/control_status.ts";
 import { listControlsTool } from "../tools/list_controls.ts";
 import { listFrameworksTool } from "../tools/list_frameworks.ts";
+import { COMPLIANCE_TOOLSET } from "./info.ts";
 
-/** What the toolset is for. */
-export const COMPLIANCE_TOOLSET = {
-  name: "compliance",
-  description: "Compliance: frameworks, rollups, controls, gaps.",
-};
+export { COMPLIANCE_TOOLSET };
 
 /** The toolset's tools, in the order they are listed. */
 export function complianceTools(ctx: CloudContext): ToolDefinition[] {

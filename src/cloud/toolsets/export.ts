@@ -11,13 +11,9 @@ import { exportOntologyTool } from "../tools/export_ontology.ts";
 import { exportReportTool } from "../tools/export_report.ts";
 import { exportTerraformTool } from "../tools/export_terraform.ts";
 import { terraformPreviewTool } from "../tools/terraform_preview.ts";
+import { EXPORT_TOOLSET } from "./info.ts";
 
-/** What the toolset is for. */
-export const EXPORT_TOOLSET = {
-  name: "export",
-  description:
-    "Files under the operator's output directory: reports (json, html, inventory, graphml, asset map), Terraform import skeletons, the ontology.",
-};
+export { EXPORT_TOOLSET };
 
 /** The toolset's tools, in the order they are listed. */
 export function exportTools(ctx: CloudContext): ToolDefinition[] {

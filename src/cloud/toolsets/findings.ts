@@ -13,12 +13,9 @@ import { listFindingsTool } from "../tools/list_findings.ts";
 import { suppressFindingsTool } from "../tools/suppress_findings.ts";
 import { topRisksTool } from "../tools/top_risks.ts";
 import { unsuppressFindingsTool } from "../tools/unsuppress_findings.ts";
+import { FINDINGS_TOOLSET } from "./info.ts";
 
-/** What the toolset is for. */
-export const FINDINGS_TOOLSET = {
-  name: "findings",
-  description: "Findings: lists, detail, summaries, top risks, suppression.",
-};
+export { FINDINGS_TOOLSET };
 
 /** The toolset's tools, in the order they are listed. */
 export function findingsTools(ctx: CloudContext): ToolDefinition[] {

@@ -23,13 +23,9 @@ import { neighborsTool } from "../tools/neighbors.ts";
 import { securityCoverageTool } from "../tools/security_coverage.ts";
 import { sharedDependenciesTool } from "../tools/shared_dependencies.ts";
 import { subgraphExportTool } from "../tools/subgraph_export.ts";
+import { GRAPH_TOOLSET } from "./info.ts";
 
-/** What the toolset is for. */
-export const GRAPH_TOOLSET = {
-  name: "graph",
-  description:
-    "The asset graph: neighbours, edges, paths, exposure, dependencies, blast radius, centrality, exports.",
-};
+export { GRAPH_TOOLSET };
 
 /** The toolset's tools, in the order they are listed. */
 export function graphTools(ctx: CloudContext): ToolDefinition[] {

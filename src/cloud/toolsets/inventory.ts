@@ -17,13 +17,9 @@ import { listRegionsTool } from "../tools/list_regions.ts";
 import { listTagsTool } from "../tools/list_tags.ts";
 import { organizationTopologyTool } from "../tools/organization_topology.ts";
 import { unresolvedReferencesTool } from "../tools/unresolved_references.ts";
+import { INVENTORY_TOOLSET } from "./info.ts";
 
-/** What the toolset is for. */
-export const INVENTORY_TOOLSET = {
-  name: "inventory",
-  description:
-    "Assets: search, detail, metadata, counts, accounts, regions, tags, coverage, organisation.",
-};
+export { INVENTORY_TOOLSET };
 
 /** The toolset's tools, in the order they are listed. */
 export function inventoryTools(ctx: CloudContext): ToolDefinition[] {

@@ -10,11 +10,8 @@ import { describeSchemaTool } from "../tools/describe_schema.ts";
 import { explainAssetTypeTool } from "../tools/explain_asset_type.ts";
 import { explainEdgeTypeTool } from "../tools/explain_edge_type.ts";
 import { type CapabilitySources, listCapabilitiesTool } from "../tools/list_capabilities.ts";
-/** What the toolset is for. */
-export const META_TOOLSET = {
-  name: "meta",
-  description: "What the cloud workbench offers and what its vocabularies mean.",
-};
+import { META_TOOLSET } from "./info.ts";
+export { META_TOOLSET };
 
 /**
  * The toolset's tools, in the order they are listed. `sources` gives

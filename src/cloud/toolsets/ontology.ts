@@ -13,13 +13,9 @@ import { ontologyStatsTool } from "../tools/ontology_stats.ts";
 import { ragChunksTool } from "../tools/rag_chunks.ts";
 import { relationGroupsTool } from "../tools/relation_groups.ts";
 import { sparqlQueryTool } from "../tools/sparql_query.ts";
+import { ONTOLOGY_TOOLSET } from "./info.ts";
 
-/** What the toolset is for. */
-export const ONTOLOGY_TOOLSET = {
-  name: "ontology",
-  description:
-    "The dataset as an RDF/OWL ontology: counts, read-only SPARQL, semantic neighbourhoods, relation groups, retrieval chunks.",
-};
+export { ONTOLOGY_TOOLSET };
 
 /** The toolset's tools, in the order they are listed. */
 export function ontologyTools(ctx: CloudContext): ToolDefinition[] {

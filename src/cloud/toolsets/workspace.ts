@@ -14,12 +14,9 @@ import { selectDatasetTool } from "../tools/select_dataset.ts";
 import { snapshotDatasetTool } from "../tools/snapshot_dataset.ts";
 import { unloadDatasetTool } from "../tools/unload_dataset.ts";
 import { workspaceStatusTool } from "../tools/workspace_status.ts";
+import { WORKSPACE_TOOLSET } from "./info.ts";
 
-/** What the toolset is for. */
-export const WORKSPACE_TOOLSET = {
-  name: "workspace",
-  description: "Named datasets: load, select, snapshot, compare, summarise.",
-};
+export { WORKSPACE_TOOLSET };
 
 /** The toolset's tools, in the order they are listed. */
 export function workspaceTools(ctx: CloudContext): ToolDefinition[] {
