@@ -29,6 +29,27 @@ export const START_ENV = [
   "CASEFILE_VAULT_KEY",
 ];
 
+const MINIMAL_SERVER = new URL("./peers/minimal_server.ts", import.meta.url).pathname;
+
+/**
+ * A transport (not yet connected) that spawns the minimal SDK server, the
+ * peer of the start-up and per-call measures, with the start task's V8 flag
+ * and read grants.
+ */
+export function minimalServerTransport(): StdioClientTransport {
+  return new StdioClientTransport({
+    command: Deno.execPath(),
+    args: [
+      "run",
+      "--no-prompt",
+      "--v8-flags=--max-semi-space-size=2",
+      `--allow-read=/usr/bin,/usr/lib,${SRC_DIR}`,
+      MINIMAL_SERVER,
+    ],
+    stderr: "pipe",
+  });
+}
+
 /** How to start one server. */
 export interface ServerSpec {
   /** `--root` directories (also granted `--allow-read`). */

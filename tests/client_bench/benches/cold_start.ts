@@ -9,24 +9,11 @@
  */
 
 import { Client } from "@modelcontextprotocol/sdk/client";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { type BenchContext, BenchServer, paired, SRC_DIR } from "../harness.ts";
-
-const PEER = new URL("../peers/minimal_server.ts", import.meta.url).pathname;
+import { type BenchContext, BenchServer, minimalServerTransport, paired } from "../harness.ts";
 
 /** Spawn to a finished handshake, or (`ready`) to the answer of the first `tools/list`. */
 async function peerStart(ready = false): Promise<number> {
-  const transport = new StdioClientTransport({
-    command: Deno.execPath(),
-    args: [
-      "run",
-      "--no-prompt",
-      "--v8-flags=--max-semi-space-size=2",
-      `--allow-read=/usr/bin,/usr/lib,${SRC_DIR}`,
-      PEER,
-    ],
-    stderr: "pipe",
-  });
+  const transport = minimalServerTransport();
   const client = new Client({ name: "peer", version: "0.0.0" });
   const began = performance.now();
   await client.connect(transport);

@@ -21,8 +21,13 @@
 
 import { generateEstate } from "../../helpers/cloud_generated_estate.ts";
 import { Client } from "@modelcontextprotocol/sdk/client";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { type BenchContext, BenchServer, paired, spread } from "../harness.ts";
+import {
+  type BenchContext,
+  BenchServer,
+  minimalServerTransport,
+  paired,
+  spread,
+} from "../harness.ts";
 
 const SIZES = { small: 2_000, medium: 10_000, large: 50_000 } as const;
 const CLOUDG_MS: Record<string, Record<string, number>> = {
@@ -32,7 +37,6 @@ const CLOUDG_MS: Record<string, Record<string, number>> = {
 const CLOUDG_RSS_MB: Record<string, number> = { standard: 363, strict: 573 };
 /** Unmeasured calls of each kind each server answers before the paired loop. */
 const WARM_CALLS = 300;
-const MINIMAL_SERVER = new URL("../peers/minimal_server.ts", import.meta.url).pathname;
 
 /**
  * Calls a tool `count` times without timing it. A `rate_limited` answer (strict's
@@ -68,11 +72,7 @@ async function warm(
 
 /** Median milliseconds of `count` calls of a tool that does nothing, on the minimal SDK server. */
 async function transportFloor(count: number): Promise<number> {
-  const transport = new StdioClientTransport({
-    command: Deno.execPath(),
-    args: ["run", "--no-prompt", "--v8-flags=--max-semi-space-size=2", MINIMAL_SERVER],
-    stderr: "pipe",
-  });
+  const transport = minimalServerTransport();
   const client = new Client({ name: "floor", version: "0.0.0" });
   await client.connect(transport);
   try {
