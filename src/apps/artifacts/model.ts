@@ -8,6 +8,7 @@
  */
 
 import { z } from "zod";
+import type { ItemChars } from "./graph_digest.ts";
 
 /** Traversal limits of one scan. */
 export interface TraversalLimits {
@@ -241,6 +242,11 @@ export interface ArtifactSnapshot {
   limitations: string[];
   /** Bytes read, decompressed bytes included. */
   bytes_read: number;
+  /**
+   * Characters of each item's JSON, which pages are bounded by; absent on a
+   * snapshot not made by a scan (its items are measured as pages take them).
+   */
+  item_chars?: ItemChars;
 }
 
 /** A page of a sorted collection. */
