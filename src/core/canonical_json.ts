@@ -65,6 +65,8 @@ function sortedCopy(value: unknown, depth: number): unknown {
       return Number.isFinite(value) ? value : UNSUPPORTED;
     case "object": {
       if (value === null) return null;
+      // Frozen and already in canonical order: written as it is, without a copy.
+      if (FROZEN_CANONICAL.has(value)) return value;
       if (Array.isArray(value)) {
         const out: unknown[] = new Array(value.length);
         for (let i = 0; i < value.length; i++) {
@@ -214,6 +216,8 @@ function freezeWalk(value: unknown, depth: number, state: { plain: boolean }): b
       return state.plain;
     case "object": {
       if (value === null) return true;
+      // Already frozen and known canonical (a part handed over before): nothing to walk.
+      if (FROZEN_CANONICAL.has(value)) return true;
       const record = value as Record<string, unknown>;
       const isArray = Array.isArray(value);
       if (!isArray && Object.getPrototypeOf(value) !== Object.prototype) {
