@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { canonicalJson, sha256Hex } from "../../core/canonical_json.ts";
 import { compareCodePoints } from "../../core/completion.ts";
 import { readAr } from "./ar.ts";
-import { type ByteSource, memorySource } from "./byte_source.ts";
+import { type ByteSource, memorySource, SOURCE_CHUNK_BYTES } from "./byte_source.ts";
 import {
   confirmPath,
   type FileIdentity,
@@ -55,6 +55,8 @@ import {
 } from "./scan_record.ts";
 
 const HEAD_BYTES = 4096;
+/** Archive members up to this size are read whole, not streamed (one chunk of the source). */
+const SMALL_MEMBER_BYTES = SOURCE_CHUNK_BYTES;
 const PROGRESS_EVERY = 16 * 1024 * 1024;
 
 /** One scan of one root: the traversal, recording into a {@linkcode ScanRecord}. */
@@ -644,7 +646,7 @@ export class Scanner {
       const entries = container === "tar" ? readTar(body, readOptions) : readAr(body, readOptions);
       const directories: Array<{ logicalPath: string; occurrence: ArtifactOccurrence }> = [];
       const members: ArchiveMember[] = [];
-      for await (const { entry, body: entryBody } of entries) {
+      for await (const { entry, body: entryBody, whole } of entries) {
         if ("isSymbolTable" in entry && entry.isSymbolTable) continue;
         const named = this.#memberPath(input.logicalPath, entry.name);
         if (named === null) continue;
@@ -659,10 +661,14 @@ export class Scanner {
         };
         const linkTarget = "linkTarget" in entry && entry.linkTarget ? entry.linkTarget.text : null;
         if (type === "file") {
+          // A small member is read whole: no stream, reader or promise chain per member.
+          const content = entry.size <= SMALL_MEMBER_BYTES
+            ? wholeContent(await whole())
+            : entryBody();
           await this.#visitMember(
             named.path,
             entry.name,
-            entryBody(),
+            content,
             entry.size,
             {
               depth,
@@ -836,7 +842,7 @@ export class Scanner {
   async #visitMember(
     logicalPath: string,
     name: ArchiveEntryName,
-    stream: ReadableStream<Uint8Array>,
+    content: ReadableStream<Uint8Array> | Uint8Array,
     size: number,
     at: { depth: number; parentOccurrenceId: string; meta: MemberMeta },
     children: PendingChild[],
@@ -845,7 +851,7 @@ export class Scanner {
     const visited = await this.#visitFile({
       logicalPath,
       name: lastSegment(name.text),
-      stream,
+      ...(content instanceof Uint8Array ? { bytes: content } : { stream: content }),
       size,
       depth: at.depth,
       parentOccurrenceId: at.parentOccurrenceId,
@@ -962,4 +968,21 @@ function directoryNode(artifactId: string, sha256: string, limitations: string[]
     content_state: "virtual",
     limitations,
   };
+}
+
+/**
+ * A small member's content: its bytes, or when the archive ended inside it, a
+ * stream of what was there that then fails as the member's stream would have.
+ */
+function wholeContent(
+  read: { bytes: Uint8Array; error: Error | null },
+): Uint8Array | ReadableStream<Uint8Array> {
+  if (read.error === null) return read.bytes;
+  const { bytes, error } = read;
+  return new ReadableStream<Uint8Array>({
+    start(controller): void {
+      if (bytes.byteLength > 0) controller.enqueue(bytes);
+      controller.error(error);
+    },
+  });
 }
