@@ -6,7 +6,7 @@
  * @module
  */
 
-import { createHash, type Hash } from "node:crypto";
+import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { canonicalJson, sha256Hex } from "../../core/canonical_json.ts";
 import { compareCodePoints } from "../../core/completion.ts";
@@ -35,7 +35,6 @@ import { readZipDirectory, zipEntryBody } from "./zip.ts";
 import { collect, concat, drainSource, hashSource, parserView, replay } from "./chunk_source.ts";
 import { closeArchiveDirectories } from "./archive_directories.ts";
 import { describeBinary, formatOf, mediaType } from "./content_kind.ts";
-import { OffThreadHash } from "./off_thread_hash.ts";
 import { directoryIdentity, EMPTY_SOURCE, LookAhead, openDiskFile, rootsOf } from "./look_ahead.ts";
 import {
   childLogicalPath,
@@ -56,8 +55,6 @@ import {
 } from "./scan_record.ts";
 
 const HEAD_BYTES = 4096;
-/** A file root at least this large is re-hashed on a worker (starting one costs tens of ms). */
-const OFF_THREAD_MIN_BYTES = 64 * 1024 * 1024;
 /** Archive members up to this size are read whole, not streamed (one chunk of the source). */
 const SMALL_MEMBER_BYTES = SOURCE_CHUNK_BYTES;
 const PROGRESS_EVERY = 16 * 1024 * 1024;
@@ -132,10 +129,6 @@ export class Scanner {
       this.#record.rekeyRoot(artifactId(rootSha256));
     } else {
       const source = await openDiskFile(root.realPath, root, null, { whole: false });
-      // A large root is re-hashed on a worker while its members are hashed here.
-      const offThread = source.size >= OFF_THREAD_MIN_BYTES && OffThreadHash.available()
-        ? new OffThreadHash()
-        : null;
       try {
         rootSha256 = expected ?? await hashSource(source, this.#options.signal);
         this.#record.rootArtifactId = artifactId(rootSha256);
@@ -147,9 +140,7 @@ export class Scanner {
           visited = await this.#visitFile({
             logicalPath: ".",
             name: root.name,
-            stream: offThread
-              ? offThread.throttle(source.stream(0, source.size, this.#options.signal))
-              : source.stream(0, source.size, this.#options.signal),
+            stream: source.stream(0, source.size, this.#options.signal),
             size: source.size,
             depth: 0,
             parentOccurrenceId: null,
@@ -157,7 +148,6 @@ export class Scanner {
             meta: NO_META,
             source,
             isRoot: true,
-            offThread,
           });
         } catch (error) {
           if (!(error instanceof StopScan)) throw error;
@@ -176,7 +166,6 @@ export class Scanner {
           });
         }
       } finally {
-        offThread?.destroy();
         source.close();
       }
     }
@@ -408,8 +397,6 @@ export class Scanner {
     source: ByteSource | null;
     isRoot: boolean;
     entryKind?: "file";
-    /** Hashes the content on a worker instead (the root of a large file). */
-    offThread?: OffThreadHash | null;
   }): Promise<{
     artifactId: string | null;
     occurrenceId: string;
@@ -423,8 +410,7 @@ export class Scanner {
       : occurrenceId(this.#record.rootArtifactId, logicalPath, "file");
     const limitations = [...input.meta.limitations];
     const reader = input.bytes ? null : input.stream!.getReader();
-    const offThread = input.offThread ?? null;
-    const hash = offThread ?? createHash("sha256");
+    const hash = createHash("sha256");
     let size = 0;
     let overEntryLimit = false;
     const capturing = this.#options.capture?.paths.has(logicalPath) ? this.#options.capture : null;
@@ -548,10 +534,7 @@ export class Scanner {
     // is costly per member); one left part-read is released.
     if (readError || stopped) reader?.releaseLock();
     const complete = !readError && !stopped && !overEntryLimit;
-    const sha256 = !complete ? null : offThread
-      // Should the worker fail, the root is hashed here after all, from the open file.
-      ? await offThread.digest().catch(() => hashSource(input.source!, this.#options.signal))
-      : (hash as Hash).digest("hex");
+    const sha256 = complete ? hash.digest("hex") : null;
     if (!complete) hash.destroy?.();
     if (overEntryLimit) {
       limitations.push(
