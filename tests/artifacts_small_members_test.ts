@@ -101,3 +101,38 @@ Deno.test("scan: an archive cut inside a small member records it as not fully re
   // What was there was still read for its kind: the head of the data, not nothing.
   assert.equal(partial.content_kind, "data");
 });
+
+Deno.test("scan: a compressed stream that fails inside a small member still lists the member as not fully read", async () => {
+  const { gzipSync } = await import("node:zlib");
+  // Bytes that do not compress, so the member spans most of the gzip stream.
+  const noise = new Uint8Array(200_000);
+  for (let i = 0; i < noise.length; i += 65_536) {
+    crypto.getRandomValues(noise.subarray(i, Math.min(noise.length, i + 65_536)));
+  }
+  const tar = concat([
+    tarHeader({ name: "noise.bin", size: noise.byteLength }),
+    tarData(noise),
+    TAR_END,
+  ]);
+  const gz = new Uint8Array(gzipSync(tar));
+  // Stored deflate blocks carry their length twice; breaking one copy fails the inflate there.
+  gz.fill(0xff, Math.floor(gz.length / 2), Math.floor(gz.length / 2) + 64);
+  const dir = await Deno.makeTempDir({ prefix: "casefile-small-members-" });
+  try {
+    const path = join(dir, "noise.tar.gz");
+    await Deno.writeFile(path, gz);
+    const snapshot = await scanArtifact({ kind: "file", realPath: path, name: "noise.tar.gz" }, {
+      limits: DEFAULT_LIMITS,
+    });
+    assert.equal(snapshot.manifest.complete, false);
+    const member = snapshot.occurrences.find((o) => o.logical_path === "noise.tar/noise.bin");
+    assert.ok(member, snapshot.occurrences.map((o) => o.logical_path).join(", "));
+    assert.equal(member.sha256, null);
+    assert.ok(
+      member.limitations.some((l) => /not fully read/i.test(l)),
+      member.limitations.join("; "),
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -481,7 +481,14 @@ export class EntryBody {
     this.#taken = true;
     const read = this.#reader.read(this.#remaining);
     this.#pending = read.then(() => {}, () => {});
-    const bytes = await read;
+    let bytes: Uint8Array;
+    try {
+      bytes = await read;
+    } catch (error) {
+      // The input itself failed (a damaged compressed stream, a cancelled scan): as a stream
+      // would have, the entry reports it; nothing of it counts as read.
+      return { bytes: new Uint8Array(0), error: error as Error };
+    }
     this.#remaining -= bytes.byteLength;
     return {
       bytes,
