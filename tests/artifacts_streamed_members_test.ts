@@ -16,7 +16,7 @@ import { MemberBytes } from "../src/apps/artifacts/chunk_source.ts";
 import { DEFAULT_CEILINGS } from "../src/apps/artifacts/ceilings.ts";
 import { DEFAULT_LIMITS } from "../src/apps/artifacts/model.ts";
 import { scanArtifact } from "../src/apps/artifacts/scan.ts";
-import { graphDigest } from "../src/apps/artifacts/scan_record.ts";
+import { graphDigest } from "../src/apps/artifacts/graph_digest.ts";
 import { canonicalJson, sha256Hex } from "../src/core/canonical_json.ts";
 import { ZIP_IN_MEMORY_BYTES } from "../src/apps/artifacts/scanner.ts";
 import { BenchServer, structured } from "./client_bench/harness.ts";
@@ -167,10 +167,10 @@ Deno.test("graphDigest() hashes the graph item by item to the digest of its whol
       integrity_contradictions: snapshot.integrity_contradictions,
     };
     const whole = sha256Hex(canonicalJson(lists));
-    assert.equal(graphDigest(lists), whole);
+    assert.equal(graphDigest(lists).sha256, whole);
     assert.equal(snapshot.manifest.graph_sha256, whole);
     const empty = { nodes: [], occurrences: [], edges: [], integrity_contradictions: [] };
-    assert.equal(graphDigest(empty), sha256Hex(canonicalJson(empty)));
+    assert.equal(graphDigest(empty).sha256, sha256Hex(canonicalJson(empty)));
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
