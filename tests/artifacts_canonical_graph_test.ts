@@ -1,5 +1,9 @@
 import assert from "node:assert/strict";
-import { canonicalJson, canonicalJsonByParts } from "../src/core/canonical_json.ts";
+import {
+  canonicalJson,
+  canonicalJsonByParts,
+  freezeCanonical,
+} from "../src/core/canonical_json.ts";
 import { scanArtifact } from "../src/apps/artifacts/scan.ts";
 import { DEFAULT_LIMITS } from "../src/apps/artifacts/model.ts";
 
@@ -40,4 +44,45 @@ Deno.test("canonicalJson() matches canonicalJsonByParts() on awkward values", ()
   for (const bad of [{ n: NaN }, { i: Infinity }, undefined]) {
     assert.throws(() => canonicalJson(bad), TypeError);
   }
+});
+
+/** An object whose `value` getter counts its reads. */
+function counted(): { part: Record<string, unknown>; reads: () => number } {
+  let reads = 0;
+  const part = {};
+  Object.defineProperty(part, "value", {
+    enumerable: true,
+    get: () => {
+      reads++;
+      return "x";
+    },
+  });
+  return { part, reads: () => reads };
+}
+
+Deno.test("canonicalJson() writes a frozen canonical part natively, without walking it to copy it", () => {
+  const part = { a: 1, b: ["x", { c: null }] };
+  assert.deepEqual(freezeCanonical(part), { plain: true, canonical: true });
+  // A copy with sorted keys lists each object's keys; the native writer does not.
+  const keys = Object.keys;
+  let listed = 0;
+  Object.keys = ((value: object) => {
+    if (value === part) listed++;
+    return keys(value);
+  }) as typeof Object.keys;
+  try {
+    assert.equal(canonicalJson({ z: 1, y: [part] }), '{"y":[{"a":1,"b":["x",{"c":null}]}],"z":1}');
+  } finally {
+    Object.keys = keys;
+  }
+  assert.equal(listed, 0, "the frozen part was not walked");
+});
+
+Deno.test("freezeCanonical() does not walk again a part it already froze as canonical", () => {
+  const { part, reads } = counted();
+  freezeCanonical(part);
+  const before = reads();
+  assert.deepEqual(freezeCanonical({ z: [part], a: 1 }), { plain: true, canonical: false });
+  assert.equal(reads(), before);
+  assert.equal(canonicalJson({ z: [part], a: 1 }), '{"a":1,"z":[{"value":"x"}]}');
 });

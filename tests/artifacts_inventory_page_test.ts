@@ -123,3 +123,16 @@ Deno.test({
     assert.ok(inventoryPageSchema.safeParse(page).success);
   },
 });
+
+Deno.test({
+  name: "inventoryPage() bounds pages by the sizes the scan measured exactly as by serialising",
+  ignore: !haveTar,
+  fn: async () => {
+    const snapshot = await scannedTar();
+    assert.ok(snapshot.item_chars, "a scanned snapshot carries its items' sizes");
+    const { item_chars: _sizes, ...unmeasured } = snapshot;
+    for (const budget of [5_000, 30_000, INVENTORY_PAGE_CHARS]) {
+      assert.deepEqual(allPages(snapshot, 500, budget), allPages(unmeasured, 500, budget));
+    }
+  },
+});

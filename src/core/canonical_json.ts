@@ -304,6 +304,8 @@ function freezeWalk(value: unknown, depth: number): number {
       return NOT_PLAIN;
   }
   if (value === null) return CANONICAL;
+  // Already frozen and known canonical (a part handed over before): nothing to walk.
+  if (FROZEN_CANONICAL.has(value)) return CANONICAL;
   if (depth > MAX_DEPTH) return NOT_PLAIN;
   let canonical = true;
   if (Array.isArray(value)) {

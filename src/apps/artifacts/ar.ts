@@ -50,6 +50,12 @@ export interface ArItem {
   entry: ArEntry;
   /** The member's data; may be called once; unread data is skipped when the next member is requested. */
   body(): ReadableStream<Uint8Array>;
+  /**
+   * The data read whole instead (for small entries), with the error the
+   * stream would have failed with when the input ends first; may be called
+   * once, instead of `body()`.
+   */
+  whole(): Promise<{ bytes: Uint8Array; error: Error | null }>;
 }
 
 /** What {@linkcode readAr} returns when it has read the whole archive. */
@@ -264,7 +270,7 @@ export async function* readAr(
             dataOffset + got,
           ),
       );
-      yield { entry, body: () => data.stream() };
+      yield { entry, body: () => data.stream(), whole: () => data.whole() };
       await data.finish();
       if (stored % 2 === 1) {
         const padOffset = reader.position;

@@ -475,6 +475,32 @@ export class EntryBody {
     }, { highWaterMark: 0 });
   }
 
+  /**
+   * The whole data at once, for a small entry: one read, no stream (a view of
+   * the reader's chunk when the data lies in one). Returns what was there and,
+   * when the input ended first, the error the stream would have failed with.
+   * May be called once, instead of {@linkcode EntryBody.stream}.
+   */
+  async whole(): Promise<{ bytes: Uint8Array; error: Error | null }> {
+    if (this.#taken) throw new Error(`Cannot read the data of ${this.#name} twice`);
+    this.#taken = true;
+    const read = this.#reader.read(this.#remaining);
+    this.#pending = read.then(() => {}, () => {});
+    let bytes: Uint8Array;
+    try {
+      bytes = await read;
+    } catch (error) {
+      // The input itself failed (a damaged compressed stream, a cancelled scan): as a stream
+      // would have, the entry reports it; nothing of it counts as read.
+      return { bytes: new Uint8Array(0), error: error as Error };
+    }
+    this.#remaining -= bytes.byteLength;
+    return {
+      bytes,
+      error: this.#remaining === 0 ? null : this.#truncated(this.#size - this.#remaining),
+    };
+  }
+
   /** Waits for a read in progress, then skips the unread rest (throws when the input ends first). */
   async finish(): Promise<void> {
     await this.#pending;

@@ -37,14 +37,18 @@ interface Page<T> {
   next_offset: number | null;
 }
 
-/** Characters of an item's JSON and the comma before it. */
-function charsOf(item: unknown): number {
-  return JSON.stringify(item).length + 1;
+/** Characters of an item's JSON and the comma before it: from the scan's sizes when it has them. */
+type Measure = (index: number) => number;
+
+/** The measure of a collection: the sizes the scan recorded, or each item serialised. */
+function measureOf(items: readonly unknown[], sizes: Uint32Array | undefined): Measure {
+  if (sizes && sizes.length === items.length) return (index) => sizes[index]! + 1;
+  return (index) => JSON.stringify(items[index]).length + 1;
 }
 
 /** Characters of the first item a collection would put on a page (0 when it has none left). */
-function firstItemChars(items: readonly unknown[], offset: number): number {
-  return offset < items.length ? charsOf(items[offset]) : 0;
+function firstItemChars(items: readonly unknown[], offset: number, measure: Measure): number {
+  return offset < items.length ? measure(offset) : 0;
 }
 
 /**
@@ -57,21 +61,21 @@ function boundedPage<T>(
   offset: number,
   limit: number,
   budget: { chars: number; reserve: number },
+  measure: Measure,
 ): Page<T> {
   const total = items.length;
   const end = Math.min(total, offset + limit);
-  const taken: T[] = [];
+  let taken = 0;
   for (let index = offset; index < end; index++) {
-    const item = items[index]!;
-    const chars = charsOf(item);
-    if (taken.length > 0 && chars > budget.chars - budget.reserve) break;
+    const chars = measure(index);
+    if (taken > 0 && chars > budget.chars - budget.reserve) break;
     budget.chars -= chars;
-    taken.push(item);
+    taken++;
   }
   // Cut short by the budget: the page says how many it holds, and continues after them.
-  const effective = offset + taken.length < end ? taken.length : limit;
+  const effective = offset + taken < end ? taken : limit;
   return {
-    items: taken,
+    items: items.slice(offset, offset + taken),
     offset,
     limit: effective,
     total,
@@ -101,8 +105,14 @@ export function inventoryPage(
   };
   // The frame's own size, with room for the three pages' offsets and totals; each collection
   // leaves room for the first item of the ones after it, which every page carries.
-  const firstNode = firstItemChars(snapshot.nodes, cursors.node_offset);
-  const firstEdge = firstItemChars(snapshot.edges, cursors.edge_offset);
+  const sizes = snapshot.item_chars;
+  const measure = {
+    nodes: measureOf(snapshot.nodes, sizes?.nodes),
+    occurrences: measureOf(snapshot.occurrences, sizes?.occurrences),
+    edges: measureOf(snapshot.edges, sizes?.edges),
+  };
+  const firstNode = firstItemChars(snapshot.nodes, cursors.node_offset, measure.nodes);
+  const firstEdge = firstItemChars(snapshot.edges, cursors.edge_offset, measure.edges);
   const budget = {
     chars: (options.maxChars ?? INVENTORY_PAGE_CHARS) - JSON.stringify(frame).length - 200,
     reserve: firstNode + firstEdge,
@@ -112,10 +122,23 @@ export function inventoryPage(
     cursors.occurrence_offset,
     cursors.occurrence_limit,
     budget,
+    measure.occurrences,
   );
   budget.reserve = firstEdge;
-  const nodes = boundedPage(snapshot.nodes, cursors.node_offset, cursors.node_limit, budget);
+  const nodes = boundedPage(
+    snapshot.nodes,
+    cursors.node_offset,
+    cursors.node_limit,
+    budget,
+    measure.nodes,
+  );
   budget.reserve = 0;
-  const edges = boundedPage(snapshot.edges, cursors.edge_offset, cursors.edge_limit, budget);
+  const edges = boundedPage(
+    snapshot.edges,
+    cursors.edge_offset,
+    cursors.edge_limit,
+    budget,
+    measure.edges,
+  );
   return { ...frame, nodes, occurrences, edges };
 }

@@ -8,6 +8,7 @@
  */
 
 import { z } from "zod";
+import type { ItemChars } from "./graph_digest.ts";
 
 import type { TraversalLimits } from "./limits.ts";
 
@@ -85,12 +86,20 @@ export const nodeSchema = z.object({
 });
 export type ArtifactNode = z.infer<typeof nodeSchema>;
 
+/**
+ * `.`, or segments joined by `/`, each non-empty, without `\` or NUL, and
+ * neither `.` nor `..` (so no leading, trailing or doubled `/` either).
+ */
+const NORMALISED_PATH = /^(?:\.|(?!\.\.?(?:\/|$))[^/\\\0]+(?:\/(?!\.\.?(?:\/|$))[^/\\\0]+)*)$/;
+
+/** Whether `path` is a normalised relative POSIX path (see {@linkcode logicalPathSchema}). */
+export function isNormalisedPath(path: string): boolean {
+  return NORMALISED_PATH.test(path);
+}
+
 /** A normalised relative POSIX path: no leading `/`, no `\`, no empty, `.` or `..` segment. */
 export const logicalPathSchema = z.string().min(1).max(65_535).refine(
-  (path) =>
-    path === "." ||
-    (!path.startsWith("/") && !path.includes("\\") && !path.includes("\0") &&
-      path.split("/").every((segment) => segment !== "" && segment !== "." && segment !== "..")),
+  isNormalisedPath,
   "not a normalised relative path",
 );
 
@@ -215,6 +224,11 @@ export interface ArtifactSnapshot {
   limitations: string[];
   /** Bytes read, decompressed bytes included. */
   bytes_read: number;
+  /**
+   * Characters of each item's JSON, which pages are bounded by; absent on a
+   * snapshot not made by a scan (its items are measured as pages take them).
+   */
+  item_chars?: ItemChars;
 }
 
 /** A page of a sorted collection. */

@@ -6,8 +6,6 @@
  * @module
  */
 
-import { createHash } from "node:crypto";
-import { canonicalJson } from "../../core/canonical_json.ts";
 import { compareCodePoints } from "../../core/completion.ts";
 import {
   artifactId,
@@ -25,6 +23,7 @@ import type {
   IntegrityContradiction,
   TraversalLimits,
 } from "./model.ts";
+import { graphDigest } from "./graph_digest.ts";
 import { IntegrityFailure, StopScan } from "./scan_errors.ts";
 import { octalMode } from "./model.ts";
 import type { ScanOptions, ScanRoot } from "./scan_options.ts";
@@ -70,35 +69,6 @@ export const NO_META: MemberMeta = {
 
 /** The root id children of a directory are keyed under until its digest is known. */
 export const PROVISIONAL_ROOT = "art_" + "0".repeat(64);
-
-/** The four lists a snapshot's graph digest covers. */
-export interface GraphLists {
-  edges: readonly unknown[];
-  integrity_contradictions: readonly unknown[];
-  nodes: readonly unknown[];
-  occurrences: readonly unknown[];
-}
-
-/**
- * The SHA-256 of the canonical JSON of the graph's lists, fed to the hash
- * item by item: the same digest as hashing `canonicalJson(lists)` whole,
- * without ever holding that string (for 20,000 members with long paths it
- * was a few hundred MiB, twice: as text and as UTF-8).
- */
-export function graphDigest(lists: GraphLists): string {
-  const hash = createHash("sha256");
-  // The keys in RFC 8785 order (all ASCII): edges, integrity_contradictions, nodes, occurrences.
-  const keys = ["edges", "integrity_contradictions", "nodes", "occurrences"] as const;
-  for (const [index, key] of keys.entries()) {
-    hash.update(`${index === 0 ? "{" : ","}${JSON.stringify(key)}:[`);
-    for (const [at, item] of lists[key].entries()) {
-      hash.update(at === 0 ? canonicalJson(item) : `,${canonicalJson(item)}`);
-    }
-    hash.update("]");
-  }
-  hash.update("}");
-  return hash.digest("hex");
-}
 
 /** The records of one scan, and the snapshot they make. */
 export class ScanRecord {
@@ -204,28 +174,34 @@ export class ScanRecord {
     encrypted?: boolean;
     rootOccurrence?: boolean;
   }): ArtifactOccurrence {
+    // Keys in code-unit order (as every item the scan records): JSON.stringify of the item is
+    // then its canonical JSON, written natively once the snapshot freezes it.
+    const mode = input.meta.mode;
+    const location = input.meta.source_location;
     const occurrence: ArtifactOccurrence = {
+      artifact_id: input.artifactId,
+      compressed_size: input.meta.compressed_size,
+      content_kind: input.contentKind,
+      declared_size: input.meta.declared_size,
+      encrypted: input.encrypted ?? false,
+      entry_kind: input.entryKind,
+      executable: input.executable ??
+        (mode !== null && input.entryKind === "file" && (mode & 0o111) !== 0),
+      hash_status: input.hashStatus,
+      limitations: input.limitations.slice(0, 20),
+      link_target: input.linkTarget,
+      logical_path: input.logicalPath,
+      mode: mode === null ? null : octalMode(mode),
       occurrence_id: input.rootOccurrence
         ? this.rootOccurrenceIdOf()
         : this.occurrenceIdOf(input.logicalPath, input.entryKind),
-      artifact_id: input.artifactId,
+      original_name_hex: input.meta.original_name_hex,
       parent_occurrence_id: input.parentOccurrenceId,
-      logical_path: input.logicalPath,
-      entry_kind: input.entryKind,
-      content_kind: input.contentKind,
       sha256: input.sha256,
       size: input.size,
-      declared_size: input.meta.declared_size,
-      compressed_size: input.meta.compressed_size,
-      mode: input.meta.mode === null ? null : octalMode(input.meta.mode),
-      link_target: input.linkTarget,
-      executable: input.executable ??
-        (input.meta.mode !== null && input.entryKind === "file" && (input.meta.mode & 0o111) !== 0),
-      encrypted: input.encrypted ?? false,
-      hash_status: input.hashStatus,
-      source_location: input.meta.source_location,
-      original_name_hex: input.meta.original_name_hex,
-      limitations: input.limitations.slice(0, 20),
+      source_location: location === null
+        ? null
+        : { length: location.length, offset: location.offset },
     };
     if (this.lean) return occurrence;
     const existing = this.occurrenceByPath.get(input.logicalPath);
@@ -245,9 +221,27 @@ export class ScanRecord {
     return occurrence;
   }
 
-  /** Records a node unless one with its id is recorded. */
+  /** Records a node unless one with its id is recorded (keys in code-unit order). */
   addNode(node: ArtifactNode): void {
-    if (!this.lean && !this.#nodes.has(node.artifact_id)) this.#nodes.set(node.artifact_id, node);
+    if (!this.lean) this.#putNode(node);
+  }
+
+  /** Records a node unless one with its id is recorded, lean or not (the snapshot's root). */
+  #putNode(node: ArtifactNode): void {
+    if (this.#nodes.has(node.artifact_id)) return;
+    this.#nodes.set(node.artifact_id, {
+      architecture: node.architecture,
+      artifact_id: node.artifact_id,
+      content_kind: node.content_kind,
+      content_state: node.content_state,
+      executable: node.executable,
+      format: node.format,
+      kind: node.kind,
+      limitations: node.limitations,
+      media_type: node.media_type,
+      sha256: node.sha256,
+      size: node.size,
+    });
   }
 
   /** Records an edge from the parent to each child that has an id. */
@@ -257,14 +251,14 @@ export class ScanRecord {
     for (const child of children) {
       if (child.artifact_id === null) continue;
       const edge: ArtifactEdge = {
+        child_artifact_id: child.artifact_id,
         edge_id: "",
+        logical_path: child.logical_path,
+        occurrence_id: child.occurrence_id,
         ordinal: ordinal++,
         parent_artifact_id: parentArtifactId,
-        child_artifact_id: child.artifact_id,
-        relation: child.relation,
-        occurrence_id: child.occurrence_id,
-        logical_path: child.logical_path,
         producer: null,
+        relation: child.relation,
       };
       edge.edge_id = edgeId(edge);
       if (!this.#edges.has(edge.edge_id)) this.#edges.set(edge.edge_id, edge);
@@ -274,13 +268,16 @@ export class ScanRecord {
   /** Records a checksum failure, or throws it when the policy is to fail. */
   integrity(value: Omit<IntegrityContradiction, "contradiction_id">): void {
     const contradiction: IntegrityContradiction = {
+      check: value.check,
       contradiction_id: contradictionId({
         root_artifact_id: this.rootArtifactId,
         logical_path: value.logical_path,
         declared: value.declared,
         observed: value.observed,
       }),
-      ...value,
+      declared: value.declared,
+      logical_path: value.logical_path,
+      observed: value.observed,
     };
     const allowance = this.#options.continueOnIntegrity;
     if (!allowance) throw new IntegrityFailure(contradiction);
@@ -346,28 +343,28 @@ export class ScanRecord {
     const rootId = artifactId(rootSha256);
     if (this.#root.kind === "directory") {
       this.#occurrences.push({
-        occurrence_id: rootOccurrenceId(rootId),
         artifact_id: rootId,
-        parent_occurrence_id: null,
-        logical_path: ".",
-        entry_kind: "directory",
+        compressed_size: null,
         content_kind: "directory",
+        declared_size: null,
+        encrypted: false,
+        entry_kind: "directory",
+        executable: false,
+        hash_status: "verified",
+        limitations: [],
+        link_target: null,
+        logical_path: ".",
+        mode: null,
+        occurrence_id: rootOccurrenceId(rootId),
+        original_name_hex: null,
+        parent_occurrence_id: null,
         sha256: rootSha256,
         size: null,
-        declared_size: null,
-        compressed_size: null,
-        mode: null,
-        link_target: null,
-        executable: false,
-        encrypted: false,
-        hash_status: "verified",
         source_location: null,
-        original_name_hex: null,
-        limitations: [],
       });
     }
-    if (!this.#nodes.has(rootId) && this.#root.kind === "directory") {
-      this.#nodes.set(rootId, {
+    if (this.#root.kind === "directory") {
+      this.#putNode({
         artifact_id: rootId,
         kind: "container",
         format: "directory",
@@ -383,22 +380,20 @@ export class ScanRecord {
         ],
       });
     }
-    if (!this.#nodes.has(rootId)) {
-      // The root's own content could not be hashed to the end: keep a node for its opened identity.
-      this.#nodes.set(rootId, {
-        artifact_id: rootId,
-        kind: "unknown",
-        format: rootFormat,
-        content_kind: "data",
-        sha256: rootSha256,
-        size: 0,
-        media_type: null,
-        architecture: null,
-        executable: false,
-        content_state: "materialized",
-        limitations: ["The content could not be read to the end during this scan."],
-      });
-    }
+    // The root's own content could not be hashed to the end: keep a node for its opened identity.
+    this.#putNode({
+      artifact_id: rootId,
+      kind: "unknown",
+      format: rootFormat,
+      content_kind: "data",
+      sha256: rootSha256,
+      size: 0,
+      media_type: null,
+      architecture: null,
+      executable: false,
+      content_state: "materialized",
+      limitations: ["The content could not be read to the end during this scan."],
+    });
     const nodes = [...this.#nodes.values()].sort((a, b) =>
       compareCodePoints(a.artifact_id, b.artifact_id)
     );
@@ -409,12 +404,13 @@ export class ScanRecord {
     const contradictions = [...this.#contradictions].sort((a, b) =>
       compareCodePoints(a.contradiction_id, b.contradiction_id)
     );
-    const graphSha256 = graphDigest({
-      edges,
-      integrity_contradictions: contradictions,
+    const digest = graphDigest({
       nodes,
       occurrences,
+      edges,
+      integrity_contradictions: contradictions,
     });
+    const graphSha256 = digest.sha256;
     return {
       manifest: {
         schema_version: 1,
@@ -435,6 +431,7 @@ export class ScanRecord {
       limits: { ...this.#limits },
       limitations: [...this.#limitations],
       bytes_read: this.bytesRead,
+      item_chars: digest.chars,
     };
   }
 }

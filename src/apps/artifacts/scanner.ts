@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { sha256Hex } from "../../core/canonical_json.ts";
 import { compareCodePoints } from "../../core/completion.ts";
 import { readAr } from "./ar.ts";
-import type { ByteSource } from "./byte_source.ts";
+import { type ByteSource, SOURCE_CHUNK_BYTES } from "./byte_source.ts";
 import {
   confirmPath,
   type FileIdentity,
@@ -78,6 +78,8 @@ const EMPTY_ARTIFACT_ID = artifactId(EMPTY_SHA256);
  * 64 MiB. A zip on disk is read in place, whatever its size.
  */
 export const ZIP_IN_MEMORY_BYTES = 64 * 1024 * 1024;
+/** Archive members up to this size are read whole, not streamed (one chunk of the source). */
+const SMALL_MEMBER_BYTES = SOURCE_CHUNK_BYTES;
 const PROGRESS_EVERY = 16 * 1024 * 1024;
 
 /** One scan of one root: the traversal, recording into a {@linkcode ScanRecord}. */
@@ -669,7 +671,7 @@ export class Scanner {
       const entries = container === "tar" ? readTar(body, readOptions) : readAr(body, readOptions);
       const directories: Array<{ logicalPath: string; occurrence: ArtifactOccurrence }> = [];
       const members: ArchiveMember[] = [];
-      for await (const { entry, body: entryBody } of entries) {
+      for await (const { entry, body: entryBody, whole } of entries) {
         if ("isSymbolTable" in entry && entry.isSymbolTable) continue;
         const named = this.#memberPath(input.logicalPath, entry.name);
         if (named === null) continue;
@@ -684,10 +686,14 @@ export class Scanner {
         };
         const linkTarget = "linkTarget" in entry && entry.linkTarget ? entry.linkTarget.text : null;
         if (type === "file") {
+          // A small member is read whole: no stream, reader or promise chain per member.
+          const content = entry.size <= SMALL_MEMBER_BYTES
+            ? wholeContent(await whole())
+            : entryBody();
           await this.#visitMember(
             named.path,
             entry.name,
-            entryBody(),
+            content,
             entry.size,
             {
               depth,
@@ -890,7 +896,7 @@ export class Scanner {
   async #visitMember(
     logicalPath: string,
     name: ArchiveEntryName,
-    stream: ReadableStream<Uint8Array>,
+    content: ReadableStream<Uint8Array> | Uint8Array,
     size: number,
     at: { depth: number; parentOccurrenceId: string; meta: MemberMeta },
     children: PendingChild[],
@@ -899,7 +905,7 @@ export class Scanner {
     const visited = await this.#visitFile({
       logicalPath,
       name: lastSegment(name.text),
-      stream,
+      ...(content instanceof Uint8Array ? { bytes: content } : { stream: content }),
       size,
       depth: at.depth,
       parentOccurrenceId: at.parentOccurrenceId,
@@ -1016,4 +1022,21 @@ function directoryNode(artifactId: string, sha256: string, limitations: string[]
     content_state: "virtual",
     limitations,
   };
+}
+
+/**
+ * A small member's content: its bytes, or when the archive ended inside it, a
+ * stream of what was there that then fails as the member's stream would have.
+ */
+function wholeContent(
+  read: { bytes: Uint8Array; error: Error | null },
+): Uint8Array | ReadableStream<Uint8Array> {
+  if (read.error === null) return read.bytes;
+  const { bytes, error } = read;
+  return new ReadableStream<Uint8Array>({
+    start(controller): void {
+      if (bytes.byteLength > 0) controller.enqueue(bytes);
+      controller.error(error);
+    },
+  });
 }

@@ -127,6 +127,12 @@ export interface TarItem {
    * before the next entry is requested is skipped, and the stream then fails.
    */
   body(): ReadableStream<Uint8Array>;
+  /**
+   * The data read whole instead (for small entries), with the error the
+   * stream would have failed with when the input ends first; may be called
+   * once, instead of `body()`.
+   */
+  whole(): Promise<{ bytes: Uint8Array; error: Error | null }>;
 }
 
 /** What {@linkcode readTar} returns when it has read the whole archive. */
@@ -608,7 +614,7 @@ export async function* readTar(
             entry.dataOffset + got,
           ),
       );
-      yield { entry, body: () => data.stream() };
+      yield { entry, body: () => data.stream(), whole: () => data.whole() };
       await data.finish();
       const pad = (BLOCK - (size % BLOCK)) % BLOCK;
       if (pad > 0 && (await reader.skip(pad)) < pad) {

@@ -1,0 +1,138 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { EntryBody, SOURCE_CHUNK_BYTES } from "../src/apps/artifacts/byte_source.ts";
+import { scanArtifact } from "../src/apps/artifacts/scan.ts";
+import { type ArtifactSnapshot, DEFAULT_LIMITS } from "../src/apps/artifacts/model.ts";
+import { concat, sha256, TAR_END, tarData, tarHeader } from "./helpers/archives.ts";
+
+/** Member data of `size` bytes, different for each `seed`. */
+function data(size: number, seed: number): Uint8Array {
+  const out = new Uint8Array(size);
+  for (let i = 0; i < size; i++) out[i] = (i * 31 + seed * 7) & 0xff;
+  return out;
+}
+
+/** Writes `bytes` as a tar file and scans it. */
+async function scanTar(bytes: Uint8Array): Promise<ArtifactSnapshot> {
+  const dir = await Deno.makeTempDir({ prefix: "casefile-small-members-" });
+  try {
+    const path = join(dir, "members.tar");
+    await Deno.writeFile(path, bytes);
+    return await scanArtifact({ kind: "file", realPath: path, name: "members.tar" }, {
+      limits: DEFAULT_LIMITS,
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+// Sizes around the source's 1 MiB chunks: the second member straddles a chunk boundary, the
+// third is exactly one chunk (still read whole), the fourth one byte more (streamed).
+const SIZES = [700 * 1024, 700 * 1024, SOURCE_CHUNK_BYTES, SOURCE_CHUNK_BYTES + 1, 10, 0];
+
+Deno.test("scan: members read whole or streamed get the SHA-256 and size of their data", async () => {
+  const members = SIZES.map((size, i) => ({ name: `m${i}.bin`, bytes: data(size, i) }));
+  const tar = concat([
+    ...members.flatMap((m) => [
+      tarHeader({ name: m.name, size: m.bytes.byteLength }),
+      tarData(m.bytes),
+    ]),
+    TAR_END,
+  ]);
+  const snapshot = await scanTar(tar);
+  assert.equal(snapshot.manifest.complete, true);
+  for (const member of members) {
+    const found = snapshot.occurrences.find((o) => o.logical_path === member.name);
+    assert.ok(found, member.name);
+    assert.equal(found.sha256, sha256(member.bytes), member.name);
+    assert.equal(found.size, member.bytes.byteLength, member.name);
+    assert.equal(found.hash_status, "verified");
+  }
+  assert.equal(snapshot.occurrences.find((o) => o.logical_path === ".")!.sha256, sha256(tar));
+});
+
+Deno.test("scan: small archive members are read whole, without a stream per member", async () => {
+  const members = Array.from({ length: 40 }, (_, i) => data(100 + i, i));
+  const tar = concat([
+    ...members.flatMap((bytes, i) => [
+      tarHeader({ name: `f${i}.txt`, size: bytes.byteLength }),
+      tarData(bytes),
+    ]),
+    tarHeader({ name: "big.bin", size: SOURCE_CHUNK_BYTES + 1 }),
+    tarData(data(SOURCE_CHUNK_BYTES + 1, 99)),
+    TAR_END,
+  ]);
+  const stream = EntryBody.prototype.stream;
+  let streams = 0;
+  EntryBody.prototype.stream = function (this: EntryBody): ReadableStream<Uint8Array> {
+    streams++;
+    return stream.call(this);
+  };
+  try {
+    const snapshot = await scanTar(tar);
+    assert.equal(snapshot.occurrences.length, 42);
+  } finally {
+    EntryBody.prototype.stream = stream;
+  }
+  assert.equal(streams, 1, "only the member larger than a chunk was streamed");
+});
+
+Deno.test("scan: an archive cut inside a small member records it as not fully read", async () => {
+  const first = data(3000, 1);
+  const cut = data(5000, 2);
+  const tar = concat([
+    tarHeader({ name: "whole.bin", size: first.byteLength }),
+    tarData(first),
+    tarHeader({ name: "cut.bin", size: cut.byteLength }),
+    cut.subarray(0, 1200),
+  ]);
+  const snapshot = await scanTar(tar);
+  assert.equal(snapshot.manifest.complete, false);
+  const whole = snapshot.occurrences.find((o) => o.logical_path === "whole.bin")!;
+  assert.equal(whole.sha256, sha256(first));
+  const partial = snapshot.occurrences.find((o) => o.logical_path === "cut.bin")!;
+  assert.equal(partial.sha256, null);
+  assert.equal(partial.size, null);
+  assert.equal(partial.hash_status, "unavailable");
+  assert.ok(
+    partial.limitations.some((l) => /not fully read.*truncated input/i.test(l)),
+    partial.limitations.join("; "),
+  );
+  // What was there was still read for its kind: the head of the data, not nothing.
+  assert.equal(partial.content_kind, "data");
+});
+
+Deno.test("scan: a compressed stream that fails inside a small member still lists the member as not fully read", async () => {
+  const { gzipSync } = await import("node:zlib");
+  // Bytes that do not compress, so the member spans most of the gzip stream.
+  const noise = new Uint8Array(200_000);
+  for (let i = 0; i < noise.length; i += 65_536) {
+    crypto.getRandomValues(noise.subarray(i, Math.min(noise.length, i + 65_536)));
+  }
+  const tar = concat([
+    tarHeader({ name: "noise.bin", size: noise.byteLength }),
+    tarData(noise),
+    TAR_END,
+  ]);
+  const gz = new Uint8Array(gzipSync(tar));
+  // Stored deflate blocks carry their length twice; breaking one copy fails the inflate there.
+  gz.fill(0xff, Math.floor(gz.length / 2), Math.floor(gz.length / 2) + 64);
+  const dir = await Deno.makeTempDir({ prefix: "casefile-small-members-" });
+  try {
+    const path = join(dir, "noise.tar.gz");
+    await Deno.writeFile(path, gz);
+    const snapshot = await scanArtifact({ kind: "file", realPath: path, name: "noise.tar.gz" }, {
+      limits: DEFAULT_LIMITS,
+    });
+    assert.equal(snapshot.manifest.complete, false);
+    const member = snapshot.occurrences.find((o) => o.logical_path === "noise.tar/noise.bin");
+    assert.ok(member, snapshot.occurrences.map((o) => o.logical_path).join(", "));
+    assert.equal(member.sha256, null);
+    assert.ok(
+      member.limitations.some((l) => /not fully read/i.test(l)),
+      member.limitations.join("; "),
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
