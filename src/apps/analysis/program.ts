@@ -24,7 +24,12 @@ import {
   scanProcedure,
 } from "./code.ts";
 import { type ContainmentBound, ProcedureTable } from "./procedures.ts";
-import { scanStrings, type StringTable } from "./strings.ts";
+import {
+  joinStringTables,
+  scanStringRuns,
+  type StringEncodingName,
+  type StringTable,
+} from "./strings.ts";
 
 /** Progress and cancellation for long analysis. */
 export interface AnalysisControl {
@@ -101,6 +106,7 @@ export class ProgramAnalysis {
   #thunks = new Map<bigint, bigint>();
   #notThunks = new Set<bigint>();
   #strings: Promise<StringTable> | null = null;
+  readonly #stringsOf = new Map<StringEncodingName, Promise<StringTable>>();
   #index: Promise<ReferenceIndex> | null = null;
   #indexLimits: Required<IndexLimits> | null = null;
 
@@ -230,16 +236,47 @@ export class ProgramAnalysis {
       this.localBindingAt(address) !== undefined;
   }
 
-  /** The document's strings (scanned once). */
-  strings(control: AnalysisControl = {}): Promise<StringTable> {
-    this.#strings ??= scanStrings(this.image.bytes, {
-      signal: control.signal,
-      onProgress: control.onProgress &&
-        ((done, total) =>
-          control.onProgress!(done, total, `scanned ${done} of ${total} bytes for strings`)),
-    });
+  /**
+   * The document's strings of one encoding, or of both (`"any"`: ASCII, then
+   * UTF-16LE), each encoding scanned once and only when asked for.
+   */
+  strings(
+    control: AnalysisControl = {},
+    encoding: StringEncodingName | "any" = "any",
+  ): Promise<StringTable> {
+    const message = (done: number, total: number) =>
+      control.onProgress!(done, total, `scanned ${done} of ${total} bytes for strings`);
+    if (encoding !== "any") {
+      return this.#stringRuns(encoding, control.signal, control.onProgress && message);
+    }
+    this.#strings ??= (async () => {
+      const half = (base: number) =>
+        control.onProgress &&
+        ((done: number, total: number) => message(base + Math.floor(done / 2), total));
+      const ascii = await this.#stringRuns("ascii", control.signal, half(0));
+      const utf16 = await this.#stringRuns(
+        "utf-16le",
+        control.signal,
+        half(Math.floor(this.image.bytes.length / 2)),
+      );
+      return joinStringTables(ascii, utf16);
+    })();
     this.#strings.catch(() => (this.#strings = null));
     return this.#strings;
+  }
+
+  #stringRuns(
+    encoding: StringEncodingName,
+    signal: AbortSignal | undefined,
+    onProgress: ((done: number, total: number) => Promise<void> | void) | undefined,
+  ): Promise<StringTable> {
+    let table = this.#stringsOf.get(encoding);
+    if (!table) {
+      table = scanStringRuns(this.image.bytes, encoding, { signal, onProgress });
+      this.#stringsOf.set(encoding, table);
+      table.catch(() => this.#stringsOf.delete(encoding));
+    }
+    return table;
   }
 
   /** The reference index (built once per set of limits; a cancelled build is not kept). */

@@ -37,13 +37,44 @@ const PRINTABLE = Uint8Array.from({ length: 256 }, (_, byte) => (printable(byte)
 /** Offsets per block while scanning. */
 const BLOCK = 1 << 16;
 
-/** Scans the bytes; calls `onProgress` every 16 MiB and stops when `signal` aborts. */
+/** The encodings a string table can hold. */
+export type StringEncodingName = "ascii" | "utf-16le";
+
+/** Progress and cancellation of a scan. */
+export interface ScanControl {
+  signal?: AbortSignal;
+  onProgress?: (done: number, total: number) => Promise<void> | void;
+}
+
+/**
+ * Scans the bytes for both encodings: ASCII runs, then UTF-16LE runs at even,
+ * then at odd offsets. Calls `onProgress` every 16 MiB and stops when
+ * `signal` aborts.
+ */
 export async function scanStrings(
   bytes: Uint8Array,
-  options: {
-    signal?: AbortSignal;
-    onProgress?: (done: number, total: number) => Promise<void> | void;
-  } = {},
+  options: ScanControl = {},
+): Promise<StringTable> {
+  const half = (base: number) =>
+    options.onProgress &&
+    ((done: number, total: number) => options.onProgress!(base + Math.floor(done / 2), total));
+  const ascii = await scanStringRuns(bytes, "ascii", { ...options, onProgress: half(0) });
+  const utf16 = await scanStringRuns(bytes, "utf-16le", {
+    ...options,
+    onProgress: half(Math.floor(bytes.length / 2)),
+  });
+  return joinStringTables(ascii, utf16);
+}
+
+/**
+ * The strings of one encoding, in the order {@linkcode scanStrings} lists
+ * them: one pass over the bytes for ASCII, two (even, then odd offsets) for
+ * UTF-16LE. Progress goes from 0 to the byte count.
+ */
+export async function scanStringRuns(
+  bytes: Uint8Array,
+  encoding: StringEncodingName,
+  options: ScanControl = {},
 ): Promise<StringTable> {
   // Fixed-size blocks, copied once into an exact-size table at the end.
   const blocks: Uint32Array[] = [];
@@ -59,42 +90,44 @@ export async function scanStrings(
   };
   const chunk = 16 * 1024 * 1024;
   const n = bytes.length;
-  // ASCII runs.
   let start = -1;
-  for (let base = 0; base < n; base += chunk) {
-    if (options.signal?.aborted) throw options.signal.reason ?? new Error("aborted");
-    const end = Math.min(n, base + chunk);
-    for (let i = base; i < end; i++) {
-      if (PRINTABLE[bytes[i]!] === 1) {
-        if (start < 0) start = i;
-      } else if (start >= 0) {
-        if (i - start >= MIN_STRING_LENGTH) push(start);
-        start = -1;
+  if (encoding === "ascii") {
+    for (let base = 0; base < n; base += chunk) {
+      if (options.signal?.aborted) throw options.signal.reason ?? new Error("aborted");
+      const end = Math.min(n, base + chunk);
+      for (let i = base; i < end; i++) {
+        if (PRINTABLE[bytes[i]!] === 1) {
+          if (start < 0) start = i;
+        } else if (start >= 0) {
+          if (i - start >= MIN_STRING_LENGTH) push(start);
+          start = -1;
+        }
       }
+      await options.onProgress?.(end, n);
     }
-    await options.onProgress?.(Math.floor(end / 2), n);
-  }
-  if (start >= 0 && n - start >= MIN_STRING_LENGTH) push(start);
-  // UTF-16LE runs, at both byte alignments.
-  for (let phase = 0; phase < 2; phase++) {
-    start = -1;
-    for (let i = phase; i + 1 < n; i += 2) {
-      // Most units of machine code have a high byte that is not 0: test it first.
-      if (bytes[i + 1] === 0 && PRINTABLE[bytes[i]!] === 1) {
-        if (start < 0) start = i;
-      } else if (start >= 0) {
-        if ((i - start) / 2 >= MIN_STRING_LENGTH) push(start);
-        start = -1;
+    if (start >= 0 && n - start >= MIN_STRING_LENGTH) push(start);
+  } else {
+    // Both byte alignments, one after the other.
+    for (let phase = 0; phase < 2; phase++) {
+      start = -1;
+      for (let i = phase; i + 1 < n; i += 2) {
+        // Most units of machine code have a high byte that is not 0: test it first.
+        if (bytes[i + 1] === 0 && PRINTABLE[bytes[i]!] === 1) {
+          if (start < 0) start = i;
+        } else if (start >= 0) {
+          if ((i - start) / 2 >= MIN_STRING_LENGTH) push(start);
+          start = -1;
+        }
+        if ((i & 0xffffff) === phase && options.signal?.aborted) {
+          throw options.signal.reason ?? new Error("aborted");
+        }
       }
-      if ((i & 0xffffff) === phase && options.signal?.aborted) {
-        throw options.signal.reason ?? new Error("aborted");
+      if (start >= 0) {
+        const length = Math.floor((n - start) / 2);
+        if (length >= MIN_STRING_LENGTH) push(start);
       }
+      await options.onProgress?.(Math.floor((phase + 1) * n / 2), n);
     }
-    if (start >= 0) {
-      const length = Math.floor((n - start) / 2);
-      if (length >= MIN_STRING_LENGTH) push(start);
-    }
-    await options.onProgress?.(Math.floor(n / 2 + (phase + 1) * n / 4), n);
   }
   const count = blocks.length === 0 ? 0 : (blocks.length - 1) * BLOCK + used;
   const offsets = new Uint32Array(count);
@@ -103,6 +136,14 @@ export async function scanStrings(
     blocks[b] = new Uint32Array(0);
   }
   return { offsets, count };
+}
+
+/** One table of `first`'s strings followed by `second`'s. */
+export function joinStringTables(first: StringTable, second: StringTable): StringTable {
+  const offsets = new Uint32Array(first.count + second.count);
+  offsets.set(first.offsets.subarray(0, first.count), 0);
+  offsets.set(second.offsets.subarray(0, second.count), first.count);
+  return { offsets, count: offsets.length };
 }
 
 /**

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import { ToolFailure } from "../../core/errors.ts";
-import { describeString, stringEncoding, stringValue } from "../analysis/strings.ts";
+import { describeString, stringValue } from "../analysis/strings.ts";
 import type { AppsContext } from "../context/apps_context.ts";
 import { progressOf } from "../context/observation.ts";
 import { searchDocument } from "../context/search.ts";
@@ -46,11 +46,10 @@ export function searchStringsTool(context: AppsContext): ToolDefinition {
         operation: SEARCH_STRINGS,
         args,
         find: async ({ image, program }, matches) => {
-          const table = await program.strings(progressOf(call));
-          const wanted = args.encoding === "ascii" ? 0 : args.encoding === "utf-16le" ? 1 : -1;
+          // One encoding asked for: only its strings are scanned (and counted).
+          const table = await program.strings(progressOf(call), args.encoding);
           const hits: number[] = [];
           for (let i = 0; i < table.count; i++) {
-            if (wanted >= 0 && stringEncoding(image.bytes, table, i) !== wanted) continue;
             if (matches(stringValue(image.bytes, table, i, 4096))) hits.push(i);
             if ((i & 0xffff) === 0 && call.signal.aborted) {
               throw new ToolFailure("cancelled", "search_strings was cancelled.");
