@@ -53,8 +53,8 @@ export type { AnalysisScope };
 
 /**
  * Waits for the session, resolves `document` for `operation` and readies it
- * (its first use reads it in full, reporting progress through
- * `request.control`), computes the result and records it (with the
+ * (its first use reads it in full, reporting progress through the call),
+ * computes the result and records it (with the
  * document's name first) as Evidence.
  */
 export async function observe(
@@ -62,15 +62,15 @@ export async function observe(
   request: {
     operation: string;
     document: string | undefined;
-    parameters: Record<string, unknown>;
-    /** Progress and cancellation of the call, for the document's first use. */
-    control?: AnalysisControl;
+    /** The tool call: its parameters (recorded), progress and cancellation. */
+    call: ToolContext;
   },
   compute: (scope: AnalysisScope) => Promise<{ result: object; limitations?: string[] }>,
 ): Promise<ObservationOutcome> {
-  const scope = await session.prepared(request.operation, request.document, request.control);
+  const { operation, document, call } = request;
+  const scope = await session.prepared(operation, document, progressOf(call));
   const { result, limitations } = await compute(scope);
-  const outcome = observation(request.operation, scope, request.parameters, {
+  const outcome = observation(operation, scope, call.parameters, {
     document: scope.document,
     ...result,
   });

@@ -11,7 +11,7 @@ import type { ToolContext } from "../../core/catalog.ts";
 import { ToolFailure } from "../../core/errors.ts";
 import { stringMatcher } from "../analysis/strings.ts";
 import type { BinarySession } from "../session/binary_session.ts";
-import { type AnalysisScope, type ObservationOutcome, observe, progressOf } from "./observation.ts";
+import { type AnalysisScope, type ObservationOutcome, observe } from "./observation.ts";
 import { pageOf } from "./procedure_query.ts";
 
 /** The largest regular expression accepted by the search tools. */
@@ -107,12 +107,7 @@ export function searchDocument<T>(
 ): Promise<ObservationOutcome> {
   const { operation, args } = options;
   const matches = matcherOf(args);
-  return observe(session, {
-    operation,
-    document: args.document,
-    parameters: call.parameters,
-    control: progressOf(call),
-  }, async (scope) => {
+  return observe(session, { operation, document: args.document, call }, async (scope) => {
     const { hits, describe, extra, limitations } = await options.find(scope, matches);
     const page = pageOf(hits, args.offset, args.limit);
     return {

@@ -71,8 +71,7 @@ export function analyzeFunctionTool(context: AppsContext): ToolDefinition {
       return observe(context.session, {
         operation: ANALYZE_FUNCTION,
         document: args.document,
-        parameters: call.parameters,
-        control: progressOf(call),
+        call,
       }, async (scope) => {
         const lookup = await procedureLookupOf(scope, ANALYZE_FUNCTION);
         const fn = findProcedure(lookup.table, args.procedure);

@@ -37,8 +37,7 @@ export function binaryOverviewTool(context: AppsContext): ToolDefinition {
       observe(context.session, {
         operation: BINARY_OVERVIEW,
         document: args.document,
-        parameters: call.parameters,
-        control: progressOf(call),
+        call,
       }, async ({ image, program }) => {
         const strings = await program.strings(progressOf(call));
         const bySource: Record<string, number> = {};

@@ -11,7 +11,7 @@ import { decodeWithFlow } from "../analysis/code.ts";
 import { hex, nameTarget } from "../analysis/dossier.ts";
 import { type PathDossier, pathsThroughDossiers } from "../analysis/dossier_paths.ts";
 import type { AppsContext } from "../context/apps_context.ts";
-import { observe, progressOf } from "../context/observation.ts";
+import { observe } from "../context/observation.ts";
 import {
   type InlineEvidence,
   inlineEvidenceSchema,
@@ -84,8 +84,7 @@ export function buildCallPathTool(context: AppsContext): ToolDefinition {
       return observe(context.session, {
         operation: BUILD_CALL_PATH,
         document: args.document,
-        parameters: call.parameters,
-        control: progressOf(call),
+        call,
       }, async ({ image, program }) => {
         if (!program.decodable) throw notDisassembled(image, BUILD_CALL_PATH);
         const start = findProcedure(program, from);

@@ -9,7 +9,7 @@ import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import { hex } from "../analysis/dossier.ts";
 import type { AppsContext } from "../context/apps_context.ts";
-import { observe, progressOf } from "../context/observation.ts";
+import { observe } from "../context/observation.ts";
 import { findProcedure } from "../context/procedure_query.ts";
 import { demangle } from "../disasm/demangle.ts";
 import { procedureLookupOf } from "../providers/provider.ts";
@@ -41,8 +41,7 @@ export function procedureAddressTool(context: AppsContext): ToolDefinition {
       observe(context.session, {
         operation: PROCEDURE_ADDRESS,
         document: args.document,
-        parameters: call.parameters,
-        control: progressOf(call),
+        call,
       }, async (scope) => {
         const lookup = await procedureLookupOf(scope, PROCEDURE_ADDRESS);
         const fn = findProcedure(lookup.table, args.procedure);

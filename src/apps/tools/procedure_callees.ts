@@ -46,8 +46,7 @@ export function procedureCalleesTool(context: AppsContext): ToolDefinition {
       observe(context.session, {
         operation: PROCEDURE_CALLEES,
         document: args.document,
-        parameters: call.parameters,
-        control: progressOf(call),
+        call,
       }, async (scope) => {
         const lookup = await procedureLookupOf(scope, PROCEDURE_CALLEES);
         const fn = findProcedure(lookup.table, args.procedure);

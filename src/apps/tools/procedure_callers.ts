@@ -42,8 +42,7 @@ export function procedureCallersTool(context: AppsContext): ToolDefinition {
       observe(context.session, {
         operation: PROCEDURE_CALLERS,
         document: args.document,
-        parameters: call.parameters,
-        control: progressOf(call),
+        call,
       }, async ({ image, program }) => {
         if (!program.decodable) throw notDisassembled(image, PROCEDURE_CALLERS);
         const target = findCallTarget(program, args.procedure);

@@ -8,7 +8,7 @@ import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import { hex } from "../analysis/dossier.ts";
 import type { AppsContext } from "../context/apps_context.ts";
-import { observe, progressOf } from "../context/observation.ts";
+import { observe } from "../context/observation.ts";
 import { demangle } from "../disasm/demangle.ts";
 import { procedureLookupOf } from "../providers/provider.ts";
 import { containingResultSchema } from "../schemas/analysis_results.ts";
@@ -34,8 +34,7 @@ export function resolveContainingProcedureTool(context: AppsContext): ToolDefini
       observe(context.session, {
         operation: RESOLVE_CONTAINING_PROCEDURE,
         document: args.document,
-        parameters: call.parameters,
-        control: progressOf(call),
+        call,
       }, async (scope) => {
         const lookup = await procedureLookupOf(scope, RESOLVE_CONTAINING_PROCEDURE);
         const at = BigInt(args.address);

@@ -40,8 +40,7 @@ export function traceFeatureTool(context: AppsContext): ToolDefinition {
       observe(context.session, {
         operation: TRACE_FEATURE,
         document: args.document,
-        parameters: call.parameters,
-        control: progressOf(call),
+        call,
       }, async ({ image, program }) => {
         const table = await program.strings(progressOf(call));
         const matcher = stringMatcher(args.query, "literal", args.case_sensitive);

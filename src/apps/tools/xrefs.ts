@@ -42,8 +42,7 @@ export function xrefsTool(context: AppsContext): ToolDefinition {
       observe(context.session, {
         operation: XREFS,
         document: args.document,
-        parameters: call.parameters,
-        control: progressOf(call),
+        call,
       }, async ({ image, program }) => {
         if (!program.decodable) throw notDisassembled(image, XREFS);
         const index = await program.references({}, progressOf(call));
