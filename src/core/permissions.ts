@@ -72,6 +72,15 @@ const REQUIRES = /Requires (\w+) access to "?([^",]*)"?/;
 const LOADER_VARIABLE =
   /Requires --allow-run permissions to spawn subprocess with (\S+) environment/;
 
+/** Whether `error` is Deno's refusal of a permission (`NotCapable`, or `PermissionDenied`). */
+export function isPermissionError(error: unknown): error is Error {
+  const notCapable = (Deno.errors as Record<string, unknown>).NotCapable as
+    | (new (...args: unknown[]) => Error)
+    | undefined;
+  return (notCapable !== undefined && error instanceof notCapable) ||
+    error instanceof Deno.errors.PermissionDenied;
+}
+
 /**
  * Turns a permission error (`Deno.errors.NotCapable`, or `PermissionDenied`)
  * into a tool failure naming the flag that would allow it (`preferredFlag`
@@ -79,13 +88,8 @@ const LOADER_VARIABLE =
  * other error.
  */
 export function permissionFailure(error: unknown, preferredFlag?: string): ToolFailure | null {
-  const notCapable = (Deno.errors as Record<string, unknown>).NotCapable as
-    | (new (...args: unknown[]) => Error)
-    | undefined;
-  const isPermission = (notCapable !== undefined && error instanceof notCapable) ||
-    error instanceof Deno.errors.PermissionDenied;
-  if (!isPermission) return null;
-  const message = (error as Error).message;
+  if (!isPermissionError(error)) return null;
+  const message = error.message;
   // Deno's refusal of a loader variable (LD_*, DYLD_*) under a narrow --allow-run names no
   // permission in the usual form; say it whole.
   const loader = LOADER_VARIABLE.exec(message);

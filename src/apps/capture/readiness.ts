@@ -11,7 +11,12 @@
  */
 
 import { ToolFailure } from "../../core/errors.ts";
-import { flagFor, isGranted, type PermissionNeed } from "../../core/permissions.ts";
+import {
+  flagFor,
+  isGranted,
+  isPermissionError,
+  type PermissionNeed,
+} from "../../core/permissions.ts";
 import type { CapturePolicySettings } from "./settings.ts";
 
 /** Where capture makes its `casefile-capture-*` directories unless `TMPDIR` is readable and set. */
@@ -166,13 +171,8 @@ export function checkLoaderVariables(names: readonly string[]): void {
  * the grant; null for any other error.
  */
 export function tempDirFailure(error: unknown, base: string): ToolFailure | null {
-  const notCapable = (Deno.errors as Record<string, unknown>).NotCapable as
-    | (new (...args: unknown[]) => Error)
-    | undefined;
-  const isPermission = (notCapable !== undefined && error instanceof notCapable) ||
-    error instanceof Deno.errors.PermissionDenied;
-  if (!isPermission) return null;
-  const message = (error as Error).message;
+  if (!isPermissionError(error)) return null;
+  const message = error.message;
   const kind = /write access/.test(message) ? "write" : "read";
   const flag = flagFor(kind, base);
   return new ToolFailure(

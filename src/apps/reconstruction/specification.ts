@@ -9,19 +9,11 @@
 import { z } from "zod";
 import { canonicalJson, sha256Hex } from "../../core/canonical_json.ts";
 import { compareCodePoints } from "../../core/completion.ts";
+import { DIMENSIONS } from "../capture/compare.ts";
 
 /** Claim kinds and the dimensions each allows. */
 export const CLAIM_DIMENSIONS = {
-  behavioral: [
-    "overall",
-    "terminal",
-    "interaction",
-    "exit",
-    "filesystem",
-    "protocol",
-    "process",
-    "shim",
-  ],
+  behavioral: ["overall", ...DIMENSIONS],
   "structural-function": [
     "overall",
     "size",

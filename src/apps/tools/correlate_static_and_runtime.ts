@@ -9,6 +9,7 @@ import { type JsonValue, sha256Hex } from "../../core/canonical_json.ts";
 import { defineTool, type ToolDefinition, type ToolOutcome } from "../../core/catalog.ts";
 import { ToolFailure } from "../../core/errors.ts";
 import { hex } from "../analysis/dossier.ts";
+import { DIMENSIONS } from "../capture/compare.ts";
 import { mapRuntimeAddress } from "../capture/correlate.ts";
 import { evaluateHypotheses, type HypothesisMapping } from "../capture/hypotheses.ts";
 import type { AppsContext } from "../context/apps_context.ts";
@@ -305,15 +306,7 @@ const mappingSchema = z.strictObject({
   }),
   runtime: z.strictObject({
     comparison_evidence_id: EVIDENCE_ID_FIELD,
-    dimension: z.enum([
-      "terminal",
-      "interaction",
-      "exit",
-      "filesystem",
-      "protocol",
-      "process",
-      "shim",
-    ]),
+    dimension: z.enum(DIMENSIONS),
   }),
   side_alignment: z.enum(["left_to_left", "left_to_right"]),
   hypothesis: z.strictObject({
