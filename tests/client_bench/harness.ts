@@ -21,31 +21,37 @@ export const MOD_TS: string = new URL("../../mod.ts", import.meta.url).pathname;
 /** Absolute path of the project's `src/` (the start task grants read on it). */
 export const SRC_DIR: string = new URL("../../src", import.meta.url).pathname;
 
-/** The environment variables the start task lets the server read. */
-export const START_ENV = [
-  "CASEFILE_TOKEN",
-  "CASEFILE_ANALYSIS_PROVIDER",
-  "CASEFILE_POLICY",
-  "CASEFILE_VAULT_KEY",
-];
+/**
+ * The `deno run` flags of the project's `deno task start` line, read from
+ * `deno.json` so the benches start the server exactly as a user does, but
+ * for its read grant (each bench grants its own roots and `src/`).
+ */
+export function startTaskFlags(): string[] {
+  const config = JSON.parse(Deno.readTextFileSync(new URL("../../deno.json", import.meta.url))) as {
+    tasks: Record<string, string>;
+  };
+  const words = config.tasks.start!.trim().split(/\s+/);
+  const first = words.indexOf("run") + 1;
+  const last = words.indexOf("mod.ts");
+  if (first === 0 || last < first) {
+    throw new Error(
+      `deno.json's start task is not "deno run FLAGS mod.ts ARGS": ${words.join(" ")}`,
+    );
+  }
+  return words.slice(first, last).filter((flag) => !flag.startsWith("--allow-read="));
+}
 
 const MINIMAL_SERVER = new URL("./peers/minimal_server.ts", import.meta.url).pathname;
 
 /**
  * A transport (not yet connected) that spawns the minimal SDK server, the
- * peer of the start-up and per-call measures, with the start task's V8 flag
+ * peer of the start-up and per-call measures, with the start task's flags
  * and read grants.
  */
 export function minimalServerTransport(): StdioClientTransport {
   return new StdioClientTransport({
     command: Deno.execPath(),
-    args: [
-      "run",
-      "--no-prompt",
-      "--v8-flags=--max-semi-space-size=2",
-      `--allow-read=/usr/bin,/usr/lib,${SRC_DIR}`,
-      MINIMAL_SERVER,
-    ],
+    args: ["run", ...startTaskFlags(), `--allow-read=/usr/bin,/usr/lib,${SRC_DIR}`, MINIMAL_SERVER],
     stderr: "pipe",
   });
 }
@@ -74,9 +80,12 @@ export interface ServerSpec {
 export function serverArgs(spec: ServerSpec): string[] {
   const roots = spec.roots ?? [];
   const read = [...roots, SRC_DIR, ...(spec.allowRead ?? [])];
-  const flags = ["run", "--no-prompt", "--unstable-lazy-dynamic-imports"];
-  if (!spec.defaultV8) flags.push("--v8-flags=--max-semi-space-size=2");
-  flags.push(`--allow-read=${read.join(",")}`, `--allow-env=${START_ENV.join(",")}`);
+  const flags = ["run"];
+  for (const flag of startTaskFlags()) {
+    if (spec.defaultV8 && flag.startsWith("--v8-flags=")) continue;
+    flags.push(flag);
+  }
+  flags.push(`--allow-read=${read.join(",")}`);
   if (spec.allowWrite?.length) flags.push(`--allow-write=${spec.allowWrite.join(",")}`);
   if (spec.allowRun?.length) flags.push(`--allow-run=${spec.allowRun.join(",")}`);
   flags.push(...(spec.denoFlags ?? []));
