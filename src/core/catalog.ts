@@ -44,6 +44,15 @@ export function titleFor(name: string): string {
   return name.split("_").map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join(" ");
 }
 
+/**
+ * The effects of a tool whose only change is the Evidence it records in the
+ * session: spread into its definition.
+ */
+export const RECORDS_EVIDENCE: { effects: ToolEffects; producesEvidence: true } = Object.freeze({
+  effects: Object.freeze({ mutatesSession: true }),
+  producesEvidence: true,
+});
+
 /** Derives annotations from effects, and from nothing else. */
 export function annotationsFor(name: string, effects: ToolEffects): ToolAnnotations {
   const anyEffect = Boolean(

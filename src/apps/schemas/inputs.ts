@@ -74,6 +74,15 @@ export const unknownRegistryApprovedField = z.literal(true).optional().describe(
   "true: also record in the residual-unknowns registry what this call left unknown (its limitations and incomplete results), citing its Evidence; nothing is written without it.",
 );
 
+/**
+ * The fields every analysis of one document ends its input with: which
+ * document, and the opt-in to record what the call leaves unknown.
+ */
+export const documentFields = {
+  document: documentField,
+  unknown_registry_approved: unknownRegistryApprovedField,
+};
+
 /** The traversal limits of an artifact scan. */
 export const traversalLimitFields = {
   max_entries: z.number().int().min(1).max(LIMIT_BOUNDS.max_entries).default(

@@ -5,7 +5,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, RECORDS_EVIDENCE, type ToolDefinition } from "../../core/catalog.ts";
 import type { AppsContext } from "../context/apps_context.ts";
 import { observe, progressOf } from "../context/observation.ts";
 import { findProcedure } from "../context/procedure_query.ts";
@@ -65,8 +65,7 @@ export function analyzeFunctionTool(context: AppsContext): ToolDefinition {
       document: documentField,
     }),
     result: analyzeFunctionResultSchema,
-    effects: { mutatesSession: true },
-    producesEvidence: true,
+    ...RECORDS_EVIDENCE,
     run: (args, call) => {
       return observe(context.session, {
         operation: ANALYZE_FUNCTION,

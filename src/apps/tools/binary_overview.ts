@@ -5,7 +5,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, RECORDS_EVIDENCE, type ToolDefinition } from "../../core/catalog.ts";
 import { instructionSetOf } from "../analysis/code.ts";
 import { hex } from "../analysis/dossier.ts";
 import type { AppsContext } from "../context/apps_context.ts";
@@ -31,8 +31,7 @@ export function binaryOverviewTool(context: AppsContext): ToolDefinition {
       document: documentField,
     }),
     result: overviewResultSchema,
-    effects: { mutatesSession: true },
-    producesEvidence: true,
+    ...RECORDS_EVIDENCE,
     run: (args, call) =>
       observe(context.session, {
         operation: BINARY_OVERVIEW,

@@ -5,7 +5,12 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition, type ToolOutcome } from "../../core/catalog.ts";
+import {
+  defineTool,
+  RECORDS_EVIDENCE,
+  type ToolDefinition,
+  type ToolOutcome,
+} from "../../core/catalog.ts";
 import { ToolFailure } from "../../core/errors.ts";
 import { decodeWithFlow } from "../analysis/code.ts";
 import { hex, nameTarget } from "../analysis/dossier.ts";
@@ -20,12 +25,7 @@ import {
 import { findCallTarget, findProcedure, pageOf } from "../context/procedure_query.ts";
 import { notDisassembled } from "../providers/provider.ts";
 import { callPathResultSchema } from "../schemas/analysis_results.ts";
-import {
-  ADDRESS_PATTERN,
-  documentField,
-  procedureField,
-  unknownRegistryApprovedField,
-} from "../schemas/inputs.ts";
+import { ADDRESS_PATTERN, documentFields, procedureField } from "../schemas/inputs.ts";
 import { ANALYZE_FUNCTION, BUILD_CALL_PATH } from "../tool_names.ts";
 
 /** Bounded breadth-first search for a chain of direct calls; frontiers it cannot cross are unknowns. */
@@ -65,12 +65,10 @@ export function buildCallPathTool(context: AppsContext): ToolDefinition {
       limit: z.number().int().min(1).max(100).default(100).describe(
         "With functions: paths per page (1 to 100).",
       ),
-      document: documentField,
-      unknown_registry_approved: unknownRegistryApprovedField,
+      ...documentFields,
     }),
     result: callPathResultSchema,
-    effects: { mutatesSession: true },
-    producesEvidence: true,
+    ...RECORDS_EVIDENCE,
     run: (args, call) => {
       if (args.functions !== undefined) return Promise.resolve(pathsFromDossiers(args));
       const from = args.from ?? args.start?.address;

@@ -5,7 +5,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, RECORDS_EVIDENCE, type ToolDefinition } from "../../core/catalog.ts";
 import { ToolFailure } from "../../core/errors.ts";
 import { EVIDENCE_ID_PATTERN } from "../../core/evidence.ts";
 import { compareInventories, MergeError, mergePages } from "../artifacts/compare.ts";
@@ -43,8 +43,7 @@ export function compareArtifactsTool(context: AppsContext): ToolDefinition {
       unknown_registry_approved: unknownRegistryApprovedField,
     }),
     result: compareArtifactsResultSchema,
-    effects: { mutatesSession: true },
-    producesEvidence: true,
+    ...RECORDS_EVIDENCE,
     run: async (args, call) => {
       const leftIds = [...new Set(args.left_evidence_ids)];
       const rightIds = [...new Set(args.right_evidence_ids)];

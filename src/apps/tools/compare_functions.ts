@@ -5,7 +5,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, RECORDS_EVIDENCE, type ToolDefinition } from "../../core/catalog.ts";
 import { ToolFailure } from "../../core/errors.ts";
 import type { EvidenceRecord } from "../../core/evidence.ts";
 import type { AppsContext } from "../context/apps_context.ts";
@@ -80,8 +80,7 @@ export function compareFunctionsTool(context: AppsContext): ToolDefinition {
       unknown_registry_approved: unknownRegistryApprovedField,
     }),
     result: compareFunctionsResultSchema,
-    effects: { mutatesSession: true },
-    producesEvidence: true,
+    ...RECORDS_EVIDENCE,
     run: (args) => {
       const pick = (id: string): EvidenceRecord => {
         const record = context.ledger.get(id);

@@ -6,7 +6,7 @@
 
 import { z } from "zod";
 import type { JsonObject } from "../../core/canonical_json.ts";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, RECORDS_EVIDENCE, type ToolDefinition } from "../../core/catalog.ts";
 import { ToolFailure } from "../../core/errors.ts";
 import { compareCaptures, COMPARISON_PREDICATE, IncompatibleCaptures } from "../capture/compare.ts";
 import { PROCESS_PROVIDER } from "../capture/result.ts";
@@ -41,8 +41,7 @@ export function compareProcessCapturesTool(context: AppsContext): ToolDefinition
       unknown_registry_approved: unknownRegistryApprovedField,
     }),
     result: compareCapturesResultSchema,
-    effects: { mutatesSession: true },
-    producesEvidence: true,
+    ...RECORDS_EVIDENCE,
     run: (args) => {
       const leftId = args.left_evidence_id;
       const rightId = args.right_evidence_id;

@@ -6,7 +6,12 @@
 
 import { z } from "zod";
 import { type JsonValue, sha256Hex } from "../../core/canonical_json.ts";
-import { defineTool, type ToolDefinition, type ToolOutcome } from "../../core/catalog.ts";
+import {
+  defineTool,
+  RECORDS_EVIDENCE,
+  type ToolDefinition,
+  type ToolOutcome,
+} from "../../core/catalog.ts";
 import { ToolFailure } from "../../core/errors.ts";
 import { hex } from "../analysis/dossier.ts";
 import { DIMENSIONS } from "../capture/compare.ts";
@@ -87,8 +92,7 @@ export function correlateStaticAndRuntimeTool(context: AppsContext): ToolDefinit
         "With mappings (REA's form): each hypothesis evaluated; the capture fields are then absent.",
       ),
     }),
-    effects: { mutatesSession: true },
-    producesEvidence: true,
+    ...RECORDS_EVIDENCE,
     run: async (args, call) => {
       if (args.mappings !== undefined) return hypothesesOutcome(args);
       const id = args.capture_evidence_id;

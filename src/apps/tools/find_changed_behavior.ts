@@ -5,7 +5,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, RECORDS_EVIDENCE, type ToolDefinition } from "../../core/catalog.ts";
 import { ToolFailure } from "../../core/errors.ts";
 import type { EvidenceRecord } from "../../core/evidence.ts";
 import { COMPARE_OPERATION, CORRELATE_OPERATION, findChangedBehavior } from "../capture/changes.ts";
@@ -47,8 +47,7 @@ export function findChangedBehaviorTool(context: AppsContext): ToolDefinition {
       unknown_registry_approved: unknownRegistryApprovedField,
     }),
     result: changedBehaviorResultSchema,
-    effects: { mutatesSession: true },
-    producesEvidence: true,
+    ...RECORDS_EVIDENCE,
     run: (args, call) => {
       if (args.investigation_run) {
         throw new ToolFailure(

@@ -5,7 +5,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, RECORDS_EVIDENCE, type ToolDefinition } from "../../core/catalog.ts";
 import { ToolFailure } from "../../core/errors.ts";
 import { inventoryPage } from "../artifacts/inventory_page.ts";
 import { type InventoryPage, inventoryPageSchema } from "../artifacts/model.ts";
@@ -44,8 +44,7 @@ export function inventoryArtifactTool(context: AppsContext): ToolDefinition {
       ),
     }),
     result: inventoryResultSchema,
-    effects: { mutatesSession: true },
-    producesEvidence: true,
+    ...RECORDS_EVIDENCE,
     run: async (args, call) => {
       const target = context.requireArtifact(INVENTORY_ARTIFACT);
       const continueApproved = args.integrity_policy === "record-and-continue";

@@ -5,7 +5,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, RECORDS_EVIDENCE, type ToolDefinition } from "../../core/catalog.ts";
 import type { AppsContext } from "../context/apps_context.ts";
 import { observation } from "../context/observation.ts";
 import { unknownRegistryApprovedField } from "../schemas/inputs.ts";
@@ -23,8 +23,7 @@ export function listDocumentsTool(context: AppsContext): ToolDefinition {
       unknown_registry_approved: unknownRegistryApprovedField,
     }),
     result: z.object({ documents: z.array(z.string()), current_document: z.string().nullable() }),
-    effects: { mutatesSession: true },
-    producesEvidence: true,
+    ...RECORDS_EVIDENCE,
     run: async () => {
       await session.idle();
       const scope = session.analysis(LIST_DOCUMENTS);

@@ -5,10 +5,10 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, RECORDS_EVIDENCE, type ToolDefinition } from "../../core/catalog.ts";
 import type { AppsContext } from "../context/apps_context.ts";
 import { observation, procedureCoverage, progressOf } from "../context/observation.ts";
-import { documentField, unknownRegistryApprovedField } from "../schemas/inputs.ts";
+import { documentFields } from "../schemas/inputs.ts";
 import { procedurePageSchema } from "../schemas/session_results.ts";
 import { LIST_PROCEDURES } from "../tool_names.ts";
 
@@ -30,12 +30,10 @@ export function listProceduresTool(context: AppsContext): ToolDefinition {
       limit: z.number().int().min(1).max(MAX_PROCEDURE_PAGE).default(100).describe(
         `Procedures per page (1 to ${MAX_PROCEDURE_PAGE}).`,
       ),
-      document: documentField,
-      unknown_registry_approved: unknownRegistryApprovedField,
+      ...documentFields,
     }),
     result: procedurePageSchema,
-    effects: { mutatesSession: true },
-    producesEvidence: true,
+    ...RECORDS_EVIDENCE,
     run: async (args, call) => {
       const scope = await session.prepared(LIST_PROCEDURES, args.document, progressOf(call));
       const { document } = scope;

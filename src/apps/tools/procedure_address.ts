@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, RECORDS_EVIDENCE, type ToolDefinition } from "../../core/catalog.ts";
 import { hex } from "../analysis/dossier.ts";
 import type { AppsContext } from "../context/apps_context.ts";
 import { observe } from "../context/observation.ts";
@@ -14,12 +14,7 @@ import { findProcedure } from "../context/procedure_query.ts";
 import { demangle } from "../disasm/demangle.ts";
 import { procedureLookupOf } from "../providers/provider.ts";
 import { procedureAddressResultSchema } from "../schemas/analysis_results.ts";
-import {
-  ADDRESS_PATTERN,
-  documentField,
-  procedureField,
-  unknownRegistryApprovedField,
-} from "../schemas/inputs.ts";
+import { ADDRESS_PATTERN, documentFields, procedureField } from "../schemas/inputs.ts";
 import { PROCEDURE_ADDRESS } from "../tool_names.ts";
 
 /** Resolves a procedure by name or address; ambiguous names are refused with candidates. */
@@ -31,12 +26,10 @@ export function procedureAddressTool(context: AppsContext): ToolDefinition {
       "Turn a procedure name (raw or demangled) or start address into its canonical entry: address, names, source and size. Ambiguous names are refused with the candidates.",
     input: z.strictObject({
       procedure: procedureField,
-      document: documentField,
-      unknown_registry_approved: unknownRegistryApprovedField,
+      ...documentFields,
     }),
     result: procedureAddressResultSchema,
-    effects: { mutatesSession: true },
-    producesEvidence: true,
+    ...RECORDS_EVIDENCE,
     run: (args, call) =>
       observe(context.session, {
         operation: PROCEDURE_ADDRESS,

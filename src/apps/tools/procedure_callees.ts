@@ -5,7 +5,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, RECORDS_EVIDENCE, type ToolDefinition } from "../../core/catalog.ts";
 import { ToolFailure } from "../../core/errors.ts";
 import { hex } from "../analysis/dossier.ts";
 import type { AppsContext } from "../context/apps_context.ts";
@@ -13,13 +13,7 @@ import { observe, progressOf } from "../context/observation.ts";
 import { findProcedure, pageOf } from "../context/procedure_query.ts";
 import { dossierFrom, procedureLookupOf } from "../providers/provider.ts";
 import { calleesResultSchema } from "../schemas/analysis_results.ts";
-import {
-  documentField,
-  limitField,
-  offsetField,
-  procedureField,
-  unknownRegistryApprovedField,
-} from "../schemas/inputs.ts";
+import { documentFields, limitField, offsetField, procedureField } from "../schemas/inputs.ts";
 import { PROCEDURE_CALLEES } from "../tool_names.ts";
 
 /** Direct callees of a procedure with their call sites, paged; indirect call sites apart. */
@@ -36,12 +30,10 @@ export function procedureCalleesTool(context: AppsContext): ToolDefinition {
       max_instructions: z.number().int().min(1).max(5000).default(2000).describe(
         "Instructions decoded at most.",
       ),
-      document: documentField,
-      unknown_registry_approved: unknownRegistryApprovedField,
+      ...documentFields,
     }),
     result: calleesResultSchema,
-    effects: { mutatesSession: true },
-    producesEvidence: true,
+    ...RECORDS_EVIDENCE,
     run: (args, call) =>
       observe(context.session, {
         operation: PROCEDURE_CALLEES,

@@ -5,20 +5,14 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, RECORDS_EVIDENCE, type ToolDefinition } from "../../core/catalog.ts";
 import { callersOf, hex, referenceScanFacts } from "../analysis/dossier.ts";
 import type { AppsContext } from "../context/apps_context.ts";
 import { observe, progressOf } from "../context/observation.ts";
 import { findCallTarget, pageOf } from "../context/procedure_query.ts";
 import { notDisassembled } from "../providers/provider.ts";
 import { callersResultSchema } from "../schemas/analysis_results.ts";
-import {
-  documentField,
-  limitField,
-  offsetField,
-  procedureField,
-  unknownRegistryApprovedField,
-} from "../schemas/inputs.ts";
+import { documentFields, limitField, offsetField, procedureField } from "../schemas/inputs.ts";
 import { PROCEDURE_CALLERS } from "../tool_names.ts";
 
 /** Direct callers of a procedure with their call sites, paged. */
@@ -32,12 +26,10 @@ export function procedureCallersTool(context: AppsContext): ToolDefinition {
       procedure: procedureField,
       offset: offsetField,
       limit: limitField(500, 100),
-      document: documentField,
-      unknown_registry_approved: unknownRegistryApprovedField,
+      ...documentFields,
     }),
     result: callersResultSchema,
-    effects: { mutatesSession: true },
-    producesEvidence: true,
+    ...RECORDS_EVIDENCE,
     run: (args, call) =>
       observe(context.session, {
         operation: PROCEDURE_CALLERS,

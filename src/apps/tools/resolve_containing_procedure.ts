@@ -5,14 +5,14 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, RECORDS_EVIDENCE, type ToolDefinition } from "../../core/catalog.ts";
 import { hex } from "../analysis/dossier.ts";
 import type { AppsContext } from "../context/apps_context.ts";
 import { observe } from "../context/observation.ts";
 import { demangle } from "../disasm/demangle.ts";
 import { procedureLookupOf } from "../providers/provider.ts";
 import { containingResultSchema } from "../schemas/analysis_results.ts";
-import { addressField, documentField, unknownRegistryApprovedField } from "../schemas/inputs.ts";
+import { addressField, documentFields } from "../schemas/inputs.ts";
 import { RESOLVE_CONTAINING_PROCEDURE } from "../tool_names.ts";
 
 /** Finds the containing procedure and says how its extent was bounded. */
@@ -24,12 +24,10 @@ export function resolveContainingProcedureTool(context: AppsContext): ToolDefini
       "Find the procedure that contains an address (such as a crash PC): the last procedure start at or below it whose extent (its size, or up to the next start) covers it. Says how the extent was bounded.",
     input: z.strictObject({
       address: addressField,
-      document: documentField,
-      unknown_registry_approved: unknownRegistryApprovedField,
+      ...documentFields,
     }),
     result: containingResultSchema,
-    effects: { mutatesSession: true },
-    producesEvidence: true,
+    ...RECORDS_EVIDENCE,
     run: (args, call) =>
       observe(context.session, {
         operation: RESOLVE_CONTAINING_PROCEDURE,

@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, RECORDS_EVIDENCE, type ToolDefinition } from "../../core/catalog.ts";
 import { hex } from "../analysis/dossier.ts";
 import type { AppsContext } from "../context/apps_context.ts";
 import { searchDocument } from "../context/search.ts";
@@ -14,13 +14,7 @@ import { demangle } from "../disasm/demangle.ts";
 import type { ImageFunction } from "../formats/binary_image.ts";
 import { procedureLookupOf } from "../providers/provider.ts";
 import { searchProceduresResultSchema } from "../schemas/analysis_results.ts";
-import {
-  documentField,
-  limitField,
-  offsetField,
-  searchFields,
-  unknownRegistryApprovedField,
-} from "../schemas/inputs.ts";
+import { documentFields, limitField, offsetField, searchFields } from "../schemas/inputs.ts";
 import { SEARCH_PROCEDURES } from "../tool_names.ts";
 
 /** Searches procedure names, paged. */
@@ -34,12 +28,10 @@ export function searchProceduresTool(context: AppsContext): ToolDefinition {
       ...searchFields,
       offset: offsetField,
       limit: limitField(100, 20),
-      document: documentField,
-      unknown_registry_approved: unknownRegistryApprovedField,
+      ...documentFields,
     }),
     result: searchProceduresResultSchema,
-    effects: { mutatesSession: true },
-    producesEvidence: true,
+    ...RECORDS_EVIDENCE,
     run: (args, call) =>
       searchDocument<ImageFunction>(context.session, call, {
         operation: SEARCH_PROCEDURES,

@@ -5,20 +5,14 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, RECORDS_EVIDENCE, type ToolDefinition } from "../../core/catalog.ts";
 import { ToolFailure } from "../../core/errors.ts";
 import { describeString, stringValue } from "../analysis/strings.ts";
 import type { AppsContext } from "../context/apps_context.ts";
 import { progressOf } from "../context/observation.ts";
 import { searchDocument } from "../context/search.ts";
 import { searchStringsResultSchema } from "../schemas/analysis_results.ts";
-import {
-  documentField,
-  limitField,
-  offsetField,
-  searchFields,
-  unknownRegistryApprovedField,
-} from "../schemas/inputs.ts";
+import { documentFields, limitField, offsetField, searchFields } from "../schemas/inputs.ts";
 import { SEARCH_STRINGS } from "../tool_names.ts";
 
 /** Searches ASCII and UTF-16LE strings anywhere in the file, paged. */
@@ -35,12 +29,10 @@ export function searchStringsTool(context: AppsContext): ToolDefinition {
       ),
       offset: offsetField,
       limit: limitField(100, 20),
-      document: documentField,
-      unknown_registry_approved: unknownRegistryApprovedField,
+      ...documentFields,
     }),
     result: searchStringsResultSchema,
-    effects: { mutatesSession: true },
-    producesEvidence: true,
+    ...RECORDS_EVIDENCE,
     run: (args, call) =>
       searchDocument<number>(context.session, call, {
         operation: SEARCH_STRINGS,

@@ -5,13 +5,13 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, RECORDS_EVIDENCE, type ToolDefinition } from "../../core/catalog.ts";
 import { buildDossier, hex, referenceScanFacts } from "../analysis/dossier.ts";
 import { describeString, stringMatcher, stringValue } from "../analysis/strings.ts";
 import type { AppsContext } from "../context/apps_context.ts";
 import { observe, progressOf } from "../context/observation.ts";
 import { traceFeatureResultSchema } from "../schemas/analysis_results.ts";
-import { documentField, limitField, unknownRegistryApprovedField } from "../schemas/inputs.ts";
+import { documentFields, limitField } from "../schemas/inputs.ts";
 import { TRACE_FEATURE } from "../tool_names.ts";
 
 /** Follows a literal seed through strings, the code referencing them and the procedures holding it. */
@@ -30,12 +30,10 @@ export function traceFeatureTool(context: AppsContext): ToolDefinition {
       max_operations: z.number().int().min(1).max(100).default(20).describe(
         "Most dossiers built (1 to 100).",
       ),
-      document: documentField,
-      unknown_registry_approved: unknownRegistryApprovedField,
+      ...documentFields,
     }),
     result: traceFeatureResultSchema,
-    effects: { mutatesSession: true },
-    producesEvidence: true,
+    ...RECORDS_EVIDENCE,
     run: (args, call) =>
       observe(context.session, {
         operation: TRACE_FEATURE,

@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, RECORDS_EVIDENCE, type ToolDefinition } from "../../core/catalog.ts";
 import { ToolFailure } from "../../core/errors.ts";
 import { deriveComparisonStatus } from "../capture/compare.ts";
 import { validateCapture } from "../capture/result.ts";
@@ -55,8 +55,7 @@ export function verifyReconstructionTool(context: AppsContext): ToolDefinition {
       unknown_registry_approved: unknownRegistryApprovedField,
     }),
     result: verificationResultSchema,
-    effects: { mutatesSession: true },
-    producesEvidence: true,
+    ...RECORDS_EVIDENCE,
     run: (args, call) => {
       call.signal.throwIfAborted();
       let verification;

@@ -5,20 +5,14 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, RECORDS_EVIDENCE, type ToolDefinition } from "../../core/catalog.ts";
 import { hex, referenceScanFacts } from "../analysis/dossier.ts";
 import type { AppsContext } from "../context/apps_context.ts";
 import { observe, progressOf } from "../context/observation.ts";
 import { pageOf } from "../context/procedure_query.ts";
 import { notDisassembled } from "../providers/provider.ts";
 import { xrefsResultSchema } from "../schemas/analysis_results.ts";
-import {
-  addressField,
-  documentField,
-  limitField,
-  offsetField,
-  unknownRegistryApprovedField,
-} from "../schemas/inputs.ts";
+import { addressField, documentFields, limitField, offsetField } from "../schemas/inputs.ts";
 import { XREFS } from "../tool_names.ts";
 
 /** References to an address from decoded code, paged, with the scan's completeness. */
@@ -32,12 +26,10 @@ export function xrefsTool(context: AppsContext): ToolDefinition {
       address: addressField,
       offset: offsetField,
       limit: limitField(500, 100),
-      document: documentField,
-      unknown_registry_approved: unknownRegistryApprovedField,
+      ...documentFields,
     }),
     result: xrefsResultSchema,
-    effects: { mutatesSession: true },
-    producesEvidence: true,
+    ...RECORDS_EVIDENCE,
     run: (args, call) =>
       observe(context.session, {
         operation: XREFS,
