@@ -53,6 +53,12 @@ export const RECORDS_EVIDENCE: { effects: ToolEffects; producesEvidence: true } 
   producesEvidence: true,
 });
 
+/** The effects of a tool that only reads (no Evidence, no change): spread into its definition. */
+export const READS_ONLY: { effects: ToolEffects; producesEvidence: false } = Object.freeze({
+  effects: Object.freeze({}),
+  producesEvidence: false,
+});
+
 /** Derives annotations from effects, and from nothing else. */
 export function annotationsFor(name: string, effects: ToolEffects): ToolAnnotations {
   const anyEffect = Boolean(

@@ -5,7 +5,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { attackPaths } from "../graph/attack_paths.ts";
 import { resolveGraphRef } from "../graph/graph_refs.ts";
@@ -47,8 +47,7 @@ export function attackPathsTool(ctx: CloudContext): ToolDefinition {
       targets_considered: z.number().int(),
       hint: z.string().optional(),
     }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args) =>
       withDataset(ctx, args.dataset, (dataset) => {
         const target = args.target === "" ? undefined : resolveGraphRef(dataset, args.target);

@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { assetRefArgument, type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { blastRadius } from "../graph/blast_radius.ts";
 import { resolveAsset } from "../model/references.ts";
@@ -59,8 +59,7 @@ export function blastRadiusTool(ctx: CloudContext): ToolDefinition {
         truncated: z.boolean(),
       }),
     }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args) =>
       withDataset(ctx, args.dataset, (dataset) => {
         const asset = resolveAsset(dataset, args.ref);

@@ -5,7 +5,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { type CentralityMetric, centralityTop } from "../graph/centrality.ts";
 import { ASSET_TYPES } from "../model/enums.ts";
@@ -43,8 +43,7 @@ export function centralityTopTool(ctx: CloudContext): ToolDefinition {
         degree: z.number().int().describe("Edges in and out of the relationship graph."),
       })),
     }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args) =>
       withDataset(ctx, args.dataset, (dataset) => {
         const metric = parseEnum(args.metric, METRICS, { label: "metric" });

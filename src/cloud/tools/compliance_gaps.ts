@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetPageArguments, pageSchema, withDataset } from "../context.ts";
 import { complianceGaps, requireFrameworks } from "../compliance/rollup.ts";
 import { paginate } from "../model/cursors.ts";
@@ -39,8 +39,7 @@ export function complianceGapsTool(ctx: CloudContext): ToolDefinition {
       open_findings: z.number().int(),
       max_severity: z.string(),
     })).extend({ dataset: z.string() }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args) =>
       withDataset(ctx, args.dataset, (dataset) => {
         if (args.framework !== "") requireFrameworks(dataset, args.framework);

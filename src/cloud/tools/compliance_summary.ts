@@ -7,7 +7,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { complianceRollup, datasetFrameworks } from "../compliance/rollup.ts";
 
@@ -48,8 +48,7 @@ export function complianceSummaryTool(ctx: CloudContext): ToolDefinition {
       })),
       hint: z.string().optional(),
     }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args) =>
       withDataset(ctx, args.dataset, (dataset) => {
         const rows = complianceRollup(dataset, args.framework);

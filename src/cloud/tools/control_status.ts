@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { controlStatus, listControls } from "../compliance/rollup.ts";
 import { findingBriefSchema } from "../schemas.ts";
@@ -50,8 +50,7 @@ export function controlStatusTool(ctx: CloudContext): ToolDefinition {
       affected_assets: z.array(z.string()).describe("Display ids of assets with open findings."),
       hint: z.string().optional(),
     }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args) =>
       withDataset(ctx, args.dataset, (dataset) => {
         const detail = controlStatus(dataset, args.framework, args.control_id, {

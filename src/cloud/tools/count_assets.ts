@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { COUNT_GROUPS, countAssets } from "../inventory/asset_counts.ts";
 import { ASSET_TYPES, PROVIDERS } from "../model/enums.ts";
@@ -49,8 +49,7 @@ export function countAssetsTool(ctx: CloudContext): ToolDefinition {
       groups: z.array(z.object({ key: z.string(), count: z.number().int() })),
       truncated: z.boolean(),
     }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args) =>
       withDataset(ctx, args.dataset, (dataset) => {
         const groupBy = parseEnum(args.group_by, COUNT_GROUPS, { label: "grouping" });

@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetPageArguments, pageSchema, withDataset } from "../context.ts";
 import { crossAccountEdges } from "../graph/cross_account.ts";
 import { paginate } from "../model/cursors.ts";
@@ -51,8 +51,7 @@ export function crossAccountEdgesTool(ctx: CloudContext): ToolDefinition {
         "Matches per 'source account -> target account', over every page.",
       ),
     }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args) =>
       withDataset(ctx, args.dataset, (dataset) => {
         const edgeTypes = args.edge_types.map((t) =>

@@ -5,7 +5,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { datasetSummaryUri } from "../model/briefs.ts";
 import { datasetSummarySchema } from "../schemas.ts";
@@ -24,8 +24,7 @@ export function datasetSummaryTool(ctx: CloudContext): ToolDefinition {
       "Summarise a dataset: asset, edge and finding counts, open findings by severity, accounts, regions, internet exposure, cross-account edges, unlinked assets, compliance frameworks, the commonest asset types, and the organisation when known.",
     input: z.strictObject({ dataset: datasetArgument }),
     result: datasetSummarySchema,
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args) =>
       withDataset(ctx, args.dataset, (dataset) => {
         return {

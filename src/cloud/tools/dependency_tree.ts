@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import { assetRefSchema } from "../schemas.ts";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { assetRefArgument, type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { dependencyTree } from "../graph/dependencies.ts";
 import { parseEnum } from "../model/parse_enum.ts";
@@ -69,8 +69,7 @@ export function dependencyTreeTool(ctx: CloudContext): ToolDefinition {
       truncated: z.boolean(),
       bounds_hit: z.array(z.string()).optional().describe("max_nodes and/or max_walk."),
     }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args) =>
       withDataset(ctx, args.dataset, (dataset) => {
         const direction = parseEnum(args.direction, DIRECTIONS, { label: "direction" });

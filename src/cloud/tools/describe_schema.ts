@@ -5,7 +5,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, translated } from "../context.ts";
 import { describeSchema, SCHEMA_SECTIONS } from "../meta/vocabulary.ts";
 import { parseEnum } from "../model/parse_enum.ts";
@@ -54,8 +54,7 @@ export function describeSchemaTool(ctx: CloudContext): ToolDefinition {
       compliance_statuses: z.array(z.string()).optional(),
       providers: z.array(z.string()).optional(),
     }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args) =>
       translated(() => {
         const section = parseEnum(args.section, SCHEMA_SECTIONS, { label: "section" });

@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, translated } from "../context.ts";
 import { datasetDiffSchema } from "../schemas.ts";
 import { diffDatasets } from "../workspace/diff.ts";
@@ -30,8 +30,7 @@ export function diffDatasetsTool(ctx: CloudContext): ToolDefinition {
       limit: z.number().int().min(1).max(500).default(50).describe("Most items per section."),
     }),
     result: datasetDiffSchema,
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args) =>
       translated(async () => {
         await ctx.preloaded;

@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, translated } from "../context.ts";
 import { explainAssetType } from "../meta/vocabulary.ts";
 import { ASSET_TYPES } from "../model/enums.ts";
@@ -41,8 +41,7 @@ export function explainAssetTypeTool(ctx: CloudContext): ToolDefinition {
         "Assets of this type in the active dataset; null when no dataset is active.",
       ),
     }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args) =>
       translated(async () => {
         await ctx.preloaded;

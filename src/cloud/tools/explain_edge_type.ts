@@ -5,7 +5,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, translated } from "../context.ts";
 import { explainEdgeType } from "../meta/vocabulary.ts";
 import { EDGE_TYPES } from "../model/enums.ts";
@@ -35,8 +35,7 @@ export function explainEdgeTypeTool(ctx: CloudContext): ToolDefinition {
       dependency_meaning: z.string(),
       ontology_relations: z.array(z.string()),
     }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args) =>
       translated(() => {
         const type = parseEnum(args.edge_type, EDGE_TYPES, { label: "edge type" });

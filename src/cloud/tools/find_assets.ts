@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetPageArguments, pageSchema, withDataset } from "../context.ts";
 import {
   ASSET_FIELDS,
@@ -72,8 +72,7 @@ export function findAssetsTool(ctx: CloudContext): ToolDefinition {
       dataset: z.string(),
       hint: z.string().optional().describe("What to try when nothing matched."),
     }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args) =>
       withDataset(ctx, args.dataset, (dataset) => {
         const provider = args.provider

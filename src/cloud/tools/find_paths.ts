@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { resolveGraphRef } from "../graph/graph_refs.ts";
 import { findPaths, type PathMode } from "../graph/paths.ts";
@@ -54,8 +54,7 @@ export function findPathsTool(ctx: CloudContext): ToolDefinition {
       bounds_hit: z.array(z.string()).optional().describe("max_paths and/or max_nodes_visited."),
       hint: z.string().optional(),
     }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args) =>
       withDataset(ctx, args.dataset, (dataset) => {
         const mode = parseEnum(args.mode, MODES, { label: "mode" });

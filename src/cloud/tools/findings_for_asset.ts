@@ -5,7 +5,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { findingsForAsset } from "../findings/queries.ts";
 import { assetBriefSchema, findingBriefSchema } from "../schemas.ts";
@@ -37,8 +37,7 @@ export function findingsForAssetTool(ctx: CloudContext): ToolDefinition {
       truncated: z.boolean(),
       findings: z.array(findingBriefSchema),
     }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args) =>
       withDataset(ctx, args.dataset, (dataset) => {
         const answer = findingsForAsset(dataset, args.ref, {

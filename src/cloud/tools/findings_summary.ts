@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { findingsSummary } from "../findings/queries.ts";
 
@@ -41,8 +41,7 @@ export function findingsSummaryTool(ctx: CloudContext): ToolDefinition {
         z.record(z.string(), z.number().int()).describe("total and a count per severity"),
       ),
     }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args) =>
       withDataset(ctx, args.dataset, (dataset) => {
         return {

@@ -7,7 +7,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { assetReport } from "../inventory/asset_report.ts";
 import { assetBriefSchema, edgeBriefSchema, findingBriefSchema } from "../schemas.ts";
@@ -55,8 +55,7 @@ export function getAssetTool(ctx: CloudContext): ToolDefinition {
       metadata_keys: z.array(z.string()),
       collected_at: z.string(),
     }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args) =>
       withDataset(ctx, args.dataset, (dataset) => {
         const report = assetReport(dataset, args.ref, {

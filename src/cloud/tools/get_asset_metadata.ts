@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { assetMetadata } from "../inventory/asset_report.ts";
 
@@ -46,8 +46,7 @@ export function getAssetMetadataTool(ctx: CloudContext): ToolDefinition {
       truncated: z.boolean(),
       hint: z.string().optional(),
     }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args) =>
       withDataset(ctx, args.dataset, (dataset) => {
         const result = assetMetadata(dataset, args.ref, {

@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetPageArguments, pageSchema, withDataset } from "../context.ts";
 import { matchingEdges } from "../graph/edges.ts";
 import { edgeBrief } from "../model/briefs.ts";
@@ -53,8 +53,7 @@ export function getEdgesTool(ctx: CloudContext): ToolDefinition {
       ...datasetPageArguments,
     }),
     result: pageSchema(edgeBriefSchema),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args) =>
       withDataset(ctx, args.dataset, (dataset) => {
         const edgeTypes = args.edge_types.map((t) =>

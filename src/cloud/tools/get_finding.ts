@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { findingDetail } from "../findings/detail.ts";
 import { assetBriefSchema, findingBriefSchema } from "../schemas.ts";
@@ -42,8 +42,7 @@ export function getFindingTool(ctx: CloudContext): ToolDefinition {
       suppression_reason: z.string().nullable(),
       asset: assetBriefSchema.nullable().describe("The asset it maps to, or null (unmapped)."),
     }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args) =>
       withDataset(ctx, args.dataset, (dataset) => {
         const detail = findingDetail(dataset, args.finding_id);

@@ -5,7 +5,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { graphStats } from "../graph/graph_stats.ts";
 
@@ -37,8 +37,7 @@ export function graphStatsTool(ctx: CloudContext): ToolDefinition {
       density: z.number(),
       mean_degree: z.number(),
     }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args) =>
       withDataset(ctx, args.dataset, (dataset) => {
         return { kind: "result", result: graphStats(dataset) };

@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetPageArguments, pageSchema, withDataset } from "../context.ts";
 import { internetExposure } from "../graph/exposure.ts";
 import { paginate } from "../model/cursors.ts";
@@ -56,8 +56,7 @@ export function internetExposureTool(ctx: CloudContext): ToolDefinition {
         items: z.array(nodeBriefSchema),
       }).optional(),
     }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args) =>
       withDataset(ctx, args.dataset, (dataset) => {
         const assetTypes = args.asset_types.map((t) =>

@@ -5,7 +5,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { assetRefSchema } from "../schemas.ts";
 import { largestBlastRadius } from "../graph/dependencies.ts";
@@ -35,8 +35,7 @@ export function largestBlastRadiusTool(ctx: CloudContext): ToolDefinition {
       truncated: z.boolean(),
       bounds_hit: z.array(z.string()).optional(),
     }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args) =>
       withDataset(ctx, args.dataset, (dataset) => {
         return { kind: "result", result: largestBlastRadius(dataset, { top: args.top }) };

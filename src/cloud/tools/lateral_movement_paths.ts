@@ -5,7 +5,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { resolveGraphRef } from "../graph/graph_refs.ts";
 import { lateralMovementPaths } from "../graph/lateral_movement.ts";
@@ -43,8 +43,7 @@ export function lateralMovementPathsTool(ctx: CloudContext): ToolDefinition {
       ),
       starting_points: z.number().int(),
     }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args) =>
       withDataset(ctx, args.dataset, (dataset) => {
         const start = args.start === "" ? undefined : resolveGraphRef(dataset, args.start);

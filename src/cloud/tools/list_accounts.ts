@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, pageSchema, withDataset } from "../context.ts";
 import { listAccounts } from "../inventory/accounts.ts";
 import { paginate } from "../model/cursors.ts";
@@ -39,8 +39,7 @@ export function listAccountsTool(ctx: CloudContext): ToolDefinition {
       internet_exposed: z.number().int(),
       open_findings: z.number().int(),
     })).extend({ dataset: z.string() }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args) =>
       withDataset(ctx, args.dataset, (dataset) => {
         const page = paginate(listAccounts(dataset), {

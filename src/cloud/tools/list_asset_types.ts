@@ -5,7 +5,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { listAssetTypes } from "../inventory/asset_counts.ts";
 
@@ -33,8 +33,7 @@ export function listAssetTypesTool(ctx: CloudContext): ToolDefinition {
         open_findings: z.number().int(),
       })),
     }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args) =>
       withDataset(ctx, args.dataset, (dataset) => {
         const types = listAssetTypes(dataset);

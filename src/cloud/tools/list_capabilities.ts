@@ -10,6 +10,7 @@ import { z } from "zod";
 import {
   annotationsFor,
   defineTool,
+  READS_ONLY,
   type ToolDefinition,
   type ToolEffects,
 } from "../../core/catalog.ts";
@@ -86,8 +87,7 @@ export function listCapabilitiesTool(
       })),
       conventions: z.array(z.string()),
     }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: () =>
       translated(() => {
         const { gate, principal } = ctx.services;

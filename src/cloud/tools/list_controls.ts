@@ -7,7 +7,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetPageArguments, pageSchema, translated } from "../context.ts";
 import { listControls, requireFrameworks } from "../compliance/rollup.ts";
 import { rulesetControls } from "../compliance/ruleset_controls.ts";
@@ -57,8 +57,7 @@ export function listControlsTool(ctx: CloudContext): ToolDefinition {
       ),
       note: z.string().optional(),
     }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args) =>
       translated(async () => {
         await ctx.preloaded;

@@ -5,7 +5,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import type { CloudContext } from "../context.ts";
 import { listingEntrySchema } from "../schemas.ts";
 
@@ -26,8 +26,7 @@ export function listDatasetsTool(ctx: CloudContext): ToolDefinition {
       datasets: z.array(listingEntrySchema),
       total: z.number().int(),
     }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: async () => {
       await ctx.preloaded;
       return { kind: "result", result: ctx.workspace.list() };

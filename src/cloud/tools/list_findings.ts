@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetPageArguments, pageSchema, withDataset } from "../context.ts";
 import { parseFindingFields, projectFinding } from "../findings/fields.ts";
 import { listFindings } from "../findings/queries.ts";
@@ -52,8 +52,7 @@ export function listFindingsTool(ctx: CloudContext): ToolDefinition {
         "Matches per severity over every page, worst first; zeros left out.",
       ),
     }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args) =>
       withDataset(ctx, args.dataset, (dataset) => {
         const fields = parseFindingFields(args.fields);

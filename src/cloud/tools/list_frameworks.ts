@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, translated } from "../context.ts";
 import { listRulesetFrameworks } from "../compliance/frameworks.ts";
 import { RULESET_CONTROLS_NOTE } from "../compliance/ruleset_controls.ts";
@@ -36,8 +36,7 @@ export function listFrameworksTool(ctx: CloudContext): ToolDefinition {
       controls_available: z.boolean().describe("False: control definitions are not shipped."),
       note: z.string(),
     }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args) =>
       translated(async () => {
         await ctx.preloaded;

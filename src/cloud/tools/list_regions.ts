@@ -5,7 +5,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { listRegions } from "../inventory/accounts.ts";
 
@@ -31,8 +31,7 @@ export function listRegionsTool(ctx: CloudContext): ToolDefinition {
       })),
       scanned_regions: z.array(z.string()),
     }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args) =>
       withDataset(ctx, args.dataset, (dataset) => {
         return { kind: "result", result: { dataset: dataset.name, ...listRegions(dataset) } };

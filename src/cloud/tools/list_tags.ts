@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { listTags } from "../inventory/tags.ts";
 
@@ -40,8 +40,7 @@ export function listTagsTool(ctx: CloudContext): ToolDefinition {
       truncated: z.boolean(),
       hint: z.string().optional(),
     }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args) =>
       withDataset(ctx, args.dataset, (dataset) => {
         const listing = listTags(dataset, { key: args.key || undefined, top: args.top });

@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { resolveGraphRef } from "../graph/graph_refs.ts";
 import { neighbors } from "../graph/neighborhood.ts";
@@ -52,8 +52,7 @@ export function neighborsTool(ctx: CloudContext): ToolDefinition {
       truncated: z.boolean(),
       bounds_hit: z.array(z.string()).optional().describe("node_cap and/or edge_cap."),
     }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args) =>
       withDataset(ctx, args.dataset, (dataset) => {
         const direction = parseEnum(args.direction, DIRECTIONS, { label: "direction" });

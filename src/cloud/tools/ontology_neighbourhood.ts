@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument } from "../context.ts";
 import { UnknownAssetError } from "../model/errors.ts";
 import { resolveAsset } from "../model/references.ts";
@@ -54,8 +54,7 @@ export function ontologyNeighbourhoodTool(ctx: CloudContext): ToolDefinition {
       })).describe("Relation triples, by hop."),
       truncated: z.boolean().describe("Whether the limit cut the walk short."),
     }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args, context) =>
       withOntologyDataset(ctx, args.dataset, async (dataset) => {
         const ref = args.ref.trim();

@@ -5,7 +5,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument } from "../context.ts";
 import { ontologyOf, progressTo, turtleLink, withOntologyDataset } from "../ontology_support.ts";
 
@@ -41,8 +41,7 @@ export function ontologyStatsTool(ctx: CloudContext): ToolDefinition {
         "Whether the store runs in a worker, so query time limits really stop queries.",
       ),
     }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args, context) =>
       withOntologyDataset(ctx, args.dataset, async (dataset) => {
         const { engine, build } = await ontologyOf(ctx, dataset, progressTo(context));

@@ -5,7 +5,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { organizationTopology } from "../inventory/organization.ts";
 
@@ -58,8 +58,7 @@ export function organizationTopologyTool(ctx: CloudContext): ToolDefinition {
       policies: z.array(z.record(z.string(), z.unknown())).optional(),
       hint: z.string().optional(),
     }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args) =>
       withDataset(ctx, args.dataset, (dataset) => {
         const topology = organizationTopology(dataset, {

@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument } from "../context.ts";
 import { cursorFingerprint, decodeCursor, encodeCursor } from "../model/cursors.ts";
 import { SEVERITIES } from "../model/enums.ts";
@@ -62,8 +62,7 @@ export function ragChunksTool(ctx: CloudContext): ToolDefinition {
         metadata: z.record(z.string(), z.unknown()),
       })),
     }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args, context) =>
       withOntologyDataset(ctx, args.dataset, async (dataset) => {
         const chunkType = parseEnum(args.chunk_type, RAG_CHUNK_TYPES, { label: "chunk type" });

@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument } from "../context.ts";
 import { cursorFingerprint, decodeCursor, encodeCursor } from "../model/cursors.ts";
 import { RELATION_GROUPS, type RelationGroup } from "../model/enums.ts";
@@ -63,8 +63,7 @@ export function relationGroupsTool(ctx: CloudContext): ToolDefinition {
         object_name: z.string().nullable(),
       })).optional().describe("Listing: the triples of this page."),
     }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args, context) =>
       withOntologyDataset(ctx, args.dataset, async (dataset) => {
         const group = args.group.trim() === ""

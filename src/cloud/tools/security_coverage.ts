@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { securityCoverage } from "../graph/security_coverage.ts";
 
@@ -55,8 +55,7 @@ export function securityCoverageTool(ctx: CloudContext): ToolDefinition {
         account_id: z.string().nullable(),
       })),
     }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args) =>
       withDataset(ctx, args.dataset, (dataset) => {
         return { kind: "result", result: securityCoverage(dataset, { limit: args.limit }) };

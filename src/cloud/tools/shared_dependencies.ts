@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { assetRefSchema } from "../schemas.ts";
 import { sharedDependencies } from "../graph/dependencies.ts";
@@ -32,8 +32,7 @@ export function sharedDependenciesTool(ctx: CloudContext): ToolDefinition {
       })),
       returned: z.number().int(),
     }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args) =>
       withDataset(ctx, args.dataset, (dataset) => {
         return { kind: "result", result: sharedDependencies(dataset, { top: args.top }) };

@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument } from "../context.ts";
 import { guardSparql, MAX_QUERY_LENGTH } from "../ontology/sparql_guard.ts";
 import { ontologyOf, progressTo, withOntologyDataset } from "../ontology_support.ts";
@@ -65,8 +65,7 @@ export function sparqlQueryTool(ctx: CloudContext): ToolDefinition {
       ),
       note: z.string().optional(),
     }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args, context) =>
       withOntologyDataset(ctx, args.dataset, async (dataset) => {
         // Refusals and syntax errors come before any build or execution.

@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import type { GraphFormat } from "../graph/exports.ts";
 import { resolveGraphRef } from "../graph/graph_refs.ts";
@@ -100,8 +100,7 @@ export function subgraphExportTool(ctx: CloudContext): ToolDefinition {
       bounds_hit: z.array(z.string()).optional(),
       graph: z.union([d3Schema, cytoscapeSchema, z.string().describe("GraphML text.")]),
     }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args) =>
       withDataset(ctx, args.dataset, (dataset) => {
         const format = parseEnum(args.format, FORMATS, { label: "format" });

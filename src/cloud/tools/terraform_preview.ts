@@ -5,7 +5,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { terraformPlan } from "../export/terraform.ts";
 
@@ -54,8 +54,7 @@ export function terraformPreviewTool(ctx: CloudContext): ToolDefinition {
       })),
       truncated: z.boolean().describe("True when more resources map than are listed."),
     }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args) =>
       withDataset(ctx, args.dataset, (dataset) => {
         const plan = terraformPlan(dataset, { refs: args.refs, assetTypes: args.asset_types });

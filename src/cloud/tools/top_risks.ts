@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { topRisks } from "../graph/risk.ts";
 import { SEVERITIES } from "../model/enums.ts";
@@ -52,8 +52,7 @@ export function topRisksTool(ctx: CloudContext): ToolDefinition {
       truncated: z.boolean(),
       bounds_hit: z.array(z.string()).optional(),
     }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args) =>
       withDataset(ctx, args.dataset, (dataset) => {
         const minSeverity = args.min_severity === ""

@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetPageArguments, pageSchema, withDataset } from "../context.ts";
 import { paginate } from "../model/cursors.ts";
 
@@ -23,8 +23,7 @@ export function unresolvedReferencesTool(ctx: CloudContext): ToolDefinition {
       "List the references the inventory's linker could not resolve (an ARN or id an asset points at that matches no collected asset), as stored in the dataset. They hint at resources outside the collection's scope, deleted targets, or gaps in coverage. Paginated.",
     input: z.strictObject(datasetPageArguments),
     result: pageSchema(z.unknown()).extend({ dataset: z.string() }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args) =>
       withDataset(ctx, args.dataset, (dataset) => {
         const page = paginate(dataset.records.unresolved_references, {

@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import type { CloudContext } from "../context.ts";
 import { listingEntrySchema } from "../schemas.ts";
 import { WORKSPACE_URI } from "../workspace/workspace.ts";
@@ -32,8 +32,7 @@ export function workspaceStatusTool(ctx: CloudContext): ToolDefinition {
       ),
       next_steps: z.array(z.string()).optional(),
     }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: async () => {
       await ctx.preloaded;
       const listing = ctx.workspace.list();

@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { detectorRows, type PrivacyContext } from "../context.ts";
 
 /** Builds the tool for one connection. */
@@ -21,8 +21,7 @@ export function listDetectorsTool(ctx: PrivacyContext): ToolDefinition {
       category: z.string().optional().describe("Only detectors of this category."),
     }),
     result: z.object({ detectors: z.array(z.record(z.string(), z.unknown())) }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args) =>
       Promise.resolve({
         kind: "result",

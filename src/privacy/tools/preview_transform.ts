@@ -7,7 +7,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { ToolFailure } from "../../core/errors.ts";
 import { compilePolicy } from "../../core/policy/compile.ts";
 import { loadPolicy, PolicyDocumentError } from "../../core/policy/document.ts";
@@ -29,8 +29,7 @@ export function previewTransformTool(ctx: PrivacyContext): ToolDefinition {
       ),
     }),
     result: z.object({ policy: z.string(), transformed: z.unknown() }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args) => {
       let preview;
       try {

@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { isPrivacyAdmin, type PrivacyContext } from "../context.ts";
 
 /** Builds the tool for one connection. */
@@ -27,8 +27,7 @@ export function privacyAuditLogTool(ctx: PrivacyContext): ToolDefinition {
       entries: z.array(z.record(z.string(), z.unknown())),
       counters: z.record(z.string(), z.number()),
     }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: (args) => {
       const all = isPrivacyAdmin(ctx);
       const entries = ctx.policy.audit.entries({

@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import type { PrivacyContext } from "../context.ts";
 
 /** Builds the tool for one connection. */
@@ -42,8 +42,7 @@ export function privacyStatusTool(ctx: PrivacyContext): ToolDefinition {
       rate_limits: z.number(),
       counters: z.record(z.string(), z.number()),
     }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: () => {
       const { policy, services } = ctx;
       const doc = policy.document;

@@ -5,7 +5,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import type { PrivacyContext } from "../context.ts";
 
 /** The limits and bucket states a principal may see. */
@@ -35,8 +35,7 @@ export function rateLimitStatusTool(ctx: PrivacyContext): ToolDefinition {
       limits: z.array(z.record(z.string(), z.unknown())),
       buckets: z.array(z.record(z.string(), z.unknown())),
     }),
-    effects: {},
-    producesEvidence: false,
+    ...READS_ONLY,
     run: () => Promise.resolve({ kind: "result", result: rateLimitView(ctx) }),
   });
 }
