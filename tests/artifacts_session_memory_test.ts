@@ -72,10 +72,12 @@ Deno.test("closing an HTTP session returns the memory its inventory held", async
     await transport.terminateSession();
     await client.close();
     // What an idle server keeps after serving the session: the JIT's code and feedback, the
-    // heap's headroom after a full collection and the allocator's arenas, measured at about
-    // 26 % of the growth (64 of 245 MiB). With the session's snapshot still referenced from
-    // anywhere, RSS settled at 58 % of the growth (143 of 245 MiB): 40 % lies between.
-    const allowed = idle + 0.4 * growth;
+    // heap's headroom after a full collection and the allocator's arenas. Measured a full
+    // minute after closing, alone on a quiet machine: 35-38 % of the growth (about 100 of
+    // 270 MiB); an earlier build kept 26 %. With the session's snapshot still referenced from
+    // anywhere, RSS settled at 58 % of the growth (143 of 245 MiB): 46 % lies between, with
+    // room for a loaded machine's slower collection (40 % failed once under load).
+    const allowed = idle + 0.46 * growth;
     let rss = loaded;
     for (let waited = 0; waited < 60_000 && rss > allowed; waited += 500) {
       await new Promise((resolve) => setTimeout(resolve, 500));
