@@ -10,11 +10,40 @@
 import type { ProjectOptions } from "./projection.ts";
 import { projector } from "./projection.ts";
 import { DROP, type Redactor } from "./redaction.ts";
+import type { sanitizer } from "./sanitize.ts";
 
-/** One string stage of the fused walk. */
-export type StringStage = (text: string, key: string | undefined) => string | typeof DROP;
+/**
+ * A stage's own cheap verdict on a string: that the stage would return it as it is, and
+ * change nothing else (no counts), so the walk can skip the stage's full work for it.
+ */
+export interface QuietCheck {
+  /**
+   * What the test is: two checks with the same id give the same verdict on every text, so
+   * walks may share what they learned (verdicts are remembered per set of ids).
+   */
+  id: string;
+  /** The longest text {@linkcode QuietCheck.test} speaks for. */
+  maxLength: number;
+  /** Whether {@linkcode QuietCheck.test} speaks for strings under `key` right now. */
+  appliesTo(key: string | undefined): boolean;
+  /** True only when the stage returns `text` unchanged; depends on the text alone. */
+  test(text: string): boolean;
+}
+
+/** One string stage of the fused walk, with its quiet check when it has one. */
+export type StringStage = ((text: string, key: string | undefined) => string | typeof DROP) & {
+  readonly quiet?: QuietCheck;
+};
 
 const SKIPPED = new Set(["_meta", "_annotations", "cursor", "next_cursor"]);
+
+// Texts every check of a set passed, per set of check ids. A verdict depends on the text
+// alone, so it holds for good; only longer texts are remembered (a short one is tested about
+// as fast as it is looked up), and each set is emptied when it would pass its bounds.
+const QUIET_MEMOS = new Map<string, { texts: Set<string>; chars: number }>();
+const MEMO_MIN_LENGTH = 16;
+const MEMO_TEXTS = 1 << 17;
+const MEMO_CHARS = 1 << 22;
 
 /**
  * Builds one walk running `stages` on every string (skipping the keys the
@@ -29,11 +58,38 @@ export function fusedWalk(
   const maxString = options.maxString ?? Infinity;
   const budget = options.project?.max_chars;
   const shrink = budget === undefined ? null : projector(options.project!);
+  // When every stage has a quiet check, a string all of them pass is left as it is without
+  // running the stages: what they would run is those same tests and then return it.
+  const checks = stages.length > 0 && stages.every((stage) => stage.quiet !== undefined)
+    ? stages.map((stage) => stage.quiet!)
+    : null;
+  const quietLength = Math.min(...(checks ?? []).map((check) => check.maxLength));
+  const memoId = checks?.map((check) => check.id).join("\u0000") ?? "";
+  const memo = checks === null ? null : QUIET_MEMOS.get(memoId) ?? { texts: new Set(), chars: 0 };
+  if (memo !== null) QUIET_MEMOS.set(memoId, memo);
+  const quiet = (text: string, key: string | undefined): boolean => {
+    if (checks === null || memo === null || text.length > quietLength) return false;
+    for (const check of checks) if (!check.appliesTo(key)) return false;
+    const remembered = text.length >= MEMO_MIN_LENGTH;
+    if (remembered && memo.texts.has(text)) return true;
+    for (const check of checks) if (!check.test(text)) return false;
+    if (remembered) {
+      if (memo.texts.size >= MEMO_TEXTS || memo.chars + text.length > MEMO_CHARS) {
+        memo.texts.clear();
+        memo.chars = 0;
+      }
+      memo.texts.add(text);
+      memo.chars += text.length;
+    }
+    return true;
+  };
   const onString = (text: string, key: string | undefined): string | typeof DROP => {
     let out: string | typeof DROP = text;
-    for (const stage of stages) {
-      out = stage(out, key);
-      if (out === DROP) return DROP;
+    if (!quiet(text, key)) {
+      for (const stage of stages) {
+        out = stage(out, key);
+        if (out === DROP) return DROP;
+      }
     }
     return out.length > maxString
       ? `${out.slice(0, maxString)}… [+${out.length - maxString} chars]`
@@ -123,5 +179,26 @@ export function fusedWalk(
 
 /** A redactor as a string stage. */
 export function redactStage(redactor: Redactor): StringStage {
-  return (text, key) => redactor.redactField(text, key);
+  const quiet: QuietCheck = {
+    id: redactor.quietId,
+    maxLength: Infinity,
+    appliesTo: (key) => redactor.quietFor(key),
+    test: (text) => redactor.quiet(text),
+  };
+  return Object.assign((text: string, key: string | undefined) => redactor.redactField(text, key), {
+    quiet,
+  });
+}
+
+/** A sanitizer as a string stage. */
+export function sanitizeStage(sanitize: ReturnType<typeof sanitizer>): StringStage {
+  const quiet: QuietCheck = {
+    id: "sanitize",
+    maxLength: sanitize.quietLength,
+    appliesTo: () => true,
+    test: sanitize.quiet,
+  };
+  return Object.assign((text: string, key: string | undefined) => sanitize.clean(text, key), {
+    quiet,
+  });
 }
