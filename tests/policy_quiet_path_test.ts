@@ -331,3 +331,19 @@ Deno.test("fusedWalk() quiet path skips the stages for a quiet string, and not u
   });
   assert.deepStrictEqual(calls, ["sanitize:password", "redact:password"]);
 });
+
+Deno.test("fusedWalk() quiet path notices known names added after the walk was built", () => {
+  const names = new NameIndex();
+  const redactor = new Redactor(new PseudonymVault({ key: "k" }), {
+    strategies: { default: "pseudonymize" },
+    names,
+  });
+  const walk = fusedWalk([sanitizeStage(sanitizer({})), redactStage(redactor)], {});
+  const text = "_ZN4llvm10BasicBlock14getTerminatorEv";
+  assert.deepStrictEqual(walk({ value: text }), { value: text });
+  const remove = names.add((t) => t === text ? "resource_name" : undefined);
+  const out = walk({ value: text }) as { value: string };
+  assert.notEqual(out.value, text, "a known name is pseudonymised once it is known");
+  remove();
+  assert.deepStrictEqual(walk({ value: text }), { value: text });
+});

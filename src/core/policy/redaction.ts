@@ -214,12 +214,16 @@ export class Redactor {
   }
 
   /**
-   * Whether {@linkcode redactField} on a string under `key` is, right now,
-   * {@linkcode redactString} alone: no key rule covers `key` and no known names are in play.
+   * Whether no key rule covers `key` (for good): then, while {@linkcode quietNow},
+   * {@linkcode redactField} on a string under it is {@linkcode redactString} alone.
    */
   quietFor(key: string | undefined): boolean {
-    if (this.#names !== null && !this.#names.empty) return false;
     return key === undefined || this.#keyKind(key) === 0;
+  }
+
+  /** Whether no known names are in play right now (names may be added later). */
+  get quietNow(): boolean {
+    return this.#names === null || this.#names.empty;
   }
 
   /** Redacts one string; DROP when a drop strategy hit. */
