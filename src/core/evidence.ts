@@ -104,7 +104,11 @@ export function analysisProfile(
   if (utf8Length(canonical) > PROFILE_LIMITS.bytes) {
     throw new TypeError("Profile parameters exceed 64 KiB.");
   }
-  return deepFreeze({ ...JSON.parse(canonical), digest: sha256Hex(canonical) });
+  // Frozen as canonical JSON: the parts already in canonical order (the provider, the
+  // parameters) are then written whole into every record that carries this profile.
+  const profile = { ...JSON.parse(canonical), digest: sha256Hex(canonical) } as AnalysisProfile;
+  freezeCanonical(profile);
+  return profile;
 }
 
 /** A location an observation points at. */
