@@ -311,6 +311,7 @@ function freezeWalk(value: unknown, depth: number): number {
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
       const child: unknown = value[i];
+      if (typeof child === "string") continue;
       const verdict = freezeWalk(child, depth + 1);
       if (verdict === NOT_PLAIN) return NOT_PLAIN;
       if (verdict === PLAIN) {
@@ -334,6 +335,8 @@ function freezeWalk(value: unknown, depth: number): number {
       }
       previous = key;
       const child = record[key];
+      // A string is canonical and no object to mark: the common leaf costs no call.
+      if (typeof child === "string") continue;
       const verdict = freezeWalk(child, depth + 1);
       if (verdict === NOT_PLAIN) return NOT_PLAIN;
       if (verdict === PLAIN) {
