@@ -38,6 +38,7 @@ import {
   type ToolDefinition,
 } from "./core/catalog.ts";
 import { jsonText, type JsonValue } from "./core/canonical_json.ts";
+import { coalescedSignal } from "./core/coalesced_signal.ts";
 import type { NameIndex } from "./core/policy/names.ts";
 import {
   complete,
@@ -199,6 +200,8 @@ const INSTRUCTIONS_TAIL =
 export const DEFAULT_EVIDENCE_URI_PREFIX = "rea://evidence/";
 
 const RESOURCE_PAGE = 500;
+/** The window within which resource list changes share one notification. */
+const LIST_CHANGED_WINDOW_MS = 50;
 /** How long a human has to answer an elicitation. */
 const ELICITATION_TIMEOUT_MS = 600_000;
 
@@ -295,6 +298,17 @@ export function assembleServer(
         .catch(() => {});
     }
   };
+  // Every new Evidence record changes the resource list: a walk of 200 pages would send 200
+  // notifications the client must each parse. Changes close together share one (the last
+  // change is always followed by one).
+  const resourceListChanged = coalescedSignal(() => {
+    if (announcing()) server.sendResourceListChanged().catch(() => {});
+  }, LIST_CHANGED_WINDOW_MS);
+  // A change the client would not have heard of (before the handshake or the build) is not
+  // sent later either.
+  const listChanged = (): void => {
+    if (announcing()) resourceListChanged.request();
+  };
   const permissions = probePermissions(modules.flatMap((m) => m.permissionNeeds(roots)));
   const subscriptions = new Set<string>();
   const workbenches: Workbench[] = [];
@@ -322,9 +336,7 @@ export function assembleServer(
         server.sendResourceUpdated({ uri }).catch(() => {});
       }
     },
-    notifyResourceListChanged: () => {
-      if (announcing()) server.sendResourceListChanged().catch(() => {});
-    },
+    notifyResourceListChanged: listChanged,
   };
 
   const catalog = new ToolCatalog();
@@ -418,9 +430,7 @@ export function assembleServer(
     });
     built = true;
   };
-  ledger.onChange(() => {
-    if (announcing()) server.sendResourceListChanged().catch(() => {});
-  });
+  ledger.onChange(listChanged);
   // Modules that are not deferred are created now; when each answers synchronously they are
   // registered now too. A deferred one (a descriptor that imports its implementation) is
   // created once the client has finished the handshake, or a request needs it, whichever
@@ -868,6 +878,7 @@ export function assembleServer(
       if (closed) return;
       closed = true;
       connected = false;
+      resourceListChanged.cancel();
       // A workbench still being built is closed once it is (a failed build has nothing to close).
       await pending?.catch(() => {});
       for (const workbench of workbenches) {

@@ -5,6 +5,7 @@ import {
   freezeCanonical,
   jsonText,
 } from "../src/core/canonical_json.ts";
+import { analysisProfile, createEvidence } from "../src/core/evidence.ts";
 import { call, connect, type Loose } from "./helpers/in_memory.ts";
 
 const LIBC = Deno.realPathSync("/lib/x86_64-linux-gnu/libc.so.6");
@@ -71,6 +72,30 @@ Deno.test("jsonText() takes a frozen page's items from canonicalJsonInParts() in
   const again = reads();
   assert.equal(jsonText({ result: page }, 2), JSON.stringify({ result: page }));
   assert.ok(reads() > again);
+});
+
+Deno.test("jsonText() takes a page's items after an Evidence record whose analysis profile and provider are frozen parts", async () => {
+  const provider = { id: "native", name: "n", version: "1" };
+  const profile = analysisProfile(provider, 1, {
+    strings: { encodings: ["ascii"], min_length: 4 },
+    reference_index: { max_instructions: 10 },
+  });
+  const { page, reads } = countedPage(200);
+  const record = await createEvidence({
+    subject: null,
+    provider: profile.provider,
+    analysis_profile: profile,
+    predicate_type: "test/v1",
+    operation: "list_procedures",
+    parameters: { offset: 0 },
+    normalized_result: page,
+    transferred: true,
+  });
+  assert.ok(Object.isFrozen(profile.parameters.strings), "the profile is frozen through");
+  const before = reads();
+  const text = jsonText({ result: record.normalized_result, evidence_id: record.evidence_id }, 2);
+  assert.equal(reads(), before, "the items were serialised again");
+  assert.equal(text, JSON.stringify({ result: page, evidence_id: record.evidence_id }));
 });
 
 Deno.test("list_procedures pages carry the serialized structured content as their first text block", async () => {

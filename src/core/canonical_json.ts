@@ -106,9 +106,11 @@ function isPlainRecord(value: unknown): value is Record<string, unknown> {
 const remembered: { value: object; text: string }[] = [];
 const REMEMBERED = 2;
 const REMEMBERED_CHARS = 4 * 1024 * 1024;
+const REMEMBERED_MIN_CHARS = 1024;
 
 function remember(value: object, text: string): void {
-  if (text.length > REMEMBERED_CHARS) return;
+  // A short text is cheaper to write again than to keep: only large parts take a slot.
+  if (text.length < REMEMBERED_MIN_CHARS || text.length > REMEMBERED_CHARS) return;
   if (remembered.length >= REMEMBERED) remembered.shift();
   remembered.push({ value, text });
 }
@@ -311,6 +313,7 @@ function freezeWalk(value: unknown, depth: number): number {
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
       const child: unknown = value[i];
+      if (typeof child === "string") continue;
       const verdict = freezeWalk(child, depth + 1);
       if (verdict === NOT_PLAIN) return NOT_PLAIN;
       if (verdict === PLAIN) {
@@ -334,6 +337,8 @@ function freezeWalk(value: unknown, depth: number): number {
       }
       previous = key;
       const child = record[key];
+      // A string is canonical and no object to mark: the common leaf costs no call.
+      if (typeof child === "string") continue;
       const verdict = freezeWalk(child, depth + 1);
       if (verdict === NOT_PLAIN) return NOT_PLAIN;
       if (verdict === PLAIN) {

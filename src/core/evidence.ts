@@ -16,6 +16,7 @@ import {
   type JsonValue,
   sha256Hex,
 } from "./canonical_json.ts";
+import { Buffer } from "node:buffer";
 import { ToolFailure } from "./errors.ts";
 
 /**
@@ -103,7 +104,11 @@ export function analysisProfile(
   if (utf8Length(canonical) > PROFILE_LIMITS.bytes) {
     throw new TypeError("Profile parameters exceed 64 KiB.");
   }
-  return deepFreeze({ ...JSON.parse(canonical), digest: sha256Hex(canonical) });
+  // Frozen as canonical JSON: the parts already in canonical order (the provider, the
+  // parameters) are then written whole into every record that carries this profile.
+  const profile = { ...JSON.parse(canonical), digest: sha256Hex(canonical) } as AnalysisProfile;
+  freezeCanonical(profile);
+  return profile;
 }
 
 /** A location an observation points at. */
@@ -282,28 +287,12 @@ export function createEvidence(draft: EvidenceDraft): Promise<EvidenceRecord> {
 // each maps to its JSON size in UTF-8 bytes.
 const minted = new WeakMap<EvidenceRecord, number>();
 
-// Any UTF-16 unit outside ASCII; a string without one has as many UTF-8 bytes as units.
-const NON_ASCII = /[\u0080-\uffff]/;
-
-/** UTF-8 length of a string without encoding it. */
+/**
+ * UTF-8 length of a string without encoding it (a lone surrogate counts as the three bytes of
+ * U+FFFD, as TextEncoder writes it); native, so a page-sized text costs no scan in script.
+ */
 function utf8Length(text: string): number {
-  if (!NON_ASCII.test(text)) return text.length;
-  let bytes = text.length;
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    if (unit < 0x80) continue;
-    if (unit < 0x800) bytes += 1;
-    else if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        bytes += 2; // a pair: 2 units, 4 bytes
-        i++;
-        continue;
-      }
-      bytes += 2;
-    } else bytes += 2;
-  }
-  return bytes;
+  return Buffer.byteLength(text, "utf8");
 }
 
 function deepFreeze<T>(value: T): T {

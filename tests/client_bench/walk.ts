@@ -19,13 +19,23 @@ export interface WalkTally {
   bytes: number;
 }
 
+/** Options of {@linkcode walkProcedures}. */
+export interface WalkOptions {
+  /** Receives every page's raw result, in order (for replaying the same bytes). */
+  keep?: Record<string, unknown>[];
+}
+
 /** Fetches every `list_procedures` page (500 per page) of the open target. */
-export async function walkProcedures(server: BenchServer): Promise<WalkTally> {
+export async function walkProcedures(
+  server: BenchServer,
+  options: WalkOptions = {},
+): Promise<WalkTally> {
   const tally: WalkTally = { ms: 0, items: 0, pages: 0, bytes: 0 };
   let offset: number | null = 0;
   while (offset !== null) {
     const call = await server.call("list_procedures", { offset, limit: 500 });
     const result = structured(call).result as { items: unknown[]; next_offset: number | null };
+    options.keep?.push(call.result);
     tally.ms += call.ms;
     tally.items += result.items.length;
     tally.pages++;

@@ -32,7 +32,7 @@ import { BUILTIN_DETECTORS, type Detector } from "./detectors.ts";
 import type { PolicyDocument, TransformStep } from "./document.ts";
 import { PolicyDocumentError } from "./document.ts";
 import { type ProjectOptions, projector } from "./projection.ts";
-import { fusedWalk, redactStage, type StringStage } from "./pipeline.ts";
+import { fusedWalk, redactStage, sanitizeStage, type StringStage } from "./pipeline.ts";
 import { limitApplies, type PlacedLimit, RateLimiter } from "./rate_limit.ts";
 import { Redactor } from "./redaction.ts";
 import { sanitizer, stripFences } from "./sanitize.ts";
@@ -410,8 +410,7 @@ export function compilePolicy(
     const stages: StringStage[] = [];
     for (const step of steps) {
       if (step.type === "sanitize") {
-        const s = sanitizer(step.options);
-        stages.push((text, key) => s.clean(text, key));
+        stages.push(sanitizeStage(sanitizer(step.options)));
       } else if (step.type === "redact") {
         const redactor = new Redactor(vault, {
           strategies: (step.options.strategies ?? {}) as Record<string, unknown>,

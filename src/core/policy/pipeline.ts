@@ -10,11 +10,51 @@
 import type { ProjectOptions } from "./projection.ts";
 import { projector } from "./projection.ts";
 import { DROP, type Redactor } from "./redaction.ts";
+import type { sanitizer } from "./sanitize.ts";
 
-/** One string stage of the fused walk. */
-export type StringStage = (text: string, key: string | undefined) => string | typeof DROP;
+/**
+ * A stage's own cheap verdict on a string: that the stage would return it as it is, and
+ * change nothing else (no counts), so the walk can skip the stage's full work for it.
+ */
+export interface QuietCheck {
+  /**
+   * What the test is: two checks with the same id give the same verdict on every text, so
+   * walks may share what they learned (verdicts are remembered per set of ids).
+   */
+  id: string;
+  /** The longest text {@linkcode QuietCheck.test} speaks for. */
+  maxLength: number;
+  /** Whether {@linkcode QuietCheck.test} speaks for strings under `key` (for good). */
+  appliesTo(key: string | undefined): boolean;
+  /**
+   * Whether {@linkcode QuietCheck.test} speaks at all right now, for state that may change
+   * between walks (such as known names); asked once per walk. @default always
+   */
+  live?(): boolean;
+  /** True only when the stage returns `text` unchanged; depends on the text alone. */
+  test(text: string): boolean;
+}
+
+/** One string stage of the fused walk, with its quiet check when it has one. */
+export type StringStage = ((text: string, key: string | undefined) => string | typeof DROP) & {
+  readonly quiet?: QuietCheck;
+};
 
 const SKIPPED = new Set(["_meta", "_annotations", "cursor", "next_cursor"]);
+// What a member's key is to the walk: left out, copied as it is, walked (its name through the
+// stages), or walked with a name the stages are known to leave unchanged.
+const EXCLUDED_KEY = 0;
+const SKIPPED_KEY = 1;
+const WALKED_KEY = 2;
+const PLAIN_KEY = 3;
+
+// Texts every check of a set passed, per set of check ids. A verdict depends on the text
+// alone, so it holds for good; only longer texts are remembered (a short one is tested about
+// as fast as it is looked up), and each set is emptied when it would pass its bounds.
+const QUIET_MEMOS = new Map<string, { texts: Set<string>; chars: number }>();
+const MEMO_MIN_LENGTH = 16;
+const MEMO_TEXTS = 1 << 17;
+const MEMO_CHARS = 1 << 22;
 
 /**
  * Builds one walk running `stages` on every string (skipping the keys the
@@ -29,20 +69,68 @@ export function fusedWalk(
   const maxString = options.maxString ?? Infinity;
   const budget = options.project?.max_chars;
   const shrink = budget === undefined ? null : projector(options.project!);
+  // When every stage has a quiet check, a string all of them pass is left as it is without
+  // running the stages: what they would run is those same tests and then return it.
+  const checks = stages.length > 0 && stages.every((stage) => stage.quiet !== undefined)
+    ? stages.map((stage) => stage.quiet!)
+    : null;
+  const quietLength = Math.min(...(checks ?? []).map((check) => check.maxLength));
+  const memoId = checks?.map((check) => check.id).join("\u0000") ?? "";
+  const memo = checks === null ? null : QUIET_MEMOS.get(memoId) ?? { texts: new Set(), chars: 0 };
+  if (memo !== null) QUIET_MEMOS.set(memoId, memo);
+  // Whether the checks speak for strings under each key met so far (a key's answer holds).
+  const quietKeys = new Map<string | undefined, boolean>();
+  const appliesTo = (key: string | undefined): boolean => {
+    let applies = quietKeys.get(key);
+    if (applies === undefined) {
+      applies = checks!.every((check) => check.appliesTo(key));
+      if (quietKeys.size < 4096) quietKeys.set(key, applies);
+    }
+    return applies;
+  };
+  // Set at the start of each walk: whether every check speaks right now.
+  let live = false;
+  const quiet = (text: string, key: string | undefined): boolean => {
+    if (!live || text.length > quietLength || !appliesTo(key)) return false;
+    const texts = memo!.texts;
+    const remembered = text.length >= MEMO_MIN_LENGTH;
+    if (remembered && texts.has(text)) return true;
+    for (let i = 0; i < checks!.length; i++) if (!checks![i]!.test(text)) return false;
+    if (remembered) {
+      if (texts.size >= MEMO_TEXTS || memo!.chars + text.length > MEMO_CHARS) {
+        texts.clear();
+        memo!.chars = 0;
+      }
+      texts.add(text);
+      memo!.chars += text.length;
+    }
+    return true;
+  };
   const onString = (text: string, key: string | undefined): string | typeof DROP => {
     let out: string | typeof DROP = text;
-    for (const stage of stages) {
-      out = stage(out, key);
-      if (out === DROP) return DROP;
+    if (!quiet(text, key)) {
+      for (const stage of stages) {
+        out = stage(out, key);
+        if (out === DROP) return DROP;
+      }
     }
     return out.length > maxString
       ? `${out.slice(0, maxString)}… [+${out.length - maxString} chars]`
       : out;
   };
-  // Keys repeat across the objects of a list: a key the stages leave unchanged is
-  // remembered (the stages are pure for a given text, and detectors never widen), so
-  // each distinct key is run through them once per walk function, not once per object.
-  const plainKeys = new Set<string>();
+  // Keys repeat across the objects of a list: what each is (excluded, skipped, or left
+  // unchanged by the stages) is remembered, in one lookup per member. A key the stages leave
+  // unchanged is remembered as such (the stages are pure for a given text, and detectors never
+  // widen), so each distinct key is run through them once per walk function, not per object.
+  const keyKinds = new Map<string, number>();
+  const kindOf = (k: string): number => {
+    let kind = keyKinds.get(k);
+    if (kind === undefined) {
+      kind = excluded.has(k) ? EXCLUDED_KEY : SKIPPED.has(k) ? SKIPPED_KEY : WALKED_KEY;
+      if (kind !== WALKED_KEY && keyKinds.size < 4096) keyKinds.set(k, kind);
+    }
+    return kind;
+  };
   // A running estimate of the rendered size, so only results near the budget are stringified.
   let size = 0;
   // Copy on write: a list or object none of whose parts change is returned as it
@@ -81,11 +169,12 @@ export function fusedWalk(
       };
       for (const k in record) {
         const v = record[k];
-        if (excluded.has(k)) {
+        const kind = kindOf(k);
+        if (kind === EXCLUDED_KEY) {
           out ??= copyUpTo(k);
           continue;
         }
-        if (SKIPPED.has(k)) {
+        if (kind === SKIPPED_KEY) {
           if (out !== null) out[k] = v;
           continue;
         }
@@ -97,10 +186,10 @@ export function fusedWalk(
         // Keys can carry identifiers too ("111111111111 -> 222222222222", an account id
         // as a map key): they go through the same stages as free text.
         let name = k;
-        if (!plainKeys.has(k)) {
+        if (kind !== PLAIN_KEY) {
           const renamed = onString(k, undefined);
           name = renamed === DROP ? "[REDACTED]" : renamed;
-          if (name === k && plainKeys.size < 4096) plainKeys.add(k);
+          if (name === k && keyKinds.size < 4096) keyKinds.set(k, PLAIN_KEY);
         }
         if (out === null && (next !== v || name !== k)) out = copyUpTo(k);
         if (out !== null) out[name] = next;
@@ -113,6 +202,7 @@ export function fusedWalk(
   };
   return (value) => {
     size = 0;
+    live = checks !== null && checks.every((check) => check.live?.() ?? true);
     const out = walk(value, undefined);
     if (out === DROP) return typeof value === "string" ? "[REDACTED:content]" : null;
     if (!shrink || size <= budget! / 2) return out;
@@ -123,5 +213,27 @@ export function fusedWalk(
 
 /** A redactor as a string stage. */
 export function redactStage(redactor: Redactor): StringStage {
-  return (text, key) => redactor.redactField(text, key);
+  const quiet: QuietCheck = {
+    id: redactor.quietId,
+    maxLength: Infinity,
+    appliesTo: (key) => redactor.quietFor(key),
+    live: () => redactor.quietNow,
+    test: (text) => redactor.quiet(text),
+  };
+  return Object.assign((text: string, key: string | undefined) => redactor.redactField(text, key), {
+    quiet,
+  });
+}
+
+/** A sanitizer as a string stage. */
+export function sanitizeStage(sanitize: ReturnType<typeof sanitizer>): StringStage {
+  const quiet: QuietCheck = {
+    id: "sanitize",
+    maxLength: sanitize.quietLength,
+    appliesTo: () => true,
+    test: sanitize.quiet,
+  };
+  return Object.assign((text: string, key: string | undefined) => sanitize.clean(text, key), {
+    quiet,
+  });
 }

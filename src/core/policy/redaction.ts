@@ -199,6 +199,33 @@ export class Redactor {
     return this.#vault.token(entity, value);
   }
 
+  /**
+   * Whether {@linkcode redactString} returns `text` as it is because no detector would look
+   * at it (too short, or the joined hint test fails): a verdict on the text alone, which
+   * neither the vault nor the cache can change. False when in doubt.
+   */
+  quiet(text: string): boolean {
+    return text.length < 3 || (this.#prefilter !== null && !this.#prefilter.test(text));
+  }
+
+  /** What {@linkcode quiet} tests: redactors with the same id give the same verdicts. */
+  get quietId(): string {
+    return `redact:${this.#prefilter?.source ?? "(none)"}`;
+  }
+
+  /**
+   * Whether no key rule covers `key` (for good): then, while {@linkcode quietNow},
+   * {@linkcode redactField} on a string under it is {@linkcode redactString} alone.
+   */
+  quietFor(key: string | undefined): boolean {
+    return key === undefined || this.#keyKind(key) === 0;
+  }
+
+  /** Whether no known names are in play right now (names may be added later). */
+  get quietNow(): boolean {
+    return this.#names === null || this.#names.empty;
+  }
+
   /** Redacts one string; DROP when a drop strategy hit. */
   redactString(text: string): string | typeof DROP {
     if (text.length < 3) return text;
@@ -246,12 +273,18 @@ export class Redactor {
     return out as T;
   }
 
-  #keyRule(key: string, value: string): string | typeof DROP | undefined {
+  /** 1 for a secret key, 2 for an account key, 0 for any other (remembered per key). */
+  #keyKind(key: string): number {
     let kind = this.#keyKinds.get(key);
     if (kind === undefined) {
       kind = SECRET_KEY.test(key) ? 1 : ACCOUNT_KEY.test(key) ? 2 : 0;
       this.#keyKinds.set(key, kind);
     }
+    return kind;
+  }
+
+  #keyRule(key: string, value: string): string | typeof DROP | undefined {
+    const kind = this.#keyKind(key);
     if (kind === 0) return undefined;
     if (kind === 1 && value.length > 0 && !/^\[REDACTED:/.test(value)) {
       const spec = this.strategyFor("sensitive_field", { name: "key_rule", category: "secret" });

@@ -44,6 +44,14 @@ export function sanitizer(options: SanitizeOptions = {}): {
   apply<T>(value: T): T;
   /** Sanitizes one string found under `key`. */
   clean(text: string, key: string | undefined): string;
+  /**
+   * Whether `clean` returns `text` as it is, and counts nothing, under any key, when `text`
+   * is at most {@linkcode quietLength} long: it has no invisible or control character and
+   * does not look like prompt injection. Depends on the text alone.
+   */
+  quiet(text: string): boolean;
+  /** The longest text {@linkcode quiet} speaks for (longer free text may be capped). */
+  quietLength: number;
   report: SanitizeReport;
 } {
   const action = options.on_suspicious ?? "fence";
@@ -85,7 +93,17 @@ export function sanitizer(options: SanitizeOptions = {}): {
     }
     return value;
   };
-  return { apply: <T>(value: T): T => walk(value, undefined) as T, clean, report };
+  // The tests clean() makes, in its order, without changing anything: when both fail, clean
+  // strips nothing, caps nothing (the text is within the cap) and fences nothing.
+  const quiet = (text: string): boolean =>
+    !ANY_INVISIBLE.test(text) && !(text.length >= 12 && INJECTION.test(text));
+  return {
+    apply: <T>(value: T): T => walk(value, undefined) as T,
+    clean,
+    quiet,
+    quietLength: cap,
+    report,
+  };
 }
 
 /** Removes untrusted fences from a string (for input reversal). */
