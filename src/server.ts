@@ -29,7 +29,6 @@ import {
   UnsubscribeRequestSchema,
 } from "./sdk.ts";
 import {
-  annotationsFor,
   type ElicitationAnswer,
   type ElicitationSchema,
   type SampledText,
@@ -38,6 +37,12 @@ import {
   type ToolDefinition,
 } from "./core/catalog.ts";
 import { jsonText, type JsonValue } from "./core/canonical_json.ts";
+import {
+  type CatalogEntry,
+  describeTool,
+  type ListedTool,
+  withoutOutputSchema,
+} from "./core/tool_listing.ts";
 import type { NameIndex } from "./core/policy/names.ts";
 import {
   complete,
@@ -427,10 +432,14 @@ export function assembleServer(
   // comes first: initialize never waits for an import.
   const created = modules.map((module) => module.deferred ? null : module.create(services));
   let pending: Promise<void> | null = null;
+  let failed = false;
   const build = (): Promise<void> => {
-    pending ??= Promise.all(
-      modules.map((module, index) => created[index] ?? module.create(services)),
-    ).then(register);
+    if (pending === null) {
+      pending = Promise.all(
+        modules.map((module, index) => created[index] ?? module.create(services)),
+      ).then(register);
+      pending.catch(() => (failed = true));
+    }
     return pending;
   };
   if (created.every((workbench) => workbench !== null && !isPromise(workbench))) {
@@ -443,7 +452,7 @@ export function assembleServer(
   const whenBuilt = (): Promise<void> | void => built ? undefined : build();
 
   const toolRequest = (
-    tool: ToolDefinition,
+    tool: ToolFacts,
     args: Record<string, unknown> = {},
   ): PolicyRequest => ({
     kind: "tool",
@@ -454,8 +463,21 @@ export function assembleServer(
     effects: tool.effects,
     arguments: args,
   });
-  const offered = (tool: ToolDefinition): boolean =>
+  const offered = (tool: ToolFacts): boolean =>
     (selected === null || selected.has(tool.toolset ?? "")) && gate.visible(toolRequest(tool));
+  // Every served module's generated catalog, when each has one: tools/list is answered from
+  // them until the workbenches are built (read on the first such listing).
+  const cataloguing = modules.every((module) => module.toolCatalog !== undefined);
+  let generated: { facts: ToolFacts; listed: ListedTool }[] | undefined;
+  const catalogued = (): { facts: ToolFacts; listed: ListedTool }[] => {
+    generated ??= modules.flatMap((module) =>
+      module.toolCatalog!().map((entry: CatalogEntry) => ({
+        facts: { ...entry, name: entry.listed.name },
+        listed: entry.listed,
+      }))
+    );
+    return generated;
+  };
   const templateRequest = (
     template: ResourceTemplateDefinition,
     args: Record<string, unknown>,
@@ -492,15 +514,19 @@ export function assembleServer(
 
   // Transformed results may no longer fit a tool's declared schema: withhold it then.
   const withholdSchemas = (options.policyTransforms ?? []).length > 0;
+  const shown = (listed: ListedTool): Tool =>
+    (withholdSchemas ? withoutOutputSchema(listed) : listed) as Tool;
   server.setRequestHandler(ListToolsRequestSchema, async () => {
+    if (!built && !failed && cataloguing) {
+      // Not built yet: answer from the generated catalogs (equal to what the build will list,
+      // as a test checks) and let the build go on; a failed build fails the listing instead.
+      build().catch(() => {});
+      return {
+        tools: catalogued().filter((tool) => offered(tool.facts)).map((tool) => shown(tool.listed)),
+      };
+    }
     await whenBuilt();
-    return {
-      tools: catalog.list().filter(offered).map((tool) => {
-        const described = describeTool(tool);
-        if (withholdSchemas) delete described.outputSchema;
-        return described;
-      }),
-    };
+    return { tools: catalog.list().filter(offered).map((tool) => shown(describeTool(tool))) };
   });
 
   server.setRequestHandler(
@@ -884,6 +910,9 @@ export function assembleServer(
   };
 }
 
+/** What `--toolsets` and the policy gate decide a tool's visibility by. */
+type ToolFacts = Pick<ToolDefinition, "name" | "toolset" | "category" | "sensitivity" | "effects">;
+
 /** A URI template's matcher. */
 type UriMatcher = ReturnType<typeof compileUriTemplate>;
 
@@ -962,59 +991,6 @@ function decodeCursor(cursor: string | undefined, length: number): number {
     throw new McpError(ErrorCode.InvalidParams, `Invalid cursor ${JSON.stringify(cursor)}`);
   }
   return start;
-}
-
-const ERROR_SCHEMA = {
-  type: "object",
-  properties: {
-    code: { type: "string" },
-    category: { type: "string" },
-    message: { type: "string" },
-    retryable: { type: "boolean" },
-    remediation: {
-      type: "object",
-      properties: { action: { type: "string" }, restart_required: { type: "boolean" } },
-      required: ["action", "restart_required"],
-    },
-    details: { type: "object" },
-  },
-  required: ["code", "category", "message", "retryable", "remediation"],
-};
-
-function describeTool(tool: ToolDefinition): Tool {
-  const input = tool.inputJsonSchema
-    ? structuredClone(tool.inputJsonSchema)
-    : z.toJSONSchema(tool.input, { target: "draft-7", io: "input" }) as Record<string, unknown>;
-  if (!tool.inputJsonSchema) delete input.$schema;
-  const result = z.toJSONSchema(tool.result, { target: "draft-7", io: "output" }) as Record<
-    string,
-    unknown
-  >;
-  delete result.$schema;
-  const success = tool.producesEvidence
-    ? {
-      properties: {
-        result,
-        evidence_id: { type: "string", pattern: "^ev_[0-9a-f]{64}$" },
-        evidence_uri: { type: "string" },
-      },
-      required: ["result", "evidence_id", "evidence_uri"],
-    }
-    : { properties: { result }, required: ["result"] };
-  return {
-    name: tool.name,
-    title: annotationsFor(tool.name, tool.effects).title,
-    description: tool.description,
-    inputSchema: input as Tool["inputSchema"],
-    outputSchema: {
-      type: "object",
-      anyOf: [
-        { type: "object", ...success },
-        { type: "object", properties: { error: ERROR_SCHEMA }, required: ["error"] },
-      ],
-    } as Tool["outputSchema"],
-    annotations: annotationsFor(tool.name, tool.effects),
-  };
 }
 
 function evidenceResult(

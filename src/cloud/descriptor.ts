@@ -21,6 +21,8 @@ import {
 } from "./importers/input_limits.ts";
 import { CLOUD_TOOLSETS } from "./toolsets/info.ts";
 import { parseDatasetSpec } from "./workspace/naming.ts";
+import { lazyToolCatalog } from "../core/tool_listing.ts";
+import { TOOL_CATALOG } from "./tool_catalog.ts";
 
 export { CLOUD_TOOLSETS };
 
@@ -86,6 +88,9 @@ const CLOUD_HELP = `Cloud estates (the cloud workbench):
                          a load takes up to about ${LOAD_PEAK_FACTOR}× the file's size in memory, so the
                          default keeps one under ${MEMORY_BOUND}
 `;
+
+/** The generated catalog of the cloud tools, parsed on first use. */
+const toolCatalog = lazyToolCatalog(TOOL_CATALOG);
 
 /** Imports the implementation, then builds the workbench with it. */
 const importedBuilder: CloudBuilder = async (services, settings) => {
@@ -165,6 +170,8 @@ export function cloudModuleWith(
       }]),
     ],
     deferred: build === importedBuilder,
+    // What the imported implementation lists (its tools do not depend on the settings).
+    ...(build === importedBuilder ? { toolCatalog } : {}),
     create: (services) => build(services, resolved),
   };
 }
