@@ -98,7 +98,8 @@ export class ToolCatalogError extends Error {
 
 /**
  * Parses a generated catalog (the JSON text of its entries), checking the
- * shape the server relies on; the answer is frozen.
+ * shape the server relies on. The entries are shared: read them, never
+ * change them.
  */
 export function parseToolCatalog(text: string): readonly CatalogEntry[] {
   const entries: unknown = JSON.parse(text);
@@ -116,7 +117,8 @@ export function parseToolCatalog(text: string): readonly CatalogEntry[] {
       );
     }
   }
-  return deepFreeze(entries as CatalogEntry[]);
+  // Not frozen (freezing every node costs more than the parse): callers only read it.
+  return entries as CatalogEntry[];
 }
 
 /** The JSON text of a catalog, as the generator commits it. */
