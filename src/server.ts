@@ -204,6 +204,11 @@ const INSTRUCTIONS_TAIL =
 export const DEFAULT_EVIDENCE_URI_PREFIX = "rea://evidence/";
 
 const RESOURCE_PAGE = 500;
+/**
+ * How long after the handshake the workbenches wait for the client's first
+ * `tools/list` (answered from the generated catalogs) before building anyway.
+ */
+const LISTING_GRACE_MS = 50;
 /** How long a human has to answer an elicitation. */
 const ELICITATION_TIMEOUT_MS = 600_000;
 
@@ -433,6 +438,19 @@ export function assembleServer(
   const created = modules.map((module) => module.deferred ? null : module.create(services));
   let pending: Promise<void> | null = null;
   let failed = false;
+  let graceTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Requests answered from the catalogs whose answers are not sent yet. */
+  const listedEarly = new Set<string | number>();
+  const buildInBackground = (): void => {
+    clearTimeout(graceTimer);
+    if (closed) return;
+    build().catch((error) => stderr("error", `A workbench failed to build: ${String(error)}`));
+  };
+  /** Builds in the background after `ms` (replacing a build scheduled before). */
+  const buildAfter = (ms: number): void => {
+    clearTimeout(graceTimer);
+    graceTimer = setTimeout(buildInBackground, ms);
+  };
   const build = (): Promise<void> => {
     if (pending === null) {
       pending = Promise.all(
@@ -446,7 +464,15 @@ export function assembleServer(
     register(created as Workbench[]);
   } else {
     server.oninitialized = () => {
-      build().catch((error) => stderr("error", `A workbench failed to build: ${String(error)}`));
+      if (!cataloguing) {
+        buildInBackground();
+        return;
+      }
+      // The client's tools/list follows the handshake at once, and is answered from the
+      // catalogs: building (module evaluation holds the event loop for a while) starts once
+      // that answer is sent, or after a short grace when no listing comes.
+      catalogued().catch(() => {});
+      buildAfter(LISTING_GRACE_MS);
     };
   }
   const whenBuilt = (): Promise<void> | void => built ? undefined : build();
@@ -466,16 +492,17 @@ export function assembleServer(
   const offered = (tool: ToolFacts): boolean =>
     (selected === null || selected.has(tool.toolset ?? "")) && gate.visible(toolRequest(tool));
   // Every served module's generated catalog, when each has one: tools/list is answered from
-  // them until the workbenches are built (read on the first such listing).
+  // them until the workbenches are built (imported on the first need).
   const cataloguing = modules.every((module) => module.toolCatalog !== undefined);
-  let generated: { facts: ToolFacts; listed: ListedTool }[] | undefined;
-  const catalogued = (): { facts: ToolFacts; listed: ListedTool }[] => {
-    generated ??= modules.flatMap((module) =>
-      module.toolCatalog!().map((entry: CatalogEntry) => ({
+  let generated: Promise<{ facts: ToolFacts; listed: ListedTool }[]> | undefined;
+  const catalogued = (): Promise<{ facts: ToolFacts; listed: ListedTool }[]> => {
+    generated ??= Promise.all(modules.map((module) => module.toolCatalog!())).then((catalogs) =>
+      catalogs.flat().map((entry: CatalogEntry) => ({
         facts: { ...entry, name: entry.listed.name },
         listed: entry.listed,
       }))
     );
+    generated.catch(() => (generated = undefined));
     return generated;
   };
   const templateRequest = (
@@ -516,14 +543,18 @@ export function assembleServer(
   const withholdSchemas = (options.policyTransforms ?? []).length > 0;
   const shown = (listed: ListedTool): Tool =>
     (withholdSchemas ? withoutOutputSchema(listed) : listed) as Tool;
-  server.setRequestHandler(ListToolsRequestSchema, async () => {
+  server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
     if (!built && !failed && cataloguing) {
       // Not built yet: answer from the generated catalogs (equal to what the build will list,
-      // as a test checks) and let the build go on; a failed build fails the listing instead.
-      build().catch(() => {});
-      return {
-        tools: catalogued().filter((tool) => offered(tool.facts)).map((tool) => shown(tool.listed)),
-      };
+      // as a test checks); the build starts once the answer is sent. A failed build fails the
+      // listing instead; a catalog that cannot be loaded leaves the listing to the build.
+      const tools = await catalogued().catch(() => null);
+      if (tools !== null && !failed && !built) {
+        listedEarly.add(extra.requestId);
+        return {
+          tools: tools.filter((tool) => offered(tool.facts)).map((tool) => shown(tool.listed)),
+        };
+      }
     }
     await whenBuilt();
     return { tools: catalog.list().filter(offered).map((tool) => shown(describeTool(tool))) };
@@ -887,6 +918,16 @@ export function assembleServer(
       await whenBuilt();
     },
     async connect(transport: McpTransport): Promise<void> {
+      const send = transport.send.bind(transport);
+      transport.send = async (message, sendOptions) => {
+        try {
+          await send(message, sendOptions);
+        } finally {
+          const id = (message as { id?: string | number }).id;
+          // One turn of the event loop lets the transport flush the answer before the build.
+          if (id !== undefined && listedEarly.delete(id) && !closed) buildAfter(0);
+        }
+      };
       await server.connect(transport as unknown as Transport);
       connected = true;
     },
@@ -894,6 +935,7 @@ export function assembleServer(
       if (closed) return;
       closed = true;
       connected = false;
+      clearTimeout(graceTimer);
       // A workbench still being built is closed once it is (a failed build has nothing to close).
       await pending?.catch(() => {});
       for (const workbench of workbenches) {

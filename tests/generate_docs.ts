@@ -1,7 +1,7 @@
 /**
  * Generates the README's tool tables (one per toolset) and the golden tool
  * schemas (one file per tool, `tests/golden/tools/<tool>.json`) and each
- * built-in workbench's tool catalog (`src/<workbench>/tool_catalog.ts`) from
+ * built-in workbench's tool catalog (`src/<workbench>/tool_catalog.json`) from
  * the registered catalog. `deno task docs` writes them; `docs_test.ts` checks
  * they are current.
  */
@@ -91,7 +91,7 @@ export async function readGoldenTools(): Promise<Map<string, string>> {
 
 /** The generated tool catalog of a built-in workbench (beside its `tools/` folder). */
 export function toolCatalogFile(workbench: string): URL {
-  return new URL(`../src/${workbench}/tool_catalog.ts`, import.meta.url);
+  return new URL(`../src/${workbench}/tool_catalog.json`, import.meta.url);
 }
 
 /**
@@ -118,22 +118,6 @@ export async function toolCatalogs(): Promise<Map<string, string>> {
   } finally {
     await close();
   }
-}
-
-/** The TypeScript module that commits a workbench's catalog text. */
-export function toolCatalogModule(workbench: string, text: string): string {
-  return `/**
- * The ${workbench} tools as \`tools/list\` shows them, with the toolset, policy
- * category, sensitivity and effects of each: generated from the live tools by
- * \`deno task docs\` (do not edit; a test fails when it is stale). The server
- * answers \`tools/list\` from it until the workbench's implementation is built.
- *
- * @module
- */
-
-/** The JSON text of the catalog's entries (read with \`parseToolCatalog\`). */
-export const TOOL_CATALOG: string = ${JSON.stringify(text)};
-`;
 }
 
 /** The folder of golden rendered prompts, one text file per apps prompt. */
@@ -209,7 +193,7 @@ if (import.meta.main) {
   }
   const catalogs = await toolCatalogs();
   for (const [workbench, text] of catalogs) {
-    await Deno.writeTextFile(toolCatalogFile(workbench), toolCatalogModule(workbench, text));
+    await Deno.writeTextFile(toolCatalogFile(workbench), text);
   }
   await Deno.mkdir(GOLDEN_PROMPTS, { recursive: true });
   const prompts = await goldenPrompts();

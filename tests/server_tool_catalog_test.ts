@@ -18,28 +18,34 @@ import { cloudWorkbenchWith } from "../src/cloud/workbench.ts";
 import { privacyWorkbenchWith } from "../src/privacy/workbench.ts";
 import { compilePolicy, gateOptions } from "../src/core/policy/compile.ts";
 import { loadPolicy } from "../src/core/policy/document.ts";
-import { catalogEntry, parseToolCatalog, toolCatalogText } from "../src/core/tool_listing.ts";
+import {
+  catalogEntry,
+  checkToolCatalog,
+  lazyToolCatalog,
+  toolCatalogText,
+} from "../src/core/tool_listing.ts";
 import type { Workbench, WorkbenchModule } from "../src/core/workbench.ts";
-import { TOOL_CATALOG as APPS_CATALOG } from "../src/apps/tool_catalog.ts";
-import { TOOL_CATALOG as CLOUD_CATALOG } from "../src/cloud/tool_catalog.ts";
-import { TOOL_CATALOG as PRIVACY_CATALOG } from "../src/privacy/tool_catalog.ts";
-import { toolCatalogs } from "./generate_docs.ts";
+import { toolCatalogFile, toolCatalogs } from "./generate_docs.ts";
 import { connect } from "./helpers/in_memory.ts";
 import { notebookWorkbench } from "./fixtures/fake_workbench.ts";
 
-const COMMITTED = new Map([
-  ["apps", APPS_CATALOG],
-  ["cloud", CLOUD_CATALOG],
-  ["privacy", PRIVACY_CATALOG],
-]);
-const STALE = "is stale: run `deno task docs` and commit src/<workbench>/tool_catalog.ts";
+const WORKBENCHES = ["apps", "cloud", "privacy"];
+/** The committed catalog texts, by workbench. */
+const COMMITTED = new Map(
+  await Promise.all(
+    WORKBENCHES.map(async (name) =>
+      [name, await Deno.readTextFile(toolCatalogFile(name))] as const
+    ),
+  ),
+);
+const STALE = "is stale: run `deno task docs` and commit it";
 
 Deno.test("each built-in workbench's committed tool catalog equals what its live tools list", async () => {
   const live = await toolCatalogs();
   assert.deepEqual([...live.keys()], [...COMMITTED.keys()], "one catalog per built-in workbench");
   for (const [workbench, text] of live) {
-    assert.ok(parseToolCatalog(text).length > 0, `${workbench} lists tools`);
-    assert.equal(COMMITTED.get(workbench), text, `src/${workbench}/tool_catalog.ts ${STALE}`);
+    assert.ok(checkToolCatalog(JSON.parse(text)).length > 0, `${workbench} lists tools`);
+    assert.equal(COMMITTED.get(workbench), text, `src/${workbench}/tool_catalog.json ${STALE}`);
   }
 });
 
@@ -215,7 +221,92 @@ Deno.test("with a workbench that has no catalog, tools/list waits for the build 
   }
 });
 
-Deno.test("parseToolCatalog() refuses text that is not a list of catalog entries", () => {
-  assert.throws(() => parseToolCatalog("{}"), /JSON array/);
-  assert.throws(() => parseToolCatalog('[{"toolset":"x"}]'), /Entry 0/);
+Deno.test("checkToolCatalog() refuses what is not a list of catalog entries", () => {
+  assert.throws(() => checkToolCatalog({}), /JSON array/);
+  assert.throws(() => checkToolCatalog([{ toolset: "x" }]), /Entry 0/);
+});
+
+Deno.test("lazyToolCatalog() imports once, shares the entries, and retries a failed import", async () => {
+  let imports = 0;
+  const entries = [{ toolset: "t", effects: {}, listed: { name: "a" } }];
+  const catalog = lazyToolCatalog(() => {
+    imports++;
+    return imports === 1
+      ? Promise.reject(new Error("not readable"))
+      : Promise.resolve({ default: entries });
+  });
+  await assert.rejects(catalog(), /not readable/);
+  assert.equal(await catalog(), await catalog());
+  assert.equal(imports, 2);
+});
+
+Deno.test("a tools/list before the build waits for it when a catalog cannot be loaded", async () => {
+  let open = (): void => {};
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  const modules = gated(builtinWorkbenches(), gate).map((module, index) =>
+    index === 1
+      ? { ...module, toolCatalog: () => Promise.reject(new Error("no read access")) }
+      : module
+  );
+  const { casefile, client, close } = await session({}, modules);
+  try {
+    let settled = false;
+    const listing = client.listTools().finally(() => settled = true);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    assert.equal(settled, false, "tools/list waits for the build");
+    open();
+    const { tools } = await listing;
+    assert.deepEqual(tools.map((tool) => tool.name), casefile.catalog.list().map((t) => t.name));
+  } finally {
+    open();
+    await close();
+  }
+});
+
+/** The built-in modules, counting the calls of their `create`. */
+function counted(): { modules: WorkbenchModule[]; calls: () => number } {
+  let calls = 0;
+  const modules = builtinWorkbenches().map((module) => ({
+    ...module,
+    create: (services: Parameters<WorkbenchModule["create"]>[0]) => {
+      calls++;
+      return module.create(services);
+    },
+  }));
+  return { modules, calls: () => calls };
+}
+
+/** Polls until `done` holds (at most 10 s). */
+async function eventually(done: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 1000 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
+  assert.ok(done(), what);
+}
+
+Deno.test("after a tools/list answered from the catalogs, the workbenches are built without another request", async () => {
+  const { modules, calls } = counted();
+  const { casefile, client, close } = await session({}, modules);
+  try {
+    await client.listTools();
+    await eventually(() => calls() === 3 && casefile.catalog.list().length > 0, "built");
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("without any tools/list after the handshake, the workbenches are built after a short grace", async () => {
+  const { modules, calls } = counted();
+  const { casefile, close } = await session({}, modules);
+  try {
+    await eventually(() => calls() === 3 && casefile.catalog.list().length > 0, "built");
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("a server closed right after the handshake builds nothing and leaves no timer", async () => {
+  const { modules, calls } = counted();
+  const { close } = await session({}, modules);
+  await close();
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.equal(calls(), 0);
 });

@@ -34,7 +34,6 @@ import { APPS_ERROR_CODES } from "./errors.ts";
 import { ANALYSIS_PREDICATE } from "./evidence.ts";
 import { CLOSE_BINARY } from "./tool_names.ts";
 import { lazyToolCatalog } from "../core/tool_listing.ts";
-import { TOOL_CATALOG } from "./tool_catalog.ts";
 
 /** How the apps workbench is configured. */
 export interface AppsSettings {
@@ -97,8 +96,10 @@ const CAPTURE_HELP =
   binary_session lists what is still missing (see the README's "Process capture").
 `;
 
-/** The generated catalog of the apps tools, parsed on first use. */
-const toolCatalog = lazyToolCatalog(TOOL_CATALOG);
+/** The generated catalog of the apps tools (`tool_catalog.json`), imported on first use. */
+const toolCatalog = lazyToolCatalog(() =>
+  import("./tool_catalog.json", { with: { type: "json" } })
+);
 
 /** Imports the implementation, then builds the workbench with it. */
 const importedBuilder: AppsBuilder = async (services, settings) => {

@@ -22,7 +22,6 @@ import {
 import { CLOUD_TOOLSETS } from "./toolsets/info.ts";
 import { parseDatasetSpec } from "./workspace/naming.ts";
 import { lazyToolCatalog } from "../core/tool_listing.ts";
-import { TOOL_CATALOG } from "./tool_catalog.ts";
 
 export { CLOUD_TOOLSETS };
 
@@ -89,8 +88,10 @@ const CLOUD_HELP = `Cloud estates (the cloud workbench):
                          default keeps one under ${MEMORY_BOUND}
 `;
 
-/** The generated catalog of the cloud tools, parsed on first use. */
-const toolCatalog = lazyToolCatalog(TOOL_CATALOG);
+/** The generated catalog of the cloud tools (`tool_catalog.json`), imported on first use. */
+const toolCatalog = lazyToolCatalog(() =>
+  import("./tool_catalog.json", { with: { type: "json" } })
+);
 
 /** Imports the implementation, then builds the workbench with it. */
 const importedBuilder: CloudBuilder = async (services, settings) => {

@@ -91,18 +91,17 @@ export function catalogEntry(tool: ToolDefinition, toolset: string): CatalogEntr
   };
 }
 
-/** Thrown when a generated catalog's text is not a list of catalog entries. */
+/** Thrown when a generated catalog is not a list of catalog entries. */
 export class ToolCatalogError extends Error {
   override name = "ToolCatalogError";
 }
 
 /**
- * Parses a generated catalog (the JSON text of its entries), checking the
- * shape the server relies on. The entries are shared: read them, never
- * change them.
+ * Checks that a generated catalog (its parsed JSON) is a list of entries
+ * with the fields the server relies on, and answers it typed. The entries
+ * are shared by every connection: read them, never change them.
  */
-export function parseToolCatalog(text: string): readonly CatalogEntry[] {
-  const entries: unknown = JSON.parse(text);
+export function checkToolCatalog(entries: unknown): readonly CatalogEntry[] {
   if (!Array.isArray(entries)) {
     throw new ToolCatalogError("A tool catalog is a JSON array of entries; this one is not.");
   }
@@ -113,17 +112,32 @@ export function parseToolCatalog(text: string): readonly CatalogEntry[] {
       typeof e.effects !== "object" || typeof e.listed?.name !== "string"
     ) {
       throw new ToolCatalogError(
-        `Entry ${index} of a tool catalog lacks its toolset, effects or listed tool name; regenerate the catalog.`,
+        `Entry ${index} of a tool catalog lacks its toolset, effects or listed tool name; regenerate it with deno task docs.`,
       );
     }
   }
-  // Not frozen (freezing every node costs more than the parse): callers only read it.
   return entries as CatalogEntry[];
 }
 
-/** The JSON text of a catalog, as the generator commits it. */
+/** The JSON text of a catalog, as the generator commits it (one line, then a newline). */
 export function toolCatalogText(entries: readonly CatalogEntry[]): string {
-  return JSON.stringify(entries);
+  return `${JSON.stringify(entries)}\n`;
+}
+
+/**
+ * A workbench module's `toolCatalog` over the import of its generated
+ * catalog (a JSON module): imported and checked on the first call, then
+ * shared by every connection. A failed import is retried on the next call.
+ */
+export function lazyToolCatalog(
+  load: () => Promise<{ default: unknown }>,
+): () => Promise<readonly CatalogEntry[]> {
+  let entries: Promise<readonly CatalogEntry[]> | undefined;
+  return () => {
+    entries ??= load().then((module) => checkToolCatalog(module.default));
+    entries.catch(() => (entries = undefined));
+    return entries;
+  };
 }
 
 function convert(tool: ToolDefinition): ListedTool {
@@ -171,13 +185,4 @@ function deepFreeze<T>(value: T): T {
   if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value;
   for (const child of Object.values(value)) deepFreeze(child);
   return Object.freeze(value);
-}
-
-/**
- * A workbench module's `toolCatalog` over the JSON text of its generated
- * catalog: parsed on the first call, then shared by every connection.
- */
-export function lazyToolCatalog(text: string): () => readonly CatalogEntry[] {
-  let entries: readonly CatalogEntry[] | undefined;
-  return () => (entries ??= parseToolCatalog(text));
 }

@@ -180,13 +180,14 @@ export interface WorkbenchModule {
   /**
    * The tools `create` builds, as `tools/list` shows them, generated ahead
    * of time (the built-in workbenches commit theirs; `deno task docs`
-   * regenerates them). When every served module has one, a `tools/list`
-   * that arrives before the workbenches are built is answered from these,
-   * through the same `--toolsets` and policy decisions; otherwise it waits
-   * for the build. A module whose tools depend on its settings must leave
-   * this out. @default none
+   * regenerates them) and loaded on first use. When every served module has
+   * one, a `tools/list` that arrives before the workbenches are built is
+   * answered from these, through the same `--toolsets` and policy
+   * decisions; otherwise (or when one fails to load) it waits for the
+   * build. A module whose tools depend on its settings must leave this out.
+   * @default none
    */
-  toolCatalog?(): readonly CatalogEntry[];
+  toolCatalog?(): Promise<readonly CatalogEntry[]>;
   /**
    * Builds the workbench for one connection. It may answer with a promise:
    * the server answers `initialize` from the fields above alone and holds

@@ -9,7 +9,6 @@
 import type { Workbench, WorkbenchModule, WorkbenchServices } from "../core/workbench.ts";
 import type { CompiledPolicy } from "../core/policy/compile.ts";
 import { lazyToolCatalog } from "../core/tool_listing.ts";
-import { TOOL_CATALOG } from "./tool_catalog.ts";
 
 /** The privacy toolset. */
 export const PRIVACY_TOOLSET = {
@@ -34,8 +33,10 @@ export type PrivacyBuilder = (
   keep: (policy: CompiledPolicy) => void,
 ) => Workbench | Promise<Workbench>;
 
-/** The generated catalog of the privacy tools, parsed on first use. */
-const toolCatalog = lazyToolCatalog(TOOL_CATALOG);
+/** The generated catalog of the privacy tools (`tool_catalog.json`), imported on first use. */
+const toolCatalog = lazyToolCatalog(() =>
+  import("./tool_catalog.json", { with: { type: "json" } })
+);
 
 /** Imports the implementation, then builds the workbench with it. */
 const importedBuilder: PrivacyBuilder = async (services, settings, keep) => {
