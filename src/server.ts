@@ -434,7 +434,8 @@ export function assembleServer(
   // Modules that are not deferred are created now; when each answers synchronously they are
   // registered now too. A deferred one (a descriptor that imports its implementation) is
   // created once the client has finished the handshake, or a request needs it, whichever
-  // comes first: initialize never waits for an import.
+  // comes first: initialize never waits for an import. When every module has a generated tool
+  // catalog, tools/list is answered from those meanwhile, and the build waits for that answer.
   const created = modules.map((module) => module.deferred ? null : module.create(services));
   let pending: Promise<void> | null = null;
   let failed = false;
