@@ -924,9 +924,13 @@ export function assembleServer(
         try {
           await send(message, sendOptions);
         } finally {
-          const id = (message as { id?: string | number }).id;
+          const answer = message as { id?: string | number; result?: { serverInfo?: unknown } };
           // One turn of the event loop lets the transport flush the answer before the build.
-          if (id !== undefined && listedEarly.delete(id) && !closed) buildAfter(0);
+          if (answer.id !== undefined && listedEarly.delete(answer.id) && !closed) buildAfter(0);
+          // The handshake's answer is out: load the catalogs while the client turns around.
+          if (answer.result?.serverInfo !== undefined && cataloguing && !built && !closed) {
+            catalogued().catch(() => {});
+          }
         }
       };
       await server.connect(transport as unknown as Transport);
