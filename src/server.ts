@@ -29,7 +29,6 @@ import {
   UnsubscribeRequestSchema,
 } from "./sdk.ts";
 import {
-  annotationsFor,
   type ElicitationAnswer,
   type ElicitationSchema,
   type SampledText,
@@ -39,6 +38,12 @@ import {
 } from "./core/catalog.ts";
 import { jsonText, type JsonValue } from "./core/canonical_json.ts";
 import { coalescedSignal } from "./core/coalesced_signal.ts";
+import {
+  type CatalogEntry,
+  describeTool,
+  type ListedTool,
+  withoutOutputSchema,
+} from "./core/tool_listing.ts";
 import type { NameIndex } from "./core/policy/names.ts";
 import {
   complete,
@@ -202,6 +207,11 @@ export const DEFAULT_EVIDENCE_URI_PREFIX = "rea://evidence/";
 const RESOURCE_PAGE = 500;
 /** The window within which resource list changes share one notification. */
 const LIST_CHANGED_WINDOW_MS = 50;
+/**
+ * How long after the handshake the workbenches wait for the client's first
+ * `tools/list` (answered from the generated catalogs) before building anyway.
+ */
+const LISTING_GRACE_MS = 50;
 /** How long a human has to answer an elicitation. */
 const ELICITATION_TIMEOUT_MS = 600_000;
 
@@ -434,26 +444,52 @@ export function assembleServer(
   // Modules that are not deferred are created now; when each answers synchronously they are
   // registered now too. A deferred one (a descriptor that imports its implementation) is
   // created once the client has finished the handshake, or a request needs it, whichever
-  // comes first: initialize never waits for an import.
+  // comes first: initialize never waits for an import. When every module has a generated tool
+  // catalog, tools/list is answered from those meanwhile, and the build waits for that answer.
   const created = modules.map((module) => module.deferred ? null : module.create(services));
   let pending: Promise<void> | null = null;
+  let failed = false;
+  let graceTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Requests answered from the catalogs whose answers are not sent yet. */
+  const listedEarly = new Set<string | number>();
+  const buildInBackground = (): void => {
+    clearTimeout(graceTimer);
+    if (closed) return;
+    build().catch((error) => stderr("error", `A workbench failed to build: ${String(error)}`));
+  };
+  /** Builds in the background after `ms` (replacing a build scheduled before). */
+  const buildAfter = (ms: number): void => {
+    clearTimeout(graceTimer);
+    graceTimer = setTimeout(buildInBackground, ms);
+  };
   const build = (): Promise<void> => {
-    pending ??= Promise.all(
-      modules.map((module, index) => created[index] ?? module.create(services)),
-    ).then(register);
+    if (pending === null) {
+      pending = Promise.all(
+        modules.map((module, index) => created[index] ?? module.create(services)),
+      ).then(register);
+      pending.catch(() => (failed = true));
+    }
     return pending;
   };
   if (created.every((workbench) => workbench !== null && !isPromise(workbench))) {
     register(created as Workbench[]);
   } else {
     server.oninitialized = () => {
-      build().catch((error) => stderr("error", `A workbench failed to build: ${String(error)}`));
+      if (!cataloguing) {
+        buildInBackground();
+        return;
+      }
+      // The client's tools/list follows the handshake at once, and is answered from the
+      // catalogs: building (module evaluation holds the event loop for a while) starts once
+      // that answer is sent, or after a short grace when no listing comes.
+      catalogued().catch(() => {});
+      buildAfter(LISTING_GRACE_MS);
     };
   }
   const whenBuilt = (): Promise<void> | void => built ? undefined : build();
 
   const toolRequest = (
-    tool: ToolDefinition,
+    tool: ToolFacts,
     args: Record<string, unknown> = {},
   ): PolicyRequest => ({
     kind: "tool",
@@ -464,8 +500,22 @@ export function assembleServer(
     effects: tool.effects,
     arguments: args,
   });
-  const offered = (tool: ToolDefinition): boolean =>
+  const offered = (tool: ToolFacts): boolean =>
     (selected === null || selected.has(tool.toolset ?? "")) && gate.visible(toolRequest(tool));
+  // Every served module's generated catalog, when each has one: tools/list is answered from
+  // them until the workbenches are built (imported on the first need).
+  const cataloguing = modules.every((module) => module.toolCatalog !== undefined);
+  let generated: Promise<{ facts: ToolFacts; listed: ListedTool }[]> | undefined;
+  const catalogued = (): Promise<{ facts: ToolFacts; listed: ListedTool }[]> => {
+    generated ??= Promise.all(modules.map((module) => module.toolCatalog!())).then((catalogs) =>
+      catalogs.flat().map((entry: CatalogEntry) => ({
+        facts: { ...entry, name: entry.listed.name },
+        listed: entry.listed,
+      }))
+    );
+    generated.catch(() => (generated = undefined));
+    return generated;
+  };
   const templateRequest = (
     template: ResourceTemplateDefinition,
     args: Record<string, unknown>,
@@ -502,15 +552,23 @@ export function assembleServer(
 
   // Transformed results may no longer fit a tool's declared schema: withhold it then.
   const withholdSchemas = (options.policyTransforms ?? []).length > 0;
-  server.setRequestHandler(ListToolsRequestSchema, async () => {
+  const shown = (listed: ListedTool): Tool =>
+    (withholdSchemas ? withoutOutputSchema(listed) : listed) as Tool;
+  server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
+    if (!built && !failed && cataloguing) {
+      // Not built yet: answer from the generated catalogs (equal to what the build will list,
+      // as a test checks); the build starts once the answer is sent. A failed build fails the
+      // listing instead; a catalog that cannot be loaded leaves the listing to the build.
+      const tools = await catalogued().catch(() => null);
+      if (tools !== null && !failed && !built) {
+        listedEarly.add(extra.requestId);
+        return {
+          tools: tools.filter((tool) => offered(tool.facts)).map((tool) => shown(tool.listed)),
+        };
+      }
+    }
     await whenBuilt();
-    return {
-      tools: catalog.list().filter(offered).map((tool) => {
-        const described = describeTool(tool);
-        if (withholdSchemas) delete described.outputSchema;
-        return described;
-      }),
-    };
+    return { tools: catalog.list().filter(offered).map((tool) => shown(describeTool(tool))) };
   });
 
   server.setRequestHandler(
@@ -871,6 +929,20 @@ export function assembleServer(
       await whenBuilt();
     },
     async connect(transport: McpTransport): Promise<void> {
+      const send = transport.send.bind(transport);
+      transport.send = async (message, sendOptions) => {
+        try {
+          await send(message, sendOptions);
+        } finally {
+          const answer = message as { id?: string | number; result?: { serverInfo?: unknown } };
+          // One turn of the event loop lets the transport flush the answer before the build.
+          if (answer.id !== undefined && listedEarly.delete(answer.id) && !closed) buildAfter(0);
+          // The handshake's answer is out: load the catalogs while the client turns around.
+          if (answer.result?.serverInfo !== undefined && cataloguing && !built && !closed) {
+            catalogued().catch(() => {});
+          }
+        }
+      };
       await server.connect(transport as unknown as Transport);
       connected = true;
     },
@@ -879,6 +951,7 @@ export function assembleServer(
       closed = true;
       connected = false;
       resourceListChanged.cancel();
+      clearTimeout(graceTimer);
       // A workbench still being built is closed once it is (a failed build has nothing to close).
       await pending?.catch(() => {});
       for (const workbench of workbenches) {
@@ -894,6 +967,9 @@ export function assembleServer(
     },
   };
 }
+
+/** What `--toolsets` and the policy gate decide a tool's visibility by. */
+type ToolFacts = Pick<ToolDefinition, "name" | "toolset" | "category" | "sensitivity" | "effects">;
 
 /** A URI template's matcher. */
 type UriMatcher = ReturnType<typeof compileUriTemplate>;
@@ -973,59 +1049,6 @@ function decodeCursor(cursor: string | undefined, length: number): number {
     throw new McpError(ErrorCode.InvalidParams, `Invalid cursor ${JSON.stringify(cursor)}`);
   }
   return start;
-}
-
-const ERROR_SCHEMA = {
-  type: "object",
-  properties: {
-    code: { type: "string" },
-    category: { type: "string" },
-    message: { type: "string" },
-    retryable: { type: "boolean" },
-    remediation: {
-      type: "object",
-      properties: { action: { type: "string" }, restart_required: { type: "boolean" } },
-      required: ["action", "restart_required"],
-    },
-    details: { type: "object" },
-  },
-  required: ["code", "category", "message", "retryable", "remediation"],
-};
-
-function describeTool(tool: ToolDefinition): Tool {
-  const input = tool.inputJsonSchema
-    ? structuredClone(tool.inputJsonSchema)
-    : z.toJSONSchema(tool.input, { target: "draft-7", io: "input" }) as Record<string, unknown>;
-  if (!tool.inputJsonSchema) delete input.$schema;
-  const result = z.toJSONSchema(tool.result, { target: "draft-7", io: "output" }) as Record<
-    string,
-    unknown
-  >;
-  delete result.$schema;
-  const success = tool.producesEvidence
-    ? {
-      properties: {
-        result,
-        evidence_id: { type: "string", pattern: "^ev_[0-9a-f]{64}$" },
-        evidence_uri: { type: "string" },
-      },
-      required: ["result", "evidence_id", "evidence_uri"],
-    }
-    : { properties: { result }, required: ["result"] };
-  return {
-    name: tool.name,
-    title: annotationsFor(tool.name, tool.effects).title,
-    description: tool.description,
-    inputSchema: input as Tool["inputSchema"],
-    outputSchema: {
-      type: "object",
-      anyOf: [
-        { type: "object", ...success },
-        { type: "object", properties: { error: ERROR_SCHEMA }, required: ["error"] },
-      ],
-    } as Tool["outputSchema"],
-    annotations: annotationsFor(tool.name, tool.effects),
-  };
 }
 
 function evidenceResult(

@@ -63,7 +63,8 @@ function asModules(plugins: readonly WorkbenchPlugin[]): WorkbenchModule[] {
  * Creates a server for one MCP connection, serving the given workbenches
  * (every built-in one by default). Reads nothing and starts nothing until a
  * client calls a tool; the built-in workbenches' implementations are imported
- * in the background, and every request but `initialize` waits for them.
+ * in the background, `tools/list` is answered from their generated tool
+ * catalogs meanwhile, and every other request but `initialize` waits for them.
  *
  * @example
  * ```ts

@@ -1,11 +1,13 @@
 /**
  * Generates the README's tool tables (one per toolset) and the golden tool
- * schemas (one file per tool, `tests/golden/tools/<tool>.json`) from the
- * registered catalog. `deno task docs` writes them; `docs_test.ts` checks
+ * schemas (one file per tool, `tests/golden/tools/<tool>.json`) and each
+ * built-in workbench's tool catalog (`src/<workbench>/tool_catalog.json`) from
+ * the registered catalog. `deno task docs` writes them; `docs_test.ts` checks
  * they are current.
  */
 
 import { annotationsFor, type ToolEffects } from "../src/core/catalog.ts";
+import { catalogEntry, toolCatalogText } from "../src/core/tool_listing.ts";
 import { APPS_PROMPTS } from "../src/apps/prompts.ts";
 import { builtinWorkbenches } from "../src/workbenches.ts";
 import { connect } from "./helpers/in_memory.ts";
@@ -87,6 +89,37 @@ export async function readGoldenTools(): Promise<Map<string, string>> {
   return files;
 }
 
+/** The generated tool catalog of a built-in workbench (beside its `tools/` folder). */
+export function toolCatalogFile(workbench: string): URL {
+  return new URL(`../src/${workbench}/tool_catalog.json`, import.meta.url);
+}
+
+/**
+ * Each built-in workbench's tool catalog (the JSON text of its entries,
+ * in `tools/list` order) from its live tools, by workbench name.
+ */
+export async function toolCatalogs(): Promise<Map<string, string>> {
+  const { casefile, close } = await connect();
+  try {
+    const modules = builtinWorkbenches();
+    const owners = new Map(
+      modules.flatMap((module) =>
+        (module.toolsets ?? [{ name: module.name }]).map((toolset) => [toolset.name, module.name])
+      ),
+    );
+    const tools = casefile.catalog.list();
+    return new Map(modules.map((module) => [
+      module.name,
+      toolCatalogText(
+        tools.filter((tool) => owners.get(tool.toolset ?? "") === module.name)
+          .map((tool) => catalogEntry(tool, tool.toolset ?? module.name)),
+      ),
+    ]));
+  } finally {
+    await close();
+  }
+}
+
 /** The folder of golden rendered prompts, one text file per apps prompt. */
 export const GOLDEN_PROMPTS = new URL("./golden/prompts/", import.meta.url);
 
@@ -158,6 +191,10 @@ if (import.meta.main) {
   for (const [name, text] of golden) {
     await Deno.writeTextFile(new URL(`${name}.json`, GOLDEN_TOOLS), text);
   }
+  const catalogs = await toolCatalogs();
+  for (const [workbench, text] of catalogs) {
+    await Deno.writeTextFile(toolCatalogFile(workbench), text);
+  }
   await Deno.mkdir(GOLDEN_PROMPTS, { recursive: true });
   const prompts = await goldenPrompts();
   for (const name of (await readGoldenPrompts()).keys()) {
@@ -167,6 +204,8 @@ if (import.meta.main) {
     await Deno.writeTextFile(new URL(`${name}.txt`, GOLDEN_PROMPTS), text);
   }
   console.log(
-    `wrote README.md tool tables, ${golden.size} files in tests/golden/tools/ and ${prompts.size} in tests/golden/prompts/`,
+    `wrote README.md tool tables, ${golden.size} files in tests/golden/tools/, ${prompts.size} in tests/golden/prompts/ and the tool catalogs of ${
+      [...catalogs.keys()].join(", ")
+    }`,
   );
 }

@@ -33,6 +33,7 @@ import { captureNeeds } from "./capture/readiness.ts";
 import { APPS_ERROR_CODES } from "./errors.ts";
 import { ANALYSIS_PREDICATE } from "./evidence.ts";
 import { CLOSE_BINARY } from "./tool_names.ts";
+import { lazyToolCatalog } from "../core/tool_listing.ts";
 
 /** How the apps workbench is configured. */
 export interface AppsSettings {
@@ -94,6 +95,11 @@ const CAPTURE_HELP =
   (--allow-write=/tmp --allow-read=/tmp), and strace, gdb, prlimit and unshare when granted;
   binary_session lists what is still missing (see the README's "Process capture").
 `;
+
+/** The generated catalog of the apps tools (`tool_catalog.json`), imported on first use. */
+const toolCatalog = lazyToolCatalog(() =>
+  import("./tool_catalog.json", { with: { type: "json" } })
+);
 
 /** Imports the implementation, then builds the workbench with it. */
 const importedBuilder: AppsBuilder = async (services, settings) => {
@@ -170,6 +176,8 @@ export function appsModuleWith(
         : []),
     ],
     deferred: build === importedBuilder,
+    // What the imported implementation lists (its tools do not depend on the settings).
+    ...(build === importedBuilder ? { toolCatalog } : {}),
     create: (services) => build(services, resolved),
   };
 }

@@ -21,6 +21,7 @@ import {
 } from "./importers/input_limits.ts";
 import { CLOUD_TOOLSETS } from "./toolsets/info.ts";
 import { parseDatasetSpec } from "./workspace/naming.ts";
+import { lazyToolCatalog } from "../core/tool_listing.ts";
 
 export { CLOUD_TOOLSETS };
 
@@ -86,6 +87,11 @@ const CLOUD_HELP = `Cloud estates (the cloud workbench):
                          a load takes up to about ${LOAD_PEAK_FACTOR}× the file's size in memory, so the
                          default keeps one under ${MEMORY_BOUND}
 `;
+
+/** The generated catalog of the cloud tools (`tool_catalog.json`), imported on first use. */
+const toolCatalog = lazyToolCatalog(() =>
+  import("./tool_catalog.json", { with: { type: "json" } })
+);
 
 /** Imports the implementation, then builds the workbench with it. */
 const importedBuilder: CloudBuilder = async (services, settings) => {
@@ -165,6 +171,8 @@ export function cloudModuleWith(
       }]),
     ],
     deferred: build === importedBuilder,
+    // What the imported implementation lists (its tools do not depend on the settings).
+    ...(build === importedBuilder ? { toolCatalog } : {}),
     create: (services) => build(services, resolved),
   };
 }

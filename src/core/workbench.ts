@@ -9,6 +9,7 @@
 
 import type { NameSource } from "./policy/names.ts";
 import type { ToolDefinition } from "./catalog.ts";
+import type { CatalogEntry } from "./tool_listing.ts";
 import type { CandidateSource, CompletionOptions } from "./completion.ts";
 import type { EvidenceLedger } from "./evidence.ts";
 import type { Logger } from "./log.ts";
@@ -176,6 +177,17 @@ export interface WorkbenchModule {
    * `initialize` never waits for the import. @default false
    */
   deferred?: boolean;
+  /**
+   * The tools `create` builds, as `tools/list` shows them, generated ahead
+   * of time (the built-in workbenches commit theirs; `deno task docs`
+   * regenerates them) and loaded on first use. When every served module has
+   * one, a `tools/list` that arrives before the workbenches are built is
+   * answered from these, through the same `--toolsets` and policy
+   * decisions; otherwise (or when one fails to load) it waits for the
+   * build. A module whose tools depend on its settings must leave this out.
+   * @default none
+   */
+  toolCatalog?(): Promise<readonly CatalogEntry[]>;
   /**
    * Builds the workbench for one connection. It may answer with a promise:
    * the server answers `initialize` from the fields above alone and holds

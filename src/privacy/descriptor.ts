@@ -8,6 +8,7 @@
 
 import type { Workbench, WorkbenchModule, WorkbenchServices } from "../core/workbench.ts";
 import type { CompiledPolicy } from "../core/policy/compile.ts";
+import { lazyToolCatalog } from "../core/tool_listing.ts";
 
 /** The privacy toolset. */
 export const PRIVACY_TOOLSET = {
@@ -31,6 +32,11 @@ export type PrivacyBuilder = (
   settings: PrivacySettings,
   keep: (policy: CompiledPolicy) => void,
 ) => Workbench | Promise<Workbench>;
+
+/** The generated catalog of the privacy tools (`tool_catalog.json`), imported on first use. */
+const toolCatalog = lazyToolCatalog(() =>
+  import("./tool_catalog.json", { with: { type: "json" } })
+);
 
 /** Imports the implementation, then builds the workbench with it. */
 const importedBuilder: PrivacyBuilder = async (services, settings, keep) => {
@@ -59,6 +65,8 @@ export function privacyModuleWith(
     toolsets: [PRIVACY_TOOLSET],
     permissionNeeds: () => [],
     deferred: build === importedBuilder,
+    // What the imported implementation lists (its tools do not depend on the settings).
+    ...(build === importedBuilder ? { toolCatalog } : {}),
     create: (services) => build(services, policy ? { policy } : {}, keep),
   };
 }

@@ -92,6 +92,16 @@ export function serverArgs(spec: ServerSpec): string[] {
   return [...flags, MOD_TS, ...roots.flatMap((root) => ["--root", root]), ...(spec.args ?? [])];
 }
 
+/** A transport (not yet connected) that spawns our server for `spec`. */
+export function serverTransport(spec: ServerSpec): StdioClientTransport {
+  return new StdioClientTransport({
+    command: Deno.execPath(),
+    args: serverArgs(spec),
+    env: childEnv(spec.env),
+    stderr: "pipe",
+  });
+}
+
 function childEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env = Object.fromEntries(
     Object.entries(Deno.env.toObject()).filter(([name]) => !name.startsWith("CASEFILE_")),
@@ -115,10 +125,16 @@ export class BenchServer implements AsyncDisposable {
   readonly startMs: number;
   /**
    * Milliseconds from spawn to the answer of the first `tools/list` (sent
-   * right after the handshake, as a client does): the server is then ready,
-   * its workbenches built, and what a bench measures next excludes that.
+   * right after the handshake, as a client does; answered from the generated
+   * tool catalogs when the workbenches are not built yet).
    */
   readonly readyMs: number = 0;
+  /**
+   * Milliseconds from spawn to the answer of a `prompts/list` sent after
+   * that `tools/list`, which waits for every workbench to be built: what a
+   * bench measures next excludes the build.
+   */
+  readonly builtMs: number = 0;
   readonly #client: Client;
   readonly #transport: StdioClientTransport;
   #stderr = "";
@@ -131,12 +147,7 @@ export class BenchServer implements AsyncDisposable {
 
   /** Spawns the server for `spec` and completes the MCP handshake. */
   static async start(spec: ServerSpec): Promise<BenchServer> {
-    const transport = new StdioClientTransport({
-      command: Deno.execPath(),
-      args: serverArgs(spec),
-      env: childEnv(spec.env),
-      stderr: "pipe",
-    });
+    const transport = serverTransport(spec);
     const client = new Client({ name: "casefile-client-bench", version: "0.0.0" });
     const began = performance.now();
     const server = new BenchServer(client, transport, 0);
@@ -151,6 +162,8 @@ export class BenchServer implements AsyncDisposable {
     (server as { startMs: number }).startMs = performance.now() - began;
     await client.listTools();
     (server as { readyMs: number }).readyMs = performance.now() - began;
+    await client.listPrompts();
+    (server as { builtMs: number }).builtMs = performance.now() - began;
     return server;
   }
 

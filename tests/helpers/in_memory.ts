@@ -36,6 +36,8 @@ export async function connect(
   await client.connect(clientSide);
   // Listing caches each tool's output schema: the client then checks every result against it.
   await client.listTools();
+  // That listing may come from the generated catalogs: tests see the workbenches built.
+  await casefile.ready();
   return {
     client,
     casefile,

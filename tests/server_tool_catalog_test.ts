@@ -1,0 +1,312 @@
+/**
+ * The generated tool catalogs: each built-in workbench commits what its tools
+ * list (`src/<workbench>/tool_catalog.ts`, written by `deno task docs`), and
+ * the server answers a `tools/list` that arrives before the workbenches are
+ * built from them. The catalogs must equal the live tools, whatever the
+ * workbench settings, and a listing before the build must equal the one
+ * after it under every `--toolsets` and policy choice.
+ */
+
+import assert from "node:assert/strict";
+import { Client } from "@modelcontextprotocol/sdk/client";
+// @ts-types="@modelcontextprotocol/sdk/inMemory"
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { type AssembledServer, assembleServer, type CreateServerOptions } from "../src/server.ts";
+import { builtinWorkbenches } from "../src/workbenches.ts";
+import { appsWorkbenchWith } from "../src/apps/workbench.ts";
+import { cloudWorkbenchWith } from "../src/cloud/workbench.ts";
+import { privacyWorkbenchWith } from "../src/privacy/workbench.ts";
+import { compilePolicy, gateOptions } from "../src/core/policy/compile.ts";
+import { loadPolicy } from "../src/core/policy/document.ts";
+import {
+  catalogEntry,
+  checkToolCatalog,
+  lazyToolCatalog,
+  toolCatalogText,
+} from "../src/core/tool_listing.ts";
+import type { Workbench, WorkbenchModule } from "../src/core/workbench.ts";
+import { toolCatalogFile, toolCatalogs } from "./generate_docs.ts";
+import { connect } from "./helpers/in_memory.ts";
+import { notebookWorkbench } from "./fixtures/fake_workbench.ts";
+
+const WORKBENCHES = ["apps", "cloud", "privacy"];
+/** The committed catalog texts, by workbench. */
+const COMMITTED = new Map(
+  await Promise.all(
+    WORKBENCHES.map(async (name) =>
+      [name, await Deno.readTextFile(toolCatalogFile(name))] as const
+    ),
+  ),
+);
+const STALE = "is stale: run `deno task docs` and commit it";
+
+Deno.test("each built-in workbench's committed tool catalog equals what its live tools list", async () => {
+  const live = await toolCatalogs();
+  assert.deepEqual([...live.keys()], [...COMMITTED.keys()], "one catalog per built-in workbench");
+  for (const [workbench, text] of live) {
+    assert.ok(checkToolCatalog(JSON.parse(text)).length > 0, `${workbench} lists tools`);
+    assert.equal(COMMITTED.get(workbench), text, `src/${workbench}/tool_catalog.json ${STALE}`);
+  }
+});
+
+Deno.test("the built-in tools list the same whatever the workbench settings and flags", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "casefile-catalog-" });
+  const policy = compilePolicy(loadPolicy("strict"), { env: () => "test-vault-key" });
+  const { casefile, close } = await connect({
+    allowFileWrites: true,
+    allowProcessLaunch: true,
+    workbenches: [
+      appsWorkbenchWith({
+        capturePolicy: {
+          executables: ["/usr/bin/true"],
+          roots: [dir],
+          environment: ["LANG"],
+          allowHostNetwork: true,
+          requireHumanConfirmation: true,
+        },
+        ceilings: { max_entries: 7, max_total_bytes: 4096, max_depth: 2 },
+      }),
+      cloudWorkbenchWith({ demo: true, outputDir: dir, maxDatasetBytes: 12345 }),
+      privacyWorkbenchWith({ policy }),
+    ],
+  });
+  try {
+    for (const module of builtinWorkbenches()) {
+      const declared = new Set((module.toolsets ?? []).map((toolset) => toolset.name));
+      const text = toolCatalogText(
+        casefile.catalog.list().filter((tool) => declared.has(tool.toolset ?? ""))
+          .map((tool) => catalogEntry(tool, tool.toolset ?? module.name)),
+      );
+      assert.equal(text, COMMITTED.get(module.name), `${module.name} under non-default settings`);
+    }
+  } finally {
+    await close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/** The modules, each built only once `gate` resolves (their catalogs kept). */
+function gated(modules: readonly WorkbenchModule[], gate: Promise<void>): WorkbenchModule[] {
+  return modules.map((module) => ({
+    ...module,
+    create: async (services): Promise<Workbench> => {
+      await gate;
+      return await module.create(services);
+    },
+  }));
+}
+
+/** A server over `modules` and a connected SDK client (the handshake done). */
+async function session(
+  options: CreateServerOptions,
+  modules: WorkbenchModule[],
+): Promise<{ casefile: AssembledServer; client: Client; close(): Promise<void> }> {
+  const casefile = assembleServer({ logLevel: "emergency", ...options }, modules);
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await casefile.connect(serverSide);
+  const client = new Client({ name: "casefile-catalog-test", version: "0.0.0" });
+  await client.connect(clientSide);
+  return {
+    casefile,
+    client,
+    close: async () => {
+      await client.close();
+      await casefile.close();
+    },
+  };
+}
+
+/** What the server offers under a start-up choice: the options and the modules' policy. */
+interface Choice {
+  name: string;
+  options?: CreateServerOptions;
+  policy?: string | Record<string, unknown>;
+  /** A tool the choice must hide. */
+  hides?: string;
+}
+
+const CHOICES: Choice[] = [
+  { name: "defaults" },
+  { name: "--toolsets static", options: { toolsets: ["static"] }, hides: "open_binary" },
+  { name: "--toolsets cloud,session", options: { toolsets: ["cloud", "session"] } },
+  { name: "--read-only", options: { readOnly: true }, hides: "extract_artifact" },
+  { name: "--policy strict (schemas withheld)", policy: "strict" },
+  { name: "--policy standard", policy: "standard", hides: "reveal_token" },
+  { name: "--policy soc-analyst", policy: "soc-analyst", hides: "export_report" },
+  {
+    name: "a policy that hides denied tools",
+    policy: { name: "custom", hide_denied: true, deny_tools: ["search_*", "graph_*"] },
+    hides: "search_strings",
+  },
+  {
+    name: "a policy that denies without hiding",
+    policy: { name: "custom", hide_denied: false, deny_tools: ["search_*"] },
+  },
+];
+
+for (const choice of CHOICES) {
+  Deno.test(`tools/list before the build equals tools/list after it: ${choice.name}`, async () => {
+    let open = (): void => {};
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const policy = choice.policy === undefined
+      ? undefined
+      : compilePolicy(loadPolicy(choice.policy), { env: () => "test-vault-key" });
+    const { casefile, client, close } = await session(
+      { ...choice.options, ...(policy ? gateOptions(policy) : {}) },
+      gated(builtinWorkbenches(policy ? { policy } : {}), gate),
+    );
+    try {
+      const before = await client.listTools();
+      assert.equal(casefile.catalog.list().length, 0, "answered before any workbench was built");
+      open();
+      await casefile.ready();
+      const after = await client.listTools();
+      assert.ok(after.tools.length > 0);
+      assert.equal(JSON.stringify(before), JSON.stringify(after));
+      if (choice.hides) {
+        assert.ok(!after.tools.some((tool) => tool.name === choice.hides), choice.hides);
+      }
+      if (choice.policy === "strict") {
+        assert.ok(after.tools.every((tool) => tool.outputSchema === undefined), "withheld");
+      }
+    } finally {
+      open();
+      await close();
+    }
+  });
+}
+
+Deno.test("a tools/call sent before the build waits for it, then runs", async () => {
+  let open = (): void => {};
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  const { casefile, client, close } = await session({}, gated(builtinWorkbenches(), gate));
+  try {
+    await client.listTools();
+    let settled = false;
+    const call = client.callTool({ name: "workspace_status", arguments: {} }).finally(() =>
+      settled = true
+    );
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    assert.equal(settled, false, "the call waits for the build");
+    assert.equal(casefile.catalog.list().length, 0);
+    open();
+    const result = await call;
+    assert.equal(result.isError, undefined, JSON.stringify(result).slice(0, 300));
+    assert.ok(result.structuredContent, "answered by the built workbench");
+  } finally {
+    open();
+    await close();
+  }
+});
+
+Deno.test("with a workbench that has no catalog, tools/list waits for the build as before", async () => {
+  let open = (): void => {};
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  const notebook = notebookWorkbench();
+  const modules = gated([...builtinWorkbenches(), { ...notebook, deferred: true }], gate);
+  assert.equal(modules.at(-1)!.toolCatalog, undefined);
+  const { casefile, client, close } = await session({}, modules);
+  try {
+    let settled = false;
+    const listing = client.listTools().finally(() => settled = true);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    assert.equal(settled, false, "tools/list waits for the build");
+    open();
+    const { tools } = await listing;
+    assert.deepEqual(tools.map((tool) => tool.name), casefile.catalog.list().map((t) => t.name));
+    assert.ok(tools.some((tool) => tool.name === "get_note"));
+  } finally {
+    open();
+    await close();
+  }
+});
+
+Deno.test("checkToolCatalog() refuses what is not a list of catalog entries", () => {
+  assert.throws(() => checkToolCatalog({}), /JSON array/);
+  assert.throws(() => checkToolCatalog([{ toolset: "x" }]), /Entry 0/);
+});
+
+Deno.test("lazyToolCatalog() imports once, shares the entries, and retries a failed import", async () => {
+  let imports = 0;
+  const entries = [{ toolset: "t", effects: {}, listed: { name: "a" } }];
+  const catalog = lazyToolCatalog(() => {
+    imports++;
+    return imports === 1
+      ? Promise.reject(new Error("not readable"))
+      : Promise.resolve({ default: entries });
+  });
+  await assert.rejects(catalog(), /not readable/);
+  assert.equal(await catalog(), await catalog());
+  assert.equal(imports, 2);
+});
+
+Deno.test("a tools/list before the build waits for it when a catalog cannot be loaded", async () => {
+  let open = (): void => {};
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  const modules = gated(builtinWorkbenches(), gate).map((module, index) =>
+    index === 1
+      ? { ...module, toolCatalog: () => Promise.reject(new Error("no read access")) }
+      : module
+  );
+  const { casefile, client, close } = await session({}, modules);
+  try {
+    let settled = false;
+    const listing = client.listTools().finally(() => settled = true);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    assert.equal(settled, false, "tools/list waits for the build");
+    open();
+    const { tools } = await listing;
+    assert.deepEqual(tools.map((tool) => tool.name), casefile.catalog.list().map((t) => t.name));
+  } finally {
+    open();
+    await close();
+  }
+});
+
+/** The built-in modules, counting the calls of their `create`. */
+function counted(): { modules: WorkbenchModule[]; calls: () => number } {
+  let calls = 0;
+  const modules = builtinWorkbenches().map((module) => ({
+    ...module,
+    create: (services: Parameters<WorkbenchModule["create"]>[0]) => {
+      calls++;
+      return module.create(services);
+    },
+  }));
+  return { modules, calls: () => calls };
+}
+
+/** Polls until `done` holds (at most 10 s). */
+async function eventually(done: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 1000 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
+  assert.ok(done(), what);
+}
+
+Deno.test("after a tools/list answered from the catalogs, the workbenches are built without another request", async () => {
+  const { modules, calls } = counted();
+  const { casefile, client, close } = await session({}, modules);
+  try {
+    await client.listTools();
+    await eventually(() => calls() === 3 && casefile.catalog.list().length > 0, "built");
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("without any tools/list after the handshake, the workbenches are built after a short grace", async () => {
+  const { modules, calls } = counted();
+  const { casefile, close } = await session({}, modules);
+  try {
+    await eventually(() => calls() === 3 && casefile.catalog.list().length > 0, "built");
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("a server closed right after the handshake builds nothing and leaves no timer", async () => {
+  const { modules, calls } = counted();
+  const { close } = await session({}, modules);
+  await close();
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.equal(calls(), 0);
+});
