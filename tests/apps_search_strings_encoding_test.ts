@@ -50,6 +50,15 @@ Deno.test({
       const both = await search(client, { query, limit: 100 });
       assert.equal(both.scanned_strings, ascii.length + utf16.length);
       assert.equal(both.total, onlyAscii.total + onlyUtf16.total);
+      // After both were scanned, each encoding is served from the joined table, unchanged.
+      assert.deepStrictEqual(
+        await search(client, { query, encoding: "ascii", limit: 100 }),
+        onlyAscii,
+      );
+      assert.deepStrictEqual(
+        await search(client, { query, encoding: "utf-16le", limit: 1 }),
+        onlyUtf16,
+      );
       // Both encodings list ASCII first: the ASCII hits lead, in the same order.
       assert.deepStrictEqual(
         both.items.slice(0, onlyAscii.items.length).map((item: Loose) => item.file_offset),

@@ -29,6 +29,7 @@ import {
   scanStringRuns,
   type StringEncodingName,
   type StringTable,
+  stringTableSlice,
 } from "./strings.ts";
 
 /** Progress and cancellation for long analysis. */
@@ -259,7 +260,14 @@ export class ProgramAnalysis {
         control.signal,
         half(Math.floor(this.image.bytes.length / 2)),
       );
-      return joinStringTables(ascii, utf16);
+      const both = joinStringTables(ascii, utf16);
+      // Each encoding's table becomes a view of the joined one: the offsets are held once.
+      this.#stringsOf.set("ascii", Promise.resolve(stringTableSlice(both, 0, ascii.count)));
+      this.#stringsOf.set(
+        "utf-16le",
+        Promise.resolve(stringTableSlice(both, ascii.count, both.count)),
+      );
+      return both;
     })();
     this.#strings.catch(() => (this.#strings = null));
     return this.#strings;

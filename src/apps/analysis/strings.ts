@@ -138,6 +138,11 @@ export async function scanStringRuns(
   return { offsets, count };
 }
 
+/** Strings `start` to `end` (exclusive) of `table`, sharing its offsets. */
+export function stringTableSlice(table: StringTable, start: number, end: number): StringTable {
+  return { offsets: table.offsets.subarray(start, end), count: end - start };
+}
+
 /** One table of `first`'s strings followed by `second`'s. */
 export function joinStringTables(first: StringTable, second: StringTable): StringTable {
   const offsets = new Uint32Array(first.count + second.count);
