@@ -47,7 +47,7 @@ async function timedStart(transport: StdioClientTransport, tool: string): Promis
     // turns its output schemas into validators.
     let list = 0;
     const handle = transport.onmessage!;
-    transport.onmessage = (message, extra) => {
+    transport.onmessage = (...[message, extra]: Parameters<typeof handle>) => {
       if (list === 0 && "result" in message && "tools" in (message.result ?? {})) {
         list = performance.now() - began;
       }
