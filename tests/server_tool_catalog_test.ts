@@ -146,8 +146,7 @@ const CHOICES: Choice[] = [
 
 for (const choice of CHOICES) {
   Deno.test(`tools/list before the build equals tools/list after it: ${choice.name}`, async () => {
-    let open = (): void => {};
-    const gate = new Promise<void>((resolve) => (open = resolve));
+    const { gate, open } = buildGate();
     const policy = choice.policy === undefined
       ? undefined
       : compilePolicy(loadPolicy(choice.policy), { env: () => "test-vault-key" });
@@ -176,9 +175,46 @@ for (const choice of CHOICES) {
   });
 }
 
-Deno.test("a tools/call sent before the build waits for it, then runs", async () => {
+/** A promise that gates a build, and the function that opens it. */
+function buildGate(): { gate: Promise<void>; open: () => void } {
   let open = (): void => {};
   const gate = new Promise<void>((resolve) => (open = resolve));
+  return { gate, open };
+}
+
+/** Asserts `pending` is still unsettled 30 ms on (`why` says what it waits for); returns it. */
+async function stillWaiting<T>(pending: Promise<T>, why: string): Promise<{ done: Promise<T> }> {
+  let settled = false;
+  const done = pending.finally(() => (settled = true));
+  await new Promise((resolve) => setTimeout(resolve, 30));
+  assert.equal(settled, false, why);
+  return { done };
+}
+
+/**
+ * Lists the tools of a server of `modules` (whose build waits for `open`),
+ * checks the listing waited for the build and names what was built, and
+ * returns the names.
+ */
+async function listedOnceBuilt(
+  modules: Parameters<typeof session>[1],
+  open: () => void,
+): Promise<string[]> {
+  const { casefile, client, close } = await session({}, modules);
+  try {
+    const listing = await stillWaiting(client.listTools(), "tools/list waits for the build");
+    open();
+    const names = (await listing.done).tools.map((tool) => tool.name);
+    assert.deepEqual(names, casefile.catalog.list().map((t) => t.name));
+    return names;
+  } finally {
+    open();
+    await close();
+  }
+}
+
+Deno.test("a tools/call sent before the build waits for it, then runs", async () => {
+  const { gate, open } = buildGate();
   const { casefile, client, close } = await session({}, gated(builtinWorkbenches(), gate));
   try {
     await client.listTools();
@@ -200,25 +236,12 @@ Deno.test("a tools/call sent before the build waits for it, then runs", async ()
 });
 
 Deno.test("with a workbench that has no catalog, tools/list waits for the build as before", async () => {
-  let open = (): void => {};
-  const gate = new Promise<void>((resolve) => (open = resolve));
+  const { gate, open } = buildGate();
   const notebook = notebookWorkbench();
   const modules = gated([...builtinWorkbenches(), { ...notebook, deferred: true }], gate);
   assert.equal(modules.at(-1)!.toolCatalog, undefined);
-  const { casefile, client, close } = await session({}, modules);
-  try {
-    let settled = false;
-    const listing = client.listTools().finally(() => settled = true);
-    await new Promise((resolve) => setTimeout(resolve, 30));
-    assert.equal(settled, false, "tools/list waits for the build");
-    open();
-    const { tools } = await listing;
-    assert.deepEqual(tools.map((tool) => tool.name), casefile.catalog.list().map((t) => t.name));
-    assert.ok(tools.some((tool) => tool.name === "get_note"));
-  } finally {
-    open();
-    await close();
-  }
+  const names = await listedOnceBuilt(modules, open);
+  assert.ok(names.includes("get_note"));
 });
 
 Deno.test("checkToolCatalog() refuses what is not a list of catalog entries", () => {
@@ -241,26 +264,13 @@ Deno.test("lazyToolCatalog() imports once, shares the entries, and retries a fai
 });
 
 Deno.test("a tools/list before the build waits for it when a catalog cannot be loaded", async () => {
-  let open = (): void => {};
-  const gate = new Promise<void>((resolve) => (open = resolve));
+  const { gate, open } = buildGate();
   const modules = gated(builtinWorkbenches(), gate).map((module, index) =>
     index === 1
       ? { ...module, toolCatalog: () => Promise.reject(new Error("no read access")) }
       : module
   );
-  const { casefile, client, close } = await session({}, modules);
-  try {
-    let settled = false;
-    const listing = client.listTools().finally(() => settled = true);
-    await new Promise((resolve) => setTimeout(resolve, 30));
-    assert.equal(settled, false, "tools/list waits for the build");
-    open();
-    const { tools } = await listing;
-    assert.deepEqual(tools.map((tool) => tool.name), casefile.catalog.list().map((t) => t.name));
-  } finally {
-    open();
-    await close();
-  }
+  await listedOnceBuilt(modules, open);
 });
 
 /** The built-in modules, counting the calls of their `create`. */
