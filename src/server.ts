@@ -480,9 +480,9 @@ export function assembleServer(
         return;
       }
       // The client's tools/list follows the handshake at once, and is answered from the
-      // catalogs: building (module evaluation holds the event loop for a while) starts once
-      // that answer is sent, or after a short grace when no listing comes.
-      catalogued().catch(() => {});
+      // catalogs (their load began when the handshake's answer went out: see connect):
+      // building (module evaluation holds the event loop for a while) starts once that answer
+      // is sent, or after a short grace when no listing comes.
       buildAfter(LISTING_GRACE_MS);
     };
   }

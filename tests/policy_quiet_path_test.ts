@@ -12,7 +12,7 @@ import { Redactor } from "../src/core/policy/redaction.ts";
 import { sanitizer } from "../src/core/policy/sanitize.ts";
 import { PseudonymVault } from "../src/core/policy/vault.ts";
 
-// The quiet path of the fused walk (each stage's own early-exit tests, remembered per text)
+// The quiet path of the fused walk (each stage's own early-exit tests, asked before the stages)
 // must give exactly what running every stage gives: same output, same reports, same tokens.
 
 /** One match of each built-in detector (each is checked to match its detector below). */
@@ -100,7 +100,7 @@ function crafted(): string[] {
     out.push(c, `${c}${base}`, `${base}${c}`, `${base.slice(0, 9)}${c}${base.slice(9)}`, `ab${c}`);
   }
   // Lengths at every bound the quiet path or the stages look at: 2/3 (redaction), 11/12
-  // (injection), 15/16 (remembered), around both free-text caps.
+  // (injection), 15/16, around both free-text caps.
   for (const n of [0, 1, 2, 3, 11, 12, 15, 16, 17, 999, 1000, 1001, 1999, 2000, 2001, 20001]) {
     out.push("a".repeat(n), `${"a".repeat(Math.max(0, n - 9))}exfiltrat`.slice(-n || 0));
     if (n >= 13) out.push(`${"b".repeat(n - 13)}system prompt`);
@@ -254,7 +254,7 @@ function compare(texts: readonly string[], label: string, chosen = configs()): n
   for (const config of chosen) {
     const fast = build(config, true);
     const full = build(config, false);
-    // Twice over, so the second pass answers from what the first remembered.
+    // Twice over: a walk function gives the same answers when it meets a text again.
     for (const pass of [1, 2]) {
       for (const text of texts) {
         const value = Object.fromEntries([...KEYS.map((key) => [key, text]), [text, 1]]);

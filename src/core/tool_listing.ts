@@ -10,6 +10,7 @@
  */
 
 import { z } from "zod";
+import { freezeCanonical } from "./canonical_json.ts";
 import { annotationsFor, type ToolAnnotations, type ToolDefinition } from "./catalog.ts";
 import type { ToolEffects } from "./catalog.ts";
 import type { Sensitivity } from "./policy.ts";
@@ -69,7 +70,9 @@ const described = new WeakMap<ToolDefinition, ListedTool>();
 export function describeTool(tool: ToolDefinition): ListedTool {
   const known = described.get(tool);
   if (known) return known;
-  const listed = deepFreeze(convert(tool));
+  const listed = convert(tool);
+  // Plain JSON, frozen deeply (and known canonical, so Evidence or docs may write it whole).
+  freezeCanonical(listed);
   described.set(tool, listed);
   return listed;
 }
@@ -179,10 +182,4 @@ function convert(tool: ToolDefinition): ListedTool {
     },
     annotations,
   };
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value;
-  for (const child of Object.values(value)) deepFreeze(child);
-  return Object.freeze(value);
 }

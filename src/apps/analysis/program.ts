@@ -25,7 +25,8 @@ import {
 } from "./code.ts";
 import { type ContainmentBound, ProcedureTable } from "./procedures.ts";
 import {
-  joinStringTables,
+  scanBothEncodings,
+  type ScanControl,
   scanStringRuns,
   type StringEncodingName,
   type StringTable,
@@ -245,42 +246,35 @@ export class ProgramAnalysis {
     control: AnalysisControl = {},
     encoding: StringEncodingName | "any" = "any",
   ): Promise<StringTable> {
-    const message = (done: number, total: number) =>
-      control.onProgress!(done, total, `scanned ${done} of ${total} bytes for strings`);
-    if (encoding !== "any") {
-      return this.#stringRuns(encoding, control.signal, control.onProgress && message);
-    }
+    const scan: ScanControl = {
+      signal: control.signal,
+      onProgress: control.onProgress &&
+        ((done, total) =>
+          control.onProgress!(done, total, `scanned ${done} of ${total} bytes for strings`)),
+    };
+    if (encoding !== "any") return this.#stringRuns(encoding, scan);
     this.#strings ??= (async () => {
-      const half = (base: number) =>
-        control.onProgress &&
-        ((done: number, total: number) => message(base + Math.floor(done / 2), total));
-      const ascii = await this.#stringRuns("ascii", control.signal, half(0));
-      const utf16 = await this.#stringRuns(
-        "utf-16le",
-        control.signal,
-        half(Math.floor(this.image.bytes.length / 2)),
+      const { table, asciiCount } = await scanBothEncodings(
+        this.image.bytes.length,
+        scan,
+        (one, control) => this.#stringRuns(one, control),
       );
-      const both = joinStringTables(ascii, utf16);
       // Each encoding's table becomes a view of the joined one: the offsets are held once.
-      this.#stringsOf.set("ascii", Promise.resolve(stringTableSlice(both, 0, ascii.count)));
+      this.#stringsOf.set("ascii", Promise.resolve(stringTableSlice(table, 0, asciiCount)));
       this.#stringsOf.set(
         "utf-16le",
-        Promise.resolve(stringTableSlice(both, ascii.count, both.count)),
+        Promise.resolve(stringTableSlice(table, asciiCount, table.count)),
       );
-      return both;
+      return table;
     })();
     this.#strings.catch(() => (this.#strings = null));
     return this.#strings;
   }
 
-  #stringRuns(
-    encoding: StringEncodingName,
-    signal: AbortSignal | undefined,
-    onProgress: ((done: number, total: number) => Promise<void> | void) | undefined,
-  ): Promise<StringTable> {
+  #stringRuns(encoding: StringEncodingName, control: ScanControl): Promise<StringTable> {
     let table = this.#stringsOf.get(encoding);
     if (!table) {
-      table = scanStringRuns(this.image.bytes, encoding, { signal, onProgress });
+      table = scanStringRuns(this.image.bytes, encoding, control);
       this.#stringsOf.set(encoding, table);
       table.catch(() => this.#stringsOf.delete(encoding));
     }

@@ -55,15 +55,32 @@ export async function scanStrings(
   bytes: Uint8Array,
   options: ScanControl = {},
 ): Promise<StringTable> {
+  return (await scanBothEncodings(
+    bytes.length,
+    options,
+    (encoding, control) => scanStringRuns(bytes, encoding, control),
+  )).table;
+}
+
+/**
+ * Both encodings' tables from `scan` (ASCII, then UTF-16LE), joined; each
+ * scan reports its progress over half of `total` bytes. Also answers how
+ * many of the joined strings are ASCII.
+ */
+export async function scanBothEncodings(
+  total: number,
+  options: ScanControl,
+  scan: (encoding: StringEncodingName, options: ScanControl) => Promise<StringTable>,
+): Promise<{ table: StringTable; asciiCount: number }> {
   const half = (base: number) =>
     options.onProgress &&
-    ((done: number, total: number) => options.onProgress!(base + Math.floor(done / 2), total));
-  const ascii = await scanStringRuns(bytes, "ascii", { ...options, onProgress: half(0) });
-  const utf16 = await scanStringRuns(bytes, "utf-16le", {
-    ...options,
-    onProgress: half(Math.floor(bytes.length / 2)),
+    ((done: number, all: number) => options.onProgress!(base + Math.floor(done / 2), all));
+  const ascii = await scan("ascii", { signal: options.signal, onProgress: half(0) });
+  const utf16 = await scan("utf-16le", {
+    signal: options.signal,
+    onProgress: half(Math.floor(total / 2)),
   });
-  return joinStringTables(ascii, utf16);
+  return { table: joinStringTables(ascii, utf16), asciiCount: ascii.count };
 }
 
 /**

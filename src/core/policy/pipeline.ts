@@ -17,11 +17,6 @@ import type { sanitizer } from "./sanitize.ts";
  * change nothing else (no counts), so the walk can skip the stage's full work for it.
  */
 export interface QuietCheck {
-  /**
-   * What the test is: two checks with the same id give the same verdict on every text, so
-   * walks may share what they learned (verdicts are remembered per set of ids).
-   */
-  id: string;
   /** The longest text {@linkcode QuietCheck.test} speaks for. */
   maxLength: number;
   /** Whether {@linkcode QuietCheck.test} speaks for strings under `key` (for good). */
@@ -48,14 +43,6 @@ const SKIPPED_KEY = 1;
 const WALKED_KEY = 2;
 const PLAIN_KEY = 3;
 
-// Texts every check of a set passed, per set of check ids. A verdict depends on the text
-// alone, so it holds for good; only longer texts are remembered (a short one is tested about
-// as fast as it is looked up), and each set is emptied when it would pass its bounds.
-const QUIET_MEMOS = new Map<string, { texts: Set<string>; chars: number }>();
-const MEMO_MIN_LENGTH = 16;
-const MEMO_TEXTS = 1 << 17;
-const MEMO_CHARS = 1 << 22;
-
 /**
  * Builds one walk running `stages` on every string (skipping the keys the
  * transforms leave alone), leaving out `excludedKeys`, capping strings at
@@ -75,9 +62,6 @@ export function fusedWalk(
     ? stages.map((stage) => stage.quiet!)
     : null;
   const quietLength = Math.min(...(checks ?? []).map((check) => check.maxLength));
-  const memoId = checks?.map((check) => check.id).join("\u0000") ?? "";
-  const memo = checks === null ? null : QUIET_MEMOS.get(memoId) ?? { texts: new Set(), chars: 0 };
-  if (memo !== null) QUIET_MEMOS.set(memoId, memo);
   // Whether the checks speak for strings under each key met so far (a key's answer holds).
   const quietKeys = new Map<string | undefined, boolean>();
   const appliesTo = (key: string | undefined): boolean => {
@@ -92,18 +76,7 @@ export function fusedWalk(
   let live = false;
   const quiet = (text: string, key: string | undefined): boolean => {
     if (!live || text.length > quietLength || !appliesTo(key)) return false;
-    const texts = memo!.texts;
-    const remembered = text.length >= MEMO_MIN_LENGTH;
-    if (remembered && texts.has(text)) return true;
     for (let i = 0; i < checks!.length; i++) if (!checks![i]!.test(text)) return false;
-    if (remembered) {
-      if (texts.size >= MEMO_TEXTS || memo!.chars + text.length > MEMO_CHARS) {
-        texts.clear();
-        memo!.chars = 0;
-      }
-      texts.add(text);
-      memo!.chars += text.length;
-    }
     return true;
   };
   const onString = (text: string, key: string | undefined): string | typeof DROP => {
@@ -214,7 +187,6 @@ export function fusedWalk(
 /** A redactor as a string stage. */
 export function redactStage(redactor: Redactor): StringStage {
   const quiet: QuietCheck = {
-    id: redactor.quietId,
     maxLength: Infinity,
     appliesTo: (key) => redactor.quietFor(key),
     live: () => redactor.quietNow,
@@ -228,7 +200,6 @@ export function redactStage(redactor: Redactor): StringStage {
 /** A sanitizer as a string stage. */
 export function sanitizeStage(sanitize: ReturnType<typeof sanitizer>): StringStage {
   const quiet: QuietCheck = {
-    id: "sanitize",
     maxLength: sanitize.quietLength,
     appliesTo: () => true,
     test: sanitize.quiet,

@@ -208,11 +208,6 @@ export class Redactor {
     return text.length < 3 || (this.#prefilter !== null && !this.#prefilter.test(text));
   }
 
-  /** What {@linkcode quiet} tests: redactors with the same id give the same verdicts. */
-  get quietId(): string {
-    return `redact:${this.#prefilter?.source ?? "(none)"}`;
-  }
-
   /**
    * Whether no key rule covers `key` (for good): then, while {@linkcode quietNow},
    * {@linkcode redactField} on a string under it is {@linkcode redactString} alone.
@@ -228,9 +223,8 @@ export class Redactor {
 
   /** Redacts one string; DROP when a drop strategy hit. */
   redactString(text: string): string | typeof DROP {
-    if (text.length < 3) return text;
     // Most strings interest no detector: answer them with one regex test, without the cache.
-    if (this.#prefilter && !this.#prefilter.test(text)) return text;
+    if (this.quiet(text)) return text;
     const cached = this.#cache.get(text);
     if (cached !== undefined) return cached;
     let out = text;
