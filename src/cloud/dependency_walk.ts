@@ -13,6 +13,7 @@ import type { DependencyListOptions, DependencyListResult } from "./graph/depend
 import { resolveAsset } from "./model/references.ts";
 import type { DatasetView } from "./model/view.ts";
 import { assetBriefSchema } from "./schemas.ts";
+import { mostArgument } from "./schemas/arguments.ts";
 
 /** What differs between the two walk tools. */
 export interface DependencyWalkToolOptions {
@@ -40,12 +41,8 @@ export function dependencyWalkTool(
     description: options.description,
     input: z.strictObject({
       ref: assetRefArgument,
-      max_depth: z.number().int().min(1).max(15).default(3).describe(
-        "Most dependency hops (1 to 15).",
-      ),
-      limit: z.number().int().min(1).max(500).default(100).describe(
-        "Most items listed (1 to 500).",
-      ),
+      max_depth: mostArgument("dependency hops", 15, 3),
+      limit: mostArgument("items listed", 500, 100),
       dataset: datasetArgument,
     }),
     result: z.object({

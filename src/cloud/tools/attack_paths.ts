@@ -10,6 +10,7 @@ import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { attackPaths } from "../graph/attack_paths.ts";
 import { resolveGraphRef } from "../graph/graph_refs.ts";
 import { graphPathSchema } from "../schemas.ts";
+import { mostArgument, nodeFilterArgument } from "../schemas/arguments.ts";
 
 /** The tool's name. */
 export const ATTACK_PATHS = "attack_paths";
@@ -23,15 +24,11 @@ export function attackPathsTool(ctx: CloudContext): ToolDefinition {
     description:
       "Rank the shortest routes an attacker on the internet could take over the flow graph to crown-jewel assets (databases, buckets, secrets, keys…), or to one target. Each path is scored target weight + 0.5 × min(10, open findings on the path) − 0.3 × (hops − 1); an explicit target weighs 10. Best score first; total_found counts every route before the max_paths cut, targets_considered the assets tried.",
     input: z.strictObject({
-      target: z.string().max(2048).default("").describe(
+      target: nodeFilterArgument(
         "One asset reference or placeholder id to reach (empty: every crown-jewel asset).",
       ),
-      max_depth: z.number().int().min(1).max(12).default(8).describe(
-        "Most hops per path (1 to 12).",
-      ),
-      max_paths: z.number().int().min(1).max(100).default(20).describe(
-        "Most paths returned (1 to 100).",
-      ),
+      max_depth: mostArgument("hops per path", 12, 8),
+      max_paths: mostArgument("paths returned", 100, 20),
       dataset: datasetArgument,
     }),
     result: z.object({

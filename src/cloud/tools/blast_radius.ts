@@ -11,6 +11,7 @@ import { assetRefArgument, type CloudContext, datasetArgument, withDataset } fro
 import { blastRadius } from "../graph/blast_radius.ts";
 import { resolveAsset } from "../model/references.ts";
 import { assetBriefSchema, nodeBriefSchema } from "../schemas.ts";
+import { mostArgument } from "../schemas/arguments.ts";
 
 /** The tool's name. */
 export const BLAST_RADIUS = "blast_radius";
@@ -32,12 +33,8 @@ export function blastRadiusTool(ctx: CloudContext): ToolDefinition {
       "Measure an asset's blast radius: what its failure takes down and what its compromise can reach. dependency (availability): every asset that depends on it, directly or transitively up to max_depth hops, with counts by depth, accounts affected and exposed dependents (at most limit items listed). network (reach): how many assets it can reach over relationship edges, how deep, the sensitive ones, and a risk score (0.5 per reachable node + 2.0 per sensitive data store, capped at 10).",
     input: z.strictObject({
       ref: assetRefArgument,
-      max_depth: z.number().int().min(1).max(15).default(10).describe(
-        "Most dependency hops (1 to 15).",
-      ),
-      limit: z.number().int().min(1).max(500).default(50).describe(
-        "Most items listed per view (1 to 500).",
-      ),
+      max_depth: mostArgument("dependency hops", 15, 10),
+      limit: mostArgument("items listed per view", 500, 50),
       dataset: datasetArgument,
     }),
     result: z.object({

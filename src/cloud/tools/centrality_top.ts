@@ -8,9 +8,9 @@ import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { type CentralityMetric, centralityTop } from "../graph/centrality.ts";
-import { ASSET_TYPES } from "../model/enums.ts";
 import { parseEnum } from "../model/parse_enum.ts";
 import { assetBriefSchema } from "../schemas.ts";
+import { mostArgument, parseAssetTypes, typeNamesArgument } from "../schemas/arguments.ts";
 
 /** The tool's name. */
 export const CENTRALITY_TOP = "centrality_top";
@@ -29,10 +29,8 @@ export function centralityTopTool(ctx: CloudContext): ToolDefinition {
       metric: z.string().max(16).default("degree").describe(
         "degree, in_degree, out_degree or betweenness (default degree).",
       ),
-      top: z.number().int().min(1).max(200).default(20).describe("Most assets listed (1 to 200)."),
-      asset_types: z.array(z.string().max(64)).max(50).default([]).describe(
-        "Only these asset types (empty: all).",
-      ),
+      top: mostArgument("assets listed", 200, 20),
+      asset_types: typeNamesArgument(50, "Only these asset types (empty: all)."),
       dataset: datasetArgument,
     }),
     result: z.object({
@@ -47,9 +45,7 @@ export function centralityTopTool(ctx: CloudContext): ToolDefinition {
     run: (args) =>
       withDataset(ctx, args.dataset, (dataset) => {
         const metric = parseEnum(args.metric, METRICS, { label: "metric" });
-        const assetTypes = args.asset_types.map((t) =>
-          parseEnum(t, ASSET_TYPES, { label: "asset type" })
-        );
+        const assetTypes = parseAssetTypes(args.asset_types);
         return {
           kind: "result",
           result: centralityTop(dataset, { metric, top: args.top, assetTypes }),

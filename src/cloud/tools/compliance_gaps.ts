@@ -10,6 +10,7 @@ import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.
 import { type CloudContext, datasetPageArguments, pageSchema, withDataset } from "../context.ts";
 import { complianceGaps, requireFrameworks } from "../compliance/rollup.ts";
 import { paginate } from "../model/cursors.ts";
+import { frameworkFilterArgument, severityFilterArgument } from "../schemas/arguments.ts";
 
 /** The tool's name. */
 export const COMPLIANCE_GAPS = "compliance_gaps";
@@ -23,10 +24,8 @@ export function complianceGapsTool(ctx: CloudContext): ToolDefinition {
     description:
       'List the assets with open findings under a framework (from failing compliance results or framework tags), worst severity first, then most open findings: per asset the frameworks, the failing controls ("<framework> <control id>"), open findings and worst severity. Findings on no known asset form `unmapped:<resource>` rows. framework is an exact name (any case) or else a part of names, empty means every framework; min_severity ignores milder findings. Paginated with next_cursor.',
     input: z.strictObject({
-      framework: z.string().max(200).default("").describe(
-        "A framework name or part of one (any case); empty covers every framework.",
-      ),
-      min_severity: z.string().max(16).default("").describe(
+      framework: frameworkFilterArgument("covers"),
+      min_severity: severityFilterArgument(
         "Only findings of this severity or worse count (any case); empty counts all.",
       ),
       ...datasetPageArguments,

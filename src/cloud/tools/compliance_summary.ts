@@ -10,6 +10,7 @@ import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { complianceRollup, datasetFrameworks } from "../compliance/rollup.ts";
+import { frameworkFilterArgument } from "../schemas/arguments.ts";
 
 /** The tool's name. */
 export const COMPLIANCE_SUMMARY = "compliance_summary";
@@ -26,9 +27,7 @@ export function complianceSummaryTool(ctx: CloudContext): ToolDefinition {
     description:
       "Summarise compliance posture per framework of a dataset (from its compliance results and the frameworks its findings are tagged with): controls evaluated, failing, passing and other, pass rate (passing / evaluated × 100, one decimal, null when nothing was evaluated), open findings by severity and affected assets; most open findings first. framework keeps the exact name (any case) or else every name containing it (CIS gives all CIS frameworks). Links the first five frameworks' compliance resources; when nothing matches, hint says why.",
     input: z.strictObject({
-      framework: z.string().max(200).default("").describe(
-        "A framework name or part of one (any case); empty summarises every framework.",
-      ),
+      framework: frameworkFilterArgument("summarises"),
       dataset: datasetArgument,
     }),
     result: z.object({

@@ -10,6 +10,7 @@ import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { controlStatus, listControls } from "../compliance/rollup.ts";
 import { findingBriefSchema } from "../schemas.ts";
+import { mostArgument } from "../schemas/arguments.ts";
 
 /** The tool's name. */
 export const CONTROL_STATUS = "control_status";
@@ -25,9 +26,7 @@ export function controlStatusTool(ctx: CloudContext): ToolDefinition {
     input: z.strictObject({
       framework: z.string().min(1).max(200).describe("The framework, e.g. CIS-AWS (any case)."),
       control_id: z.string().min(1).max(200).describe("The control id, e.g. 5.2."),
-      limit: z.number().int().min(1).max(200).default(25).describe(
-        "Most results, findings and assets returned (1 to 200).",
-      ),
+      limit: mostArgument("results, findings and assets returned", 200, 25),
       dataset: datasetArgument,
     }),
     result: z.object({

@@ -9,8 +9,9 @@ import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { COUNT_GROUPS, countAssets } from "../inventory/asset_counts.ts";
-import { ASSET_TYPES, PROVIDERS } from "../model/enums.ts";
+import { PROVIDERS } from "../model/enums.ts";
 import { parseEnum } from "../model/parse_enum.ts";
+import { mostArgument, parseAssetTypes, typeNamesArgument } from "../schemas/arguments.ts";
 
 /** The tool's name. */
 export const COUNT_ASSETS = "count_assets";
@@ -28,17 +29,13 @@ export function countAssetsTool(ctx: CloudContext): ToolDefinition {
         "type, provider, region, account, service, exposure or severity. Default type.",
       ),
       provider: z.string().max(16).default("").describe("AWS, AZURE or GCP; empty for all."),
-      asset_types: z.array(z.string().max(64)).max(156).default([]).describe(
-        "Asset types to count (any case); empty for all.",
-      ),
+      asset_types: typeNamesArgument(156, "Asset types to count (any case); empty for all."),
       region: z.string().max(64).default("").describe("Exact region (any case); empty for all."),
       account_id: z.string().max(128).default("").describe("Exact account id; empty for all."),
       internet_exposed: z.boolean().optional().describe(
         "Only exposed (true) or unexposed (false) assets.",
       ),
-      top: z.number().int().min(1).max(500).default(50).describe(
-        "Most groups returned (1 to 500).",
-      ),
+      top: mostArgument("groups returned", 500, 50),
       dataset: datasetArgument,
     }),
     result: z.object({
@@ -59,9 +56,7 @@ export function countAssetsTool(ctx: CloudContext): ToolDefinition {
             provider: args.provider
               ? parseEnum(args.provider, PROVIDERS, { label: "provider" })
               : undefined,
-            assetTypes: args.asset_types.map((t) =>
-              parseEnum(t, ASSET_TYPES, { label: "asset type" })
-            ),
+            assetTypes: parseAssetTypes(args.asset_types),
             region: args.region || undefined,
             accountId: args.account_id || undefined,
             internetExposed: args.internet_exposed,

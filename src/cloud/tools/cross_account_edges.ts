@@ -10,8 +10,7 @@ import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.
 import { type CloudContext, datasetPageArguments, pageSchema, withDataset } from "../context.ts";
 import { crossAccountEdges } from "../graph/cross_account.ts";
 import { paginate } from "../model/cursors.ts";
-import { EDGE_TYPES } from "../model/enums.ts";
-import { parseEnum } from "../model/parse_enum.ts";
+import { parseEdgeTypes, typeNamesArgument } from "../schemas/arguments.ts";
 
 /** The tool's name. */
 export const CROSS_ACCOUNT_EDGES = "cross_account_edges";
@@ -41,9 +40,7 @@ export function crossAccountEdgesTool(ctx: CloudContext): ToolDefinition {
       external_only: z.boolean().default(false).describe(
         "Only edges touching an account marked external.",
       ),
-      edge_types: z.array(z.string().max(64)).max(20).default([]).describe(
-        "Only these edge types (empty: all).",
-      ),
+      edge_types: typeNamesArgument(20, "Only these edge types (empty: all)."),
       ...datasetPageArguments,
     }),
     result: pageSchema(rowSchema).extend({
@@ -54,9 +51,7 @@ export function crossAccountEdgesTool(ctx: CloudContext): ToolDefinition {
     ...READS_ONLY,
     run: (args) =>
       withDataset(ctx, args.dataset, (dataset) => {
-        const edgeTypes = args.edge_types.map((t) =>
-          parseEnum(t, EDGE_TYPES, { label: "edge type" })
-        );
+        const edgeTypes = parseEdgeTypes(args.edge_types);
         const found = crossAccountEdges(dataset, {
           accountId: args.account_id,
           externalOnly: args.external_only,

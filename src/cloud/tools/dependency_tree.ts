@@ -12,6 +12,7 @@ import { assetRefArgument, type CloudContext, datasetArgument, withDataset } fro
 import { dependencyTree } from "../graph/dependencies.ts";
 import { parseEnum } from "../model/parse_enum.ts";
 import { resolveAsset } from "../model/references.ts";
+import { mostArgument } from "../schemas/arguments.ts";
 
 /** The tool's name. */
 export const DEPENDENCY_TREE = "dependency_tree";
@@ -51,15 +52,11 @@ export function dependencyTreeTool(ctx: CloudContext): ToolDefinition {
       direction: z.string().max(16).default("both").describe(
         "up (what it depends on), down (what depends on it) or both (default both).",
       ),
-      max_depth: z.number().int().min(1).max(MAX_TREE_DEPTH).default(3).describe(
-        "Most hops (1 to 6).",
-      ),
+      max_depth: mostArgument("hops", MAX_TREE_DEPTH, 3),
       include_hierarchy: z.boolean().default(false).describe(
         "Keep containment under organisations, OUs and accounts.",
       ),
-      max_nodes: z.number().int().min(1).max(1000).default(200).describe(
-        "Most tree nodes kept over both trees (1 to 1000).",
-      ),
+      max_nodes: mostArgument("tree nodes kept over both trees", 1000, 200),
       dataset: datasetArgument,
     }),
     result: z.object({

@@ -10,6 +10,7 @@ import { type CloudContext, datasetArgument, translated } from "../context.ts";
 import { requireMapped, terraformFiles, terraformPlan } from "../export/terraform.ts";
 import { writtenFileSchema } from "../schemas.ts";
 import { requireOutputSubdir, writeOutputFiles } from "../writes.ts";
+import { assetRefsArgument, typeNamesArgument } from "../schemas/arguments.ts";
 
 /** The tool's name. */
 export const EXPORT_TERRAFORM = "export_terraform";
@@ -26,10 +27,9 @@ export function exportTerraformTool(ctx: CloudContext): ToolDefinition {
       subdir: z.string().max(200).default("terraform").describe(
         "Directory under the output directory to write into (made when missing; A-Z a-z 0-9 _ . - /, no '..', at most 200).",
       ),
-      refs: z.array(z.string().min(1).max(2048)).max(500).default([]).describe(
-        "Asset references (id, ARN, name…) to export; empty exports every asset.",
-      ),
-      asset_types: z.array(z.string().max(64)).max(200).default([]).describe(
+      refs: assetRefsArgument("export"),
+      asset_types: typeNamesArgument(
+        200,
         "Asset types (any case) to keep; empty keeps every type.",
       ),
       dataset: datasetArgument,

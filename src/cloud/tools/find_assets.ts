@@ -16,9 +16,14 @@ import {
   projectAsset,
 } from "../inventory/find_assets.ts";
 import { paginate } from "../model/cursors.ts";
-import { ASSET_TYPES, PROVIDERS, SEVERITIES } from "../model/enums.ts";
+import { PROVIDERS, SEVERITIES } from "../model/enums.ts";
 import { parseEnum } from "../model/parse_enum.ts";
 import { assetBriefSchema } from "../schemas.ts";
+import {
+  parseAssetTypes,
+  severityFilterArgument,
+  typeNamesArgument,
+} from "../schemas/arguments.ts";
 
 /** The tool's name. */
 export const FIND_ASSETS = "find_assets";
@@ -38,7 +43,8 @@ export function findAssetsTool(ctx: CloudContext): ToolDefinition {
       provider: z.string().max(16).default("").describe(
         "AWS, AZURE or GCP (any case); empty for all.",
       ),
-      asset_types: z.array(z.string().max(64)).max(156).default([]).describe(
+      asset_types: typeNamesArgument(
+        156,
         "Asset types to keep (any case, e.g. EC2, s3_bucket); empty for all.",
       ),
       region: z.string().max(64).default("").describe("Exact region (any case); empty for all."),
@@ -54,7 +60,7 @@ export function findAssetsTool(ctx: CloudContext): ToolDefinition {
       has_findings: z.boolean().optional().describe(
         "Only assets with (true) or without (false) open findings.",
       ),
-      min_severity: z.string().max(16).default("").describe(
+      min_severity: severityFilterArgument(
         "Only assets with an open finding at or above this severity (CRITICAL, HIGH, MEDIUM, LOW, INFO); empty for all.",
       ),
       sort_by: z.string().max(16).default("name").describe(
@@ -78,9 +84,7 @@ export function findAssetsTool(ctx: CloudContext): ToolDefinition {
         const provider = args.provider
           ? parseEnum(args.provider, PROVIDERS, { label: "provider" })
           : undefined;
-        const assetTypes = args.asset_types.map((t) =>
-          parseEnum(t, ASSET_TYPES, { label: "asset type" })
-        );
+        const assetTypes = parseAssetTypes(args.asset_types);
         const minSeverity = args.min_severity
           ? parseEnum(args.min_severity, SEVERITIES, { label: "severity" })
           : undefined;

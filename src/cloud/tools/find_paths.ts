@@ -12,6 +12,7 @@ import { resolveGraphRef } from "../graph/graph_refs.ts";
 import { findPaths, type PathMode } from "../graph/paths.ts";
 import { parseEnum } from "../model/parse_enum.ts";
 import { graphPathSchema, nodeBriefSchema } from "../schemas.ts";
+import { mostArgument } from "../schemas/arguments.ts";
 
 /** The tool's name. */
 export const FIND_PATHS = "find_paths";
@@ -33,12 +34,8 @@ export function findPathsTool(ctx: CloudContext): ToolDefinition {
       target: z.string().min(1).max(2048).describe(
         "Where paths end: an asset reference or placeholder id.",
       ),
-      max_depth: z.number().int().min(1).max(12).default(6).describe(
-        "Most hops per path (1 to 12).",
-      ),
-      max_paths: z.number().int().min(1).max(50).default(5).describe(
-        "Most paths returned (1 to 50).",
-      ),
+      max_depth: mostArgument("hops per path", 12, 6),
+      max_paths: mostArgument("paths returned", 50, 5),
       mode: z.string().max(16).default("flow").describe(
         "flow, directed or undirected (default flow).",
       ),

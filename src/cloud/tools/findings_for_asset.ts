@@ -9,6 +9,7 @@ import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { findingsForAsset } from "../findings/queries.ts";
 import { assetBriefSchema, findingBriefSchema } from "../schemas.ts";
+import { mostArgument } from "../schemas/arguments.ts";
 
 /** The tool's name. */
 export const FINDINGS_FOR_ASSET = "findings_for_asset";
@@ -24,9 +25,7 @@ export function findingsForAssetTool(ctx: CloudContext): ToolDefinition {
     input: z.strictObject({
       ref: z.string().min(1).max(2048).describe("The asset: id, ARN, name or a unique fragment."),
       include_suppressed: z.boolean().default(false).describe("Also list suppressed findings."),
-      limit: z.number().int().min(1).max(500).default(50).describe(
-        "Most findings returned (1 to 500).",
-      ),
+      limit: mostArgument("findings returned", 500, 50),
       dataset: datasetArgument,
     }),
     result: z.object({

@@ -9,6 +9,7 @@ import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { findingsSummary } from "../findings/queries.ts";
+import { mostArgument } from "../schemas/arguments.ts";
 
 /** The tool's name. */
 export const FINDINGS_SUMMARY = "findings_summary";
@@ -26,9 +27,7 @@ export function findingsSummaryTool(ctx: CloudContext): ToolDefinition {
         "severity (default), source_tool, framework, asset_type, account or asset.",
       ),
       include_suppressed: z.boolean().default(false).describe("Count suppressed findings too."),
-      top: z.number().int().min(1).max(500).default(25).describe(
-        "Most groups returned (1 to 500).",
-      ),
+      top: mostArgument("groups returned", 500, 25),
       dataset: datasetArgument,
     }),
     result: z.object({

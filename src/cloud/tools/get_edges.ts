@@ -13,9 +13,10 @@ import { edgeBrief } from "../model/briefs.ts";
 import { resolveGraphRef } from "../graph/graph_refs.ts";
 import { INTERNET_NODE, isInternetRef } from "../graph/internet.ts";
 import { paginate } from "../model/cursors.ts";
-import { EDGE_TYPES, RELATION_TYPES } from "../model/enums.ts";
+import { RELATION_TYPES } from "../model/enums.ts";
 import { parseEnum } from "../model/parse_enum.ts";
 import { edgeBriefSchema } from "../schemas.ts";
+import { nodeFilterArgument, parseEdgeTypes, typeNamesArgument } from "../schemas/arguments.ts";
 
 /** The tool's name. */
 export const GET_EDGES = "get_edges";
@@ -29,15 +30,13 @@ export function getEdgesTool(ctx: CloudContext): ToolDefinition {
     description:
       "Search the raw edges of a dataset, AND-combining the filters: source and/or target (an asset reference or placeholder id; source internet means edges coming from the internet), edge types, declared relationship, edges between two accounts, internet-sourced ingress only, and edges opening a port. Results are in dataset order and paginated with next_cursor. For everything around one asset use neighbors.",
     input: z.strictObject({
-      source: z.string().max(2048).default("").describe(
+      source: nodeFilterArgument(
         "Only edges from this node: an asset reference, a placeholder id, or the internet (empty: any).",
       ),
-      target: z.string().max(2048).default("").describe(
+      target: nodeFilterArgument(
         "Only edges to this node: an asset reference or placeholder id (empty: any).",
       ),
-      edge_types: z.array(z.string().max(64)).max(20).default([]).describe(
-        "Only these edge types (empty: all).",
-      ),
+      edge_types: typeNamesArgument(20, "Only these edge types (empty: all)."),
       relationship: z.string().max(64).default("").describe(
         "Only edges declaring this relation type, e.g. VPC_PEERED (empty: any).",
       ),
@@ -56,9 +55,7 @@ export function getEdgesTool(ctx: CloudContext): ToolDefinition {
     ...READS_ONLY,
     run: (args) =>
       withDataset(ctx, args.dataset, (dataset) => {
-        const edgeTypes = args.edge_types.map((t) =>
-          parseEnum(t, EDGE_TYPES, { label: "edge type" })
-        );
+        const edgeTypes = parseEdgeTypes(args.edge_types);
         const relationship = args.relationship === ""
           ? undefined
           : parseEnum(args.relationship, RELATION_TYPES, { label: "relationship" });

@@ -10,9 +10,8 @@ import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.
 import { type CloudContext, datasetPageArguments, pageSchema, withDataset } from "../context.ts";
 import { internetExposure } from "../graph/exposure.ts";
 import { paginate } from "../model/cursors.ts";
-import { ASSET_TYPES } from "../model/enums.ts";
-import { parseEnum } from "../model/parse_enum.ts";
 import { assetBriefSchema, nodeBriefSchema } from "../schemas.ts";
+import { parseAssetTypes, typeNamesArgument } from "../schemas/arguments.ts";
 
 /** The tool's name. */
 export const INTERNET_EXPOSURE = "internet_exposure";
@@ -41,7 +40,8 @@ export function internetExposureTool(ctx: CloudContext): ToolDefinition {
     description:
       "List the assets flagged as internet-exposed with their evidence: up to ten internet-sourced rules (directly or through attached security groups / NSGs), the sensitive ports they open, and whether a WAF protects them. Most sensitive ports first, then unprotected before protected, then most open findings. include_reachable adds graph_reachable: the assets the flow graph reaches from the internet (at most limit of them). Paginated with next_cursor.",
     input: z.strictObject({
-      asset_types: z.array(z.string().max(64)).max(50).default([]).describe(
+      asset_types: typeNamesArgument(
+        50,
         "Only these asset types, e.g. EC2 or S3_BUCKET (empty: all).",
       ),
       include_reachable: z.boolean().default(false).describe(
@@ -59,9 +59,7 @@ export function internetExposureTool(ctx: CloudContext): ToolDefinition {
     ...READS_ONLY,
     run: (args) =>
       withDataset(ctx, args.dataset, (dataset) => {
-        const assetTypes = args.asset_types.map((t) =>
-          parseEnum(t, ASSET_TYPES, { label: "asset type" })
-        );
+        const assetTypes = parseAssetTypes(args.asset_types);
         const found = internetExposure(dataset, {
           assetTypes,
           includeReachable: args.include_reachable,

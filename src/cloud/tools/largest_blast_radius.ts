@@ -9,6 +9,7 @@ import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { assetRefSchema } from "../schemas.ts";
 import { largestBlastRadius } from "../graph/dependencies.ts";
+import { mostArgument } from "../schemas/arguments.ts";
 
 /** The tool's name. */
 export const LARGEST_BLAST_RADIUS = "largest_blast_radius";
@@ -22,7 +23,7 @@ export function largestBlastRadiusTool(ctx: CloudContext): ToolDefinition {
     description:
       "Rank the assets whose failure affects the most others: the most transitive dependents (up to 10 hops), with the accounts affected and how many dependents are internet-exposed. Candidates are the 4 × top assets with the most direct dependents. For one asset's detail use blast_radius.",
     input: z.strictObject({
-      top: z.number().int().min(1).max(100).default(15).describe("Most assets listed (1 to 100)."),
+      top: mostArgument("assets listed", 100, 15),
       dataset: datasetArgument,
     }),
     result: z.object({

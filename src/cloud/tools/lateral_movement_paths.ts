@@ -10,6 +10,7 @@ import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { resolveGraphRef } from "../graph/graph_refs.ts";
 import { lateralMovementPaths } from "../graph/lateral_movement.ts";
 import { graphPathSchema } from "../schemas.ts";
+import { mostArgument, nodeFilterArgument } from "../schemas/arguments.ts";
 
 /** The tool's name. */
 export const LATERAL_MOVEMENT_PATHS = "lateral_movement_paths";
@@ -23,15 +24,11 @@ export function lateralMovementPathsTool(ctx: CloudContext): ToolDefinition {
     description:
       "Follow identity pivots (ASSUMES_ROLE, IAM_TRUST, GRANTS_ACCESS) from a starting asset, or by default from every internet-exposed asset and external account, to wherever each chain ends. Chains reaching the most sensitive assets come first, then shorter ones; total_found counts every chain before the max_paths cut.",
     input: z.strictObject({
-      start: z.string().max(2048).default("").describe(
+      start: nodeFilterArgument(
         "One asset reference or placeholder id to start from (empty: every internet-exposed asset and external account).",
       ),
-      max_depth: z.number().int().min(1).max(8).default(4).describe(
-        "Most hops per chain (1 to 8).",
-      ),
-      max_paths: z.number().int().min(1).max(100).default(25).describe(
-        "Most chains returned (1 to 100).",
-      ),
+      max_depth: mostArgument("hops per chain", 8, 4),
+      max_paths: mostArgument("chains returned", 100, 25),
       dataset: datasetArgument,
     }),
     result: z.object({

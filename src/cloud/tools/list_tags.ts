@@ -9,6 +9,7 @@ import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { listTags } from "../inventory/tags.ts";
+import { mostArgument } from "../schemas/arguments.ts";
 
 /** The tool's name. */
 export const LIST_TAGS = "list_tags";
@@ -23,9 +24,7 @@ export function listTagsTool(ctx: CloudContext): ToolDefinition {
       "List tag keys by how many assets carry them (at most top keys), each with its distinct value count and five commonest values. With key, show that key alone with up to top values. Use the result as find_assets tag filters (`key` or `key=value`).",
     input: z.strictObject({
       key: z.string().max(256).default("").describe("One tag key to detail; empty lists keys."),
-      top: z.number().int().min(1).max(200).default(30).describe(
-        "Most keys (or, with key, most values) returned (1 to 200).",
-      ),
+      top: mostArgument("keys (or, with key, most values) returned", 200, 30),
       dataset: datasetArgument,
     }),
     result: z.object({

@@ -10,9 +10,9 @@ import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { resolveGraphRef } from "../graph/graph_refs.ts";
 import { neighbors } from "../graph/neighborhood.ts";
-import { EDGE_TYPES } from "../model/enums.ts";
 import { parseEnum } from "../model/parse_enum.ts";
 import { edgeBriefSchema, nodeBriefSchema } from "../schemas.ts";
+import { parseEdgeTypes, typeNamesArgument } from "../schemas/arguments.ts";
 
 /** The tool's name. */
 export const NEIGHBORS = "neighbors";
@@ -34,7 +34,8 @@ export function neighborsTool(ctx: CloudContext): ToolDefinition {
       direction: z.string().max(16).default("both").describe(
         "out follows edges from the node, in edges to it, both either way (default both).",
       ),
-      edge_types: z.array(z.string().max(64)).max(20).default([]).describe(
+      edge_types: typeNamesArgument(
+        20,
         "Only these edge types, e.g. SECURITY_GROUP_RULE or ASSUMES_ROLE (empty: all).",
       ),
       depth: z.number().int().min(1).max(4).default(1).describe("Hops from the node (1 to 4)."),
@@ -56,9 +57,7 @@ export function neighborsTool(ctx: CloudContext): ToolDefinition {
     run: (args) =>
       withDataset(ctx, args.dataset, (dataset) => {
         const direction = parseEnum(args.direction, DIRECTIONS, { label: "direction" });
-        const edgeTypes = args.edge_types.map((t) =>
-          parseEnum(t, EDGE_TYPES, { label: "edge type" })
-        );
+        const edgeTypes = parseEdgeTypes(args.edge_types);
         const start = resolveGraphRef(dataset, args.ref);
         return {
           kind: "result",

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { organizationTopology } from "../inventory/organization.ts";
+import { mostArgument } from "../schemas/arguments.ts";
 
 /** The tool's name. */
 export const ORGANIZATION_TOPOLOGY = "organization_topology";
@@ -22,9 +23,7 @@ export function organizationTopologyTool(ctx: CloudContext): ToolDefinition {
       "Show the organisation: its id, management account, Control Tower state and governed regions, organisational units, and accounts (id order, at most max_accounts) with the assets each holds in the dataset. Read from the organisation discovery data when the dataset has it (source organization_discovery), else from ORGANIZATION, ORG_UNIT and CLOUD_ACCOUNT assets (source map_assets), else source null with a hint. include_policies adds the organisation policies.",
     input: z.strictObject({
       include_policies: z.boolean().default(false).describe("Add the organisation's policies."),
-      max_accounts: z.number().int().min(1).max(1000).default(200).describe(
-        "Most accounts listed (1 to 1000).",
-      ),
+      max_accounts: mostArgument("accounts listed", 1000, 200),
       dataset: datasetArgument,
     }),
     result: z.object({

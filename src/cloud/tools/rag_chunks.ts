@@ -14,6 +14,7 @@ import { parseEnum } from "../model/parse_enum.ts";
 import { resolveAsset } from "../model/references.ts";
 import { RAG_CHUNK_TYPES } from "../ontology/rag_chunks.ts";
 import { ontologyOf, progressTo, withOntologyDataset } from "../ontology_support.ts";
+import { nodeFilterArgument, severityFilterArgument } from "../schemas/arguments.ts";
 
 /** The tool's name. */
 export const RAG_CHUNKS = "rag_chunks";
@@ -30,13 +31,13 @@ export function ragChunksTool(ctx: CloudContext): ToolDefinition {
       chunk_type: z.string().max(32).default("entity").describe(
         "entity, community or relation_group.",
       ),
-      ref: z.string().max(2048).default("").describe(
+      ref: nodeFilterArgument(
         "Only chunks about this asset (id, ARN, resource id or unique name); empty for all.",
       ),
       query: z.string().max(500).default("").describe(
         "Only chunks whose text holds every word of this (case-insensitive); empty for all.",
       ),
-      min_severity: z.string().max(16).default("").describe(
+      min_severity: severityFilterArgument(
         "Only entity and community chunks with an open finding at least this severe (CRITICAL, HIGH, MEDIUM, LOW, INFO); empty for all.",
       ),
       limit: z.number().int().min(1).max(100).default(10).describe("Chunks per page, 1 to 100."),

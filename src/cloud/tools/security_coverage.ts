@@ -9,6 +9,7 @@ import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { securityCoverage } from "../graph/security_coverage.ts";
+import { mostArgument } from "../schemas/arguments.ts";
 
 /** The tool's name. */
 export const SECURITY_COVERAGE = "security_coverage";
@@ -30,9 +31,7 @@ export function securityCoverageTool(ctx: CloudContext): ToolDefinition {
     description:
       "Report security tooling coverage: which security services (from assets naming a security_service) are enabled per account and region, the gaps where one is off, workloads (EC2, container registries, functions) no enabled vulnerability scanner monitors, and internet-facing load balancers, API gateways and distributions no WAF protects. Each list holds at most limit items.",
     input: z.strictObject({
-      limit: z.number().int().min(1).max(500).default(50).describe(
-        "Most items per list (1 to 500).",
-      ),
+      limit: mostArgument("items per list", 500, 50),
       dataset: datasetArgument,
     }),
     result: z.object({

@@ -10,6 +10,7 @@ import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { assetRefSchema } from "../schemas.ts";
 import { sharedDependencies } from "../graph/dependencies.ts";
+import { mostArgument } from "../schemas/arguments.ts";
 
 /** The tool's name. */
 export const SHARED_DEPENDENCIES = "shared_dependencies";
@@ -23,7 +24,7 @@ export function sharedDependenciesTool(ctx: CloudContext): ToolDefinition {
     description:
       "Find single points of failure: the assets that at least two other assets directly depend on through functional edges (containment and peering left out), most direct dependents first. For transitive impact use largest_blast_radius.",
     input: z.strictObject({
-      top: z.number().int().min(1).max(200).default(25).describe("Most assets listed (1 to 200)."),
+      top: mostArgument("assets listed", 200, 25),
       dataset: datasetArgument,
     }),
     result: z.object({

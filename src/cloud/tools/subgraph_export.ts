@@ -11,8 +11,8 @@ import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import type { GraphFormat } from "../graph/exports.ts";
 import { resolveGraphRef } from "../graph/graph_refs.ts";
 import { subgraphExport } from "../graph/subgraph.ts";
-import { EDGE_TYPES } from "../model/enums.ts";
 import { parseEnum } from "../model/parse_enum.ts";
+import { mostArgument, parseEdgeTypes, typeNamesArgument } from "../schemas/arguments.ts";
 
 /** The tool's name. */
 export const SUBGRAPH_EXPORT = "subgraph_export";
@@ -84,10 +84,9 @@ export function subgraphExportTool(ctx: CloudContext): ToolDefinition {
         "Hops around each seed (0 to 4; 0 keeps the seeds only).",
       ),
       format: z.string().max(16).default("d3").describe("d3, cytoscape or graphml (default d3)."),
-      max_nodes: z.number().int().min(1).max(2000).default(300).describe(
-        "Most nodes kept (1 to 2000).",
-      ),
-      edge_types: z.array(z.string().max(64)).max(20).default([]).describe(
+      max_nodes: mostArgument("nodes kept", 2000, 300),
+      edge_types: typeNamesArgument(
+        20,
         "Only these edge types, for the walk and the exported edges (empty: all).",
       ),
       dataset: datasetArgument,
@@ -104,9 +103,7 @@ export function subgraphExportTool(ctx: CloudContext): ToolDefinition {
     run: (args) =>
       withDataset(ctx, args.dataset, (dataset) => {
         const format = parseEnum(args.format, FORMATS, { label: "format" });
-        const edgeTypes = args.edge_types.map((t) =>
-          parseEnum(t, EDGE_TYPES, { label: "edge type" })
-        );
+        const edgeTypes = parseEdgeTypes(args.edge_types);
         const seeds = [...new Set(args.seeds.map((s) => resolveGraphRef(dataset, s)))];
         return {
           kind: "result",

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { terraformPlan } from "../export/terraform.ts";
+import { assetRefsArgument, typeNamesArgument } from "../schemas/arguments.ts";
 
 /** The tool's name. */
 export const TERRAFORM_PREVIEW = "terraform_preview";
@@ -24,10 +25,9 @@ export function terraformPreviewTool(ctx: CloudContext): ToolDefinition {
     description:
       "Preview the Terraform mapping of a dataset's assets without writing anything: how many selected assets map to a resource type of the aws, azurerm or google provider, the counts per Terraform type, the unmapped asset types, and (up to 200) the resources with their addresses and terraform import ids. refs picks assets (empty: all); asset_types keeps only those types. Use before export_terraform.",
     input: z.strictObject({
-      refs: z.array(z.string().min(1).max(2048)).max(500).default([]).describe(
-        "Asset references (id, ARN, name…) to map; empty maps every asset.",
-      ),
-      asset_types: z.array(z.string().max(64)).max(200).default([]).describe(
+      refs: assetRefsArgument("map"),
+      asset_types: typeNamesArgument(
+        200,
         "Asset types (any case, e.g. EC2, S3_BUCKET) to keep; empty keeps every type.",
       ),
       dataset: datasetArgument,

@@ -12,6 +12,7 @@ import { topRisks } from "../graph/risk.ts";
 import { SEVERITIES } from "../model/enums.ts";
 import { parseEnum } from "../model/parse_enum.ts";
 import { assetBriefSchema, findingBriefSchema } from "../schemas.ts";
+import { severityFilterArgument } from "../schemas/arguments.ts";
 
 /** The tool's name. */
 export const TOP_RISKS = "top_risks";
@@ -26,7 +27,7 @@ export function topRisksTool(ctx: CloudContext): ToolDefinition {
       "Rank the assets with open findings by risk: score = worst finding risk × exposure (1.5 when internet-exposed or reachable from the internet) × blast factor (from transitive dependents up to depth 6) × volume factor (from the open finding count), rounded to 2 decimals; ties by name. Each row has the asset brief, the score, its components and the three riskiest findings. min_severity makes only findings at or above it count. Use this to decide what to fix first; total_candidates says how many assets were scored.",
     input: z.strictObject({
       top: z.number().int().min(1).max(100).default(10).describe("Rows returned (1 to 100)."),
-      min_severity: z.string().max(16).default("").describe(
+      min_severity: severityFilterArgument(
         "Only findings of this severity or worse count (any case); empty counts all.",
       ),
       dataset: datasetArgument,
