@@ -7,7 +7,8 @@
 
 import { z } from "zod";
 
-const counts = z.record(z.string(), z.number().int());
+/** A count per name (type, severity, account pair…). */
+export const countsSchema = z.record(z.string(), z.number().int());
 
 /** A dataset's listing entry. */
 export const listingEntrySchema = z.object({
@@ -33,6 +34,12 @@ export const listingEntrySchema = z.object({
   active: z.boolean().optional(),
 });
 
+/** The workspace's listing: the active dataset's name and every dataset's listing entry. */
+export const workspaceListingSchema = z.object({
+  active_dataset: z.string().nullable(),
+  datasets: z.array(listingEntrySchema),
+});
+
 /** The dataset summary (tool, resource and prompts). */
 export const datasetSummarySchema = z.object({
   dataset: z.string(),
@@ -46,7 +53,9 @@ export const datasetSummarySchema = z.object({
   total_findings: z.number().int(),
   open_findings: z.number().int(),
   suppressed_findings: z.number().int(),
-  severity_breakdown: counts.describe("Open findings per severity, worst first; zeros left out."),
+  severity_breakdown: countsSchema.describe(
+    "Open findings per severity, worst first; zeros left out.",
+  ),
   accounts: z.number().int(),
   regions: z.number().int(),
   internet_exposed: z.number().int(),
@@ -54,9 +63,9 @@ export const datasetSummarySchema = z.object({
   unlinked_assets: z.number().int(),
   unresolved_references: z.number().int(),
   compliance_frameworks: z.array(z.string()),
-  assets_by_type: counts.describe("The 15 most common asset types."),
-  assets_by_provider: counts,
-  edges_by_type: counts,
+  assets_by_type: countsSchema.describe("The 15 most common asset types."),
+  assets_by_provider: countsSchema,
+  edges_by_type: countsSchema,
   has_organization: z.boolean(),
   coverage_records: z.number().int(),
   organization: z.object({
@@ -93,6 +102,13 @@ export const assetRefSchema = z.object({
   account_id: z.string().nullable(),
   region: z.string(),
 });
+
+/**
+ * A ranking of assets: each asset's reference with the figures `fields`
+ * declare, and how many are listed.
+ */
+export const assetRankingSchema = <F extends z.ZodRawShape>(fields: F) =>
+  z.object({ items: z.array(assetRefSchema.extend(fields)), returned: z.number().int() });
 
 /** The `finding_ids` argument of the tools that change findings by id. */
 export function findingIdsArgument(verb: string): z.ZodArray<z.ZodString> {

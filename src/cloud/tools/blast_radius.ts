@@ -10,7 +10,7 @@ import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.
 import { assetRefArgument, type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { blastRadius } from "../graph/blast_radius.ts";
 import { resolveAsset } from "../model/references.ts";
-import { assetBriefSchema, nodeBriefSchema } from "../schemas.ts";
+import { assetBriefSchema, countsSchema, nodeBriefSchema } from "../schemas.ts";
 import { mostArgument } from "../schemas/arguments.ts";
 
 /** The tool's name. */
@@ -41,7 +41,7 @@ export function blastRadiusTool(ctx: CloudContext): ToolDefinition {
       asset: assetBriefSchema,
       dependency: z.object({
         transitive_dependents: z.number().int(),
-        by_depth: z.record(z.string(), z.number().int()),
+        by_depth: countsSchema,
         accounts_affected: z.array(z.string()),
         internet_exposed_dependents: z.number().int(),
         items: z.array(dependencyItemSchema),

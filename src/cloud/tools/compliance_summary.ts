@@ -11,6 +11,7 @@ import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { complianceRollup, datasetFrameworks } from "../compliance/rollup.ts";
 import { frameworkFilterArgument } from "../schemas/arguments.ts";
+import { countsSchema } from "../schemas.ts";
 
 /** The tool's name. */
 export const COMPLIANCE_SUMMARY = "compliance_summary";
@@ -41,7 +42,7 @@ export function complianceSummaryTool(ctx: CloudContext): ToolDefinition {
         controls_other: z.number().int().describe("NOT_APPLICABLE and MANUAL controls."),
         pass_rate: z.number().nullable(),
         open_findings: z.number().int(),
-        severity_breakdown: z.record(z.string(), z.number().int()),
+        severity_breakdown: countsSchema,
         affected_assets: z.number().int(),
         uri: z.string(),
       })),

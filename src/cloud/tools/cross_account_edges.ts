@@ -11,6 +11,7 @@ import { type CloudContext, datasetPageArguments, pageSchema, withDataset } from
 import { crossAccountEdges } from "../graph/cross_account.ts";
 import { paginate } from "../model/cursors.ts";
 import { parseEdgeTypes, typeNamesArgument } from "../schemas/arguments.ts";
+import { countsSchema } from "../schemas.ts";
 
 /** The tool's name. */
 export const CROSS_ACCOUNT_EDGES = "cross_account_edges";
@@ -44,7 +45,7 @@ export function crossAccountEdgesTool(ctx: CloudContext): ToolDefinition {
       ...datasetPageArguments,
     }),
     result: pageSchema(rowSchema).extend({
-      by_account_pair: z.record(z.string(), z.number().int()).describe(
+      by_account_pair: countsSchema.describe(
         "Matches per 'source account -> target account', over every page.",
       ),
     }),

@@ -10,6 +10,7 @@ import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { findingsSummary } from "../findings/queries.ts";
 import { mostArgument } from "../schemas/arguments.ts";
+import { countsSchema } from "../schemas.ts";
 
 /** The tool's name. */
 export const FINDINGS_SUMMARY = "findings_summary";
@@ -37,7 +38,7 @@ export function findingsSummaryTool(ctx: CloudContext): ToolDefinition {
       group_count: z.number().int().describe("Groups before the top cut."),
       groups: z.record(
         z.string(),
-        z.record(z.string(), z.number().int()).describe("total and a count per severity"),
+        countsSchema.describe("total and a count per severity"),
       ),
     }),
     ...READS_ONLY,

@@ -10,12 +10,10 @@ import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { assetReport } from "../inventory/asset_report.ts";
-import { assetBriefSchema, edgeBriefSchema, findingBriefSchema } from "../schemas.ts";
+import { assetBriefSchema, countsSchema, edgeBriefSchema, findingBriefSchema } from "../schemas.ts";
 
 /** The tool's name. */
 export const GET_ASSET = "get_asset";
-
-const counts = z.record(z.string(), z.number().int());
 
 /** Builds the tool for one connection. */
 export function getAssetTool(ctx: CloudContext): ToolDefinition {
@@ -40,8 +38,8 @@ export function getAssetTool(ctx: CloudContext): ToolDefinition {
       tags: z.record(z.string(), z.string()),
       service: z.string().nullable().describe("The service from the ARN or resource id, or null."),
       relations: z.object({
-        outgoing: counts,
-        incoming: counts,
+        outgoing: countsSchema,
+        incoming: countsSchema,
         sample: z.array(edgeBriefSchema),
         total: z.number().int().describe("Edges touching the asset."),
         truncated: z.boolean(),

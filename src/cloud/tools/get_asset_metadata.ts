@@ -9,6 +9,7 @@ import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { assetMetadata } from "../inventory/asset_report.ts";
+import { countsSchema } from "../schemas.ts";
 
 /** The tool's name. */
 export const GET_ASSET_METADATA = "get_asset_metadata";
@@ -37,7 +38,7 @@ export function getAssetMetadataTool(ctx: CloudContext): ToolDefinition {
       dataset: z.string(),
       asset: z.object({ id: z.string(), name: z.string(), type: z.string(), uri: z.string() }),
       metadata: z.record(z.string(), z.unknown()),
-      key_sizes: z.record(z.string(), z.number().int()).describe(
+      key_sizes: countsSchema.describe(
         "Characters of each selected key's JSON value.",
       ),
       missing_keys: z.array(z.string()),

@@ -8,11 +8,10 @@ import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { graphStats } from "../graph/graph_stats.ts";
+import { countsSchema } from "../schemas.ts";
 
 /** The tool's name. */
 export const GRAPH_STATS = "graph_stats";
-
-const counts = z.record(z.string(), z.number().int());
 
 /** Builds the tool for one connection. */
 export function graphStatsTool(ctx: CloudContext): ToolDefinition {
@@ -29,8 +28,10 @@ export function graphStatsTool(ctx: CloudContext): ToolDefinition {
       placeholder_nodes: z.number().int(),
       edges: z.number().int().describe("Raw edges in the dataset."),
       graph_edges: z.number().int().describe("Edges of the relationship graph after merge rules."),
-      edges_by_type: counts.describe("Raw edges by type, most first."),
-      edges_by_relationship: counts.describe("Raw edges by declared relationship, at most 30."),
+      edges_by_type: countsSchema.describe("Raw edges by type, most first."),
+      edges_by_relationship: countsSchema.describe(
+        "Raw edges by declared relationship, at most 30.",
+      ),
       components: z.number().int(),
       largest_component: z.number().int(),
       isolated_assets: z.number().int(),

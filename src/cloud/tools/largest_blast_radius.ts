@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
-import { assetRefSchema } from "../schemas.ts";
+import { assetRankingSchema } from "../schemas.ts";
 import { largestBlastRadius } from "../graph/dependencies.ts";
 import { mostArgument } from "../schemas/arguments.ts";
 
@@ -26,13 +26,11 @@ export function largestBlastRadiusTool(ctx: CloudContext): ToolDefinition {
       top: mostArgument("assets listed", 100, 15),
       dataset: datasetArgument,
     }),
-    result: z.object({
-      items: z.array(assetRefSchema.extend({
-        transitive_dependents: z.number().int(),
-        accounts_affected: z.number().int(),
-        internet_exposed_dependents: z.number().int(),
-      })),
-      returned: z.number().int(),
+    result: assetRankingSchema({
+      transitive_dependents: z.number().int(),
+      accounts_affected: z.number().int(),
+      internet_exposed_dependents: z.number().int(),
+    }).extend({
       truncated: z.boolean(),
       bounds_hit: z.array(z.string()).optional(),
     }),

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import type { CloudContext } from "../context.ts";
-import { listingEntrySchema } from "../schemas.ts";
+import { workspaceListingSchema } from "../schemas.ts";
 
 /** The tool's name. */
 export const LIST_DATASETS = "list_datasets";
@@ -21,11 +21,7 @@ export function listDatasetsTool(ctx: CloudContext): ToolDefinition {
     description:
       "List the loaded datasets in load order: kind, source, version, counts, which derived views are built, and which one is active.",
     input: z.strictObject({}),
-    result: z.object({
-      active_dataset: z.string().nullable(),
-      datasets: z.array(listingEntrySchema),
-      total: z.number().int(),
-    }),
+    result: workspaceListingSchema.extend({ total: z.number().int() }),
     ...READS_ONLY,
     run: async () => {
       await ctx.preloaded;

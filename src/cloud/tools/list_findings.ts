@@ -10,7 +10,7 @@ import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.
 import { type CloudContext, datasetPageArguments, pageSchema, withDataset } from "../context.ts";
 import { parseFindingFields, projectFinding } from "../findings/fields.ts";
 import { listFindings } from "../findings/queries.ts";
-import { findingBriefSchema } from "../schemas.ts";
+import { countsSchema, findingBriefSchema } from "../schemas.ts";
 
 /** The tool's name. */
 export const LIST_FINDINGS = "list_findings";
@@ -48,7 +48,7 @@ export function listFindingsTool(ctx: CloudContext): ToolDefinition {
     }),
     result: pageSchema(findingBriefSchema.partial().required({ id: true })).extend({
       dataset: z.string(),
-      severity_breakdown: z.record(z.string(), z.number().int()).describe(
+      severity_breakdown: countsSchema.describe(
         "Matches per severity over every page, worst first; zeros left out.",
       ),
     }),

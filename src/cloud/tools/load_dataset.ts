@@ -9,7 +9,7 @@ import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, translated } from "../context.ts";
 import { datasetSummaryUri } from "../model/briefs.ts";
-import { datasetSummarySchema } from "../schemas.ts";
+import { countsSchema, datasetSummarySchema } from "../schemas.ts";
 import { datasetSummary } from "../workspace/summary.ts";
 
 /** The tool's name. */
@@ -42,9 +42,9 @@ export function loadDatasetTool(ctx: CloudContext): ToolDefinition {
       replaced: z.boolean(),
       evicted: z.array(z.string()).describe("Datasets dropped to stay within 16."),
       notes: z.object({
-        unknown_asset_types: z.record(z.string(), z.number().int()),
-        unknown_edge_types: z.record(z.string(), z.number().int()),
-        skipped: z.record(z.string(), z.number().int()).describe(
+        unknown_asset_types: countsSchema,
+        unknown_edge_types: countsSchema,
+        skipped: countsSchema.describe(
           "Input items not turned into records, counted per reason.",
         ),
         rule_findings: z.number().int().describe("Findings of our rule set in the dataset."),

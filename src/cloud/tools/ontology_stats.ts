@@ -8,6 +8,7 @@ import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument } from "../context.ts";
 import { ontologyOf, progressTo, turtleLink, withOntologyDataset } from "../ontology_support.ts";
+import { countsSchema } from "../schemas.ts";
 
 /** The tool's name. */
 export const ONTOLOGY_STATS = "ontology_stats";
@@ -29,10 +30,10 @@ export function ontologyStatsTool(ctx: CloudContext): ToolDefinition {
       individuals: z.number().int().describe("Named nodes typed with an ontology class."),
       object_properties: z.number().int().describe("Relation properties declared."),
       relation_triples: z.number().int().describe("Triples whose predicate is a relation."),
-      relation_types: z.record(z.string(), z.number().int()).describe(
+      relation_types: countsSchema.describe(
         "Triples per relation type that occurs.",
       ),
-      relation_groups: z.record(z.string(), z.number().int()).describe(
+      relation_groups: countsSchema.describe(
         "Triples per relation group, every group listed.",
       ),
       built_now: z.boolean().describe("Whether this call built the ontology."),

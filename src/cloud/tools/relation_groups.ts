@@ -12,6 +12,7 @@ import { cursorFingerprint, decodeCursor, encodeCursor } from "../model/cursors.
 import { RELATION_GROUPS, type RelationGroup } from "../model/enums.ts";
 import { parseEnum } from "../model/parse_enum.ts";
 import { ontologyOf, progressTo, withOntologyDataset } from "../ontology_support.ts";
+import { countsSchema } from "../schemas.ts";
 
 /** The tool's name. */
 export const RELATION_GROUPS_TOOL = "relation_groups";
@@ -46,7 +47,7 @@ export function relationGroupsTool(ctx: CloudContext): ToolDefinition {
       groups: z.array(z.object({
         group: z.string(),
         triples: z.number().int(),
-        relation_types: z.record(z.string(), z.number().int()),
+        relation_types: countsSchema,
       })).optional().describe("Overview: the groups in vocabulary order."),
       group: z.string().optional().describe("Listing: the group."),
       offset: z.number().int().optional(),

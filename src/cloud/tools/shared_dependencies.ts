@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
-import { assetRefSchema } from "../schemas.ts";
+import { assetRankingSchema } from "../schemas.ts";
 import { sharedDependencies } from "../graph/dependencies.ts";
 import { mostArgument } from "../schemas/arguments.ts";
 
@@ -27,12 +27,7 @@ export function sharedDependenciesTool(ctx: CloudContext): ToolDefinition {
       top: mostArgument("assets listed", 200, 25),
       dataset: datasetArgument,
     }),
-    result: z.object({
-      items: z.array(assetRefSchema.extend({
-        direct_dependents: z.number().int(),
-      })),
-      returned: z.number().int(),
-    }),
+    result: assetRankingSchema({ direct_dependents: z.number().int() }),
     ...READS_ONLY,
     run: (args) =>
       withDataset(ctx, args.dataset, (dataset) => {

@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import type { CloudContext } from "../context.ts";
-import { listingEntrySchema } from "../schemas.ts";
+import { workspaceListingSchema } from "../schemas.ts";
 import { WORKSPACE_URI } from "../workspace/workspace.ts";
 
 /** The tool's name. */
@@ -23,9 +23,7 @@ export function workspaceStatusTool(ctx: CloudContext): ToolDefinition {
     description:
       "Report the cloud workspace: loaded datasets (listing entries), the active one, the roots datasets may be loaded from, the output directory exports go to, and next steps when nothing is loaded. Starts nothing; call it first for cloud work.",
     input: z.strictObject({}),
-    result: z.object({
-      active_dataset: z.string().nullable(),
-      datasets: z.array(listingEntrySchema),
+    result: workspaceListingSchema.extend({
       allowed_roots: z.array(z.string()),
       output_dir: z.string().nullable().describe(
         "The directory export tools write under (--output-dir); null when none is configured.",
