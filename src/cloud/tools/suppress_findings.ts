@@ -7,7 +7,8 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
+import { type CloudContext, datasetArgument } from "../context.ts";
+import { changeFindings, findingChangeSchema } from "../finding_change.ts";
 import { findingIdsArgument } from "../schemas.ts";
 
 /** The tool's name. */
@@ -28,24 +29,14 @@ export function suppressFindingsTool(ctx: CloudContext): ToolDefinition {
       ),
       dataset: datasetArgument,
     }),
-    result: z.object({
-      dataset: z.string(),
-      suppressed: z.array(z.string()),
-      already_suppressed: z.array(z.string()),
-      not_found: z.array(z.string()),
-      version: z.number().int().describe("The dataset's version after the call."),
-    }),
+    result: findingChangeSchema("suppressed", "already_suppressed"),
     effects: { mutatesSession: true },
     producesEvidence: false,
     run: (args) =>
-      withDataset(ctx, args.dataset, (dataset) => {
-        const outcome = ctx.workspace.suppress(args.finding_ids, args.reason, {
-          dataset: dataset.name,
-        });
-        return {
-          kind: "result",
-          result: { dataset: dataset.name, ...outcome, version: dataset.version },
-        };
-      }),
+      changeFindings(
+        ctx,
+        args.dataset,
+        (dataset) => ctx.workspace.suppress(args.finding_ids, args.reason, { dataset }),
+      ),
   });
 }

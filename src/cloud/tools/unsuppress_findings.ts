@@ -7,7 +7,8 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
+import { type CloudContext, datasetArgument } from "../context.ts";
+import { changeFindings, findingChangeSchema } from "../finding_change.ts";
 import { findingIdsArgument } from "../schemas.ts";
 
 /** The tool's name. */
@@ -25,22 +26,14 @@ export function unsuppressFindingsTool(ctx: CloudContext): ToolDefinition {
       finding_ids: findingIdsArgument("unsuppress"),
       dataset: datasetArgument,
     }),
-    result: z.object({
-      dataset: z.string(),
-      unsuppressed: z.array(z.string()),
-      not_suppressed: z.array(z.string()),
-      not_found: z.array(z.string()),
-      version: z.number().int().describe("The dataset's version after the call."),
-    }),
+    result: findingChangeSchema("unsuppressed", "not_suppressed"),
     effects: { mutatesSession: true },
     producesEvidence: false,
     run: (args) =>
-      withDataset(ctx, args.dataset, (dataset) => {
-        const outcome = ctx.workspace.unsuppress(args.finding_ids, { dataset: dataset.name });
-        return {
-          kind: "result",
-          result: { dataset: dataset.name, ...outcome, version: dataset.version },
-        };
-      }),
+      changeFindings(
+        ctx,
+        args.dataset,
+        (dataset) => ctx.workspace.unsuppress(args.finding_ids, { dataset }),
+      ),
   });
 }
