@@ -12,6 +12,7 @@ import { checkFilename } from "../export/output_dir.ts";
 import { ONTOLOGY_FORMATS } from "../ontology/formats.ts";
 import { writtenFileSchema } from "../schemas.ts";
 import { requireOutputDir, writeOutputFiles } from "../writes.ts";
+import { WRITES_OUTPUT_FILES } from "../export_target.ts";
 
 /** The tool's name. */
 export const EXPORT_ONTOLOGY = "export_ontology";
@@ -41,8 +42,7 @@ export function exportOntologyTool(ctx: CloudContext): ToolDefinition {
       output_dir: z.string(),
       files: z.array(writtenFileSchema),
     }),
-    effects: { writesFilesystem: true, idempotent: true },
-    producesEvidence: false,
+    ...WRITES_OUTPUT_FILES,
     run: (args, context) =>
       translated(async () => {
         await ctx.preloaded;

@@ -10,7 +10,8 @@ import { type CloudContext, datasetArgument, translated } from "../context.ts";
 import { REPORT_FORMATS, reportFiles } from "../export/report.ts";
 import { parseEnum } from "../model/parse_enum.ts";
 import { writtenFileSchema } from "../schemas.ts";
-import { requireOutputSubdir, writeOutputFiles } from "../writes.ts";
+import { writeOutputFiles } from "../writes.ts";
+import { exportTarget, WRITES_OUTPUT_FILES } from "../export_target.ts";
 
 /** The tool's name. */
 export const EXPORT_REPORT = "export_report";
@@ -38,14 +39,11 @@ export function exportReportTool(ctx: CloudContext): ToolDefinition {
       output_dir: z.string().describe("The output directory."),
       files: z.array(writtenFileSchema),
     }),
-    effects: { writesFilesystem: true, idempotent: true },
-    producesEvidence: false,
+    ...WRITES_OUTPUT_FILES,
     run: (args) =>
       translated(async () => {
-        await ctx.preloaded;
         const format = parseEnum(args.format, REPORT_FORMATS, { label: "report format" });
-        const outputDir = requireOutputSubdir(ctx, args.subdir);
-        const dataset = ctx.dataset(args.dataset);
+        const { outputDir, dataset } = await exportTarget(ctx, args);
         const files = await writeOutputFiles(ctx, args.subdir, reportFiles(dataset, format));
         return {
           kind: "result",

@@ -9,7 +9,8 @@ import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, translated } from "../context.ts";
 import { requireMapped, terraformFiles, terraformPlan } from "../export/terraform.ts";
 import { writtenFileSchema } from "../schemas.ts";
-import { requireOutputSubdir, writeOutputFiles } from "../writes.ts";
+import { writeOutputFiles } from "../writes.ts";
+import { exportTarget, WRITES_OUTPUT_FILES } from "../export_target.ts";
 import { assetRefsArgument, typeNamesArgument } from "../schemas/arguments.ts";
 
 /** The tool's name. */
@@ -42,13 +43,10 @@ export function exportTerraformTool(ctx: CloudContext): ToolDefinition {
       by_type: z.array(z.object({ terraform_type: z.string(), count: z.number().int() })),
       files: z.array(writtenFileSchema),
     }),
-    effects: { writesFilesystem: true, idempotent: true },
-    producesEvidence: false,
+    ...WRITES_OUTPUT_FILES,
     run: (args) =>
       translated(async () => {
-        await ctx.preloaded;
-        const outputDir = requireOutputSubdir(ctx, args.subdir);
-        const dataset = ctx.dataset(args.dataset);
+        const { outputDir, dataset } = await exportTarget(ctx, args);
         const plan = requireMapped(
           terraformPlan(dataset, { refs: args.refs, assetTypes: args.asset_types }),
         );
