@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument } from "../context.ts";
-import { changeFindings, findingChangeSchema } from "../finding_change.ts";
+import { changeFindings, CHANGES_FINDINGS, findingChangeSchema } from "../finding_change.ts";
 import { findingIdsArgument } from "../schemas.ts";
 
 /** The tool's name. */
@@ -27,8 +27,7 @@ export function unsuppressFindingsTool(ctx: CloudContext): ToolDefinition {
       dataset: datasetArgument,
     }),
     result: findingChangeSchema("unsuppressed", "not_suppressed"),
-    effects: { mutatesSession: true },
-    producesEvidence: false,
+    ...CHANGES_FINDINGS,
     run: (args) =>
       changeFindings(
         ctx,
