@@ -12,7 +12,7 @@ import { assetRefArgument, type CloudContext, datasetArgument, withDataset } fro
 import type { DependencyListOptions, DependencyListResult } from "./graph/dependencies.ts";
 import { resolveAsset } from "./model/references.ts";
 import type { DatasetView } from "./model/view.ts";
-import { assetBriefSchema } from "./schemas.ts";
+import { assetBriefSchema, truncationFields } from "./schemas.ts";
 import { mostArgument } from "./schemas/arguments.ts";
 
 /** What differs between the two walk tools. */
@@ -49,8 +49,7 @@ export function dependencyWalkTool(
       asset: assetBriefSchema,
       total: z.number().int(),
       returned: z.number().int(),
-      truncated: z.boolean(),
-      bounds_hit: z.array(z.string()).optional().describe("limit and/or max_nodes."),
+      ...truncationFields("limit and/or max_nodes."),
       items: z.array(assetBriefSchema.extend({
         via: z.string().describe("The edge type of the hop."),
         relationship: z.string().nullable(),

@@ -234,6 +234,17 @@ export const graphPathSchema = z.object({
   summary: z.string().describe("Node names joined with ' -> '."),
 });
 
+/**
+ * How a bounded answer says it was cut: `truncated`, and `bounds_hit`, the
+ * bounds that stopped it (described by `bounds`, e.g. "max_nodes and/or max_walk.").
+ */
+export function truncationFields(
+  bounds?: string,
+): { truncated: z.ZodBoolean; bounds_hit: z.ZodOptional<z.ZodArray<z.ZodString>> } {
+  const hit = z.array(z.string()).optional();
+  return { truncated: z.boolean(), bounds_hit: bounds === undefined ? hit : hit.describe(bounds) };
+}
+
 /** A file an export tool wrote under the output directory. */
 export const writtenFileSchema = z.object({
   path: z.string().describe("Absolute path of the file."),

@@ -9,7 +9,7 @@ import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { attackPaths } from "../graph/attack_paths.ts";
 import { resolveGraphRef } from "../graph/graph_refs.ts";
-import { graphPathSchema } from "../schemas.ts";
+import { graphPathSchema, truncationFields } from "../schemas.ts";
 import { mostArgument, nodeFilterArgument } from "../schemas/arguments.ts";
 
 /** The tool's name. */
@@ -39,8 +39,7 @@ export function attackPathsTool(ctx: CloudContext): ToolDefinition {
         score: z.number(),
       })),
       total_found: z.number().int(),
-      truncated: z.boolean(),
-      bounds_hit: z.array(z.string()).optional().describe("max_paths and/or max_nodes_visited."),
+      ...truncationFields("max_paths and/or max_nodes_visited."),
       targets_considered: z.number().int(),
       hint: z.string().optional(),
     }),

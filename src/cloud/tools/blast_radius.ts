@@ -10,7 +10,7 @@ import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.
 import { assetRefArgument, type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { blastRadius } from "../graph/blast_radius.ts";
 import { resolveAsset } from "../model/references.ts";
-import { assetBriefSchema, countsSchema, nodeBriefSchema } from "../schemas.ts";
+import { assetBriefSchema, countsSchema, nodeBriefSchema, truncationFields } from "../schemas.ts";
 import { mostArgument } from "../schemas/arguments.ts";
 
 /** The tool's name. */
@@ -45,8 +45,7 @@ export function blastRadiusTool(ctx: CloudContext): ToolDefinition {
         accounts_affected: z.array(z.string()),
         internet_exposed_dependents: z.number().int(),
         items: z.array(dependencyItemSchema),
-        truncated: z.boolean(),
-        bounds_hit: z.array(z.string()).optional(),
+        ...truncationFields(),
       }),
       network: z.object({
         reachable_assets: z.number().int(),

@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { assetRefSchema } from "../schemas.ts";
+import { assetRefSchema, truncationFields } from "../schemas.ts";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { assetRefArgument, type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { dependencyTree } from "../graph/dependencies.ts";
@@ -63,8 +63,7 @@ export function dependencyTreeTool(ctx: CloudContext): ToolDefinition {
       asset: describedAsset,
       depends_on: z.array(treeNode).optional(),
       dependents: z.array(treeNode).optional(),
-      truncated: z.boolean(),
-      bounds_hit: z.array(z.string()).optional().describe("max_nodes and/or max_walk."),
+      ...truncationFields("max_nodes and/or max_walk."),
     }),
     ...READS_ONLY,
     run: (args) =>

@@ -11,7 +11,7 @@ import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { resolveGraphRef } from "../graph/graph_refs.ts";
 import { findPaths, type PathMode } from "../graph/paths.ts";
 import { parseEnum } from "../model/parse_enum.ts";
-import { graphPathSchema, nodeBriefSchema } from "../schemas.ts";
+import { graphPathSchema, nodeBriefSchema, truncationFields } from "../schemas.ts";
 import { mostArgument } from "../schemas/arguments.ts";
 
 /** The tool's name. */
@@ -47,8 +47,7 @@ export function findPathsTool(ctx: CloudContext): ToolDefinition {
       mode: z.string(),
       paths: z.array(graphPathSchema),
       total_found: z.number().int(),
-      truncated: z.boolean(),
-      bounds_hit: z.array(z.string()).optional().describe("max_paths and/or max_nodes_visited."),
+      ...truncationFields("max_paths and/or max_nodes_visited."),
       hint: z.string().optional(),
     }),
     ...READS_ONLY,

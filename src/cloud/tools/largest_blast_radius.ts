@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
-import { assetRankingSchema } from "../schemas.ts";
+import { assetRankingSchema, truncationFields } from "../schemas.ts";
 import { largestBlastRadius } from "../graph/dependencies.ts";
 import { mostArgument } from "../schemas/arguments.ts";
 
@@ -31,8 +31,7 @@ export function largestBlastRadiusTool(ctx: CloudContext): ToolDefinition {
       accounts_affected: z.number().int(),
       internet_exposed_dependents: z.number().int(),
     }).extend({
-      truncated: z.boolean(),
-      bounds_hit: z.array(z.string()).optional(),
+      ...truncationFields(),
     }),
     ...READS_ONLY,
     run: (args) =>

@@ -9,7 +9,7 @@ import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { resolveGraphRef } from "../graph/graph_refs.ts";
 import { lateralMovementPaths } from "../graph/lateral_movement.ts";
-import { graphPathSchema } from "../schemas.ts";
+import { graphPathSchema, truncationFields } from "../schemas.ts";
 import { mostArgument, nodeFilterArgument } from "../schemas/arguments.ts";
 
 /** The tool's name. */
@@ -34,10 +34,7 @@ export function lateralMovementPathsTool(ctx: CloudContext): ToolDefinition {
     result: z.object({
       paths: z.array(graphPathSchema),
       total_found: z.number().int(),
-      truncated: z.boolean(),
-      bounds_hit: z.array(z.string()).optional().describe(
-        "max_paths, max_chains and/or max_nodes_visited.",
-      ),
+      ...truncationFields("max_paths, max_chains and/or max_nodes_visited."),
       starting_points: z.number().int(),
     }),
     ...READS_ONLY,

@@ -11,7 +11,7 @@ import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { resolveGraphRef } from "../graph/graph_refs.ts";
 import { neighbors } from "../graph/neighborhood.ts";
 import { parseEnum } from "../model/parse_enum.ts";
-import { edgeBriefSchema, nodeBriefSchema } from "../schemas.ts";
+import { edgeBriefSchema, nodeBriefSchema, truncationFields } from "../schemas.ts";
 import { parseEdgeTypes, typeNamesArgument } from "../schemas/arguments.ts";
 
 /** The tool's name. */
@@ -50,8 +50,7 @@ export function neighborsTool(ctx: CloudContext): ToolDefinition {
       edges: z.array(edgeBriefSchema).describe("Edges crossed, in discovery order."),
       node_count: z.number().int(),
       edge_count: z.number().int(),
-      truncated: z.boolean(),
-      bounds_hit: z.array(z.string()).optional().describe("node_cap and/or edge_cap."),
+      ...truncationFields("node_cap and/or edge_cap."),
     }),
     ...READS_ONLY,
     run: (args) =>

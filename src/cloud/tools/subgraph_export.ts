@@ -13,6 +13,7 @@ import { resolveGraphRef } from "../graph/graph_refs.ts";
 import { subgraphExport } from "../graph/subgraph.ts";
 import { parseEnum } from "../model/parse_enum.ts";
 import { mostArgument, parseEdgeTypes, typeNamesArgument } from "../schemas/arguments.ts";
+import { truncationFields } from "../schemas.ts";
 
 /** The tool's name. */
 export const SUBGRAPH_EXPORT = "subgraph_export";
@@ -95,8 +96,7 @@ export function subgraphExportTool(ctx: CloudContext): ToolDefinition {
       format: z.string(),
       nodes: z.number().int(),
       edges: z.number().int().describe("Edges after merge rules."),
-      truncated: z.boolean(),
-      bounds_hit: z.array(z.string()).optional(),
+      ...truncationFields(),
       graph: z.union([d3Schema, cytoscapeSchema, z.string().describe("GraphML text.")]),
     }),
     ...READS_ONLY,

@@ -11,7 +11,7 @@ import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { topRisks } from "../graph/risk.ts";
 import { SEVERITIES } from "../model/enums.ts";
 import { parseEnum } from "../model/parse_enum.ts";
-import { assetBriefSchema, findingBriefSchema } from "../schemas.ts";
+import { assetBriefSchema, findingBriefSchema, truncationFields } from "../schemas.ts";
 import { severityFilterArgument } from "../schemas/arguments.ts";
 
 /** The tool's name. */
@@ -50,8 +50,7 @@ export function topRisksTool(ctx: CloudContext): ToolDefinition {
       })),
       total_candidates: z.number().int().describe("Assets with counting findings, all scored."),
       formula: z.string(),
-      truncated: z.boolean(),
-      bounds_hit: z.array(z.string()).optional(),
+      ...truncationFields(),
     }),
     ...READS_ONLY,
     run: (args) =>
