@@ -30,9 +30,7 @@ export function largestBlastRadiusTool(ctx: CloudContext): ToolDefinition {
       transitive_dependents: z.number().int(),
       accounts_affected: z.number().int(),
       internet_exposed_dependents: z.number().int(),
-    }).extend({
-      ...truncationFields(),
-    }),
+    }).extend(truncationFields()),
     ...READS_ONLY,
     run: (args) =>
       withDataset(ctx, args.dataset, (dataset) => {
