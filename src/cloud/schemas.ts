@@ -245,6 +245,16 @@ export function truncationFields(
   return { truncated: z.boolean(), bounds_hit: bounds === undefined ? hit : hit.describe(bounds) };
 }
 
+/**
+ * The answer of a bounded path search: the paths (each as `path` declares),
+ * how many were found before the max_paths cut, and which bounds cut it.
+ */
+export const pathSearchFields = <P extends z.ZodType>(path: P, bounds: string) => ({
+  paths: z.array(path),
+  total_found: z.number().int(),
+  ...truncationFields(bounds),
+});
+
 /** A file an export tool wrote under the output directory. */
 export const writtenFileSchema = z.object({
   path: z.string().describe("Absolute path of the file."),

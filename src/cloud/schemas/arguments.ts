@@ -7,8 +7,10 @@
  */
 
 import { z } from "zod";
+import { resolveGraphRef } from "../graph/graph_refs.ts";
 import { ASSET_TYPES, type AssetType, EDGE_TYPES, type EdgeType } from "../model/enums.ts";
 import { parseEnum } from "../model/parse_enum.ts";
+import type { DatasetView } from "../model/view.ts";
 
 /**
  * A count bound: a whole number from 1 to `max`, `fallback` when left out,
@@ -31,6 +33,18 @@ export function mostArgument(
  */
 export function nodeFilterArgument(describe: string): z.ZodDefault<z.ZodString> {
   return z.string().max(2048).default("").describe(describe);
+}
+
+/** The graph node a `nodeFilterArgument` names, or undefined when it is empty. Throws a CloudError. */
+export function parseNodeFilter(view: DatasetView, ref: string): string | undefined {
+  return ref === "" ? undefined : resolveGraphRef(view, ref);
+}
+
+/** The `max_depth` and `max_paths` bounds of a path search as the searches take them. */
+export function pathBounds(
+  args: { max_depth: number; max_paths: number },
+): { maxDepth: number; maxPaths: number } {
+  return { maxDepth: args.max_depth, maxPaths: args.max_paths };
 }
 
 /**

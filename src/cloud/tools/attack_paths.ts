@@ -8,9 +8,13 @@ import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { attackPaths } from "../graph/attack_paths.ts";
-import { resolveGraphRef } from "../graph/graph_refs.ts";
-import { graphPathSchema, truncationFields } from "../schemas.ts";
-import { mostArgument, nodeFilterArgument } from "../schemas/arguments.ts";
+import { graphPathSchema, pathSearchFields } from "../schemas.ts";
+import {
+  mostArgument,
+  nodeFilterArgument,
+  parseNodeFilter,
+  pathBounds,
+} from "../schemas/arguments.ts";
 
 /** The tool's name. */
 export const ATTACK_PATHS = "attack_paths";
@@ -32,29 +36,26 @@ export function attackPathsTool(ctx: CloudContext): ToolDefinition {
       dataset: datasetArgument,
     }),
     result: z.object({
-      paths: z.array(graphPathSchema.extend({
-        entry: z.string().describe("internet-exposed asset or internet-sourced rule."),
-        target_weight: z.number(),
-        findings_on_path: z.number().int(),
-        score: z.number(),
-      })),
-      total_found: z.number().int(),
-      ...truncationFields("max_paths and/or max_nodes_visited."),
+      ...pathSearchFields(
+        graphPathSchema.extend({
+          entry: z.string().describe("internet-exposed asset or internet-sourced rule."),
+          target_weight: z.number(),
+          findings_on_path: z.number().int(),
+          score: z.number(),
+        }),
+        "max_paths and/or max_nodes_visited.",
+      ),
       targets_considered: z.number().int(),
       hint: z.string().optional(),
     }),
     ...READS_ONLY,
     run: (args) =>
-      withDataset(ctx, args.dataset, (dataset) => {
-        const target = args.target === "" ? undefined : resolveGraphRef(dataset, args.target);
-        return {
-          kind: "result",
-          result: attackPaths(dataset, {
-            target,
-            maxDepth: args.max_depth,
-            maxPaths: args.max_paths,
-          }),
-        };
-      }),
+      withDataset(ctx, args.dataset, (dataset) => ({
+        kind: "result",
+        result: attackPaths(dataset, {
+          target: parseNodeFilter(dataset, args.target),
+          ...pathBounds(args),
+        }),
+      })),
   });
 }

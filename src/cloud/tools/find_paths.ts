@@ -11,8 +11,8 @@ import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { resolveGraphRef } from "../graph/graph_refs.ts";
 import { findPaths, type PathMode } from "../graph/paths.ts";
 import { parseEnum } from "../model/parse_enum.ts";
-import { graphPathSchema, nodeBriefSchema, truncationFields } from "../schemas.ts";
-import { mostArgument } from "../schemas/arguments.ts";
+import { graphPathSchema, nodeBriefSchema, pathSearchFields } from "../schemas.ts";
+import { mostArgument, pathBounds } from "../schemas/arguments.ts";
 
 /** The tool's name. */
 export const FIND_PATHS = "find_paths";
@@ -45,9 +45,7 @@ export function findPathsTool(ctx: CloudContext): ToolDefinition {
       source: nodeBriefSchema,
       target: nodeBriefSchema,
       mode: z.string(),
-      paths: z.array(graphPathSchema),
-      total_found: z.number().int(),
-      ...truncationFields("max_paths and/or max_nodes_visited."),
+      ...pathSearchFields(graphPathSchema, "max_paths and/or max_nodes_visited."),
       hint: z.string().optional(),
     }),
     ...READS_ONLY,
@@ -58,11 +56,7 @@ export function findPathsTool(ctx: CloudContext): ToolDefinition {
         const target = resolveGraphRef(dataset, args.target);
         return {
           kind: "result",
-          result: findPaths(dataset, { source, target }, {
-            maxDepth: args.max_depth,
-            maxPaths: args.max_paths,
-            mode,
-          }),
+          result: findPaths(dataset, { source, target }, { ...pathBounds(args), mode }),
         };
       }),
   });

@@ -16,7 +16,12 @@ import { paginate } from "../model/cursors.ts";
 import { RELATION_TYPES } from "../model/enums.ts";
 import { parseEnum } from "../model/parse_enum.ts";
 import { edgeBriefSchema } from "../schemas.ts";
-import { nodeFilterArgument, parseEdgeTypes, typeNamesArgument } from "../schemas/arguments.ts";
+import {
+  nodeFilterArgument,
+  parseEdgeTypes,
+  parseNodeFilter,
+  typeNamesArgument,
+} from "../schemas/arguments.ts";
 
 /** The tool's name. */
 export const GET_EDGES = "get_edges";
@@ -64,7 +69,7 @@ export function getEdgesTool(ctx: CloudContext): ToolDefinition {
           : isInternetRef(args.source)
           ? INTERNET_NODE
           : resolveGraphRef(dataset, args.source);
-        const target = args.target === "" ? undefined : resolveGraphRef(dataset, args.target);
+        const target = parseNodeFilter(dataset, args.target);
         const edges = matchingEdges(dataset, {
           source,
           target,

@@ -7,10 +7,14 @@
 import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
-import { resolveGraphRef } from "../graph/graph_refs.ts";
 import { lateralMovementPaths } from "../graph/lateral_movement.ts";
-import { graphPathSchema, truncationFields } from "../schemas.ts";
-import { mostArgument, nodeFilterArgument } from "../schemas/arguments.ts";
+import { graphPathSchema, pathSearchFields } from "../schemas.ts";
+import {
+  mostArgument,
+  nodeFilterArgument,
+  parseNodeFilter,
+  pathBounds,
+} from "../schemas/arguments.ts";
 
 /** The tool's name. */
 export const LATERAL_MOVEMENT_PATHS = "lateral_movement_paths";
@@ -32,23 +36,17 @@ export function lateralMovementPathsTool(ctx: CloudContext): ToolDefinition {
       dataset: datasetArgument,
     }),
     result: z.object({
-      paths: z.array(graphPathSchema),
-      total_found: z.number().int(),
-      ...truncationFields("max_paths, max_chains and/or max_nodes_visited."),
+      ...pathSearchFields(graphPathSchema, "max_paths, max_chains and/or max_nodes_visited."),
       starting_points: z.number().int(),
     }),
     ...READS_ONLY,
     run: (args) =>
-      withDataset(ctx, args.dataset, (dataset) => {
-        const start = args.start === "" ? undefined : resolveGraphRef(dataset, args.start);
-        return {
-          kind: "result",
-          result: lateralMovementPaths(dataset, {
-            start,
-            maxDepth: args.max_depth,
-            maxPaths: args.max_paths,
-          }),
-        };
-      }),
+      withDataset(ctx, args.dataset, (dataset) => ({
+        kind: "result",
+        result: lateralMovementPaths(dataset, {
+          start: parseNodeFilter(dataset, args.start),
+          ...pathBounds(args),
+        }),
+      })),
   });
 }
