@@ -1,16 +1,12 @@
 /**
  * Argument declarations several cloud tools share, each a builder whose
  * parameters are the only things that differ between the tools (a noun, a
- * bound, a verb), and the parsing of the list arguments they declare.
+ * bound, a verb). Their values are read by argument_parsing.ts.
  *
  * @module
  */
 
 import { z } from "zod";
-import { resolveGraphRef } from "../graph/graph_refs.ts";
-import { ASSET_TYPES, type AssetType, EDGE_TYPES, type EdgeType } from "../model/enums.ts";
-import { parseEnum } from "../model/parse_enum.ts";
-import type { DatasetView } from "../model/view.ts";
 
 /**
  * A count bound: a whole number from 1 to `max`, `fallback` when left out,
@@ -33,18 +29,6 @@ export function mostArgument(
  */
 export function nodeFilterArgument(describe: string): z.ZodDefault<z.ZodString> {
   return z.string().max(2048).default("").describe(describe);
-}
-
-/** The graph node a `nodeFilterArgument` names, or undefined when it is empty. Throws a CloudError. */
-export function parseNodeFilter(view: DatasetView, ref: string): string | undefined {
-  return ref === "" ? undefined : resolveGraphRef(view, ref);
-}
-
-/** The `max_depth` and `max_paths` bounds of a path search as the searches take them. */
-export function pathBounds(
-  args: { max_depth: number; max_paths: number },
-): { maxDepth: number; maxPaths: number } {
-  return { maxDepth: args.max_depth, maxPaths: args.max_paths };
 }
 
 /**
@@ -78,14 +62,4 @@ export function frameworkFilterArgument(verb: string): z.ZodDefault<z.ZodString>
 /** A severity floor (a severity name, any case); empty for no floor. */
 export function severityFilterArgument(describe: string): z.ZodDefault<z.ZodString> {
   return z.string().max(16).default("").describe(describe);
-}
-
-/** The asset types a `typeNamesArgument` names, checked (any case). Throws a CloudError. */
-export function parseAssetTypes(names: readonly string[]): AssetType[] {
-  return names.map((t) => parseEnum(t, ASSET_TYPES, { label: "asset type" }));
-}
-
-/** The edge types a `typeNamesArgument` names, checked (any case). Throws a CloudError. */
-export function parseEdgeTypes(names: readonly string[]): EdgeType[] {
-  return names.map((t) => parseEnum(t, EDGE_TYPES, { label: "edge type" }));
 }

@@ -10,7 +10,8 @@ import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { type CentralityMetric, centralityTop } from "../graph/centrality.ts";
 import { parseEnum } from "../model/parse_enum.ts";
 import { assetBriefSchema } from "../schemas.ts";
-import { mostArgument, parseAssetTypes, typeNamesArgument } from "../schemas/arguments.ts";
+import { mostArgument, typeNamesArgument } from "../schemas/arguments.ts";
+import { parseAssetTypes } from "../schemas/argument_parsing.ts";
 
 /** The tool's name. */
 export const CENTRALITY_TOP = "centrality_top";

@@ -11,7 +11,8 @@ import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { COUNT_GROUPS, countAssets } from "../inventory/asset_counts.ts";
 import { PROVIDERS } from "../model/enums.ts";
 import { parseEnum } from "../model/parse_enum.ts";
-import { mostArgument, parseAssetTypes, typeNamesArgument } from "../schemas/arguments.ts";
+import { mostArgument, typeNamesArgument } from "../schemas/arguments.ts";
+import { parseAssetTypes } from "../schemas/argument_parsing.ts";
 
 /** The tool's name. */
 export const COUNT_ASSETS = "count_assets";

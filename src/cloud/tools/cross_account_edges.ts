@@ -10,7 +10,8 @@ import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.
 import { type CloudContext, datasetPageArguments, pageSchema, withDataset } from "../context.ts";
 import { crossAccountEdges } from "../graph/cross_account.ts";
 import { paginate } from "../model/cursors.ts";
-import { parseEdgeTypes, typeNamesArgument } from "../schemas/arguments.ts";
+import { typeNamesArgument } from "../schemas/arguments.ts";
+import { parseEdgeTypes } from "../schemas/argument_parsing.ts";
 import { countsSchema } from "../schemas.ts";
 
 /** The tool's name. */

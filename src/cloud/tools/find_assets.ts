@@ -19,11 +19,8 @@ import { paginate } from "../model/cursors.ts";
 import { PROVIDERS, SEVERITIES } from "../model/enums.ts";
 import { parseEnum } from "../model/parse_enum.ts";
 import { assetBriefSchema } from "../schemas.ts";
-import {
-  parseAssetTypes,
-  severityFilterArgument,
-  typeNamesArgument,
-} from "../schemas/arguments.ts";
+import { severityFilterArgument, typeNamesArgument } from "../schemas/arguments.ts";
+import { parseAssetTypes } from "../schemas/argument_parsing.ts";
 
 /** The tool's name. */
 export const FIND_ASSETS = "find_assets";

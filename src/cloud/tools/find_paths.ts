@@ -12,7 +12,8 @@ import { resolveGraphRef } from "../graph/graph_refs.ts";
 import { findPaths, type PathMode } from "../graph/paths.ts";
 import { parseEnum } from "../model/parse_enum.ts";
 import { graphPathSchema, nodeBriefSchema, pathSearchFields } from "../schemas.ts";
-import { mostArgument, pathBounds } from "../schemas/arguments.ts";
+import { mostArgument } from "../schemas/arguments.ts";
+import { pathBounds } from "../schemas/argument_parsing.ts";
 
 /** The tool's name. */
 export const FIND_PATHS = "find_paths";

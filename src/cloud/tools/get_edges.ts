@@ -16,12 +16,8 @@ import { paginate } from "../model/cursors.ts";
 import { RELATION_TYPES } from "../model/enums.ts";
 import { parseEnum } from "../model/parse_enum.ts";
 import { edgeBriefSchema } from "../schemas.ts";
-import {
-  nodeFilterArgument,
-  parseEdgeTypes,
-  parseNodeFilter,
-  typeNamesArgument,
-} from "../schemas/arguments.ts";
+import { nodeFilterArgument, typeNamesArgument } from "../schemas/arguments.ts";
+import { parseEdgeTypes, parseNodeFilter } from "../schemas/argument_parsing.ts";
 
 /** The tool's name. */
 export const GET_EDGES = "get_edges";

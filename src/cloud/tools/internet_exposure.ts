@@ -11,7 +11,8 @@ import { type CloudContext, datasetPageArguments, pageSchema, withDataset } from
 import { internetExposure } from "../graph/exposure.ts";
 import { paginate } from "../model/cursors.ts";
 import { assetBriefSchema, nodeBriefSchema } from "../schemas.ts";
-import { parseAssetTypes, typeNamesArgument } from "../schemas/arguments.ts";
+import { typeNamesArgument } from "../schemas/arguments.ts";
+import { parseAssetTypes } from "../schemas/argument_parsing.ts";
 
 /** The tool's name. */
 export const INTERNET_EXPOSURE = "internet_exposure";

@@ -9,12 +9,8 @@ import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.
 import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
 import { lateralMovementPaths } from "../graph/lateral_movement.ts";
 import { graphPathSchema, pathSearchFields } from "../schemas.ts";
-import {
-  mostArgument,
-  nodeFilterArgument,
-  parseNodeFilter,
-  pathBounds,
-} from "../schemas/arguments.ts";
+import { mostArgument, nodeFilterArgument } from "../schemas/arguments.ts";
+import { parseNodeFilter, pathBounds } from "../schemas/argument_parsing.ts";
 
 /** The tool's name. */
 export const LATERAL_MOVEMENT_PATHS = "lateral_movement_paths";

@@ -12,7 +12,8 @@ import { resolveGraphRef } from "../graph/graph_refs.ts";
 import { neighbors } from "../graph/neighborhood.ts";
 import { parseEnum } from "../model/parse_enum.ts";
 import { edgeBriefSchema, nodeBriefSchema, truncationFields } from "../schemas.ts";
-import { parseEdgeTypes, typeNamesArgument } from "../schemas/arguments.ts";
+import { typeNamesArgument } from "../schemas/arguments.ts";
+import { parseEdgeTypes } from "../schemas/argument_parsing.ts";
 
 /** The tool's name. */
 export const NEIGHBORS = "neighbors";

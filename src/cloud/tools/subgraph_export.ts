@@ -12,7 +12,8 @@ import type { GraphFormat } from "../graph/exports.ts";
 import { resolveGraphRef } from "../graph/graph_refs.ts";
 import { subgraphExport } from "../graph/subgraph.ts";
 import { parseEnum } from "../model/parse_enum.ts";
-import { mostArgument, parseEdgeTypes, typeNamesArgument } from "../schemas/arguments.ts";
+import { mostArgument, typeNamesArgument } from "../schemas/arguments.ts";
+import { parseEdgeTypes } from "../schemas/argument_parsing.ts";
 import { truncationFields } from "../schemas.ts";
 
 /** The tool's name. */
