@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument } from "../context.ts";
+import { type CloudContext, datasetArgument, pageArguments } from "../context.ts";
 import { cursorFingerprint, decodeCursor, encodeCursor } from "../model/cursors.ts";
 import { SEVERITIES } from "../model/enums.ts";
 import { parseEnum } from "../model/parse_enum.ts";
@@ -41,9 +41,7 @@ export function ragChunksTool(ctx: CloudContext): ToolDefinition {
         "Only entity and community chunks with an open finding at least this severe (CRITICAL, HIGH, MEDIUM, LOW, INFO); empty for all.",
       ),
       limit: z.number().int().min(1).max(100).default(10).describe("Chunks per page, 1 to 100."),
-      cursor: z.string().max(64).optional().describe(
-        "The next_cursor of the previous page; leave out for the first page.",
-      ),
+      cursor: pageArguments.cursor,
       dataset: datasetArgument,
     }),
     result: z.object({

@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument } from "../context.ts";
+import { type CloudContext, datasetArgument, pageArguments } from "../context.ts";
 import { cursorFingerprint, decodeCursor, encodeCursor } from "../model/cursors.ts";
 import { RELATION_GROUPS, type RelationGroup } from "../model/enums.ts";
 import { parseEnum } from "../model/parse_enum.ts";
@@ -35,9 +35,7 @@ export function relationGroupsTool(ctx: CloudContext): ToolDefinition {
       limit: z.number().int().min(1).max(500).default(100).describe(
         "Triples per page of a group listing, 1 to 500.",
       ),
-      cursor: z.string().max(64).optional().describe(
-        "The next_cursor of the previous page; leave out for the first page.",
-      ),
+      cursor: pageArguments.cursor,
       dataset: datasetArgument,
     }),
     result: z.object({
