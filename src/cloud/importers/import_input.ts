@@ -220,6 +220,16 @@ export function strings(value: unknown): string[] {
   return arr(value).filter((v): v is string => typeof v === "string" && v.length > 0);
 }
 
+/** An AWS tag list (`[{ Key, Value }]`) as a record; entries without a key are passed over. */
+export function tagList(list: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const t of arr(list)) {
+    const k = str(obj(t).Key);
+    if (k) out[k] = String(obj(t).Value ?? "");
+  }
+  return out;
+}
+
 /** Reads a file's text through the input, refusing it with the kind's name when missing. */
 export async function readInputText(
   input: ImportInput,
