@@ -13,7 +13,7 @@ import { type D3Graph, toD3, toGraphML } from "../graph/exports.ts";
 import { relationshipGraph } from "../graph/relationship_graph.ts";
 import { assetUri, findingUri } from "../model/briefs.ts";
 import { SEVERITIES, type Severity } from "../model/enums.ts";
-import { displayId, type Json, riskScore } from "../model/records.ts";
+import { type DatasetRecords, displayId, type Json, riskScore } from "../model/records.ts";
 import type { Dataset } from "../workspace/dataset.ts";
 import { datasetSummary, rankedCounts } from "../workspace/summary.ts";
 import { htmlReport } from "./html_report.ts";
@@ -48,7 +48,8 @@ export interface ReportSummary {
 }
 
 /** A `findings.json` document (cloudg's report shape plus the record keys it round-trips). */
-export interface ReportDocument {
+export interface ReportDocument
+  extends Omit<DatasetRecords, "assets" | "findings" | "compliance" | "edges"> {
   metadata: ReportMetadata;
   summary: ReportSummary;
   assets: Json[];
@@ -56,12 +57,6 @@ export interface ReportDocument {
   compliance: Json[];
   edges: Json[];
   graph: D3Graph;
-  unresolved_references: Json[];
-  organization: Json | null;
-  coverage: Json[];
-  providers: string[];
-  regions: string[];
-  suppression_reasons: Record<string, string>;
 }
 
 /** Options of the report builders. */
