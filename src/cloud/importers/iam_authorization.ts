@@ -14,17 +14,8 @@
 import { DETECTION_ORDER } from "./importer.ts";
 import type { AssetType } from "../model/enums.ts";
 import type { Asset, Json } from "../model/records.ts";
-import type { Importer, ImportInput, ImportResult } from "./importer.ts";
-import {
-  arr,
-  fileLabel,
-  ImportError,
-  isObject,
-  obj,
-  readInputJson,
-  str,
-  tagList,
-} from "./import_input.ts";
+import type { Importer, ImportResult } from "./importer.ts";
+import { arr, isObject, jsonDocumentImporter, obj, str, tagList } from "./import_input.ts";
 import type { PolicyStatement } from "./iam_policy.ts";
 import {
   arnService,
@@ -477,27 +468,18 @@ export function addResourcePolicyGrants(b: RecordsBuilder): void {
 }
 
 /** The `iam-authorization-details` importer entry. */
-export const iamAuthorizationImporter: Importer = {
+export const iamAuthorizationImporter: Importer = jsonDocumentImporter({
   kind: KIND,
   description: "IAM authorization details (aws iam get-account-authorization-details)",
-  detectors: [{
-    stage: "json",
-    order: DETECTION_ORDER.json_iam_authorization,
-    test: looksLikeAuthorizationDetails,
-  }],
-  async load(input: ImportInput): Promise<ImportResult> {
-    const value = await readInputJson(KIND, input);
-    if (!looksLikeAuthorizationDetails(value)) {
-      throw new ImportError(
-        `${fileLabel(input.path)} is not IAM authorization details: expected the JSON of ` +
-          "`aws iam get-account-authorization-details` (UserDetailList, GroupDetailList, " +
-          "RoleDetailList, Policies).",
-        { kind: KIND, file: input.path },
-      );
-    }
+  order: DETECTION_ORDER.json_iam_authorization,
+  isDocument: looksLikeAuthorizationDetails,
+  notA: "IAM authorization details: expected the JSON of " +
+    "`aws iam get-account-authorization-details` (UserDetailList, GroupDetailList, " +
+    "RoleDetailList, Policies).",
+  read(doc): ImportResult {
     const b = new RecordsBuilder();
-    addAuthorizationDetails(b, value as Record<string, unknown>);
+    addAuthorizationDetails(b, doc);
     evaluateRulesInto(b.records);
     return b.finish();
   },
-};
+});

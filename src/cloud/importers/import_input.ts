@@ -7,7 +7,7 @@
  */
 
 import { LoadError } from "../model/errors.ts";
-import type { DirectoryEntry, ImportInput } from "./importer.ts";
+import type { DirectoryEntry, Importer, ImportInput, ImportResult } from "./importer.ts";
 import { MAX_INPUT_BYTES } from "./read.ts";
 
 /**
@@ -269,6 +269,45 @@ export async function readInputJson(kind: string, input: ImportInput): Promise<u
   if (input.json !== undefined) return input.json;
   const text = await readInputText(input, { kind: kind, path: input.path });
   return parseJsonText(text, { kind: kind, path: input.path });
+}
+
+/** What a kind read from one JSON document declares: see {@linkcode jsonDocumentImporter}. */
+export interface JsonDocumentKind {
+  /** The kind's name. */
+  kind: string;
+  /** One line saying what input it reads. */
+  description: string;
+  /** Its place among the JSON detectors. */
+  order: number;
+  /** Whether parsed JSON is a document of this kind. */
+  isDocument(value: unknown): boolean;
+  /** The refusal after "<file> is not ": what the file is not, and what the kind expects. */
+  notA: string;
+  /** Reads a document `isDocument` accepted. */
+  read(doc: Record<string, unknown>, input: ImportInput): Promise<ImportResult> | ImportResult;
+}
+
+/**
+ * The importer of a kind read from one JSON document, recognised by its
+ * shape; a document of another shape is refused with an {@link ImportError}.
+ */
+export function jsonDocumentImporter(spec: JsonDocumentKind): Importer {
+  const { kind } = spec;
+  return {
+    kind,
+    description: spec.description,
+    detectors: [{ stage: "json", order: spec.order, test: spec.isDocument }],
+    async load(input: ImportInput): Promise<ImportResult> {
+      const value = await readInputJson(kind, input);
+      if (!spec.isDocument(value)) {
+        throw new ImportError(`${fileLabel(input.path)} is not ${spec.notA}`, {
+          kind,
+          file: input.path,
+        });
+      }
+      return await spec.read(value as Record<string, unknown>, input);
+    },
+  };
 }
 
 /**
