@@ -11,7 +11,7 @@ import { DETECTION_ORDER } from "./importer.ts";
 import type { Importer, ImportResult } from "./importer.ts";
 import { arr, isObject, jsonDocumentImporter, obj, str } from "./import_input.ts";
 import { RecordsBuilder } from "./records_builder.ts";
-import { normaliseSeverity, scannerFinding } from "./scanner_common.ts";
+import { normaliseSeverity, scannerFinding, uniqueIds } from "./scanner_common.ts";
 
 const KIND = "trivy";
 
@@ -41,11 +41,9 @@ export const trivyImporter: Importer = jsonDocumentImporter({
   read(report): ImportResult {
     const artifact = str(report.ArtifactName) ?? "unknown";
     const b = new RecordsBuilder();
-    const ids = new Map<string, number>();
+    const uniqueId = uniqueIds();
     const push = (base: string, f: Parameters<typeof scannerFinding>[0]) => {
-      const n = (ids.get(base) ?? 0) + 1;
-      ids.set(base, n);
-      b.records.findings.push(scannerFinding({ ...f, id: n > 1 ? `${base}#${n}` : base }));
+      b.records.findings.push(scannerFinding({ ...f, id: uniqueId(base) }));
     };
     const when = str(report.CreatedAt) ?? new Date(0).toISOString();
     for (const result of arr(report.Results).map(obj)) {
