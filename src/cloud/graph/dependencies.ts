@@ -15,6 +15,7 @@ import { dependencyGraph, walkDependents, walkDependsOn } from "./dependency_gra
 import { GraphQueryError } from "./errors.ts";
 import { compareCodePoints } from "../model/order.ts";
 import { type AssetIdentity, assetIdentity } from "../model/references.ts";
+import { pushTo } from "../model/multimap.ts";
 
 /** One dependency item: the asset brief plus how it was reached. */
 export type DependencyItem = AssetBrief & {
@@ -149,9 +150,7 @@ export function describeAsset(asset: Asset): AssetDescription {
 function nest(view: DatasetView, root: string, links: readonly DependencyLink[]): TreeNode[] {
   const children = new Map<string, DependencyLink[]>();
   for (const link of links) {
-    const list = children.get(link.parent_id);
-    if (list) list.push(link);
-    else children.set(link.parent_id, [link]);
+    pushTo(children, link.parent_id, link);
   }
   const build = (parent: string): TreeNode[] =>
     (children.get(parent) ?? []).map((link) => ({

@@ -18,6 +18,7 @@ import { MultiDirectedGraph } from "graphology";
 import { EDGE_TYPE_INFO } from "../model/enums.ts";
 import type { Edge } from "../model/records.ts";
 import type { DatasetView } from "../model/view.ts";
+import { pushTo } from "../model/multimap.ts";
 
 /** One dependency arrow seen from one end. */
 export interface DependencyArrow {
@@ -102,12 +103,8 @@ export function dependencyGraph(view: DatasetView, options: HierarchyOption = {}
         !includeHierarchy && edge.edge_type === "CONTAINS" &&
         HIERARCHY_TYPES.has(dependencyAsset.asset_type)
       ) continue;
-      const out = needs.get(dependent);
-      if (out) out.push({ other: dependency, edge });
-      else needs.set(dependent, [{ other: dependency, edge }]);
-      const back = neededBy.get(dependency);
-      if (back) back.push({ other: dependent, edge });
-      else neededBy.set(dependency, [{ other: dependent, edge }]);
+      pushTo(needs, dependent, { other: dependency, edge });
+      pushTo(neededBy, dependency, { other: dependent, edge });
     }
     return { needs, neededBy };
   });

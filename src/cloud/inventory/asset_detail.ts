@@ -20,6 +20,7 @@ import { compareCodePoints } from "../model/order.ts";
 import type { Asset, Edge } from "../model/records.ts";
 import { assetIndex, lookupAsset, resolveAsset } from "../model/references.ts";
 import type { DatasetView } from "../model/view.ts";
+import { pushTo } from "../model/multimap.ts";
 
 /** Most open findings in an asset's detail. */
 export const DETAIL_FINDINGS = 10;
@@ -32,14 +33,9 @@ export const NEIGHBOR_EDGES = 500;
 export function adjacency(view: DatasetView): Map<string, Edge[]> {
   return view.derived("raw_adjacency", () => {
     const map = new Map<string, Edge[]>();
-    const add = (id: string, edge: Edge): void => {
-      const list = map.get(id);
-      if (list) list.push(edge);
-      else map.set(id, [edge]);
-    };
     for (const edge of view.records.edges) {
-      add(edge.source_id, edge);
-      if (edge.target_id !== edge.source_id) add(edge.target_id, edge);
+      pushTo(map, edge.source_id, edge);
+      if (edge.target_id !== edge.source_id) pushTo(map, edge.target_id, edge);
     }
     return map;
   });
