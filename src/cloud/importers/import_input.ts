@@ -126,19 +126,35 @@ export function jsonErrorOffset(text: string): number {
     if (!m || m[0] === "") fail();
     i += m![0].length;
   };
+  // The items of an object or array from its opening character to `close`, comma-separated.
+  const items = (close: string, item: () => void): void => {
+    i++;
+    ws();
+    if (text[i] === close) {
+      i++;
+      return;
+    }
+    for (;;) {
+      item();
+      ws();
+      if (text[i] === ",") {
+        i++;
+        continue;
+      }
+      if (text[i] === close) {
+        i++;
+        return;
+      }
+      fail();
+    }
+  };
   const value = (depth: number): void => {
     ws();
     if (depth > 2_000) throw "deep";
     if (i >= n) fail();
     const c = text[i];
     if (c === "{") {
-      i++;
-      ws();
-      if (text[i] === "}") {
-        i++;
-        return;
-      }
-      for (;;) {
+      items("}", () => {
         ws();
         if (text[i] !== '"') fail();
         string();
@@ -146,38 +162,9 @@ export function jsonErrorOffset(text: string): number {
         if (text[i] !== ":") fail();
         i++;
         value(depth + 1);
-        ws();
-        if (text[i] === ",") {
-          i++;
-          continue;
-        }
-        if (text[i] === "}") {
-          i++;
-          return;
-        }
-        fail();
-      }
-    } else if (c === "[") {
-      i++;
-      ws();
-      if (text[i] === "]") {
-        i++;
-        return;
-      }
-      for (;;) {
-        value(depth + 1);
-        ws();
-        if (text[i] === ",") {
-          i++;
-          continue;
-        }
-        if (text[i] === "]") {
-          i++;
-          return;
-        }
-        fail();
-      }
-    } else if (c === '"') string();
+      });
+    } else if (c === "[") items("]", () => value(depth + 1));
+    else if (c === '"') string();
     else if (c === "t") literal("true");
     else if (c === "f") literal("false");
     else if (c === "n") literal("null");
