@@ -12,10 +12,11 @@ import { dependencyGraph } from "../graph/dependency_graph.ts";
 import { type D3Graph, toD3, toGraphML } from "../graph/exports.ts";
 import { relationshipGraph } from "../graph/relationship_graph.ts";
 import { assetUri, findingUri } from "../model/briefs.ts";
+import { countBy, rankedCounts } from "../model/counts.ts";
 import { SEVERITIES, type Severity } from "../model/enums.ts";
 import { type DatasetRecords, displayId, type Json, riskScore } from "../model/records.ts";
 import type { Dataset } from "../workspace/dataset.ts";
-import { datasetSummary, rankedCounts } from "../workspace/summary.ts";
+import { datasetSummary } from "../workspace/summary.ts";
 import { htmlReport } from "./html_report.ts";
 import type { ExportFile } from "./output_dir.ts";
 
@@ -150,8 +151,6 @@ export function inventoryFiles(dataset: Dataset): ExportFile[] {
       });
     }
   }
-  const typeCounts = new Map<string, number>();
-  for (const a of r.assets) typeCounts.set(a.asset_type, (typeCounts.get(a.asset_type) ?? 0) + 1);
   const accounts = [...new Set(r.assets.map((a) => a.account_id).filter((a) => a))].sort();
   return [
     {
@@ -161,7 +160,7 @@ export function inventoryFiles(dataset: Dataset): ExportFile[] {
           dataset: dataset.name,
           total_assets: summary.total_assets,
           total_edges: summary.total_edges,
-          assets_by_type: rankedCounts(typeCounts),
+          assets_by_type: rankedCounts(countBy(r.assets, (a) => a.asset_type)),
           assets_by_provider: summary.assets_by_provider,
           edges_by_type: summary.edges_by_type,
         },
