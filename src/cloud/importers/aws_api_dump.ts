@@ -51,6 +51,8 @@ interface Ec2Init {
   tags?: string;
   /** The field holding the cloud id of the containing VPC or subnet. */
   parent?: string;
+  /** Whether other resources find it by its id (they never name volumes). @default true */
+  findable?: boolean;
   asset_type: AssetType;
   metadata: Record<string, Json>;
 }
@@ -255,7 +257,7 @@ async function loadRegion(
   const groupIds = (list: unknown, field = "GroupId"): string[] =>
     arr(list).map((g) => str(obj(g)[field])).filter((g): g is string => !!g);
   // An EC2 resource of this region, none without an id: its ARN `arn:aws:ec2:…:<path>/<id>`
-  // unless the record gives one, named by its Name tag unless named, found later by its id and
+  // unless the record gives one, named by its Name tag unless named, found later by its id (unless not findable) and
   // contained by its parent's.
   const addEc2 = (record: Record<string, unknown>, init: Ec2Init): string | null => {
     const id = str(record[init.id]);
@@ -268,7 +270,7 @@ async function loadRegion(
       tags: labels,
       metadata: { resource_id: id, ...init.metadata },
     });
-    byId.set(id, arn);
+    if (init.findable !== false) byId.set(id, arn);
     contain(init.parent ? str(record[init.parent]) : null, arn);
     return arn;
   };
@@ -376,6 +378,7 @@ async function loadRegion(
       id: "VolumeId",
       path: "volume",
       asset_type: "EBS_VOLUME",
+      findable: false,
       facts: (v) => ({ source: KIND, encrypted: v.Encrypted === true }),
       link: (arn, v) => {
         for (const a of arr(v.Attachments)) toInstance(arn, a, "ATTACHED_TO");
