@@ -257,8 +257,8 @@ async function loadRegion(
   const groupIds = (list: unknown, field = "GroupId"): string[] =>
     arr(list).map((g) => str(obj(g)[field])).filter((g): g is string => !!g);
   // An EC2 resource of this region, none without an id: its ARN `arn:aws:ec2:…:<path>/<id>`
-  // unless the record gives one, named by its Name tag unless named, found later by its id (unless not findable) and
-  // contained by its parent's.
+  // unless the record gives one, named by its Name tag unless named, found later by its id
+  // (when findable) and contained by its parent's.
   const addEc2 = (record: Record<string, unknown>, init: Ec2Init): string | null => {
     const id = str(record[init.id]);
     if (!id) return null;
