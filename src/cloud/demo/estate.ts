@@ -12,16 +12,16 @@
  */
 
 import type { AssetType, CloudProvider, EdgeType, Severity } from "../model/enums.ts";
-import {
-  type Asset,
-  type ComplianceResult,
-  type DatasetRecords,
-  type Edge,
-  type EdgeInit,
-  type Finding,
-  type Json,
-  newEdge,
+import type {
+  Asset,
+  ComplianceResult,
+  DatasetRecords,
+  Edge,
+  EdgeInit,
+  Finding,
+  Json,
 } from "../model/records.ts";
+import { newEdge } from "../model/records.ts";
 
 /** The one collection and detection time of the estate. */
 export const DEMO_TIMESTAMP = "2026-01-15T12:00:00Z";
