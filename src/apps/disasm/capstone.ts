@@ -7,6 +7,8 @@
  * @module
  */
 
+import { inflateEmbeddedWasm } from "../../core/embedded_wasm.ts";
+
 /** Instruction sets this wrapper decodes. */
 export type InstructionSet = "x86" | "x86_64" | "arm" | "thumb" | "arm64";
 
@@ -59,23 +61,10 @@ function loadEngine(): Promise<CapstoneExports> {
     const { CAPSTONE_WASM_BYTES, CAPSTONE_WASM_GZIP_BASE64 } = await import(
       "../../_vendor/capstone/capstone_wasm.ts"
     );
-    const packed = Uint8Array.fromBase64(CAPSTONE_WASM_GZIP_BASE64.replace(/\s+/g, ""));
-    // Inflate straight into a buffer of the known size (no chunk list, no second copy).
-    const wasm = new Uint8Array(CAPSTONE_WASM_BYTES);
-    let filled = 0;
-    const chunks = new Blob([packed]).stream().pipeThrough(new DecompressionStream("gzip"));
-    for await (const chunk of chunks) {
-      if (filled + chunk.length > wasm.length) {
-        throw new Error(`embedded Capstone wasm is over ${CAPSTONE_WASM_BYTES} bytes`);
-      }
-      wasm.set(chunk, filled);
-      filled += chunk.length;
-    }
-    if (filled !== CAPSTONE_WASM_BYTES) {
-      throw new Error(
-        `embedded Capstone wasm is ${filled} bytes, expected ${CAPSTONE_WASM_BYTES}`,
-      );
-    }
+    const wasm = await inflateEmbeddedWasm(CAPSTONE_WASM_GZIP_BASE64, {
+      bytes: CAPSTONE_WASM_BYTES,
+      label: "Capstone",
+    });
     let memory: WebAssembly.Memory | null = null;
     const imports = {
       a: {

@@ -84,6 +84,16 @@ function findingsById(view: DatasetView): Map<string, Finding> {
   return new Map(view.records.findings.map((f) => [f.id, f]));
 }
 
+/** The findings results name, each once, in the order first named; unknown ids are passed over. */
+function resultFindings(
+  results: readonly ComplianceResult[],
+  byId: Map<string, Finding>,
+): Finding[] {
+  return [...new Set(results.flatMap((r) => r.finding_ids))]
+    .map((id) => byId.get(id))
+    .filter((f): f is Finding => f !== undefined);
+}
+
 /** Status of one control from its results. */
 export function controlStatusOf(
   results: readonly ComplianceResult[],
@@ -214,9 +224,7 @@ export function frameworkDetail(
     for (const [controlId, results] of controlsOf(view, name)) {
       const fails = results.filter((r) => r.status === "FAIL");
       if (fails.length === 0) continue;
-      const open = [...new Set(fails.flatMap((r) => r.finding_ids))]
-        .map((id) => byId.get(id))
-        .filter((f): f is Finding => f !== undefined && !f.is_suppressed);
+      const open = resultFindings(fails, byId).filter((f) => !f.is_suppressed);
       failing.push({
         framework: name,
         control_id: controlId,
@@ -272,9 +280,7 @@ export function listControls(
     for (const [controlId, results] of controlsOf(view, name)) {
       const status = controlStatusOf(results, byId);
       if (wanted && !status.startsWith(wanted)) continue;
-      const open = [...new Set(results.flatMap((r) => r.finding_ids))]
-        .map((id) => byId.get(id))
-        .filter((f): f is Finding => f !== undefined && !f.is_suppressed);
+      const open = resultFindings(results, byId).filter((f) => !f.is_suppressed);
       rows.push({
         framework: name,
         control_id: controlId,
@@ -317,11 +323,7 @@ export function controlStatus(
   }
   const byId = findingsById(view);
   const results = controlsOf(view, name).get(controlId) ?? [];
-  const findings = sortFindings(
-    [...new Set(results.flatMap((r) => r.finding_ids))]
-      .map((id) => byId.get(id))
-      .filter((f): f is Finding => f !== undefined),
-  );
+  const findings = sortFindings(resultFindings(results, byId));
   const assets = new Set<string>();
   for (const f of findings) {
     if (f.is_suppressed) continue;

@@ -17,9 +17,11 @@ import type {
   ComplianceResult,
   DatasetRecords,
   Edge,
+  EdgeInit,
   Finding,
   Json,
 } from "../model/records.ts";
+import { newEdge } from "../model/records.ts";
 
 /** The one collection and detection time of the estate. */
 export const DEMO_TIMESTAMP = "2026-01-15T12:00:00Z";
@@ -325,15 +327,7 @@ function demoAssets(): Asset[] {
   ];
 }
 
-interface EdgeSpec {
-  ports?: number[];
-  port_range?: string;
-  protocol?: string;
-  cidr?: string;
-  direction?: "ingress" | "egress";
-  description?: string;
-  properties?: Record<string, Json>;
-}
+type EdgeSpec = Omit<EdgeInit, "source_id" | "target_id" | "edge_type">;
 
 function edge(
   id: string,
@@ -342,20 +336,7 @@ function edge(
   type: EdgeType,
   spec: EdgeSpec = {},
 ): Edge {
-  return {
-    id,
-    source_id: source,
-    target_id: target,
-    edge_type: type,
-    ports: spec.ports ?? [],
-    port_range: spec.port_range ?? null,
-    protocol: spec.protocol ?? null,
-    cidr: spec.cidr ?? null,
-    direction: spec.direction ?? "ingress",
-    description: spec.description ?? null,
-    relationship: null,
-    properties: spec.properties ?? {},
-  };
+  return newEdge(id, { source_id: source, target_id: target, edge_type: type, ...spec });
 }
 
 const INTERNET = "0.0.0.0/0";

@@ -12,10 +12,11 @@ import { dependencyGraph } from "../graph/dependency_graph.ts";
 import { type D3Graph, toD3, toGraphML } from "../graph/exports.ts";
 import { relationshipGraph } from "../graph/relationship_graph.ts";
 import { assetUri, findingUri } from "../model/briefs.ts";
+import { countBy, rankedCounts } from "../model/counts.ts";
 import { SEVERITIES, type Severity } from "../model/enums.ts";
-import { displayId, type Json, riskScore } from "../model/records.ts";
+import { type DatasetRecords, displayId, type Json, riskScore } from "../model/records.ts";
 import type { Dataset } from "../workspace/dataset.ts";
-import { datasetSummary, rankedCounts } from "../workspace/summary.ts";
+import { datasetSummary } from "../workspace/summary.ts";
 import { htmlReport } from "./html_report.ts";
 import type { ExportFile } from "./output_dir.ts";
 
@@ -48,7 +49,8 @@ export interface ReportSummary {
 }
 
 /** A `findings.json` document (cloudg's report shape plus the record keys it round-trips). */
-export interface ReportDocument {
+export interface ReportDocument
+  extends Omit<DatasetRecords, "assets" | "findings" | "compliance" | "edges"> {
   metadata: ReportMetadata;
   summary: ReportSummary;
   assets: Json[];
@@ -56,12 +58,6 @@ export interface ReportDocument {
   compliance: Json[];
   edges: Json[];
   graph: D3Graph;
-  unresolved_references: Json[];
-  organization: Json | null;
-  coverage: Json[];
-  providers: string[];
-  regions: string[];
-  suppression_reasons: Record<string, string>;
 }
 
 /** Options of the report builders. */
@@ -155,8 +151,6 @@ export function inventoryFiles(dataset: Dataset): ExportFile[] {
       });
     }
   }
-  const typeCounts = new Map<string, number>();
-  for (const a of r.assets) typeCounts.set(a.asset_type, (typeCounts.get(a.asset_type) ?? 0) + 1);
   const accounts = [...new Set(r.assets.map((a) => a.account_id).filter((a) => a))].sort();
   return [
     {
@@ -166,7 +160,7 @@ export function inventoryFiles(dataset: Dataset): ExportFile[] {
           dataset: dataset.name,
           total_assets: summary.total_assets,
           total_edges: summary.total_edges,
-          assets_by_type: rankedCounts(typeCounts),
+          assets_by_type: rankedCounts(countBy(r.assets, (a) => a.asset_type)),
           assets_by_provider: summary.assets_by_provider,
           edges_by_type: summary.edges_by_type,
         },

@@ -13,6 +13,7 @@
 
 import type { AssetType } from "../model/enums.ts";
 import type { Asset, DatasetRecords, Edge, Finding } from "../model/records.ts";
+import { pushTo } from "../model/multimap.ts";
 
 /** The tool name reachability findings carry (as the reference names it). */
 export const REACHABILITY_SOURCE_TOOL = "cloudg-reachability";
@@ -91,9 +92,7 @@ export async function reachabilityFindings(
   const next = new Map<string, string[]>();
   for (const e of records.edges) {
     for (const [from, to] of hops(e, asset)) {
-      const list = next.get(from);
-      if (list) list.push(to);
-      else next.set(from, [to]);
+      pushTo(next, from, to);
     }
   }
   const previous = new Map<string, string | null>();

@@ -10,10 +10,12 @@ import type { Asset } from "../model/records.ts";
 import type { DatasetView } from "../model/view.ts";
 import type { AssetBrief } from "../model/briefs.ts";
 import { assetBrief } from "../model/briefs.ts";
-import type { DependencyLink } from "./dependency_graph.ts";
+import type { DependencyLink, DependencyWalker } from "./dependency_graph.ts";
 import { dependencyGraph, walkDependents, walkDependsOn } from "./dependency_graph.ts";
 import { GraphQueryError } from "./errors.ts";
 import { compareCodePoints } from "../model/order.ts";
+import { type AssetIdentity, assetIdentity } from "../model/references.ts";
+import { pushTo } from "../model/multimap.ts";
 
 /** One dependency item: the asset brief plus how it was reached. */
 export type DependencyItem = AssetBrief & {
@@ -95,41 +97,32 @@ function listResult(
   return out;
 }
 
-/** Everything an asset needs (upstream), breadth-first, with the edge and depth of each. */
-export function dependsOn(
+/** The assets a walk one way reaches from an asset, with the edge and depth of each. */
+export type DependencyLister = (
   view: DatasetView,
   assetId: string,
-  options: DependencyListOptions = {},
-): DependencyListResult {
-  const asset = requireAsset(view, assetId);
-  const walk = walkDependsOn(dependencyGraph(view), assetId, {
-    maxDepth: options.maxDepth ?? 3,
-    maxNodes: options.maxNodes,
-  });
-  return listResult(view, asset, walk, options.limit ?? 100);
+  options?: DependencyListOptions,
+) => DependencyListResult;
+
+function lister(walkOf: DependencyWalker): DependencyLister {
+  return (view, assetId, options = {}) => {
+    const asset = requireAsset(view, assetId);
+    const walk = walkOf(dependencyGraph(view), assetId, {
+      maxDepth: options.maxDepth ?? 3,
+      maxNodes: options.maxNodes,
+    });
+    return listResult(view, asset, walk, options.limit ?? 100);
+  };
 }
+
+/** Everything an asset needs (upstream), breadth-first, with the edge and depth of each. */
+export const dependsOn: DependencyLister = lister(walkDependsOn);
 
 /** Everything that needs an asset (downstream): what breaks if it breaks. */
-export function dependents(
-  view: DatasetView,
-  assetId: string,
-  options: DependencyListOptions = {},
-): DependencyListResult {
-  const asset = requireAsset(view, assetId);
-  const walk = walkDependents(dependencyGraph(view), assetId, {
-    maxDepth: options.maxDepth ?? 3,
-    maxNodes: options.maxNodes,
-  });
-  return listResult(view, asset, walk, options.limit ?? 100);
-}
+export const dependents: DependencyLister = lister(walkDependents);
 
 /** How {@link dependencyTree} and the ranking queries describe an asset. */
-export interface AssetDescription {
-  id: string;
-  name: string;
-  arn: string | null;
-  type: string;
-  account_id: string | null;
+export interface AssetDescription extends AssetIdentity {
   region: string;
 }
 
@@ -151,22 +144,13 @@ export interface DependencyTreeResult {
 
 /** The short description of an asset used by trees and rankings. */
 export function describeAsset(asset: Asset): AssetDescription {
-  return {
-    id: asset.id,
-    name: asset.name,
-    arn: asset.arn,
-    type: asset.asset_type,
-    account_id: asset.account_id,
-    region: asset.region,
-  };
+  return { ...assetIdentity(asset), region: asset.region };
 }
 
 function nest(view: DatasetView, root: string, links: readonly DependencyLink[]): TreeNode[] {
   const children = new Map<string, DependencyLink[]>();
   for (const link of links) {
-    const list = children.get(link.parent_id);
-    if (list) list.push(link);
-    else children.set(link.parent_id, [link]);
+    pushTo(children, link.parent_id, link);
   }
   const build = (parent: string): TreeNode[] =>
     (children.get(parent) ?? []).map((link) => ({

@@ -18,6 +18,7 @@ import { MultiDirectedGraph } from "graphology";
 import { EDGE_TYPE_INFO } from "../model/enums.ts";
 import type { Edge } from "../model/records.ts";
 import type { DatasetView } from "../model/view.ts";
+import { pushTo } from "../model/multimap.ts";
 
 /** One dependency arrow seen from one end. */
 export interface DependencyArrow {
@@ -80,11 +81,14 @@ export function dependencyPair(edge: Edge): [string, string] | null {
   return null;
 }
 
+/** Whether `CONTAINS` edges from organisations, organisational units and accounts count as dependencies. */
+export interface HierarchyOption {
+  /** @default false */
+  includeHierarchy?: boolean;
+}
+
 /** The dependency graph of a dataset, built once per version and hierarchy choice. */
-export function dependencyGraph(
-  view: DatasetView,
-  options: { includeHierarchy?: boolean } = {},
-): DependencyGraph {
+export function dependencyGraph(view: DatasetView, options: HierarchyOption = {}): DependencyGraph {
   const includeHierarchy = options.includeHierarchy ?? false;
   return view.derived(`graph:dependency:${includeHierarchy}`, () => {
     const needs = new Map<string, DependencyArrow[]>();
@@ -99,12 +103,8 @@ export function dependencyGraph(
         !includeHierarchy && edge.edge_type === "CONTAINS" &&
         HIERARCHY_TYPES.has(dependencyAsset.asset_type)
       ) continue;
-      const out = needs.get(dependent);
-      if (out) out.push({ other: dependency, edge });
-      else needs.set(dependent, [{ other: dependency, edge }]);
-      const back = neededBy.get(dependency);
-      if (back) back.push({ other: dependent, edge });
-      else neededBy.set(dependency, [{ other: dependent, edge }]);
+      pushTo(needs, dependent, { other: dependency, edge });
+      pushTo(neededBy, dependency, { other: dependent, edge });
     }
     return { needs, neededBy };
   });
@@ -122,12 +122,11 @@ export type DependencyGraphology = MultiDirectedGraph<
  */
 export function dependencyGraphology(
   view: DatasetView,
-  options: { includeHierarchy?: boolean } = {},
+  options: HierarchyOption = {},
 ): DependencyGraphology {
-  const includeHierarchy = options.includeHierarchy ?? false;
-  return view.derived(`graph:dependency_graphology:${includeHierarchy}`, () => {
+  return view.derived(`graph:dependency_graphology:${options.includeHierarchy ?? false}`, () => {
     const graph: DependencyGraphology = new MultiDirectedGraph({ allowSelfLoops: true });
-    for (const [dependent, arrows] of dependencyGraph(view, { includeHierarchy }).needs) {
+    for (const [dependent, arrows] of dependencyGraph(view, options).needs) {
       graph.mergeNode(dependent);
       for (const { other, edge } of arrows) {
         graph.mergeNode(other);
@@ -178,26 +177,23 @@ export interface WalkOptions {
   maxNodes?: number;
 }
 
-/** Everything an asset needs (upstream), breadth-first, in dataset edge order. */
-export function walkDependsOn(
+/** A breadth-first walk of a dependency graph from one asset, one way. */
+export type DependencyWalker = (
   graph: DependencyGraph,
   assetId: string,
   options: WalkOptions,
-): DependencyWalk {
-  return walk(assetId, graph.needs, {
-    maxDepth: options.maxDepth,
-    maxNodes: options.maxNodes ?? 1_000_000,
-  });
+) => DependencyWalk;
+
+function walker(side: "needs" | "neededBy"): DependencyWalker {
+  return (graph, assetId, options) =>
+    walk(assetId, graph[side], {
+      maxDepth: options.maxDepth,
+      maxNodes: options.maxNodes ?? 1_000_000,
+    });
 }
 
+/** Everything an asset needs (upstream), breadth-first, in dataset edge order. */
+export const walkDependsOn: DependencyWalker = walker("needs");
+
 /** Everything that needs an asset (downstream), breadth-first, in dataset edge order. */
-export function walkDependents(
-  graph: DependencyGraph,
-  assetId: string,
-  options: WalkOptions,
-): DependencyWalk {
-  return walk(assetId, graph.neededBy, {
-    maxDepth: options.maxDepth,
-    maxNodes: options.maxNodes ?? 1_000_000,
-  });
-}
+export const walkDependents: DependencyWalker = walker("neededBy");

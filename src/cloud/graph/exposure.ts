@@ -20,6 +20,7 @@ import { rawAdjacency } from "./nodes.ts";
 import { openPorts } from "./ports.ts";
 import { SENSITIVE_PORTS } from "./sensitivity.ts";
 import { compareCodePoints } from "../model/order.ts";
+import { pushTo } from "../model/multimap.ts";
 
 /** One internet-sourced rule reaching an asset. */
 export interface InternetRule {
@@ -51,9 +52,7 @@ export function internetRulesByTarget(view: DatasetView): ReadonlyMap<string, re
     for (const e of view.records.edges) {
       if (isEgress(e.direction)) continue;
       if (!isInternetSource(e.cidr) && !isInternetSource(e.source_id)) continue;
-      const list = out.get(e.target_id);
-      if (list) list.push(e);
-      else out.set(e.target_id, [e]);
+      pushTo(out, e.target_id, e);
     }
     return out;
   });

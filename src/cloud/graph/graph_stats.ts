@@ -7,6 +7,7 @@
  */
 
 import { connectedComponents } from "graphology-components";
+import { countBy, rankedCounts } from "../model/counts.ts";
 import { roundHalfEven } from "../model/records.ts";
 import type { DatasetView } from "../model/view.ts";
 import { relationshipGraph } from "./relationship_graph.ts";
@@ -34,25 +35,13 @@ export interface GraphStats {
   mean_degree: number;
 }
 
-function countsDescending(counts: Map<string, number>, top: number): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const [k, v] of [...counts].sort((a, b) => b[1] - a[1]).slice(0, top)) out[k] = v;
-  return out;
-}
-
 /** Statistics of the relationship graph of a dataset; built once per version. */
 export function graphStats(view: DatasetView): GraphStats {
   return view.derived("graph:stats", () => {
     const graph = relationshipGraph(view);
     const n = graph.order;
-    const byType = new Map<string, number>();
-    const byRelationship = new Map<string, number>();
-    for (const e of view.records.edges) {
-      byType.set(e.edge_type, (byType.get(e.edge_type) ?? 0) + 1);
-      if (e.relationship) {
-        byRelationship.set(e.relationship, (byRelationship.get(e.relationship) ?? 0) + 1);
-      }
-    }
+    const edges = view.records.edges;
+    const related = edges.filter((e) => e.relationship);
     const sizes = connectedComponents(graph).map((c) => c.length).sort((a, b) => b - a);
     let assetNodes = 0;
     let isolated = 0;
@@ -71,8 +60,8 @@ export function graphStats(view: DatasetView): GraphStats {
       placeholder_nodes: n - assetNodes,
       edges: view.records.edges.length,
       graph_edges: graph.size,
-      edges_by_type: countsDescending(byType, Infinity),
-      edges_by_relationship: countsDescending(byRelationship, 30),
+      edges_by_type: rankedCounts(countBy(edges, (e) => e.edge_type)),
+      edges_by_relationship: rankedCounts(countBy(related, (e) => e.relationship!), 30),
       components: sizes.length,
       largest_component: sizes[0] ?? 0,
       isolated_assets: isolated,

@@ -18,6 +18,7 @@ import {
 } from "./internet.ts";
 import { relationshipGraph } from "./relationship_graph.ts";
 import { compareCodePoints } from "../model/order.ts";
+import { pushTo } from "../model/multimap.ts";
 
 /** One step from a node along a raw edge. */
 export interface RawHop {
@@ -32,14 +33,9 @@ export interface RawHop {
 export function rawAdjacency(view: DatasetView): ReadonlyMap<string, readonly RawHop[]> {
   return view.derived("graph:raw_adjacency", () => {
     const adjacency = new Map<string, RawHop[]>();
-    const push = (node: string, hop: RawHop): void => {
-      const list = adjacency.get(node);
-      if (list) list.push(hop);
-      else adjacency.set(node, [hop]);
-    };
     for (const edge of view.records.edges) {
-      push(edge.source_id, { edge, other: edge.target_id, direction: "out" });
-      push(edge.target_id, { edge, other: edge.source_id, direction: "in" });
+      pushTo(adjacency, edge.source_id, { edge, other: edge.target_id, direction: "out" });
+      pushTo(adjacency, edge.target_id, { edge, other: edge.source_id, direction: "in" });
     }
     return adjacency;
   });

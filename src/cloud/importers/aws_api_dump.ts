@@ -24,6 +24,7 @@ import {
   readInputText,
   str,
   strings,
+  tagList as tags,
 } from "./import_input.ts";
 import { addAuthorizationDetails, addResourcePolicyGrants } from "./iam_authorization.ts";
 import { addFirewallRule, awsApiRule } from "./network_rules.ts";
@@ -35,6 +36,55 @@ const KIND = "aws-api";
 
 /** What a regional asset adds beyond its ARN, region and account. */
 type RegionalAssetInit = Omit<AssetInit, "id" | "arn" | "provider" | "region" | "account_id">;
+
+/** Where an EC2 resource's facts stand in its record: see `addEc2` in `loadRegion`. */
+interface Ec2Init {
+  /** The field holding the resource id. */
+  id: string;
+  /** The ARN's resource path before the id (`vpc`, `subnet`, …). */
+  path: string;
+  /** The field holding the ARN, when the response gives one. */
+  arn?: string;
+  /** The field holding the name, when it is not the Name tag (the id stands in for either). */
+  name?: string;
+  /** The field holding the tag list (`Tags` unless given). */
+  tags?: string;
+  /** The field holding the cloud id of the containing VPC or subnet. */
+  parent?: string;
+  /** Whether other resources find it by its id (they never name volumes). @default true */
+  findable?: boolean;
+  asset_type: AssetType;
+  metadata: Record<string, Json>;
+}
+
+/** An EC2 listing: its file and list key, where its facts stand, and what links each resource. */
+interface Ec2List extends Omit<Ec2Init, "metadata"> {
+  file: string;
+  list: string;
+  /** The key of each listed record holding the resources themselves (reservations' instances). */
+  nested?: string;
+  facts: (record: Record<string, unknown>) => Record<string, Json>;
+  /** Edges of one resource, once it is added. */
+  link?: (arn: string, record: Record<string, unknown>) => void;
+  /** Work once the whole listing is added. */
+  after?: () => void;
+}
+
+/** A network ACL entry as the ACL reader takes it. */
+function naclEntry(e: Record<string, unknown>): Record<string, Json> {
+  return {
+    direction: e.Egress === true ? "egress" : "ingress",
+    rule_no: Number(e.RuleNumber ?? 0),
+    action: String(e.RuleAction ?? ""),
+    protocol: String(e.Protocol ?? ""),
+    from_port: Number(obj(e.PortRange).From ?? 0),
+    to_port: Number(obj(e.PortRange).To ?? 0),
+    cidr: str(e.CidrBlock) ?? str(e.Ipv6CidrBlock) ?? "",
+  };
+}
+
+/** A security group's rule lists and the direction of each. */
+const PERMISSION_LISTS = [["IpPermissions", "ingress"], ["IpPermissionsEgress", "egress"]] as const;
 
 const REGION = /^[a-z]{2}(-gov)?-[a-z]+-\d$/;
 
@@ -69,15 +119,6 @@ function join(dir: string, name: string): string {
   return dir.endsWith("/") ? dir + name : `${dir}/${name}`;
 }
 
-function tags(list: unknown): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const t of arr(list)) {
-    const k = str(obj(t).Key);
-    if (k) out[k] = String(obj(t).Value ?? "");
-  }
-  return out;
-}
-
 function parseCsv(text: string): Record<string, string>[] {
   const lines = text.split(/\r?\n/).filter((l) => l.length > 0);
   const header = (lines.shift() ?? "").split(",");
@@ -110,39 +151,41 @@ async function perResource(
   return out;
 }
 
-/** Simple resource lists: file → list key → asset type, ARN and name fields. */
-const SIMPLE_LISTS: readonly {
-  file: string;
-  list: string;
-  type: AssetType;
+/** A listed asset: the fields holding its ARN and name, its type and facts. */
+interface ListedInit {
   arn: string;
   name: string;
-}[] = [
+  asset_type: AssetType;
+  metadata: Record<string, Json>;
+}
+
+/** Simple resource lists: file → list key → asset type, ARN and name fields. */
+const SIMPLE_LISTS: readonly (Omit<ListedInit, "metadata"> & { file: string; list: string })[] = [
   {
     file: "ecr-describe-repositories.json",
     list: "repositories",
-    type: "CONTAINER_REGISTRY",
+    asset_type: "CONTAINER_REGISTRY",
     arn: "repositoryArn",
     name: "repositoryName",
   },
   {
     file: "secretsmanager-list-secrets.json",
     list: "SecretList",
-    type: "SECRET",
+    asset_type: "SECRET",
     arn: "ARN",
     name: "Name",
   },
   {
     file: "kafka-list-clusters.json",
     list: "ClusterInfoList",
-    type: "MESSAGE_BROKER",
+    asset_type: "MESSAGE_BROKER",
     arn: "ClusterArn",
     name: "ClusterName",
   },
   {
     file: "accessanalzyer-list-analyzers.json",
     list: "analyzers",
-    type: "ACCESS_ANALYZER",
+    asset_type: "ACCESS_ANALYZER",
     arn: "arn",
     name: "name",
   },
@@ -185,184 +228,190 @@ async function loadRegion(
     used.add(f);
     return has(f);
   };
+  // The value under `key` of a dump file, undefined when the file is absent.
+  const field = async (f: string, key: string): Promise<unknown> =>
+    use(f) ? (await read(f))[key] : undefined;
   // The records under `key` of a dump file, none when the file is absent.
   const records = async (f: string, key: string): Promise<Record<string, unknown>[]> =>
-    use(f) ? arr((await read(f))[key]).map(obj) : [];
-  // An edge to the instance an attachment names, when it names one this dump holds.
-  const toInstance = (source: string, attachment: unknown, edge_type: EdgeType): void => {
-    const target = idOf(str(obj(attachment).InstanceId) ?? "");
+    arr(await field(f, key)).map(obj);
+  // An asset whose ARN and name are fields of its record, none without an ARN.
+  const addListed = (record: Record<string, unknown>, init: ListedInit): string | null => {
+    const arn = str(record[init.arn]);
+    if (!arn) return null;
+    addRegional(arn, {
+      name: str(record[init.name]) ?? arn,
+      asset_type: init.asset_type,
+      metadata: init.metadata,
+    });
+    return arn;
+  };
+  // An edge to the resource a cloud id names, when it names one this dump holds.
+  const toKnown = (source: string, cloudId: unknown, edge_type: EdgeType): void => {
+    const target = idOf(str(cloudId) ?? "");
     if (target) b.addEdge({ source_id: source, target_id: target, edge_type });
   };
-  const groupIds = (list: unknown): string[] =>
-    arr(list).map((g) => str(obj(g).GroupId)).filter((g): g is string => !!g);
-
-  for (const v of await records("ec2-describe-vpcs.json", "Vpcs")) {
-    const id = str(v.VpcId);
-    if (!id) continue;
-    const arn = arnOf("ec2", `vpc/${id}`);
+  // An edge to the instance an attachment names, when it names one this dump holds.
+  const toInstance = (source: string, attachment: unknown, edge_type: EdgeType): void =>
+    toKnown(source, obj(attachment).InstanceId, edge_type);
+  // The security-group ids of a list of `{ [field]: id }` records.
+  const groupIds = (list: unknown, field = "GroupId"): string[] =>
+    arr(list).map((g) => str(obj(g)[field])).filter((g): g is string => !!g);
+  // An EC2 resource of this region, none without an id: its ARN `arn:aws:ec2:…:<path>/<id>`
+  // unless the record gives one, named by its Name tag unless named, found later by its id
+  // (when findable) and contained by its parent's.
+  const addEc2 = (record: Record<string, unknown>, init: Ec2Init): string | null => {
+    const id = str(record[init.id]);
+    if (!id) return null;
+    const arn = (init.arn ? str(record[init.arn]) : null) ?? arnOf("ec2", `${init.path}/${id}`);
+    const labels = tags(record[init.tags ?? "Tags"]);
     addRegional(arn, {
-      name: tags(v.Tags).Name ?? id,
-      asset_type: "VPC",
-      tags: tags(v.Tags),
-      metadata: {
-        resource_id: id,
-        cidr: str(v.CidrBlock),
-        is_default: v.IsDefault === true,
-        source: KIND,
-      },
+      name: (init.name ? str(record[init.name]) : labels.Name) ?? id,
+      asset_type: init.asset_type,
+      tags: labels,
+      metadata: { resource_id: id, ...init.metadata },
     });
-    byId.set(id, arn);
-  }
-  for (const s of await records("ec2-describe-subnets.json", "Subnets")) {
-    const id = str(s.SubnetId);
-    if (!id) continue;
-    const arn = str(s.SubnetArn) ?? arnOf("ec2", `subnet/${id}`);
-    addRegional(arn, {
-      name: tags(s.Tags).Name ?? id,
+    if (init.findable !== false) byId.set(id, arn);
+    contain(init.parent ? str(record[init.parent]) : null, arn);
+    return arn;
+  };
+  // The response files read at once for every resource of a listing, none when it is absent.
+  const responses = async (listing: string, folder: string): Promise<Map<string, unknown>> => {
+    if (!has(listing)) return new Map();
+    used.add(folder);
+    return await perResource(reader, region, folder);
+  };
+
+  const groups: [string, Record<string, unknown>][] = [];
+  // The EC2 listings in load order: where each resource's facts stand, and what links it.
+  const ec2Lists: Ec2List[] = [
+    {
+      file: "ec2-describe-vpcs.json",
+      list: "Vpcs",
+      id: "VpcId",
+      path: "vpc",
+      asset_type: "VPC",
+      facts: (v) => ({ cidr: str(v.CidrBlock), is_default: v.IsDefault === true, source: KIND }),
+    },
+    {
+      file: "ec2-describe-subnets.json",
+      list: "Subnets",
+      id: "SubnetId",
+      path: "subnet",
+      arn: "SubnetArn",
       asset_type: "SUBNET",
-      tags: tags(s.Tags),
-      metadata: {
-        resource_id: id,
+      parent: "VpcId",
+      facts: (s) => ({
         cidr: str(s.CidrBlock),
         public_subnet: s.MapPublicIpOnLaunch === true,
         source: KIND,
-      },
-    });
-    byId.set(id, arn);
-    contain(str(s.VpcId), arn);
-  }
-  const groups: Record<string, unknown>[] = [];
-  if (use("ec2-describe-security-groups.json")) {
-    for (
-      const g of arr((await read("ec2-describe-security-groups.json")).SecurityGroups).map(obj)
-    ) {
-      const id = str(g.GroupId);
-      if (!id) continue;
-      const arn = arnOf("ec2", `security-group/${id}`);
-      const rules = arr(g.IpPermissions).length + arr(g.IpPermissionsEgress).length;
-      addRegional(arn, {
-        name: str(g.GroupName) ?? id,
-        asset_type: "SECURITY_GROUP",
-        tags: tags(g.Tags),
-        metadata: {
-          resource_id: id,
+      }),
+    },
+    {
+      file: "ec2-describe-security-groups.json",
+      list: "SecurityGroups",
+      id: "GroupId",
+      path: "security-group",
+      name: "GroupName",
+      asset_type: "SECURITY_GROUP",
+      parent: "VpcId",
+      facts: (g) => {
+        const rules = arr(g.IpPermissions).length + arr(g.IpPermissionsEgress).length;
+        return {
           source: KIND,
           ...(g.GroupName === "default" ? { default_group: true, rule_count: rules } : {}),
-        },
-      });
-      byId.set(id, arn);
-      contain(str(g.VpcId), arn);
-      groups.push(g);
-    }
-    for (const g of groups) {
-      const self = byId.get(str(g.GroupId)!)!;
-      for (const p of arr(g.IpPermissions)) {
-        addFirewallRule(
-          b,
-          awsApiRule(obj(p), { groupId: self, direction: "ingress", groupOf: idOf }),
-        );
-      }
-      for (const p of arr(g.IpPermissionsEgress)) {
-        addFirewallRule(
-          b,
-          awsApiRule(obj(p), { groupId: self, direction: "egress", groupOf: idOf }),
-        );
-      }
-    }
-  }
-  for (const res of await records("ec2-describe-instances.json", "Reservations")) {
-    for (const i of arr(res.Instances).map(obj)) {
-      const id = str(i.InstanceId);
-      if (!id) continue;
-      const arn = arnOf("ec2", `instance/${id}`);
-      const tokens = str(obj(i.MetadataOptions).HttpTokens);
-      addRegional(arn, {
-        name: tags(i.Tags).Name ?? id,
-        asset_type: "EC2",
-        tags: tags(i.Tags),
-        metadata: {
-          resource_id: id,
+        };
+      },
+      link: (arn, g) => groups.push([arn, g]),
+      // Rules name other groups, so they are read once every group is known.
+      after: () => {
+        for (const [self, g] of groups) {
+          for (const [key, direction] of PERMISSION_LISTS) {
+            for (const p of arr(g[key])) {
+              addFirewallRule(b, awsApiRule(obj(p), { groupId: self, direction, groupOf: idOf }));
+            }
+          }
+        }
+      },
+    },
+    {
+      file: "ec2-describe-instances.json",
+      list: "Reservations",
+      nested: "Instances",
+      id: "InstanceId",
+      path: "instance",
+      asset_type: "EC2",
+      parent: "SubnetId",
+      facts: (i) => {
+        const tokens = str(obj(i.MetadataOptions).HttpTokens);
+        return {
           source: KIND,
           state: str(obj(i.State).Name),
           public_ip: str(i.PublicIpAddress) !== null,
           ...(tokens ? { imdsv2_required: tokens === "required" } : {}),
-        },
-      });
-      byId.set(id, arn);
-      contain(str(i.SubnetId), arn);
-      attachGroups(
-        arn,
-        groupIds(i.SecurityGroups),
-      );
-      const profile = str(obj(i.IamInstanceProfile).Arn);
-      if (profile) b.addEdge({ source_id: arn, target_id: profile, edge_type: "ASSUMES_ROLE" });
-    }
-  }
-  for (const n of await records("ec2-describe-network-acls.json", "NetworkAcls")) {
-    const id = str(n.NetworkAclId);
-    if (!id) continue;
-    const arn = arnOf("ec2", `network-acl/${id}`);
-    addRegional(arn, {
-      name: tags(n.Tags).Name ?? id,
+        };
+      },
+      link: (arn, i) => {
+        attachGroups(arn, groupIds(i.SecurityGroups));
+        const profile = str(obj(i.IamInstanceProfile).Arn);
+        if (profile) b.addEdge({ source_id: arn, target_id: profile, edge_type: "ASSUMES_ROLE" });
+      },
+    },
+    {
+      file: "ec2-describe-network-acls.json",
+      list: "NetworkAcls",
+      id: "NetworkAclId",
+      path: "network-acl",
       asset_type: "NACL",
-      tags: tags(n.Tags),
-      metadata: { resource_id: id, source: KIND, is_default: n.IsDefault === true },
-    });
-    byId.set(id, arn);
-    contain(str(n.VpcId), arn);
-    addNaclEntries(b, {
-      naclId: arn,
-      entries: arr(n.Entries).map(obj).map((e) => ({
-        direction: e.Egress === true ? "egress" : "ingress",
-        rule_no: Number(e.RuleNumber ?? 0),
-        action: String(e.RuleAction ?? ""),
-        protocol: String(e.Protocol ?? ""),
-        from_port: Number(obj(e.PortRange).From ?? 0),
-        to_port: Number(obj(e.PortRange).To ?? 0),
-        cidr: str(e.CidrBlock) ?? str(e.Ipv6CidrBlock) ?? "",
-      })),
-    });
-    for (const a of arr(n.Associations)) {
-      const subnet = idOf(str(obj(a).SubnetId) ?? "");
-      if (subnet) b.addEdge({ source_id: subnet, target_id: arn, edge_type: "ATTACHED_TO" });
-    }
-  }
-  for (const v of await records("ec2-describe-volumes.json", "Volumes")) {
-    const id = str(v.VolumeId);
-    if (!id) continue;
-    const arn = arnOf("ec2", `volume/${id}`);
-    addRegional(arn, {
-      name: tags(v.Tags).Name ?? id,
+      parent: "VpcId",
+      facts: (n) => ({ source: KIND, is_default: n.IsDefault === true }),
+      link: (arn, n) => {
+        addNaclEntries(b, { naclId: arn, entries: arr(n.Entries).map(obj).map(naclEntry) });
+        for (const a of arr(n.Associations)) {
+          const subnet = idOf(str(obj(a).SubnetId) ?? "");
+          if (subnet) b.addEdge({ source_id: subnet, target_id: arn, edge_type: "ATTACHED_TO" });
+        }
+      },
+    },
+    {
+      file: "ec2-describe-volumes.json",
+      list: "Volumes",
+      id: "VolumeId",
+      path: "volume",
       asset_type: "EBS_VOLUME",
-      tags: tags(v.Tags),
-      metadata: { resource_id: id, source: KIND, encrypted: v.Encrypted === true },
-    });
-    for (const a of arr(v.Attachments)) {
-      toInstance(arn, a, "ATTACHED_TO");
-    }
-  }
-  for (const n of await records("ec2-describe-network-interfaces.json", "NetworkInterfaces")) {
-    const id = str(n.NetworkInterfaceId);
-    if (!id) continue;
-    const arn = arnOf("ec2", `network-interface/${id}`);
-    addRegional(arn, {
-      name: str(n.Description) || id,
+      findable: false,
+      facts: (v) => ({ source: KIND, encrypted: v.Encrypted === true }),
+      link: (arn, v) => {
+        for (const a of arr(v.Attachments)) toInstance(arn, a, "ATTACHED_TO");
+      },
+    },
+    {
+      file: "ec2-describe-network-interfaces.json",
+      list: "NetworkInterfaces",
+      id: "NetworkInterfaceId",
+      path: "network-interface",
+      name: "Description",
       asset_type: "NETWORK_INTERFACE",
-      tags: tags(n.TagSet),
-      metadata: {
-        resource_id: id,
+      tags: "TagSet",
+      parent: "SubnetId",
+      facts: (n) => ({
         source: KIND,
         interface_type: str(n.InterfaceType),
         public_ip: str(obj(n.Association).PublicIp) !== null,
+      }),
+      link: (arn, n) => {
+        attachGroups(arn, groupIds(n.Groups));
+        toInstance(arn, n.Attachment, "ATTACHED_TO");
       },
-    });
-    byId.set(id, arn);
-    contain(str(n.SubnetId), arn);
-    attachGroups(
-      arn,
-      groupIds(n.Groups),
-    );
-    toInstance(arn, n.Attachment, "ATTACHED_TO");
+    },
+  ];
+  for (const list of ec2Lists) {
+    for (const listed of await records(list.file, list.list)) {
+      for (const r of list.nested ? arr(listed[list.nested]).map(obj) : [listed]) {
+        const arn = addEc2(r, { ...list, metadata: list.facts(r) });
+        if (arn) list.link?.(arn, r);
+      }
+    }
+    list.after?.();
   }
   for (const l of await records("elb-describe-load-balancers.json", "LoadBalancerDescriptions")) {
     const name = str(l.LoadBalancerName);
@@ -381,18 +430,12 @@ async function loadRegion(
     });
     for (const s of strings(l.Subnets)) contain(s, arn);
     attachGroups(arn, strings(l.SecurityGroups));
-    for (const inst of arr(l.Instances)) {
-      const target = idOf(str(obj(inst).InstanceId) ?? "");
-      if (target) {
-        b.addEdge({ source_id: arn, target_id: target, edge_type: "LOAD_BALANCER_TARGET" });
-      }
-    }
+    for (const inst of arr(l.Instances)) toInstance(arn, inst, "LOAD_BALANCER_TARGET");
   }
   for (const l of await records("elbv2-describe-load-balancers.json", "LoadBalancers")) {
-    const arn = str(l.LoadBalancerArn);
-    if (!arn) continue;
-    addRegional(arn, {
-      name: str(l.LoadBalancerName) ?? arn,
+    const arn = addListed(l, {
+      arn: "LoadBalancerArn",
+      name: "LoadBalancerName",
       asset_type: "LOAD_BALANCER",
       metadata: {
         source: KIND,
@@ -401,36 +444,33 @@ async function loadRegion(
         internet_facing: l.Scheme === "internet-facing",
       },
     });
+    if (!arn) continue;
     for (const z of arr(l.AvailabilityZones)) contain(str(obj(z).SubnetId), arn);
     attachGroups(arn, strings(l.SecurityGroups));
   }
-  if (use("elbv2-describe-target-groups.json")) {
-    const health = await perResource(reader, region, "elbv2-describe-target-health");
-    used.add("elbv2-describe-target-health");
-    for (const t of arr((await read("elbv2-describe-target-groups.json")).TargetGroups).map(obj)) {
-      const arn = str(t.TargetGroupArn);
-      if (!arn) continue;
-      addRegional(arn, {
-        name: str(t.TargetGroupName) ?? arn,
-        asset_type: "TARGET_GROUP",
-        metadata: { source: KIND },
-      });
-      for (const lb of strings(t.LoadBalancerArns)) {
-        b.addEdge({ source_id: lb, target_id: arn, edge_type: "LOAD_BALANCER_TARGET" });
-      }
-      for (const d of arr(obj(health.get(arn)).TargetHealthDescriptions)) {
-        const target = idOf(str(obj(obj(d).Target).Id) ?? "");
-        if (target) {
-          b.addEdge({ source_id: arn, target_id: target, edge_type: "LOAD_BALANCER_TARGET" });
-        }
-      }
+  const health = await responses(
+    "elbv2-describe-target-groups.json",
+    "elbv2-describe-target-health",
+  );
+  for (const t of await records("elbv2-describe-target-groups.json", "TargetGroups")) {
+    const arn = addListed(t, {
+      arn: "TargetGroupArn",
+      name: "TargetGroupName",
+      asset_type: "TARGET_GROUP",
+      metadata: { source: KIND },
+    });
+    if (!arn) continue;
+    for (const lb of strings(t.LoadBalancerArns)) {
+      b.addEdge({ source_id: lb, target_id: arn, edge_type: "LOAD_BALANCER_TARGET" });
+    }
+    for (const d of arr(obj(health.get(arn)).TargetHealthDescriptions)) {
+      toKnown(arn, obj(obj(d).Target).Id, "LOAD_BALANCER_TARGET");
     }
   }
   for (const d of await records("rds-describe-db-instances.json", "DBInstances")) {
-    const arn = str(d.DBInstanceArn);
-    if (!arn) continue;
-    addRegional(arn, {
-      name: str(d.DBInstanceIdentifier) ?? arn,
+    const arn = addListed(d, {
+      arn: "DBInstanceArn",
+      name: "DBInstanceIdentifier",
       asset_type: "RDS_INSTANCE",
       metadata: {
         source: KIND,
@@ -439,13 +479,9 @@ async function loadRegion(
         encrypted: d.StorageEncrypted === true,
       },
     });
+    if (!arn) continue;
     for (const s of arr(obj(d.DBSubnetGroup).Subnets)) contain(str(obj(s).SubnetIdentifier), arn);
-    attachGroups(
-      arn,
-      arr(d.VpcSecurityGroups).map((g) => str(obj(g).VpcSecurityGroupId)).filter((
-        g,
-      ): g is string => !!g),
-    );
+    attachGroups(arn, groupIds(d.VpcSecurityGroups, "VpcSecurityGroupId"));
     const key = str(d.KmsKeyId);
     if (key) {
       b.addEdge({
@@ -470,92 +506,75 @@ async function loadRegion(
       },
     });
     contain(str(c.VpcId), arn);
-    attachGroups(
-      arn,
-      arr(c.VpcSecurityGroups).map((g) => str(obj(g).VpcSecurityGroupId)).filter((
-        g,
-      ): g is string => !!g),
-    );
+    attachGroups(arn, groupIds(c.VpcSecurityGroups, "VpcSecurityGroupId"));
   }
-  if (use("lambda-list-functions.json")) {
-    const policies = await perResource(reader, region, "lambda-get-policy");
-    used.add("lambda-get-policy");
-    for (const f of arr((await read("lambda-list-functions.json")).Functions).map(obj)) {
-      const arn = str(f.FunctionArn);
-      const name = str(f.FunctionName);
-      if (!arn || !name) continue;
-      const policy = str(obj(policies.get(name)).Policy);
-      let doc: Json | undefined;
-      try {
-        doc = policy ? (JSON.parse(policy) as Json) : undefined;
-      } catch {
-        b.warn(`lambda-get-policy/${name} holds a policy that is not JSON.`);
-      }
-      addRegional(arn, {
-        name,
-        asset_type: "LAMBDA_FUNCTION",
-        metadata: {
-          source: KIND,
-          runtime: str(f.Runtime),
-          ...(doc !== undefined ? { resource_policy: doc } : {}),
-        },
-      });
-      const role = str(f.Role);
-      if (role) b.addEdge({ source_id: arn, target_id: role, edge_type: "ASSUMES_ROLE" });
-      const vpc = obj(f.VpcConfig);
-      for (const s of strings(vpc.SubnetIds)) contain(s, arn);
-      attachGroups(arn, strings(vpc.SecurityGroupIds));
+  const policies = await responses("lambda-list-functions.json", "lambda-get-policy");
+  for (const f of await records("lambda-list-functions.json", "Functions")) {
+    const arn = str(f.FunctionArn);
+    const name = str(f.FunctionName);
+    if (!arn || !name) continue;
+    const policy = str(obj(policies.get(name)).Policy);
+    let doc: Json | undefined;
+    try {
+      doc = policy ? (JSON.parse(policy) as Json) : undefined;
+    } catch {
+      b.warn(`lambda-get-policy/${name} holds a policy that is not JSON.`);
     }
+    addRegional(arn, {
+      name,
+      asset_type: "LAMBDA_FUNCTION",
+      metadata: {
+        source: KIND,
+        runtime: str(f.Runtime),
+        ...(doc !== undefined ? { resource_policy: doc } : {}),
+      },
+    });
+    const role = str(f.Role);
+    if (role) b.addEdge({ source_id: arn, target_id: role, edge_type: "ASSUMES_ROLE" });
+    const vpc = obj(f.VpcConfig);
+    for (const s of strings(vpc.SubnetIds)) contain(s, arn);
+    attachGroups(arn, strings(vpc.SecurityGroupIds));
   }
-  if (use("sns-list-topics.json")) {
-    const attributes = await perResource(reader, region, "sns-get-topic-attributes");
-    used.add("sns-get-topic-attributes");
-    for (const t of arr((await read("sns-list-topics.json")).Topics).map(obj)) {
-      const arn = str(t.TopicArn);
-      if (!arn) continue;
-      const a = obj(obj(attributes.get(arn)).Attributes);
-      addRegional(arn, {
-        name: arn.split(":").pop() ?? arn,
-        asset_type: "NOTIFICATION_TOPIC",
-        metadata: { source: KIND, ...policyFact(a.Policy) },
-      });
-    }
+  const topicAttributes = await responses("sns-list-topics.json", "sns-get-topic-attributes");
+  for (const t of await records("sns-list-topics.json", "Topics")) {
+    const arn = str(t.TopicArn);
+    if (!arn) continue;
+    const a = obj(obj(topicAttributes.get(arn)).Attributes);
+    addRegional(arn, {
+      name: arn.split(":").pop() ?? arn,
+      asset_type: "NOTIFICATION_TOPIC",
+      metadata: { source: KIND, ...policyFact(a.Policy) },
+    });
   }
-  if (use("sqs-list-queues.json")) {
-    const attributes = await perResource(reader, region, "sqs-get-queue-attributes");
-    used.add("sqs-get-queue-attributes");
-    for (const url of strings((await read("sqs-list-queues.json")).QueueUrls)) {
-      const a = obj(obj(attributes.get(url)).Attributes);
-      const name = url.split("/").pop() ?? url;
-      const arn = str(a.QueueArn) ?? arnOf("sqs", name);
-      addRegional(arn, {
-        name,
-        asset_type: "MESSAGE_QUEUE",
-        metadata: { source: KIND, queue_url: url, ...policyFact(a.Policy) },
-      });
-    }
+  const queueAttributes = await responses("sqs-list-queues.json", "sqs-get-queue-attributes");
+  for (const url of strings(await field("sqs-list-queues.json", "QueueUrls"))) {
+    const a = obj(obj(queueAttributes.get(url)).Attributes);
+    const name = url.split("/").pop() ?? url;
+    const arn = str(a.QueueArn) ?? arnOf("sqs", name);
+    addRegional(arn, {
+      name,
+      asset_type: "MESSAGE_QUEUE",
+      metadata: { source: KIND, queue_url: url, ...policyFact(a.Policy) },
+    });
   }
-  if (use("cloudtrail-describe-trails.json")) {
-    const status = await perResource(reader, region, "cloudtrail-get-trail-status");
-    used.add("cloudtrail-get-trail-status");
-    for (const t of arr((await read("cloudtrail-describe-trails.json")).trailList).map(obj)) {
-      const arn = str(t.TrailARN);
-      if (!arn) continue;
-      const s = obj(status.get(str(t.Name) ?? "") ?? status.get(arn));
-      addRegional(arn, {
-        name: str(t.Name) ?? arn,
-        asset_type: "CLOUDTRAIL",
-        metadata: {
-          source: KIND,
-          multi_region: t.IsMultiRegionTrail === true,
-          log_file_validation: t.LogFileValidationEnabled === true,
-          ...(typeof s.IsLogging === "boolean" ? { logging_enabled: s.IsLogging } : {}),
-        },
-      });
-      const bucket = str(t.S3BucketName);
-      if (bucket) {
-        b.addEdge({ source_id: arn, target_id: `arn:aws:s3:::${bucket}`, edge_type: "LOGS_TO" });
-      }
+  const status = await responses("cloudtrail-describe-trails.json", "cloudtrail-get-trail-status");
+  for (const t of await records("cloudtrail-describe-trails.json", "trailList")) {
+    const s = obj(status.get(str(t.Name) ?? "") ?? status.get(str(t.TrailARN) ?? ""));
+    const arn = addListed(t, {
+      arn: "TrailARN",
+      name: "Name",
+      asset_type: "CLOUDTRAIL",
+      metadata: {
+        source: KIND,
+        multi_region: t.IsMultiRegionTrail === true,
+        log_file_validation: t.LogFileValidationEnabled === true,
+        ...(typeof s.IsLogging === "boolean" ? { logging_enabled: s.IsLogging } : {}),
+      },
+    });
+    if (!arn) continue;
+    const bucket = str(t.S3BucketName);
+    if (bucket) {
+      b.addEdge({ source_id: arn, target_id: `arn:aws:s3:::${bucket}`, edge_type: "LOGS_TO" });
     }
   }
   if (has("ec2-describe-flow-logs.json")) {
@@ -575,13 +594,7 @@ async function loadRegion(
   }
   for (const s of SIMPLE_LISTS) {
     for (const item of await records(s.file, s.list)) {
-      const arn = str(item[s.arn]);
-      if (!arn) continue;
-      addRegional(arn, {
-        name: str(item[s.name]) ?? arn,
-        asset_type: s.type,
-        metadata: { source: KIND },
-      });
+      addListed(item, { ...s, metadata: { source: KIND } });
     }
   }
   if (use("s3-list-buckets.json")) {
@@ -602,19 +615,10 @@ async function loadRegion(
     }
     for (const row of parseCsv(content)) {
       if (row.user === "<root_account>") {
-        const accountArn = `arn:aws:iam::${account}:root`;
-        b.addAsset({
-          id: accountArn,
-          arn: accountArn,
-          name: account,
-          asset_type: "CLOUD_ACCOUNT",
-          provider: "AWS",
-          account_id: account,
-          metadata: {
-            root_mfa_active: row.mfa_active === "true",
-            root_access_keys_active: row.access_key_1_active === "true" ||
-              row.access_key_2_active === "true",
-          },
+        addAccount(b, account, {
+          root_mfa_active: row.mfa_active === "true",
+          root_access_keys_active: row.access_key_1_active === "true" ||
+            row.access_key_2_active === "true",
         });
         continue;
       }
@@ -639,6 +643,21 @@ async function loadRegion(
     }
   }
   for (const f of region.files) if (!used.has(f)) b.skip("file not read");
+}
+
+/** The account's own asset (its root ARN, which it returns) with these facts. */
+function addAccount(b: RecordsBuilder, account: string, metadata: Record<string, Json>): string {
+  const arn = `arn:aws:iam::${account}:root`;
+  b.addAsset({
+    id: arn,
+    arn,
+    name: account,
+    asset_type: "CLOUD_ACCOUNT",
+    provider: "AWS",
+    account_id: account,
+    metadata,
+  });
+  return arn;
 }
 
 function policyFact(policy: unknown): Record<string, Json> {
@@ -759,16 +778,7 @@ export const awsApiImporter: Importer = {
     for (const a of b.assets()) {
       if (a.account_id === null && a.asset_type === "S3_BUCKET") a.account_id = account;
     }
-    const accountArn = `arn:aws:iam::${account}:root`;
-    b.addAsset({
-      id: accountArn,
-      arn: accountArn,
-      name: account,
-      asset_type: "CLOUD_ACCOUNT",
-      provider: "AWS",
-      account_id: account,
-      metadata: { source: KIND },
-    });
+    const accountArn = addAccount(b, account, { source: KIND });
     const contained = new Set(
       b.records.edges.filter((e) => e.edge_type === "CONTAINS").map((e) => e.target_id),
     );

@@ -12,7 +12,13 @@ import { DETECTION_ORDER } from "./importer.ts";
 import type { Importer, ImportInput, ImportResult } from "./importer.ts";
 import { arr, fileLabel, ImportError, isObject, obj, readInputJson, str } from "./import_input.ts";
 import { RecordsBuilder } from "./records_builder.ts";
-import { frameworksOf, normaliseSeverity, scannerFinding } from "./scanner_common.ts";
+import {
+  frameworksOf,
+  normaliseSeverity,
+  objectOrArrayDetectors,
+  scannerFinding,
+  uniqueIds,
+} from "./scanner_common.ts";
 
 const KIND = "checkov";
 
@@ -41,16 +47,10 @@ export const checkovImporter: Importer = {
       order: DETECTION_ORDER.directory_checkov,
       test: (listing) => looksLikeCheckovDirectory(listing.names),
     },
-    {
-      stage: "json",
-      order: DETECTION_ORDER.json_checkov_object,
-      test: (v) => !Array.isArray(v) && looksLikeCheckov(v),
-    },
-    {
-      stage: "json",
-      order: DETECTION_ORDER.json_checkov_array,
-      test: (v) => Array.isArray(v) && looksLikeCheckov(v),
-    },
+    ...objectOrArrayDetectors(looksLikeCheckov, {
+      object: DETECTION_ORDER.json_checkov_object,
+      array: DETECTION_ORDER.json_checkov_array,
+    }),
   ],
   async load(input: ImportInput): Promise<ImportResult> {
     let value: unknown;
@@ -69,7 +69,7 @@ export const checkovImporter: Importer = {
     }
     const reports = Array.isArray(value) ? value : [value];
     const b = new RecordsBuilder();
-    const ids = new Map<string, number>();
+    const uniqueId = uniqueIds();
     for (const r of reports.map(obj)) {
       const checkType = str(r.check_type) ?? "unknown";
       const results = obj(r.results);
@@ -80,10 +80,7 @@ export const checkovImporter: Importer = {
         const resource = str(c.resource_address) ?? str(c.resource) ?? "unknown";
         const file = str(c.file_path) ?? str(c.repo_file_path) ?? "";
         const lines = arr(c.file_line_range).map(Number);
-        let id = `checkov:${checkId}:${resource}`;
-        const n = (ids.get(id) ?? 0) + 1;
-        ids.set(id, n);
-        if (n > 1) id = `${id}#${n}`;
+        const id = uniqueId(`checkov:${checkId}:${resource}`);
         const provider = /^(aws|azurerm|google)_/.exec(resource)?.[1] ?? null;
         b.records.findings.push(scannerFinding({
           id,

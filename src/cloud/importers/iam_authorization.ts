@@ -12,9 +12,10 @@
  */
 
 import { DETECTION_ORDER } from "./importer.ts";
+import type { AssetType } from "../model/enums.ts";
 import type { Asset, Json } from "../model/records.ts";
-import type { Importer, ImportInput, ImportResult } from "./importer.ts";
-import { arr, fileLabel, ImportError, isObject, obj, readInputJson, str } from "./import_input.ts";
+import type { Importer, ImportResult } from "./importer.ts";
+import { arr, isObject, jsonDocumentImporter, obj, str, tagList } from "./import_input.ts";
 import type { PolicyStatement } from "./iam_policy.ts";
 import {
   arnService,
@@ -51,13 +52,15 @@ function addAwsIam(
   b.addAsset({ id: arn, arn, provider: "AWS", account_id: accountOf(arn), ...init });
 }
 
-function tagsOf(list: unknown): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const t of arr(list)) {
-    const k = str(obj(t).Key);
-    if (k) out[k] = String(obj(t).Value ?? "");
-  }
-  return out;
+/** What `addPrincipal` needs beyond the principal's ARN and record. */
+interface PrincipalInit {
+  /** The record's name field. */
+  name: unknown;
+  asset_type: AssetType;
+  inline: { name: string; document: Json }[];
+  /** Whether the record's `Tags` become the asset's tags. */
+  tagged?: boolean;
+  metadata?: Record<string, Json>;
 }
 
 function defaultDocument(policy: Record<string, unknown>): unknown {
@@ -147,18 +150,34 @@ export function addAuthorizationDetails(b: RecordsBuilder, details: Record<strin
     return { arns, statements };
   };
 
+  // A group, user or role with its path, inline and attached policies; returns the statements
+  // those policies hold.
+  const addPrincipal = (
+    arn: string,
+    record: Record<string, unknown>,
+    init: PrincipalInit,
+  ): PolicyStatement[] => {
+    addAwsIam(b, arn, {
+      name: str(init.name) ?? arn,
+      asset_type: init.asset_type,
+      ...(init.tagged ? { tags: tagList(record.Tags) } : {}),
+      metadata: {
+        source: KIND,
+        path: str(record.Path) ?? "/",
+        inline_policies: init.inline,
+        ...init.metadata,
+      },
+    });
+    const { arns, statements } = attach(arn, record.AttachedManagedPolicies);
+    b.asset(arn)!.metadata.managed_policy_arns = arns;
+    return [...statements, ...init.inline.flatMap((p) => parsePolicy(p.document))];
+  };
+
   for (const g of arr(details.GroupDetailList).map(obj)) {
     const arn = str(g.Arn);
     if (!arn) continue;
     const inline = inlineOf(g.GroupPolicyList);
-    addAwsIam(b, arn, {
-      name: str(g.GroupName) ?? arn,
-      asset_type: "IAM_GROUP",
-      metadata: { source: KIND, path: str(g.Path) ?? "/", inline_policies: inline },
-    });
-    const { arns, statements } = attach(arn, g.AttachedManagedPolicies);
-    b.asset(arn)!.metadata.managed_policy_arns = arns;
-    const all = [...statements, ...inline.flatMap((p) => parsePolicy(p.document))];
+    const all = addPrincipal(arn, g, { name: g.GroupName, asset_type: "IAM_GROUP", inline });
     groupStatements.set(arn, all);
     if (str(g.GroupName)) groupByName.set(str(g.GroupName)!, arn);
     principals.push({ id: arn, statements: all });
@@ -169,20 +188,13 @@ export function addAuthorizationDetails(b: RecordsBuilder, details: Record<strin
     if (!arn) continue;
     const inline = inlineOf(u.UserPolicyList);
     const attached = arr(u.AttachedManagedPolicies);
-    addAwsIam(b, arn, {
-      name: str(u.UserName) ?? arn,
+    const all = addPrincipal(arn, u, {
+      name: u.UserName,
       asset_type: "IAM_USER",
-      tags: tagsOf(u.Tags),
-      metadata: {
-        source: KIND,
-        path: str(u.Path) ?? "/",
-        inline_policies: inline,
-        direct_policy_attachment: inline.length > 0 || attached.length > 0,
-      },
+      inline,
+      tagged: true,
+      metadata: { direct_policy_attachment: inline.length > 0 || attached.length > 0 },
     });
-    const { arns, statements } = attach(arn, attached);
-    b.asset(arn)!.metadata.managed_policy_arns = arns;
-    const all = [...statements, ...inline.flatMap((p) => parsePolicy(p.document))];
     for (const name of arr(u.GroupList)) {
       const group = typeof name === "string" ? groupByName.get(name) : undefined;
       if (!group) continue;
@@ -200,25 +212,15 @@ export function addAuthorizationDetails(b: RecordsBuilder, details: Record<strin
   for (const r of arr(details.RoleDetailList).map(obj)) {
     const arn = str(r.Arn);
     if (!arn) continue;
-    const inline = inlineOf(r.RolePolicyList);
     const trust = decodeDocument(r.AssumeRolePolicyDocument);
-    addAwsIam(b, arn, {
-      name: str(r.RoleName) ?? arn,
+    const statements = addPrincipal(arn, r, {
+      name: r.RoleName,
       asset_type: "IAM_ROLE",
-      tags: tagsOf(r.Tags),
-      metadata: {
-        source: KIND,
-        path: str(r.Path) ?? "/",
-        inline_policies: inline,
-        ...(trust !== undefined ? { trust_policy: trust } : {}),
-      },
+      inline: inlineOf(r.RolePolicyList),
+      tagged: true,
+      metadata: trust !== undefined ? { trust_policy: trust } : {},
     });
-    const { arns, statements } = attach(arn, r.AttachedManagedPolicies);
-    b.asset(arn)!.metadata.managed_policy_arns = arns;
-    principals.push({
-      id: arn,
-      statements: [...statements, ...inline.flatMap((p) => parsePolicy(p.document))],
-    });
+    principals.push({ id: arn, statements });
     for (const ip of arr(r.InstanceProfileList).map(obj)) {
       const ipArn = str(ip.Arn);
       if (!ipArn) continue;
@@ -466,27 +468,18 @@ export function addResourcePolicyGrants(b: RecordsBuilder): void {
 }
 
 /** The `iam-authorization-details` importer entry. */
-export const iamAuthorizationImporter: Importer = {
+export const iamAuthorizationImporter: Importer = jsonDocumentImporter({
   kind: KIND,
   description: "IAM authorization details (aws iam get-account-authorization-details)",
-  detectors: [{
-    stage: "json",
-    order: DETECTION_ORDER.json_iam_authorization,
-    test: looksLikeAuthorizationDetails,
-  }],
-  async load(input: ImportInput): Promise<ImportResult> {
-    const value = await readInputJson(KIND, input);
-    if (!looksLikeAuthorizationDetails(value)) {
-      throw new ImportError(
-        `${fileLabel(input.path)} is not IAM authorization details: expected the JSON of ` +
-          "`aws iam get-account-authorization-details` (UserDetailList, GroupDetailList, " +
-          "RoleDetailList, Policies).",
-        { kind: KIND, file: input.path },
-      );
-    }
+  order: DETECTION_ORDER.json_iam_authorization,
+  isDocument: looksLikeAuthorizationDetails,
+  notA: "IAM authorization details: expected the JSON of " +
+    "`aws iam get-account-authorization-details` (UserDetailList, GroupDetailList, " +
+    "RoleDetailList, Policies).",
+  read(doc): ImportResult {
     const b = new RecordsBuilder();
-    addAuthorizationDetails(b, value as Record<string, unknown>);
+    addAuthorizationDetails(b, doc);
     evaluateRulesInto(b.records);
     return b.finish();
   },
-};
+});

@@ -7,7 +7,7 @@
  */
 
 import { LoadError } from "../model/errors.ts";
-import type { DirectoryEntry, ImportInput } from "./importer.ts";
+import type { DirectoryEntry, Importer, ImportInput, ImportResult } from "./importer.ts";
 import { MAX_INPUT_BYTES } from "./read.ts";
 
 /**
@@ -126,19 +126,35 @@ export function jsonErrorOffset(text: string): number {
     if (!m || m[0] === "") fail();
     i += m![0].length;
   };
+  // The items of an object or array from its opening character to `close`, comma-separated.
+  const items = (close: string, item: () => void): void => {
+    i++;
+    ws();
+    if (text[i] === close) {
+      i++;
+      return;
+    }
+    for (;;) {
+      item();
+      ws();
+      if (text[i] === ",") {
+        i++;
+        continue;
+      }
+      if (text[i] === close) {
+        i++;
+        return;
+      }
+      fail();
+    }
+  };
   const value = (depth: number): void => {
     ws();
     if (depth > 2_000) throw "deep";
     if (i >= n) fail();
     const c = text[i];
     if (c === "{") {
-      i++;
-      ws();
-      if (text[i] === "}") {
-        i++;
-        return;
-      }
-      for (;;) {
+      items("}", () => {
         ws();
         if (text[i] !== '"') fail();
         string();
@@ -146,38 +162,9 @@ export function jsonErrorOffset(text: string): number {
         if (text[i] !== ":") fail();
         i++;
         value(depth + 1);
-        ws();
-        if (text[i] === ",") {
-          i++;
-          continue;
-        }
-        if (text[i] === "}") {
-          i++;
-          return;
-        }
-        fail();
-      }
-    } else if (c === "[") {
-      i++;
-      ws();
-      if (text[i] === "]") {
-        i++;
-        return;
-      }
-      for (;;) {
-        value(depth + 1);
-        ws();
-        if (text[i] === ",") {
-          i++;
-          continue;
-        }
-        if (text[i] === "]") {
-          i++;
-          return;
-        }
-        fail();
-      }
-    } else if (c === '"') string();
+      });
+    } else if (c === "[") items("]", () => value(depth + 1));
+    else if (c === '"') string();
     else if (c === "t") literal("true");
     else if (c === "f") literal("false");
     else if (c === "n") literal("null");
@@ -220,6 +207,16 @@ export function strings(value: unknown): string[] {
   return arr(value).filter((v): v is string => typeof v === "string" && v.length > 0);
 }
 
+/** An AWS tag list (`[{ Key, Value }]`) as a record; entries without a key are passed over. */
+export function tagList(list: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const t of arr(list)) {
+    const k = str(obj(t).Key);
+    if (k) out[k] = String(obj(t).Value ?? "");
+  }
+  return out;
+}
+
 /** Reads a file's text through the input, refusing it with the kind's name when missing. */
 export async function readInputText(
   input: ImportInput,
@@ -259,6 +256,45 @@ export async function readInputJson(kind: string, input: ImportInput): Promise<u
   if (input.json !== undefined) return input.json;
   const text = await readInputText(input, { kind: kind, path: input.path });
   return parseJsonText(text, { kind: kind, path: input.path });
+}
+
+/** What a kind read from one JSON document declares: see {@linkcode jsonDocumentImporter}. */
+export interface JsonDocumentKind {
+  /** The kind's name. */
+  kind: string;
+  /** One line saying what input it reads. */
+  description: string;
+  /** Its place among the JSON detectors. */
+  order: number;
+  /** Whether parsed JSON is a document of this kind. */
+  isDocument(value: unknown): boolean;
+  /** The refusal after "<file> is not ": what the file is not, and what the kind expects. */
+  notA: string;
+  /** Reads a document `isDocument` accepted. */
+  read(doc: Record<string, unknown>, input: ImportInput): Promise<ImportResult> | ImportResult;
+}
+
+/**
+ * The importer of a kind read from one JSON document, recognised by its
+ * shape; a document of another shape is refused with an {@link ImportError}.
+ */
+export function jsonDocumentImporter(spec: JsonDocumentKind): Importer {
+  const { kind } = spec;
+  return {
+    kind,
+    description: spec.description,
+    detectors: [{ stage: "json", order: spec.order, test: spec.isDocument }],
+    async load(input: ImportInput): Promise<ImportResult> {
+      const value = await readInputJson(kind, input);
+      if (!spec.isDocument(value)) {
+        throw new ImportError(`${fileLabel(input.path)} is not ${spec.notA}`, {
+          kind,
+          file: input.path,
+        });
+      }
+      return await spec.read(value as Record<string, unknown>, input);
+    },
+  };
 }
 
 /**

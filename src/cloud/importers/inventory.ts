@@ -15,12 +15,11 @@ import {
   emptyNotes,
   type ImportContext,
   type Importer,
-  type ImportInput,
   type ImportResult,
 } from "./importer.ts";
 import { isObject, mergeFindings, parseRecords } from "./parse_records.ts";
 import { REPORT_FILE_NAME } from "./report.ts";
-import { fileStem, namedFileJson } from "./source_json.ts";
+import { documentObject, fileStem, namedFileImporter } from "./source_json.ts";
 
 /** The inventory file an inventory directory holds. */
 export const INVENTORY_FILE_NAME = "inventory-map.json";
@@ -52,19 +51,14 @@ export function parseInventoryDocument(
   fileName: string,
   findings: { path: string; doc: unknown } | null,
 ): ImportResult {
-  if (!isObject(doc)) {
-    throw new LoadError(
-      `Cannot load ${fileName} as an inventory: the document must be a JSON object.`,
-    );
-  }
-  if (!("assets" in doc)) {
-    throw new LoadError(
-      `Cannot load ${fileName} as an inventory: it has no assets (an inventory-map.json is ` +
-        `{summary, providers, regions, assets, edges, unresolved_references}).`,
-    );
-  }
+  const inventory = documentObject(doc, fileName, {
+    label: "an inventory",
+    missing: (d) =>
+      "assets" in d ? null : "it has no assets (an inventory-map.json is " +
+        "{summary, providers, regions, assets, edges, unresolved_references}).",
+  });
   const notes = emptyNotes();
-  const records = parseRecords(doc, notes);
+  const records = parseRecords(inventory, notes);
   const metadata: Record<string, Json> = {};
   if (findings) {
     const body = Array.isArray(findings.doc) ? { findings: findings.doc } : findings.doc;
@@ -86,22 +80,13 @@ export function parseInventoryDocument(
 }
 
 /** The `inventory` importer. */
-export const inventoryImporter: Importer = {
+export const inventoryImporter: Importer = namedFileImporter({
   kind: "inventory",
   description: "cloudg inventory-map.json (or a directory holding it, with findings.json merged)",
-  detectors: [
-    {
-      stage: "directory",
-      order: DETECTION_ORDER.directory_inventory,
-      test: (listing) => listing.hasFile(INVENTORY_FILE_NAME),
-    },
-    { stage: "json", order: DETECTION_ORDER.json_inventory, test: isInventoryDocument },
-  ],
-  async load(input: ImportInput): Promise<ImportResult> {
-    const { doc, fileName } = await namedFileJson(input, {
-      fileName: INVENTORY_FILE_NAME,
-      kind: "inventory",
-    });
+  fileName: INVENTORY_FILE_NAME,
+  order: { directory: DETECTION_ORDER.directory_inventory, json: DETECTION_ORDER.json_inventory },
+  isDocument: isInventoryDocument,
+  async read({ doc, fileName }, input): Promise<ImportResult> {
     const directory = input.listing ? input.path : dirname(input.path);
     const result = parseInventoryDocument(doc, fileName, await siblingFindings(directory, input));
     if (input.listing) return result;
@@ -109,4 +94,4 @@ export const inventoryImporter: Importer = {
     else result.defaultName = fileStem(input.fileName);
     return result;
   },
-};
+});

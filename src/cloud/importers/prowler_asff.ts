@@ -10,23 +10,16 @@
 
 import { DETECTION_ORDER } from "./importer.ts";
 import type { Importer, ImportInput, ImportResult } from "./importer.ts";
-import {
-  arr,
-  fileLabel,
-  ImportError,
-  isObject,
-  obj,
-  readInputText,
-  str,
-  strings,
-} from "./import_input.ts";
+import { arr, fileLabel, ImportError, isObject, obj, str, strings } from "./import_input.ts";
 import { RecordsBuilder } from "./records_builder.ts";
 import {
   arnOrNull,
   frameworksOf,
   normaliseSeverity,
-  parseJsonOrLines,
+  objectOrArrayDetectors,
+  readJsonOrLines,
   scannerFinding,
+  uniqueIds,
 } from "./scanner_common.ts";
 
 const KIND = "prowler-asff";
@@ -49,16 +42,10 @@ export const prowlerAsffImporter: Importer = {
   description:
     "Prowler JSON-ASFF findings (prowler -M json-asff), a JSON array, {Findings: […]} or JSON Lines",
   detectors: [
-    {
-      stage: "json",
-      order: DETECTION_ORDER.json_prowler_object,
-      test: (v) => !Array.isArray(v) && looksLikeAsff(v),
-    },
-    {
-      stage: "json",
-      order: DETECTION_ORDER.json_prowler_array,
-      test: (v) => Array.isArray(v) && looksLikeAsff(v),
-    },
+    ...objectOrArrayDetectors(looksLikeAsff, {
+      object: DETECTION_ORDER.json_prowler_object,
+      array: DETECTION_ORDER.json_prowler_array,
+    }),
     {
       stage: "json_lines",
       order: DETECTION_ORDER.json_lines_prowler,
@@ -66,11 +53,7 @@ export const prowlerAsffImporter: Importer = {
     },
   ],
   async load(input: ImportInput): Promise<ImportResult> {
-    const value = input.json ??
-      parseJsonOrLines(await readInputText(input, { kind: KIND, path: input.path }), {
-        kind: KIND,
-        path: input.path,
-      });
+    const value = await readJsonOrLines(KIND, input);
     if (!looksLikeAsff(value)) {
       throw new ImportError(
         `${
@@ -81,7 +64,7 @@ export const prowlerAsffImporter: Importer = {
     }
     const items = Array.isArray(value) ? value : arr(obj(value).Findings);
     const b = new RecordsBuilder();
-    const ids = new Map<string, number>();
+    const uniqueId = uniqueIds();
     for (const raw of items) {
       const f = obj(raw);
       const compliance = obj(f.Compliance);
@@ -94,10 +77,7 @@ export const prowlerAsffImporter: Importer = {
       }
       const resource = obj(arr(f.Resources)[0]);
       const resourceId = str(resource.Id) ?? str(f.AwsAccountId) ?? "unknown";
-      let id = str(f.Id) ?? `asff:${b.records.findings.length}`;
-      const n = (ids.get(id) ?? 0) + 1;
-      ids.set(id, n);
-      if (n > 1) id = `${id}#${n}`;
+      const id = uniqueId(str(f.Id) ?? `asff:${b.records.findings.length}`);
       const tags = [
         ...arr(compliance.AssociatedStandards).map((s) => str(obj(s).StandardsId) ?? ""),
         ...strings(compliance.RelatedRequirements),

@@ -9,14 +9,15 @@
 
 import { DETECTION_ORDER } from "./importer.ts";
 import type { Importer, ImportInput, ImportResult } from "./importer.ts";
-import { arr, fileLabel, ImportError, isObject, obj, readInputText, str } from "./import_input.ts";
+import { arr, fileLabel, ImportError, isObject, obj, str } from "./import_input.ts";
 import { RecordsBuilder } from "./records_builder.ts";
 import {
   arnOrNull,
   frameworksOf,
   normaliseSeverity,
-  parseJsonOrLines,
+  readJsonOrLines,
   scannerFinding,
+  uniqueIds,
 } from "./scanner_common.ts";
 
 const KIND = "prowler-ocsf";
@@ -55,11 +56,7 @@ export const prowlerOcsfImporter: Importer = {
     { stage: "json_lines", order: DETECTION_ORDER.json_lines_ocsf, test: isOcsfItem },
   ],
   async load(input: ImportInput): Promise<ImportResult> {
-    const value = input.json ??
-      parseJsonOrLines(await readInputText(input, { kind: KIND, path: input.path }), {
-        kind: KIND,
-        path: input.path,
-      });
+    const value = await readJsonOrLines(KIND, input);
     const items = Array.isArray(value) ? value : [value];
     if (items.length > 0 && !items.every(isOcsfItem)) {
       throw new ImportError(
@@ -70,7 +67,7 @@ export const prowlerOcsfImporter: Importer = {
       );
     }
     const b = new RecordsBuilder();
-    const ids = new Map<string, number>();
+    const uniqueId = uniqueIds();
     for (const raw of items) {
       const f = obj(raw);
       const status = String(f.status_code ?? "").toUpperCase();
@@ -88,10 +85,7 @@ export const prowlerOcsfImporter: Importer = {
       const uid = str(info.uid) ?? `${checkId ?? "ocsf"}:${b.records.findings.length}`;
       for (const [i, r] of (resources.length > 0 ? resources : [{}]).entries()) {
         const resourceId = str(r.uid) ?? str(r.name) ?? str(obj(cloud.account).uid) ?? "unknown";
-        let id = resources.length > 1 ? `${uid}#${i}` : uid;
-        const n = (ids.get(id) ?? 0) + 1;
-        ids.set(id, n);
-        if (n > 1) id = `${id}#${n}`;
+        const id = uniqueId(resources.length > 1 ? `${uid}#${i}` : uid);
         b.records.findings.push(scannerFinding({
           id,
           resource_id: resourceId,

@@ -9,10 +9,10 @@
  */
 
 import type { Importer, ImportInput, ImportResult } from "./importer.ts";
-import { fileLabel, ImportError, readInputText } from "./import_input.ts";
+import { fileLabel, ImportError } from "./import_input.ts";
 import { looksLikeAsff, prowlerAsffImporter } from "./prowler_asff.ts";
 import { looksLikeOcsf, prowlerOcsfImporter } from "./prowler_ocsf.ts";
-import { parseJsonOrLines } from "./scanner_common.ts";
+import { readJsonOrLines } from "./scanner_common.ts";
 
 const KIND = "prowler";
 
@@ -22,11 +22,7 @@ export const prowlerImporter: Importer = {
   description: "Prowler findings, ASFF or OCSF, told apart by their content (forced kind only)",
   detectors: [],
   async load(input: ImportInput): Promise<ImportResult> {
-    const parsed = input.json ??
-      parseJsonOrLines(await readInputText(input, { kind: KIND, path: input.path }), {
-        kind: KIND,
-        path: input.path,
-      });
+    const parsed = await readJsonOrLines(KIND, input);
     if (looksLikeAsff(parsed)) return await prowlerAsffImporter.load({ ...input, json: parsed });
     if (looksLikeOcsf(parsed)) return await prowlerOcsfImporter.load({ ...input, json: parsed });
     throw new ImportError(

@@ -6,9 +6,9 @@
  * @module
  */
 
-import type { AssetType, CloudProvider, EdgeType } from "../model/enums.ts";
-import type { Asset, DatasetRecords, Edge, Json } from "../model/records.ts";
-import { emptyRecords } from "../model/records.ts";
+import type { AssetType, CloudProvider } from "../model/enums.ts";
+import type { Asset, DatasetRecords, Edge, EdgeInit, Json } from "../model/records.ts";
+import { emptyRecords, newEdge } from "../model/records.ts";
 import { emptyNotes, type ImportResult, type LoadNotes } from "./importer.ts";
 
 /** Source CIDRs and wildcards that mean "anyone on the internet". */
@@ -46,18 +46,7 @@ export interface AssetInit {
 }
 
 /** The fields an edge is added with; the rest default. */
-export interface EdgeInit {
-  source_id: string;
-  target_id: string;
-  edge_type: EdgeType;
-  ports?: number[];
-  port_range?: string | null;
-  protocol?: string | null;
-  cidr?: string | null;
-  direction?: "ingress" | "egress";
-  description?: string | null;
-  properties?: Record<string, Json>;
-}
+export type { EdgeInit };
 
 /** Ports listed by a `from-to` range when it is short, else none (the range says it). */
 export function portsOf(from: number | null, to: number | null): number[] {
@@ -176,20 +165,7 @@ export class RecordsBuilder {
     const base = `${init.edge_type}:${init.source_id}->${init.target_id}`;
     const n = (this.#edgeIds.get(base) ?? 0) + 1;
     this.#edgeIds.set(base, n);
-    const edge: Edge = {
-      id: n === 1 ? base : `${base}#${n}`,
-      source_id: init.source_id,
-      target_id: init.target_id,
-      edge_type: init.edge_type,
-      ports: init.ports ?? [],
-      port_range: init.port_range ?? null,
-      protocol: init.protocol ?? null,
-      cidr: init.cidr ?? null,
-      direction: init.direction ?? "ingress",
-      description: init.description ?? null,
-      relationship: null,
-      properties: init.properties ?? {},
-    };
+    const edge = newEdge(n === 1 ? base : `${base}#${n}`, init);
     this.#edges.set(key, edge);
     this.#pairs.add(`${edge.source_id}\u0000${edge.target_id}`);
     this.records.edges.push(edge);

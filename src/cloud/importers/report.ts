@@ -6,18 +6,16 @@
  * @module
  */
 
-import { LoadError } from "../model/errors.ts";
 import type { Json } from "../model/records.ts";
 import {
   DETECTION_ORDER,
   emptyNotes,
   type Importer,
-  type ImportInput,
   type ImportResult,
   type LoadNotes,
 } from "./importer.ts";
 import { isObject, parseEdge, parseRecords } from "./parse_records.ts";
-import { namedFileJson } from "./source_json.ts";
+import { documentObject, namedFileImporter } from "./source_json.ts";
 
 /** The report file a report directory holds. */
 export const REPORT_FILE_NAME = "findings.json";
@@ -57,43 +55,31 @@ export function edgesFromD3Links(links: unknown, notes: LoadNotes): Record<strin
 
 /** Reads a report document into records. */
 export function parseReportDocument(doc: unknown, fileName: string): ImportResult {
-  if (!isObject(doc)) {
-    throw new LoadError(`Cannot load ${fileName} as a report: the document must be a JSON object.`);
-  }
-  if (!("findings" in doc) && !("assets" in doc)) {
-    throw new LoadError(
-      `Cannot load ${fileName} as a report: it has neither findings nor assets (a findings.json ` +
-        `report is {metadata, summary, assets, findings, compliance, edges}).`,
-    );
-  }
+  const report = documentObject(doc, fileName, {
+    label: "a report",
+    missing: (d) =>
+      "findings" in d || "assets" in d
+        ? null
+        : "it has neither findings nor assets (a findings.json " +
+          "report is {metadata, summary, assets, findings, compliance, edges}).",
+  });
   const notes = emptyNotes();
-  let body: Record<string, unknown> = doc;
-  if (doc["edges"] === undefined && isObject(doc["graph"])) {
-    body = { ...doc, edges: edgesFromD3Links(doc["graph"]["links"], notes) };
+  let body: Record<string, unknown> = report;
+  if (report["edges"] === undefined && isObject(report["graph"])) {
+    body = { ...report, edges: edgesFromD3Links(report["graph"]["links"], notes) };
   }
   const records = parseRecords(body, notes);
   const metadata: Record<string, Json> = {};
-  if (isObject(doc["metadata"])) metadata["report"] = doc["metadata"] as Json;
+  if (isObject(report["metadata"])) metadata["report"] = report["metadata"] as Json;
   return { records, notes, metadata };
 }
 
 /** The `report` importer. */
-export const reportImporter: Importer = {
+export const reportImporter: Importer = namedFileImporter({
   kind: "report",
   description: "cloudg findings.json report (assets, findings, compliance, edges or D3 graph)",
-  detectors: [
-    {
-      stage: "directory",
-      order: DETECTION_ORDER.directory_report,
-      test: (listing) => listing.hasFile(REPORT_FILE_NAME),
-    },
-    { stage: "json", order: DETECTION_ORDER.json_report, test: isReportDocument },
-  ],
-  async load(input: ImportInput): Promise<ImportResult> {
-    const { doc, fileName } = await namedFileJson(input, {
-      fileName: REPORT_FILE_NAME,
-      kind: "report",
-    });
-    return parseReportDocument(doc, fileName);
-  },
-};
+  fileName: REPORT_FILE_NAME,
+  order: { directory: DETECTION_ORDER.directory_report, json: DETECTION_ORDER.json_report },
+  isDocument: isReportDocument,
+  read: ({ doc, fileName }) => Promise.resolve(parseReportDocument(doc, fileName)),
+});

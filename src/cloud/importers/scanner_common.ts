@@ -9,7 +9,14 @@
 
 import type { Severity } from "../model/enums.ts";
 import type { Finding } from "../model/records.ts";
-import { fileLabel, ImportError, lineColumn, parseJsonText } from "./import_input.ts";
+import type { Detector, ImportInput } from "./importer.ts";
+import {
+  fileLabel,
+  ImportError,
+  lineColumn,
+  parseJsonText,
+  readInputText,
+} from "./import_input.ts";
 
 /** Normalises a scanner severity (word, number, ScoutSuite level); unknown → fallback. */
 export function normaliseSeverity(value: unknown, fallback: Severity = "MEDIUM"): Severity {
@@ -128,6 +135,39 @@ export function parseJsonOrLines(
 }
 
 /** A finding with defaults for the fields scanners rarely give. */
+/** The input's parsed value: its JSON as given, else its text as one JSON document or JSON Lines. */
+export async function readJsonOrLines(kind: string, input: ImportInput): Promise<unknown> {
+  return input.json ??
+    parseJsonOrLines(await readInputText(input, { kind, path: input.path }), {
+      kind,
+      path: input.path,
+    });
+}
+
+/**
+ * A source of finding ids unique within one import: an id seen before gets
+ * `#2`, `#3`, … appended.
+ */
+export function uniqueIds(): (id: string) => string {
+  const seen = new Map<string, number>();
+  return (id) => {
+    const n = (seen.get(id) ?? 0) + 1;
+    seen.set(id, n);
+    return n > 1 ? `${id}#${n}` : id;
+  };
+}
+
+/** The two JSON detectors of a kind that is a JSON object or an array, each at its own place. */
+export function objectOrArrayDetectors(
+  test: (value: unknown) => boolean,
+  order: { object: number; array: number },
+): Detector[] {
+  return [
+    { stage: "json", order: order.object, test: (v) => !Array.isArray(v) && test(v) },
+    { stage: "json", order: order.array, test: (v) => Array.isArray(v) && test(v) },
+  ];
+}
+
 export function scannerFinding(
   init:
     & Partial<Finding>

@@ -7,7 +7,14 @@
 
 import { join } from "node:path";
 import { LoadError } from "../model/errors.ts";
-import type { ImportContext, ImportSource } from "./importer.ts";
+import type {
+  ImportContext,
+  Importer,
+  ImportInput,
+  ImportResult,
+  ImportSource,
+} from "./importer.ts";
+import { isObject } from "./parse_records.ts";
 import { parseJsonText } from "./read.ts";
 
 /** The source's parsed JSON; a positioned {@linkcode LoadError} when the file is not valid JSON. */
@@ -43,6 +50,64 @@ export async function namedFileJson(
   }
   const path = await input.fence(join(input.path, fileName));
   return { doc: await input.readJson(path), fileName };
+}
+
+/**
+ * The document as an object, refused with a {@linkcode LoadError} naming the
+ * file and `label` (`an inventory`) when it is not one or lacks what `missing`
+ * finds missing (its sentence then says what the kind's document holds).
+ */
+export function documentObject(
+  doc: unknown,
+  fileName: string,
+  options: { label: string; missing: (doc: Record<string, unknown>) => string | null },
+): Record<string, unknown> {
+  const refuse = (why: string): LoadError =>
+    new LoadError(`Cannot load ${fileName} as ${options.label}: ${why}`);
+  if (!isObject(doc)) throw refuse("the document must be a JSON object.");
+  const missing = options.missing(doc);
+  if (missing !== null) throw refuse(missing);
+  return doc;
+}
+
+/** What a directory-or-file kind declares: see {@linkcode namedFileImporter}. */
+export interface NamedFileKind {
+  /** The kind's name. */
+  kind: string;
+  /** One line saying what input it reads. */
+  description: string;
+  /** The file a directory of this kind holds. */
+  fileName: string;
+  /** Its places in the detection table: as a directory, and as parsed JSON. */
+  order: { directory: number; json: number };
+  /** Whether parsed JSON is a document of this kind. */
+  isDocument(value: unknown): boolean;
+  /** Reads the document (`input` says where it came from). */
+  read(named: NamedJson, input: ImportInput): Promise<ImportResult>;
+}
+
+/**
+ * The importer of a kind read from one JSON file, or from a directory holding
+ * that file under a fixed name: recognised by that name in a listing or by the
+ * document's shape.
+ */
+export function namedFileImporter(spec: NamedFileKind): Importer {
+  const { kind, fileName, order } = spec;
+  return {
+    kind,
+    description: spec.description,
+    detectors: [
+      {
+        stage: "directory",
+        order: order.directory,
+        test: (listing) => listing.hasFile(fileName),
+      },
+      { stage: "json", order: order.json, test: spec.isDocument },
+    ],
+    async load(input: ImportInput): Promise<ImportResult> {
+      return await spec.read(await namedFileJson(input, { fileName, kind }), input);
+    },
+  };
 }
 
 /** A file name without its last extension (`inventory-map.json` → `inventory-map`). */

@@ -11,8 +11,8 @@
  */
 
 import { DETECTION_ORDER } from "./importer.ts";
-import type { Importer, ImportInput, ImportResult } from "./importer.ts";
-import { arr, fileLabel, ImportError, isObject, obj, readInputJson, str } from "./import_input.ts";
+import type { Importer, ImportResult } from "./importer.ts";
+import { arr, isObject, jsonDocumentImporter, obj, str } from "./import_input.ts";
 import type { TerraformInstance } from "./terraform_graph.ts";
 import { buildTerraformRecords } from "./terraform_graph.ts";
 import { evaluateRulesInto } from "../rules/rule_evaluate.ts";
@@ -125,20 +125,14 @@ export function planInstances(plan: Record<string, unknown>): TerraformInstance[
 }
 
 /** The `terraform-plan` importer entry. */
-export const terraformPlanImporter: Importer = {
+export const terraformPlanImporter: Importer = jsonDocumentImporter({
   kind: KIND,
   description: "Terraform plan JSON (terraform show -json PLANFILE): the planned estate",
-  detectors: [{ stage: "json", order: DETECTION_ORDER.json_terraform_plan, test: looksLikePlan }],
-  async load(input: ImportInput): Promise<ImportResult> {
-    const value = await readInputJson(KIND, input);
-    if (!looksLikePlan(value)) {
-      throw new ImportError(
-        `${fileLabel(input.path)} is not a Terraform plan: expected the JSON of ` +
-          `\`terraform show -json PLANFILE\` (an object with "format_version" and "planned_values").`,
-        { kind: KIND, file: input.path },
-      );
-    }
-    const plan = value as Record<string, unknown>;
+  order: DETECTION_ORDER.json_terraform_plan,
+  isDocument: looksLikePlan,
+  notA: "a Terraform plan: expected the JSON of " +
+    `\`terraform show -json PLANFILE\` (an object with "format_version" and "planned_values").`,
+  read(plan): ImportResult {
     const instances = planInstances(plan);
     const builder = buildTerraformRecords(instances, { source: "terraform-plan" });
     const deleted = arr(plan.resource_changes).filter((c) => {
@@ -154,4 +148,4 @@ export const terraformPlanImporter: Importer = {
     evaluateRulesInto(builder.records);
     return builder.finish();
   },
-};
+});

@@ -9,8 +9,16 @@
  */
 
 import { DETECTION_ORDER } from "./importer.ts";
-import type { Importer, ImportInput, ImportResult } from "./importer.ts";
-import { arr, fileLabel, ImportError, isObject, obj, readInputJson, str } from "./import_input.ts";
+import type { Importer, ImportResult } from "./importer.ts";
+import {
+  arr,
+  fileLabel,
+  ImportError,
+  isObject,
+  jsonDocumentImporter,
+  obj,
+  str,
+} from "./import_input.ts";
 import type { TerraformInstance } from "./terraform_graph.ts";
 import { buildTerraformRecords } from "./terraform_graph.ts";
 import { evaluateRulesInto } from "../rules/rule_evaluate.ts";
@@ -101,23 +109,17 @@ export function looksLikeState(value: unknown): boolean {
 }
 
 /** The `terraform` importer entry. */
-export const terraformStateImporter: Importer = {
+export const terraformStateImporter: Importer = jsonDocumentImporter({
   kind: KIND,
   description: "Terraform state v4 (terraform.tfstate) for the AWS, AzureRM and Google providers",
-  detectors: [{ stage: "json", order: DETECTION_ORDER.json_terraform_state, test: looksLikeState }],
-  async load(input: ImportInput): Promise<ImportResult> {
-    const value = await readInputJson(KIND, input);
-    if (!looksLikeState(value)) {
-      throw new ImportError(
-        `${fileLabel(input.path)} is not a Terraform state: expected a JSON object with ` +
-          `"version", "terraform_version" and "resources" (a terraform.tfstate file).`,
-        { kind: KIND, file: input.path },
-      );
-    }
-    const state = value as Record<string, unknown>;
+  order: DETECTION_ORDER.json_terraform_state,
+  isDocument: looksLikeState,
+  notA: "a Terraform state: expected a JSON object with " +
+    `"version", "terraform_version" and "resources" (a terraform.tfstate file).`,
+  read(state, input): ImportResult {
     checkStateVersion(input.path, state);
     const builder = buildTerraformRecords(stateInstances(state), { source: "terraform-state" });
     evaluateRulesInto(builder.records);
     return builder.finish();
   },
-};
+});

@@ -8,10 +8,10 @@
  */
 
 import { DETECTION_ORDER } from "./importer.ts";
-import type { Importer, ImportInput, ImportResult } from "./importer.ts";
-import { arr, fileLabel, ImportError, isObject, obj, readInputJson, str } from "./import_input.ts";
+import type { Importer, ImportResult } from "./importer.ts";
+import { arr, isObject, jsonDocumentImporter, obj, str } from "./import_input.ts";
 import { RecordsBuilder } from "./records_builder.ts";
-import { normaliseSeverity, scannerFinding } from "./scanner_common.ts";
+import { normaliseSeverity, scannerFinding, uniqueIds } from "./scanner_common.ts";
 
 const KIND = "trivy";
 
@@ -31,28 +31,19 @@ function cvss(v: Record<string, unknown>): number | null {
 }
 
 /** The `trivy` importer entry. */
-export const trivyImporter: Importer = {
+export const trivyImporter: Importer = jsonDocumentImporter({
   kind: KIND,
   description: "Trivy image or filesystem report (trivy … -f json)",
-  detectors: [{ stage: "json", order: DETECTION_ORDER.json_trivy, test: looksLikeTrivy }],
-  async load(input: ImportInput): Promise<ImportResult> {
-    const value = await readInputJson(KIND, input);
-    if (!looksLikeTrivy(value)) {
-      throw new ImportError(
-        `${
-          fileLabel(input.path)
-        } is not a Trivy report: expected the JSON of \`trivy … -f json\` (an object with "Results" and "ArtifactName" or "SchemaVersion").`,
-        { kind: KIND, file: input.path },
-      );
-    }
-    const report = value as Record<string, unknown>;
+  order: DETECTION_ORDER.json_trivy,
+  isDocument: looksLikeTrivy,
+  notA: "a Trivy report: expected the JSON of `trivy … -f json` (an object with " +
+    '"Results" and "ArtifactName" or "SchemaVersion").',
+  read(report): ImportResult {
     const artifact = str(report.ArtifactName) ?? "unknown";
     const b = new RecordsBuilder();
-    const ids = new Map<string, number>();
+    const uniqueId = uniqueIds();
     const push = (base: string, f: Parameters<typeof scannerFinding>[0]) => {
-      const n = (ids.get(base) ?? 0) + 1;
-      ids.set(base, n);
-      b.records.findings.push(scannerFinding({ ...f, id: n > 1 ? `${base}#${n}` : base }));
+      b.records.findings.push(scannerFinding({ ...f, id: uniqueId(base) }));
     };
     const when = str(report.CreatedAt) ?? new Date(0).toISOString();
     for (const result of arr(report.Results).map(obj)) {
@@ -116,4 +107,4 @@ export const trivyImporter: Importer = {
     }
     return b.finish();
   },
-};
+});

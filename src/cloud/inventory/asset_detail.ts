@@ -20,6 +20,7 @@ import { compareCodePoints } from "../model/order.ts";
 import type { Asset, Edge } from "../model/records.ts";
 import { assetIndex, lookupAsset, resolveAsset } from "../model/references.ts";
 import type { DatasetView } from "../model/view.ts";
+import { pushTo } from "../model/multimap.ts";
 
 /** Most open findings in an asset's detail. */
 export const DETAIL_FINDINGS = 10;
@@ -32,14 +33,9 @@ export const NEIGHBOR_EDGES = 500;
 export function adjacency(view: DatasetView): Map<string, Edge[]> {
   return view.derived("raw_adjacency", () => {
     const map = new Map<string, Edge[]>();
-    const add = (id: string, edge: Edge): void => {
-      const list = map.get(id);
-      if (list) list.push(edge);
-      else map.set(id, [edge]);
-    };
     for (const edge of view.records.edges) {
-      add(edge.source_id, edge);
-      if (edge.target_id !== edge.source_id) add(edge.target_id, edge);
+      pushTo(map, edge.source_id, edge);
+      if (edge.target_id !== edge.source_id) pushTo(map, edge.target_id, edge);
     }
     return map;
   });
@@ -83,19 +79,54 @@ export function assetDetail(view: DatasetView, ref: string): AssetDetail | Place
   return detailOf(view, asset, edges.get(asset.id) ?? []);
 }
 
-function detailOf(view: DatasetView, asset: Asset, touching: readonly Edge[]): AssetDetail {
+/** What the edges touching one asset say about it. */
+export interface EdgeTally {
+  /** Edges from the asset, per edge type. */
+  outgoing: Record<string, number>;
+  /** Edges to the asset, per edge type. */
+  incoming: Record<string, number>;
+  /** How many distinct other nodes it depends on, and depend on it, over one edge. */
+  dependencies: { direct_depends_on: number; direct_dependents: number };
+  /** How many edges point to it, and from it. */
+  degree: { in: number; out: number };
+}
+
+/** Counts the edges touching asset `id` by type and direction, and its direct dependencies. */
+export function tallyEdges(id: string, touching: readonly Edge[]): EdgeTally {
   const outgoing: Record<string, number> = {};
   const incoming: Record<string, number> = {};
   const dependsOn = new Set<string>();
   const dependents = new Set<string>();
+  const degree = { in: 0, out: 0 };
   for (const edge of touching) {
-    if (edge.source_id === asset.id) outgoing[edge.edge_type] = (outgoing[edge.edge_type] ?? 0) + 1;
-    if (edge.target_id === asset.id) incoming[edge.edge_type] = (incoming[edge.edge_type] ?? 0) + 1;
-    const other = edge.source_id === asset.id ? edge.target_id : edge.source_id;
-    if (other === asset.id) continue;
-    if (dependsVia(edge, asset.id)) dependsOn.add(other);
+    if (edge.source_id === id) {
+      outgoing[edge.edge_type] = (outgoing[edge.edge_type] ?? 0) + 1;
+      degree.out++;
+    }
+    if (edge.target_id === id) {
+      incoming[edge.edge_type] = (incoming[edge.edge_type] ?? 0) + 1;
+      degree.in++;
+    }
+    const other = edge.source_id === id ? edge.target_id : edge.source_id;
+    if (other === id) continue;
+    if (dependsVia(edge, id)) dependsOn.add(other);
     else if (dependsVia(edge, other)) dependents.add(other);
   }
+  return {
+    outgoing,
+    incoming,
+    dependencies: { direct_depends_on: dependsOn.size, direct_dependents: dependents.size },
+    degree,
+  };
+}
+
+/** The first metadata keys of an asset, in code-point order. */
+export function metadataKeys(asset: Asset): string[] {
+  return Object.keys(asset.metadata).sort(compareCodePoints).slice(0, DETAIL_METADATA_KEYS);
+}
+
+function detailOf(view: DatasetView, asset: Asset, touching: readonly Edge[]): AssetDetail {
+  const { outgoing, incoming, dependencies } = tallyEdges(asset.id, touching);
   return {
     ...assetBrief(view, asset),
     tags: { ...asset.tags },
@@ -103,11 +134,8 @@ function detailOf(view: DatasetView, asset: Asset, touching: readonly Edge[]): A
     findings: openFindings(view, asset.id).slice(0, DETAIL_FINDINGS).map((f) =>
       findingBrief(view, f)
     ),
-    metadata_keys: Object.keys(asset.metadata).sort(compareCodePoints).slice(
-      0,
-      DETAIL_METADATA_KEYS,
-    ),
-    dependencies: { direct_depends_on: dependsOn.size, direct_dependents: dependents.size },
+    metadata_keys: metadataKeys(asset),
+    dependencies,
   };
 }
 

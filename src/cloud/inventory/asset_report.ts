@@ -16,12 +16,11 @@ import {
   findingBrief,
   openFindings,
 } from "../model/briefs.ts";
-import { EDGE_TYPE_INFO } from "../model/enums.ts";
 import { compareCodePoints } from "../model/order.ts";
-import type { Asset, Edge, Json } from "../model/records.ts";
+import type { Asset, Json } from "../model/records.ts";
 import { resolveAsset } from "../model/references.ts";
 import type { DatasetView } from "../model/view.ts";
-import { adjacency, DETAIL_METADATA_KEYS } from "./asset_detail.ts";
+import { adjacency, metadataKeys, tallyEdges } from "./asset_detail.ts";
 
 /** Most open findings in a report. */
 export const REPORT_FINDINGS = 25;
@@ -55,12 +54,6 @@ export interface AssetReport extends AssetBrief {
   collected_at: string;
 }
 
-function dependsVia(edge: Edge, from: string): boolean {
-  const direction = EDGE_TYPE_INFO[edge.edge_type].dependency;
-  return (direction === "forward" && edge.source_id === from) ||
-    (direction === "reverse" && edge.target_id === from);
-}
-
 /**
  * The report on the asset `ref` names (any reference tier): relation counts
  * per edge type over every touching edge, the first `maxRelations` of them
@@ -73,26 +66,7 @@ export function assetReport(
 ): AssetReport {
   const asset = resolveAsset(view, ref);
   const touching = adjacency(view).get(asset.id) ?? [];
-  const outgoing: Record<string, number> = {};
-  const incoming: Record<string, number> = {};
-  const dependsOn = new Set<string>();
-  const dependents = new Set<string>();
-  let inDegree = 0;
-  let outDegree = 0;
-  for (const edge of touching) {
-    if (edge.source_id === asset.id) {
-      outgoing[edge.edge_type] = (outgoing[edge.edge_type] ?? 0) + 1;
-      outDegree++;
-    }
-    if (edge.target_id === asset.id) {
-      incoming[edge.edge_type] = (incoming[edge.edge_type] ?? 0) + 1;
-      inDegree++;
-    }
-    const other = edge.source_id === asset.id ? edge.target_id : edge.source_id;
-    if (other === asset.id) continue;
-    if (dependsVia(edge, asset.id)) dependsOn.add(other);
-    else if (dependsVia(edge, other)) dependents.add(other);
-  }
+  const { outgoing, incoming, dependencies, degree } = tallyEdges(asset.id, touching);
   const max = options.maxRelations ?? 20;
   const report: AssetReport = {
     ...assetBrief(view, asset),
@@ -105,12 +79,9 @@ export function assetReport(
       total: touching.length,
       truncated: touching.length > max,
     },
-    dependencies: { direct_depends_on: dependsOn.size, direct_dependents: dependents.size },
-    degree: { in: inDegree, out: outDegree },
-    metadata_keys: Object.keys(asset.metadata).sort(compareCodePoints).slice(
-      0,
-      DETAIL_METADATA_KEYS,
-    ),
+    dependencies,
+    degree,
+    metadata_keys: metadataKeys(asset),
     collected_at: asset.collected_at,
   };
   if (options.includeFindings ?? true) {

@@ -13,6 +13,7 @@ import { InvalidArgumentError } from "../model/errors.ts";
 import { compareCodePoints } from "../model/order.ts";
 import type { Asset } from "../model/records.ts";
 import type { DatasetView } from "../model/view.ts";
+import { pushTo } from "../model/multimap.ts";
 
 /** The orders `find_assets` sorts by. */
 export const ASSET_SORTS = ["name", "type", "region", "account", "risk", "findings"] as const;
@@ -86,9 +87,7 @@ function searchOrder(view: DatasetView): SearchOrder {
     for (let i = 0; i < assets.length; i++) {
       const account = assets[i]!.account_id;
       if (!account) continue;
-      const list = positions.get(account);
-      if (list) list.push(i);
-      else positions.set(account, [i]);
+      pushTo(positions, account, i);
     }
     const byAccount = new Map<string, Uint32Array>();
     for (const [account, list] of positions) byAccount.set(account, Uint32Array.from(list));

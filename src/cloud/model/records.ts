@@ -66,6 +66,35 @@ export interface Edge {
   properties: Record<string, Json>;
 }
 
+/** What an edge needs beyond its id: its ends and type; every other field has a default. */
+export type EdgeInit =
+  & Pick<Edge, "source_id" | "target_id" | "edge_type">
+  & Partial<Pick<Edge, "ports" | "direction" | "properties">>
+  & {
+    port_range?: string | null;
+    protocol?: string | null;
+    cidr?: string | null;
+    description?: string | null;
+  };
+
+/** A new edge: `init` with the defaults (no ports, ingress, no relationship, no properties). */
+export function newEdge(id: string, init: EdgeInit): Edge {
+  return {
+    id,
+    source_id: init.source_id,
+    target_id: init.target_id,
+    edge_type: init.edge_type,
+    ports: init.ports ?? [],
+    port_range: init.port_range ?? null,
+    protocol: init.protocol ?? null,
+    cidr: init.cidr ?? null,
+    direction: init.direction ?? "ingress",
+    description: init.description ?? null,
+    relationship: null,
+    properties: init.properties ?? {},
+  };
+}
+
 /** A security finding about one resource. */
 export interface Finding {
   id: string;

@@ -189,16 +189,23 @@ export interface AssetHint {
   dataset: string;
 }
 
-/** The hint for one asset. */
-export function assetHint(asset: Asset, dataset: string): AssetHint {
+/** What names an asset in hints and short descriptions: id, name, ARN, type and account. */
+export type AssetIdentity = Omit<AssetHint, "dataset">;
+
+/** The identity of one asset, the first keys of its hint and of its short description. */
+export function assetIdentity(asset: Asset): AssetIdentity {
   return {
     id: asset.id,
     name: asset.name,
     arn: asset.arn,
     type: asset.asset_type,
     account_id: asset.account_id,
-    dataset,
   };
+}
+
+/** The hint for one asset. */
+export function assetHint(asset: Asset, dataset: string): AssetHint {
+  return { ...assetIdentity(asset), dataset };
 }
 
 /**

@@ -11,6 +11,7 @@ import { UndirectedGraph } from "graphology";
 import louvainModule from "graphology-communities-louvain";
 import { mulberry32 } from "../model/random.ts";
 import type { Asset, Edge } from "../model/records.ts";
+import { pushTo } from "../model/multimap.ts";
 
 // The package is CommonJS: its default import is the function the typings
 // declare as `default`.
@@ -86,9 +87,7 @@ export function louvainCommunities(
   const groups = new Map<string, string[]>();
   for (const id of ids) {
     const key = id in mapping ? `c${mapping[id]}` : `n${id}`;
-    const list = groups.get(key);
-    if (list) list.push(id);
-    else groups.set(key, [id]);
+    pushTo(groups, key, id);
   }
   const members = [...groups.values()].sort((x, y) =>
     y.length - x.length || byCodePoint(x[0]!, y[0]!)

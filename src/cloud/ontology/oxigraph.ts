@@ -17,26 +17,16 @@ import {
   quad,
   Store,
 } from "oxigraph/web.js";
+import { inflateEmbeddedWasm } from "../../core/embedded_wasm.ts";
 /** Inflates the embedded wasm into a buffer of its known size. */
 async function embeddedWasm(): Promise<Uint8Array<ArrayBuffer>> {
   const { OXIGRAPH_WASM_BYTES, OXIGRAPH_WASM_GZIP_BASE64 } = await import(
     "../../_vendor/oxigraph/oxigraph_wasm.ts"
   );
-  const packed = Uint8Array.fromBase64(OXIGRAPH_WASM_GZIP_BASE64.replace(/\s+/g, ""));
-  const wasm = new Uint8Array(OXIGRAPH_WASM_BYTES);
-  let filled = 0;
-  const chunks = new Blob([packed]).stream().pipeThrough(new DecompressionStream("gzip"));
-  for await (const chunk of chunks) {
-    if (filled + chunk.length > wasm.length) {
-      throw new Error(`embedded oxigraph wasm is over ${OXIGRAPH_WASM_BYTES} bytes`);
-    }
-    wasm.set(chunk, filled);
-    filled += chunk.length;
-  }
-  if (filled !== OXIGRAPH_WASM_BYTES) {
-    throw new Error(`embedded oxigraph wasm is ${filled} bytes, expected ${OXIGRAPH_WASM_BYTES}`);
-  }
-  return wasm;
+  return await inflateEmbeddedWasm(OXIGRAPH_WASM_GZIP_BASE64, {
+    bytes: OXIGRAPH_WASM_BYTES,
+    label: "oxigraph",
+  });
 }
 
 let ready: Promise<void> | null = null;

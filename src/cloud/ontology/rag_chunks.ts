@@ -22,6 +22,7 @@ import { assetClassName, assetFamily } from "./classes.ts";
 import { type Communities, louvainCommunities } from "./communities.ts";
 import { OntologyArgumentError } from "./errors.ts";
 import { inferAssetRelations, inferEdgeRelations } from "../model/relations.ts";
+import { pushTo } from "../model/multimap.ts";
 
 /** The kinds of chunk. */
 export const RAG_CHUNK_TYPES = ["entity", "community", "relation_group"] as const;
@@ -138,9 +139,7 @@ export class RagChunkIndex {
       for (
         const [map, node] of [[this.#out, relation.subject], [this.#in, relation.object]] as const
       ) {
-        const list = map.get(node);
-        if (list) list.push(relation);
-        else map.set(node, [relation]);
+        pushTo(map, node, relation);
       }
     };
     const references = new AssetReferenceIndex(input.assets);
@@ -182,9 +181,7 @@ export class RagChunkIndex {
     input.findings.forEach((finding, index) => {
       const assetId = input.findingAssetIds[index];
       if (finding.is_suppressed || assetId === null || assetId === undefined) return;
-      const list = this.#open.get(assetId);
-      if (list) list.push(finding);
-      else this.#open.set(assetId, [finding]);
+      pushTo(this.#open, assetId, finding);
     });
     for (const list of this.#open.values()) {
       list.sort((a, b) => riskScore(b) - riskScore(a) || (a.id < b.id ? -1 : 1));

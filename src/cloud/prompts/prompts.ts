@@ -32,6 +32,7 @@ import {
   findingUri,
 } from "../model/briefs.ts";
 import { SEVERITIES, type Severity } from "../model/enums.ts";
+import type { Asset } from "../model/records.ts";
 import { CloudError } from "../model/errors.ts";
 import { parseEnum } from "../model/parse_enum.ts";
 import { resolveAsset } from "../model/references.ts";
@@ -83,6 +84,11 @@ type Render = (
 
 function summaryEmbed(dataset: Dataset): { uri: string; data: unknown } {
   return { uri: datasetSummaryUri(dataset.name), data: datasetSummary(dataset) };
+}
+
+/** The asset resource of one asset, as its URI reads. */
+function assetEmbed(dataset: Dataset, asset: Asset): { uri: string; data: unknown } {
+  return { uri: assetUri(asset), data: assetDetail(dataset, asset.id) };
 }
 
 /** The five (or `top`) riskiest assets as prompt context rows. */
@@ -259,9 +265,8 @@ export function cloudPrompts(ctx: CloudContext): PromptContract[] {
       ],
     }, ({ dataset, active }, args) => {
       const asset = resolveAsset(dataset, args.ref ?? "");
-      const uri = assetUri(asset);
       return active
-        ? { context: {}, embed: { uri, data: assetDetail(dataset, asset.id) } }
+        ? { context: {}, embed: assetEmbed(dataset, asset) }
         : { context: { ...assetDetail(dataset, asset.id) } };
     }),
     contract(ctx, {
@@ -296,9 +301,7 @@ export function cloudPrompts(ctx: CloudContext): PromptContract[] {
           accounts_affected: accounts,
           direct_dependents: all.items.filter((i) => i.depth === 1).slice(0, 20),
         },
-        ...(active
-          ? { embed: { uri: assetUri(asset), data: assetDetail(dataset, asset.id) } }
-          : {}),
+        ...(active ? { embed: assetEmbed(dataset, asset) } : {}),
       };
     }),
     contract(ctx, {
@@ -341,9 +344,7 @@ export function cloudPrompts(ctx: CloudContext): PromptContract[] {
           depends_on: dependsOn(dataset, asset.id, { maxDepth: 1, limit: 20 }).items,
           dependents: dependents(dataset, asset.id, { maxDepth: 1, limit: 20 }).items,
         },
-        ...(active
-          ? { embed: { uri: assetUri(asset), data: assetDetail(dataset, asset.id) } }
-          : {}),
+        ...(active ? { embed: assetEmbed(dataset, asset) } : {}),
       };
     }),
     contract(ctx, {

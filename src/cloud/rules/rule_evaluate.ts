@@ -11,6 +11,7 @@ import type { ComplianceResult, DatasetRecords, Edge, Finding } from "../model/r
 import { cisControlsOf, cisProvider } from "./cis_mapping.ts";
 import type { RuleContext, RuleDefinition } from "./rule_table.ts";
 import { RULES } from "./rule_table.ts";
+import { pushTo } from "../model/multimap.ts";
 
 /** The tool name rule findings carry. */
 export const RULES_SOURCE_TOOL = "casefile-rules";
@@ -28,9 +29,7 @@ export function evaluateRules(
 ): RuleOutcome {
   const incoming = new Map<string, Edge[]>();
   for (const e of records.edges) {
-    const list = incoming.get(e.target_id);
-    if (list) list.push(e);
-    else incoming.set(e.target_id, [e]);
+    pushTo(incoming, e.target_id, e);
   }
   const ctx: RuleContext = { incoming: (id) => incoming.get(id) ?? [] };
   const findings: Finding[] = [];

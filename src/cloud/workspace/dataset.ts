@@ -8,6 +8,7 @@
 import type { Asset, DatasetRecords, Finding, Json } from "../model/records.ts";
 import { assetIndex, mapFindingToAsset } from "../model/references.ts";
 import type { DatasetView } from "../model/view.ts";
+import { pushTo } from "../model/multimap.ts";
 
 /** Keys of derived views other modules cache, so listings can tell what is built. */
 export const DERIVED_VIEW_KEYS = {
@@ -97,9 +98,7 @@ export class Dataset implements DatasetView {
         const asset = mapFindingToAsset(index, finding) ?? null;
         assetOf.set(finding, asset);
         if (asset) {
-          const list = byAsset.get(asset.id);
-          if (list) list.push(finding);
-          else byAsset.set(asset.id, [finding]);
+          pushTo(byAsset, asset.id, finding);
         }
       }
       return { assetOf, byAsset };

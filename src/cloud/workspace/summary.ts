@@ -6,6 +6,7 @@
  */
 
 import { type AssetType, PROVIDERS, SEVERITIES, type Severity } from "../model/enums.ts";
+import { countBy, rankedCounts } from "../model/counts.ts";
 import { compareCodePoints } from "../model/order.ts";
 import type { DatasetRecords, Json } from "../model/records.ts";
 import type { Dataset } from "./dataset.ts";
@@ -138,21 +139,6 @@ export interface DatasetSummary {
 }
 
 const GOVERNANCE_TYPES = new Set<AssetType>(["ORGANIZATION", "ORG_UNIT", "CLOUD_ACCOUNT"]);
-
-function countBy<T>(items: readonly T[], key: (item: T) => string): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const item of items) {
-    const k = key(item);
-    counts.set(k, (counts.get(k) ?? 0) + 1);
-  }
-  return counts;
-}
-
-/** Counts as an object, largest first (stable for ties), optionally the top `n`. */
-export function rankedCounts(counts: Map<string, number>, top?: number): Record<string, number> {
-  const entries = [...counts.entries()].sort((a, b) => b[1] - a[1]);
-  return Object.fromEntries(top === undefined ? entries : entries.slice(0, top));
-}
 
 function organizationSummary(organization: Json | null): OrganizationSummary | undefined {
   if (organization === null || typeof organization !== "object" || Array.isArray(organization)) {

@@ -1,0 +1,13 @@
+/**
+ * Lists kept per key in a Map: the one helper the graph, inventory and
+ * ontology indexes use to group values.
+ *
+ * @module
+ */
+
+/** Appends `value` to the list `map` keeps under `key`, starting the list when there is none. */
+export function pushTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
