@@ -25,8 +25,7 @@ import {
   verifiedInlineRecord,
 } from "../context/inline_evidence.ts";
 import { observation, progressOf } from "../context/observation.ts";
-import { pageOf } from "../context/procedure_query.ts";
-import { demangle } from "../disasm/demangle.ts";
+import { containingEntry, NEXT_START_ASSUMED, pageOf } from "../context/procedure_query.ts";
 import { dossierFrom, procedureLookupOf } from "../providers/provider.ts";
 import { correlationResultSchema } from "../schemas/capture_results.ts";
 import {
@@ -209,19 +208,8 @@ export function correlateStaticAndRuntimeTool(context: AppsContext): ToolDefinit
         section = lookup.sectionAt(at);
         const found = lookup.table.containing(at);
         if (found) {
-          procedure = {
-            address: hex(found.fn.address),
-            name: found.fn.name,
-            demangled: demangle(found.fn.name),
-            size: found.fn.size > 0n ? Number(found.fn.size) : null,
-            offset: Number(at - found.fn.address),
-            bounded_by: found.bounded,
-          };
-          if (found.bounded === "next-start") {
-            limitations.push(
-              "The procedure has no recorded size: containment assumes it runs to the next known start.",
-            );
-          }
+          procedure = containingEntry(found, at);
+          if (found.bounded === "next-start") limitations.push(NEXT_START_ASSUMED);
           if (scope.provider.capabilities.includes(ANALYZE_FUNCTION)) {
             try {
               const built = await dossierFrom(scope, {

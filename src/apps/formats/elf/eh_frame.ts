@@ -703,23 +703,16 @@ export class EhFrameReader extends ExtrasReader {
 
   /** An unsigned LEB128 of up to 10 bytes as a bigint; sets `next` (past `end` when unterminated). */
   ulebBig(at: number, end: number): bigint {
-    let value = 0n;
-    let shift = 0n;
-    for (let o = at; o < end && o < at + 10; o++) {
-      const byte = this.bytes[o]!;
-      value |= BigInt(byte & 0x7f) << shift;
-      shift += 7n;
-      if ((byte & 0x80) === 0) {
-        this.next = o + 1;
-        return BigInt.asUintN(64, value);
-      }
-    }
-    this.next = end + 11;
-    return 0n;
+    return this.lebBig(at, end, false);
   }
 
   /** A signed LEB128 of up to 10 bytes as a bigint; sets `next` like {@linkcode ulebBig}. */
   slebBig(at: number, end: number): bigint {
+    return this.lebBig(at, end, true);
+  }
+
+  /** A LEB128 of up to 10 bytes as a 64-bit bigint, sign-extended when `signed`. */
+  private lebBig(at: number, end: number, signed: boolean): bigint {
     let value = 0n;
     let shift = 0n;
     for (let o = at; o < end && o < at + 10; o++) {
@@ -728,6 +721,7 @@ export class EhFrameReader extends ExtrasReader {
       shift += 7n;
       if ((byte & 0x80) === 0) {
         this.next = o + 1;
+        if (!signed) return BigInt.asUintN(64, value);
         if ((byte & 0x40) !== 0) value -= 1n << shift;
         return BigInt.asIntN(64, value);
       }
