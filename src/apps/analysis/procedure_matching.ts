@@ -13,6 +13,7 @@
  */
 
 import type { ProcedureProfile, ProfileSet } from "./procedure_profiles.ts";
+import { groupByName, pairUniqueNames } from "./name_pairs.ts";
 
 /** Kinds of evidence that pair two procedures. */
 export type AnchorKind = "name" | "digest" | "strings" | "callees" | "callers" | "order";
@@ -91,27 +92,10 @@ export function matchProcedures(left: ProfileSet, right: ProfileSet): ProcedureM
   };
 
   // Names first: a name unique on both sides pairs.
-  const byName = (set: ProfileSet) => {
-    const map = new Map<string, ProcedureProfile[]>();
-    for (const p of set.profiles) {
-      if (!p.name) continue;
-      const list = map.get(p.name) ?? [];
-      list.push(p);
-      map.set(p.name, list);
-    }
-    return map;
-  };
-  const leftNames = byName(left);
-  const rightNames = byName(right);
-  let ambiguousNames = 0;
-  for (const [name, list] of leftNames) {
-    const other = rightNames.get(name);
-    if (!other) continue;
-    if (list.length !== 1 || other.length !== 1) {
-      ambiguousNames++;
-      continue;
-    }
-    accept(list[0]!, other[0]!, 10, [{ kind: "name", detail: [name] }]);
+  const byName = pairUniqueNames(groupByName(left.profiles), groupByName(right.profiles));
+  const ambiguousNames = byName.ambiguous;
+  for (const { name, left: l, right: r } of byName.pairs) {
+    accept(l, r, 10, [{ kind: "name", detail: [name] }]);
   }
 
   // Labels comparable across sides: a name, or the pair an unnamed procedure joined.
