@@ -8,7 +8,7 @@ import { z } from "zod";
 import { defineTool, RECORDS_EVIDENCE, type ToolDefinition } from "../../core/catalog.ts";
 import { hex } from "../analysis/dossier.ts";
 import type { AppsContext } from "../context/apps_context.ts";
-import { observe } from "../context/observation.ts";
+import { observedRun } from "../context/observation.ts";
 import { containingEntry, NEXT_START_ASSUMED } from "../context/procedure_query.ts";
 import { procedureLookupOf } from "../providers/provider.ts";
 import { containingResultSchema } from "../schemas/analysis_results.ts";
@@ -28,28 +28,23 @@ export function resolveContainingProcedureTool(context: AppsContext): ToolDefini
     }),
     result: containingResultSchema,
     ...RECORDS_EVIDENCE,
-    run: (args, call) =>
-      observe(context.session, {
-        operation: RESOLVE_CONTAINING_PROCEDURE,
-        document: args.document,
-        call,
-      }, async (scope) => {
-        const lookup = await procedureLookupOf(scope, RESOLVE_CONTAINING_PROCEDURE);
-        const at = BigInt(args.address);
-        const found = lookup.table.containing(at);
-        return {
-          result: {
-            address: hex(at),
-            section: lookup.sectionAt(at),
-            procedure: found ? containingEntry(found, at) : null,
-          },
-          limitations: [
-            ...lookup.limitations,
-            ...(found?.bounded === "next-start" ? [NEXT_START_ASSUMED] : found ? [] : [
-              "No known procedure contains this address; the listing may be incomplete for this document.",
-            ]),
-          ],
-        };
-      }),
+    run: observedRun(context.session, RESOLVE_CONTAINING_PROCEDURE, async (scope, args) => {
+      const lookup = await procedureLookupOf(scope, RESOLVE_CONTAINING_PROCEDURE);
+      const at = BigInt(args.address);
+      const found = lookup.table.containing(at);
+      return {
+        result: {
+          address: hex(at),
+          section: lookup.sectionAt(at),
+          procedure: found ? containingEntry(found, at) : null,
+        },
+        limitations: [
+          ...lookup.limitations,
+          ...(found?.bounded === "next-start" ? [NEXT_START_ASSUMED] : found ? [] : [
+            "No known procedure contains this address; the listing may be incomplete for this document.",
+          ]),
+        ],
+      };
+    }),
   });
 }
