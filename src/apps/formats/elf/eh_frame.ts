@@ -9,6 +9,7 @@
 import { decoder, hex, SAFE_HIGH_WORD, SMALL_BIGINTS, TWO_32 } from "./_util.ts";
 import { ET_REL, PT_GNU_EH_FRAME, SHT_PROGBITS, SHT_X86_64_UNWIND } from "./constants.ts";
 import { ExtrasReader, type Region } from "./extras_reader.ts";
+import { LAZY_TABLES } from "./lazy_tables.ts";
 import type { ElfAddressRange, ElfImage, ElfRangeTable } from "./model.ts";
 
 /** Longest CIE augmentation string read. */
@@ -853,19 +854,13 @@ export class FdeRanges implements ElfRangeTable {
   }
 }
 
-/** The FDE table behind each parse's lazily built `ehFrameFunctions`. */
-export const FDE_TABLES = new WeakMap<
-  ElfImage,
-  { table: FdeRanges | null; list: ElfAddressRange[] }
->();
-
 /**
  * The `.eh_frame` FDE ranges of a parse, as {@linkcode ElfImage.ehFrameFunctions}
  * lists them, read from the parser's compact table when the list has not
  * been built (so no object per FDE is made).
  */
 export function ehFrameRanges(elf: ElfImage): ElfRangeTable {
-  const table = FDE_TABLES.get(elf)?.table;
+  const table = LAZY_TABLES.get(elf)?.fdes.table;
   if (table) return table;
   const list = elf.ehFrameFunctions;
   return {
