@@ -11,7 +11,7 @@ import { hex } from "../analysis/dossier.ts";
 import type { AppsContext } from "../context/apps_context.ts";
 import { observedRun, progressOf } from "../context/observation.ts";
 import { overviewResultSchema } from "../schemas/analysis_results.ts";
-import { documentField } from "../schemas/inputs.ts";
+import { documentField, limitField } from "../schemas/inputs.ts";
 import { BINARY_OVERVIEW } from "../tool_names.ts";
 
 /** Summarises format, architecture, procedures, imports, exports, libraries, sections and strings. */
@@ -25,7 +25,7 @@ export function binaryOverviewTool(context: AppsContext): ToolDefinition {
       detail: z.enum(["concise", "detailed"]).default("concise").describe(
         "concise: counts and a sample of sections; detailed: also the first `limit` imports and exports.",
       ),
-      limit: z.number().int().min(1).max(50).default(32).describe(
+      limit: limitField(50, 32).describe(
         "Sections (and, when detailed, imports and exports) listed at most (1 to 50).",
       ),
       document: documentField,

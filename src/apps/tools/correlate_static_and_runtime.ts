@@ -31,6 +31,8 @@ import { correlationResultSchema } from "../schemas/capture_results.ts";
 import {
   ADDRESS_PATTERN,
   EVIDENCE_ID_FIELD,
+  limitField,
+  offsetField,
   unknownRegistryApprovedField,
 } from "../schemas/inputs.ts";
 import { listPageSchema } from "../schemas/page.ts";
@@ -78,10 +80,10 @@ export function correlateStaticAndRuntimeTool(context: AppsContext): ToolDefinit
       mappings: z.array(mappingSchema).min(1).max(500).optional().describe(
         "REA's form: hypotheses tying a static comparison's dimension (or artifact path) to a capture comparison's dimension, each with the change pattern expected; each is evaluated as supported, contradicted or unknown.",
       ),
-      offset: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0).describe(
+      offset: offsetField.describe(
         "With mappings: index of the first hypothesis returned.",
       ),
-      limit: z.number().int().min(1).max(100).default(100).describe(
+      limit: limitField(100, 100).describe(
         "With mappings: hypotheses per page (1 to 100).",
       ),
       unknown_registry_approved: unknownRegistryApprovedField,
