@@ -12,6 +12,12 @@ import { demangle } from "../disasm/demangle.ts";
 import type { ImageFunction, ImageImport } from "../formats/binary_image.ts";
 import type { containingProcedureSchema } from "../schemas/analysis_results.ts";
 import { ADDRESS_PATTERN } from "../schemas/inputs.ts";
+import {
+  type BoundDocument,
+  dossierFrom,
+  type DossierRequest,
+  procedureLookupOf,
+} from "../providers/provider.ts";
 import type { z } from "zod";
 
 /** One page of a list. */
@@ -148,4 +154,30 @@ export function containingEntry(
     offset: Number(at - found.fn.address),
     bounded_by: found.bounded,
   };
+}
+
+/** A dossier of a procedure named in a tool call, and what limits it. */
+export interface NamedDossier {
+  procedure: ImageFunction;
+  dossier: Record<string, unknown>;
+  /** What limits the provider's procedure table. */
+  tableLimitations: string[];
+  /** What limits the dossier. */
+  limitations: string[];
+}
+
+/**
+ * Finds the procedure `text` names (a start address or a name) in the
+ * provider's table and builds its dossier.
+ */
+export async function namedDossier(
+  scope: BoundDocument,
+  text: string,
+  request: Omit<DossierRequest, "procedure">,
+): Promise<NamedDossier> {
+  const lookup = await procedureLookupOf(scope, request.operation);
+  const procedure = findProcedure(lookup.table, text);
+  const { operation, ...limits } = request;
+  const { dossier, limitations } = await dossierFrom(scope, { operation, procedure, ...limits });
+  return { procedure, dossier, tableLimitations: lookup.limitations, limitations };
 }

@@ -10,8 +10,7 @@ import { ToolFailure } from "../../core/errors.ts";
 import { hex } from "../analysis/dossier.ts";
 import type { AppsContext } from "../context/apps_context.ts";
 import { observedRun, progressOf } from "../context/observation.ts";
-import { findProcedure, pageOf } from "../context/procedure_query.ts";
-import { dossierFrom, procedureLookupOf } from "../providers/provider.ts";
+import { namedDossier, pageOf } from "../context/procedure_query.ts";
 import { calleesResultSchema } from "../schemas/analysis_results.ts";
 import { documentFields, limitField, offsetField, procedureField } from "../schemas/inputs.ts";
 import { PROCEDURE_CALLEES } from "../tool_names.ts";
@@ -35,19 +34,20 @@ export function procedureCalleesTool(context: AppsContext): ToolDefinition {
     result: calleesResultSchema,
     ...RECORDS_EVIDENCE,
     run: observedRun(context.session, PROCEDURE_CALLEES, async (scope, args, call) => {
-      const lookup = await procedureLookupOf(scope, PROCEDURE_CALLEES);
-      const fn = findProcedure(lookup.table, args.procedure);
-      const { dossier, limitations } = await dossierFrom(scope, {
-        operation: PROCEDURE_CALLEES,
-        procedure: fn,
-        control: progressOf(call),
-        limit: 100_000,
-        maxInstructions: args.max_instructions,
-        includeAssembly: false,
-        assemblyOffset: 0,
-        collectionOffset: 0,
-        includeCallers: false,
-      });
+      const { procedure: fn, dossier, tableLimitations, limitations } = await namedDossier(
+        scope,
+        args.procedure,
+        {
+          operation: PROCEDURE_CALLEES,
+          control: progressOf(call),
+          limit: 100_000,
+          maxInstructions: args.max_instructions,
+          includeAssembly: false,
+          assemblyOffset: 0,
+          collectionOffset: 0,
+          includeCallers: false,
+        },
+      );
       if (dossier.callees === null) {
         throw new ToolFailure(
           "capability_unavailable",
@@ -66,7 +66,7 @@ export function procedureCalleesTool(context: AppsContext): ToolDefinition {
           instruction_scan: scan,
         },
         limitations: [
-          ...lookup.limitations,
+          ...tableLimitations,
           ...limitations.filter((l) => !l.startsWith("Callers")),
         ],
       };
