@@ -298,19 +298,14 @@ function freezeWalk(value: unknown, depth: number): number {
   // Already frozen and known canonical (a part handed over before): nothing to walk.
   if (FROZEN_CANONICAL.has(value)) return CANONICAL;
   if (depth > MAX_DEPTH) return NOT_PLAIN;
-  let canonical = true;
+  let state = CANONICAL;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
       const child: unknown = value[i];
+      // A string is canonical and no object to mark: the common leaf costs no call.
       if (typeof child === "string") continue;
-      const verdict = freezeWalk(child, depth + 1);
-      if (verdict === NOT_PLAIN) return NOT_PLAIN;
-      if (verdict === PLAIN) {
-        if (canonical) {
-          canonical = false;
-          for (let j = 0; j < i; j++) markObject(value[j]);
-        }
-      } else if (!canonical) markObject(child);
+      state = foldChild(state, child, depth, value, i);
+      if (state === NOT_PLAIN) return NOT_PLAIN;
     }
   } else {
     if (Object.getPrototypeOf(value) !== Object.prototype) return NOT_PLAIN;
@@ -320,26 +315,41 @@ function freezeWalk(value: unknown, depth: number): number {
     // Object.keys order (the order JSON.stringify writes), without allocating them.
     for (const key in record) {
       // Index-like keys come first and are ordered numerically, not by code unit.
-      if (canonical && (previous === null ? isIndexKey(key) : previous >= key)) {
-        canonical = false;
-        markObjectsBefore(record, key);
+      if (state === CANONICAL && (previous === null ? isIndexKey(key) : previous >= key)) {
+        state = PLAIN;
+        markChildrenBefore(record, key);
       }
       previous = key;
       const child = record[key];
-      // A string is canonical and no object to mark: the common leaf costs no call.
       if (typeof child === "string") continue;
-      const verdict = freezeWalk(child, depth + 1);
-      if (verdict === NOT_PLAIN) return NOT_PLAIN;
-      if (verdict === PLAIN) {
-        if (canonical) {
-          canonical = false;
-          markObjectsBefore(record, key);
-        }
-      } else if (!canonical) markObject(child);
+      state = foldChild(state, child, depth, record, key);
+      if (state === NOT_PLAIN) return NOT_PLAIN;
     }
   }
   Object.freeze(value);
-  return canonical ? CANONICAL : PLAIN;
+  return state;
+}
+
+/**
+ * Walks one child of a container whose verdict so far is `state` and returns the
+ * container's verdict after it. When the container stops being canonical here, its
+ * (canonical) children before `at` are marked; once it is not, a canonical child is.
+ */
+function foldChild(
+  state: number,
+  child: unknown,
+  depth: number,
+  container: unknown[] | Record<string, unknown>,
+  at: number | string,
+): number {
+  const verdict = freezeWalk(child, depth + 1);
+  if (verdict === NOT_PLAIN) return NOT_PLAIN;
+  if (verdict === PLAIN) {
+    if (state === CANONICAL) markChildrenBefore(container, at);
+    return PLAIN;
+  }
+  if (state !== CANONICAL) markObject(child);
+  return state;
 }
 
 /** Remembers a canonical child as written whole, when it is an object. */
@@ -347,11 +357,18 @@ function markObject(child: unknown): void {
   if (typeof child === "object" && child !== null) FROZEN_CANONICAL.add(child);
 }
 
-/** Marks the (canonical) children of `record` before `stop`. */
-function markObjectsBefore(record: Record<string, unknown>, stop: string): void {
-  for (const key in record) {
+/** Marks the (canonical) children of an array or plain object before index or key `stop`. */
+function markChildrenBefore(
+  container: unknown[] | Record<string, unknown>,
+  stop: number | string,
+): void {
+  if (Array.isArray(container)) {
+    for (let i = 0; i < (stop as number); i++) markObject(container[i]);
+    return;
+  }
+  for (const key in container) {
     if (key === stop) return;
-    markObject(record[key]);
+    markObject(container[key]);
   }
 }
 
