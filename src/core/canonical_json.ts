@@ -140,47 +140,56 @@ const UNSUPPORTED: unique symbol = Symbol("unsupported");
 /** A copy of `value` whose `JSON.stringify` is its canonical JSON, or UNSUPPORTED. */
 function sortedCopy(value: unknown, depth: number): unknown {
   if (depth > MAX_DEPTH) return UNSUPPORTED;
+  const leaf = jsonLeaf(value);
+  if (leaf !== null) return leaf ? value : UNSUPPORTED;
+  const object = value as object;
+  // A frozen part already in canonical order is written as it is: no copy.
+  if (FROZEN_CANONICAL.has(object)) return object;
+  if (Array.isArray(object)) {
+    const out: unknown[] = new Array(object.length);
+    for (let i = 0; i < object.length; i++) {
+      const item = object[i];
+      if (item === undefined) {
+        out[i] = null;
+        continue;
+      }
+      const copy = sortedCopy(item, depth + 1);
+      if (copy === UNSUPPORTED) return UNSUPPORTED;
+      out[i] = copy;
+    }
+    return out;
+  }
+  if (Object.getPrototypeOf(object) !== Object.prototype) return UNSUPPORTED;
+  const record = object as Record<string, unknown>;
+  const keys = Object.keys(record).sort();
+  const out: Record<string, unknown> = {};
+  for (const key of keys) {
+    if (isIndexKey(key)) return UNSUPPORTED;
+    const child = record[key];
+    if (child === undefined) continue;
+    const copy = sortedCopy(child, depth + 1);
+    if (copy === UNSUPPORTED) return UNSUPPORTED;
+    out[key] = copy;
+  }
+  return out;
+}
+
+/**
+ * What a value is before its contents are looked at: true for a JSON scalar (null, a
+ * boolean, a finite number, a string), false for what JSON cannot hold (a non-finite
+ * number, undefined, a function, a symbol, a bigint), null for an object or array.
+ */
+function jsonLeaf(value: unknown): boolean | null {
   switch (typeof value) {
     case "string":
     case "boolean":
-      return value;
+      return true;
     case "number":
-      return Number.isFinite(value) ? value : UNSUPPORTED;
-    case "object": {
-      if (value === null) return null;
-      // A frozen part already in canonical order is written as it is: no copy.
-      if (FROZEN_CANONICAL.has(value)) return value;
-      if (Array.isArray(value)) {
-        const out: unknown[] = new Array(value.length);
-        for (let i = 0; i < value.length; i++) {
-          const item = value[i];
-          if (item === undefined) {
-            out[i] = null;
-            continue;
-          }
-          const copy = sortedCopy(item, depth + 1);
-          if (copy === UNSUPPORTED) return UNSUPPORTED;
-          out[i] = copy;
-        }
-        return out;
-      }
-      if (Object.getPrototypeOf(value) !== Object.prototype) return UNSUPPORTED;
-      const record = value as Record<string, unknown>;
-      const keys = Object.keys(record).sort();
-      const out: Record<string, unknown> = {};
-      for (const key of keys) {
-        const first = key.charCodeAt(0);
-        if (first >= 48 && first <= 57 && INDEX_KEY.test(key)) return UNSUPPORTED;
-        const child = record[key];
-        if (child === undefined) continue;
-        const copy = sortedCopy(child, depth + 1);
-        if (copy === UNSUPPORTED) return UNSUPPORTED;
-        out[key] = copy;
-      }
-      return out;
-    }
+      return Number.isFinite(value);
+    case "object":
+      return value === null ? true : null;
     default:
-      return UNSUPPORTED;
+      return false;
   }
 }
 
@@ -240,26 +249,16 @@ function write(value: unknown, out: string[], depth: number): void {
  */
 export function isPlainJson(value: unknown, depth = 0): boolean {
   if (depth > MAX_DEPTH) return false;
-  switch (typeof value) {
-    case "string":
-    case "boolean":
-      return true;
-    case "number":
-      return Number.isFinite(value);
-    case "object": {
-      if (value === null) return true;
-      if (Array.isArray(value)) {
-        for (let i = 0; i < value.length; i++) if (!isPlainJson(value[i], depth + 1)) return false;
-        return true;
-      }
-      if (Object.getPrototypeOf(value) !== Object.prototype) return false;
-      const record = value as Record<string, unknown>;
-      for (const key of Object.keys(record)) if (!isPlainJson(record[key], depth + 1)) return false;
-      return true;
-    }
-    default:
-      return false;
+  const leaf = jsonLeaf(value);
+  if (leaf !== null) return leaf;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!isPlainJson(value[i], depth + 1)) return false;
+    return true;
   }
+  if (Object.getPrototypeOf(value) !== Object.prototype) return false;
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) if (!isPlainJson(record[key], depth + 1)) return false;
+  return true;
 }
 
 // Frozen values that freezeCanonical found plain and already in canonical key order: they
@@ -294,34 +293,19 @@ const CANONICAL = 2;
  * then, and each later one as it is found (no node keeps a list of its children).
  */
 function freezeWalk(value: unknown, depth: number): number {
-  switch (typeof value) {
-    case "string":
-    case "boolean":
-      return CANONICAL;
-    case "number":
-      return Number.isFinite(value) ? CANONICAL : NOT_PLAIN;
-    case "object":
-      break;
-    default:
-      return NOT_PLAIN;
-  }
-  if (value === null) return CANONICAL;
+  const leaf = jsonLeaf(value);
+  if (leaf !== null || !isObject(value)) return leaf ? CANONICAL : NOT_PLAIN;
   // Already frozen and known canonical (a part handed over before): nothing to walk.
   if (FROZEN_CANONICAL.has(value)) return CANONICAL;
   if (depth > MAX_DEPTH) return NOT_PLAIN;
-  let canonical = true;
+  let state = CANONICAL;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
       const child: unknown = value[i];
+      // A string is canonical and no object to mark: the common leaf costs no call.
       if (typeof child === "string") continue;
-      const verdict = freezeWalk(child, depth + 1);
-      if (verdict === NOT_PLAIN) return NOT_PLAIN;
-      if (verdict === PLAIN) {
-        if (canonical) {
-          canonical = false;
-          for (let j = 0; j < i; j++) markObject(value[j]);
-        }
-      } else if (!canonical) markObject(child);
+      state = foldChild(state, child, depth, value, i);
+      if (state === NOT_PLAIN) return NOT_PLAIN;
     }
   } else {
     if (Object.getPrototypeOf(value) !== Object.prototype) return NOT_PLAIN;
@@ -331,26 +315,41 @@ function freezeWalk(value: unknown, depth: number): number {
     // Object.keys order (the order JSON.stringify writes), without allocating them.
     for (const key in record) {
       // Index-like keys come first and are ordered numerically, not by code unit.
-      if (canonical && (previous === null ? isIndexKey(key) : previous >= key)) {
-        canonical = false;
-        markObjectsBefore(record, key);
+      if (state === CANONICAL && (previous === null ? isIndexKey(key) : previous >= key)) {
+        state = PLAIN;
+        markChildrenBefore(record, key);
       }
       previous = key;
       const child = record[key];
-      // A string is canonical and no object to mark: the common leaf costs no call.
       if (typeof child === "string") continue;
-      const verdict = freezeWalk(child, depth + 1);
-      if (verdict === NOT_PLAIN) return NOT_PLAIN;
-      if (verdict === PLAIN) {
-        if (canonical) {
-          canonical = false;
-          markObjectsBefore(record, key);
-        }
-      } else if (!canonical) markObject(child);
+      state = foldChild(state, child, depth, record, key);
+      if (state === NOT_PLAIN) return NOT_PLAIN;
     }
   }
   Object.freeze(value);
-  return canonical ? CANONICAL : PLAIN;
+  return state;
+}
+
+/**
+ * Walks one child of a container whose verdict so far is `state` and returns the
+ * container's verdict after it. When the container stops being canonical here, its
+ * (canonical) children before `at` are marked; once it is not, a canonical child is.
+ */
+function foldChild(
+  state: number,
+  child: unknown,
+  depth: number,
+  container: unknown[] | Record<string, unknown>,
+  at: number | string,
+): number {
+  const verdict = freezeWalk(child, depth + 1);
+  if (verdict === NOT_PLAIN) return NOT_PLAIN;
+  if (verdict === PLAIN) {
+    if (state === CANONICAL) markChildrenBefore(container, at);
+    return PLAIN;
+  }
+  if (state !== CANONICAL) markObject(child);
+  return state;
 }
 
 /** Remembers a canonical child as written whole, when it is an object. */
@@ -358,11 +357,18 @@ function markObject(child: unknown): void {
   if (typeof child === "object" && child !== null) FROZEN_CANONICAL.add(child);
 }
 
-/** Marks the (canonical) children of `record` before `stop`. */
-function markObjectsBefore(record: Record<string, unknown>, stop: string): void {
-  for (const key in record) {
+/** Marks the (canonical) children of an array or plain object before index or key `stop`. */
+function markChildrenBefore(
+  container: unknown[] | Record<string, unknown>,
+  stop: number | string,
+): void {
+  if (Array.isArray(container)) {
+    for (let i = 0; i < (stop as number); i++) markObject(container[i]);
+    return;
+  }
+  for (const key in container) {
     if (key === stop) return;
-    markObject(record[key]);
+    markObject(container[key]);
   }
 }
 
@@ -374,42 +380,30 @@ function isIndexKey(key: string): boolean {
 /** True when `JSON.stringify(value)` is already RFC 8785 output. */
 function alreadyCanonical(value: unknown, depth: number): boolean {
   if (depth > MAX_DEPTH) return false;
-  switch (typeof value) {
-    case "string":
-    case "boolean":
-      return true;
-    case "number":
-      return Number.isFinite(value);
-    case "object": {
-      if (value === null) return true;
-      if (FROZEN_CANONICAL.has(value)) return true;
-      if (Array.isArray(value)) {
-        for (let i = 0; i < value.length; i++) {
-          const item = value[i];
-          if (item === undefined || !alreadyCanonical(item, depth + 1)) return false;
-        }
-        return true;
-      }
-      if (typeof (value as { toJSON?: unknown }).toJSON === "function") return false;
-      if (Object.getPrototypeOf(value) !== Object.prototype) return false;
-      const keys = Object.keys(value);
-      const record = value as Record<string, unknown>;
-      for (let i = 0; i < keys.length; i++) {
-        const key = keys[i]!;
-        if (i > 0 && keys[i - 1]! >= key) return false;
-        // Index-like keys are ordered numerically by the engine, not by code unit.
-        if (i === 0) {
-          const first = key.charCodeAt(0);
-          if (first >= 48 && first <= 57 && INDEX_KEY.test(key)) return false;
-        }
-        const child = record[key];
-        if (child === undefined || !alreadyCanonical(child, depth + 1)) return false;
-      }
-      return true;
+  const leaf = jsonLeaf(value);
+  if (leaf !== null) return leaf;
+  const object = value as object;
+  if (FROZEN_CANONICAL.has(object)) return true;
+  if (Array.isArray(object)) {
+    for (let i = 0; i < object.length; i++) {
+      const item = object[i];
+      if (item === undefined || !alreadyCanonical(item, depth + 1)) return false;
     }
-    default:
-      return false;
+    return true;
   }
+  if (typeof (object as { toJSON?: unknown }).toJSON === "function") return false;
+  if (Object.getPrototypeOf(object) !== Object.prototype) return false;
+  const keys = Object.keys(object);
+  const record = object as Record<string, unknown>;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    if (i > 0 && keys[i - 1]! >= key) return false;
+    // Index-like keys are ordered numerically by the engine, not by code unit.
+    if (i === 0 && isIndexKey(key)) return false;
+    const child = record[key];
+    if (child === undefined || !alreadyCanonical(child, depth + 1)) return false;
+  }
+  return true;
 }
 
 /** Lowercase hex SHA-256 of a string's UTF-8 bytes or of raw bytes. */

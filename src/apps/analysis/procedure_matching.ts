@@ -13,6 +13,7 @@
  */
 
 import type { ProcedureProfile, ProfileSet } from "./procedure_profiles.ts";
+import { groupByName, pairUniqueNames } from "./name_pairs.ts";
 
 /** Kinds of evidence that pair two procedures. */
 export type AnchorKind = "name" | "digest" | "strings" | "callees" | "callers" | "order";
@@ -58,6 +59,8 @@ const ROUNDS = 8;
 const GAP_CANDIDATES = 64;
 /** Most items named in one anchor's detail. */
 const DETAIL_CAP = 5;
+/** The call relations that anchor a pairing, in the order their anchors are listed. */
+const CALL_ANCHORS = ["callees", "callers"] as const;
 
 /** Pairs the procedures of two versions. */
 export function matchProcedures(left: ProfileSet, right: ProfileSet): ProcedureMatching {
@@ -91,27 +94,10 @@ export function matchProcedures(left: ProfileSet, right: ProfileSet): ProcedureM
   };
 
   // Names first: a name unique on both sides pairs.
-  const byName = (set: ProfileSet) => {
-    const map = new Map<string, ProcedureProfile[]>();
-    for (const p of set.profiles) {
-      if (!p.name) continue;
-      const list = map.get(p.name) ?? [];
-      list.push(p);
-      map.set(p.name, list);
-    }
-    return map;
-  };
-  const leftNames = byName(left);
-  const rightNames = byName(right);
-  let ambiguousNames = 0;
-  for (const [name, list] of leftNames) {
-    const other = rightNames.get(name);
-    if (!other) continue;
-    if (list.length !== 1 || other.length !== 1) {
-      ambiguousNames++;
-      continue;
-    }
-    accept(list[0]!, other[0]!, 10, [{ kind: "name", detail: [name] }]);
+  const byName = pairUniqueNames(groupByName(left.profiles), groupByName(right.profiles));
+  const ambiguousNames = byName.ambiguous;
+  for (const { name, left: l, right: r } of byName.pairs) {
+    accept(l, r, 10, [{ kind: "name", detail: [name] }]);
   }
 
   // Labels comparable across sides: a name, or the pair an unnamed procedure joined.
@@ -279,20 +265,13 @@ export function matchProcedures(left: ProfileSet, right: ProfileSet): ProcedureM
           anchors.push({ kind: "strings", detail: sharedStrings.sort().slice(0, DETAIL_CAP) });
         }
         const shared = (a: Set<string>, b: Set<string>) => [...a].filter((x) => b.has(x));
-        const sharedCallees = shared(lf.callees, rf.callees);
-        if (sharedCallees.length > 0) {
-          score += 2 * sharedCallees.length / new Set([...lf.callees, ...rf.callees]).size;
+        for (const kind of CALL_ANCHORS) {
+          const sharedCalls = shared(lf[kind], rf[kind]);
+          if (sharedCalls.length === 0) continue;
+          score += 2 * sharedCalls.length / new Set([...lf[kind], ...rf[kind]]).size;
           anchors.push({
-            kind: "callees",
-            detail: sharedCallees.sort().slice(0, DETAIL_CAP).map((c) => display(c, left, "left")),
-          });
-        }
-        const sharedCallers = shared(lf.callers, rf.callers);
-        if (sharedCallers.length > 0) {
-          score += 2 * sharedCallers.length / new Set([...lf.callers, ...rf.callers]).size;
-          anchors.push({
-            kind: "callers",
-            detail: sharedCallers.sort().slice(0, DETAIL_CAP).map((c) => display(c, left, "left")),
+            kind,
+            detail: sharedCalls.sort().slice(0, DETAIL_CAP).map((c) => display(c, left, "left")),
           });
         }
         if (r > from && r < to) {

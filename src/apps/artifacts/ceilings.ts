@@ -9,29 +9,17 @@
  * @module
  */
 
-import { LIMIT_BOUNDS, type TraversalLimits } from "./limits.ts";
+import { LIMIT_BOUNDS, LIMIT_NAMES, limitsColumn, type TraversalLimits } from "./limits.ts";
 
 /** The ceilings when the operator sets none: enough for large packages, not for bombs. */
-export const DEFAULT_CEILINGS: Readonly<TraversalLimits> = Object.freeze({
-  max_entries: 100_000,
-  max_total_bytes: 16 * 1024 ** 3,
-  max_entry_bytes: 512 * 1024 ** 2,
-  max_compression_ratio: 10_000,
-  max_depth: 32,
-  max_path_bytes: 16_384,
-});
+export const DEFAULT_CEILINGS: Readonly<TraversalLimits> = Object.freeze(limitsColumn("ceiling"));
 
-/** The command-line flag that sets each ceiling. */
-export const CEILING_FLAGS: Readonly<Record<keyof TraversalLimits, string>> = Object.freeze({
-  max_entries: "artifact-max-entries",
-  max_total_bytes: "artifact-max-total-bytes",
-  max_entry_bytes: "artifact-max-entry-bytes",
-  max_compression_ratio: "artifact-max-compression-ratio",
-  max_depth: "artifact-max-depth",
-  max_path_bytes: "artifact-max-path-bytes",
-});
-
-const LIMIT_NAMES = Object.keys(CEILING_FLAGS) as Array<keyof TraversalLimits>;
+/** The command-line flag that sets each ceiling (`max_entries`: `artifact-max-entries`). */
+export const CEILING_FLAGS: Readonly<Record<keyof TraversalLimits, string>> = Object.freeze(
+  Object.fromEntries(
+    LIMIT_NAMES.map((name) => [name, `artifact-${name.replaceAll("_", "-")}`]),
+  ) as Record<keyof TraversalLimits, string>,
+);
 
 /** A ceiling flag's value that is not accepted. */
 export class CeilingError extends Error {

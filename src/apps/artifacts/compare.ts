@@ -18,6 +18,7 @@ import type {
   InventoryPage,
 } from "./model.ts";
 import { compareCodePoints } from "../../core/completion.ts";
+import { groupByName, pairUniqueNames } from "../analysis/name_pairs.ts";
 
 /** One side's pages merged. */
 export interface MergedInventory {
@@ -406,30 +407,14 @@ export function compareProcedures(
   left: ReadonlyArray<{ name: string; size: number }>,
   right: ReadonlyArray<{ name: string; size: number }>,
 ): SymbolSummary {
-  const index = (list: ReadonlyArray<{ name: string; size: number }>) => {
-    const map = new Map<string, number[]>();
-    for (const { name, size } of list) {
-      if (!name) continue;
-      const sizes = map.get(name) ?? [];
-      sizes.push(size);
-      map.set(name, sizes);
-    }
-    return map;
-  };
-  const l = index(left);
-  const r = index(right);
+  const l = groupByName(left);
+  const r = groupByName(right);
   const added = [...r.keys()].filter((name) => !l.has(name)).sort(compareCodePoints);
   const removed = [...l.keys()].filter((name) => !r.has(name)).sort(compareCodePoints);
+  const { pairs, ambiguous } = pairUniqueNames(l, r);
   const resized: SymbolSummary["resized"] = [];
-  let ambiguous = 0;
-  for (const [name, sizes] of l) {
-    const other = r.get(name);
-    if (!other) continue;
-    if (sizes.length !== 1 || other.length !== 1) {
-      ambiguous++;
-      continue;
-    }
-    if (sizes[0] !== other[0]) resized.push({ name, left_size: sizes[0]!, right_size: other[0]! });
+  for (const { name, left: { size: leftSize }, right: { size: rightSize } } of pairs) {
+    if (leftSize !== rightSize) resized.push({ name, left_size: leftSize, right_size: rightSize });
   }
   resized.sort((a, b) => compareCodePoints(a.name, b.name));
   return {

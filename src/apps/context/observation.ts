@@ -78,6 +78,27 @@ export async function observe(
   return outcome;
 }
 
+/**
+ * The `run` of a tool that observes one document: {@linkcode observe} over the
+ * document its arguments name, recording the call's parameters.
+ */
+export function observedRun<A extends { document?: string | undefined }>(
+  session: BinarySession,
+  operation: string,
+  compute: (
+    scope: AnalysisScope,
+    args: A,
+    call: ToolContext,
+  ) => Promise<{ result: object; limitations?: string[] }>,
+): (args: A, call: ToolContext) => Promise<ObservationOutcome> {
+  return (args, call) =>
+    observe(
+      session,
+      { operation, document: args.document, call },
+      (scope) => compute(scope, args, call),
+    );
+}
+
 /** Progress and cancellation of a tool call, as the analysis layer takes them. */
 export function progressOf(context: ToolContext): AnalysisControl {
   return {

@@ -7,9 +7,18 @@
 
 import { ToolFailure } from "../../core/errors.ts";
 import { hex } from "../analysis/dossier.ts";
-import type { ProcedureTable } from "../analysis/procedures.ts";
+import type { ContainmentBound, ProcedureTable } from "../analysis/procedures.ts";
+import { demangle } from "../disasm/demangle.ts";
 import type { ImageFunction, ImageImport } from "../formats/binary_image.ts";
+import type { containingProcedureSchema } from "../schemas/analysis_results.ts";
 import { ADDRESS_PATTERN } from "../schemas/inputs.ts";
+import {
+  type BoundDocument,
+  dossierFrom,
+  type DossierRequest,
+  procedureLookupOf,
+} from "../providers/provider.ts";
+import type { z } from "zod";
 
 /** One page of a list. */
 export interface ListPage<T> {
@@ -126,4 +135,49 @@ function importTarget(imported: ImageImport, at: bigint | null): CallTarget {
   }
   // Calls through the slot are recorded under the stub when there is one.
   return { address: imported.address ?? at, name: imported.name, kind: "import" };
+}
+
+/** The limitation of a containment that assumed the procedure runs to the next start. */
+export const NEXT_START_ASSUMED =
+  "The procedure has no recorded size: containment assumes it runs to the next known start.";
+
+/** The procedure holding `at`, as the containment results describe it. */
+export function containingEntry(
+  found: { fn: ImageFunction; bounded: ContainmentBound },
+  at: bigint,
+): z.infer<typeof containingProcedureSchema> {
+  return {
+    address: hex(found.fn.address),
+    name: found.fn.name,
+    demangled: demangle(found.fn.name),
+    size: found.fn.size > 0n ? Number(found.fn.size) : null,
+    offset: Number(at - found.fn.address),
+    bounded_by: found.bounded,
+  };
+}
+
+/** A dossier of a procedure named in a tool call, and what limits it. */
+export interface NamedDossier {
+  procedure: ImageFunction;
+  dossier: Record<string, unknown>;
+  /** What limits the provider's procedure table. */
+  tableLimitations: string[];
+  /** What limits the dossier. */
+  limitations: string[];
+}
+
+/**
+ * Finds the procedure `text` names (a start address or a name) in the
+ * provider's table and builds its dossier.
+ */
+export async function namedDossier(
+  scope: BoundDocument,
+  text: string,
+  request: Omit<DossierRequest, "procedure">,
+): Promise<NamedDossier> {
+  const lookup = await procedureLookupOf(scope, request.operation);
+  const procedure = findProcedure(lookup.table, text);
+  const { operation, ...limits } = request;
+  const { dossier, limitations } = await dossierFrom(scope, { operation, procedure, ...limits });
+  return { procedure, dossier, tableLimitations: lookup.limitations, limitations };
 }

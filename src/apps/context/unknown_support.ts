@@ -5,9 +5,14 @@
  * @module
  */
 
-import type { ResourceLinkSpec } from "../../core/catalog.ts";
+import type { ResourceLinkSpec, ToolOutcome } from "../../core/catalog.ts";
 import { ToolFailure } from "../../core/errors.ts";
-import { type UnknownRecord, UnknownRegistryError, unknownUri } from "../unknowns/registry.ts";
+import {
+  type UnknownMutation,
+  type UnknownRecord,
+  UnknownRegistryError,
+  unknownUri,
+} from "../unknowns/registry.ts";
 
 /** Largest `list_unknowns` page. */
 export const MAX_UNKNOWN_PAGE = 500;
@@ -71,4 +76,15 @@ export function unknownLink(head: UnknownRecord): ResourceLinkSpec {
     }`,
     mimeType: "application/json",
   };
+}
+
+/**
+ * Runs a registry write (a record or an update), translating its errors, and
+ * answers with the new head, its Evidence and its link.
+ */
+export async function recordedHead(
+  write: () => Promise<UnknownMutation>,
+): Promise<Extract<ToolOutcome<UnknownRecord>, { kind: "recorded" }>> {
+  const { head, evidence } = await translated(write);
+  return { kind: "recorded", evidence, result: head, links: [unknownLink(head)] };
 }

@@ -176,24 +176,11 @@ export function selectProvider(
         ids,
       );
     }
-    const provider = candidates.find((c) => c.identity.id === requested);
-    if (!provider) {
-      throw selectionError(
-        "unknown_provider",
-        `No provider ${requested} is registered; candidates: ${ids.join(", ")}.`,
-        requested,
-        ids,
-      );
-    }
-    const availability = provider.availability();
-    if (availability.status !== "available") {
-      throw selectionError(
-        "provider_unavailable",
-        `Provider ${requested} is unavailable: ${availability.reason}`,
-        requested,
-        ids,
-      );
-    }
+    const provider = availableProvider(
+      candidates,
+      requested,
+      `No provider ${requested} is registered; candidates: ${ids.join(", ")}.`,
+    );
     const support = provider.supports(target);
     if (support.status !== "supported") {
       throw selectionError(
@@ -252,17 +239,25 @@ function selectionError(
 export function checkProviderId(candidates: readonly AnalysisProvider[], requested: string): void {
   if (requested === "auto") return;
   const ids = candidates.map((c) => c.identity.id);
+  availableProvider(
+    candidates,
+    requested,
+    `No provider ${JSON.stringify(requested)} is registered; candidates: auto, ${ids.join(", ")}.`,
+  );
+}
+
+/**
+ * The registered provider `requested`, available now; throws `unknownMessage`
+ * when none has that id, or says why it is unavailable.
+ */
+function availableProvider(
+  candidates: readonly AnalysisProvider[],
+  requested: string,
+  unknownMessage: string,
+): AnalysisProvider {
+  const ids = candidates.map((c) => c.identity.id);
   const provider = candidates.find((c) => c.identity.id === requested);
-  if (!provider) {
-    throw selectionError(
-      "unknown_provider",
-      `No provider ${JSON.stringify(requested)} is registered; candidates: auto, ${
-        ids.join(", ")
-      }.`,
-      requested,
-      ids,
-    );
-  }
+  if (!provider) throw selectionError("unknown_provider", unknownMessage, requested, ids);
   const availability = provider.availability();
   if (availability.status !== "available") {
     throw selectionError(
@@ -272,6 +267,7 @@ export function checkProviderId(candidates: readonly AnalysisProvider[], request
       ids,
     );
   }
+  return provider;
 }
 
 /** Provider ids worth offering: auto and every provider available now. */

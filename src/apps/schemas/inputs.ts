@@ -119,10 +119,10 @@ export function pageFields(what: string): {
   limit: z.ZodDefault<z.ZodNumber>;
 } {
   return {
-    offset: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0).describe(
+    offset: offsetField.describe(
       `Index of the first ${what}.`,
     ),
-    limit: z.number().int().min(1).max(500).default(100).describe(`${what}s per page (1–500).`),
+    limit: limitField(500, 100).describe(`${what}s per page (1–500).`),
   };
 }
 

@@ -7,9 +7,8 @@
 import { z } from "zod";
 import { defineTool, RECORDS_EVIDENCE, type ToolDefinition } from "../../core/catalog.ts";
 import type { AppsContext } from "../context/apps_context.ts";
-import { observe, progressOf } from "../context/observation.ts";
-import { findProcedure } from "../context/procedure_query.ts";
-import { dossierFrom, procedureLookupOf } from "../providers/provider.ts";
+import { observedRun, progressOf } from "../context/observation.ts";
+import { namedDossier } from "../context/procedure_query.ts";
 import { analyzeFunctionResultSchema } from "../schemas/analysis_results.ts";
 import { documentField, limitField, offsetField, procedureField } from "../schemas/inputs.ts";
 import { ANALYZE_FUNCTION } from "../tool_names.ts";
@@ -66,27 +65,18 @@ export function analyzeFunctionTool(context: AppsContext): ToolDefinition {
     }),
     result: analyzeFunctionResultSchema,
     ...RECORDS_EVIDENCE,
-    run: (args, call) => {
-      return observe(context.session, {
+    run: observedRun(context.session, ANALYZE_FUNCTION, async (scope, args, call) => {
+      const { dossier, tableLimitations, limitations } = await namedDossier(scope, args.procedure, {
         operation: ANALYZE_FUNCTION,
-        document: args.document,
-        call,
-      }, async (scope) => {
-        const lookup = await procedureLookupOf(scope, ANALYZE_FUNCTION);
-        const fn = findProcedure(lookup.table, args.procedure);
-        const { dossier, limitations } = await dossierFrom(scope, {
-          operation: ANALYZE_FUNCTION,
-          procedure: fn,
-          control: progressOf(call),
-          limit: args.limit,
-          maxInstructions: args.max_instructions,
-          includeAssembly: args.include_assembly,
-          assemblyOffset: args.assembly_offset,
-          collectionOffset: args.collection_offset,
-          includeCallers: args.include_callers,
-        });
-        return { result: dossier, limitations: [...lookup.limitations, ...limitations] };
+        control: progressOf(call),
+        limit: args.limit,
+        maxInstructions: args.max_instructions,
+        includeAssembly: args.include_assembly,
+        assemblyOffset: args.assembly_offset,
+        collectionOffset: args.collection_offset,
+        includeCallers: args.include_callers,
       });
-    },
+      return { result: dossier, limitations: [...tableLimitations, ...limitations] };
+    }),
   });
 }

@@ -9,9 +9,9 @@ import { defineTool, RECORDS_EVIDENCE, type ToolDefinition } from "../../core/ca
 import { instructionSetOf } from "../analysis/code.ts";
 import { hex } from "../analysis/dossier.ts";
 import type { AppsContext } from "../context/apps_context.ts";
-import { observe, progressOf } from "../context/observation.ts";
+import { observedRun, progressOf } from "../context/observation.ts";
 import { overviewResultSchema } from "../schemas/analysis_results.ts";
-import { documentField } from "../schemas/inputs.ts";
+import { documentField, limitField } from "../schemas/inputs.ts";
 import { BINARY_OVERVIEW } from "../tool_names.ts";
 
 /** Summarises format, architecture, procedures, imports, exports, libraries, sections and strings. */
@@ -25,70 +25,63 @@ export function binaryOverviewTool(context: AppsContext): ToolDefinition {
       detail: z.enum(["concise", "detailed"]).default("concise").describe(
         "concise: counts and a sample of sections; detailed: also the first `limit` imports and exports.",
       ),
-      limit: z.number().int().min(1).max(50).default(32).describe(
+      limit: limitField(50, 32).describe(
         "Sections (and, when detailed, imports and exports) listed at most (1 to 50).",
       ),
       document: documentField,
     }),
     result: overviewResultSchema,
     ...RECORDS_EVIDENCE,
-    run: (args, call) =>
-      observe(context.session, {
-        operation: BINARY_OVERVIEW,
-        document: args.document,
-        call,
-      }, async ({ image, program }) => {
-        const strings = await program.strings(progressOf(call));
-        const bySource: Record<string, number> = {};
-        for (const fn of image.functions) bySource[fn.source] = (bySource[fn.source] ?? 0) + 1;
-        return {
-          result: {
-            format: image.format,
-            architecture: image.architecture,
-            machine: image.machine,
-            bits: image.bits,
-            endianness: image.endianness,
-            entry: image.entry === null ? null : hex(image.entry),
-            build_id: image.buildId,
-            procedure_count: image.functions.length,
-            procedures_by_source: bySource,
-            import_count: image.imports.length,
-            export_count: image.exports.length,
-            libraries: image.libraries.slice(0, 100),
-            string_count: strings.count,
-            section_count: image.sections.length,
-            sections: image.sections.slice(0, args.limit).map((s) => ({
-              name: s.name,
-              address: hex(s.address),
-              size: Number(s.size),
-              flags: `${s.readable ? "r" : "-"}${s.writable ? "w" : "-"}${
-                s.executable ? "x" : "-"
-              }`,
-            })),
-            disassembly: instructionSetOf(image) ?? "unavailable",
-            ...(args.detail === "detailed"
-              ? {
-                imports: image.imports.slice(0, args.limit).map((entry) => ({
-                  name: entry.name,
-                  library: entry.library,
-                  address: entry.address === null ? null : hex(entry.address),
-                })),
-                exports: image.exports.slice(0, args.limit).map((entry) => ({
-                  name: entry.name,
-                  address: entry.address === null ? null : hex(entry.address),
-                })),
-              }
-              : {}),
-          },
-          limitations: [
-            ...(image.sections.length > args.limit
-              ? [`Only the first ${args.limit} of ${image.sections.length} sections are listed.`]
-              : []),
-            ...(image.libraries.length > 100
-              ? [`Only the first 100 of ${image.libraries.length} libraries are listed.`]
-              : []),
-          ],
-        };
-      }),
+    run: observedRun(context.session, BINARY_OVERVIEW, async ({ image, program }, args, call) => {
+      const strings = await program.strings(progressOf(call));
+      const bySource: Record<string, number> = {};
+      for (const fn of image.functions) bySource[fn.source] = (bySource[fn.source] ?? 0) + 1;
+      return {
+        result: {
+          format: image.format,
+          architecture: image.architecture,
+          machine: image.machine,
+          bits: image.bits,
+          endianness: image.endianness,
+          entry: image.entry === null ? null : hex(image.entry),
+          build_id: image.buildId,
+          procedure_count: image.functions.length,
+          procedures_by_source: bySource,
+          import_count: image.imports.length,
+          export_count: image.exports.length,
+          libraries: image.libraries.slice(0, 100),
+          string_count: strings.count,
+          section_count: image.sections.length,
+          sections: image.sections.slice(0, args.limit).map((s) => ({
+            name: s.name,
+            address: hex(s.address),
+            size: Number(s.size),
+            flags: `${s.readable ? "r" : "-"}${s.writable ? "w" : "-"}${s.executable ? "x" : "-"}`,
+          })),
+          disassembly: instructionSetOf(image) ?? "unavailable",
+          ...(args.detail === "detailed"
+            ? {
+              imports: image.imports.slice(0, args.limit).map((entry) => ({
+                name: entry.name,
+                library: entry.library,
+                address: entry.address === null ? null : hex(entry.address),
+              })),
+              exports: image.exports.slice(0, args.limit).map((entry) => ({
+                name: entry.name,
+                address: entry.address === null ? null : hex(entry.address),
+              })),
+            }
+            : {}),
+        },
+        limitations: [
+          ...(image.sections.length > args.limit
+            ? [`Only the first ${args.limit} of ${image.sections.length} sections are listed.`]
+            : []),
+          ...(image.libraries.length > 100
+            ? [`Only the first 100 of ${image.libraries.length} libraries are listed.`]
+            : []),
+        ],
+      };
+    }),
   });
 }

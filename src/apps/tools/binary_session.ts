@@ -9,6 +9,7 @@ import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import type { AppsContext } from "../context/apps_context.ts";
 import { sessionStatus } from "../context/status.ts";
+import { limitField, offsetField } from "../schemas/inputs.ts";
 import { CAPABILITY_FAMILIES, sessionSchema } from "../schemas/session_results.ts";
 import { BINARY_SESSION } from "../tool_names.ts";
 import { VERSION } from "../../version.ts";
@@ -49,10 +50,10 @@ export function binarySessionTool(context: AppsContext): ToolDefinition {
       capability_family: z.enum(FAMILIES).optional().describe(
         "Only capabilities of this REA family (session, official-proxy, runtime-provider, …).",
       ),
-      cursor: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0).describe(
+      cursor: offsetField.describe(
         "Index of the first capability to report.",
       ),
-      limit: z.number().int().min(1).max(100).default(25).describe(
+      limit: limitField(100, 25).describe(
         "Capabilities per page (1 to 100).",
       ),
       expected_package_version: z.string().min(1).max(200).optional().describe(

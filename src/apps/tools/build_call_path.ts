@@ -25,7 +25,13 @@ import {
 import { findCallTarget, findProcedure, pageOf } from "../context/procedure_query.ts";
 import { notDisassembled } from "../providers/provider.ts";
 import { callPathResultSchema } from "../schemas/analysis_results.ts";
-import { ADDRESS_PATTERN, documentFields, procedureField } from "../schemas/inputs.ts";
+import {
+  ADDRESS_PATTERN,
+  documentFields,
+  limitField,
+  offsetField,
+  procedureField,
+} from "../schemas/inputs.ts";
 import { ANALYZE_FUNCTION, BUILD_CALL_PATH } from "../tool_names.ts";
 
 /** Bounded breadth-first search for a chain of direct calls; frontiers it cannot cross are unknowns. */
@@ -59,10 +65,10 @@ export function buildCallPathTool(context: AppsContext): ToolDefinition {
       max_paths: z.number().int().min(1).max(100).default(10).describe(
         "With functions: most paths found (1 to 100).",
       ),
-      offset: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0).describe(
+      offset: offsetField.describe(
         "With functions: index of the first path returned.",
       ),
-      limit: z.number().int().min(1).max(100).default(100).describe(
+      limit: limitField(100, 100).describe(
         "With functions: paths per page (1 to 100).",
       ),
       ...documentFields,

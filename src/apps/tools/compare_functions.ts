@@ -10,7 +10,7 @@ import { ToolFailure } from "../../core/errors.ts";
 import type { EvidenceRecord } from "../../core/evidence.ts";
 import type { AppsContext } from "../context/apps_context.ts";
 import { compareFunctionsResultSchema } from "../schemas/analysis_results.ts";
-import { unknownRegistryApprovedField } from "../schemas/inputs.ts";
+import { limitField, offsetField, unknownRegistryApprovedField } from "../schemas/inputs.ts";
 import { ANALYZE_FUNCTION, COMPARE_FUNCTIONS } from "../tool_names.ts";
 
 /** The parts of a retained dossier that comparison reads. */
@@ -71,10 +71,10 @@ export function compareFunctionsTool(context: AppsContext): ToolDefinition {
         ),
       right_evidence_ids: z.array(z.string().regex(/^ev_[0-9a-f]{64}$/)).min(1).max(100)
         .optional().describe("REA's form: the analyze_function pages of the right procedure."),
-      offset: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0).describe(
+      offset: offsetField.describe(
         "Index of the first dimension to return.",
       ),
-      limit: z.number().int().min(1).max(100).default(100).describe(
+      limit: limitField(100, 100).describe(
         "Dimensions per page (1 to 100); the verdict always covers every dimension.",
       ),
       unknown_registry_approved: unknownRegistryApprovedField,

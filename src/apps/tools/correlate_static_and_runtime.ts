@@ -25,13 +25,14 @@ import {
   verifiedInlineRecord,
 } from "../context/inline_evidence.ts";
 import { observation, progressOf } from "../context/observation.ts";
-import { pageOf } from "../context/procedure_query.ts";
-import { demangle } from "../disasm/demangle.ts";
+import { containingEntry, NEXT_START_ASSUMED, pageOf } from "../context/procedure_query.ts";
 import { dossierFrom, procedureLookupOf } from "../providers/provider.ts";
 import { correlationResultSchema } from "../schemas/capture_results.ts";
 import {
   ADDRESS_PATTERN,
   EVIDENCE_ID_FIELD,
+  limitField,
+  offsetField,
   unknownRegistryApprovedField,
 } from "../schemas/inputs.ts";
 import { listPageSchema } from "../schemas/page.ts";
@@ -79,10 +80,10 @@ export function correlateStaticAndRuntimeTool(context: AppsContext): ToolDefinit
       mappings: z.array(mappingSchema).min(1).max(500).optional().describe(
         "REA's form: hypotheses tying a static comparison's dimension (or artifact path) to a capture comparison's dimension, each with the change pattern expected; each is evaluated as supported, contradicted or unknown.",
       ),
-      offset: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0).describe(
+      offset: offsetField.describe(
         "With mappings: index of the first hypothesis returned.",
       ),
-      limit: z.number().int().min(1).max(100).default(100).describe(
+      limit: limitField(100, 100).describe(
         "With mappings: hypotheses per page (1 to 100).",
       ),
       unknown_registry_approved: unknownRegistryApprovedField,
@@ -209,19 +210,8 @@ export function correlateStaticAndRuntimeTool(context: AppsContext): ToolDefinit
         section = lookup.sectionAt(at);
         const found = lookup.table.containing(at);
         if (found) {
-          procedure = {
-            address: hex(found.fn.address),
-            name: found.fn.name,
-            demangled: demangle(found.fn.name),
-            size: found.fn.size > 0n ? Number(found.fn.size) : null,
-            offset: Number(at - found.fn.address),
-            bounded_by: found.bounded,
-          };
-          if (found.bounded === "next-start") {
-            limitations.push(
-              "The procedure has no recorded size: containment assumes it runs to the next known start.",
-            );
-          }
+          procedure = containingEntry(found, at);
+          if (found.bounded === "next-start") limitations.push(NEXT_START_ASSUMED);
           if (scope.provider.capabilities.includes(ANALYZE_FUNCTION)) {
             try {
               const built = await dossierFrom(scope, {

@@ -13,7 +13,12 @@ import { PROCESS_PROVIDER } from "../capture/result.ts";
 import type { AppsContext } from "../context/apps_context.ts";
 import { inlineEvidenceSchema, verifiedInlineRecord } from "../context/inline_evidence.ts";
 import { changedBehaviorResultSchema } from "../schemas/capture_results.ts";
-import { EVIDENCE_ID_FIELD, unknownRegistryApprovedField } from "../schemas/inputs.ts";
+import {
+  EVIDENCE_ID_FIELD,
+  limitField,
+  offsetField,
+  unknownRegistryApprovedField,
+} from "../schemas/inputs.ts";
 import { FIND_CHANGED_BEHAVIOR } from "../tool_names.ts";
 
 /** Aggregates complete, compatible process comparisons into what changed. */
@@ -38,10 +43,10 @@ export function findChangedBehaviorTool(context: AppsContext): ToolDefinition {
       }).optional().describe(
         "REA's persistent cross-version investigation. Not run by this server: the call fails and says which tools do the same steps.",
       ),
-      offset: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0).describe(
+      offset: offsetField.describe(
         "Index of the first included comparison to return.",
       ),
-      limit: z.number().int().min(1).max(100).default(50).describe(
+      limit: limitField(100, 50).describe(
         "Included comparisons per page (1 to 100).",
       ),
       unknown_registry_approved: unknownRegistryApprovedField,

@@ -8,7 +8,7 @@ import { z } from "zod";
 import { defineTool, RECORDS_EVIDENCE, type ToolDefinition } from "../../core/catalog.ts";
 import type { AppsContext } from "../context/apps_context.ts";
 import { observation, procedureCoverage, progressOf } from "../context/observation.ts";
-import { documentFields } from "../schemas/inputs.ts";
+import { documentFields, limitField, offsetField } from "../schemas/inputs.ts";
 import { procedurePageSchema } from "../schemas/session_results.ts";
 import { LIST_PROCEDURES } from "../tool_names.ts";
 
@@ -24,10 +24,10 @@ export function listProceduresTool(context: AppsContext): ToolDefinition {
     description:
       `List procedures (function symbols from .symtab and .dynsym, plus the entry point) sorted by address, one page at a time: follow next_offset until has_more is false. Addresses are 0x-prefixed lowercase hex. At most ${MAX_PROCEDURE_PAGE} per page; each page is recorded as Evidence. A stripped binary lists only its dynamic exports and entry point.`,
     input: z.strictObject({
-      offset: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0).describe(
+      offset: offsetField.describe(
         "Index of the first procedure to return.",
       ),
-      limit: z.number().int().min(1).max(MAX_PROCEDURE_PAGE).default(100).describe(
+      limit: limitField(MAX_PROCEDURE_PAGE, 100).describe(
         `Procedures per page (1 to ${MAX_PROCEDURE_PAGE}).`,
       ),
       ...documentFields,

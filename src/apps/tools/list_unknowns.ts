@@ -8,6 +8,7 @@ import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import type { AppsContext } from "../context/apps_context.ts";
 import { MAX_UNKNOWN_PAGE, unknownLink } from "../context/unknown_support.ts";
+import { limitField, offsetField } from "../schemas/inputs.ts";
 import { LIST_UNKNOWNS } from "../tool_names.ts";
 import {
   MAX_DOMAIN_LENGTH,
@@ -30,10 +31,10 @@ export function listUnknownsTool(context: AppsContext): ToolDefinition {
       domain: z.string().max(MAX_DOMAIN_LENGTH).optional().describe(
         "Only heads with exactly this domain.",
       ),
-      offset: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0).describe(
+      offset: offsetField.describe(
         "Index of the first matching head to return.",
       ),
-      limit: z.number().int().min(1).max(MAX_UNKNOWN_PAGE).default(100).describe(
+      limit: limitField(MAX_UNKNOWN_PAGE, 100).describe(
         `Heads per page (1 to ${MAX_UNKNOWN_PAGE}).`,
       ),
     }),

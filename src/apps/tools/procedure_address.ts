@@ -9,7 +9,7 @@ import { z } from "zod";
 import { defineTool, RECORDS_EVIDENCE, type ToolDefinition } from "../../core/catalog.ts";
 import { hex } from "../analysis/dossier.ts";
 import type { AppsContext } from "../context/apps_context.ts";
-import { observe } from "../context/observation.ts";
+import { observedRun } from "../context/observation.ts";
 import { findProcedure } from "../context/procedure_query.ts";
 import { demangle } from "../disasm/demangle.ts";
 import { procedureLookupOf } from "../providers/provider.ts";
@@ -30,26 +30,21 @@ export function procedureAddressTool(context: AppsContext): ToolDefinition {
     }),
     result: procedureAddressResultSchema,
     ...RECORDS_EVIDENCE,
-    run: (args, call) =>
-      observe(context.session, {
-        operation: PROCEDURE_ADDRESS,
-        document: args.document,
-        call,
-      }, async (scope) => {
-        const lookup = await procedureLookupOf(scope, PROCEDURE_ADDRESS);
-        const fn = findProcedure(lookup.table, args.procedure);
-        return {
-          limitations: lookup.limitations,
-          result: {
-            address: hex(fn.address),
-            name: fn.name,
-            names: fn.names,
-            demangled: demangle(fn.name),
-            source: fn.source,
-            size: fn.size > 0n ? Number(fn.size) : null,
-            matched_by: ADDRESS_PATTERN.test(args.procedure) ? "address" : "name",
-          },
-        };
-      }),
+    run: observedRun(context.session, PROCEDURE_ADDRESS, async (scope, args) => {
+      const lookup = await procedureLookupOf(scope, PROCEDURE_ADDRESS);
+      const fn = findProcedure(lookup.table, args.procedure);
+      return {
+        limitations: lookup.limitations,
+        result: {
+          address: hex(fn.address),
+          name: fn.name,
+          names: fn.names,
+          demangled: demangle(fn.name),
+          source: fn.source,
+          size: fn.size > 0n ? Number(fn.size) : null,
+          matched_by: ADDRESS_PATTERN.test(args.procedure) ? "address" : "name",
+        },
+      };
+    }),
   });
 }

@@ -9,9 +9,8 @@ import { defineTool, RECORDS_EVIDENCE, type ToolDefinition } from "../../core/ca
 import { ToolFailure } from "../../core/errors.ts";
 import { hex } from "../analysis/dossier.ts";
 import type { AppsContext } from "../context/apps_context.ts";
-import { observe, progressOf } from "../context/observation.ts";
-import { findProcedure, pageOf } from "../context/procedure_query.ts";
-import { dossierFrom, procedureLookupOf } from "../providers/provider.ts";
+import { observedRun, progressOf } from "../context/observation.ts";
+import { namedDossier, pageOf } from "../context/procedure_query.ts";
 import { calleesResultSchema } from "../schemas/analysis_results.ts";
 import { documentFields, limitField, offsetField, procedureField } from "../schemas/inputs.ts";
 import { PROCEDURE_CALLEES } from "../tool_names.ts";
@@ -34,17 +33,12 @@ export function procedureCalleesTool(context: AppsContext): ToolDefinition {
     }),
     result: calleesResultSchema,
     ...RECORDS_EVIDENCE,
-    run: (args, call) =>
-      observe(context.session, {
-        operation: PROCEDURE_CALLEES,
-        document: args.document,
-        call,
-      }, async (scope) => {
-        const lookup = await procedureLookupOf(scope, PROCEDURE_CALLEES);
-        const fn = findProcedure(lookup.table, args.procedure);
-        const { dossier, limitations } = await dossierFrom(scope, {
+    run: observedRun(context.session, PROCEDURE_CALLEES, async (scope, args, call) => {
+      const { procedure: fn, dossier, tableLimitations, limitations } = await namedDossier(
+        scope,
+        args.procedure,
+        {
           operation: PROCEDURE_CALLEES,
-          procedure: fn,
           control: progressOf(call),
           limit: 100_000,
           maxInstructions: args.max_instructions,
@@ -52,29 +46,30 @@ export function procedureCalleesTool(context: AppsContext): ToolDefinition {
           assemblyOffset: 0,
           collectionOffset: 0,
           includeCallers: false,
-        });
-        if (dossier.callees === null) {
-          throw new ToolFailure(
-            "capability_unavailable",
-            `Provider ${scope.provider.identity.id} cannot read calls in ${scope.image.architecture} code.`,
-            { details: { limitations } },
-          );
-        }
-        const callees = (dossier.callees as { items: unknown[] }).items;
-        const indirect = (dossier.indirect_call_sites as { items: string[] }).items;
-        const scan = dossier.instruction_scan as Record<string, unknown>;
-        return {
-          result: {
-            procedure: { address: hex(fn.address), name: fn.name },
-            ...pageOf(callees, args.offset, args.limit),
-            indirect_call_sites: indirect,
-            instruction_scan: scan,
-          },
-          limitations: [
-            ...lookup.limitations,
-            ...limitations.filter((l) => !l.startsWith("Callers")),
-          ],
-        };
-      }),
+        },
+      );
+      if (dossier.callees === null) {
+        throw new ToolFailure(
+          "capability_unavailable",
+          `Provider ${scope.provider.identity.id} cannot read calls in ${scope.image.architecture} code.`,
+          { details: { limitations } },
+        );
+      }
+      const callees = (dossier.callees as { items: unknown[] }).items;
+      const indirect = (dossier.indirect_call_sites as { items: string[] }).items;
+      const scan = dossier.instruction_scan as Record<string, unknown>;
+      return {
+        result: {
+          procedure: { address: hex(fn.address), name: fn.name },
+          ...pageOf(callees, args.offset, args.limit),
+          indirect_call_sites: indirect,
+          instruction_scan: scan,
+        },
+        limitations: [
+          ...tableLimitations,
+          ...limitations.filter((l) => !l.startsWith("Callers")),
+        ],
+      };
+    }),
   });
 }

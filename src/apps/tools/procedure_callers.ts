@@ -8,7 +8,7 @@ import { z } from "zod";
 import { defineTool, RECORDS_EVIDENCE, type ToolDefinition } from "../../core/catalog.ts";
 import { callersOf, hex, referenceScanFacts } from "../analysis/dossier.ts";
 import type { AppsContext } from "../context/apps_context.ts";
-import { observe, progressOf } from "../context/observation.ts";
+import { observedRun, progressOf } from "../context/observation.ts";
 import { findCallTarget, pageOf } from "../context/procedure_query.ts";
 import { notDisassembled } from "../providers/provider.ts";
 import { callersResultSchema } from "../schemas/analysis_results.ts";
@@ -30,27 +30,22 @@ export function procedureCallersTool(context: AppsContext): ToolDefinition {
     }),
     result: callersResultSchema,
     ...RECORDS_EVIDENCE,
-    run: (args, call) =>
-      observe(context.session, {
-        operation: PROCEDURE_CALLERS,
-        document: args.document,
-        call,
-      }, async ({ image, program }) => {
-        if (!program.decodable) throw notDisassembled(image, PROCEDURE_CALLERS);
-        const target = findCallTarget(program, args.procedure);
-        const index = await program.references({}, progressOf(call));
-        const callers = callersOf(program, index, target.address);
-        return {
-          result: {
-            procedure: { address: hex(target.address), name: target.name, kind: target.kind },
-            ...pageOf(callers, args.offset, args.limit),
-            reference_scan: referenceScanFacts(index),
-          },
-          limitations: [
-            ...index.limitations,
-            "Calls through pointers computed at run time (vtables, callbacks) are not seen; the unresolved call sites are counted in reference_scan.",
-          ],
-        };
-      }),
+    run: observedRun(context.session, PROCEDURE_CALLERS, async ({ image, program }, args, call) => {
+      if (!program.decodable) throw notDisassembled(image, PROCEDURE_CALLERS);
+      const target = findCallTarget(program, args.procedure);
+      const index = await program.references({}, progressOf(call));
+      const callers = callersOf(program, index, target.address);
+      return {
+        result: {
+          procedure: { address: hex(target.address), name: target.name, kind: target.kind },
+          ...pageOf(callers, args.offset, args.limit),
+          reference_scan: referenceScanFacts(index),
+        },
+        limitations: [
+          ...index.limitations,
+          "Calls through pointers computed at run time (vtables, callbacks) are not seen; the unresolved call sites are counted in reference_scan.",
+        ],
+      };
+    }),
   });
 }

@@ -8,8 +8,8 @@ import { z } from "zod";
 import { defineTool, RECORDS_EVIDENCE, type ToolDefinition } from "../../core/catalog.ts";
 import { hex } from "../analysis/dossier.ts";
 import type { AppsContext } from "../context/apps_context.ts";
-import { observe } from "../context/observation.ts";
-import { demangle } from "../disasm/demangle.ts";
+import { observedRun } from "../context/observation.ts";
+import { containingEntry, NEXT_START_ASSUMED } from "../context/procedure_query.ts";
 import { procedureLookupOf } from "../providers/provider.ts";
 import { containingResultSchema } from "../schemas/analysis_results.ts";
 import { addressField, documentFields } from "../schemas/inputs.ts";
@@ -28,43 +28,23 @@ export function resolveContainingProcedureTool(context: AppsContext): ToolDefini
     }),
     result: containingResultSchema,
     ...RECORDS_EVIDENCE,
-    run: (args, call) =>
-      observe(context.session, {
-        operation: RESOLVE_CONTAINING_PROCEDURE,
-        document: args.document,
-        call,
-      }, async (scope) => {
-        const lookup = await procedureLookupOf(scope, RESOLVE_CONTAINING_PROCEDURE);
-        const at = BigInt(args.address);
-        const found = lookup.table.containing(at);
-        return {
-          result: {
-            address: hex(at),
-            section: lookup.sectionAt(at),
-            procedure: found
-              ? {
-                address: hex(found.fn.address),
-                name: found.fn.name,
-                demangled: demangle(found.fn.name),
-                size: found.fn.size > 0n ? Number(found.fn.size) : null,
-                offset: Number(at - found.fn.address),
-                bounded_by: found.bounded,
-              }
-              : null,
-          },
-          limitations: [
-            ...lookup.limitations,
-            ...(found?.bounded === "next-start"
-              ? [
-                "The procedure has no recorded size: containment assumes it runs to the next known start.",
-              ]
-              : found
-              ? []
-              : [
-                "No known procedure contains this address; the listing may be incomplete for this document.",
-              ]),
-          ],
-        };
-      }),
+    run: observedRun(context.session, RESOLVE_CONTAINING_PROCEDURE, async (scope, args) => {
+      const lookup = await procedureLookupOf(scope, RESOLVE_CONTAINING_PROCEDURE);
+      const at = BigInt(args.address);
+      const found = lookup.table.containing(at);
+      return {
+        result: {
+          address: hex(at),
+          section: lookup.sectionAt(at),
+          procedure: found ? containingEntry(found, at) : null,
+        },
+        limitations: [
+          ...lookup.limitations,
+          ...(found?.bounded === "next-start" ? [NEXT_START_ASSUMED] : found ? [] : [
+            "No known procedure contains this address; the listing may be incomplete for this document.",
+          ]),
+        ],
+      };
+    }),
   });
 }

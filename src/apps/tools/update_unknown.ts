@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import type { AppsContext } from "../context/apps_context.ts";
-import { translated, unknownLink } from "../context/unknown_support.ts";
+import { recordedHead } from "../context/unknown_support.ts";
 import { evidenceListField, registryApprovalField, unknownStateFields } from "../schemas/inputs.ts";
 import { UPDATE_UNKNOWN } from "../tool_names.ts";
 import {
@@ -45,11 +45,6 @@ export function updateUnknownTool(context: AppsContext): ToolDefinition {
     effects: { mutatesSession: true, idempotent: false },
     producesEvidence: true,
     run: (args) =>
-      translated(async () => {
-        const { head, evidence } = await context.unknowns.update(args, {
-          subject: context.subject(),
-        });
-        return { kind: "recorded", evidence, result: head, links: [unknownLink(head)] };
-      }),
+      recordedHead(() => context.unknowns.update(args, { subject: context.subject() })),
   });
 }

@@ -16,7 +16,7 @@ import { isDossier, isInventoryPage, VERIFIER_PROVIDER } from "../context/artifa
 import { specificationSchema } from "../reconstruction/specification.ts";
 import { VerificationIntegrityError, verifySpecification } from "../reconstruction/verify.ts";
 import { verificationResultSchema } from "../schemas/artifact_results.ts";
-import { unknownRegistryApprovedField } from "../schemas/inputs.ts";
+import { limitField, unknownRegistryApprovedField } from "../schemas/inputs.ts";
 import { VERIFY_RECONSTRUCTION } from "../tool_names.ts";
 
 /** Re-derives a process comparison's overall status from its dimensions (null if it cannot). */
@@ -41,7 +41,7 @@ export function verifyReconstructionTool(context: AppsContext): ToolDefinition {
       offset: z.number().int().min(0).max(99).default(0).describe(
         "Index of the first claim result.",
       ),
-      limit: z.number().int().min(1).max(100).default(100).describe(
+      limit: limitField(100, 100).describe(
         "Claim results per page (1–100).",
       ),
       coverage: z.strictObject({

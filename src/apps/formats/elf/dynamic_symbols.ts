@@ -7,6 +7,7 @@
 
 import { SHN_UNDEF, STT_GNU_IFUNC } from "./constants.ts";
 import { ExtrasReader } from "./extras_reader.ts";
+import { LAZY_TABLES } from "./lazy_tables.ts";
 import type { ElfDynamicSymbol, ElfImage, ElfSymbolTable } from "./model.ts";
 import { symbolName } from "./symbols.ts";
 
@@ -143,18 +144,12 @@ export class DynamicSymbols implements ElfSymbolTable {
   }
 }
 
-/** The table behind each parse's lazily built `dynamicSymbols`. */
-export const SYMBOL_TABLES = new WeakMap<
-  ElfImage,
-  { table: DynamicSymbols | null; list: ElfDynamicSymbol[] }
->();
-
 /**
  * The dynamic symbols of a parse, read from the parser's compact table when
  * the `dynamicSymbols` list has not been built.
  */
 export function dynamicSymbolTable(elf: ElfImage): ElfSymbolTable {
-  const table = SYMBOL_TABLES.get(elf)?.table;
+  const table = LAZY_TABLES.get(elf)?.symbols.table;
   if (table) return table;
   const list = elf.dynamicSymbols;
   return {

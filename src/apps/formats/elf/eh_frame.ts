@@ -9,6 +9,7 @@
 import { decoder, hex, SAFE_HIGH_WORD, SMALL_BIGINTS, TWO_32 } from "./_util.ts";
 import { ET_REL, PT_GNU_EH_FRAME, SHT_PROGBITS, SHT_X86_64_UNWIND } from "./constants.ts";
 import { ExtrasReader, type Region } from "./extras_reader.ts";
+import { LAZY_TABLES } from "./lazy_tables.ts";
 import type { ElfAddressRange, ElfImage, ElfRangeTable } from "./model.ts";
 
 /** Longest CIE augmentation string read. */
@@ -703,23 +704,16 @@ export class EhFrameReader extends ExtrasReader {
 
   /** An unsigned LEB128 of up to 10 bytes as a bigint; sets `next` (past `end` when unterminated). */
   ulebBig(at: number, end: number): bigint {
-    let value = 0n;
-    let shift = 0n;
-    for (let o = at; o < end && o < at + 10; o++) {
-      const byte = this.bytes[o]!;
-      value |= BigInt(byte & 0x7f) << shift;
-      shift += 7n;
-      if ((byte & 0x80) === 0) {
-        this.next = o + 1;
-        return BigInt.asUintN(64, value);
-      }
-    }
-    this.next = end + 11;
-    return 0n;
+    return this.lebBig(at, end, false);
   }
 
   /** A signed LEB128 of up to 10 bytes as a bigint; sets `next` like {@linkcode ulebBig}. */
   slebBig(at: number, end: number): bigint {
+    return this.lebBig(at, end, true);
+  }
+
+  /** A LEB128 of up to 10 bytes as a 64-bit bigint, sign-extended when `signed`. */
+  private lebBig(at: number, end: number, signed: boolean): bigint {
     let value = 0n;
     let shift = 0n;
     for (let o = at; o < end && o < at + 10; o++) {
@@ -728,6 +722,7 @@ export class EhFrameReader extends ExtrasReader {
       shift += 7n;
       if ((byte & 0x80) === 0) {
         this.next = o + 1;
+        if (!signed) return BigInt.asUintN(64, value);
         if ((byte & 0x40) !== 0) value -= 1n << shift;
         return BigInt.asIntN(64, value);
       }
@@ -859,19 +854,13 @@ export class FdeRanges implements ElfRangeTable {
   }
 }
 
-/** The FDE table behind each parse's lazily built `ehFrameFunctions`. */
-export const FDE_TABLES = new WeakMap<
-  ElfImage,
-  { table: FdeRanges | null; list: ElfAddressRange[] }
->();
-
 /**
  * The `.eh_frame` FDE ranges of a parse, as {@linkcode ElfImage.ehFrameFunctions}
  * lists them, read from the parser's compact table when the list has not
  * been built (so no object per FDE is made).
  */
 export function ehFrameRanges(elf: ElfImage): ElfRangeTable {
-  const table = FDE_TABLES.get(elf)?.table;
+  const table = LAZY_TABLES.get(elf)?.fdes.table;
   if (table) return table;
   const list = elf.ehFrameFunctions;
   return {

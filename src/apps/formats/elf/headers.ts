@@ -227,6 +227,21 @@ export class HeaderReader {
     };
   }
 
+  /** Whether a header table's entries have the size this class of file uses; warns when not. */
+  entrySizeIs(
+    table: "program" | "section",
+    field: string,
+    size: number,
+    expected: number,
+  ): boolean {
+    if (size === expected) return true;
+    this.warn(
+      `Cannot parse ELF ${table} headers: ${field} is ${size}, expected ${expected} ` +
+        `for a ${this.is64 ? 64 : 32}-bit file`,
+    );
+    return false;
+  }
+
   // ----- Program headers
 
   parseSegments(h: Header, section0: SectionZero | null): void {
@@ -247,13 +262,7 @@ export class HeaderReader {
       return;
     }
     const expected = this.is64 ? 56 : 32;
-    if (h.phentsize !== expected) {
-      this.warn(
-        `Cannot parse ELF program headers: e_phentsize is ${h.phentsize}, expected ${expected} ` +
-          `for a ${this.is64 ? 64 : 32}-bit file`,
-      );
-      return;
-    }
+    if (!this.entrySizeIs("program", "e_phentsize", h.phentsize, expected)) return;
     const usable = this.fitTable("program headers", h.phoff, count, expected);
     const is64 = this.is64;
     for (let i = 0; i < usable; i++) {
@@ -330,13 +339,7 @@ export class HeaderReader {
       return;
     }
     const expected = this.is64 ? 64 : 40;
-    if (h.shentsize !== expected) {
-      this.warn(
-        `Cannot parse ELF section headers: e_shentsize is ${h.shentsize}, expected ${expected} ` +
-          `for a ${this.is64 ? 64 : 32}-bit file`,
-      );
-      return;
-    }
+    if (!this.entrySizeIs("section", "e_shentsize", h.shentsize, expected)) return;
     let count = h.shnum;
     if (count === 0) {
       if (section0 === null) {

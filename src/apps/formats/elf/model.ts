@@ -6,23 +6,10 @@
  * @module
  */
 
-/** Thrown by `parseElf` when the bytes are not a usable ELF image. */
-export class ElfParseError extends Error {
-  /** File offset of the offending bytes, or `null` when it concerns the whole file. */
-  readonly offset: number | null;
+import { FormatParseError } from "../format_error.ts";
 
-  /**
-   * Creates the error.
-   *
-   * @param message A plain sentence saying what is wrong.
-   * @param offset File offset of the offending bytes, if known.
-   */
-  constructor(message: string, offset: number | null = null) {
-    super(message);
-    this.name = "ElfParseError";
-    this.offset = offset;
-  }
-}
+/** Thrown by `parseElf` when the bytes are not a usable ELF image. */
+export class ElfParseError extends FormatParseError {}
 
 /**
  * One section header. File offsets and sizes are numbers: exact below 2^53,

@@ -26,8 +26,9 @@
 
 import { SHT_SYMTAB, STRING_BUDGET_FACTOR } from "./constants.ts";
 import { DynamicSectionReader, emptyDynamic } from "./dynamic.ts";
-import { DynamicSymbolReader, DynamicSymbols, SYMBOL_TABLES } from "./dynamic_symbols.ts";
-import { EhFrameReader, FDE_TABLES, FdeRanges } from "./eh_frame.ts";
+import { DynamicSymbolReader, DynamicSymbols } from "./dynamic_symbols.ts";
+import { EhFrameReader, FdeRanges } from "./eh_frame.ts";
+import { LAZY_TABLES, LazyList } from "./lazy_tables.ts";
 import { ExtrasReader, type ScanBudget } from "./extras_reader.ts";
 import type {
   ElfAddressRange,
@@ -176,14 +177,8 @@ export class Parser extends SymbolReader {
     this.addEntry(functions);
     const extras = this.readExtras(functions);
     this.finishWarnings();
-    const fdes = {
-      table: extras.ehFrameFunctions as FdeRanges | null,
-      list: [] as ElfAddressRange[],
-    };
-    const symbols = {
-      table: extras.dynamicSymbols as DynamicSymbols | null,
-      list: [] as ElfDynamicSymbol[],
-    };
+    const fdes = new LazyList(extras.ehFrameFunctions, (table) => table.ranges());
+    const symbols = new LazyList(extras.dynamicSymbols, (table) => table.symbols());
     const image: ElfImage = {
       ...this.identity(),
       functions,
@@ -192,34 +187,23 @@ export class Parser extends SymbolReader {
       buildId: extras.buildId,
       // Built on first use: the image reader reads the compact table instead.
       get ehFrameFunctions(): ElfAddressRange[] {
-        if (fdes.table !== null) {
-          fdes.list = fdes.table.ranges();
-          fdes.table = null;
-        }
-        return fdes.list;
+        return fdes.get();
       },
       set ehFrameFunctions(list: ElfAddressRange[]) {
-        fdes.table = null;
-        fdes.list = list;
+        fdes.set(list);
       },
       get dynamicSymbols(): ElfDynamicSymbol[] {
-        if (symbols.table !== null) {
-          symbols.list = symbols.table.symbols();
-          symbols.table = null;
-        }
-        return symbols.list;
+        return symbols.get();
       },
       set dynamicSymbols(list: ElfDynamicSymbol[]) {
-        symbols.table = null;
-        symbols.list = list;
+        symbols.set(list);
       },
       pltStubs: extras.pltStubs,
       imports: extras.imports,
       localBindings: extras.localBindings,
       warnings: this.warnings,
     };
-    FDE_TABLES.set(image, fdes);
-    SYMBOL_TABLES.set(image, symbols);
+    LAZY_TABLES.set(image, { fdes, symbols });
     return image;
   }
 

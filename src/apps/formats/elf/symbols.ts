@@ -470,37 +470,27 @@ export class SymbolReader extends HeaderReader {
       );
       end = this.length;
     }
-    let symtab: bigint | null = null;
-    let strtab: bigint | null = null;
-    let strsz: number | null = null;
-    let syment: number | null = null;
-    let hash: bigint | null = null;
-    let gnuHash: bigint | null = null;
+    // Where each tag's value is (the last entry of a tag wins).
+    const valueAt = new Map<number, number>();
     for (let o = dynamic.offset; o + entrySize <= end; o += entrySize) {
       const tag = this.word(o);
       if (tag === DT_NULL) break;
-      const valueAt = o + entrySize / 2;
-      switch (tag) {
-        case DT_SYMTAB:
-          symtab = this.addr(valueAt);
-          break;
-        case DT_STRTAB:
-          strtab = this.addr(valueAt);
-          break;
-        case DT_STRSZ:
-          strsz = this.word(valueAt);
-          break;
-        case DT_SYMENT:
-          syment = this.word(valueAt);
-          break;
-        case DT_HASH:
-          hash = this.addr(valueAt);
-          break;
-        case DT_GNU_HASH:
-          gnuHash = this.addr(valueAt);
-          break;
-      }
+      valueAt.set(tag, o + entrySize / 2);
     }
+    const tagAddress = (tag: number): bigint | null => {
+      const at = valueAt.get(tag);
+      return at === undefined ? null : this.addr(at);
+    };
+    const tagValue = (tag: number): number | null => {
+      const at = valueAt.get(tag);
+      return at === undefined ? null : this.word(at);
+    };
+    const symtab = tagAddress(DT_SYMTAB);
+    const strtab = tagAddress(DT_STRTAB);
+    const strsz = tagValue(DT_STRSZ);
+    const syment = tagValue(DT_SYMENT);
+    const hash = tagAddress(DT_HASH);
+    const gnuHash = tagAddress(DT_GNU_HASH);
     if (symtab === null) return;
     const label = "the PT_DYNAMIC symbol table";
     const standard = this.is64 ? 24 : 16;

@@ -7,24 +7,10 @@
  */
 
 import type { Architecture } from "../binary_image.ts";
+import { FormatParseError } from "../format_error.ts";
 
 /** Thrown by {@linkcode parseMachO} when the bytes are not a usable Mach-O file. */
-export class MachOParseError extends Error {
-  /** File offset of the offending bytes, or `null` when it concerns the whole file. */
-  readonly offset: number | null;
-
-  /**
-   * Creates the error.
-   *
-   * @param message A plain sentence saying what is wrong.
-   * @param offset File offset of the offending bytes, if known.
-   */
-  constructor(message: string, offset: number | null = null) {
-    super(message);
-    this.name = "MachOParseError";
-    this.offset = offset;
-  }
-}
+export class MachOParseError extends FormatParseError {}
 
 /** `filetype` of a Mach-O header, in words. */
 export type MachOFileType =

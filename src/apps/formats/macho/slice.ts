@@ -20,11 +20,6 @@ import {
   uleb,
 } from "./_util.ts";
 import {
-  CPU_TYPE_ARM,
-  CPU_TYPE_ARM64,
-  CPU_TYPE_ARM64_32,
-  CPU_TYPE_POWERPC,
-  CPU_TYPE_POWERPC64,
   CPU_TYPE_X86,
   CPU_TYPE_X86_64,
   EXPORT_KINDS,
@@ -89,7 +84,7 @@ import {
   S_SYMBOL_STUBS,
   SECTION_TYPE,
 } from "./constants.ts";
-import { architectureOf, cpuName, machineName } from "./cpu.ts";
+import { architectureOf, cpuName, machineName, threadPcSlot } from "./cpu.ts";
 import {
   type MachODyldInfo,
   type MachODylib,
@@ -107,6 +102,46 @@ import {
   type MachOSymbolKind,
   type MachOSymtab,
 } from "./model.ts";
+
+/** Where LC_SYMTAB keeps its fields. */
+const SYMTAB_FIELDS = {
+  symbolOffset: 8,
+  symbolCount: 12,
+  stringOffset: 16,
+  stringSize: 20,
+} as const satisfies Record<keyof MachOSymtab, number>;
+
+/** Where LC_DYSYMTAB keeps the fields this reader uses. */
+const DYSYMTAB_FIELDS = {
+  localFirst: 8,
+  localCount: 12,
+  externalFirst: 16,
+  externalCount: 20,
+  undefinedFirst: 24,
+  undefinedCount: 28,
+  indirectSymbolOffset: 56,
+  indirectSymbolCount: 60,
+} as const satisfies Record<keyof MachODysymtab, number>;
+
+/** Where a linkedit_data_command (LC_FUNCTION_STARTS, LC_DYLD_EXPORTS_TRIE) keeps its fields. */
+const LINKEDIT_DATA_FIELDS = { offset: 8, size: 12 } as const satisfies Record<
+  keyof MachOLinkeditData,
+  number
+>;
+
+/** Where LC_DYLD_INFO(_ONLY) keeps its offsets and sizes. */
+const DYLD_INFO_FIELDS = {
+  rebaseOffset: 8,
+  rebaseSize: 12,
+  bindOffset: 16,
+  bindSize: 20,
+  weakBindOffset: 24,
+  weakBindSize: 28,
+  lazyBindOffset: 32,
+  lazyBindSize: 36,
+  exportOffset: 40,
+  exportSize: 44,
+} as const satisfies Record<Exclude<keyof MachODyldInfo, "command">, number>;
 
 /** Reads one slice: `bytes[start, end)` of the file. Offsets in messages are file offsets. */
 export class SliceReader {
@@ -360,6 +395,21 @@ export class SliceReader {
     return false;
   }
 
+  /**
+   * Whether a command holds its `need`-byte structure and is the first of its
+   * kind (`current` is what an earlier one set, null when none did); warns when not.
+   */
+  firstFitting(index: number, name: string, size: number, need: number, current: unknown): boolean {
+    return this.fits(index, name, size, need) && this.first(index, name, current !== null);
+  }
+
+  /** The 32-bit fields of a structure at `o`, named by their offsets in `layout`. */
+  u32Fields<K extends string>(o: number, layout: Readonly<Record<K, number>>): Record<K, number> {
+    const fields = {} as Record<K, number>;
+    for (const key in layout) fields[key] = this.u32(o + layout[key]);
+    return fields;
+  }
+
   decodeCommand(index: number, cmd: number, name: string, o: number, size: number): void {
     switch (cmd) {
       case LC_SEGMENT:
@@ -367,75 +417,40 @@ export class SliceReader {
         this.readSegment(index, cmd === LC_SEGMENT_64, name, o, size);
         return;
       case LC_SYMTAB:
-        if (!this.fits(index, name, size, 24) || !this.first(index, name, this.symtab !== null)) {
-          return;
+        if (this.firstFitting(index, name, size, 24, this.symtab)) {
+          this.symtab = this.u32Fields(o, SYMTAB_FIELDS);
         }
-        this.symtab = {
-          symbolOffset: this.u32(o + 8),
-          symbolCount: this.u32(o + 12),
-          stringOffset: this.u32(o + 16),
-          stringSize: this.u32(o + 20),
-        };
         return;
       case LC_DYSYMTAB:
-        if (!this.fits(index, name, size, 80) || !this.first(index, name, this.dysymtab !== null)) {
-          return;
+        if (this.firstFitting(index, name, size, 80, this.dysymtab)) {
+          this.dysymtab = this.u32Fields(o, DYSYMTAB_FIELDS);
         }
-        this.dysymtab = {
-          localFirst: this.u32(o + 8),
-          localCount: this.u32(o + 12),
-          externalFirst: this.u32(o + 16),
-          externalCount: this.u32(o + 20),
-          undefinedFirst: this.u32(o + 24),
-          undefinedCount: this.u32(o + 28),
-          indirectSymbolOffset: this.u32(o + 56),
-          indirectSymbolCount: this.u32(o + 60),
-        };
         return;
       case LC_FUNCTION_STARTS:
-        if (
-          !this.fits(index, name, size, 16) ||
-          !this.first(index, name, this.functionStartsData !== null)
-        ) return;
-        this.functionStartsData = { offset: this.u32(o + 8), size: this.u32(o + 12) };
+        if (this.firstFitting(index, name, size, 16, this.functionStartsData)) {
+          this.functionStartsData = this.u32Fields(o, LINKEDIT_DATA_FIELDS);
+        }
         return;
       case LC_DYLD_EXPORTS_TRIE:
-        if (
-          !this.fits(index, name, size, 16) ||
-          !this.first(index, name, this.exportsTrieData !== null)
-        ) return;
-        this.exportsTrieData = { offset: this.u32(o + 8), size: this.u32(o + 12) };
+        if (this.firstFitting(index, name, size, 16, this.exportsTrieData)) {
+          this.exportsTrieData = this.u32Fields(o, LINKEDIT_DATA_FIELDS);
+        }
         return;
       case LC_DYLD_INFO:
       case LC_DYLD_INFO_ONLY:
-        if (!this.fits(index, name, size, 48) || !this.first(index, name, this.dyldInfo !== null)) {
-          return;
+        if (this.firstFitting(index, name, size, 48, this.dyldInfo)) {
+          this.dyldInfo = { command: name, ...this.u32Fields(o, DYLD_INFO_FIELDS) };
         }
-        this.dyldInfo = {
-          command: name,
-          rebaseOffset: this.u32(o + 8),
-          rebaseSize: this.u32(o + 12),
-          bindOffset: this.u32(o + 16),
-          bindSize: this.u32(o + 20),
-          weakBindOffset: this.u32(o + 24),
-          weakBindSize: this.u32(o + 28),
-          lazyBindOffset: this.u32(o + 32),
-          lazyBindSize: this.u32(o + 36),
-          exportOffset: this.u32(o + 40),
-          exportSize: this.u32(o + 44),
-        };
         return;
       case LC_MAIN:
-        if (
-          !this.fits(index, name, size, 24) ||
-          !this.first(index, name, this.mainEntryOffset !== null)
-        ) return;
-        this.mainEntryOffset = this.u64(o + 8);
+        if (this.firstFitting(index, name, size, 24, this.mainEntryOffset)) {
+          this.mainEntryOffset = this.u64(o + 8);
+        }
         return;
       case LC_UNIXTHREAD:
-        if (!this.fits(index, name, size, 16)) return;
-        if (!this.first(index, name, this.threadEntry !== null)) return;
-        this.threadEntry = this.readThreadPc(index, o, size);
+        if (this.firstFitting(index, name, size, 16, this.threadEntry)) {
+          this.threadEntry = this.readThreadPc(index, o, size);
+        }
         return;
       case LC_LOAD_DYLIB:
       case LC_LOAD_WEAK_DYLIB:
@@ -468,9 +483,7 @@ export class SliceReader {
         this.rpaths.push(this.lcString(index, name, o, size, 12));
         return;
       case LC_UUID: {
-        if (!this.fits(index, name, size, 24) || !this.first(index, name, this.uuid !== null)) {
-          return;
-        }
+        if (!this.firstFitting(index, name, size, 24, this.uuid)) return;
         const h = Array.from(this.bytes.subarray(o + 8, o + 24), hex2).join("").toUpperCase();
         this.uuid = `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-` +
           h.slice(20);
@@ -630,27 +643,11 @@ export class SliceReader {
   }
 
   threadPc(flavor: number, state: number, stateEnd: number): bigint | null {
-    const at = (offset: number, width: 4 | 8): bigint | null => {
-      if (state + offset + width > stateEnd) return null;
-      return width === 8 ? this.u64(state + offset) : BigInt(this.u32(state + offset));
-    };
-    switch (this.cputype) {
-      case CPU_TYPE_X86_64:
-        return flavor === 4 ? at(16 * 8, 8) : null; // x86_THREAD_STATE64: rip
-      case CPU_TYPE_X86:
-        return flavor === 1 ? at(10 * 4, 4) : null; // x86_THREAD_STATE32: eip
-      case CPU_TYPE_ARM64:
-      case CPU_TYPE_ARM64_32:
-        return flavor === 6 ? at(32 * 8, 8) : null; // ARM_THREAD_STATE64: pc
-      case CPU_TYPE_ARM:
-        return flavor === 1 ? at(15 * 4, 4) : null; // ARM_THREAD_STATE: r15
-      case CPU_TYPE_POWERPC:
-        return flavor === 1 ? at(0, 4) : null; // PPC_THREAD_STATE: srr0
-      case CPU_TYPE_POWERPC64:
-        return flavor === 5 ? at(0, 8) : null; // PPC_THREAD_STATE64: srr0
-      default:
-        return null;
-    }
+    const slot = threadPcSlot(this.cputype);
+    if (!slot || slot.flavor !== flavor) return null;
+    const at = state + slot.offset;
+    if (at + slot.width > stateEnd) return null;
+    return slot.width === 8 ? this.u64(at) : BigInt(this.u32(at));
   }
 
   // ----- Linkedit tables

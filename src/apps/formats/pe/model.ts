@@ -7,24 +7,10 @@
  */
 
 import type { Architecture } from "../binary_image.ts";
+import { FormatParseError } from "../format_error.ts";
 
 /** Thrown by {@linkcode parsePe} when the bytes are not a usable PE image. */
-export class PeParseError extends Error {
-  /** File offset of the offending bytes, or `null` when it concerns the whole file. */
-  readonly offset: number | null;
-
-  /**
-   * Creates the error.
-   *
-   * @param message A plain sentence saying what is wrong.
-   * @param offset File offset of the offending bytes, if known.
-   */
-  constructor(message: string, offset: number | null = null) {
-    super(message);
-    this.name = "PeParseError";
-    this.offset = offset;
-  }
-}
+export class PeParseError extends FormatParseError {}
 
 /** One section header. All values are the 32-bit fields as stored. */
 export interface PeSection {

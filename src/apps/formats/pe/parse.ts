@@ -1360,33 +1360,21 @@ class Parser {
       return null;
     }
     const signature = String.fromCharCode(...this.bytes.subarray(offset, offset + 4));
-    if (signature === "RSDS") {
-      if (offset + 24 > end) {
-        this.warn(`Cannot read the RSDS CodeView record at offset ${at}: it is truncated`);
+    if (signature === "RSDS" || signature === "NB10") {
+      // RSDS: GUID, age, path; NB10: offset, timestamp, age, path.
+      const rsds = signature === "RSDS";
+      const pathAt = offset + (rsds ? 24 : 16);
+      if (pathAt > end) {
+        this.warn(`Cannot read the ${signature} CodeView record at offset ${at}: it is truncated`);
         return null;
       }
-      const path = this.cString(offset + 24, end);
-      if (path.status === "cut") this.warn(`The PDB path at offset ${hex(offset + 24)} was cut`);
+      const path = this.cString(pathAt, end);
+      if (path.status === "cut") this.warn(`The PDB path at offset ${hex(pathAt)} was cut`);
       return {
         signature,
-        guid: formatGuid(this.bytes.subarray(offset + 4, offset + 20)),
-        timestamp: null,
-        age: this.u32(offset + 20),
-        pdbPath: path.text,
-      };
-    }
-    if (signature === "NB10") {
-      if (offset + 16 > end) {
-        this.warn(`Cannot read the NB10 CodeView record at offset ${at}: it is truncated`);
-        return null;
-      }
-      const path = this.cString(offset + 16, end);
-      if (path.status === "cut") this.warn(`The PDB path at offset ${hex(offset + 16)} was cut`);
-      return {
-        signature,
-        guid: null,
-        timestamp: this.u32(offset + 8),
-        age: this.u32(offset + 12),
+        guid: rsds ? formatGuid(this.bytes.subarray(offset + 4, offset + 20)) : null,
+        timestamp: rsds ? null : this.u32(offset + 8),
+        age: this.u32(pathAt - 4),
         pdbPath: path.text,
       };
     }

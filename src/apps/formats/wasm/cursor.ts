@@ -221,22 +221,18 @@ export class Cursor {
 
   /** A length-prefixed UTF-8 name (invalid sequences become U+FFFD and are counted). */
   name(what: string): string {
-    const at = this.pos;
-    const n = this.u32(`the length of ${what}`);
-    if (n > this.remaining) {
-      throw new WasmParseError(
-        `${what} at ${hex(at)} is ${n} bytes long, but only ${this.remaining} remain before ` +
-          this.limit,
-        at,
-      );
-    }
-    const start = this.pos;
-    this.pos += n;
-    return decodeName(this.bytes, start, start + n, this.utf8);
+    const start = this.lengthPrefixed(what);
+    return decodeName(this.bytes, start, this.pos, this.utf8);
   }
 
   /** A length-prefixed byte vector. */
   byteVector(what: string): Uint8Array {
+    const start = this.lengthPrefixed(what);
+    return this.bytes.subarray(start, this.pos);
+  }
+
+  /** Steps over a length-prefixed run of bytes, checked against the bytes left; returns its start. */
+  private lengthPrefixed(what: string): number {
     const at = this.pos;
     const n = this.u32(`the length of ${what}`);
     if (n > this.remaining) {
@@ -248,7 +244,7 @@ export class Cursor {
     }
     const start = this.pos;
     this.pos += n;
-    return this.bytes.subarray(start, start + n);
+    return start;
   }
 }
 

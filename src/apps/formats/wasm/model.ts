@@ -6,23 +6,10 @@
  * @module
  */
 
-/** Thrown by {@linkcode parseWasm} when the bytes are not a WebAssembly module. */
-export class WasmParseError extends Error {
-  /** File offset of the offending bytes, or `null` when it concerns the whole file. */
-  readonly offset: number | null;
+import { FormatParseError } from "../format_error.ts";
 
-  /**
-   * Creates the error.
-   *
-   * @param message A plain sentence saying what is wrong.
-   * @param offset File offset of the offending bytes, if known.
-   */
-  constructor(message: string, offset: number | null = null) {
-    super(message);
-    this.name = "WasmParseError";
-    this.offset = offset;
-  }
-}
+/** Thrown by {@linkcode parseWasm} when the bytes are not a WebAssembly module. */
+export class WasmParseError extends FormatParseError {}
 
 /** What a section holds, from its id (`"unknown"` for an id this reader does not know). */
 export type WasmSectionKind =

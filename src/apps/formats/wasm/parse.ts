@@ -140,6 +140,26 @@ export function parseWasm(bytes: Uint8Array, options: ParseWasmOptions = {}): Wa
 /** Which sections were read to the end without damage (their contents are complete). */
 type Complete = Set<number>;
 
+/**
+ * The sections read only for their entry count: what they hold, the fewest
+ * bytes an entry takes, and the count it sets.
+ */
+const COUNTED_SECTIONS: ReadonlyMap<number, {
+  what: string;
+  minBytes: number;
+  field: "tableCount" | "memoryCount" | "globalCount" | "elementCount" | "tagCount";
+}> = new Map([
+  // reftype + limits flags + minimum.
+  [4, { what: "tables", minBytes: 3, field: "tableCount" }],
+  // limits flags + minimum.
+  [5, { what: "memories", minBytes: 2, field: "memoryCount" }],
+  // value type + mutability + `end`.
+  [6, { what: "globals", minBytes: 3, field: "globalCount" }],
+  [9, { what: "element segments", minBytes: 1, field: "elementCount" }],
+  // attribute + type index.
+  [13, { what: "tags", minBytes: 2, field: "tagCount" }],
+]);
+
 class Parser {
   readonly bytes: Uint8Array;
   readonly length: number;
@@ -369,6 +389,12 @@ class Parser {
   }
 
   readKnown(section: WasmSection, c: Cursor): void {
+    const counted = COUNTED_SECTIONS.get(section.id);
+    if (counted) {
+      this[counted.field] = section.count = c.count(counted.what, counted.minBytes);
+      c.pos = c.end;
+      return;
+    }
     switch (section.id) {
       case 1:
         this.readTypes(section, c);
@@ -384,30 +410,11 @@ class Parser {
         }
         break;
       }
-      case 4:
-        // reftype + limits flags + minimum.
-        this.tableCount = section.count = c.count("tables", 3);
-        c.pos = c.end;
-        break;
-      case 5:
-        // limits flags + minimum.
-        this.memoryCount = section.count = c.count("memories", 2);
-        c.pos = c.end;
-        break;
-      case 6:
-        // value type + mutability + `end`.
-        this.globalCount = section.count = c.count("globals", 3);
-        c.pos = c.end;
-        break;
       case 7:
         this.readExports(section, c);
         break;
       case 8:
         this.start = c.u32("the start function index");
-        break;
-      case 9:
-        this.elementCount = section.count = c.count("element segments", 1);
-        c.pos = c.end;
         break;
       case 10:
         this.readCode(section, c);
@@ -417,11 +424,6 @@ class Parser {
         break;
       case 12:
         this.dataCount = section.count = c.u32("the data count");
-        break;
-      case 13:
-        // attribute + type index.
-        this.tagCount = section.count = c.count("tags", 2);
-        c.pos = c.end;
         break;
     }
   }
