@@ -30,6 +30,7 @@ import {
   writeTerraformPlan,
   writeTrivyReport,
 } from "../../helpers/cloud_import_generators.ts";
+import { jsonFiles } from "../../helpers/import_bench.ts";
 import {
   type BenchContext,
   BenchServer,
@@ -57,16 +58,6 @@ interface LoadKind {
 
 const SCALES = { small: 0.05, medium: 0.25, large: 1 } as const;
 const n = (count: number, scale: number): number => Math.max(1, Math.round(count * scale));
-
-async function jsonFiles(root: string): Promise<string[]> {
-  const out: string[] = [];
-  for await (const entry of Deno.readDir(root)) {
-    const path = `${root}/${entry.name}`;
-    if (entry.isDirectory) out.push(...await jsonFiles(path));
-    else if (entry.name.endsWith(".json")) out.push(path);
-  }
-  return out.sort();
-}
 
 async function size(path: string): Promise<number> {
   const info = await Deno.stat(path);
