@@ -17,6 +17,7 @@ import { hostFacts } from "../src/apps/capture/host.ts";
 import { describePlan, planCapture } from "../src/apps/capture/plan.ts";
 import { captureRequestSchema } from "../src/apps/capture/request.ts";
 import { admitSample, chooseBackends, runCapture } from "../src/apps/capture/runner.ts";
+import type { CapturePolicySettings } from "../src/apps/capture/settings.ts";
 import { permissionFailure } from "../src/core/permissions.ts";
 import { call, connect, hasProgram, type Loose, ok, run, withClient } from "./helpers/in_memory.ts";
 import { FIXTURES, LIBJQ, NEW, OLD } from "./helpers/jq_fixtures.ts";
@@ -91,6 +92,26 @@ async function entries(dir: string): Promise<string[]> {
   const out: string[] = [];
   for await (const entry of Deno.readDir(dir)) out.push(entry.name);
   return out.sort();
+}
+
+/**
+ * The capture policy these tests grant over scratch directory `dir`: programs
+ * under `executables`, files under `dir`, no inherited environment, no
+ * confirmation prompt, and the host network only where no network namespace
+ * is available (unless `hostNetwork` says otherwise).
+ */
+function scratchPolicy(
+  dir: string,
+  executables: string,
+  hostNetwork: boolean = !NETNS,
+): CapturePolicySettings {
+  return {
+    executables: [executables],
+    roots: [dir],
+    environment: [],
+    allowHostNetwork: hostNetwork,
+    requireHumanConfirmation: false,
+  };
 }
 
 function captureLine(status: Loose): Loose {
@@ -254,13 +275,7 @@ Deno.test({
   fn: async () => {
     await withScratch(async (s) => {
       const exe = await scenario(s.dir);
-      const policy = {
-        executables: [`${s.dir}/bin`],
-        roots: [s.dir],
-        environment: [],
-        allowHostNetwork: !NETNS,
-        requireHumanConfirmation: false,
-      };
+      const policy = scratchPolicy(s.dir, `${s.dir}/bin`);
       await withClient({
         roots: [s.dir],
         allowProcessLaunch: true,
@@ -342,13 +357,7 @@ Deno.test({
     const saved = Deno.env.get("TMPDIR");
     try {
       const exe = await scenario(s.dir);
-      const policy = {
-        executables: [`${s.dir}/bin`],
-        roots: [s.dir],
-        environment: [],
-        allowHostNetwork: true,
-        requireHumanConfirmation: false,
-      };
+      const policy = scratchPolicy(s.dir, `${s.dir}/bin`, true);
       Deno.env.set("TMPDIR", `${s.dir}/tmp`);
       const plan = await planCapture(
         captureRequestSchema.parse({
@@ -461,13 +470,7 @@ Deno.test({
       const { client, close } = await connect({
         roots: [s.dir, FIXTURES],
         allowProcessLaunch: true,
-        capturePolicy: {
-          executables: [s.dir],
-          roots: [s.dir],
-          environment: [],
-          allowHostNetwork: !NETNS,
-          requireHumanConfirmation: false,
-        },
+        capturePolicy: scratchPolicy(s.dir, s.dir),
       });
       const capture = (jq: { jq: string; lib: string }, extra: Record<string, unknown> = {}) =>
         ok(client, "capture_process_scenario", {
@@ -566,13 +569,7 @@ Deno.test({
       await withClient({
         roots: [s.dir],
         allowProcessLaunch: true,
-        capturePolicy: {
-          executables: [s.dir],
-          roots: [s.dir],
-          environment: [],
-          allowHostNetwork: !NETNS,
-          requireHumanConfirmation: false,
-        },
+        capturePolicy: scratchPolicy(s.dir, s.dir),
       }, async (client) => {
         const out = await ok(client, "capture_process_scenario", {
           approved: true,
