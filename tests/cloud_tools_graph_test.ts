@@ -10,6 +10,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client";
 import { connect, fails, type Loose, ok, withClient } from "./helpers/in_memory.ts";
 import { cloudWorkbenchWith } from "../src/cloud/workbench.ts";
 import { readTextContent, result, withDemoClient } from "./helpers/cloud_client.ts";
+import { blastRadiusRows } from "./helpers/cloud_graph_rows.ts";
 
 const GRAPH_TOOLS = [
   "neighbors",
@@ -630,12 +631,7 @@ Deno.test("shared_dependencies and largest_blast_radius rank single points of fa
     ]);
     const largest = await result(client, "largest_blast_radius", { top: 5 });
     deepStrictEqual(
-      largest.items.map((i: Loose) => [
-        i.id,
-        i.transitive_dependents,
-        i.accounts_affected,
-        i.internet_exposed_dependents,
-      ]),
+      blastRadiusRows(largest.items),
       [
         ["vpc-prod", 14, 1, 2],
         ["kms-main", 12, 3, 1],
