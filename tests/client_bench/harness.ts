@@ -15,6 +15,7 @@
 
 import { Client } from "@modelcontextprotocol/sdk/client";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { concat } from "../helpers/archives.ts";
 
 /** Absolute path of the project's `mod.ts`. */
 export const MOD_TS: string = new URL("../../mod.ts", import.meta.url).pathname;
@@ -323,22 +324,12 @@ export async function runPeer(
   const stderr = await errText;
   if (!status.success) throw new Error(`${argv.join(" ")} exited ${status.code}: ${stderr}`);
   const run: PeerRun = { ms, stdoutBytes };
-  if (options.captureStdout) run.stdout = new TextDecoder().decode(concatBytes(kept));
+  if (options.captureStdout) run.stdout = new TextDecoder().decode(concat(kept));
   if (timed) {
     const kb = Number(stderr.trim().split("\n").at(-1));
     if (Number.isFinite(kb)) run.peak = kb * 1024;
   }
   return run;
-}
-
-function concatBytes(chunks: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
 }
 
 async function exists(path: string): Promise<boolean> {
