@@ -16,6 +16,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { concat } from "../helpers/archives.ts";
+import { spawnPiped } from "../helpers/programs.ts";
 
 /** Absolute path of the project's `mod.ts`. */
 export const MOD_TS: string = new URL("../../mod.ts", import.meta.url).pathname;
@@ -298,17 +299,7 @@ export async function runPeer(
   const timed = options.measurePeak && await exists("/usr/bin/time");
   const argv = timed ? ["/usr/bin/time", "-f", "%M", program, ...rest] : [program, ...rest];
   const began = performance.now();
-  const child = new Deno.Command(argv[0]!, {
-    args: argv.slice(1),
-    stdin: options.stdin ? "piped" : "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  if (options.stdin) {
-    const writer = child.stdin.getWriter();
-    await writer.write(new TextEncoder().encode(options.stdin));
-    await writer.close();
-  }
+  const child = await spawnPiped(argv[0]!, argv.slice(1), { stdin: options.stdin });
   let stdoutBytes = 0;
   const kept: Uint8Array[] = [];
   const drain = (async () => {

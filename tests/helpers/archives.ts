@@ -6,6 +6,7 @@
 
 import { createHash } from "node:crypto";
 import { crc32, deflateRawSync } from "node:zlib";
+import { spawnPiped } from "./programs.ts";
 
 /** Runs a program; returns stdout bytes, throws with stderr on failure. */
 export async function runBytes(
@@ -13,19 +14,7 @@ export async function runBytes(
   args: string[],
   options: { cwd?: string; stdin?: Uint8Array } = {},
 ): Promise<Uint8Array> {
-  const child = new Deno.Command(program, {
-    args,
-    cwd: options.cwd,
-    stdin: options.stdin ? "piped" : "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  if (options.stdin) {
-    const writer = child.stdin.getWriter();
-    await writer.write(options.stdin);
-    await writer.close();
-  }
-  const out = await child.output();
+  const out = await (await spawnPiped(program, args, options)).output();
   if (!out.success) {
     throw new Error(`${program} ${args.join(" ")} failed: ${new TextDecoder().decode(out.stderr)}`);
   }
