@@ -21,7 +21,7 @@ import type { CapturePolicySettings } from "../src/apps/capture/settings.ts";
 import { permissionFailure } from "../src/core/permissions.ts";
 import { call, connect, hasProgram, type Loose, ok, run, withClient } from "./helpers/in_memory.ts";
 import { FIXTURES, LIBJQ, NEW, OLD } from "./helpers/jq_fixtures.ts";
-import { childEnv, MOD_TS } from "./helpers/spawn.ts";
+import { childEnv, collectStderr, MOD_TS } from "./helpers/spawn.ts";
 import { withTempDir } from "./helpers/temp_dir.ts";
 
 const LINUX = Deno.build.os === "linux";
@@ -79,13 +79,10 @@ async function server(
     env: childEnv(env),
     stderr: "pipe",
   });
-  let stderr = "";
-  transport.stderr?.on("data", (chunk: Uint8Array | string) => {
-    stderr += typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk);
-  });
+  const stderr = collectStderr(transport);
   const client = new Client({ name: "capture-setup-tests", version: "0.0.0" });
   await client.connect(transport);
-  return Object.assign(client, { stderr: () => stderr });
+  return Object.assign(client, { stderr });
 }
 
 async function entries(dir: string): Promise<string[]> {

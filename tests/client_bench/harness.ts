@@ -17,6 +17,7 @@ import { Client } from "@modelcontextprotocol/sdk/client";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { concat } from "../helpers/archives.ts";
 import { spawnPiped } from "../helpers/programs.ts";
+import { collectStderr } from "../helpers/spawn.ts";
 
 /** Absolute path of the project's `mod.ts`. */
 export const MOD_TS: string = new URL("../../mod.ts", import.meta.url).pathname;
@@ -139,7 +140,7 @@ export class BenchServer implements AsyncDisposable {
   readonly builtMs: number = 0;
   readonly #client: Client;
   readonly #transport: StdioClientTransport;
-  #stderr = "";
+  #stderr: () => string = () => "";
 
   private constructor(client: Client, transport: StdioClientTransport, startMs: number) {
     this.#client = client;
@@ -153,13 +154,11 @@ export class BenchServer implements AsyncDisposable {
     const client = new Client({ name: "casefile-client-bench", version: "0.0.0" });
     const began = performance.now();
     const server = new BenchServer(client, transport, 0);
-    transport.stderr?.on("data", (chunk: Uint8Array | string) => {
-      server.#stderr += typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk);
-    });
+    server.#stderr = collectStderr(transport);
     try {
       await client.connect(transport);
     } catch (error) {
-      throw new Error(`the server did not start: ${error}\n${server.#stderr}`);
+      throw new Error(`the server did not start: ${error}\n${server.#stderr()}`);
     }
     (server as { startMs: number }).startMs = performance.now() - began;
     await client.listTools();
@@ -183,7 +182,7 @@ export class BenchServer implements AsyncDisposable {
 
   /** What the server wrote to stderr so far. */
   get stderr(): string {
-    return this.#stderr;
+    return this.#stderr();
   }
 
   /** Calls a tool and times it; a tool error throws with its text. */
