@@ -5,15 +5,14 @@
  * @module
  */
 
-import { largestSharedLibrary } from "../helpers/largest_library.ts";
+import {
+  largestSharedLibrary,
+  type LibraryFile,
+  sharedLibraryFiles,
+} from "../helpers/largest_library.ts";
 
 /** A library picked for a bench, with its size. */
-export interface BenchLibrary {
-  /** Real path of the file. */
-  path: string;
-  /** Size in bytes. */
-  size: number;
-}
+export type BenchLibrary = LibraryFile;
 
 const SEARCHED = ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib"];
 
@@ -30,26 +29,9 @@ export function largeLibrary(): BenchLibrary {
  */
 export function libraryNear(bytes: number): BenchLibrary | null {
   let best: BenchLibrary | null = null;
-  for (const directory of SEARCHED) {
-    let entries: Deno.DirEntry[];
-    try {
-      entries = [...Deno.readDirSync(directory)];
-    } catch {
-      continue;
-    }
-    for (const entry of entries) {
-      if (!entry.name.includes(".so")) continue;
-      try {
-        const path = Deno.realPathSync(`${directory}/${entry.name}`);
-        const { size, isFile } = Deno.statSync(path);
-        if (!isFile) continue;
-        if (!best || Math.abs(Math.log(size / bytes)) < Math.abs(Math.log(best.size / bytes))) {
-          best = { path, size };
-        }
-      } catch {
-        // unreadable: skip
-      }
-    }
+  for (const library of sharedLibraryFiles(SEARCHED)) {
+    const distance = Math.abs(Math.log(library.size / bytes));
+    if (!best || distance < Math.abs(Math.log(best.size / bytes))) best = library;
   }
   return best;
 }
