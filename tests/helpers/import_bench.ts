@@ -1,14 +1,25 @@
 /**
  * Pieces the import-throughput benches (`cloud_import_bench.ts`,
- * `cloud_import_kinds_bench.ts`) share: where their generated inputs go, the
- * load bench of one input kind beside `jq` reading the same bytes, the
- * summary line of a kind, and the JSON files of a dump directory (also used by
- * the client bench `cloud_load`).
+ * `cloud_import_kinds_bench.ts` and the client bench `cloud_load`) share: the
+ * generated input kinds with the jq command over the same bytes, where the
+ * inputs go, the load bench of one input kind beside `jq`, and the summary
+ * line of a kind.
  *
  * @module
  */
 
 import { compareTo, measure, median } from "./bench_stats.ts";
+import {
+  generateAuthorization,
+  generateOcsf,
+  generateState,
+  writeAsffReport,
+  writeAwsDump,
+  writeCheckovReport,
+  writeScoutSuiteScript,
+  writeTerraformPlan,
+  writeTrivyReport,
+} from "./cloud_import_generators.ts";
 
 /** Resident set size now, in MiB (Deno denies /proc/self/status without --allow-all). */
 export function rssMb(): number {
@@ -25,6 +36,124 @@ export async function jsonFiles(root: string): Promise<string[]> {
   }
   return out.sort();
 }
+
+/** `count` items at `scale` (at least one). */
+export function scaledCount(count: number, scale: number): number {
+  return Math.max(1, Math.round(count * scale));
+}
+
+/** `jq . FILE… > /dev/null`, through `sh` so the output goes where the issue's command sends it. */
+function jqToNull(...files: string[]): string[] {
+  return ["sh", "-c", 'jq . "$@" > /dev/null', "sh", ...files];
+}
+
+const plainJq = (path: string): Promise<string[]> => Promise.resolve(jqToNull(path));
+
+/** One generated input kind of the import benches. */
+export interface ImportInput {
+  /** Bench label. */
+  label: string;
+  /** The kind the loader must detect (`load_dataset`'s summary `kind`). */
+  kind: string;
+  /** File or directory name in the bench's directory. */
+  name: string;
+  /** How many items the generator writes at scale 1 (about 60 MB for most kinds). */
+  count: number;
+  /** What the generator writes for `count` items, for the log. */
+  what: (count: number) => string;
+  /** Writes `count` items at `path`; returns the bytes written. */
+  write: (path: string, count: number) => Promise<number>;
+  /**
+   * The command that has jq read the same bytes, output to /dev/null: every
+   * JSON file of the AWS dump, the JSON after the first line of ScoutSuite's `.js`.
+   */
+  jq: (path: string) => Promise<string[]>;
+}
+
+/** The input kinds, in report order. */
+export const IMPORT_INPUTS: readonly ImportInput[] = [
+  {
+    label: "terraform-state",
+    kind: "terraform",
+    name: "bench.tfstate",
+    count: 100_000,
+    what: (n) => `${n} resources`,
+    write: generateState,
+    jq: plainJq,
+  },
+  {
+    label: "terraform-plan",
+    kind: "terraform-plan",
+    name: "plan.json",
+    count: 850,
+    what: (n) => `${n} copies of the fixture plan's 55 resources`,
+    write: writeTerraformPlan,
+    jq: plainJq,
+  },
+  {
+    label: "aws-api-dump",
+    kind: "aws-api",
+    name: "bench-account",
+    count: 2_500,
+    what: (n) => `4 regions × ${n} instances (+ENIs, SGs, subnets, VPCs)`,
+    write: (path, n) => writeAwsDump(path, { instancesPerRegion: n }),
+    jq: async (path) => jqToNull(...await jsonFiles(path)),
+  },
+  {
+    label: "iam-authorization",
+    kind: "iam-authorization-details",
+    name: "bench.authz.json",
+    count: 60_000,
+    what: (n) => `${n} roles`,
+    write: generateAuthorization,
+    jq: plainJq,
+  },
+  {
+    label: "prowler-asff",
+    kind: "prowler-asff",
+    name: "prowler-output.asff.json",
+    count: 50_000,
+    what: (n) => `${n} findings`,
+    write: writeAsffReport,
+    jq: plainJq,
+  },
+  {
+    label: "prowler-ocsf (JSON Lines)",
+    kind: "prowler-ocsf",
+    name: "bench.ocsf.jsonl",
+    count: 25_000,
+    what: (n) => `${n} findings`,
+    write: generateOcsf,
+    jq: plainJq,
+  },
+  {
+    label: "checkov",
+    kind: "checkov",
+    name: "results_json.json",
+    count: 100_000,
+    what: (n) => `${n} checks`,
+    write: writeCheckovReport,
+    jq: plainJq,
+  },
+  {
+    label: "trivy",
+    kind: "trivy",
+    name: "trivy.json",
+    count: 80_000,
+    what: (n) => `${n} vulnerabilities`,
+    write: writeTrivyReport,
+    jq: plainJq,
+  },
+  {
+    label: "scoutsuite",
+    kind: "scoutsuite",
+    name: "scoutsuite_results_aws-bench.js",
+    count: 120_000,
+    what: (n) => `${n} security groups`,
+    write: writeScoutSuiteScript,
+    jq: (path) => Promise.resolve(["sh", "-c", 'tail -n +2 "$1" | jq . > /dev/null', "sh", path]),
+  },
+];
 
 /**
  * The directory the generated inputs go to: `CLOUD_BENCH_DIR` when set (kept
