@@ -6,7 +6,11 @@
 
 import { createHash } from "node:crypto";
 import { crc32, deflateRawSync } from "node:zlib";
+import { concat } from "../../src/apps/artifacts/chunk_source.ts";
 import { spawnPiped } from "./programs.ts";
+
+/** Concatenates byte arrays (the artifact reader's own helper; one part is returned as is). */
+export { concat };
 
 /** Runs a program; returns stdout bytes, throws with stderr on failure. */
 export async function runBytes(
@@ -35,21 +39,9 @@ export async function sh(script: string, cwd: string): Promise<string> {
   return await runText("sh", ["-c", script], { cwd });
 }
 
-/** Concatenates a stream's bytes. */
+/** Concatenates a stream's bytes into a fresh array. */
 export async function collect(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  for await (const chunk of stream) {
-    parts.push(chunk);
-    total += chunk.byteLength;
-  }
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.byteLength;
-  }
-  return out;
+  return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
 /** SHA-256 of bytes, hex. */
@@ -326,17 +318,6 @@ export function paxPayload(records: [string, Uint8Array | string][]): Uint8Array
     parts.push(Uint8Array.from([...new TextEncoder().encode(String(length)), ...body]));
   }
   return concat(parts);
-}
-
-/** Concatenates byte arrays. */
-export function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.byteLength;
-  }
-  return out;
 }
 
 /** Two end-of-archive blocks. */
