@@ -5,9 +5,11 @@
  * @module
  */
 
+import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/sdk/client";
-import { connect, type Connected, type Loose, ok } from "./in_memory.ts";
+import { connect, type Connected, type Loose, ok, withClient } from "./in_memory.ts";
 import { cloudWorkbenchWith } from "../../src/cloud/workbench.ts";
+import type { CreateServerOptions } from "../../src/server.ts";
 
 /** A fresh server with the demo estate (`sample` active, `after`) and its client. */
 export async function demoClient(): Promise<Connected> {
@@ -22,6 +24,29 @@ export async function withDemoClient(body: (client: Client) => Promise<void>): P
   } finally {
     await close();
   }
+}
+
+/** The workspace as `list_datasets` shows it: what a tool that changes it would change. */
+export async function workspaceListing(client: Client): Promise<Loose> {
+  return (await ok(client, "list_datasets")).result;
+}
+
+/**
+ * Runs `body` with the client of a fresh demo server (with `options`), then
+ * asserts the workspace is as it was before, and closes both.
+ */
+export async function withUnchangedDemo(
+  body: (client: Client) => Promise<void>,
+  options: CreateServerOptions = {},
+): Promise<void> {
+  await withClient(
+    { ...options, workbenches: [cloudWorkbenchWith({ demo: true })] },
+    async (client) => {
+      const before = await workspaceListing(client);
+      await body(client);
+      assert.deepStrictEqual(await workspaceListing(client), before, "the workspace changed");
+    },
+  );
 }
 
 /** The `result` of a tool call that must succeed. */
