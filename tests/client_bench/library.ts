@@ -10,6 +10,7 @@ import {
   type LibraryFile,
   sharedLibraryFiles,
 } from "../helpers/largest_library.ts";
+import type { BenchContext } from "./harness.ts";
 
 /** A library picked for a bench, with its size. */
 export type BenchLibrary = LibraryFile;
@@ -42,6 +43,19 @@ export function libraryFor(size: "small" | "medium" | "large"): BenchLibrary {
   const found = libraryNear(size === "small" ? 1 << 20 : 10 << 20);
   if (!found) throw new Error(`no ${size} shared library was found under /usr/lib`);
   return found;
+}
+
+/** A bench's library, with its file name. */
+export interface NamedBenchLibrary extends BenchLibrary {
+  /** The file's name (the last part of its path). */
+  name: string;
+}
+
+/** The library for the bench's `--size`, logged with its size. */
+export function benchLibrary(ctx: Pick<BenchContext, "size" | "log">): NamedBenchLibrary {
+  const library = libraryFor(ctx.size);
+  ctx.log(`${library.path} (${mib(library.size)})`);
+  return { ...library, name: library.path.split("/").pop()! };
 }
 
 /** `/usr/lib` and `/lib` style root covering `path` (its directory). */
