@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { call, fails, type Loose, withClient } from "./helpers/in_memory.ts";
 import { cloudWorkbenchWith } from "../src/cloud/workbench.ts";
-import { result, withUnchangedDemo } from "./helpers/cloud_client.ts";
+import { cursorPages, result, withUnchangedDemo } from "./helpers/cloud_client.ts";
 
 const ids = (items: Loose[]): string[] => items.map((item) => item.id);
 
@@ -127,21 +127,10 @@ Deno.test("find_assets projects fields with id first, and hints when nothing mat
 
 Deno.test("find_assets pages with a cursor tied to its filters", async () => {
   await withUnchangedDemo(async (client) => {
-    const seen: string[] = [];
-    let cursor: string | undefined;
-    let pages = 0;
-    do {
-      const page = await result(client, "find_assets", {
-        limit: 20,
-        ...(cursor ? { cursor } : {}),
-      });
-      seen.push(...ids(page.items));
-      assert.equal(page.offset, pages * 20);
-      cursor = page.next_cursor ?? undefined;
-      pages++;
-    } while (cursor);
-    assert.equal(pages, 3);
-    assert.equal(new Set(seen).size, 44);
+    const pages = await cursorPages(client, "find_assets", { limit: 20 });
+    pages.forEach((page, i) => assert.equal(page.offset, i * 20));
+    assert.equal(pages.length, 3);
+    assert.equal(new Set(pages.flatMap((page) => ids(page.items))).size, 44);
     const first = await result(client, "find_assets", { limit: 20 });
     const stale = await fails(client, "find_assets", {
       limit: 20,

@@ -58,6 +58,28 @@ export async function result(
   return (await ok(client, name, args)).result;
 }
 
+/**
+ * Every page (`result`) of a cursor-paged tool, first to last: each call
+ * after the first passes the previous page's `next_cursor` with `args`.
+ * Throws when a cursor is still offered after `maxPages` pages.
+ */
+export async function cursorPages(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+  maxPages = 20,
+): Promise<Loose[]> {
+  const pages: Loose[] = [];
+  let cursor: string | undefined;
+  do {
+    if (pages.length === maxPages) throw new Error(`${name} still pages after ${maxPages} pages`);
+    const page = await result(client, name, { ...args, ...(cursor ? { cursor } : {}) });
+    pages.push(page);
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor !== undefined);
+  return pages;
+}
+
 /** A dataset's current version, read through `dataset_summary`. */
 export async function datasetVersion(client: Client, dataset = "sample"): Promise<number> {
   return (await result(client, "dataset_summary", { dataset })).version;
