@@ -157,7 +157,7 @@ Deno.test({
     const source = await npmTarball("ms@2.1.3");
     assert.ok(source, "npm pack fetched the package");
     await withTempRoot("casefile-test-", async ({ client, dir }) => {
-      const { path, stream, inventory } = await inventoryTarballCopy(client, source, dir);
+      const { path, stream, inventory } = await inventoryTarballCopy({ client, dir }, source);
       const listing = (await run("tar", ["-tvzf", path])).split("\n").filter((l) => l !== "");
       assert.ok(listing.length > 0);
       for (const line of listing) {

@@ -39,7 +39,7 @@ Deno.test({
     const expected = new Set(filetypes.map((t) => KIND_OF_FILETYPE[t] ?? "unknown"));
     assert.equal(expected.size, 1);
     await withTempRoot("casefile-test-", async ({ client, dir }) => {
-      const { stream, inventory } = await inventoryTarballCopy(client, tarball, dir);
+      const { stream, inventory } = await inventoryTarballCopy({ client, dir }, tarball);
       const occurrence = inventory.occurrences.find((o: Loose) =>
         o.logical_path === `${stream}/package/fsevents.node`
       );

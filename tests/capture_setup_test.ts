@@ -99,14 +99,13 @@ async function entries(dir: string): Promise<string[]> {
  */
 function scratchPolicy(
   dir: string,
-  executables: string,
-  hostNetwork: boolean = !NETNS,
+  options: { executables: string; hostNetwork?: boolean },
 ): CapturePolicySettings {
   return {
-    executables: [executables],
+    executables: [options.executables],
     roots: [dir],
     environment: [],
-    allowHostNetwork: hostNetwork,
+    allowHostNetwork: options.hostNetwork ?? !NETNS,
     requireHumanConfirmation: false,
   };
 }
@@ -272,7 +271,7 @@ Deno.test({
   fn: async () => {
     await withScratch(async (s) => {
       const exe = await scenario(s.dir);
-      const policy = scratchPolicy(s.dir, `${s.dir}/bin`);
+      const policy = scratchPolicy(s.dir, { executables: `${s.dir}/bin` });
       await withClient({
         roots: [s.dir],
         allowProcessLaunch: true,
@@ -354,7 +353,7 @@ Deno.test({
     const saved = Deno.env.get("TMPDIR");
     try {
       const exe = await scenario(s.dir);
-      const policy = scratchPolicy(s.dir, `${s.dir}/bin`, true);
+      const policy = scratchPolicy(s.dir, { executables: `${s.dir}/bin`, hostNetwork: true });
       Deno.env.set("TMPDIR", `${s.dir}/tmp`);
       const plan = await planCapture(
         captureRequestSchema.parse({
@@ -467,7 +466,7 @@ Deno.test({
       const { client, close } = await connect({
         roots: [s.dir, FIXTURES],
         allowProcessLaunch: true,
-        capturePolicy: scratchPolicy(s.dir, s.dir),
+        capturePolicy: scratchPolicy(s.dir, { executables: s.dir }),
       });
       const capture = (jq: { jq: string; lib: string }, extra: Record<string, unknown> = {}) =>
         ok(client, "capture_process_scenario", {
@@ -566,7 +565,7 @@ Deno.test({
       await withClient({
         roots: [s.dir],
         allowProcessLaunch: true,
-        capturePolicy: scratchPolicy(s.dir, s.dir),
+        capturePolicy: scratchPolicy(s.dir, { executables: s.dir }),
       }, async (client) => {
         const out = await ok(client, "capture_process_scenario", {
           approved: true,

@@ -94,9 +94,8 @@ async function readGoldenFiles(folder: URL, extension: string): Promise<Map<stri
  * and removes the `*${extension}` files no longer generated.
  */
 async function writeGoldenFiles(
-  folder: URL,
-  extension: string,
   files: Map<string, string>,
+  { folder, extension }: { folder: URL; extension: string },
 ): Promise<void> {
   await Deno.mkdir(folder, { recursive: true });
   for (const name of (await readGoldenFiles(folder, extension)).keys()) {
@@ -199,13 +198,13 @@ if (import.meta.main) {
   const readme = await Deno.readTextFile(README);
   await Deno.writeTextFile(README, spliceTable(readme, await toolTable()));
   const golden = await goldenTools();
-  await writeGoldenFiles(GOLDEN_TOOLS, ".json", golden);
+  await writeGoldenFiles(golden, { folder: GOLDEN_TOOLS, extension: ".json" });
   const catalogs = await toolCatalogs();
   for (const [workbench, text] of catalogs) {
     await Deno.writeTextFile(toolCatalogFile(workbench), text);
   }
   const prompts = await goldenPrompts();
-  await writeGoldenFiles(GOLDEN_PROMPTS, ".txt", prompts);
+  await writeGoldenFiles(prompts, { folder: GOLDEN_PROMPTS, extension: ".txt" });
   console.log(
     `wrote README.md tool tables, ${golden.size} files in tests/golden/tools/, ${prompts.size} in tests/golden/prompts/ and the tool catalogs of ${
       [...catalogs.keys()].join(", ")

@@ -58,21 +58,23 @@ export async function result(
   return (await ok(client, name, args)).result;
 }
 
+/** How many pages {@link cursorPages} follows before it gives up. */
+const MAX_PAGES = 20;
+
 /**
  * Every page (`result`) of a cursor-paged tool, first to last: each call
  * after the first passes the previous page's `next_cursor` with `args`.
- * Throws when a cursor is still offered after `maxPages` pages.
+ * Throws when a cursor is still offered after 20 pages.
  */
 export async function cursorPages(
   client: Client,
   name: string,
   args: Record<string, unknown>,
-  maxPages = 20,
 ): Promise<Loose[]> {
   const pages: Loose[] = [];
   let cursor: string | undefined;
   do {
-    if (pages.length === maxPages) throw new Error(`${name} still pages after ${maxPages} pages`);
+    if (pages.length === MAX_PAGES) throw new Error(`${name} still pages after ${MAX_PAGES} pages`);
     const page = await result(client, name, { ...args, ...(cursor ? { cursor } : {}) });
     pages.push(page);
     cursor = page.next_cursor ?? undefined;

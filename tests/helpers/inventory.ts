@@ -87,12 +87,12 @@ export interface InventoriedTarball {
   inventory: FullInventory;
 }
 
-/** Copies the `.tgz` at `source` into `dir`, opens the copy and fully inventories it. */
+/** Copies the `.tgz` at `source` into the session's `dir`, opens the copy and fully inventories it. */
 export async function inventoryTarballCopy(
-  client: Loose,
+  session: { client: Loose; dir: string },
   source: string,
-  dir: string,
 ): Promise<InventoriedTarball> {
+  const { client, dir } = session;
   const path = join(dir, basename(source));
   await Deno.copyFile(source, path);
   await ok(client, "open_binary", { path });
