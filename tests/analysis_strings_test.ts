@@ -5,15 +5,10 @@ import {
   stringEncoding,
   stringValue,
 } from "../src/apps/analysis/strings.ts";
+import { firstFile } from "./helpers/system_files.ts";
 
 const FILES = ["/usr/lib/x86_64-linux-gnu/libc.so.6", "/usr/lib/aarch64-linux-gnu/libc.so.6"];
-const FILE = FILES.find((path) => {
-  try {
-    return Deno.statSync(path).isFile;
-  } catch {
-    return false;
-  }
-});
+const FILE = firstFile(FILES);
 let hasStrings = false;
 try {
   hasStrings = (await new Deno.Command("strings", { args: ["--version"], stdout: "null" }).output())

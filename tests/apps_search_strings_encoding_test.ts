@@ -1,16 +1,12 @@
 import assert from "node:assert/strict";
 import { dirname } from "node:path";
 import { hasProgram, type Loose, run, withClient } from "./helpers/in_memory.ts";
+import { firstFile } from "./helpers/system_files.ts";
 
-const FILE = ["/usr/lib/x86_64-linux-gnu/libc.so.6", "/usr/lib/aarch64-linux-gnu/libc.so.6"].find(
-  (path) => {
-    try {
-      return Deno.statSync(path).isFile;
-    } catch {
-      return false;
-    }
-  },
-);
+const FILE = firstFile([
+  "/usr/lib/x86_64-linux-gnu/libc.so.6",
+  "/usr/lib/aarch64-linux-gnu/libc.so.6",
+]);
 const ready = FILE !== undefined && hasProgram("strings");
 if (!ready) console.log("skip apps_search_strings_encoding_test: needs libc.so.6 and GNU strings");
 

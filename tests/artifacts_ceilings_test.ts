@@ -18,7 +18,7 @@ import { DEFAULT_LIMITS, LIMIT_BOUNDS } from "../src/apps/artifacts/model.ts";
 import { type AppsWorkbenchModule, appsWorkbenchWith } from "../src/apps/workbench.ts";
 import { parseCli, USAGE, UsageError } from "../src/cli.ts";
 import { concat, TAR_END, tarData, tarHeader } from "./helpers/archives.ts";
-import { connect, type Loose, ok } from "./helpers/in_memory.ts";
+import { type Loose, ok, withTempRoot } from "./helpers/in_memory.ts";
 
 const MIB = 1024 * 1024;
 
@@ -82,18 +82,16 @@ Deno.test("parseCli passes the ceiling flags to the apps workbench and --help li
 });
 
 Deno.test("inventory_artifact caps a client's limits at the operator's ceilings and stops a bomb beyond them", async () => {
-  const root = await Deno.makeTempDir();
-  // 3 MiB of zeros gzipped: far past a 1 MiB entry ceiling, though the client allows 4 GiB.
-  await Deno.writeFile(
-    join(root, "bomb.tar"),
-    tar([["zeros.gz", gzipSync(new Uint8Array(3 * MIB))], [
-      "ok.txt",
-      new TextEncoder().encode("ok"),
-    ]]),
-  );
   const apps = appsWorkbenchWith({ ceilings: { max_entry_bytes: MIB, max_compression_ratio: 50 } });
-  const { client, close } = await connect({ roots: [root], workbenches: [apps] });
-  try {
+  await withTempRoot("casefile-ceilings-", async ({ client, dir: root }) => {
+    // 3 MiB of zeros gzipped: far past a 1 MiB entry ceiling, though the client allows 4 GiB.
+    await Deno.writeFile(
+      join(root, "bomb.tar"),
+      tar([["zeros.gz", gzipSync(new Uint8Array(3 * MIB))], [
+        "ok.txt",
+        new TextEncoder().encode("ok"),
+      ]]),
+    );
     await ok(client, "open_binary", { path: join(root, "bomb.tar") });
     const page = (await ok(client, "inventory_artifact", {
       occurrence_limit: 500,
@@ -117,20 +115,15 @@ Deno.test("inventory_artifact caps a client's limits at the operator's ceilings 
     assert.notEqual(zeros?.hash_status, "verified", JSON.stringify(zeros));
     assert.match(JSON.stringify(page), /max_(entry_bytes|compression_ratio) exceeded/);
     assert.equal(byPath.get("ok.txt").hash_status, "verified");
-  } finally {
-    await close();
-    await Deno.remove(root, { recursive: true });
-  }
+  }, { workbenches: [apps] });
 });
 
 Deno.test("open_binary on a directory with more files than the entry ceiling stops at the ceiling and says so", async () => {
-  const root = await Deno.makeTempDir();
-  const dir = join(root, "many");
-  await Deno.mkdir(dir);
-  for (let i = 0; i < 300; i++) await Deno.writeTextFile(join(dir, `f${i}`), "x");
   const apps = appsWorkbenchWith({ ceilings: { max_entries: 100 } });
-  const { client, close } = await connect({ roots: [root], workbenches: [apps] });
-  try {
+  await withTempRoot("casefile-ceilings-", async ({ client, dir: root }) => {
+    const dir = join(root, "many");
+    await Deno.mkdir(dir);
+    for (let i = 0; i < 300; i++) await Deno.writeTextFile(join(dir, `f${i}`), "x");
     const opened = await ok(client, "open_binary", { path: dir });
     assert.equal(opened.result.artifact_target.kind, "directory");
     // Opening read (one byte per file) no more files than the ceiling allows.
@@ -145,20 +138,15 @@ Deno.test("open_binary on a directory with more files than the entry ceiling sto
     assert.match(JSON.stringify(page.limitations), /max_entries/);
     // The listing itself stopped at the ceiling: no more names were held than could be visited.
     assert.match(JSON.stringify(page), /holds more than max_entries \(100\) names/);
-  } finally {
-    await close();
-    await Deno.remove(root, { recursive: true });
-  }
+  }, { workbenches: [apps] });
 });
 
 Deno.test("open_binary and inventory_artifact identify empty files without opening them, as empty", async () => {
-  const root = await Deno.makeTempDir();
-  const dir = join(root, "d");
-  await Deno.mkdir(dir);
-  for (const name of ["a", "b", "c"]) await Deno.writeFile(join(dir, name), new Uint8Array());
-  await Deno.writeTextFile(join(dir, "full"), "content");
-  const { client, close } = await connect({ roots: [root] });
-  try {
+  await withTempRoot("casefile-ceilings-", async ({ client, dir: root }) => {
+    const dir = join(root, "d");
+    await Deno.mkdir(dir);
+    for (const name of ["a", "b", "c"]) await Deno.writeFile(join(dir, name), new Uint8Array());
+    await Deno.writeTextFile(join(dir, "full"), "content");
     await ok(client, "open_binary", { path: dir });
     const page = (await ok(client, "inventory_artifact", {})).result;
     assert.equal(page.manifest.complete, true);
@@ -172,8 +160,5 @@ Deno.test("open_binary and inventory_artifact identify empty files without openi
       assert.equal(byPath.get(name).hash_status, "verified", name);
     }
     assert.notEqual(byPath.get("full").sha256, empty);
-  } finally {
-    await close();
-    await Deno.remove(root, { recursive: true });
-  }
+  });
 });

@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { basename, join } from "node:path";
 import { hasProgram, type Loose, ok, run, withTempRoot } from "./helpers/in_memory.ts";
-import { inventoryAll } from "./helpers/inventory.ts";
+import { inventoryAll, inventoryTarballCopy } from "./helpers/inventory.ts";
 import { npmTarball } from "./helpers/npm_fixtures.ts";
 import { haveJqFixtures, NEW, OLD } from "./helpers/jq_fixtures.ts";
 import { withTempDir } from "./helpers/temp_dir.ts";
@@ -157,11 +157,7 @@ Deno.test({
     const source = await npmTarball("ms@2.1.3");
     assert.ok(source, "npm pack fetched the package");
     await withTempRoot("casefile-test-", async ({ client, dir }) => {
-      const path = join(dir, basename(source));
-      await Deno.copyFile(source, path);
-      await ok(client, "open_binary", { path });
-      const inventory = await inventoryAll(client);
-      const stream = basename(path).replace(/\.tgz$/, ".tar");
+      const { path, stream, inventory } = await inventoryTarballCopy({ client, dir }, source);
       const listing = (await run("tar", ["-tvzf", path])).split("\n").filter((l) => l !== "");
       assert.ok(listing.length > 0);
       for (const line of listing) {

@@ -6,9 +6,8 @@
  */
 
 import assert from "node:assert/strict";
-import { basename, join } from "node:path";
-import { hasProgram, type Loose, ok, run, withTempRoot } from "./helpers/in_memory.ts";
-import { inventoryAll } from "./helpers/inventory.ts";
+import { hasProgram, type Loose, run, withTempRoot } from "./helpers/in_memory.ts";
+import { inventoryTarballCopy } from "./helpers/inventory.ts";
 import { npmFixture, npmTarball } from "./helpers/npm_fixtures.ts";
 
 /** The inventory kind a Mach-O file type means: executables run, dylibs and bundles load. */
@@ -40,11 +39,7 @@ Deno.test({
     const expected = new Set(filetypes.map((t) => KIND_OF_FILETYPE[t] ?? "unknown"));
     assert.equal(expected.size, 1);
     await withTempRoot("casefile-test-", async ({ client, dir }) => {
-      const path = join(dir, basename(tarball));
-      await Deno.copyFile(tarball, path);
-      await ok(client, "open_binary", { path });
-      const inventory = await inventoryAll(client);
-      const stream = basename(path).replace(/\.tgz$/, ".tar");
+      const { stream, inventory } = await inventoryTarballCopy({ client, dir }, tarball);
       const occurrence = inventory.occurrences.find((o: Loose) =>
         o.logical_path === `${stream}/package/fsevents.node`
       );

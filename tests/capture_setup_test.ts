@@ -17,10 +17,11 @@ import { hostFacts } from "../src/apps/capture/host.ts";
 import { describePlan, planCapture } from "../src/apps/capture/plan.ts";
 import { captureRequestSchema } from "../src/apps/capture/request.ts";
 import { admitSample, chooseBackends, runCapture } from "../src/apps/capture/runner.ts";
+import type { CapturePolicySettings } from "../src/apps/capture/settings.ts";
 import { permissionFailure } from "../src/core/permissions.ts";
 import { call, connect, hasProgram, type Loose, ok, run, withClient } from "./helpers/in_memory.ts";
 import { FIXTURES, LIBJQ, NEW, OLD } from "./helpers/jq_fixtures.ts";
-import { childEnv, MOD_TS } from "./helpers/spawn.ts";
+import { childEnv, collectStderr, MOD_TS } from "./helpers/spawn.ts";
 import { withTempDir } from "./helpers/temp_dir.ts";
 
 const LINUX = Deno.build.os === "linux";
@@ -78,19 +79,35 @@ async function server(
     env: childEnv(env),
     stderr: "pipe",
   });
-  let stderr = "";
-  transport.stderr?.on("data", (chunk: Uint8Array | string) => {
-    stderr += typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk);
-  });
+  const stderr = collectStderr(transport);
   const client = new Client({ name: "capture-setup-tests", version: "0.0.0" });
   await client.connect(transport);
-  return Object.assign(client, { stderr: () => stderr });
+  return Object.assign(client, { stderr });
 }
 
 async function entries(dir: string): Promise<string[]> {
   const out: string[] = [];
   for await (const entry of Deno.readDir(dir)) out.push(entry.name);
   return out.sort();
+}
+
+/**
+ * The capture policy these tests grant over scratch directory `dir`: programs
+ * under `executables`, files under `dir`, no inherited environment, no
+ * confirmation prompt, and the host network only where no network namespace
+ * is available (unless `hostNetwork` says otherwise).
+ */
+function scratchPolicy(
+  dir: string,
+  options: { executables: string; hostNetwork?: boolean },
+): CapturePolicySettings {
+  return {
+    executables: [options.executables],
+    roots: [dir],
+    environment: [],
+    allowHostNetwork: options.hostNetwork ?? !NETNS,
+    requireHumanConfirmation: false,
+  };
 }
 
 function captureLine(status: Loose): Loose {
@@ -254,13 +271,7 @@ Deno.test({
   fn: async () => {
     await withScratch(async (s) => {
       const exe = await scenario(s.dir);
-      const policy = {
-        executables: [`${s.dir}/bin`],
-        roots: [s.dir],
-        environment: [],
-        allowHostNetwork: !NETNS,
-        requireHumanConfirmation: false,
-      };
+      const policy = scratchPolicy(s.dir, { executables: `${s.dir}/bin` });
       await withClient({
         roots: [s.dir],
         allowProcessLaunch: true,
@@ -342,13 +353,7 @@ Deno.test({
     const saved = Deno.env.get("TMPDIR");
     try {
       const exe = await scenario(s.dir);
-      const policy = {
-        executables: [`${s.dir}/bin`],
-        roots: [s.dir],
-        environment: [],
-        allowHostNetwork: true,
-        requireHumanConfirmation: false,
-      };
+      const policy = scratchPolicy(s.dir, { executables: `${s.dir}/bin`, hostNetwork: true });
       Deno.env.set("TMPDIR", `${s.dir}/tmp`);
       const plan = await planCapture(
         captureRequestSchema.parse({
@@ -461,13 +466,7 @@ Deno.test({
       const { client, close } = await connect({
         roots: [s.dir, FIXTURES],
         allowProcessLaunch: true,
-        capturePolicy: {
-          executables: [s.dir],
-          roots: [s.dir],
-          environment: [],
-          allowHostNetwork: !NETNS,
-          requireHumanConfirmation: false,
-        },
+        capturePolicy: scratchPolicy(s.dir, { executables: s.dir }),
       });
       const capture = (jq: { jq: string; lib: string }, extra: Record<string, unknown> = {}) =>
         ok(client, "capture_process_scenario", {
@@ -566,13 +565,7 @@ Deno.test({
       await withClient({
         roots: [s.dir],
         allowProcessLaunch: true,
-        capturePolicy: {
-          executables: [s.dir],
-          roots: [s.dir],
-          environment: [],
-          allowHostNetwork: !NETNS,
-          requireHumanConfirmation: false,
-        },
+        capturePolicy: scratchPolicy(s.dir, { executables: s.dir }),
       }, async (client) => {
         const out = await ok(client, "capture_process_scenario", {
           approved: true,

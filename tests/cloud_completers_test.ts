@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { cloudCompleters, type CompleterSpec, type RefCandidate } from "../src/cloud/completers.ts";
-import { loadDemo } from "../src/cloud/demo/load_demo.ts";
 import { sampleRecords } from "../src/cloud/demo/estate.ts";
 import { Workspace } from "../src/cloud/workspace/workspace.ts";
+import { demoWorkspace } from "./helpers/cloud_estate.ts";
 
 // The matching the core engine performs, written out plainly: NFKC + lower-case,
 // prefix (or prefix then substring, or substring) over the candidate's keys,
@@ -36,12 +36,6 @@ function plainComplete<C extends string | RefCandidate>(
     spec.order === "code-point" ? [...list].sort(codePointOrder) : list;
   const all = [...new Set([...order(starts), ...order(contains)])];
   return { values: all.slice(0, 100), total: all.length, hasMore: all.length > 100 };
-}
-
-function demoWorkspace(): Workspace {
-  const workspace = new Workspace();
-  loadDemo(workspace);
-  return workspace;
 }
 
 Deno.test("cloudCompleters() asset: 'web' on sample gives six values, prefix matches first", () => {

@@ -1,17 +1,10 @@
 import assert from "node:assert/strict";
 import { afterRecords, DEMO_TIMESTAMP, sampleRecords } from "../src/cloud/demo/estate.ts";
-import { loadDemo } from "../src/cloud/demo/load_demo.ts";
 import { EDGE_TYPE_INFO } from "../src/cloud/model/enums.ts";
 import { riskScore, roundHalfEven } from "../src/cloud/model/records.ts";
 import type { DatasetView } from "../src/cloud/model/view.ts";
 import { datasetSummary } from "../src/cloud/workspace/summary.ts";
-import { Workspace } from "../src/cloud/workspace/workspace.ts";
-
-function demo(): Workspace {
-  const workspace = new Workspace();
-  loadDemo(workspace);
-  return workspace;
-}
+import { demoWorkspace } from "./helpers/cloud_estate.ts";
 
 Deno.test("sampleRecords() has 44 assets, 56 edges, 12 findings, 8 compliance results", () => {
   const r = sampleRecords();
@@ -32,7 +25,7 @@ Deno.test("sampleRecords() has 44 assets, 56 edges, 12 findings, 8 compliance re
 });
 
 Deno.test("loadDemo() sample summary holds the documented figures", () => {
-  const workspace = demo();
+  const workspace = demoWorkspace();
   assert.equal(workspace.activeName, "sample");
   const s = datasetSummary(workspace.dataset("sample"));
   assert.equal(s.open_findings, 11);
@@ -56,7 +49,7 @@ Deno.test("loadDemo() sample summary holds the documented figures", () => {
 });
 
 Deno.test("loadDemo() f-ghost maps to no asset, every other finding maps", () => {
-  const view = demo().dataset("sample");
+  const view = demoWorkspace().dataset("sample");
   for (const finding of view.records.findings) {
     const asset = view.findingAsset(finding);
     if (finding.id === "f-ghost") assert.equal(asset, undefined);
@@ -69,7 +62,7 @@ Deno.test("loadDemo() f-ghost maps to no asset, every other finding maps", () =>
 });
 
 Deno.test("loadDemo() web-1 has five edges; after lacks the WAF and its edge", () => {
-  const workspace = demo();
+  const workspace = demoWorkspace();
   const edges = workspace.dataset("sample").records.edges;
   assert.equal(edges.filter((e) => e.source_id === "web-1" || e.target_id === "web-1").length, 5);
   const after = afterRecords();
@@ -124,11 +117,11 @@ function topRisks(view: DatasetView, allExposed = false): { id: string; score: n
 }
 
 Deno.test("sample estate: top risks are az-nsg and sg-admin tied at 16.39", () => {
-  const ranked = topRisks(demo().dataset("sample"));
+  const ranked = topRisks(demoWorkspace().dataset("sample"));
   assert.deepEqual(ranked.slice(0, 2).map((r) => r.score), [16.39, 16.39]);
   assert.deepEqual(ranked.slice(0, 2).map((r) => r.id).sort(), ["az-nsg", "sg-admin"]);
   // Even if every asset counted as internet-reachable, nothing else would reach the tie.
-  const worst = topRisks(demo().dataset("sample"), true);
+  const worst = topRisks(demoWorkspace().dataset("sample"), true);
   assert.deepEqual(worst.filter((r) => r.score >= 16.39).map((r) => r.id).sort(), [
     "az-nsg",
     "sg-admin",

@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { loadDemo } from "../src/cloud/demo/load_demo.ts";
 import { HTML_SUMMARY_FIGURES, htmlReport } from "../src/cloud/export/html_report.ts";
 import { ontologyFileName } from "../src/cloud/export/ontology_file.ts";
 import {
@@ -22,17 +21,10 @@ import { InvalidArgumentError } from "../src/cloud/model/errors.ts";
 import type { Asset } from "../src/cloud/model/records.ts";
 import { emptyRecords } from "../src/cloud/model/records.ts";
 import { parseReportDocument } from "../src/cloud/importers/report.ts";
-import type { Dataset } from "../src/cloud/workspace/dataset.ts";
 import { datasetSummary } from "../src/cloud/workspace/summary.ts";
 import { Workspace } from "../src/cloud/workspace/workspace.ts";
-import { asset as sharedAsset } from "./helpers/cloud_estate.ts";
+import { asset as sharedAsset, demoWorkspace } from "./helpers/cloud_estate.ts";
 import { outputDirWithEscapeLink } from "./helpers/escape_link.ts";
-
-function sample(): Dataset {
-  const workspace = new Workspace();
-  loadDemo(workspace);
-  return workspace.dataset("sample");
-}
 
 function asset(id: string, spec: Partial<Asset> = {}): Asset {
   return sharedAsset(id, "OTHER", { arn: null, collected_at: "", ...spec });
@@ -141,7 +133,7 @@ Deno.test("writeExportFiles() refuses an output directory that is a file", async
 });
 
 Deno.test("reportDocument() parses back through the report importer to the same records", () => {
-  const dataset = sample();
+  const dataset = demoWorkspace().dataset("sample");
   const doc = reportDocument(dataset, { generatedAt: "2026-01-01T00:00:00Z" });
   assert.equal(doc.metadata.completed_at, "2026-01-01T00:00:00Z");
   assert.equal(doc.metadata.provider, "multi");
@@ -158,7 +150,7 @@ Deno.test("reportDocument() parses back through the report importer to the same 
 });
 
 Deno.test("reportFiles() names each format's files", () => {
-  const dataset = sample();
+  const dataset = demoWorkspace().dataset("sample");
   const names = (format: Parameters<typeof reportFiles>[1]): string[] =>
     reportFiles(dataset, format).map((f) => f.name);
   assert.deepEqual(names("json"), ["findings.json"]);
@@ -198,7 +190,7 @@ Deno.test("htmlReport() escapes hostile text, embeds its data safely and referen
 });
 
 Deno.test("htmlReport() draws at most graphNodeCap nodes, the riskiest first", () => {
-  const dataset = sample();
+  const dataset = demoWorkspace().dataset("sample");
   const page = htmlReport(dataset, { graphNodeCap: 5 });
   const data = JSON.parse(
     /<script type="application\/json" id="report-data">(.*?)<\/script>/s.exec(page)![1]!,

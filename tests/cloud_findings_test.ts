@@ -12,7 +12,6 @@ import {
   findingsBySeverity,
   findingsOverview,
 } from "../src/cloud/findings/detail.ts";
-import { loadDemo } from "../src/cloud/demo/load_demo.ts";
 import {
   filterFindings,
   findingsForAsset,
@@ -28,16 +27,10 @@ import {
   UnknownFindingError,
   UnknownFrameworkError,
 } from "../src/cloud/model/errors.ts";
-import { Workspace } from "../src/cloud/workspace/workspace.ts";
-
-function demo(): Workspace {
-  const workspace = new Workspace();
-  loadDemo(workspace);
-  return workspace;
-}
+import { demoWorkspace } from "./helpers/cloud_estate.ts";
 
 Deno.test("filterFindings() filters by severity, tool, framework, resource and query", () => {
-  const view = demo().dataset("sample");
+  const view = demoWorkspace().dataset("sample");
   const ids = (f: { id: string }[]): string[] => f.map((x) => x.id);
   assert.equal(filterFindings(view).length, 11);
   assert.equal(filterFindings(view, { include_suppressed: true }).length, 12);
@@ -67,7 +60,7 @@ Deno.test("filterFindings() filters by severity, tool, framework, resource and q
 });
 
 Deno.test("listFindings() pages briefs highest risk first with a stable cursor", () => {
-  const workspace = demo();
+  const workspace = demoWorkspace();
   const view = workspace.dataset("sample");
   const first = listFindings(view, { limit: 4 });
   assert.equal(first.total, 11);
@@ -87,7 +80,7 @@ Deno.test("listFindings() pages briefs highest risk first with a stable cursor",
 });
 
 Deno.test("findingsSummary() groups by severity, tool, framework, asset type and account", () => {
-  const view = demo().dataset("sample");
+  const view = demoWorkspace().dataset("sample");
   const bySeverity = findingsSummary(view);
   assert.deepEqual(Object.keys(bySeverity.groups), ["CRITICAL", "HIGH", "MEDIUM", "LOW", "INFO"]);
   assert.deepEqual(bySeverity.groups["HIGH"], { total: 5, HIGH: 5 });
@@ -101,7 +94,7 @@ Deno.test("findingsSummary() groups by severity, tool, framework, asset type and
 });
 
 Deno.test("findingsForAsset() and resolveFinding() with unknown refs and ids", () => {
-  const view = demo().dataset("sample");
+  const view = demoWorkspace().dataset("sample");
   const data = findingsForAsset(view, "prod-data", { include_suppressed: true });
   assert.deepEqual(data.findings.map((f) => f.id), ["f-versioning"]);
   assert.equal(findingsForAsset(view, "prod-data").total, 0);
@@ -117,7 +110,7 @@ Deno.test("findingsForAsset() and resolveFinding() with unknown refs and ids", (
 });
 
 Deno.test("complianceRollup() CIS-AWS passes 1 of 4 controls: 25.0", () => {
-  const view = demo().dataset("sample");
+  const view = demoWorkspace().dataset("sample");
   const rows = complianceRollup(view);
   assert.deepEqual(rows.map((r) => r.framework), [
     "CIS-AWS",
@@ -142,7 +135,7 @@ Deno.test("complianceRollup() CIS-AWS passes 1 of 4 controls: 25.0", () => {
 });
 
 Deno.test("compliance: a suppressed finding turns its failing control into a pass", () => {
-  const workspace = demo();
+  const workspace = demoWorkspace();
   workspace.suppress(["f-admin-policy"], "accepted: break-glass role");
   const view = workspace.dataset("sample");
   assert.equal(controlStatus(view, "cis-aws", "1.16").status, "PASS (all findings suppressed)");
@@ -151,7 +144,7 @@ Deno.test("compliance: a suppressed finding turns its failing control into a pas
 });
 
 Deno.test("frameworkDetail(), listControls() and complianceGaps() on the demo estate", () => {
-  const view = demo().dataset("sample");
+  const view = demoWorkspace().dataset("sample");
   const detail = frameworkDetail(view, "cis-aws");
   assert.deepEqual(detail.failing_controls.map((c) => c.control_id), ["5.2", "1.16", "2.1.4"]);
   assert.throws(() => frameworkDetail(view, "HIPAA"), UnknownFrameworkError);
@@ -166,7 +159,7 @@ Deno.test("frameworkDetail(), listControls() and complianceGaps() on the demo es
 });
 
 Deno.test("findingDetail(), findingsOverview() and findingsBySeverity() on the demo estate", () => {
-  const view = demo().dataset("sample");
+  const view = demoWorkspace().dataset("sample");
   const ssh = findingDetail(view, "f-ssh-open");
   assert.deepEqual(ssh.controls.map((c) => `${c.framework} ${c.control_id}`), [
     "CIS-AWS 5.2",

@@ -22,6 +22,7 @@ import { securityCoverage } from "../src/cloud/graph/security_coverage.ts";
 import { INTERNET_NODE } from "../src/cloud/graph/internet.ts";
 import { GraphQueryError } from "../src/cloud/graph/errors.ts";
 import { asset, edge, makeView, miniEstate } from "./helpers/cloud_estate.ts";
+import { blastRadiusRows } from "./helpers/cloud_graph_rows.ts";
 
 const W = "0.0.0.0/0";
 
@@ -260,12 +261,7 @@ Deno.test("sharedDependencies() ranks functional direct dependents, ties by id d
 Deno.test("largestBlastRadius() ranks transitive dependents with accounts and exposure", () => {
   const out = largestBlastRadius(miniEstate(), { top: 5 });
   deepStrictEqual(
-    out.items.map((i) => [
-      i.id,
-      i.transitive_dependents,
-      i.accounts_affected,
-      i.internet_exposed_dependents,
-    ]),
+    blastRadiusRows(out.items),
     [
       ["kms", 7, 1, 2],
       ["deploy-role", 6, 2, 2],

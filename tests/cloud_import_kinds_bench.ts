@@ -14,126 +14,66 @@ keeps the inputs there instead of a temp directory.
  *   deno bench --no-prompt --allow-read --allow-write --allow-run --allow-env tests/cloud_import_kinds_bench.ts
  */
 
-import { compareTo, measure, median } from "./helpers/bench_stats.ts";
 import { hasProgram } from "./helpers/programs.ts";
 import {
-  writeAsffReport,
-  writeAwsDump,
-  writeCheckovReport,
-  writeScoutSuiteScript,
-  writeTerraformPlan,
-  writeTrivyReport,
-} from "./helpers/cloud_import_generators.ts";
+  benchLoadAgainstJq,
+  IMPORT_INPUTS,
+  importBenchDir,
+  type ImportBenchKind,
+  type ImportInput,
+  rssMb,
+  scaledCount,
+  throughputLine,
+} from "./helpers/import_bench.ts";
 import { loadInput } from "../src/cloud/importers/detect.ts";
 
+/** The kinds `cloud_import_bench.ts` does not cover. */
+const COVERED = [
+  "aws-api-dump",
+  "checkov",
+  "trivy",
+  "scoutsuite",
+  "prowler-asff",
+  "terraform-plan",
+];
 const SCALE = Number(Deno.env.get("CLOUD_BENCH_IMPORT_SCALE") ?? "1");
 const HAS_JQ = hasProgram("jq");
 if (!HAS_JQ) console.log("skip: jq is not installed; the jq peer benches are ignored");
 
-const dir = Deno.env.get("CLOUD_BENCH_DIR") ?? await Deno.makeTempDir({
-  prefix: "casefile-import-kinds-",
-});
+const dir = await importBenchDir({ prefix: "casefile-import-kinds-" });
 const ONLY = Deno.env.get("CLOUD_BENCH_IMPORT_KINDS")?.split(",").map((k) => k.trim());
-const scaled = (n: number): number => Math.max(1, Math.round(n * SCALE));
 
-interface Kind {
-  label: string;
+interface Kind extends ImportBenchKind {
+  input: ImportInput;
   /** The file or directory loaded. */
   path: string;
-  /** Expected detected kind. */
-  kind: string;
   /** What the generator wrote, for the log. */
   what: string;
-  write: () => Promise<number>;
-  /** The jq command line over the same bytes. */
-  jq: () => string[];
-  megabytes: number;
-  records: string;
-  rss: number;
+  /** The jq command line over the same bytes, once the input is written. */
+  jq: string[];
 }
 
-async function jsonFiles(root: string): Promise<string[]> {
-  const out: string[] = [];
-  for await (const entry of Deno.readDir(root)) {
-    const path = `${root}/${entry.name}`;
-    if (entry.isDirectory) out.push(...await jsonFiles(path));
-    else if (entry.name.endsWith(".json")) out.push(path);
-  }
-  return out.sort();
-}
-
-const dumpFiles: string[] = [];
-const kinds: Kind[] = [
-  {
-    label: "aws-api-dump",
-    path: `${dir}/bench-account`,
-    kind: "aws-api",
-    what: `4 regions × ${scaled(2_500)} instances (+ENIs, SGs, subnets, VPCs)`,
-    write: async () => {
-      const bytes = await writeAwsDump(`${dir}/bench-account`, {
-        instancesPerRegion: scaled(2_500),
-      });
-      dumpFiles.push(...await jsonFiles(`${dir}/bench-account`));
-      return bytes;
-    },
-    jq: () => ["jq", ".", ...dumpFiles],
-  },
-  {
-    label: "checkov",
-    path: `${dir}/results_json.json`,
-    kind: "checkov",
-    what: `${scaled(100_000)} checks`,
-    write: () => writeCheckovReport(`${dir}/results_json.json`, scaled(100_000)),
-    jq: () => ["jq", ".", `${dir}/results_json.json`],
-  },
-  {
-    label: "trivy",
-    path: `${dir}/trivy.json`,
-    kind: "trivy",
-    what: `${scaled(80_000)} vulnerabilities`,
-    write: () => writeTrivyReport(`${dir}/trivy.json`, scaled(80_000)),
-    jq: () => ["jq", ".", `${dir}/trivy.json`],
-  },
-  {
-    label: "scoutsuite",
-    path: `${dir}/scoutsuite_results_aws-bench.js`,
-    kind: "scoutsuite",
-    what: `${scaled(120_000)} security groups`,
-    write: () => writeScoutSuiteScript(`${dir}/scoutsuite_results_aws-bench.js`, scaled(120_000)),
-    jq: () => [
-      "sh",
-      "-c",
-      'tail -n +2 "$1" | jq . > /dev/null',
-      "sh",
-      `${dir}/scoutsuite_results_aws-bench.js`,
-    ],
-  },
-  {
-    label: "prowler-asff",
-    path: `${dir}/prowler-output.asff.json`,
-    kind: "prowler-asff",
-    what: `${scaled(50_000)} findings`,
-    write: () => writeAsffReport(`${dir}/prowler-output.asff.json`, scaled(50_000)),
-    jq: () => ["jq", ".", `${dir}/prowler-output.asff.json`],
-  },
-  {
-    label: "terraform-plan",
-    path: `${dir}/plan.json`,
-    kind: "terraform-plan",
-    what: `${scaled(850)} copies of the fixture plan's 55 resources`,
-    write: () => writeTerraformPlan(`${dir}/plan.json`, scaled(850)),
-    jq: () => ["jq", ".", `${dir}/plan.json`],
-  },
-].map((k) => ({ ...k, megabytes: 0, records: "", rss: 0 }))
-  .filter((k) => !ONLY || ONLY.includes(k.label));
+const kinds: Kind[] = IMPORT_INPUTS
+  .filter((input) => COVERED.includes(input.label) && (!ONLY || ONLY.includes(input.label)))
+  .map((input) => ({
+    label: input.label,
+    input,
+    path: `${dir}/${input.name}`,
+    what: input.what(scaledCount(input.count, SCALE)),
+    jq: [],
+    megabytes: 0,
+    records: "",
+    rss: 0,
+  }));
 
 const fence = (path: string): Promise<string> => Deno.realPath(path);
-const rssMb = (): number => Deno.memoryUsage().rss / 2 ** 20;
 const baselineRss = rssMb();
 
 for (const kind of kinds) {
   const started = performance.now();
-  kind.megabytes = (await kind.write()) / 2 ** 20;
+  kind.megabytes = (await kind.input.write(kind.path, scaledCount(kind.input.count, SCALE))) /
+    2 ** 20;
+  kind.jq = await kind.input.jq(kind.path);
   console.log(
     `generated ${kind.label}: ${kind.what}, ${kind.megabytes.toFixed(1)} MB in ${
       ((performance.now() - started) / 1000).toFixed(1)
@@ -142,66 +82,27 @@ for (const kind of kinds) {
 }
 
 for (const kind of kinds) {
-  Deno.bench({
-    name: `${kind.label}: loadInput`,
-    group: kind.label,
-    baseline: true,
-    n: 3,
-    warmup: 0,
-    fn: async (b) => {
-      await measure(`${kind.label}-load`, b, async () => {
-        const loaded = await loadInput(kind.path, { fence });
-        if (loaded.kind !== kind.kind) {
-          throw new Error(`${kind.label} was read as ${loaded.kind}, not ${kind.kind}`);
-        }
-        const r = loaded.records;
-        kind.records =
-          `${r.assets.length} assets, ${r.edges.length} edges, ${r.findings.length} findings`;
-        // Sampled while the records are alive: close to the load's peak.
-        kind.rss = Math.max(kind.rss, rssMb());
-      });
+  benchLoadAgainstJq(kind, {
+    loadName: "loadInput",
+    runs: 3,
+    load: async () => {
+      const loaded = await loadInput(kind.path, { fence });
+      if (loaded.kind !== kind.input.kind) {
+        throw new Error(`${kind.label} was read as ${loaded.kind}, not ${kind.input.kind}`);
+      }
+      const r = loaded.records;
+      return `${r.assets.length} assets, ${r.edges.length} edges, ${r.findings.length} findings`;
     },
+    jq: () => kind.jq,
+    hasJq: HAS_JQ,
   });
-  Deno.bench({
-    name: `${kind.label}: jq . FILE > /dev/null`,
-    group: kind.label,
-    ignore: !HAS_JQ,
-    n: 3,
-    warmup: 0,
-    fn: async (b) => {
-      await measure(`${kind.label}-jq`, b, async () => {
-        const [command, ...args] = kind.jq();
-        const out = await new Deno.Command(command!, {
-          args,
-          stdout: "null",
-          stderr: "piped",
-        }).output();
-        if (!out.success) {
-          throw new Error(`jq failed on ${kind.label}: ${new TextDecoder().decode(out.stderr)}`);
-        }
-      });
-    },
-  });
-  compareTo(`${kind.label} loadInput vs jq`, `${kind.label}-load`, `${kind.label}-jq`, null);
 }
 
 globalThis.addEventListener("unload", () => {
   console.log(`\nimport throughput (RSS before any load ${baselineRss.toFixed(0)} MB):`);
   for (const kind of kinds) {
-    const load = median(`${kind.label}-load`);
-    const jq = median(`${kind.label}-jq`);
-    const parts = [`  ${kind.label} (${kind.megabytes.toFixed(1)} MB; ${kind.what})`];
-    if (!Number.isNaN(load)) {
-      parts.push(`load ${(kind.megabytes / (load / 1000)).toFixed(1)} MB/s → ${kind.records}`);
-      parts.push(`RSS with records alive ${kind.rss.toFixed(0)} MB`);
-    }
-    if (!Number.isNaN(jq)) parts.push(`jq ${(kind.megabytes / (jq / 1000)).toFixed(1)} MB/s`);
-    console.log(parts.join("; "));
-  }
-  if (Deno.env.get("CLOUD_BENCH_DIR")) return;
-  try {
-    Deno.removeSync(dir, { recursive: true });
-  } catch {
-    // already gone
+    console.log(
+      throughputLine(kind, `  ${kind.label} (${kind.megabytes.toFixed(1)} MB; ${kind.what})`),
+    );
   }
 });

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client";
 import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { fails, type Loose, ok, withClient } from "./helpers/in_memory.ts";
+import { workspaceListing } from "./helpers/cloud_client.ts";
 import { cloudWorkbenchWith } from "../src/cloud/workbench.ts";
 import {
   ASFF_REPORT,
@@ -55,15 +56,6 @@ async function withScratch(
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
-}
-
-/** The workspace as list_datasets shows it (names, versions, counts, active). */
-async function workspaceState(client: Client): Promise<string> {
-  const listing = (await ok(client, "list_datasets", {})).result;
-  return JSON.stringify({
-    active: listing.active_dataset,
-    datasets: listing.datasets.map((d: Loose) => [d.name, d.version, d.findings, d.assets]),
-  });
 }
 
 async function load(client: Client, args: Record<string, unknown>): Promise<Loose> {
@@ -155,7 +147,7 @@ Deno.test("load_dataset reads every cloud fixture by detection, with counts per 
       await ok(client, "unload_dataset", { name: r.loaded });
     }
     // The two invalid-version states are refused with the version named; nothing is added.
-    const before = await workspaceState(client);
+    const before = await workspaceListing(client);
     const invalid = await fails(client, "load_dataset", {
       path: `${CLOUD}driftctl/state/invalid/invalid_version.tfstate`,
     });
@@ -168,7 +160,7 @@ Deno.test("load_dataset reads every cloud fixture by detection, with counts per 
       path: `${CLOUD}driftctl/state/invalid/unsupported_version.tfstate`,
     });
     assert.match(unsupported.message, /"0\.10\.26", which is not supported/);
-    assert.equal(await workspaceState(client), before);
+    assert.deepStrictEqual(await workspaceListing(client), before);
     covered.add("driftctl/state/invalid/invalid_version.tfstate");
     covered.add("driftctl/state/invalid/unsupported_version.tfstate");
     // Prowler's CIS control-to-check facts feed our rules' compliance mapping; they are not a
@@ -179,7 +171,7 @@ Deno.test("load_dataset reads every cloud fixture by detection, with counts per 
       assert.match(error.message, /no input of a known kind/, rel);
       covered.add(rel);
     }
-    assert.equal(await workspaceState(client), before);
+    assert.deepStrictEqual(await workspaceListing(client), before);
     // Every fixture file is covered (the dump's files by its folder).
     for (const f of fixtureFiles(CLOUD)) {
       const rel = f.slice(CLOUD.length);
@@ -240,7 +232,7 @@ Deno.test("load_dataset detects the scanner samples: ASFF, Checkov, Trivy, Scout
 
 Deno.test("load_dataset with kind forces a reader; a file of another kind is refused", async () => {
   await withSession({}, async (client) => {
-    const before = await workspaceState(client);
+    const before = await workspaceListing(client);
     const cases: [string, string, RegExp][] = [
       ["checkov/tfplan.json", "terraform", /tfplan\.json is not a Terraform state/],
       ["driftctl/state/aws_vpc.tfstate", "terraform-plan", /is not a Terraform plan/],
@@ -265,7 +257,7 @@ Deno.test("load_dataset with kind forces a reader; a file of another kind is ref
     }
     const unknown = await fails(client, "load_dataset", { path: OCSF, kind: "nessus" });
     assert.match(unknown.message, /kind/);
-    assert.equal(await workspaceState(client), before);
+    assert.deepStrictEqual(await workspaceListing(client), before);
     // Forced as the kind it is, or as prowler (either format by content), it loads.
     const ocsf = await load(client, { path: OCSF, kind: "prowler", name: "ocsf" });
     assert.deepEqual([ocsf.summary.kind, ocsf.summary.total_findings], ["prowler", 1]);
@@ -396,11 +388,11 @@ Deno.test("ingest_reports refuses bad input and leaves the workspace unchanged",
     { "cut.ocsf.json": (await Deno.readTextFile(OCSF)).slice(0, 400) },
     async (dir) => {
       await withSession({ scratch: dir }, async (client) => {
-        const before = await workspaceState(client);
+        const before = await workspaceListing(client);
         const refuse = async (args: Record<string, unknown>, message: RegExp) => {
           const error = await fails(client, "ingest_reports", args);
           assert.match(error.message, message, JSON.stringify(args));
-          assert.equal(await workspaceState(client), before, JSON.stringify(args));
+          assert.deepStrictEqual(await workspaceListing(client), before, JSON.stringify(args));
           return error;
         };
         const unknownTool = await refuse(

@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { loadDemo } from "../src/cloud/demo/load_demo.ts";
 import {
   assetBrief,
   assetUri,
@@ -28,12 +27,7 @@ import type { Asset } from "../src/cloud/model/records.ts";
 import { emptyRecords } from "../src/cloud/model/records.ts";
 import { assetIndex, lookupAsset, resolveAsset } from "../src/cloud/model/references.ts";
 import { Workspace } from "../src/cloud/workspace/workspace.ts";
-
-function demo(): Workspace {
-  const workspace = new Workspace();
-  loadDemo(workspace);
-  return workspace;
-}
+import { demoWorkspace } from "./helpers/cloud_estate.ts";
 
 function plainAsset(id: string, name: string, arn: string | null): Asset {
   return {
@@ -80,7 +74,7 @@ Deno.test("parseEnum() misses list close matches and the valid values, not the v
 });
 
 Deno.test("resolveAsset() walks the six tiers on the demo estate", () => {
-  const view = demo().dataset("sample");
+  const view = demoWorkspace().dataset("sample");
   const cases: [string, string, number][] = [
     ["web-1", "web-1", 1],
     ["arn:aws:rds:us-east-1:111111111111:db:orders-db", "orders-db", 2],
@@ -98,7 +92,7 @@ Deno.test("resolveAsset() walks the six tiers on the demo estate", () => {
 });
 
 Deno.test("resolveAsset() misses carry suggestions; the message never echoes the ref", () => {
-  const view = demo().dataset("sample");
+  const view = demoWorkspace().dataset("sample");
   assert.throws(() => resolveAsset(view, "bastoin"), (e: unknown) => {
     assert.ok(e instanceof UnknownAssetError);
     assert.equal(e.data.value, "bastoin");
@@ -164,7 +158,7 @@ Deno.test("resolveAsset() handles ids with /, :, spaces and non-ASCII", () => {
 });
 
 Deno.test("briefs: asset, hop, edge and finding shapes on the demo estate", () => {
-  const view = demo().dataset("sample");
+  const view = demoWorkspace().dataset("sample");
   const sg = view.asset("sg-admin")!;
   assert.deepEqual(assetBrief(view, sg), {
     id: "sg-admin",
@@ -211,7 +205,7 @@ Deno.test("briefs: asset, hop, edge and finding shapes on the demo estate", () =
 });
 
 Deno.test("paginate() issues c<offset>.<12 hex> cursors and refuses stale or forged ones", () => {
-  const workspace = demo();
+  const workspace = demoWorkspace();
   const view = workspace.dataset("sample");
   const items = Array.from({ length: 7 }, (_, i) => i);
   const filters = { severity: "HIGH" };

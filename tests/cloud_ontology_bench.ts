@@ -21,23 +21,10 @@ import { ontologyStats } from "../src/cloud/ontology/stats.ts";
 import { measure, reportMedian } from "./helpers/bench_stats.ts";
 import { makeView } from "./helpers/cloud_estate.ts";
 import { generateEstate } from "./helpers/cloud_generated_estate.ts";
+import { ONTOLOGY_BENCH_QUERIES as QUERIES } from "./helpers/cloud_ontology_queries.ts";
 
 const SIZES = Deno.env.get("CLOUD_ONTOLOGY_BENCH_SIZES")?.split(",").map(Number) ??
   (Deno.env.get("CLOUD_ONTOLOGY_BENCH_100K") ? [1_000, 10_000, 100_000] : [1_000, 10_000]);
-
-const QUERIES: Record<string, string> = {
-  "count triples": "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }",
-  "exposed instances with SSH open": `SELECT DISTINCT ?vm ?name WHERE {
-      ?vm a cm:ComputeInstance ; cmp:hasName ?name ; cmp:PROTECTED_BY_SG ?sg .
-      ?internet cmp:ONLY_SSH ?sg ; cmp:INTERNET_REACHABLE ?sg }`,
-  "critical findings by account": `SELECT ?account (COUNT(?f) AS ?n) WHERE {
-      ?f cmp:hasSeverity "CRITICAL" ; cmp:FINDING_AFFECTS ?a . ?a cmp:hasAccountId ?account }
-    GROUP BY ?account ORDER BY DESC(?n)`,
-  "roles reachable over trust (path)":
-    "SELECT (COUNT(DISTINCT ?r) AS ?n) WHERE { ?start cmp:ROLE_ASSUMES_ROLE+ ?r }",
-  "triples per relation group": `SELECT ?g (COUNT(*) AS ?n) WHERE { ?s ?p ?o .
-      ?p cm:relationGroup ?g } GROUP BY ?g`,
-};
 
 const inputs = new Map<number, OntologyInput>();
 const stores = new Map<number, Store>();

@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { loadDemo } from "../src/cloud/demo/load_demo.ts";
 import { sampleRecords } from "../src/cloud/demo/estate.ts";
 import { OntologyWorkerError } from "../src/cloud/ontology/errors.ts";
 import {
@@ -7,15 +6,9 @@ import {
   OntologyRegistry,
   ontologyRegistryOf,
 } from "../src/cloud/ontology/registry.ts";
-import { Workspace } from "../src/cloud/workspace/workspace.ts";
+import { demoWorkspace } from "./helpers/cloud_estate.ts";
 
 const COUNT = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }";
-
-function demoWorkspace(): Workspace {
-  const workspace = new Workspace();
-  loadDemo(workspace);
-  return workspace;
-}
 
 Deno.test("OntologyRegistry.engineFor() keeps one engine per dataset load and replaces it on reload", () => {
   const registry = new OntologyRegistry({ isolation: "inline" });

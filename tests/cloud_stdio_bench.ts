@@ -12,7 +12,7 @@
 
 import { Client } from "@modelcontextprotocol/sdk/client";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { childEnv, denoArgs } from "./helpers/spawn.ts";
+import { childEnv, collectStderr, denoArgs } from "./helpers/spawn.ts";
 import { connect } from "./helpers/in_memory.ts";
 import { compareTo, measure, reportMedian } from "./helpers/bench_stats.ts";
 import { generateEstate } from "./helpers/cloud_generated_estate.ts";
@@ -42,10 +42,7 @@ const transport = new StdioClientTransport({
   env: childEnv(),
   stderr: "pipe",
 });
-let stderr = "";
-transport.stderr?.on("data", (chunk: Uint8Array | string) => {
-  stderr += typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk);
-});
+const stderr = collectStderr(transport);
 const stdio = new Client({ name: "casefile-stdio-bench", version: "0.0.0" });
 const spawnStart = performance.now();
 await stdio.connect(transport);
@@ -59,7 +56,7 @@ globalThis.addEventListener("unload", () => {
 async function call(client: Client, name: string, args: Record<string, unknown>): Promise<void> {
   const result = await client.callTool({ name, arguments: args });
   if (result.isError) {
-    throw new Error(`${name} failed: ${JSON.stringify(result.content)}; stderr:\n${stderr}`);
+    throw new Error(`${name} failed: ${JSON.stringify(result.content)}; stderr:\n${stderr()}`);
   }
 }
 
@@ -71,7 +68,7 @@ async function loadedAssets(client: Client): Promise<number | undefined> {
 
 for (const [side, client] of [["in-memory", memory.client], ["stdio", stdio]] as const) {
   const got = await loadedAssets(client);
-  if (got !== SIZE) throw new Error(`${side}: the estate did not load (${got}); ${stderr}`);
+  if (got !== SIZE) throw new Error(`${side}: the estate did not load (${got}); ${stderr()}`);
 }
 const readyMs = performance.now() - spawnStart;
 console.log(

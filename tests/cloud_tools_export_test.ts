@@ -7,12 +7,11 @@ import { call, connect, type Connected, fails, ok, withClient } from "./helpers/
 import { outputDirWithEscapeLink } from "./helpers/escape_link.ts";
 import { parseCli } from "../src/cli.ts";
 import { cloudWorkbench, cloudWorkbenchWith } from "../src/cloud/workbench.ts";
-import { loadDemo } from "../src/cloud/demo/load_demo.ts";
 import { relationshipGraph } from "../src/cloud/graph/relationship_graph.ts";
-import type { Dataset } from "../src/cloud/workspace/dataset.ts";
 import { Workspace } from "../src/cloud/workspace/workspace.ts";
 import { datasetSummary } from "../src/cloud/workspace/summary.ts";
 import { addRuleFindings } from "../src/cloud/rules/rule_evaluate.ts";
+import { demoWorkspace } from "./helpers/cloud_estate.ts";
 
 const WRITERS = ["export_terraform", "export_report", "export_ontology"];
 
@@ -64,12 +63,6 @@ async function listing(dir: string, prefix = ""): Promise<string[]> {
     } else names.push(rel);
   }
   return names.sort();
-}
-
-function demoDataset(name = "sample"): Dataset {
-  const workspace = new Workspace();
-  loadDemo(workspace);
-  return workspace.dataset(name);
 }
 
 async function datasetNames(client: Session["client"]): Promise<string[]> {
@@ -161,7 +154,7 @@ Deno.test("export_report(json) writes a findings.json that load_dataset reads ba
     ) {
       assert.ok(key in doc, key);
     }
-    const original = demoDataset();
+    const original = demoWorkspace().dataset("sample");
     assert.equal(doc.summary.total_assets, original.records.assets.length);
     assert.equal(doc.graph.nodes.length, relationshipGraph(original).order);
 
@@ -169,7 +162,7 @@ Deno.test("export_report(json) writes a findings.json that load_dataset reads ba
     assert.equal(loaded.result.loaded, "roundtrip");
     // Every load evaluates our rule set: the loaded dataset is the exported one plus exactly
     // the rule findings (and compliance results) the rules add to the original records.
-    const expected = structuredClone(demoDataset().records);
+    const expected = structuredClone(demoWorkspace().dataset("sample").records);
     const added = addRuleFindings(expected);
     assert.ok(added.findings > 0, "the demo estate trips some of our rules");
     assert.equal(loaded.result.notes.rule_findings, added.findings);
@@ -247,7 +240,7 @@ Deno.test("export_report writes the inventory, graphml and asset_map files into 
       "compliance-map.json",
     ]);
 
-    const original = demoDataset();
+    const original = demoWorkspace().dataset("sample");
     const graph = relationshipGraph(original);
     const xml = new XMLParser({
       ignoreAttributes: false,
@@ -265,7 +258,7 @@ Deno.test("export_report writes the inventory, graphml and asset_map files into 
     assert.equal(loaded.result.summary.kind, "inventory");
     assert.equal(loaded.result.summary.total_assets, original.records.assets.length);
 
-    const after = demoDataset("after");
+    const after = demoWorkspace().dataset("after");
     const assetMap = JSON.parse(await Deno.readTextFile(join(s.out, "asset-map.json")));
     assert.equal(assetMap.dataset, "after");
     assert.deepEqual(
@@ -365,7 +358,7 @@ function expectedType(asset: { asset_type: string; provider: string }): string |
 Deno.test("terraform_preview maps the demo estate to Terraform types with import ids", async () => {
   await withSession({}, async (s) => {
     const all = (await ok(s.client, "terraform_preview")).result;
-    const sample = demoDataset();
+    const sample = demoWorkspace().dataset("sample");
     const external = sample.records.assets.filter((a) => a.metadata["external"] === true);
     assert.deepEqual(external.map((a) => a.id), ["acct-vendor"]);
     assert.equal(all.selected, sample.records.assets.length);
@@ -438,7 +431,7 @@ Deno.test("export_terraform writes *.tf.json files naming valid resource types, 
       "terraform/import_commands.sh",
     ]);
     const dir = join(s.out, "terraform");
-    const sample = demoDataset();
+    const sample = demoWorkspace().dataset("sample");
     const main = JSON.parse(await Deno.readTextFile(join(dir, "main.tf.json")));
     const provider = JSON.parse(await Deno.readTextFile(join(dir, "provider.tf.json")));
     const variables = JSON.parse(await Deno.readTextFile(join(dir, "variables.tf.json")));
@@ -658,7 +651,7 @@ Deno.test({
         assert.equal(count, summary.severity_breakdown[level as string] ?? 0, level as string);
       }
 
-      const graph = relationshipGraph(demoDataset());
+      const graph = relationshipGraph(demoWorkspace().dataset("sample"));
       assert.equal(await page.$$eval("#graph circle.node", (n) => n.length), graph.order);
       assert.equal(await page.$$eval("#graph line.link", (n) => n.length), graph.size);
       const box = await page.$eval("#graph", (svg) => {
@@ -667,7 +660,7 @@ Deno.test({
       });
       assert.ok(box.width > 100 && box.height > 100);
 
-      const sample = demoDataset();
+      const sample = demoWorkspace().dataset("sample");
       const rows = await page.$$eval(
         "tr.finding",
         (nodes) => nodes.map((n) => n.getAttribute("data-finding-id")),

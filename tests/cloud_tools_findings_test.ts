@@ -11,6 +11,7 @@ import assert from "node:assert/strict";
 import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { fails, type Loose } from "./helpers/in_memory.ts";
 import {
+  cursorPages,
   datasetVersion as version,
   readText,
   resourceLinks as links,
@@ -95,20 +96,13 @@ Deno.test("list_findings filters combine and fields project the briefs", async (
 Deno.test("list_findings pages with cursors; forged, malformed and stale cursors fail", async () => {
   await withDemoClient(async (client) => {
     const seen: string[] = [];
-    let cursor: string | undefined;
-    let pages = 0;
-    do {
-      const page: Loose = await result(client, "list_findings", {
-        limit: 4,
-        ...(cursor ? { cursor } : {}),
-      });
+    const pages = await cursorPages(client, "list_findings", { limit: 4 });
+    for (const page of pages) {
       assert.equal(page.offset, seen.length);
       seen.push(...page.items.map((f: Loose) => f.id));
-      cursor = page.next_cursor ?? undefined;
-      assert.equal(page.truncated, cursor !== undefined);
-      pages++;
-    } while (cursor);
-    assert.equal(pages, 3);
+      assert.equal(page.truncated, (page.next_cursor ?? undefined) !== undefined);
+    }
+    assert.equal(pages.length, 3);
     assert.deepEqual(seen, OPEN_ORDER);
 
     const first = await result(client, "list_findings", { limit: 4 });

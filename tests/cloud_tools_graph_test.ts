@@ -6,10 +6,15 @@
 
 import { deepStrictEqual, ok as truthy, strictEqual } from "node:assert/strict";
 import { XMLParser } from "fast-xml-parser";
-import type { Client } from "@modelcontextprotocol/sdk/client";
-import { connect, fails, type Loose, ok, withClient } from "./helpers/in_memory.ts";
+import { connect, fails, type Loose, withClient } from "./helpers/in_memory.ts";
 import { cloudWorkbenchWith } from "../src/cloud/workbench.ts";
-import { readTextContent, result, withDemoClient } from "./helpers/cloud_client.ts";
+import {
+  readTextContent,
+  result,
+  withDemoClient,
+  workspaceListing,
+} from "./helpers/cloud_client.ts";
+import { blastRadiusRows } from "./helpers/cloud_graph_rows.ts";
 
 const GRAPH_TOOLS = [
   "neighbors",
@@ -34,12 +39,6 @@ const GRAPH_TOOLS = [
 const PROD = "111111111111";
 const SHARED = "222222222222";
 const VENDOR = "999999999999";
-
-/** The workspace as far as tools could change it: names, versions, counts, active flag. */
-async function workspaceState(client: Client): Promise<unknown> {
-  const listing = (await ok(client, "list_datasets")).result as Loose;
-  return listing.datasets.map((d: Loose) => [d.name, d.version, d.assets, d.edges, d.active]);
-}
 
 const ids = (items: { id: string }[]): string[] => items.map((i) => i.id);
 
@@ -155,7 +154,7 @@ Deno.test("neighbors honours direction, edge types (any case), depth, caps and t
 
 Deno.test("neighbors rejects unknown refs, datasets and values out of range", async () => {
   await withDemoClient(async (client) => {
-    const before = await workspaceState(client);
+    const before = await workspaceListing(client);
     const unknown = await fails(client, "neighbors", { ref: "web-9" });
     strictEqual(unknown.code, "not_found");
     const suggested = ids(unknown.details.suggestions);
@@ -179,7 +178,7 @@ Deno.test("neighbors rejects unknown refs, datasets and values out of range", as
       "invalid_request",
     );
     strictEqual((await fails(client, "neighbors", { ref: "" })).code, "invalid_request");
-    deepStrictEqual(await workspaceState(client), before);
+    deepStrictEqual(await workspaceListing(client), before);
   });
 });
 
@@ -227,7 +226,7 @@ Deno.test("get_edges filters by internet origin, port, target, account crossing 
 
 Deno.test("get_edges rejects stale and forged cursors, bad ports and unknown relationships", async () => {
   await withDemoClient(async (client) => {
-    const before = await workspaceState(client);
+    const before = await workspaceListing(client);
     const first = await result(client, "get_edges", { source: "internet", limit: 3 });
     const stale = await fails(client, "get_edges", {
       source: "web-1",
@@ -244,7 +243,7 @@ Deno.test("get_edges rejects stale and forged cursors, bad ports and unknown rel
     strictEqual(relation.details.valid.length, 64);
     const target = await fails(client, "get_edges", { target: "orders" });
     truthy(ids(target.details.suggestions).includes("orders-db"));
-    deepStrictEqual(await workspaceState(client), before);
+    deepStrictEqual(await workspaceListing(client), before);
   });
 });
 
@@ -305,7 +304,7 @@ Deno.test("find_paths reaches orders-db from the internet through the security g
 
 Deno.test("find_paths rejects unknown ends, bad modes and depths", async () => {
   await withDemoClient(async (client) => {
-    const before = await workspaceState(client);
+    const before = await workspaceListing(client);
     const target = await fails(client, "find_paths", { source: "internet", target: "order-db" });
     strictEqual(target.code, "not_found");
     truthy(ids(target.details.suggestions).includes("orders-db"));
@@ -327,7 +326,7 @@ Deno.test("find_paths rejects unknown ends, bad modes and depths", async () => {
       (await fails(client, "find_paths", { source: "internet" })).code,
       "invalid_request",
     );
-    deepStrictEqual(await workspaceState(client), before);
+    deepStrictEqual(await workspaceListing(client), before);
   });
 });
 
@@ -361,11 +360,11 @@ Deno.test("attack_paths ranks internet routes to crown jewels by the spec score"
       10,
       1,
     ]);
-    const before = await workspaceState(client);
+    const before = await workspaceListing(client);
     strictEqual((await fails(client, "attack_paths", { target: "nowhere-db" })).code, "not_found");
     strictEqual((await fails(client, "attack_paths", { max_paths: 101 })).code, "invalid_request");
     strictEqual((await fails(client, "attack_paths", { dataset: "gone" })).code, "not_found");
-    deepStrictEqual(await workspaceState(client), before);
+    deepStrictEqual(await workspaceListing(client), before);
   });
 });
 
@@ -384,7 +383,7 @@ Deno.test("lateral_movement_paths follows identity pivots from footholds", async
       "app-role -> prod-data",
     ]);
     strictEqual(role.starting_points, 1);
-    const before = await workspaceState(client);
+    const before = await workspaceListing(client);
     strictEqual(
       (await fails(client, "lateral_movement_paths", { start: "nobody" })).code,
       "not_found",
@@ -393,7 +392,7 @@ Deno.test("lateral_movement_paths follows identity pivots from footholds", async
       (await fails(client, "lateral_movement_paths", { max_depth: 9 })).code,
       "invalid_request",
     );
-    deepStrictEqual(await workspaceState(client), before);
+    deepStrictEqual(await workspaceListing(client), before);
   });
 });
 
@@ -443,13 +442,13 @@ Deno.test("internet_exposure lists the six exposed assets with their evidence", 
       cursor: paged.next_cursor,
     });
     deepStrictEqual(ids(next.items), ["bastion", "gcp-gcs"]);
-    const before = await workspaceState(client);
+    const before = await workspaceListing(client);
     const stale = await fails(client, "internet_exposure", { limit: 2, cursor: paged.next_cursor });
     truthy(/stale cursor/i.test(stale.message));
     const type = await fails(client, "internet_exposure", { asset_types: ["BUCKETS"] });
     strictEqual(type.code, "invalid_request");
     strictEqual((await fails(client, "internet_exposure", { limit: 501 })).code, "invalid_request");
-    deepStrictEqual(await workspaceState(client), before);
+    deepStrictEqual(await workspaceListing(client), before);
   });
 });
 
@@ -492,14 +491,14 @@ Deno.test("blast_radius of kms-main: twelve dependents over three accounts; app-
     deepStrictEqual(ids(shallow.dependency.items), ["orders-db", "data-bucket"]);
     const capped = await result(client, "blast_radius", { ref: "kms-main", limit: 5 });
     deepStrictEqual([capped.dependency.items.length, capped.dependency.bounds_hit], [5, ["limit"]]);
-    const before = await workspaceState(client);
+    const before = await workspaceListing(client);
     const placeholder = await fails(client, "blast_radius", { ref: "0.0.0.0/0" });
     strictEqual(placeholder.code, "not_found");
     strictEqual(
       (await fails(client, "blast_radius", { ref: "kms-main", max_depth: 16 })).code,
       "invalid_request",
     );
-    deepStrictEqual(await workspaceState(client), before);
+    deepStrictEqual(await workspaceListing(client), before);
   });
 });
 
@@ -538,7 +537,7 @@ Deno.test("depends_on and dependents walk the dependency directions hop by hop",
       "ec2-app-profile",
     ]);
     strictEqual(down.total, 10);
-    const before = await workspaceState(client);
+    const before = await workspaceListing(client);
     strictEqual((await fails(client, "depends_on", { ref: "web-3" })).code, "not_found");
     strictEqual(
       (await fails(client, "dependents", { ref: "kms-main", limit: 0 })).code,
@@ -548,7 +547,7 @@ Deno.test("depends_on and dependents walk the dependency directions hop by hop",
       (await fails(client, "dependents", { ref: "kms-main", dataset: "x" })).code,
       "not_found",
     );
-    deepStrictEqual(await workspaceState(client), before);
+    deepStrictEqual(await workspaceListing(client), before);
   });
 });
 
@@ -596,7 +595,7 @@ Deno.test("dependency_tree nests orders-db's upstream and downstream trees", asy
     // The deepest tree (six hops) passes the published schema.
     const deep = await result(client, "dependency_tree", { ref: "kms-main", max_depth: 6 });
     truthy(deep.dependents.length > 0);
-    const before = await workspaceState(client);
+    const before = await workspaceListing(client);
     const direction = await fails(client, "dependency_tree", {
       ref: "orders-db",
       direction: "left",
@@ -606,7 +605,7 @@ Deno.test("dependency_tree nests orders-db's upstream and downstream trees", asy
       (await fails(client, "dependency_tree", { ref: "orders-db", max_depth: 7 })).code,
       "invalid_request",
     );
-    deepStrictEqual(await workspaceState(client), before);
+    deepStrictEqual(await workspaceListing(client), before);
   });
 });
 
@@ -630,12 +629,7 @@ Deno.test("shared_dependencies and largest_blast_radius rank single points of fa
     ]);
     const largest = await result(client, "largest_blast_radius", { top: 5 });
     deepStrictEqual(
-      largest.items.map((i: Loose) => [
-        i.id,
-        i.transitive_dependents,
-        i.accounts_affected,
-        i.internet_exposed_dependents,
-      ]),
+      blastRadiusRows(largest.items),
       [
         ["vpc-prod", 14, 1, 2],
         ["kms-main", 12, 3, 1],
@@ -679,7 +673,7 @@ Deno.test("cross_account_edges lists the three crossings with pair counts", asyn
       cursor: page.next_cursor,
     });
     deepStrictEqual([page.returned, rest.returned, rest.next_cursor], [2, 1, null]);
-    const before = await workspaceState(client);
+    const before = await workspaceListing(client);
     const stale = await fails(client, "cross_account_edges", {
       limit: 2,
       external_only: true,
@@ -690,7 +684,7 @@ Deno.test("cross_account_edges lists the three crossings with pair counts", asyn
       (await fails(client, "cross_account_edges", { edge_types: ["TRUST"] })).code,
       "invalid_request",
     );
-    deepStrictEqual(await workspaceState(client), before);
+    deepStrictEqual(await workspaceListing(client), before);
   });
 });
 
@@ -764,7 +758,7 @@ Deno.test("subgraph_export renders orders-db's neighbourhood in the three format
       edge_types: ["ASSUMES_ROLE"],
     });
     deepStrictEqual([typed.nodes, typed.edges], [2, 1]);
-    const before = await workspaceState(client);
+    const before = await workspaceListing(client);
     strictEqual((await fails(client, "subgraph_export", { seeds: [] })).code, "invalid_request");
     strictEqual(
       (await fails(client, "subgraph_export", { seeds: Array(51).fill("web-1") })).code,
@@ -782,7 +776,7 @@ Deno.test("subgraph_export renders orders-db's neighbourhood in the three format
       (await fails(client, "subgraph_export", { seeds: ["web-1"], depth: 5 })).code,
       "invalid_request",
     );
-    deepStrictEqual(await workspaceState(client), before);
+    deepStrictEqual(await workspaceListing(client), before);
   });
 });
 
@@ -912,7 +906,7 @@ Deno.test("graph tools report a dataset without an internet node as a bad argume
     workbenches: [cloudWorkbenchWith({ datasets: [{ name: "closed", path }] })],
   });
   try {
-    const before = await workspaceState(client);
+    const before = await workspaceListing(client);
     const error = await fails(client, "find_paths", { source: "internet", target: "b" });
     strictEqual(error.code, "invalid_request");
     truthy(error.message.includes("internet_exposure"), error.message);
@@ -923,7 +917,7 @@ Deno.test("graph tools report a dataset without an internet node as a bad argume
       mode: "directed",
     });
     strictEqual(direct.paths[0].summary, "a -> b");
-    deepStrictEqual(await workspaceState(client), before);
+    deepStrictEqual(await workspaceListing(client), before);
   } finally {
     await close();
     await Deno.remove(dir, { recursive: true });

@@ -5,27 +5,14 @@
  */
 
 import assert from "node:assert/strict";
-import { call, type Connected, fails, type Loose, ok, withClient } from "./helpers/in_memory.ts";
+import { call, fails, type Loose, withClient } from "./helpers/in_memory.ts";
 import { cloudWorkbenchWith } from "../src/cloud/workbench.ts";
-import { demoClient, result } from "./helpers/cloud_client.ts";
-
-/** Runs `body` on a fresh demo connection, then checks the workspace is as it was. */
-async function withDemo(body: (client: Connected["client"]) => Promise<void>): Promise<void> {
-  const { client, close } = await demoClient();
-  try {
-    const before = (await ok(client, "list_datasets")).result;
-    await body(client);
-    const after = (await ok(client, "list_datasets")).result;
-    assert.deepStrictEqual(after, before, "the workspace changed");
-  } finally {
-    await close();
-  }
-}
+import { cursorPages, result, withUnchangedDemo } from "./helpers/cloud_client.ts";
 
 const ids = (items: Loose[]): string[] => items.map((item) => item.id);
 
 Deno.test("find_assets matches a query on name, ARN, id or tag value, in name order", async () => {
-  await withDemo(async (client) => {
+  await withUnchangedDemo(async (client) => {
     const page = await result(client, "find_assets", { query: "WEB" });
     assert.equal(page.dataset, "sample");
     assert.deepStrictEqual(ids(page.items), [
@@ -51,7 +38,7 @@ Deno.test("find_assets matches a query on name, ARN, id or tag value, in name or
 });
 
 Deno.test("find_assets combines filters with AND", async () => {
-  await withDemo(async (client) => {
+  await withUnchangedDemo(async (client) => {
     const exposed = await result(client, "find_assets", { internet_exposed: true });
     assert.deepStrictEqual(
       ids(exposed.items),
@@ -87,7 +74,7 @@ Deno.test("find_assets combines filters with AND", async () => {
 });
 
 Deno.test("find_assets sorts by risk, findings, type and account, and reverses", async () => {
-  await withDemo(async (client) => {
+  await withUnchangedDemo(async (client) => {
     const risk = await result(client, "find_assets", { sort_by: "risk", limit: 4 });
     // CRITICAL 9.5 + 2 (exposed) ties az-nsg and sg-admin; HIGH 7.5 + 2 next.
     assert.deepStrictEqual(ids(risk.items), ["az-nsg", "sg-admin", "gcp-gcs", "logs-bucket"]);
@@ -120,7 +107,7 @@ Deno.test("find_assets sorts by risk, findings, type and account, and reverses",
 });
 
 Deno.test("find_assets projects fields with id first, and hints when nothing matches", async () => {
-  await withDemo(async (client) => {
+  await withUnchangedDemo(async (client) => {
     const page = await result(client, "find_assets", {
       query: "orders-db",
       fields: ["max_severity", "TAGS", "name"],
@@ -139,22 +126,11 @@ Deno.test("find_assets projects fields with id first, and hints when nothing mat
 });
 
 Deno.test("find_assets pages with a cursor tied to its filters", async () => {
-  await withDemo(async (client) => {
-    const seen: string[] = [];
-    let cursor: string | undefined;
-    let pages = 0;
-    do {
-      const page = await result(client, "find_assets", {
-        limit: 20,
-        ...(cursor ? { cursor } : {}),
-      });
-      seen.push(...ids(page.items));
-      assert.equal(page.offset, pages * 20);
-      cursor = page.next_cursor ?? undefined;
-      pages++;
-    } while (cursor);
-    assert.equal(pages, 3);
-    assert.equal(new Set(seen).size, 44);
+  await withUnchangedDemo(async (client) => {
+    const pages = await cursorPages(client, "find_assets", { limit: 20 });
+    pages.forEach((page, i) => assert.equal(page.offset, i * 20));
+    assert.equal(pages.length, 3);
+    assert.equal(new Set(pages.flatMap((page) => ids(page.items))).size, 44);
     const first = await result(client, "find_assets", { limit: 20 });
     const stale = await fails(client, "find_assets", {
       limit: 20,
@@ -190,7 +166,7 @@ Deno.test("find_assets pages with a cursor tied to its filters", async () => {
 });
 
 Deno.test("find_assets refuses bad input clearly", async () => {
-  await withDemo(async (client) => {
+  await withUnchangedDemo(async (client) => {
     const provider = await fails(client, "find_assets", { provider: "AWZ" });
     assert.deepStrictEqual(provider.details.close_matches, ["AWS"]);
     const type = await fails(client, "find_assets", { asset_types: ["S3_BUCKETS"] });
@@ -209,7 +185,7 @@ Deno.test("find_assets refuses bad input clearly", async () => {
 });
 
 Deno.test("get_asset reports relations, dependencies, degree, findings, and links resources", async () => {
-  await withDemo(async (client) => {
+  await withUnchangedDemo(async (client) => {
     const raw = await client.callTool({ name: "get_asset", arguments: { ref: "bastion" } });
     const asset = (raw.structuredContent as Loose).result;
     assert.equal(asset.id, "bastion");
@@ -241,7 +217,7 @@ Deno.test("get_asset reports relations, dependencies, degree, findings, and link
 });
 
 Deno.test("get_asset resolves ARNs and names, caps the edge sample, and lists open findings", async () => {
-  await withDemo(async (client) => {
+  await withUnchangedDemo(async (client) => {
     const byArn = await result(client, "get_asset", {
       ref: "arn:aws:ec2:us-east-1:111111111111:security-group/sg-0a1000000000000b3",
       max_relations: 1,
@@ -262,7 +238,7 @@ Deno.test("get_asset resolves ARNs and names, caps the edge sample, and lists op
 });
 
 Deno.test("get_asset refuses unknown refs with suggestions and out-of-range bounds", async () => {
-  await withDemo(async (client) => {
+  await withUnchangedDemo(async (client) => {
     const unknown = await fails(client, "get_asset", { ref: "web" });
     assert.equal(unknown.code, "not_found");
     assert.equal(unknown.details.dataset, "sample");
@@ -280,7 +256,7 @@ Deno.test("get_asset refuses unknown refs with suggestions and out-of-range boun
 });
 
 Deno.test("get_asset_metadata returns whole keys, sizes and missing keys", async () => {
-  await withDemo(async (client) => {
+  await withUnchangedDemo(async (client) => {
     const all = await result(client, "get_asset_metadata", { ref: "orders-db" });
     assert.deepStrictEqual(all.metadata, {
       backup_retention_period: 0,
@@ -317,7 +293,7 @@ Deno.test("get_asset_metadata returns whole keys, sizes and missing keys", async
 });
 
 Deno.test("count_assets groups by each dimension, largest first", async () => {
-  await withDemo(async (client) => {
+  await withUnchangedDemo(async (client) => {
     const provider = await result(client, "count_assets", { group_by: "provider" });
     assert.deepStrictEqual(provider.groups, [
       { key: "AWS", count: 36 },
@@ -368,7 +344,7 @@ Deno.test("count_assets groups by each dimension, largest first", async () => {
 });
 
 Deno.test("list_asset_types lists the types present with counts", async () => {
-  await withDemo(async (client) => {
+  await withUnchangedDemo(async (client) => {
     const types = await result(client, "list_asset_types");
     assert.equal(types.total_assets, 44);
     assert.equal(types.type_count, 31);
@@ -395,7 +371,7 @@ Deno.test("list_asset_types lists the types present with counts", async () => {
 });
 
 Deno.test("list_accounts lists accounts with names, external flag and counts, paginated", async () => {
-  await withDemo(async (client) => {
+  await withUnchangedDemo(async (client) => {
     const page = await result(client, "list_accounts");
     assert.equal(page.total, 5);
     assert.deepStrictEqual(page.items.map((a: Loose) => a.account_id), [
@@ -437,7 +413,7 @@ Deno.test("list_accounts lists accounts with names, external flag and counts, pa
 });
 
 Deno.test("list_regions lists regions with providers, assets and accounts", async () => {
-  await withDemo(async (client) => {
+  await withUnchangedDemo(async (client) => {
     const regions = await result(client, "list_regions");
     assert.deepStrictEqual(regions.regions, [
       { region: "us-east-1", providers: ["AWS"], assets: 26, accounts: 1 },
@@ -451,7 +427,7 @@ Deno.test("list_regions lists regions with providers, assets and accounts", asyn
 });
 
 Deno.test("list_tags lists keys with top values, or one key's values", async () => {
-  await withDemo(async (client) => {
+  await withUnchangedDemo(async (client) => {
     const tags = await result(client, "list_tags");
     assert.equal(tags.total_keys, 4);
     assert.deepStrictEqual(tags.keys.map((k: Loose) => [k.key, k.assets]), [
@@ -481,7 +457,7 @@ Deno.test("list_tags lists keys with top values, or one key's values", async () 
 });
 
 Deno.test("coverage_report counts the collector records", async () => {
-  await withDemo(async (client) => {
+  await withUnchangedDemo(async (client) => {
     const report = await result(client, "coverage_report");
     assert.equal(report.kind, "demo");
     assert.equal(report.records.length, 1);
@@ -493,7 +469,7 @@ Deno.test("coverage_report counts the collector records", async () => {
 });
 
 Deno.test("unresolved_references pages the stored linker misses", async () => {
-  await withDemo(async (client) => {
+  await withUnchangedDemo(async (client) => {
     const page = await result(client, "unresolved_references");
     assert.equal(page.total, 1);
     assert.deepStrictEqual(page.items[0], {
@@ -510,7 +486,7 @@ Deno.test("unresolved_references pages the stored linker misses", async () => {
 });
 
 Deno.test("organization_topology reads the discovery data, capped, policies on request", async () => {
-  await withDemo(async (client) => {
+  await withUnchangedDemo(async (client) => {
     const topology = await result(client, "organization_topology");
     assert.equal(topology.source, "organization_discovery");
     assert.deepStrictEqual(topology.organization, {

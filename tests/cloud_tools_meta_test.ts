@@ -6,27 +6,13 @@
  */
 
 import assert from "node:assert/strict";
-import { call, type Connected, fails, type Loose, ok, withClient } from "./helpers/in_memory.ts";
+import { call, fails, type Loose, withClient } from "./helpers/in_memory.ts";
 import { cloudWorkbenchWith } from "../src/cloud/workbench.ts";
-import { result } from "./helpers/cloud_client.ts";
+import { result, withUnchangedDemo } from "./helpers/cloud_client.ts";
 import type { PolicyVisibilityRule } from "../src/core/policy.ts";
 
-async function withDemo(
-  body: (client: Connected["client"]) => Promise<void>,
-  visibility: PolicyVisibilityRule[] = [],
-): Promise<void> {
-  await withClient({
-    workbenches: [cloudWorkbenchWith({ demo: true })],
-    policyVisibility: visibility,
-  }, async (client) => {
-    const before = (await ok(client, "list_datasets")).result;
-    await body(client);
-    assert.deepStrictEqual((await ok(client, "list_datasets")).result, before);
-  });
-}
-
 Deno.test("list_capabilities lists exactly the tools, resources, templates and prompts served", async () => {
-  await withDemo(async (client) => {
+  await withUnchangedDemo(async (client) => {
     const caps = await result(client, "list_capabilities");
     const listed = (await client.listTools()).tools;
     const offered = caps.categories.flatMap((c: Loose) => c.tools.map((t: Loose) => t.name));
@@ -94,7 +80,7 @@ Deno.test("list_capabilities lists exactly the tools, resources, templates and p
 });
 
 Deno.test("list_capabilities reports the live collectors as not available, and why", async () => {
-  await withDemo(async (client) => {
+  await withUnchangedDemo(async (client) => {
     const caps = await result(client, "list_capabilities");
     assert.deepStrictEqual(caps.not_available.map((t: Loose) => t.name), [
       "map_inventory",
@@ -123,7 +109,7 @@ Deno.test("list_capabilities reports the live collectors as not available, and w
 Deno.test("list_capabilities leaves out what the policy hides", async () => {
   const hideRestricted: PolicyVisibilityRule = (request) =>
     !(request.sensitivity === "restricted" || request.name === "drift_review");
-  await withDemo(async (client) => {
+  await withUnchangedDemo(async (client) => {
     const caps = await result(client, "list_capabilities");
     const names = caps.categories.flatMap((c: Loose) => c.tools.map((t: Loose) => t.name));
     assert.equal(names.includes("get_asset_metadata"), false);
@@ -131,11 +117,11 @@ Deno.test("list_capabilities leaves out what the policy hides", async () => {
     assert.equal(caps.tool_count, (await client.listTools()).tools.length);
     assert.equal(caps.prompts.includes("drift_review"), false);
     assert.equal(caps.prompts.length, 10);
-  }, [hideRestricted]);
+  }, { policyVisibility: [hideRestricted] });
 });
 
 Deno.test("describe_schema returns every section or one", async () => {
-  await withDemo(async (client) => {
+  await withUnchangedDemo(async (client) => {
     const all = await result(client, "describe_schema");
     assert.equal(all.section, "all");
     assert.equal(all.asset_types.count, 156);
@@ -173,7 +159,7 @@ Deno.test("describe_schema returns every section or one", async () => {
 });
 
 Deno.test("explain_asset_type explains a type and counts it in the active dataset", async () => {
-  await withDemo(async (client) => {
+  await withUnchangedDemo(async (client) => {
     const rds = await result(client, "explain_asset_type", { asset_type: "rds instance" });
     assert.deepStrictEqual(rds, {
       asset_type: "RDS_INSTANCE",
@@ -209,7 +195,7 @@ Deno.test("explain_asset_type gives null in_active_dataset with nothing loaded",
 });
 
 Deno.test("explain_edge_type explains reading, dependency and relations", async () => {
-  await withDemo(async (client) => {
+  await withUnchangedDemo(async (client) => {
     const assumes = await result(client, "explain_edge_type", { edge_type: "assumes-role" });
     assert.deepStrictEqual(assumes, {
       edge_type: "ASSUMES_ROLE",

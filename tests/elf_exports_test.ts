@@ -1,15 +1,10 @@
 import assert from "node:assert/strict";
 import { elfImage } from "../src/apps/formats/elf/image.ts";
 import { parseElf } from "../src/apps/formats/elf/parse.ts";
+import { firstFile } from "./helpers/system_files.ts";
 
 const LIBRARIES = ["/usr/lib/x86_64-linux-gnu/libc.so.6", "/usr/lib/aarch64-linux-gnu/libc.so.6"];
-const LIBC = LIBRARIES.find((path) => {
-  try {
-    return Deno.statSync(path).isFile;
-  } catch {
-    return false;
-  }
-});
+const LIBC = firstFile(LIBRARIES);
 if (!LIBC) console.log("skip elf_exports_test: no libc.so.6 under /usr/lib");
 
 Deno.test({

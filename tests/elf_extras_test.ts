@@ -41,6 +41,7 @@ import { npmFixture } from "./helpers/npm_fixtures.ts";
 import { largestSharedLibrary } from "./helpers/largest_library.ts";
 import { corruptRounds } from "./helpers/corruption.ts";
 import { mulberry32 } from "./helpers/random.ts";
+import { findLibc } from "./helpers/system_files.ts";
 
 // ---------------------------------------------------------------------------
 // Environment
@@ -86,22 +87,6 @@ async function run(program: string, args: string[]): Promise<string> {
     );
   }
   return text;
-}
-
-function findLibc(): string | null {
-  for (
-    const path of [
-      "/lib/x86_64-linux-gnu/libc.so.6",
-      "/usr/lib/x86_64-linux-gnu/libc.so.6",
-      "/lib/aarch64-linux-gnu/libc.so.6",
-      "/lib64/libc.so.6",
-      "/usr/lib/libc.so.6",
-    ]
-  ) {
-    const real = realPath(path);
-    if (real !== null) return real;
-  }
-  return null;
 }
 
 const hex = (v: bigint | number): string => `0x${v.toString(16)}`;

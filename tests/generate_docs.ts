@@ -76,17 +76,39 @@ export async function goldenTools(): Promise<Map<string, string>> {
   }
 }
 
-/** The golden files present, by tool name. */
-export async function readGoldenTools(): Promise<Map<string, string>> {
+/** The `*${extension}` files in `folder`, by name without the extension. */
+async function readGoldenFiles(folder: URL, extension: string): Promise<Map<string, string>> {
   const files = new Map<string, string>();
-  for await (const entry of Deno.readDir(GOLDEN_TOOLS)) {
-    if (!entry.isFile || !entry.name.endsWith(".json")) continue;
+  for await (const entry of Deno.readDir(folder)) {
+    if (!entry.isFile || !entry.name.endsWith(extension)) continue;
     files.set(
-      entry.name.slice(0, -".json".length),
-      await Deno.readTextFile(new URL(entry.name, GOLDEN_TOOLS)),
+      entry.name.slice(0, -extension.length),
+      await Deno.readTextFile(new URL(entry.name, folder)),
     );
   }
   return files;
+}
+
+/**
+ * Makes `folder` hold exactly `files` as `NAME${extension}`: writes each one
+ * and removes the `*${extension}` files no longer generated.
+ */
+async function writeGoldenFiles(
+  files: Map<string, string>,
+  { folder, extension }: { folder: URL; extension: string },
+): Promise<void> {
+  await Deno.mkdir(folder, { recursive: true });
+  for (const name of (await readGoldenFiles(folder, extension)).keys()) {
+    if (!files.has(name)) await Deno.remove(new URL(`${name}${extension}`, folder));
+  }
+  for (const [name, text] of files) {
+    await Deno.writeTextFile(new URL(`${name}${extension}`, folder), text);
+  }
+}
+
+/** The golden files present, by tool name. */
+export function readGoldenTools(): Promise<Map<string, string>> {
+  return readGoldenFiles(GOLDEN_TOOLS, ".json");
 }
 
 /** The generated tool catalog of a built-in workbench (beside its `tools/` folder). */
@@ -160,16 +182,8 @@ export async function goldenPrompts(): Promise<Map<string, string>> {
 }
 
 /** The golden prompt files present, by prompt name. */
-export async function readGoldenPrompts(): Promise<Map<string, string>> {
-  const files = new Map<string, string>();
-  for await (const entry of Deno.readDir(GOLDEN_PROMPTS)) {
-    if (!entry.isFile || !entry.name.endsWith(".txt")) continue;
-    files.set(
-      entry.name.slice(0, -".txt".length),
-      await Deno.readTextFile(new URL(entry.name, GOLDEN_PROMPTS)),
-    );
-  }
-  return files;
+export function readGoldenPrompts(): Promise<Map<string, string>> {
+  return readGoldenFiles(GOLDEN_PROMPTS, ".txt");
 }
 
 /** Replaces the generated block of a README text. */
@@ -183,26 +197,14 @@ export function spliceTable(readme: string, table: string): string {
 if (import.meta.main) {
   const readme = await Deno.readTextFile(README);
   await Deno.writeTextFile(README, spliceTable(readme, await toolTable()));
-  await Deno.mkdir(GOLDEN_TOOLS, { recursive: true });
   const golden = await goldenTools();
-  for (const name of (await readGoldenTools()).keys()) {
-    if (!golden.has(name)) await Deno.remove(new URL(`${name}.json`, GOLDEN_TOOLS));
-  }
-  for (const [name, text] of golden) {
-    await Deno.writeTextFile(new URL(`${name}.json`, GOLDEN_TOOLS), text);
-  }
+  await writeGoldenFiles(golden, { folder: GOLDEN_TOOLS, extension: ".json" });
   const catalogs = await toolCatalogs();
   for (const [workbench, text] of catalogs) {
     await Deno.writeTextFile(toolCatalogFile(workbench), text);
   }
-  await Deno.mkdir(GOLDEN_PROMPTS, { recursive: true });
   const prompts = await goldenPrompts();
-  for (const name of (await readGoldenPrompts()).keys()) {
-    if (!prompts.has(name)) await Deno.remove(new URL(`${name}.txt`, GOLDEN_PROMPTS));
-  }
-  for (const [name, text] of prompts) {
-    await Deno.writeTextFile(new URL(`${name}.txt`, GOLDEN_PROMPTS), text);
-  }
+  await writeGoldenFiles(prompts, { folder: GOLDEN_PROMPTS, extension: ".txt" });
   console.log(
     `wrote README.md tool tables, ${golden.size} files in tests/golden/tools/, ${prompts.size} in tests/golden/prompts/ and the tool catalogs of ${
       [...catalogs.keys()].join(", ")

@@ -11,6 +11,7 @@ import { BUILTIN_PROFILES } from "../src/core/policy/profiles.ts";
 import { Redactor } from "../src/core/policy/redaction.ts";
 import { sanitizer } from "../src/core/policy/sanitize.ts";
 import { PseudonymVault } from "../src/core/policy/vault.ts";
+import { firstFile } from "./helpers/system_files.ts";
 
 // The quiet path of the fused walk (each stage's own early-exit tests, asked before the stages)
 // must give exactly what running every stage gives: same output, same reports, same tokens.
@@ -127,14 +128,10 @@ function onPath(program: string): boolean {
 
 // A library rich in text (PEM markers, format strings, host names, versions): its symbol
 // names and its strings are the real corpus.
-const LIBRARY = ["/usr/lib/x86_64-linux-gnu/libcrypto.so.3", "/usr/lib/x86_64-linux-gnu/libc.so.6"]
-  .find((path) => {
-    try {
-      return Deno.statSync(path).isFile;
-    } catch {
-      return false;
-    }
-  });
+const LIBRARY = firstFile([
+  "/usr/lib/x86_64-linux-gnu/libcrypto.so.3",
+  "/usr/lib/x86_64-linux-gnu/libc.so.6",
+]);
 const MISSING = !onPath("nm")
   ? "nm is not installed"
   : !onPath("strings")

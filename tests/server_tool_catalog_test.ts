@@ -8,10 +8,7 @@
  */
 
 import assert from "node:assert/strict";
-import { Client } from "@modelcontextprotocol/sdk/client";
-// @ts-types="@modelcontextprotocol/sdk/inMemory"
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { type AssembledServer, assembleServer, type CreateServerOptions } from "../src/server.ts";
+import type { CreateServerOptions } from "../src/server.ts";
 import { builtinWorkbenches } from "../src/workbenches.ts";
 import { appsWorkbenchWith } from "../src/apps/workbench.ts";
 import { cloudWorkbenchWith } from "../src/cloud/workbench.ts";
@@ -26,7 +23,7 @@ import {
 } from "../src/core/tool_listing.ts";
 import type { Workbench, WorkbenchModule } from "../src/core/workbench.ts";
 import { toolCatalogFile, toolCatalogs } from "./generate_docs.ts";
-import { connect } from "./helpers/in_memory.ts";
+import { connect, type Connected } from "./helpers/in_memory.ts";
 import { notebookWorkbench } from "./fixtures/fake_workbench.ts";
 
 const WORKBENCHES = ["apps", "cloud", "privacy"];
@@ -96,24 +93,9 @@ function gated(modules: readonly WorkbenchModule[], gate: Promise<void>): Workbe
   }));
 }
 
-/** A server over `modules` and a connected SDK client (the handshake done). */
-async function session(
-  options: CreateServerOptions,
-  modules: WorkbenchModule[],
-): Promise<{ casefile: AssembledServer; client: Client; close(): Promise<void> }> {
-  const casefile = assembleServer({ logLevel: "emergency", ...options }, modules);
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await casefile.connect(serverSide);
-  const client = new Client({ name: "casefile-catalog-test", version: "0.0.0" });
-  await client.connect(clientSide);
-  return {
-    casefile,
-    client,
-    close: async () => {
-      await client.close();
-      await casefile.close();
-    },
-  };
+/** A server over `modules` and a connected SDK client (the handshake done, nothing listed). */
+function session(options: CreateServerOptions, modules: WorkbenchModule[]): Promise<Connected> {
+  return connect({ logLevel: "emergency", ...options, workbenches: modules, settle: false });
 }
 
 /** What the server offers under a start-up choice: the options and the modules' policy. */

@@ -9,6 +9,7 @@ import { Client } from "@modelcontextprotocol/sdk/client";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import {
   childEnv,
+  collectStderr,
   denoArgs,
   initializeRequest,
   type Permissions,
@@ -84,10 +85,7 @@ async function connectStdio(args: string[], permissions: Permissions): Promise<S
     env: childEnv(),
     stderr: "pipe",
   });
-  let stderr = "";
-  transport.stderr?.on("data", (chunk: Uint8Array | string) => {
-    stderr += typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk);
-  });
+  const stderr = collectStderr(transport);
   const client = new Client({ name: "casefile-stdio-tests", version: "0.0.0" });
   let closed = false;
   const close = async (): Promise<number> => {
@@ -101,12 +99,12 @@ async function connectStdio(args: string[], permissions: Permissions): Promise<S
     await client.connect(transport);
   } catch (error) {
     await close();
-    throw new Error(`connect failed: ${String(error)}; stderr:\n${stderr}`);
+    throw new Error(`connect failed: ${String(error)}; stderr:\n${stderr()}`);
   }
   return {
     client,
     transport,
-    stderr: () => stderr,
+    stderr,
     close,
     [Symbol.asyncDispose]: async () => {
       await close();

@@ -15,6 +15,9 @@
 
 import { Client } from "@modelcontextprotocol/sdk/client";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { concat } from "../helpers/archives.ts";
+import { spawnPiped } from "../helpers/programs.ts";
+import { collectStderr } from "../helpers/spawn.ts";
 
 /** Absolute path of the project's `mod.ts`. */
 export const MOD_TS: string = new URL("../../mod.ts", import.meta.url).pathname;
@@ -137,7 +140,7 @@ export class BenchServer implements AsyncDisposable {
   readonly builtMs: number = 0;
   readonly #client: Client;
   readonly #transport: StdioClientTransport;
-  #stderr = "";
+  #stderr: () => string = () => "";
 
   private constructor(client: Client, transport: StdioClientTransport, startMs: number) {
     this.#client = client;
@@ -151,13 +154,11 @@ export class BenchServer implements AsyncDisposable {
     const client = new Client({ name: "casefile-client-bench", version: "0.0.0" });
     const began = performance.now();
     const server = new BenchServer(client, transport, 0);
-    transport.stderr?.on("data", (chunk: Uint8Array | string) => {
-      server.#stderr += typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk);
-    });
+    server.#stderr = collectStderr(transport);
     try {
       await client.connect(transport);
     } catch (error) {
-      throw new Error(`the server did not start: ${error}\n${server.#stderr}`);
+      throw new Error(`the server did not start: ${error}\n${server.#stderr()}`);
     }
     (server as { startMs: number }).startMs = performance.now() - began;
     await client.listTools();
@@ -181,7 +182,7 @@ export class BenchServer implements AsyncDisposable {
 
   /** What the server wrote to stderr so far. */
   get stderr(): string {
-    return this.#stderr;
+    return this.#stderr();
   }
 
   /** Calls a tool and times it; a tool error throws with its text. */
@@ -297,17 +298,7 @@ export async function runPeer(
   const timed = options.measurePeak && await exists("/usr/bin/time");
   const argv = timed ? ["/usr/bin/time", "-f", "%M", program, ...rest] : [program, ...rest];
   const began = performance.now();
-  const child = new Deno.Command(argv[0]!, {
-    args: argv.slice(1),
-    stdin: options.stdin ? "piped" : "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  if (options.stdin) {
-    const writer = child.stdin.getWriter();
-    await writer.write(new TextEncoder().encode(options.stdin));
-    await writer.close();
-  }
+  const child = await spawnPiped(argv[0]!, argv.slice(1), { stdin: options.stdin });
   let stdoutBytes = 0;
   const kept: Uint8Array[] = [];
   const drain = (async () => {
@@ -323,22 +314,12 @@ export async function runPeer(
   const stderr = await errText;
   if (!status.success) throw new Error(`${argv.join(" ")} exited ${status.code}: ${stderr}`);
   const run: PeerRun = { ms, stdoutBytes };
-  if (options.captureStdout) run.stdout = new TextDecoder().decode(concatBytes(kept));
+  if (options.captureStdout) run.stdout = new TextDecoder().decode(concat(kept));
   if (timed) {
     const kb = Number(stderr.trim().split("\n").at(-1));
     if (Number.isFinite(kb)) run.peak = kb * 1024;
   }
   return run;
-}
-
-function concatBytes(chunks: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -5,15 +5,15 @@
  * @module
  */
 
-import { largestSharedLibrary } from "../helpers/largest_library.ts";
+import {
+  largestSharedLibrary,
+  type LibraryFile,
+  sharedLibraryFiles,
+} from "../helpers/largest_library.ts";
+import type { BenchContext } from "./harness.ts";
 
 /** A library picked for a bench, with its size. */
-export interface BenchLibrary {
-  /** Real path of the file. */
-  path: string;
-  /** Size in bytes. */
-  size: number;
-}
+export type BenchLibrary = LibraryFile;
 
 const SEARCHED = ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib"];
 
@@ -30,26 +30,9 @@ export function largeLibrary(): BenchLibrary {
  */
 export function libraryNear(bytes: number): BenchLibrary | null {
   let best: BenchLibrary | null = null;
-  for (const directory of SEARCHED) {
-    let entries: Deno.DirEntry[];
-    try {
-      entries = [...Deno.readDirSync(directory)];
-    } catch {
-      continue;
-    }
-    for (const entry of entries) {
-      if (!entry.name.includes(".so")) continue;
-      try {
-        const path = Deno.realPathSync(`${directory}/${entry.name}`);
-        const { size, isFile } = Deno.statSync(path);
-        if (!isFile) continue;
-        if (!best || Math.abs(Math.log(size / bytes)) < Math.abs(Math.log(best.size / bytes))) {
-          best = { path, size };
-        }
-      } catch {
-        // unreadable: skip
-      }
-    }
+  for (const library of sharedLibraryFiles(SEARCHED)) {
+    const distance = Math.abs(Math.log(library.size / bytes));
+    if (!best || distance < Math.abs(Math.log(best.size / bytes))) best = library;
   }
   return best;
 }
@@ -60,6 +43,19 @@ export function libraryFor(size: "small" | "medium" | "large"): BenchLibrary {
   const found = libraryNear(size === "small" ? 1 << 20 : 10 << 20);
   if (!found) throw new Error(`no ${size} shared library was found under /usr/lib`);
   return found;
+}
+
+/** A bench's library, with its file name. */
+export interface NamedBenchLibrary extends BenchLibrary {
+  /** The file's name (the last part of its path). */
+  name: string;
+}
+
+/** The library for the bench's `--size`, logged with its size. */
+export function benchLibrary(ctx: Pick<BenchContext, "size" | "log">): NamedBenchLibrary {
+  const library = libraryFor(ctx.size);
+  ctx.log(`${library.path} (${mib(library.size)})`);
+  return { ...library, name: library.path.split("/").pop()! };
 }
 
 /** `/usr/lib` and `/lib` style root covering `path` (its directory). */

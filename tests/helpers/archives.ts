@@ -6,6 +6,11 @@
 
 import { createHash } from "node:crypto";
 import { crc32, deflateRawSync } from "node:zlib";
+import { concat } from "../../src/apps/artifacts/chunk_source.ts";
+import { spawnPiped } from "./programs.ts";
+
+/** Concatenates byte arrays (the artifact reader's own helper; one part is returned as is). */
+export { concat };
 
 /** Runs a program; returns stdout bytes, throws with stderr on failure. */
 export async function runBytes(
@@ -13,19 +18,7 @@ export async function runBytes(
   args: string[],
   options: { cwd?: string; stdin?: Uint8Array } = {},
 ): Promise<Uint8Array> {
-  const child = new Deno.Command(program, {
-    args,
-    cwd: options.cwd,
-    stdin: options.stdin ? "piped" : "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  if (options.stdin) {
-    const writer = child.stdin.getWriter();
-    await writer.write(options.stdin);
-    await writer.close();
-  }
-  const out = await child.output();
+  const out = await (await spawnPiped(program, args, options)).output();
   if (!out.success) {
     throw new Error(`${program} ${args.join(" ")} failed: ${new TextDecoder().decode(out.stderr)}`);
   }
@@ -46,21 +39,9 @@ export async function sh(script: string, cwd: string): Promise<string> {
   return await runText("sh", ["-c", script], { cwd });
 }
 
-/** Concatenates a stream's bytes. */
+/** Concatenates a stream's bytes into a fresh array. */
 export async function collect(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  for await (const chunk of stream) {
-    parts.push(chunk);
-    total += chunk.byteLength;
-  }
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.byteLength;
-  }
-  return out;
+  return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
 /** SHA-256 of bytes, hex. */
@@ -339,17 +320,6 @@ export function paxPayload(records: [string, Uint8Array | string][]): Uint8Array
   return concat(parts);
 }
 
-/** Concatenates byte arrays. */
-export function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.byteLength;
-  }
-  return out;
-}
-
 /** Two end-of-archive blocks. */
 export const TAR_END: Uint8Array = new Uint8Array(1024);
 
@@ -374,6 +344,79 @@ export interface ZipSpec {
   shareLocalWith?: number;
 }
 
+/** What one entry's zip headers declare (see {@link zipLocalHeader}, {@link zipCentralHeader}). */
+export interface ZipEntryHeader {
+  /** The name as written. */
+  name: Uint8Array;
+  /** Flags (bit 11 = UTF-8, bit 0 = encrypted). @default 0 */
+  flags?: number;
+  /** 0 stored, 8 deflated. @default 0 */
+  method?: number;
+  crc: number;
+  compressedSize: number;
+  uncompressedSize: number;
+  /** Unix mode for the central record's external attributes (host Unix). */
+  unixMode?: number;
+  /** Where the central record says the local header is. @default 0 */
+  localOffset?: number;
+}
+
+/** A zip local file header (version 2.0, a fixed DOS date), the name after it. */
+export function zipLocalHeader(entry: ZipEntryHeader): Uint8Array {
+  const local = new Uint8Array(30 + entry.name.byteLength);
+  const v = new DataView(local.buffer);
+  v.setUint32(0, 0x04034b50, true);
+  v.setUint16(4, 20, true);
+  v.setUint16(6, entry.flags ?? 0, true);
+  v.setUint16(8, entry.method ?? 0, true);
+  v.setUint16(10, 0, true);
+  v.setUint16(12, 0x5821, true);
+  v.setUint32(14, entry.crc, true);
+  v.setUint32(18, entry.compressedSize, true);
+  v.setUint32(22, entry.uncompressedSize, true);
+  v.setUint16(26, entry.name.byteLength, true);
+  local.set(entry.name, 30);
+  return local;
+}
+
+/** A zip central directory record (made by MS-DOS, or Unix with `unixMode`), the name after it. */
+export function zipCentralHeader(entry: ZipEntryHeader): Uint8Array {
+  const central = new Uint8Array(46 + entry.name.byteLength);
+  const c = new DataView(central.buffer);
+  c.setUint32(0, 0x02014b50, true);
+  c.setUint16(4, entry.unixMode !== undefined ? 0x0314 : 0x0014, true);
+  c.setUint16(6, 20, true);
+  c.setUint16(8, entry.flags ?? 0, true);
+  c.setUint16(10, entry.method ?? 0, true);
+  c.setUint16(14, 0x5821, true);
+  c.setUint32(16, entry.crc, true);
+  c.setUint32(20, entry.compressedSize, true);
+  c.setUint32(24, entry.uncompressedSize, true);
+  c.setUint16(28, entry.name.byteLength, true);
+  c.setUint32(38, entry.unixMode !== undefined ? (entry.unixMode << 16) >>> 0 : 0, true);
+  c.setUint32(42, entry.localOffset ?? 0, true);
+  central.set(entry.name, 46);
+  return central;
+}
+
+/** The end-of-central-directory record of a zip (no zip64). */
+export function zipEndRecord(
+  entries: number,
+  directory: { size: number; offset: number; comment?: string },
+): Uint8Array {
+  const comment = new TextEncoder().encode(directory.comment ?? "");
+  const end = new Uint8Array(22 + comment.byteLength);
+  const e = new DataView(end.buffer);
+  e.setUint32(0, 0x06054b50, true);
+  e.setUint16(8, entries, true);
+  e.setUint16(10, entries, true);
+  e.setUint32(12, directory.size, true);
+  e.setUint32(16, directory.offset, true);
+  e.setUint16(20, comment.byteLength, true);
+  end.set(comment, 22);
+  return end;
+}
+
 /** A zip archive (local headers, data, central directory, end record) from specs. */
 export function zipArchive(
   specs: ZipSpec[],
@@ -387,60 +430,33 @@ export function zipArchive(
     const name = typeof spec.name === "string" ? new TextEncoder().encode(spec.name) : spec.name;
     const method = spec.method ?? 0;
     const stored = method === 8 ? deflateRawSync(spec.data) : spec.data;
-    const crc = spec.declaredCrc ?? (crc32(spec.data) >>> 0);
-    const usize = spec.declaredUncompressed ?? spec.data.byteLength;
-    const flags = spec.flags ?? 0;
+    const header = {
+      name,
+      flags: spec.flags ?? 0,
+      method,
+      crc: spec.declaredCrc ?? (crc32(spec.data) >>> 0),
+      compressedSize: stored.byteLength,
+      uncompressedSize: spec.declaredUncompressed ?? spec.data.byteLength,
+    };
     let localOffset = offset;
     if (spec.shareLocalWith !== undefined) {
       localOffset = offsets[spec.shareLocalWith]!;
     } else {
       const localName = spec.localName ? new TextEncoder().encode(spec.localName) : name;
-      const local = new Uint8Array(30 + localName.byteLength);
-      const v = new DataView(local.buffer);
-      v.setUint32(0, 0x04034b50, true);
-      v.setUint16(4, 20, true);
-      v.setUint16(6, flags, true);
-      v.setUint16(8, method, true);
-      v.setUint16(10, 0, true);
-      v.setUint16(12, 0x5821, true);
-      v.setUint32(14, crc, true);
-      v.setUint32(18, stored.byteLength, true);
-      v.setUint32(22, usize, true);
-      v.setUint16(26, localName.byteLength, true);
-      local.set(localName, 30);
+      const local = zipLocalHeader({ ...header, name: localName });
       locals.push(local, stored);
       offset += local.byteLength + stored.byteLength;
     }
     offsets[index] = localOffset;
-    const central = new Uint8Array(46 + name.byteLength);
-    const c = new DataView(central.buffer);
-    c.setUint32(0, 0x02014b50, true);
-    c.setUint16(4, spec.unixMode !== undefined ? 0x0314 : 0x0014, true);
-    c.setUint16(6, 20, true);
-    c.setUint16(8, flags, true);
-    c.setUint16(10, method, true);
-    c.setUint16(14, 0x5821, true);
-    c.setUint32(16, crc, true);
-    c.setUint32(20, stored.byteLength, true);
-    c.setUint32(24, usize, true);
-    c.setUint16(28, name.byteLength, true);
-    c.setUint32(38, spec.unixMode !== undefined ? (spec.unixMode << 16) >>> 0 : 0, true);
-    c.setUint32(42, localOffset, true);
-    central.set(name, 46);
-    centrals.push(central);
+    const unixMode = spec.unixMode !== undefined ? { unixMode: spec.unixMode } : {};
+    centrals.push(zipCentralHeader({ ...header, ...unixMode, localOffset }));
   }
   const directory = concat(centrals);
-  const comment = new TextEncoder().encode(options.comment ?? "");
-  const end = new Uint8Array(22 + comment.byteLength);
-  const e = new DataView(end.buffer);
-  e.setUint32(0, 0x06054b50, true);
-  const count = options.declaredEntries ?? specs.length;
-  e.setUint16(8, count, true);
-  e.setUint16(10, count, true);
-  e.setUint32(12, directory.byteLength, true);
-  e.setUint32(16, offset, true);
-  e.setUint16(20, comment.byteLength, true);
-  end.set(comment, 22);
+  const end = zipEndRecord(options.declaredEntries ?? specs.length, {
+    size: directory.byteLength,
+    offset,
+    comment: options.comment ?? "",
+  });
   return concat([...locals, directory, end]);
 }
 

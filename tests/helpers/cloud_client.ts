@@ -5,9 +5,11 @@
  * @module
  */
 
+import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/sdk/client";
-import { connect, type Connected, type Loose, ok } from "./in_memory.ts";
+import { connect, type Connected, type Loose, ok, withClient } from "./in_memory.ts";
 import { cloudWorkbenchWith } from "../../src/cloud/workbench.ts";
+import type { CreateServerOptions } from "../../src/server.ts";
 
 /** A fresh server with the demo estate (`sample` active, `after`) and its client. */
 export async function demoClient(): Promise<Connected> {
@@ -24,6 +26,29 @@ export async function withDemoClient(body: (client: Client) => Promise<void>): P
   }
 }
 
+/** The workspace as `list_datasets` shows it: what a tool that changes it would change. */
+export async function workspaceListing(client: Client): Promise<Loose> {
+  return (await ok(client, "list_datasets")).result;
+}
+
+/**
+ * Runs `body` with the client of a fresh demo server (with `options`), then
+ * asserts the workspace is as it was before, and closes both.
+ */
+export async function withUnchangedDemo(
+  body: (client: Client) => Promise<void>,
+  options: CreateServerOptions = {},
+): Promise<void> {
+  await withClient(
+    { ...options, workbenches: [cloudWorkbenchWith({ demo: true })] },
+    async (client) => {
+      const before = await workspaceListing(client);
+      await body(client);
+      assert.deepStrictEqual(await workspaceListing(client), before, "the workspace changed");
+    },
+  );
+}
+
 /** The `result` of a tool call that must succeed. */
 export async function result(
   client: Client,
@@ -31,6 +56,30 @@ export async function result(
   args: Record<string, unknown> = {},
 ): Promise<Loose> {
   return (await ok(client, name, args)).result;
+}
+
+/** How many pages {@link cursorPages} follows before it gives up. */
+const MAX_PAGES = 20;
+
+/**
+ * Every page (`result`) of a cursor-paged tool, first to last: each call
+ * after the first passes the previous page's `next_cursor` with `args`.
+ * Throws when a cursor is still offered after 20 pages.
+ */
+export async function cursorPages(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<Loose[]> {
+  const pages: Loose[] = [];
+  let cursor: string | undefined;
+  do {
+    if (pages.length === MAX_PAGES) throw new Error(`${name} still pages after ${MAX_PAGES} pages`);
+    const page = await result(client, name, { ...args, ...(cursor ? { cursor } : {}) });
+    pages.push(page);
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor !== undefined);
+  return pages;
 }
 
 /** A dataset's current version, read through `dataset_summary`. */

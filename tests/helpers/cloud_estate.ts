@@ -8,6 +8,8 @@ import type { AssetType, EdgeType, RelationType, Severity } from "../../src/clou
 import type { Asset, DatasetRecords, Edge, Finding } from "../../src/cloud/model/records.ts";
 import { emptyRecords } from "../../src/cloud/model/records.ts";
 import type { DatasetView } from "../../src/cloud/model/view.ts";
+import { loadDemo } from "../../src/cloud/demo/load_demo.ts";
+import { Workspace } from "../../src/cloud/workspace/workspace.ts";
 
 /** An asset with defaults (AWS, us-east-1, account 111111111111, not exposed). */
 export function asset(
@@ -316,4 +318,11 @@ export function smallEstate(): DatasetRecords {
     }),
   ];
   return records;
+}
+
+/** A fresh workspace holding the demo datasets (`sample` active, `after`). */
+export function demoWorkspace(): Workspace {
+  const workspace = new Workspace();
+  loadDemo(workspace);
+  return workspace;
 }

@@ -6,6 +6,8 @@
  * @module
  */
 
+import assert from "node:assert/strict";
+
 /** Options of {@link corruptRounds}. */
 export interface CorruptionOptions {
   /** The seeded random source, returning numbers in [0, 1). */
@@ -62,4 +64,47 @@ export function corruptRounds(
     });
     bytes.set(saved, at);
   }
+}
+
+/** Options of {@link tallyCorruptions}. */
+export interface TallyOptions<R, E extends Error> {
+  /** The seeded random source, returning numbers in [0, 1). */
+  random: () => number;
+  /** Parses the damaged bytes; returns the reader's own error instead of throwing it. */
+  parse: (label: string) => R;
+  /** The reader's own error class: a result of it counts as a refusal. */
+  refusal: abstract new (...args: never[]) => E;
+  /** The warnings of a result that is not a refusal (called once per such result). */
+  warnings: (result: Exclude<R, E>) => readonly string[];
+}
+
+/** How the rounds of {@link tallyCorruptions} came out. */
+export interface CorruptionTally {
+  /** Rounds the reader refused with its own error. */
+  thrown: number;
+  /** Rounds it read on, with warnings. */
+  warned: number;
+}
+
+/**
+ * Runs {@link corruptRounds} (300 rounds) with `parse` as the check and counts
+ * the refusals and the results with warnings; asserts that both outcomes
+ * occurred, so the corruptions reached the reader's checks.
+ */
+export function tallyCorruptions<R, E extends Error>(
+  bytes: Uint8Array,
+  regions: readonly [number, number][],
+  options: TallyOptions<R, E>,
+): CorruptionTally {
+  const tally = { thrown: 0, warned: 0 };
+  corruptRounds(bytes, regions, {
+    random: options.random,
+    check: ({ label }) => {
+      const result = options.parse(label);
+      if (result instanceof options.refusal) tally.thrown++;
+      else if (options.warnings(result as Exclude<R, E>).length > 0) tally.warned++;
+    },
+  });
+  assert.ok(tally.thrown > 0 && tally.warned > 0, "the corruptions should exercise both outcomes");
+  return tally;
 }

@@ -23,21 +23,34 @@ export interface Connected {
   close(): Promise<void>;
 }
 
+/** Options of {@link connect} besides the server's own. */
+export interface ConnectOptions {
+  /** The workbenches. @default the built-in ones for these options */
+  workbenches?: WorkbenchModule[];
+  /**
+   * Return only once the client listed the tools and the workbenches are
+   * built; `false` returns right after the handshake. @default true
+   */
+  settle?: boolean;
+}
+
 /** Connects a fresh server (with `options`) to a fresh client. */
 export async function connect(
-  options: CreateServerOptions & { workbenches?: WorkbenchModule[] } = {},
+  options: CreateServerOptions & ConnectOptions = {},
   clientOptions: ConstructorParameters<typeof Client>[1] = {},
 ): Promise<Connected> {
-  const { workbenches, ...serverOptions } = options;
+  const { workbenches, settle = true, ...serverOptions } = options;
   const casefile = assembleServer(serverOptions, workbenches ?? builtinWorkbenches(options));
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await casefile.connect(serverSide);
   const client = new Client({ name: "casefile-test", version: "1.0.0" }, clientOptions);
   await client.connect(clientSide);
-  // Listing caches each tool's output schema: the client then checks every result against it.
-  await client.listTools();
-  // That listing may come from the generated catalogs: tests see the workbenches built.
-  await casefile.ready();
+  if (settle) {
+    // Listing caches each tool's output schema: the client then checks every result against it.
+    await client.listTools();
+    // That listing may come from the generated catalogs: tests see the workbenches built.
+    await casefile.ready();
+  }
   return {
     client,
     casefile,

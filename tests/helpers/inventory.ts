@@ -4,6 +4,7 @@
  * collection following its own next_offset.
  */
 
+import { basename, join } from "node:path";
 import { type Loose, ok } from "./in_memory.ts";
 
 /** Every page of one inventory, merged. */
@@ -75,4 +76,26 @@ export async function compareOpened(
     limit: 500,
   });
   return { left, right, compared };
+}
+
+/** What {@link inventoryTarballCopy} returns. */
+export interface InventoriedTarball {
+  /** The copy's path. */
+  path: string;
+  /** The gzip's inner tar (the copy's name, `.tgz` made `.tar`): its members' path prefix. */
+  stream: string;
+  inventory: FullInventory;
+}
+
+/** Copies the `.tgz` at `source` into the session's `dir`, opens the copy and fully inventories it. */
+export async function inventoryTarballCopy(
+  session: { client: Loose; dir: string },
+  source: string,
+): Promise<InventoriedTarball> {
+  const { client, dir } = session;
+  const path = join(dir, basename(source));
+  await Deno.copyFile(source, path);
+  await ok(client, "open_binary", { path });
+  const inventory = await inventoryAll(client);
+  return { path, stream: basename(path).replace(/\.tgz$/, ".tar"), inventory };
 }

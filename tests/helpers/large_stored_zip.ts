@@ -11,7 +11,7 @@
 
 import { createHash } from "node:crypto";
 import { crc32 } from "node:zlib";
-import { tarHeader } from "./archives.ts";
+import { tarHeader, zipCentralHeader, zipEndRecord, zipLocalHeader } from "./archives.ts";
 
 const CHUNK = 1 << 20;
 
@@ -25,14 +25,6 @@ export interface StoredZip {
   pieces(): Generator<Uint8Array>;
 }
 
-function u16(view: DataView, at: number, value: number): void {
-  view.setUint16(at, value, true);
-}
-
-function u32(view: DataView, at: number, value: number): void {
-  view.setUint32(at, value >>> 0, true);
-}
-
 /** A stored zip whose one entry, `zeros.bin`, is `dataBytes` zeros (under 4 GiB: no zip64). */
 export function storedZipOfZeros(dataBytes: number): StoredZip {
   const name = new TextEncoder().encode("zeros.bin");
@@ -41,32 +33,10 @@ export function storedZipOfZeros(dataBytes: number): StoredZip {
   for (let left = dataBytes; left > 0; left -= CHUNK) {
     crc = crc32(left >= CHUNK ? zeros : zeros.subarray(0, left), crc);
   }
-  const local = new Uint8Array(30 + name.length);
-  const l = new DataView(local.buffer);
-  u32(l, 0, 0x04034b50);
-  u16(l, 4, 20);
-  u32(l, 14, crc);
-  u32(l, 18, dataBytes);
-  u32(l, 22, dataBytes);
-  u16(l, 26, name.length);
-  local.set(name, 30);
-  const central = new Uint8Array(46 + name.length);
-  const c = new DataView(central.buffer);
-  u32(c, 0, 0x02014b50);
-  u16(c, 4, 20);
-  u16(c, 6, 20);
-  u32(c, 16, crc);
-  u32(c, 20, dataBytes);
-  u32(c, 24, dataBytes);
-  u16(c, 28, name.length);
-  central.set(name, 46);
-  const end = new Uint8Array(22);
-  const e = new DataView(end.buffer);
-  u32(e, 0, 0x06054b50);
-  u16(e, 8, 1);
-  u16(e, 10, 1);
-  u32(e, 12, central.length);
-  u32(e, 16, local.length + dataBytes);
+  const header = { name, crc, compressedSize: dataBytes, uncompressedSize: dataBytes };
+  const local = zipLocalHeader(header);
+  const central = zipCentralHeader(header);
+  const end = zipEndRecord(1, { size: central.length, offset: local.length + dataBytes });
   const pieces = function* (): Generator<Uint8Array> {
     yield local;
     for (let left = dataBytes; left > 0; left -= CHUNK) {

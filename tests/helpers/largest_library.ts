@@ -4,10 +4,22 @@ import { isElf, parseElf } from "../../src/apps/formats/elf/parse.ts";
 
 const DIRECTORIES = ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib", "/lib"];
 
-/** The path of the largest `.so` whose dynamic symbols include functions, or null. */
-export function largestSharedLibrary(): string | null {
-  const candidates: { path: string; size: number }[] = [];
-  for (const directory of DIRECTORIES) {
+/** A shared-library file: its real path and its size. */
+export interface LibraryFile {
+  /** Real path of the file. */
+  path: string;
+  /** Size in bytes. */
+  size: number;
+}
+
+/**
+ * The regular files with `.so` in their names directly in `directories`
+ * (unreadable ones skipped), by real path: a file reached through links
+ * appears once per name.
+ */
+export function sharedLibraryFiles(directories: readonly string[] = DIRECTORIES): LibraryFile[] {
+  const files: LibraryFile[] = [];
+  for (const directory of directories) {
     let entries: Iterable<Deno.DirEntry>;
     try {
       entries = Deno.readDirSync(directory);
@@ -19,12 +31,18 @@ export function largestSharedLibrary(): string | null {
       const path = `${directory}/${entry.name}`;
       try {
         const info = Deno.statSync(path);
-        if (info.isFile) candidates.push({ path: Deno.realPathSync(path), size: info.size });
+        if (info.isFile) files.push({ path: Deno.realPathSync(path), size: info.size });
       } catch {
         // unreadable: skip
       }
     }
   }
+  return files;
+}
+
+/** The path of the largest `.so` whose dynamic symbols include functions, or null. */
+export function largestSharedLibrary(): string | null {
+  const candidates = sharedLibraryFiles();
   candidates.sort((a, b) => b.size - a.size);
   const seen = new Set<string>();
   for (const { path } of candidates) {

@@ -27,24 +27,39 @@ export interface ProgramRun {
   stderr: string;
 }
 
-/** Runs a program, writing `stdin` to it when given; never throws on a failing exit code. */
-export async function runProgram(
+/**
+ * Spawns a program with stdout and stderr piped; writes `stdin` to it when
+ * given (text as UTF-8), then closes its input.
+ */
+export async function spawnPiped(
   program: string,
   args: string[],
-  options: { stdin?: string } = {},
-): Promise<ProgramRun> {
+  options: { cwd?: string; stdin?: string | Uint8Array } = {},
+): Promise<Deno.ChildProcess> {
   const child = new Deno.Command(program, {
     args,
+    cwd: options.cwd,
     stdin: options.stdin === undefined ? "null" : "piped",
     stdout: "piped",
     stderr: "piped",
   }).spawn();
   if (options.stdin !== undefined) {
     const writer = child.stdin.getWriter();
-    await writer.write(new TextEncoder().encode(options.stdin));
+    await writer.write(
+      typeof options.stdin === "string" ? new TextEncoder().encode(options.stdin) : options.stdin,
+    );
     await writer.close();
   }
-  const out = await child.output();
+  return child;
+}
+
+/** Runs a program, writing `stdin` to it when given; never throws on a failing exit code. */
+export async function runProgram(
+  program: string,
+  args: string[],
+  options: { stdin?: string } = {},
+): Promise<ProgramRun> {
+  const out = await (await spawnPiped(program, args, options)).output();
   const decoder = new TextDecoder();
   return { code: out.code, stdout: decoder.decode(out.stdout), stderr: decoder.decode(out.stderr) };
 }

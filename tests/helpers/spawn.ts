@@ -7,6 +7,8 @@
  * @module
  */
 
+import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+
 /** Absolute path of the project's `mod.ts`. */
 export const MOD_TS: string = new URL("../../mod.ts", import.meta.url).pathname;
 /** Absolute path of the project's `deno.json`. */
@@ -57,6 +59,18 @@ export function childEnv(extra: Record<string, string> = {}): Record<string, str
     Object.entries(Deno.env.toObject()).filter(([name]) => !name.startsWith("CASEFILE_")),
   );
   return { ...env, ...extra };
+}
+
+/**
+ * Keeps what the server behind `transport` (made with `stderr: "pipe"`)
+ * writes to stderr; returns a function giving all of it so far, as text.
+ */
+export function collectStderr(transport: StdioClientTransport): () => string {
+  let text = "";
+  transport.stderr?.on("data", (chunk: Uint8Array | string) => {
+    text += typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk);
+  });
+  return () => text;
 }
 
 /** Rejects with a readable message if `promise` does not settle within `ms`. */

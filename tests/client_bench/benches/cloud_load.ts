@@ -19,17 +19,7 @@
  * @module
  */
 
-import {
-  generateAuthorization,
-  generateOcsf,
-  generateState,
-  writeAsffReport,
-  writeAwsDump,
-  writeCheckovReport,
-  writeScoutSuiteScript,
-  writeTerraformPlan,
-  writeTrivyReport,
-} from "../../helpers/cloud_import_generators.ts";
+import { IMPORT_INPUTS, scaledCount } from "../../helpers/import_bench.ts";
 import {
   type BenchContext,
   BenchServer,
@@ -40,130 +30,7 @@ import {
   structured,
 } from "../harness.ts";
 
-interface LoadKind {
-  /** Bench label. */
-  label: string;
-  /** The kind `load_dataset` must report (the summary's `kind`). */
-  kind: string;
-  /** File or directory name under the temp dir. */
-  name: string;
-  /** What the generator writes at scale 1. */
-  what: (scale: number) => string;
-  /** Writes the input; returns its bytes. */
-  write: (path: string, scale: number) => Promise<number>;
-  /** The jq command over the same bytes. */
-  jq: (path: string) => Promise<string[]>;
-}
-
 const SCALES = { small: 0.05, medium: 0.25, large: 1 } as const;
-const n = (count: number, scale: number): number => Math.max(1, Math.round(count * scale));
-
-async function jsonFiles(root: string): Promise<string[]> {
-  const out: string[] = [];
-  for await (const entry of Deno.readDir(root)) {
-    const path = `${root}/${entry.name}`;
-    if (entry.isDirectory) out.push(...await jsonFiles(path));
-    else if (entry.name.endsWith(".json")) out.push(path);
-  }
-  return out.sort();
-}
-
-async function size(path: string): Promise<number> {
-  const info = await Deno.stat(path);
-  if (!info.isDirectory) return info.size;
-  let total = 0;
-  for (const file of await jsonFiles(path)) total += (await Deno.stat(file)).size;
-  return total;
-}
-
-/** `jq . FILE… > /dev/null`, through `sh` so the output goes where the issue's command sends it. */
-const jqToNull = (...files: string[]): string[] => [
-  "sh",
-  "-c",
-  'jq . "$@" > /dev/null',
-  "sh",
-  ...files,
-];
-const plainJq = (path: string): Promise<string[]> => Promise.resolve(jqToNull(path));
-
-/** The input kinds, in report order. */
-const KINDS: LoadKind[] = [
-  {
-    label: "terraform-state",
-    kind: "terraform",
-    name: "bench.tfstate",
-    what: (s) => `${n(100_000, s)} resources`,
-    write: (path, s) => generateState(path, n(100_000, s)),
-    jq: plainJq,
-  },
-  {
-    label: "terraform-plan",
-    kind: "terraform-plan",
-    name: "plan.json",
-    what: (s) => `${n(850, s)} copies of a 55-resource plan`,
-    write: (path, s) => writeTerraformPlan(path, n(850, s)),
-    jq: plainJq,
-  },
-  {
-    label: "aws-api-dump",
-    kind: "aws-api",
-    name: "bench-account",
-    what: (s) => `4 regions × ${n(2_500, s)} instances`,
-    write: async (path, s) => {
-      await writeAwsDump(path, { instancesPerRegion: n(2_500, s) });
-      return await size(path);
-    },
-    jq: async (path) => jqToNull(...await jsonFiles(path)),
-  },
-  {
-    label: "iam-authorization",
-    kind: "iam-authorization-details",
-    name: "bench.authz.json",
-    what: (s) => `${n(60_000, s)} roles`,
-    write: (path, s) => generateAuthorization(path, n(60_000, s)),
-    jq: plainJq,
-  },
-  {
-    label: "prowler-asff",
-    kind: "prowler-asff",
-    name: "prowler-output.asff.json",
-    what: (s) => `${n(50_000, s)} findings`,
-    write: (path, s) => writeAsffReport(path, n(50_000, s)),
-    jq: plainJq,
-  },
-  {
-    label: "prowler-ocsf (JSON Lines)",
-    kind: "prowler-ocsf",
-    name: "bench.ocsf.jsonl",
-    what: (s) => `${n(25_000, s)} findings`,
-    write: (path, s) => generateOcsf(path, n(25_000, s)),
-    jq: plainJq,
-  },
-  {
-    label: "checkov",
-    kind: "checkov",
-    name: "results_json.json",
-    what: (s) => `${n(100_000, s)} checks`,
-    write: (path, s) => writeCheckovReport(path, n(100_000, s)),
-    jq: plainJq,
-  },
-  {
-    label: "trivy",
-    kind: "trivy",
-    name: "trivy.json",
-    what: (s) => `${n(80_000, s)} vulnerabilities`,
-    write: (path, s) => writeTrivyReport(path, n(80_000, s)),
-    jq: plainJq,
-  },
-  {
-    label: "scoutsuite",
-    kind: "scoutsuite",
-    name: "scoutsuite_results_aws-bench.js",
-    what: (s) => `${n(120_000, s)} security groups`,
-    write: (path, s) => writeScoutSuiteScript(path, n(120_000, s)),
-    jq: (path) => Promise.resolve(["sh", "-c", 'tail -n +2 "$1" | jq . > /dev/null', "sh", path]),
-  },
-];
 
 const MiB = 2 ** 20;
 
@@ -172,16 +39,20 @@ export default async function cloudLoad(ctx: BenchContext): Promise<void> {
   const hasJq = await onPath("jq");
   if (!hasJq) ctx.log("jq is not installed: the peer column is left out");
   const only = Deno.env.get("CLOUD_LOAD_KINDS")?.split(",").map((k) => k.trim());
-  const kinds = only ? KINDS.filter((k) => only.includes(k.label) || only.includes(k.kind)) : KINDS;
+  const kinds = only
+    ? IMPORT_INPUTS.filter((k) => only.includes(k.label) || only.includes(k.kind))
+    : IMPORT_INPUTS;
   const scale = Number(Deno.env.get("CLOUD_LOAD_SCALE") ?? SCALES[ctx.size]);
   if (!(scale > 0)) throw new Error("CLOUD_LOAD_SCALE takes a positive number");
   for (const kind of kinds) {
     const dir = await Deno.makeTempDir({ dir: ctx.tempDir, prefix: "load-" });
     const path = `${dir}/${kind.name}`;
     const began = performance.now();
-    const bytes = await kind.write(path, scale);
+    const count = scaledCount(kind.count, scale);
+    const what = kind.what(count);
+    const bytes = await kind.write(path, count);
     ctx.log(
-      `${kind.label}: ${kind.what(scale)}, ${(bytes / MiB).toFixed(1)} MiB written in ${
+      `${kind.label}: ${what}, ${(bytes / MiB).toFixed(1)} MiB written in ${
         ((performance.now() - began) / 1000).toFixed(1)
       } s`,
     );
@@ -235,7 +106,7 @@ export default async function cloudLoad(ctx: BenchContext): Promise<void> {
     ctx.figure({
       label: `${kind.label}: throughput`,
       value: `${(mb / (ours / 1000)).toFixed(1)} MB/s`,
-      note: `${kind.what(scale)}, ${mb.toFixed(1)} MB → ${records}` +
+      note: `${what}, ${mb.toFixed(1)} MB → ${records}` +
         (hasJq ? `; jq ${(mb / (jq / 1000)).toFixed(1)} MB/s` : ""),
     });
     const jqPeak = jqPeaks.length ? spread(jqPeaks.slice(1)).median : NaN;

@@ -22,6 +22,7 @@
 
 import { guardSparql } from "../../../src/cloud/ontology/sparql_guard.ts";
 import { generateEstate } from "../../helpers/cloud_generated_estate.ts";
+import { ONTOLOGY_BENCH_QUERIES as QUERIES } from "../../helpers/cloud_ontology_queries.ts";
 import {
   type BenchContext,
   BenchServer,
@@ -38,21 +39,6 @@ const PEER = new URL("../peers/oxigraph_store.ts", import.meta.url).pathname;
 const SIZES = { small: 1_000, medium: 10_000, large: 100_000 } as const;
 const LIMIT = 1000;
 const MiB = 2 ** 20;
-
-/** The queries, by label (the ontology prefixes are declared by the gate). */
-const QUERIES: Record<string, string> = {
-  "count triples": "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }",
-  "exposed instances with SSH open": `SELECT DISTINCT ?vm ?name WHERE {
-      ?vm a cm:ComputeInstance ; cmp:hasName ?name ; cmp:PROTECTED_BY_SG ?sg .
-      ?internet cmp:ONLY_SSH ?sg ; cmp:INTERNET_REACHABLE ?sg }`,
-  "critical findings by account": `SELECT ?account (COUNT(?f) AS ?n) WHERE {
-      ?f cmp:hasSeverity "CRITICAL" ; cmp:FINDING_AFFECTS ?a . ?a cmp:hasAccountId ?account }
-    GROUP BY ?account ORDER BY DESC(?n)`,
-  "roles reachable over trust (path)":
-    "SELECT (COUNT(DISTINCT ?r) AS ?n) WHERE { ?start cmp:ROLE_ASSUMES_ROLE+ ?r }",
-  "triples per relation group": `SELECT ?g (COUNT(*) AS ?n) WHERE { ?s ?p ?o .
-      ?p cm:relationGroup ?g } GROUP BY ?g`,
-};
 
 interface PeerOutput {
   triples: number;

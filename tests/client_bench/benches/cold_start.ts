@@ -23,6 +23,7 @@ import {
   serverTransport,
   spread,
 } from "../harness.ts";
+import { collectStderr } from "../../helpers/spawn.ts";
 
 /** Milliseconds from spawn to each stage of one start. */
 interface StartTimes {
@@ -35,10 +36,7 @@ interface StartTimes {
 /** Spawns over a fresh `transport` and times each stage; `tool` is the call's tool. */
 async function timedStart(transport: StdioClientTransport, tool: string): Promise<StartTimes> {
   const client = new Client({ name: "casefile-client-bench", version: "0.0.0" });
-  let stderr = "";
-  transport.stderr?.on("data", (chunk: Uint8Array | string) => {
-    stderr += typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk);
-  });
+  const stderr = collectStderr(transport);
   const began = performance.now();
   try {
     await client.connect(transport);
@@ -59,7 +57,7 @@ async function timedStart(transport: StdioClientTransport, tool: string): Promis
     if (result.isError) throw new Error(`${tool} failed: ${JSON.stringify(result.content)}`);
     return { initialize, list, listed, call: performance.now() - began };
   } catch (error) {
-    throw new Error(`the start failed: ${error}\n${stderr}`);
+    throw new Error(`the start failed: ${error}\n${stderr()}`);
   } finally {
     await client.close().catch(() => {});
   }

@@ -7,16 +7,15 @@
  */
 
 import { type BenchContext, BenchServer, onPath, paired, runPeer } from "../harness.ts";
-import { libraryFor, mib, rootOf } from "../library.ts";
+import { benchLibrary, mib, rootOf } from "../library.ts";
 
 /** Runs the open measure. */
 export default async function openBinary(ctx: BenchContext): Promise<void> {
   if (!await onPath("openssl")) return ctx.log("skip: openssl is not installed");
-  const library = libraryFor(ctx.size);
-  ctx.log(`${library.path} (${mib(library.size)})`);
+  const library = benchLibrary(ctx);
   await using server = await BenchServer.start({ roots: [rootOf(library.path)] });
   ctx.pairedResult(
-    await paired(`open_binary ${library.path.split("/").pop()} (${mib(library.size)})`, {
+    await paired(`open_binary ${library.name} (${mib(library.size)})`, {
       peer: "`openssl dgst -sha256`",
       runs: ctx.runs,
       target: 2,

@@ -9,7 +9,7 @@
  */
 
 import { type BenchContext, BenchServer, structured } from "../harness.ts";
-import { libraryFor, mib, rootOf } from "../library.ts";
+import { benchLibrary, mib, rootOf } from "../library.ts";
 import { walkProcedures } from "../walk.ts";
 
 /** One phase of a pass: its own peak (VmHWM after a reset) and the RSS it leaves. */
@@ -67,9 +67,8 @@ async function fullPass(path: string): Promise<Pass> {
 
 /** Runs the peak-memory measure. */
 export default async function peakRss(ctx: BenchContext): Promise<void> {
-  const library = libraryFor(ctx.size);
-  const name = library.path.split("/").pop();
-  ctx.log(`${library.path} (${mib(library.size)})`);
+  const library = benchLibrary(ctx);
+  const { name } = library;
   const passes = [];
   for (let i = 0; i < Math.min(ctx.runs, 3); i++) passes.push(await fullPass(library.path));
   passes.sort((a, b) => a.peak - b.peak);

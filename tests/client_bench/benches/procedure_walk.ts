@@ -11,15 +11,14 @@
 import { Client } from "@modelcontextprotocol/sdk/client";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { type BenchContext, BenchServer, onPath, paired, runPeer } from "../harness.ts";
-import { libraryFor, mib, rootOf } from "../library.ts";
+import { benchLibrary, mib, rootOf } from "../library.ts";
 import { walkProcedures, type WalkTally } from "../walk.ts";
 
 /** Runs the procedure-walk measure. */
 export default async function procedureWalk(ctx: BenchContext): Promise<void> {
   if (!await onPath("nm")) return ctx.log("skip: nm is not installed");
-  const library = libraryFor(ctx.size);
-  const name = library.path.split("/").pop();
-  ctx.log(`${library.path} (${mib(library.size)})`);
+  const library = benchLibrary(ctx);
+  const { name } = library;
   await using server = await BenchServer.start({ roots: [rootOf(library.path)] });
   await server.call("open_binary", { path: library.path });
   let last: WalkTally | null = null;

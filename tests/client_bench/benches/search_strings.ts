@@ -8,7 +8,7 @@
  */
 
 import { type BenchContext, BenchServer, onPath, paired, runPeer } from "../harness.ts";
-import { libraryFor, mib, rootOf } from "../library.ts";
+import { benchLibrary, rootOf } from "../library.ts";
 
 const MEASURES = [
   { encoding: "ascii", peer: "`strings -a`", argv: [["-a"]] },
@@ -19,9 +19,8 @@ const MEASURES = [
 /** Runs the string-search measures. */
 export default async function searchStrings(ctx: BenchContext): Promise<void> {
   if (!await onPath("strings")) return ctx.log("skip: strings is not installed");
-  const library = libraryFor(ctx.size);
-  const name = library.path.split("/").pop();
-  ctx.log(`${library.path} (${mib(library.size)})`);
+  const library = benchLibrary(ctx);
+  const { name } = library;
   await using server = await BenchServer.start({ roots: [rootOf(library.path)] });
   for (const measure of MEASURES) {
     ctx.pairedResult(
