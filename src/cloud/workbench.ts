@@ -22,7 +22,7 @@ import {
   type ResolvedCloudSettings,
 } from "./descriptor.ts";
 import { cloudCompleters } from "./completers.ts";
-import { cloudContext } from "./context.ts";
+import { cloudContext } from "./context/cloud_context.ts";
 import { loadDemo } from "./demo/load_demo.ts";
 import { closeOntologies } from "./ontology/registry.ts";
 import { cloudPrompts } from "./prompts/prompts.ts";

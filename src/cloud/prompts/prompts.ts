@@ -16,7 +16,7 @@ import {
   renderTask,
 } from "../../core/prompts.ts";
 import { ToolFailure } from "../../core/errors.ts";
-import type { CloudContext } from "../context.ts";
+import type { CloudContext } from "../context/cloud_context.ts";
 import { complianceRollup, frameworkDetail, matchFrameworks } from "../compliance/rollup.ts";
 import { findingDetail } from "../findings/detail.ts";
 import { resolveFinding } from "../findings/queries.ts";

@@ -13,7 +13,7 @@ import type {
   ResourceTemplateDefinition,
   StaticResourceDefinition,
 } from "../../core/workbench.ts";
-import { type CloudContext, translated } from "../context.ts";
+import { type CloudContext, translated } from "../context/cloud_context.ts";
 import { complianceRollup, frameworkDetail } from "../compliance/rollup.ts";
 import { DOC_TOPIC_NAMES, docTopicIndex, readDocTopic } from "../docs/topics.ts";
 import { findingDetail, findingsBySeverity, findingsOverview } from "../findings/detail.ts";
@@ -24,7 +24,11 @@ import { exportGraph, type GraphFormat, toD3 } from "../graph/exports.ts";
 import { relationshipGraph } from "../graph/relationship_graph.ts";
 import { URI_SCHEME } from "../model/briefs.ts";
 import { ONTOLOGY_FORMAT_INFO, ONTOLOGY_FORMATS } from "../ontology/formats.ts";
-import { ONTOLOGY_TURTLE_URI, ontologyTranslated, readOntology } from "../ontology_support.ts";
+import {
+  ONTOLOGY_TURTLE_URI,
+  ontologyTranslated,
+  readOntology,
+} from "../context/ontology_support.ts";
 import { datasetSummary } from "../workspace/summary.ts";
 import { DATASETS_URI, WORKSPACE_URI } from "../workspace/workspace.ts";
 

@@ -7,10 +7,20 @@
 
 import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
-import { assetRefArgument, type CloudContext, datasetArgument, withDataset } from "../context.ts";
+import {
+  assetRefArgument,
+  type CloudContext,
+  datasetArgument,
+  withDataset,
+} from "../context/cloud_context.ts";
 import { blastRadius } from "../graph/blast_radius.ts";
 import { resolveAsset } from "../model/references.ts";
-import { assetBriefSchema, countsSchema, nodeBriefSchema, truncationFields } from "../schemas.ts";
+import {
+  assetBriefSchema,
+  countsSchema,
+  nodeBriefSchema,
+  truncationFields,
+} from "../schemas/results.ts";
 import { mostArgument } from "../schemas/arguments.ts";
 
 /** The tool's name. */

@@ -6,10 +6,10 @@
 
 import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context/cloud_context.ts";
 import { type CentralityMetric, centralityTop } from "../graph/centrality.ts";
 import { parseEnum } from "../model/parse_enum.ts";
-import { assetBriefSchema } from "../schemas.ts";
+import { assetBriefSchema } from "../schemas/results.ts";
 import { mostArgument, typeNamesArgument } from "../schemas/arguments.ts";
 import { parseAssetTypes } from "../schemas/argument_parsing.ts";
 

@@ -8,10 +8,10 @@
 
 import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context/cloud_context.ts";
 import { complianceRollup, datasetFrameworks } from "../compliance/rollup.ts";
 import { frameworkFilterArgument } from "../schemas/arguments.ts";
-import { countsSchema } from "../schemas.ts";
+import { countsSchema } from "../schemas/results.ts";
 
 /** The tool's name. */
 export const COMPLIANCE_SUMMARY = "compliance_summary";

@@ -7,9 +7,9 @@
 
 import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context/cloud_context.ts";
 import { controlStatus, listControls } from "../compliance/rollup.ts";
-import { findingBriefSchema } from "../schemas.ts";
+import { findingBriefSchema } from "../schemas/results.ts";
 import { mostArgument } from "../schemas/arguments.ts";
 
 /** The tool's name. */

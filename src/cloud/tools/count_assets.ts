@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context/cloud_context.ts";
 import { COUNT_GROUPS, countAssets } from "../inventory/asset_counts.ts";
 import { PROVIDERS } from "../model/enums.ts";
 import { parseEnum } from "../model/parse_enum.ts";

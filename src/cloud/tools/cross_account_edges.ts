@@ -7,12 +7,17 @@
 
 import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetPageArguments, pageSchema, withDataset } from "../context.ts";
+import {
+  type CloudContext,
+  datasetPageArguments,
+  pageSchema,
+  withDataset,
+} from "../context/cloud_context.ts";
 import { crossAccountEdges } from "../graph/cross_account.ts";
 import { paginate } from "../model/cursors.ts";
 import { typeNamesArgument } from "../schemas/arguments.ts";
 import { parseEdgeTypes } from "../schemas/argument_parsing.ts";
-import { countsSchema } from "../schemas.ts";
+import { countsSchema } from "../schemas/results.ts";
 
 /** The tool's name. */
 export const CROSS_ACCOUNT_EDGES = "cross_account_edges";

@@ -6,9 +6,9 @@
 
 import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context/cloud_context.ts";
 import { datasetSummaryUri } from "../model/briefs.ts";
-import { datasetSummarySchema } from "../schemas.ts";
+import { datasetSummarySchema } from "../schemas/results.ts";
 import { datasetSummary } from "../workspace/summary.ts";
 
 /** The tool's name. */

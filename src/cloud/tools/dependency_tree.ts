@@ -6,9 +6,14 @@
  */
 
 import { z } from "zod";
-import { assetRefSchema, truncationFields } from "../schemas.ts";
+import { assetRefSchema, truncationFields } from "../schemas/results.ts";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
-import { assetRefArgument, type CloudContext, datasetArgument, withDataset } from "../context.ts";
+import {
+  assetRefArgument,
+  type CloudContext,
+  datasetArgument,
+  withDataset,
+} from "../context/cloud_context.ts";
 import { dependencyTree } from "../graph/dependencies.ts";
 import { parseEnum } from "../model/parse_enum.ts";
 import { resolveAsset } from "../model/references.ts";

@@ -5,9 +5,9 @@
  */
 
 import type { ToolDefinition } from "../../core/catalog.ts";
-import type { CloudContext } from "../context.ts";
+import type { CloudContext } from "../context/cloud_context.ts";
 import { dependents } from "../graph/dependencies.ts";
-import { dependencyWalkTool } from "../dependency_walk.ts";
+import { dependencyWalkTool } from "../context/dependency_walk.ts";
 
 /** The tool's name. */
 export const DEPENDENTS = "dependents";

@@ -6,7 +6,7 @@
 
 import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, translated } from "../context.ts";
+import { type CloudContext, translated } from "../context/cloud_context.ts";
 import { describeSchema, SCHEMA_SECTIONS } from "../meta/vocabulary.ts";
 import { parseEnum } from "../model/parse_enum.ts";
 

@@ -7,8 +7,8 @@
 
 import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, translated } from "../context.ts";
-import { datasetDiffSchema } from "../schemas.ts";
+import { type CloudContext, translated } from "../context/cloud_context.ts";
+import { datasetDiffSchema } from "../schemas/results.ts";
 import { diffDatasets } from "../workspace/diff.ts";
 
 /** The tool's name. */

@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, translated } from "../context.ts";
+import { type CloudContext, translated } from "../context/cloud_context.ts";
 import { explainAssetType } from "../meta/vocabulary.ts";
 import { ASSET_TYPES } from "../model/enums.ts";
 import { parseEnum } from "../model/parse_enum.ts";

@@ -6,13 +6,13 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, translated } from "../context.ts";
+import { type CloudContext, datasetArgument, translated } from "../context/cloud_context.ts";
 import { ontologyFile } from "../export/ontology_file.ts";
 import { checkFilename } from "../export/output_dir.ts";
 import { ONTOLOGY_FORMATS } from "../ontology/formats.ts";
-import { writtenFileSchema } from "../schemas.ts";
-import { requireOutputDir, writeOutputFiles } from "../writes.ts";
-import { WRITES_OUTPUT_FILES } from "../export_target.ts";
+import { writtenFileSchema } from "../schemas/results.ts";
+import { requireOutputDir, writeOutputFiles } from "../context/writes.ts";
+import { WRITES_OUTPUT_FILES } from "../context/export_target.ts";
 
 /** The tool's name. */
 export const EXPORT_ONTOLOGY = "export_ontology";

@@ -6,12 +6,12 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, translated } from "../context.ts";
+import { type CloudContext, datasetArgument, translated } from "../context/cloud_context.ts";
 import { REPORT_FORMATS, reportFiles } from "../export/report.ts";
 import { parseEnum } from "../model/parse_enum.ts";
-import { writtenFileSchema } from "../schemas.ts";
-import { writeOutputFiles } from "../writes.ts";
-import { exportTarget, WRITES_OUTPUT_FILES } from "../export_target.ts";
+import { writtenFileSchema } from "../schemas/results.ts";
+import { writeOutputFiles } from "../context/writes.ts";
+import { exportTarget, WRITES_OUTPUT_FILES } from "../context/export_target.ts";
 
 /** The tool's name. */
 export const EXPORT_REPORT = "export_report";

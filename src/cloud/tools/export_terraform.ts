@@ -6,11 +6,11 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, translated } from "../context.ts";
+import { type CloudContext, datasetArgument, translated } from "../context/cloud_context.ts";
 import { requireMapped, terraformFiles, terraformPlan } from "../export/terraform.ts";
-import { writtenFileSchema } from "../schemas.ts";
-import { writeOutputFiles } from "../writes.ts";
-import { exportTarget, WRITES_OUTPUT_FILES } from "../export_target.ts";
+import { writtenFileSchema } from "../schemas/results.ts";
+import { writeOutputFiles } from "../context/writes.ts";
+import { exportTarget, WRITES_OUTPUT_FILES } from "../context/export_target.ts";
 import { assetRefsArgument, typeNamesArgument } from "../schemas/arguments.ts";
 
 /** The tool's name. */

@@ -7,7 +7,12 @@
 
 import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetPageArguments, pageSchema, withDataset } from "../context.ts";
+import {
+  type CloudContext,
+  datasetPageArguments,
+  pageSchema,
+  withDataset,
+} from "../context/cloud_context.ts";
 import {
   ASSET_FIELDS,
   ASSET_SORTS,
@@ -18,7 +23,7 @@ import {
 import { paginate } from "../model/cursors.ts";
 import { PROVIDERS, SEVERITIES } from "../model/enums.ts";
 import { parseEnum } from "../model/parse_enum.ts";
-import { assetBriefSchema } from "../schemas.ts";
+import { assetBriefSchema } from "../schemas/results.ts";
 import { severityFilterArgument, typeNamesArgument } from "../schemas/arguments.ts";
 import { parseAssetTypes } from "../schemas/argument_parsing.ts";
 

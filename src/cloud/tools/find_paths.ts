@@ -7,11 +7,11 @@
 
 import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context/cloud_context.ts";
 import { resolveGraphRef } from "../graph/graph_refs.ts";
 import { findPaths, type PathMode } from "../graph/paths.ts";
 import { parseEnum } from "../model/parse_enum.ts";
-import { graphPathSchema, nodeBriefSchema, pathSearchFields } from "../schemas.ts";
+import { graphPathSchema, nodeBriefSchema, pathSearchFields } from "../schemas/results.ts";
 import { mostArgument } from "../schemas/arguments.ts";
 import { pathBounds } from "../schemas/argument_parsing.ts";
 

@@ -7,10 +7,10 @@
 
 import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context/cloud_context.ts";
 import { findingsSummary } from "../findings/queries.ts";
 import { mostArgument } from "../schemas/arguments.ts";
-import { countsSchema } from "../schemas.ts";
+import { countsSchema } from "../schemas/results.ts";
 
 /** The tool's name. */
 export const FINDINGS_SUMMARY = "findings_summary";

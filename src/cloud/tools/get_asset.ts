@@ -8,9 +8,14 @@
 
 import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context/cloud_context.ts";
 import { assetReport } from "../inventory/asset_report.ts";
-import { assetBriefSchema, countsSchema, edgeBriefSchema, findingBriefSchema } from "../schemas.ts";
+import {
+  assetBriefSchema,
+  countsSchema,
+  edgeBriefSchema,
+  findingBriefSchema,
+} from "../schemas/results.ts";
 
 /** The tool's name. */
 export const GET_ASSET = "get_asset";

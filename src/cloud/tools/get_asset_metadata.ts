@@ -7,9 +7,9 @@
 
 import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context/cloud_context.ts";
 import { assetMetadata } from "../inventory/asset_report.ts";
-import { countsSchema } from "../schemas.ts";
+import { countsSchema } from "../schemas/results.ts";
 
 /** The tool's name. */
 export const GET_ASSET_METADATA = "get_asset_metadata";

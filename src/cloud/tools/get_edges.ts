@@ -7,7 +7,12 @@
 
 import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetPageArguments, pageSchema, withDataset } from "../context.ts";
+import {
+  type CloudContext,
+  datasetPageArguments,
+  pageSchema,
+  withDataset,
+} from "../context/cloud_context.ts";
 import { matchingEdges } from "../graph/edges.ts";
 import { edgeBrief } from "../model/briefs.ts";
 import { resolveGraphRef } from "../graph/graph_refs.ts";
@@ -15,7 +20,7 @@ import { INTERNET_NODE, isInternetRef } from "../graph/internet.ts";
 import { paginate } from "../model/cursors.ts";
 import { RELATION_TYPES } from "../model/enums.ts";
 import { parseEnum } from "../model/parse_enum.ts";
-import { edgeBriefSchema } from "../schemas.ts";
+import { edgeBriefSchema } from "../schemas/results.ts";
 import { nodeFilterArgument, typeNamesArgument } from "../schemas/arguments.ts";
 import { parseEdgeTypes, parseNodeFilter } from "../schemas/argument_parsing.ts";
 

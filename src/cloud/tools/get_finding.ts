@@ -7,9 +7,9 @@
 
 import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context/cloud_context.ts";
 import { findingDetail } from "../findings/detail.ts";
-import { assetBriefSchema, findingBriefSchema } from "../schemas.ts";
+import { assetBriefSchema, findingBriefSchema } from "../schemas/results.ts";
 
 /** The tool's name. */
 export const GET_FINDING = "get_finding";

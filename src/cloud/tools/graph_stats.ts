@@ -6,9 +6,9 @@
 
 import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context/cloud_context.ts";
 import { graphStats } from "../graph/graph_stats.ts";
-import { countsSchema } from "../schemas.ts";
+import { countsSchema } from "../schemas/results.ts";
 
 /** The tool's name. */
 export const GRAPH_STATS = "graph_stats";

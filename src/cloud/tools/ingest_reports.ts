@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, translated } from "../context.ts";
+import { type CloudContext, translated } from "../context/cloud_context.ts";
 import { datasetSummaryUri } from "../model/briefs.ts";
 import { INGEST_TOOLS, ingestReports, MAX_INGEST_PATHS } from "../findings/ingest_reports.ts";
 

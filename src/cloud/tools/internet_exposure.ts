@@ -7,10 +7,15 @@
 
 import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetPageArguments, pageSchema, withDataset } from "../context.ts";
+import {
+  type CloudContext,
+  datasetPageArguments,
+  pageSchema,
+  withDataset,
+} from "../context/cloud_context.ts";
 import { internetExposure } from "../graph/exposure.ts";
 import { paginate } from "../model/cursors.ts";
-import { assetBriefSchema, nodeBriefSchema } from "../schemas.ts";
+import { assetBriefSchema, nodeBriefSchema } from "../schemas/results.ts";
 import { typeNamesArgument } from "../schemas/arguments.ts";
 import { parseAssetTypes } from "../schemas/argument_parsing.ts";
 

@@ -6,8 +6,8 @@
 
 import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
-import { assetRankingSchema, truncationFields } from "../schemas.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context/cloud_context.ts";
+import { assetRankingSchema, truncationFields } from "../schemas/results.ts";
 import { largestBlastRadius } from "../graph/dependencies.ts";
 import { mostArgument } from "../schemas/arguments.ts";
 

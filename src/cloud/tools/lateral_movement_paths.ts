@@ -6,9 +6,9 @@
 
 import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context/cloud_context.ts";
 import { lateralMovementPaths } from "../graph/lateral_movement.ts";
-import { graphPathSchema, pathSearchFields } from "../schemas.ts";
+import { graphPathSchema, pathSearchFields } from "../schemas/results.ts";
 import { mostArgument, nodeFilterArgument } from "../schemas/arguments.ts";
 import { parseNodeFilter, pathBounds } from "../schemas/argument_parsing.ts";
 

@@ -15,7 +15,7 @@ import {
   type ToolEffects,
 } from "../../core/catalog.ts";
 import type { PolicyRequest } from "../../core/policy.ts";
-import { type CloudContext, translated } from "../context.ts";
+import { type CloudContext, translated } from "../context/cloud_context.ts";
 import {
   capabilities,
   type CategoryDescription,

@@ -8,7 +8,12 @@
 
 import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetPageArguments, pageSchema, translated } from "../context.ts";
+import {
+  type CloudContext,
+  datasetPageArguments,
+  pageSchema,
+  translated,
+} from "../context/cloud_context.ts";
 import { listControls, requireFrameworks } from "../compliance/rollup.ts";
 import { rulesetControls } from "../compliance/ruleset_controls.ts";
 import { type CursorScope, paginate } from "../model/cursors.ts";

@@ -6,8 +6,8 @@
 
 import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
-import type { CloudContext } from "../context.ts";
-import { workspaceListingSchema } from "../schemas.ts";
+import type { CloudContext } from "../context/cloud_context.ts";
+import { workspaceListingSchema } from "../schemas/results.ts";
 
 /** The tool's name. */
 export const LIST_DATASETS = "list_datasets";

@@ -7,10 +7,15 @@
 
 import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetPageArguments, pageSchema, withDataset } from "../context.ts";
+import {
+  type CloudContext,
+  datasetPageArguments,
+  pageSchema,
+  withDataset,
+} from "../context/cloud_context.ts";
 import { parseFindingFields, projectFinding } from "../findings/fields.ts";
 import { listFindings } from "../findings/queries.ts";
-import { countsSchema, findingBriefSchema } from "../schemas.ts";
+import { countsSchema, findingBriefSchema } from "../schemas/results.ts";
 
 /** The tool's name. */
 export const LIST_FINDINGS = "list_findings";

@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, translated } from "../context.ts";
+import { type CloudContext, translated } from "../context/cloud_context.ts";
 import { listRulesetFrameworks } from "../compliance/frameworks.ts";
 import { RULESET_CONTROLS_NOTE } from "../compliance/ruleset_controls.ts";
 import { PROVIDERS } from "../model/enums.ts";

@@ -6,7 +6,7 @@
 
 import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context/cloud_context.ts";
 import { listRegions } from "../inventory/accounts.ts";
 
 /** The tool's name. */

@@ -7,9 +7,9 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, translated } from "../context.ts";
+import { type CloudContext, translated } from "../context/cloud_context.ts";
 import { datasetSummaryUri } from "../model/briefs.ts";
-import { countsSchema, datasetSummarySchema } from "../schemas.ts";
+import { countsSchema, datasetSummarySchema } from "../schemas/results.ts";
 import { datasetSummary } from "../workspace/summary.ts";
 
 /** The tool's name. */

@@ -7,11 +7,11 @@
 
 import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context/cloud_context.ts";
 import { resolveGraphRef } from "../graph/graph_refs.ts";
 import { neighbors } from "../graph/neighborhood.ts";
 import { parseEnum } from "../model/parse_enum.ts";
-import { edgeBriefSchema, nodeBriefSchema, truncationFields } from "../schemas.ts";
+import { edgeBriefSchema, nodeBriefSchema, truncationFields } from "../schemas/results.ts";
 import { typeNamesArgument } from "../schemas/arguments.ts";
 import { parseEdgeTypes } from "../schemas/argument_parsing.ts";
 

@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context/cloud_context.ts";
 import { normaliseDatasetFindings } from "../findings/findings_mutations.ts";
 
 /** The tool's name. */

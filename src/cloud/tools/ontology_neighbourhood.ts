@@ -7,11 +7,11 @@
 
 import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument } from "../context.ts";
+import { type CloudContext, datasetArgument } from "../context/cloud_context.ts";
 import { UnknownAssetError } from "../model/errors.ts";
 import { resolveAsset } from "../model/references.ts";
 import { OntologyArgumentError } from "../ontology/errors.ts";
-import { ontologyOf, progressTo, withOntologyDataset } from "../ontology_support.ts";
+import { ontologyOf, progressTo, withOntologyDataset } from "../context/ontology_support.ts";
 
 /** The tool's name. */
 export const ONTOLOGY_NEIGHBOURHOOD = "ontology_neighbourhood";

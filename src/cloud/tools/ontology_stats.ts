@@ -6,9 +6,14 @@
 
 import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument } from "../context.ts";
-import { ontologyOf, progressTo, turtleLink, withOntologyDataset } from "../ontology_support.ts";
-import { countsSchema } from "../schemas.ts";
+import { type CloudContext, datasetArgument } from "../context/cloud_context.ts";
+import {
+  ontologyOf,
+  progressTo,
+  turtleLink,
+  withOntologyDataset,
+} from "../context/ontology_support.ts";
+import { countsSchema } from "../schemas/results.ts";
 
 /** The tool's name. */
 export const ONTOLOGY_STATS = "ontology_stats";

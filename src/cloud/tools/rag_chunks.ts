@@ -7,13 +7,13 @@
 
 import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, pageArguments } from "../context.ts";
+import { type CloudContext, datasetArgument, pageArguments } from "../context/cloud_context.ts";
 import { cursorFingerprint, decodeCursor, encodeCursor } from "../model/cursors.ts";
 import { SEVERITIES } from "../model/enums.ts";
 import { parseEnum } from "../model/parse_enum.ts";
 import { resolveAsset } from "../model/references.ts";
 import { RAG_CHUNK_TYPES } from "../ontology/rag_chunks.ts";
-import { ontologyOf, progressTo, withOntologyDataset } from "../ontology_support.ts";
+import { ontologyOf, progressTo, withOntologyDataset } from "../context/ontology_support.ts";
 import { nodeFilterArgument, severityFilterArgument } from "../schemas/arguments.ts";
 
 /** The tool's name. */

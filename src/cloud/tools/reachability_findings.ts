@@ -7,10 +7,10 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context/cloud_context.ts";
 import { findingBrief } from "../model/briefs.ts";
 import { datasetReachabilityFindings } from "../findings/findings_mutations.ts";
-import { findingBriefSchema } from "../schemas.ts";
+import { findingBriefSchema } from "../schemas/results.ts";
 
 /** The tool's name. */
 export const REACHABILITY_FINDINGS = "reachability_findings";

@@ -7,12 +7,12 @@
 
 import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, pageArguments } from "../context.ts";
+import { type CloudContext, datasetArgument, pageArguments } from "../context/cloud_context.ts";
 import { cursorFingerprint, decodeCursor, encodeCursor } from "../model/cursors.ts";
 import { RELATION_GROUPS, type RelationGroup } from "../model/enums.ts";
 import { parseEnum } from "../model/parse_enum.ts";
-import { ontologyOf, progressTo, withOntologyDataset } from "../ontology_support.ts";
-import { countsSchema } from "../schemas.ts";
+import { ontologyOf, progressTo, withOntologyDataset } from "../context/ontology_support.ts";
+import { countsSchema } from "../schemas/results.ts";
 
 /** The tool's name. */
 export const RELATION_GROUPS_TOOL = "relation_groups";

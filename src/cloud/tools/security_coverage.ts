@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context/cloud_context.ts";
 import { securityCoverage } from "../graph/security_coverage.ts";
 import { mostArgument } from "../schemas/arguments.ts";
 

@@ -6,8 +6,8 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, translated } from "../context.ts";
-import { listingEntrySchema } from "../schemas.ts";
+import { type CloudContext, translated } from "../context/cloud_context.ts";
+import { listingEntrySchema } from "../schemas/results.ts";
 import { describeDataset } from "../workspace/summary.ts";
 
 /** The tool's name. */

@@ -7,9 +7,9 @@
 
 import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument } from "../context.ts";
+import { type CloudContext, datasetArgument } from "../context/cloud_context.ts";
 import { guardSparql, MAX_QUERY_LENGTH } from "../ontology/sparql_guard.ts";
-import { ontologyOf, progressTo, withOntologyDataset } from "../ontology_support.ts";
+import { ontologyOf, progressTo, withOntologyDataset } from "../context/ontology_support.ts";
 
 /** The tool's name. */
 export const SPARQL_QUERY = "sparql_query";

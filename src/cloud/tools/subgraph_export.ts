@@ -7,14 +7,14 @@
 
 import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context/cloud_context.ts";
 import type { GraphFormat } from "../graph/exports.ts";
 import { resolveGraphRef } from "../graph/graph_refs.ts";
 import { subgraphExport } from "../graph/subgraph.ts";
 import { parseEnum } from "../model/parse_enum.ts";
 import { mostArgument, typeNamesArgument } from "../schemas/arguments.ts";
 import { parseEdgeTypes } from "../schemas/argument_parsing.ts";
-import { truncationFields } from "../schemas.ts";
+import { truncationFields } from "../schemas/results.ts";
 
 /** The tool's name. */
 export const SUBGRAPH_EXPORT = "subgraph_export";

@@ -7,11 +7,11 @@
 
 import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument, withDataset } from "../context.ts";
+import { type CloudContext, datasetArgument, withDataset } from "../context/cloud_context.ts";
 import { topRisks } from "../graph/risk.ts";
 import { SEVERITIES } from "../model/enums.ts";
 import { parseEnum } from "../model/parse_enum.ts";
-import { assetBriefSchema, findingBriefSchema, truncationFields } from "../schemas.ts";
+import { assetBriefSchema, findingBriefSchema, truncationFields } from "../schemas/results.ts";
 import { severityFilterArgument } from "../schemas/arguments.ts";
 
 /** The tool's name. */

@@ -6,7 +6,7 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, translated } from "../context.ts";
+import { type CloudContext, translated } from "../context/cloud_context.ts";
 
 /** The tool's name. */
 export const UNLOAD_DATASET = "unload_dataset";

@@ -7,7 +7,12 @@
 
 import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetPageArguments, pageSchema, withDataset } from "../context.ts";
+import {
+  type CloudContext,
+  datasetPageArguments,
+  pageSchema,
+  withDataset,
+} from "../context/cloud_context.ts";
 import { paginate } from "../model/cursors.ts";
 
 /** The tool's name. */

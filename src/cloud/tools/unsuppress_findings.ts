@@ -7,9 +7,13 @@
 
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
-import { type CloudContext, datasetArgument } from "../context.ts";
-import { changeFindings, CHANGES_FINDINGS, findingChangeSchema } from "../finding_change.ts";
-import { findingIdsArgument } from "../schemas.ts";
+import { type CloudContext, datasetArgument } from "../context/cloud_context.ts";
+import {
+  changeFindings,
+  CHANGES_FINDINGS,
+  findingChangeSchema,
+} from "../context/finding_change.ts";
+import { findingIdsArgument } from "../schemas/results.ts";
 
 /** The tool's name. */
 export const UNSUPPRESS_FINDINGS = "unsuppress_findings";

@@ -7,8 +7,8 @@
 
 import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
-import type { CloudContext } from "../context.ts";
-import { workspaceListingSchema } from "../schemas.ts";
+import type { CloudContext } from "../context/cloud_context.ts";
+import { workspaceListingSchema } from "../schemas/results.ts";
 import { WORKSPACE_URI } from "../workspace/workspace.ts";
 
 /** The tool's name. */

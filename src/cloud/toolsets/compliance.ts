@@ -5,7 +5,7 @@
  */
 
 import type { ToolDefinition } from "../../core/catalog.ts";
-import type { CloudContext } from "../context.ts";
+import type { CloudContext } from "../context/cloud_context.ts";
 import { complianceGapsTool } from "../tools/compliance_gaps.ts";
 import { complianceSummaryTool } from "../tools/compliance_summary.ts";
 import { controlStatusTool } from "../tools/control_status.ts";

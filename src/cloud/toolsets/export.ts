@@ -6,7 +6,7 @@
  */
 
 import type { ToolDefinition } from "../../core/catalog.ts";
-import type { CloudContext } from "../context.ts";
+import type { CloudContext } from "../context/cloud_context.ts";
 import { exportOntologyTool } from "../tools/export_ontology.ts";
 import { exportReportTool } from "../tools/export_report.ts";
 import { exportTerraformTool } from "../tools/export_terraform.ts";

@@ -5,7 +5,7 @@
  */
 
 import type { ToolDefinition } from "../../core/catalog.ts";
-import type { CloudContext } from "../context.ts";
+import type { CloudContext } from "../context/cloud_context.ts";
 import { findingsForAssetTool } from "../tools/findings_for_asset.ts";
 import { findingsSummaryTool } from "../tools/findings_summary.ts";
 import { getFindingTool } from "../tools/get_finding.ts";

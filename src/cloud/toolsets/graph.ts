@@ -5,7 +5,7 @@
  */
 
 import type { ToolDefinition } from "../../core/catalog.ts";
-import type { CloudContext } from "../context.ts";
+import type { CloudContext } from "../context/cloud_context.ts";
 import { attackPathsTool } from "../tools/attack_paths.ts";
 import { blastRadiusTool } from "../tools/blast_radius.ts";
 import { centralityTopTool } from "../tools/centrality_top.ts";

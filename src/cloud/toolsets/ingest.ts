@@ -7,7 +7,7 @@
  */
 
 import type { ToolDefinition } from "../../core/catalog.ts";
-import type { CloudContext } from "../context.ts";
+import type { CloudContext } from "../context/cloud_context.ts";
 import { ingestReportsTool } from "../tools/ingest_reports.ts";
 import { normaliseFindingsTool } from "../tools/normalise_findings.ts";
 import { reachabilityFindingsTool } from "../tools/reachability_findings.ts";

@@ -5,7 +5,7 @@
  */
 
 import type { ToolDefinition } from "../../core/catalog.ts";
-import type { CloudContext } from "../context.ts";
+import type { CloudContext } from "../context/cloud_context.ts";
 import { countAssetsTool } from "../tools/count_assets.ts";
 import { coverageReportTool } from "../tools/coverage_report.ts";
 import { findAssetsTool } from "../tools/find_assets.ts";

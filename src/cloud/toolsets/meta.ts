@@ -5,7 +5,7 @@
  */
 
 import type { ToolDefinition } from "../../core/catalog.ts";
-import type { CloudContext } from "../context.ts";
+import type { CloudContext } from "../context/cloud_context.ts";
 import { describeSchemaTool } from "../tools/describe_schema.ts";
 import { explainAssetTypeTool } from "../tools/explain_asset_type.ts";
 import { explainEdgeTypeTool } from "../tools/explain_edge_type.ts";

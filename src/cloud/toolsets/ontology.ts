@@ -7,7 +7,7 @@
  */
 
 import type { ToolDefinition } from "../../core/catalog.ts";
-import type { CloudContext } from "../context.ts";
+import type { CloudContext } from "../context/cloud_context.ts";
 import { ontologyNeighbourhoodTool } from "../tools/ontology_neighbourhood.ts";
 import { ontologyStatsTool } from "../tools/ontology_stats.ts";
 import { ragChunksTool } from "../tools/rag_chunks.ts";

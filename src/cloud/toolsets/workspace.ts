@@ -5,7 +5,7 @@
  */
 
 import type { ToolDefinition } from "../../core/catalog.ts";
-import type { CloudContext } from "../context.ts";
+import type { CloudContext } from "../context/cloud_context.ts";
 import { datasetSummaryTool } from "../tools/dataset_summary.ts";
 import { diffDatasetsTool } from "../tools/diff_datasets.ts";
 import { listDatasetsTool } from "../tools/list_datasets.ts";

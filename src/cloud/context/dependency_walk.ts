@@ -7,13 +7,18 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../core/catalog.ts";
-import { assetRefArgument, type CloudContext, datasetArgument, withDataset } from "./context.ts";
-import type { DependencyListOptions, DependencyListResult } from "./graph/dependencies.ts";
-import { resolveAsset } from "./model/references.ts";
-import type { DatasetView } from "./model/view.ts";
-import { assetBriefSchema, truncationFields } from "./schemas.ts";
-import { mostArgument } from "./schemas/arguments.ts";
+import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import {
+  assetRefArgument,
+  type CloudContext,
+  datasetArgument,
+  withDataset,
+} from "./cloud_context.ts";
+import type { DependencyListOptions, DependencyListResult } from "../graph/dependencies.ts";
+import { resolveAsset } from "../model/references.ts";
+import type { DatasetView } from "../model/view.ts";
+import { assetBriefSchema, truncationFields } from "../schemas/results.ts";
+import { mostArgument } from "../schemas/arguments.ts";
 
 /** What differs between the two walk tools. */
 export interface DependencyWalkToolOptions {

@@ -6,9 +6,9 @@
  * @module
  */
 
-import type { ToolEffects } from "../core/catalog.ts";
-import type { CloudContext } from "./context.ts";
-import type { Dataset } from "./workspace/dataset.ts";
+import type { ToolEffects } from "../../core/catalog.ts";
+import type { CloudContext } from "./cloud_context.ts";
+import type { Dataset } from "../workspace/dataset.ts";
 import { requireOutputSubdir } from "./writes.ts";
 
 /** The effects of an export tool: it writes files, and writing them again changes nothing more. */

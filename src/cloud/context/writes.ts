@@ -7,9 +7,9 @@
  * @module
  */
 
-import { ToolFailure } from "../core/errors.ts";
-import { permissionFailure } from "../core/permissions.ts";
-import { asToolFailure, type CloudContext } from "./context.ts";
+import { ToolFailure } from "../../core/errors.ts";
+import { permissionFailure } from "../../core/permissions.ts";
+import { asToolFailure, type CloudContext } from "./cloud_context.ts";
 import {
   type ExportFile,
   ExportPathError,
@@ -17,7 +17,7 @@ import {
   subdirComponents,
   writeExportFiles,
   type WrittenFile,
-} from "./export/output_dir.ts";
+} from "../export/output_dir.ts";
 
 /** The output directory, or a failure telling the operator how to configure one. */
 export function requireOutputDir(ctx: CloudContext): string {

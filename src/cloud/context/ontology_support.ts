@@ -7,12 +7,12 @@
  * @module
  */
 
-import type { ToolContext } from "../core/catalog.ts";
-import { ToolFailure } from "../core/errors.ts";
-import type { ResourceContents } from "../core/workbench.ts";
-import { asToolFailure, type CloudContext, translated, withDataset } from "./context.ts";
-import { URI_SCHEME } from "./model/briefs.ts";
-import type { EnsureReport, OntologyEngine } from "./ontology/engine.ts";
+import type { ToolContext } from "../../core/catalog.ts";
+import { ToolFailure } from "../../core/errors.ts";
+import type { ResourceContents } from "../../core/workbench.ts";
+import { asToolFailure, type CloudContext, translated, withDataset } from "./cloud_context.ts";
+import { URI_SCHEME } from "../model/briefs.ts";
+import type { EnsureReport, OntologyEngine } from "../ontology/engine.ts";
 import {
   OntologyArgumentError,
   OntologyWorkerError,
@@ -20,10 +20,10 @@ import {
   SparqlRefusedError,
   SparqlSyntaxError,
   SparqlTimeoutError,
-} from "./ontology/errors.ts";
-import { ONTOLOGY_FORMAT_INFO, type OntologyFormat } from "./ontology/formats.ts";
-import { ontologyRegistryOf } from "./ontology/registry.ts";
-import type { Dataset } from "./workspace/dataset.ts";
+} from "../ontology/errors.ts";
+import { ONTOLOGY_FORMAT_INFO, type OntologyFormat } from "../ontology/formats.ts";
+import { ontologyRegistryOf } from "../ontology/registry.ts";
+import type { Dataset } from "../workspace/dataset.ts";
 
 /** The static Turtle resource. */
 export const ONTOLOGY_TURTLE_URI = `${URI_SCHEME}ontology/turtle`;

@@ -7,8 +7,8 @@
  */
 
 import { z } from "zod";
-import type { ToolEffects, ToolOutcome } from "../core/catalog.ts";
-import { type CloudContext, withDataset } from "./context.ts";
+import type { ToolEffects, ToolOutcome } from "../../core/catalog.ts";
+import { type CloudContext, withDataset } from "./cloud_context.ts";
 
 const ids = z.array(z.string());
 

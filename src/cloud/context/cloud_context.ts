@@ -7,11 +7,11 @@
  */
 
 import { z } from "zod";
-import { ToolFailure } from "../core/errors.ts";
-import type { WorkbenchServices } from "../core/workbench.ts";
-import { CloudError } from "./model/errors.ts";
-import type { Workspace } from "./workspace/workspace.ts";
-import type { Dataset } from "./workspace/dataset.ts";
+import { ToolFailure } from "../../core/errors.ts";
+import type { WorkbenchServices } from "../../core/workbench.ts";
+import { CloudError } from "../model/errors.ts";
+import type { Workspace } from "../workspace/workspace.ts";
+import type { Dataset } from "../workspace/dataset.ts";
 
 /** The per-connection state of the cloud workbench. */
 export interface CloudContext {
