@@ -322,13 +322,8 @@ export async function runPeer(
   return run;
 }
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch {
-    return false;
-  }
+function exists(path: string): Promise<boolean> {
+  return Deno.stat(path).then(() => true, () => false);
 }
 
 /** min/median/max of a list of numbers. */
