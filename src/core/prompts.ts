@@ -148,25 +148,12 @@ export function renderPrompt(
     const value = accepted[key];
     if (value !== undefined && value.length > 0) data[key] = value;
   }
-  const lines = [
-    `# ${contract.title}`,
-    "",
-    `Objective: ${contract.objective}`,
-    "",
-    CONTEXT_LABEL + canonicalJson(data),
-    "",
-    "## Ordered workflow",
-    "",
-  ];
-  contract.steps.forEach((step, i) => {
-    lines.push(`${i + 1}. ${step.instruction}`);
-    lines.push(`   Tools: ${step.tools.map((tool) => `\`${tool}\``).join(", ")}`);
-  });
-  lines.push("", "## Evidence discipline", "");
-  EVIDENCE_DISCIPLINE.forEach((rule, i) => lines.push(`${i + 1}. ${rule}`));
   return {
     description: contract.description,
-    messages: [{ role: "user", content: { type: "text", text: lines.join("\n") } }],
+    messages: [{
+      role: "user",
+      content: { type: "text", text: workflowText(contract, CONTEXT_LABEL + canonicalJson(data)) },
+    }],
   };
 }
 
@@ -176,7 +163,13 @@ export function renderPrompt(
  * Renderers that pass session values as data use it for their task message.
  */
 export function renderTask(contract: Readonly<PromptContract>): string {
+  return workflowText(contract, null);
+}
+
+/** The workflow text, with the context line after the objective when there is one. */
+function workflowText(contract: Readonly<PromptContract>, context: string | null): string {
   const lines = [`# ${contract.title}`, "", `Objective: ${contract.objective}`, ""];
+  if (context !== null) lines.push(context, "");
   lines.push("## Ordered workflow", "");
   contract.steps.forEach((step, i) => {
     lines.push(`${i + 1}. ${step.instruction}`);

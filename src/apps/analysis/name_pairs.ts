@@ -6,14 +6,13 @@
  * @module
  */
 
+import { pushTo } from "../../core/multimap.ts";
+
 /** Items with a name, grouped by it in first-seen order; unnamed items are left out. */
 export function groupByName<T extends { name: string }>(items: Iterable<T>): Map<string, T[]> {
   const map = new Map<string, T[]>();
   for (const item of items) {
-    if (!item.name) continue;
-    const list = map.get(item.name);
-    if (list) list.push(item);
-    else map.set(item.name, [item]);
+    if (item.name) pushTo(map, item.name, item);
   }
   return map;
 }

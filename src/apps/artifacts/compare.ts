@@ -18,6 +18,7 @@ import type {
   InventoryPage,
 } from "./model.ts";
 import { compareCodePoints } from "../../core/completion.ts";
+import { pushTo } from "../../core/multimap.ts";
 import { groupByName, pairUniqueNames } from "../analysis/name_pairs.ts";
 
 /** One side's pages merged. */
@@ -232,9 +233,7 @@ function pairOccurrences(
         const shape = path.replace(VERSION, "\0");
         if (shape === path) continue;
         const key = `${occ.entry_kind}:${shape}`;
-        const list = map.get(key);
-        if (list) list.push(occ);
-        else map.set(key, [occ]);
+        pushTo(map, key, occ);
       }
       return map;
     };

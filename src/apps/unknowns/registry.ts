@@ -23,6 +23,7 @@ import {
 } from "../../core/evidence.ts";
 import { ToolFailure } from "../../core/errors.ts";
 import { RECORD_UNKNOWN, UPDATE_UNKNOWN } from "../tool_names.ts";
+import { pushTo } from "../../core/multimap.ts";
 
 /** The registry format version every record carries. */
 export const REGISTRY_VERSION = 1;
@@ -762,9 +763,7 @@ export function mergeUnknownRevisions(
 function groupHistories(sorted: readonly UnknownRecord[]): Map<string, UnknownRecord[]> {
   const histories = new Map<string, UnknownRecord[]>();
   for (const record of sorted) {
-    const list = histories.get(record.unknown_id);
-    if (list) list.push(record);
-    else histories.set(record.unknown_id, [record]);
+    pushTo(histories, record.unknown_id, record);
   }
   return histories;
 }

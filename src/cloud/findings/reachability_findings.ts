@@ -13,7 +13,7 @@
 
 import type { AssetType } from "../model/enums.ts";
 import type { Asset, DatasetRecords, Edge, Finding } from "../model/records.ts";
-import { pushTo } from "../model/multimap.ts";
+import { pushTo } from "../../core/multimap.ts";
 
 /** The tool name reachability findings carry (as the reference names it). */
 export const REACHABILITY_SOURCE_TOOL = "cloudg-reachability";

@@ -15,7 +15,7 @@ import { dependencyGraph, walkDependents, walkDependsOn } from "./dependency_gra
 import { GraphQueryError } from "./errors.ts";
 import { compareCodePoints } from "../model/order.ts";
 import { type AssetIdentity, assetIdentity } from "../model/references.ts";
-import { pushTo } from "../model/multimap.ts";
+import { pushTo } from "../../core/multimap.ts";
 
 /** One dependency item: the asset brief plus how it was reached. */
 export type DependencyItem = AssetBrief & {

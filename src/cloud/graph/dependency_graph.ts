@@ -18,7 +18,7 @@ import { MultiDirectedGraph } from "graphology";
 import { EDGE_TYPE_INFO } from "../model/enums.ts";
 import type { Edge } from "../model/records.ts";
 import type { DatasetView } from "../model/view.ts";
-import { pushTo } from "../model/multimap.ts";
+import { pushTo } from "../../core/multimap.ts";
 
 /** One dependency arrow seen from one end. */
 export interface DependencyArrow {

@@ -20,7 +20,7 @@ import { rawAdjacency } from "./nodes.ts";
 import { openPorts } from "./ports.ts";
 import { SENSITIVE_PORTS } from "./sensitivity.ts";
 import { compareCodePoints } from "../model/order.ts";
-import { pushTo } from "../model/multimap.ts";
+import { pushTo } from "../../core/multimap.ts";
 
 /** One internet-sourced rule reaching an asset. */
 export interface InternetRule {

@@ -18,7 +18,7 @@ import {
 } from "./internet.ts";
 import { relationshipGraph } from "./relationship_graph.ts";
 import { compareCodePoints } from "../model/order.ts";
-import { pushTo } from "../model/multimap.ts";
+import { pushTo } from "../../core/multimap.ts";
 
 /** One step from a node along a raw edge. */
 export interface RawHop {

@@ -20,7 +20,7 @@ import { compareCodePoints } from "../model/order.ts";
 import type { Asset, Edge } from "../model/records.ts";
 import { assetIndex, lookupAsset, resolveAsset } from "../model/references.ts";
 import type { DatasetView } from "../model/view.ts";
-import { pushTo } from "../model/multimap.ts";
+import { pushTo } from "../../core/multimap.ts";
 
 /** Most open findings in an asset's detail. */
 export const DETAIL_FINDINGS = 10;

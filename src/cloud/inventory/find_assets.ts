@@ -13,7 +13,7 @@ import { InvalidArgumentError } from "../model/errors.ts";
 import { compareCodePoints } from "../model/order.ts";
 import type { Asset } from "../model/records.ts";
 import type { DatasetView } from "../model/view.ts";
-import { pushTo } from "../model/multimap.ts";
+import { pushTo } from "../../core/multimap.ts";
 
 /** The orders `find_assets` sorts by. */
 export const ASSET_SORTS = ["name", "type", "region", "account", "risk", "findings"] as const;

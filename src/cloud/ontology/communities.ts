@@ -11,7 +11,7 @@ import { UndirectedGraph } from "graphology";
 import louvainModule from "graphology-communities-louvain";
 import { mulberry32 } from "../model/random.ts";
 import type { Asset, Edge } from "../model/records.ts";
-import { pushTo } from "../model/multimap.ts";
+import { pushTo } from "../../core/multimap.ts";
 
 // The package is CommonJS: its default import is the function the typings
 // declare as `default`.

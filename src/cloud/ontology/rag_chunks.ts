@@ -22,7 +22,7 @@ import { assetClassName, assetFamily } from "./classes.ts";
 import { type Communities, louvainCommunities } from "./communities.ts";
 import { OntologyArgumentError } from "./errors.ts";
 import { inferAssetRelations, inferEdgeRelations } from "../model/relations.ts";
-import { pushTo } from "../model/multimap.ts";
+import { pushTo } from "../../core/multimap.ts";
 
 /** The kinds of chunk. */
 export const RAG_CHUNK_TYPES = ["entity", "community", "relation_group"] as const;

@@ -11,7 +11,7 @@ import type { ComplianceResult, DatasetRecords, Edge, Finding } from "../model/r
 import { cisControlsOf, cisProvider } from "./cis_mapping.ts";
 import type { RuleContext, RuleDefinition } from "./rule_table.ts";
 import { RULES } from "./rule_table.ts";
-import { pushTo } from "../model/multimap.ts";
+import { pushTo } from "../../core/multimap.ts";
 
 /** The tool name rule findings carry. */
 export const RULES_SOURCE_TOOL = "casefile-rules";

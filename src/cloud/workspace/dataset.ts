@@ -8,7 +8,7 @@
 import type { Asset, DatasetRecords, Finding, Json } from "../model/records.ts";
 import { assetIndex, mapFindingToAsset } from "../model/references.ts";
 import type { DatasetView } from "../model/view.ts";
-import { pushTo } from "../model/multimap.ts";
+import { pushTo } from "../../core/multimap.ts";
 
 /** Keys of derived views other modules cache, so listings can tell what is built. */
 export const DERIVED_VIEW_KEYS = {

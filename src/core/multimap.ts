@@ -1,6 +1,6 @@
 /**
- * Lists kept per key in a Map: the one helper the graph, inventory and
- * ontology indexes use to group values.
+ * Lists kept per key in a Map: the one helper both workbenches' indexes use
+ * to group values.
  *
  * @module
  */
