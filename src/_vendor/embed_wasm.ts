@@ -1,8 +1,8 @@
 /**
  * What the vendoring generators share: a WebAssembly build written into a
  * TypeScript module beside the generator as gzip + base64 in 100-character
- * lines, with its SHA-256 and size. A development tool, excluded from the
- * published package.
+ * lines, with its SHA-256 and size, laid out as `deno fmt` leaves it. A
+ * development tool, excluded from the published package.
  *
  * @module
  */
@@ -31,7 +31,8 @@ export async function writeEmbeddedWasm(
   const source = `${header.trimEnd()}
 
 /** SHA-256 of the uncompressed wasm. */
-export const ${prefix}_WASM_SHA256 = "${sha256Hex(wasm)}";
+export const ${prefix}_WASM_SHA256 =
+  "${sha256Hex(wasm)}";
 
 /** Uncompressed size in bytes. */
 export const ${prefix}_WASM_BYTES = ${wasm.length};

@@ -53,6 +53,12 @@ export const RECORDS_EVIDENCE: { effects: ToolEffects; producesEvidence: true } 
   producesEvidence: true,
 });
 
+/** The effects of a tool that changes session state and records no Evidence: spread into its definition. */
+export const CHANGES_SESSION: { effects: ToolEffects; producesEvidence: false } = Object.freeze({
+  effects: Object.freeze({ mutatesSession: true }),
+  producesEvidence: false,
+});
+
 /** The effects of a tool that only reads (no Evidence, no change): spread into its definition. */
 export const READS_ONLY: { effects: ToolEffects; producesEvidence: false } = Object.freeze({
   effects: Object.freeze({}),

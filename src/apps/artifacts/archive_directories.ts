@@ -12,6 +12,7 @@ import { compareCodePoints } from "../../core/completion.ts";
 import { artifactId } from "./ids.ts";
 import { depthOf } from "./member_names.ts";
 import type { ArchiveMember } from "./scan_record.ts";
+import { pushTo } from "../../core/multimap.ts";
 
 /** One entry of a directory's listing, the object its digest is computed over. */
 export interface ListingEntry {
@@ -78,10 +79,7 @@ export function closeArchiveDirectories(
 ): ClosedDirectory[] {
   const byParent = new Map<string, ArchiveMember[]>();
   const file = (member: ArchiveMember): void => {
-    const parent = parentOf(member.logicalPath);
-    const bucket = byParent.get(parent);
-    if (bucket) bucket.push(member);
-    else byParent.set(parent, [member]);
+    pushTo(byParent, parentOf(member.logicalPath), member);
   };
   for (const member of members) {
     if (counter) counter.visits++;

@@ -177,7 +177,6 @@ export async function namedDossier(
 ): Promise<NamedDossier> {
   const lookup = await procedureLookupOf(scope, request.operation);
   const procedure = findProcedure(lookup.table, text);
-  const { operation, ...limits } = request;
-  const { dossier, limitations } = await dossierFrom(scope, { operation, procedure, ...limits });
+  const { dossier, limitations } = await dossierFrom(scope, { ...request, procedure });
   return { procedure, dossier, tableLimitations: lookup.limitations, limitations };
 }

@@ -179,7 +179,7 @@ export function selectProvider(
     const provider = availableProvider(
       candidates,
       requested,
-      `No provider ${requested} is registered; candidates: ${ids.join(", ")}.`,
+      (ids) => `No provider ${requested} is registered; candidates: ${ids.join(", ")}.`,
     );
     const support = provider.supports(target);
     if (support.status !== "supported") {
@@ -238,26 +238,28 @@ function selectionError(
  */
 export function checkProviderId(candidates: readonly AnalysisProvider[], requested: string): void {
   if (requested === "auto") return;
-  const ids = candidates.map((c) => c.identity.id);
   availableProvider(
     candidates,
     requested,
-    `No provider ${JSON.stringify(requested)} is registered; candidates: auto, ${ids.join(", ")}.`,
+    (ids) =>
+      `No provider ${JSON.stringify(requested)} is registered; candidates: auto, ${
+        ids.join(", ")
+      }.`,
   );
 }
 
 /**
  * The registered provider `requested`, available now; throws `unknownMessage`
- * when none has that id, or says why it is unavailable.
+ * of the registered ids when none has that id, or says why it is unavailable.
  */
 function availableProvider(
   candidates: readonly AnalysisProvider[],
   requested: string,
-  unknownMessage: string,
+  unknownMessage: (ids: string[]) => string,
 ): AnalysisProvider {
   const ids = candidates.map((c) => c.identity.id);
   const provider = candidates.find((c) => c.identity.id === requested);
-  if (!provider) throw selectionError("unknown_provider", unknownMessage, requested, ids);
+  if (!provider) throw selectionError("unknown_provider", unknownMessage(ids), requested, ids);
   const availability = provider.availability();
   if (availability.status !== "available") {
     throw selectionError(

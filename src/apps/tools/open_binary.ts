@@ -7,7 +7,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { CHANGES_SESSION, defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import { ToolFailure } from "../../core/errors.ts";
 import { openArtifact, resolveTargetPath } from "../artifacts/target.ts";
 import {
@@ -64,8 +64,7 @@ export function openBinaryTool(context: AppsContext): ToolDefinition {
         unknown_revisions: z.number().int(),
       }).optional().describe("What snapshot_path restored."),
     }),
-    effects: { mutatesSession: true },
-    producesEvidence: false,
+    ...CHANGES_SESSION,
     run: async (args, call) => {
       // Checked before anything opens, restored after: a bad snapshot changes nothing.
       const saved = args.snapshot_path === undefined

@@ -5,7 +5,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { CHANGES_SESSION, defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import type { AppsContext } from "../context/apps_context.ts";
 import { unknownRegistryApprovedField } from "../schemas/inputs.ts";
 import { SET_CURRENT_DOCUMENT } from "../tool_names.ts";
@@ -21,8 +21,7 @@ export function setCurrentDocumentTool(context: AppsContext): ToolDefinition {
       unknown_registry_approved: unknownRegistryApprovedField,
     }),
     result: z.object({ current_document: z.string(), documents: z.array(z.string()) }),
-    effects: { mutatesSession: true },
-    producesEvidence: false,
+    ...CHANGES_SESSION,
     run: async (args) => {
       await context.session.idle();
       const documents = context.session.setCurrentDocument(args.document);

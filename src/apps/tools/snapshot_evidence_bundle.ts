@@ -6,7 +6,7 @@
 
 import { z } from "zod";
 import type { JsonValue } from "../../core/canonical_json.ts";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { CHANGES_SESSION, defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import type { AppsContext } from "../context/apps_context.ts";
 import { buildBundle } from "../evidence_bundle/bundle.ts";
 import { bundleUri } from "../evidence_bundle/store.ts";
@@ -22,8 +22,7 @@ export function snapshotEvidenceBundleTool(context: AppsContext): ToolDefinition
       "Snapshot every Evidence record and unknown revision of the session as an Evidence bundle v2 (canonical JSON with derived artifact, provider, environment, scenario and capture manifests). Returns its SHA-256 and the rea://evidence-bundle/<digest> URI to read it by; an unchanged snapshot returns the bundle already held. At most 16 bundles and 64 MiB are retained; they do not survive close_binary.",
     input: z.strictObject({}),
     result: snapshotResultSchema,
-    effects: { mutatesSession: true },
-    producesEvidence: false,
+    ...CHANGES_SESSION,
     run: () => {
       const { bundle } = context.bundles.snapshot(
         buildBundle(context.ledger.list(), context.unknowns.revisions() as unknown as JsonValue[]),

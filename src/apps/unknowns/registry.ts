@@ -1221,11 +1221,7 @@ export class UnknownRegistry {
       );
     }
     if (heads.length > 0) ledger.reserve(heads.length, revisionBytes);
-    for (const head of heads) {
-      const history = this.#histories.get(head.unknown_id);
-      if (history) history.push(head);
-      else this.#histories.set(head.unknown_id, [head]);
-    }
+    for (const head of heads) pushTo(this.#histories, head.unknown_id, head);
     if (heads.length > 0) this.#notify(heads.map((h) => h.unknown_id));
   }
 

@@ -14,6 +14,7 @@ import type { ComplianceResult, Finding } from "../model/records.ts";
 import { displayId, roundHalfEven } from "../model/records.ts";
 import type { DatasetView } from "../model/view.ts";
 import { severityBreakdown, sortFindings } from "../findings/queries.ts";
+import { pushTo } from "../../core/multimap.ts";
 
 /** The status of one control. */
 export type ControlStatus =
@@ -115,9 +116,7 @@ function controlsOf(view: DatasetView, framework: string): Map<string, Complianc
   const controls = new Map<string, ComplianceResult[]>();
   for (const r of view.records.compliance) {
     if (r.framework !== framework) continue;
-    const list = controls.get(r.control_id) ?? [];
-    list.push(r);
-    controls.set(r.control_id, list);
+    pushTo(controls, r.control_id, r);
   }
   return controls;
 }

@@ -7,16 +7,10 @@
  */
 
 import { z } from "zod";
-import type { ToolEffects, ToolOutcome } from "../../core/catalog.ts";
+import type { ToolOutcome } from "../../core/catalog.ts";
 import { type CloudContext, withDataset } from "./cloud_context.ts";
 
 const ids = z.array(z.string());
-
-/** The effects of a change to findings: the session's dataset changes, no evidence is recorded. */
-export const CHANGES_FINDINGS: { effects: ToolEffects; producesEvidence: false } = Object.freeze({
-  effects: Object.freeze({ mutatesSession: true }),
-  producesEvidence: false,
-});
 
 /** The outcome lists: the ids `changed`, the ids left as they were (`unchanged`), and `not_found`. */
 type OutcomeShape<C extends string, U extends string> = { [K in C | U]: typeof ids };

@@ -2,14 +2,17 @@
  * How cloud tools write files: only under the operator's `--output-dir`,
  * through the export domain's checked, atomic writer. Path escapes, a
  * missing output directory and a missing Deno write grant become tool
- * failures that say which flag or argument to change.
+ * failures that say which flag or argument to change. Also what the export
+ * tools share: their effects and where a subdirectory export goes.
  *
  * @module
  */
 
+import type { ToolEffects } from "../../core/catalog.ts";
 import { ToolFailure } from "../../core/errors.ts";
 import { permissionFailure } from "../../core/permissions.ts";
 import { asToolFailure, type CloudContext } from "./cloud_context.ts";
+import type { Dataset } from "../workspace/dataset.ts";
 import {
   type ExportFile,
   ExportPathError,
@@ -85,4 +88,34 @@ export function writeFailure(error: unknown, outputDir: string): unknown {
     );
   }
   return permissionFailure(error, `--allow-write=${outputDir}`) ?? asToolFailure(error);
+}
+
+/** The effects of an export tool: it writes files, and writing them again changes nothing more. */
+export const WRITES_OUTPUT_FILES: { effects: ToolEffects; producesEvidence: false } = Object
+  .freeze({
+    effects: Object.freeze({ writesFilesystem: true, idempotent: true }),
+    producesEvidence: false,
+  });
+
+/** Where a subdirectory export writes. */
+export interface ExportTarget {
+  /** The output directory (absolute). */
+  outputDir: string;
+  /** The dataset exported. */
+  dataset: Dataset;
+}
+
+/**
+ * Waits for the datasets loaded at start-up, checks that `subdir` stays under
+ * the configured output directory, and picks the dataset named (empty: the
+ * active one). Throws a ToolFailure when there is no output directory, the
+ * subdirectory leaves it, or the dataset is unknown.
+ */
+export async function exportTarget(
+  ctx: CloudContext,
+  args: { subdir: string; dataset: string },
+): Promise<ExportTarget> {
+  await ctx.preloaded;
+  const outputDir = requireOutputSubdir(ctx, args.subdir);
+  return { outputDir, dataset: ctx.dataset(args.dataset) };
 }

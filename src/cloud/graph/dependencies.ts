@@ -10,7 +10,7 @@ import type { Asset } from "../model/records.ts";
 import type { DatasetView } from "../model/view.ts";
 import type { AssetBrief } from "../model/briefs.ts";
 import { assetBrief } from "../model/briefs.ts";
-import type { DependencyLink, DependencyWalker } from "./dependency_graph.ts";
+import type { DependencyLink, DependencyWalker, HierarchyOption } from "./dependency_graph.ts";
 import { dependencyGraph, walkDependents, walkDependsOn } from "./dependency_graph.ts";
 import { GraphQueryError } from "./errors.ts";
 import { compareCodePoints } from "../model/order.ts";
@@ -176,13 +176,11 @@ function prune(nodes: readonly TreeNode[], budget: { left: number; cut: boolean 
 }
 
 /** Options of {@link dependencyTree}. */
-export interface DependencyTreeOptions {
+export interface DependencyTreeOptions extends HierarchyOption {
   /** `up` = what it depends on, `down` = what depends on it. @default "both" */
   direction?: "up" | "down" | "both";
   /** Hops, 1..6. @default 3 */
   maxDepth?: number;
-  /** Keep containment under organisations, OUs and accounts. @default false */
-  includeHierarchy?: boolean;
   /** Tree nodes kept (pre-order, upstream tree first), 1..1000. @default 200 */
   maxNodes?: number;
   /** Assets walked per direction before the walk stops. @default 1_000_000 */
@@ -197,7 +195,7 @@ export function dependencyTree(
 ): DependencyTreeResult {
   const asset = requireAsset(view, assetId);
   const direction = options.direction ?? "both";
-  const graph = dependencyGraph(view, { includeHierarchy: options.includeHierarchy ?? false });
+  const graph = dependencyGraph(view, options);
   const walkOptions = { maxDepth: options.maxDepth ?? 3, maxNodes: options.maxWalk };
   const budget = { left: options.maxNodes ?? 200, cut: false };
   const out: DependencyTreeResult = { asset: describeAsset(asset), truncated: false };

@@ -54,11 +54,10 @@ interface Ec2Init {
   /** Whether other resources find it by its id (they never name volumes). @default true */
   findable?: boolean;
   asset_type: AssetType;
-  metadata: Record<string, Json>;
 }
 
 /** An EC2 listing: its file and list key, where its facts stand, and what links each resource. */
-interface Ec2List extends Omit<Ec2Init, "metadata"> {
+interface Ec2List extends Ec2Init {
   file: string;
   list: string;
   /** The key of each listed record holding the resources themselves (reservations' instances). */
@@ -259,7 +258,11 @@ async function loadRegion(
   // An EC2 resource of this region, none without an id: its ARN `arn:aws:ec2:…:<path>/<id>`
   // unless the record gives one, named by its Name tag unless named, found later by its id
   // (when findable) and contained by its parent's.
-  const addEc2 = (record: Record<string, unknown>, init: Ec2Init): string | null => {
+  const addEc2 = (
+    record: Record<string, unknown>,
+    init: Ec2Init,
+    metadata: Record<string, Json>,
+  ): string | null => {
     const id = str(record[init.id]);
     if (!id) return null;
     const arn = (init.arn ? str(record[init.arn]) : null) ?? arnOf("ec2", `${init.path}/${id}`);
@@ -268,7 +271,7 @@ async function loadRegion(
       name: (init.name ? str(record[init.name]) : labels.Name) ?? id,
       asset_type: init.asset_type,
       tags: labels,
-      metadata: { resource_id: id, ...init.metadata },
+      metadata: { resource_id: id, ...metadata },
     });
     if (init.findable !== false) byId.set(id, arn);
     contain(init.parent ? str(record[init.parent]) : null, arn);
@@ -407,7 +410,7 @@ async function loadRegion(
   for (const list of ec2Lists) {
     for (const listed of await records(list.file, list.list)) {
       for (const r of list.nested ? arr(listed[list.nested]).map(obj) : [listed]) {
-        const arn = addEc2(r, { ...list, metadata: list.facts(r) });
+        const arn = addEc2(r, list, list.facts(r));
         if (arn) list.link?.(arn, r);
       }
     }

@@ -13,7 +13,8 @@ import {
   type ImportResult,
   type ImportSource,
 } from "./importer.ts";
-import { isObject, parseRecords } from "./parse_records.ts";
+import { isObject } from "./import_input.ts";
+import { parseRecords } from "./parse_records.ts";
 import { sourceJson } from "./source_json.ts";
 
 /** The keys a generic document holds at least one of. */

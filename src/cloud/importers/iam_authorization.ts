@@ -29,6 +29,7 @@ import {
 } from "./iam_policy.ts";
 import { type AssetInit, RecordsBuilder } from "./records_builder.ts";
 import { evaluateRulesInto } from "../rules/rule_evaluate.ts";
+import { pushTo } from "../../core/multimap.ts";
 
 const KIND = "iam-authorization-details";
 
@@ -393,13 +394,9 @@ export function analyseIam(b: RecordsBuilder): void {
   const groupsOf = new Map<string, string[]>();
   for (const e of b.records.edges) {
     if (e.edge_type === "IAM_POLICY_ATTACHMENT") {
-      const list = attachedTo.get(e.source_id) ?? [];
-      list.push(e.target_id);
-      attachedTo.set(e.source_id, list);
+      pushTo(attachedTo, e.source_id, e.target_id);
     } else if (e.edge_type === "CONTAINS" && b.asset(e.source_id)?.asset_type === "IAM_GROUP") {
-      const list = groupsOf.get(e.target_id) ?? [];
-      list.push(e.source_id);
-      groupsOf.set(e.target_id, list);
+      pushTo(groupsOf, e.target_id, e.source_id);
     }
   }
   const documentsOf = (id: string): PolicyStatement[] => {

@@ -17,7 +17,8 @@ import {
   type Importer,
   type ImportResult,
 } from "./importer.ts";
-import { isObject, mergeFindings, parseRecords } from "./parse_records.ts";
+import { isObject } from "./import_input.ts";
+import { mergeFindings, parseRecords } from "./parse_records.ts";
 import { REPORT_FILE_NAME } from "./report.ts";
 import { documentObject, fileStem, namedFileImporter } from "./source_json.ts";
 

@@ -35,6 +35,7 @@ import type {
 } from "../model/records.ts";
 import { emptyRecords } from "../model/records.ts";
 import type { LoadNotes } from "./importer.ts";
+import { isObject } from "./import_input.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -65,11 +66,6 @@ const RELATION_BY_KEY = lookupTable(RELATION_TYPES);
 const SEVERITY_BY_KEY = lookupTable(SEVERITIES);
 const STATUS_BY_KEY = lookupTable(COMPLIANCE_STATUSES);
 const PROVIDER_BY_KEY = lookupTable(PROVIDERS);
-
-/** Whether a value is a plain JSON object. */
-export function isObject(value: unknown): value is Obj {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function fail(where: string, expected: string): never {
   throw new LoadError(`Cannot load the dataset: ${where} must be ${expected}.`, {

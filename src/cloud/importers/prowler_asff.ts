@@ -19,8 +19,8 @@ import {
   objectOrArrayDetectors,
   readJsonOrLines,
   scannerFinding,
-  uniqueIds,
 } from "./scanner_common.ts";
+import { uniqueIds } from "../model/unique_ids.ts";
 
 const KIND = "prowler-asff";
 

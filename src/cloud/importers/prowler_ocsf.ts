@@ -17,8 +17,8 @@ import {
   normaliseSeverity,
   readJsonOrLines,
   scannerFinding,
-  uniqueIds,
 } from "./scanner_common.ts";
+import { uniqueIds } from "../model/unique_ids.ts";
 
 const KIND = "prowler-ocsf";
 

@@ -9,6 +9,7 @@
 import type { AssetType, CloudProvider } from "../model/enums.ts";
 import type { Asset, DatasetRecords, Edge, EdgeInit, Json } from "../model/records.ts";
 import { emptyRecords, newEdge } from "../model/records.ts";
+import { uniqueIds } from "../model/unique_ids.ts";
 import { emptyNotes, type ImportResult, type LoadNotes } from "./importer.ts";
 
 /** Source CIDRs and wildcards that mean "anyone on the internet". */
@@ -96,7 +97,7 @@ export class RecordsBuilder {
   readonly collectedAt: string;
   readonly #assets = new Map<string, Asset>();
   readonly #edges = new Map<string, Edge>();
-  readonly #edgeIds = new Map<string, number>();
+  readonly #edgeId = uniqueIds();
   readonly #pairs = new Set<string>();
 
   /** Creates a builder; `collectedAt` defaults to now. */
@@ -163,9 +164,7 @@ export class RecordsBuilder {
       return existing;
     }
     const base = `${init.edge_type}:${init.source_id}->${init.target_id}`;
-    const n = (this.#edgeIds.get(base) ?? 0) + 1;
-    this.#edgeIds.set(base, n);
-    const edge = newEdge(n === 1 ? base : `${base}#${n}`, init);
+    const edge = newEdge(this.#edgeId(base), init);
     this.#edges.set(key, edge);
     this.#pairs.add(`${edge.source_id}\u0000${edge.target_id}`);
     this.records.edges.push(edge);

@@ -14,7 +14,8 @@ import {
   type ImportResult,
   type LoadNotes,
 } from "./importer.ts";
-import { isObject, parseEdge, parseRecords } from "./parse_records.ts";
+import { isObject } from "./import_input.ts";
+import { parseEdge, parseRecords } from "./parse_records.ts";
 import { documentObject, namedFileImporter } from "./source_json.ts";
 
 /** The report file a report directory holds. */
@@ -81,5 +82,5 @@ export const reportImporter: Importer = namedFileImporter({
   fileName: REPORT_FILE_NAME,
   order: { directory: DETECTION_ORDER.directory_report, json: DETECTION_ORDER.json_report },
   isDocument: isReportDocument,
-  read: ({ doc, fileName }) => Promise.resolve(parseReportDocument(doc, fileName)),
+  read: ({ doc, fileName }) => parseReportDocument(doc, fileName),
 });

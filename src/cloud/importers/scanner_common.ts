@@ -134,7 +134,6 @@ export function parseJsonOrLines(
   return out;
 }
 
-/** A finding with defaults for the fields scanners rarely give. */
 /** The input's parsed value: its JSON as given, else its text as one JSON document or JSON Lines. */
 export async function readJsonOrLines(kind: string, input: ImportInput): Promise<unknown> {
   return input.json ??
@@ -142,19 +141,6 @@ export async function readJsonOrLines(kind: string, input: ImportInput): Promise
       kind,
       path: input.path,
     });
-}
-
-/**
- * A source of finding ids unique within one import: an id seen before gets
- * `#2`, `#3`, … appended.
- */
-export function uniqueIds(): (id: string) => string {
-  const seen = new Map<string, number>();
-  return (id) => {
-    const n = (seen.get(id) ?? 0) + 1;
-    seen.set(id, n);
-    return n > 1 ? `${id}#${n}` : id;
-  };
 }
 
 /** The two JSON detectors of a kind that is a JSON object or an array, each at its own place. */
@@ -168,6 +154,7 @@ export function objectOrArrayDetectors(
   ];
 }
 
+/** A finding with defaults for the fields scanners rarely give. */
 export function scannerFinding(
   init:
     & Partial<Finding>

@@ -14,7 +14,7 @@ import type {
   ImportResult,
   ImportSource,
 } from "./importer.ts";
-import { isObject } from "./parse_records.ts";
+import { isObject } from "./import_input.ts";
 import { parseJsonText } from "./read.ts";
 
 /** The source's parsed JSON; a positioned {@linkcode LoadError} when the file is not valid JSON. */
@@ -39,7 +39,7 @@ export interface NamedJson {
  * `fileName` (a {@linkcode LoadError} when it holds none); for a file, the
  * file itself.
  */
-export async function namedFileJson(
+async function namedFileJson(
   input: ImportSource & ImportContext,
   options: { fileName: string; kind: string },
 ): Promise<NamedJson> {
@@ -83,7 +83,7 @@ export interface NamedFileKind {
   /** Whether parsed JSON is a document of this kind. */
   isDocument(value: unknown): boolean;
   /** Reads the document (`input` says where it came from). */
-  read(named: NamedJson, input: ImportInput): Promise<ImportResult>;
+  read(named: NamedJson, input: ImportInput): Promise<ImportResult> | ImportResult;
 }
 
 /**

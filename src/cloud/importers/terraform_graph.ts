@@ -25,6 +25,7 @@ import {
   TERRAFORM_LINK_TYPES,
   terraformProvider,
 } from "./terraform_types.ts";
+import { pushTo } from "../../core/multimap.ts";
 
 /** One resource instance, as a state or plan holds it. */
 export interface TerraformInstance {
@@ -308,9 +309,7 @@ export function buildTerraformRecords(
       metadata,
     });
     kept.push(inst);
-    const list = byResource.get(inst.resourceAddress) ?? [];
-    list.push(inst.address);
-    byResource.set(inst.resourceAddress, list);
+    pushTo(byResource, inst.resourceAddress, inst.address);
     for (const key of [cloudId, arn, str(v.self_link)]) {
       if (key && !byCloudId.has(key)) byCloudId.set(key, inst.address);
     }

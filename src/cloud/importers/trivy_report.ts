@@ -11,7 +11,8 @@ import { DETECTION_ORDER } from "./importer.ts";
 import type { Importer, ImportResult } from "./importer.ts";
 import { arr, isObject, jsonDocumentImporter, obj, str } from "./import_input.ts";
 import { RecordsBuilder } from "./records_builder.ts";
-import { normaliseSeverity, scannerFinding, uniqueIds } from "./scanner_common.ts";
+import { normaliseSeverity, scannerFinding } from "./scanner_common.ts";
+import { uniqueIds } from "../model/unique_ids.ts";
 
 const KIND = "trivy";
 

@@ -25,7 +25,7 @@ import { pushTo } from "../../core/multimap.ts";
 /** Most open findings in an asset's detail. */
 export const DETAIL_FINDINGS = 10;
 /** Most metadata keys in an asset's detail. */
-export const DETAIL_METADATA_KEYS = 100;
+const DETAIL_METADATA_KEYS = 100;
 /** Most adjacency entries in an asset's neighbours. */
 export const NEIGHBOR_EDGES = 500;
 

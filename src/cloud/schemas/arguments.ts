@@ -63,3 +63,10 @@ export function frameworkFilterArgument(verb: string): z.ZodDefault<z.ZodString>
 export function severityFilterArgument(describe: string): z.ZodDefault<z.ZodString> {
   return z.string().max(16).default("").describe(describe);
 }
+
+/** The `finding_ids` argument of the tools that change findings by id. */
+export function findingIdsArgument(verb: string): z.ZodArray<z.ZodString> {
+  return z.array(z.string().min(1).max(512)).min(1).max(500).describe(
+    `The findings to ${verb} (1 to 500 ids).`,
+  );
+}

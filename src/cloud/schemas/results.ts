@@ -110,13 +110,6 @@ export const assetRefSchema = z.object({
 export const assetRankingSchema = <F extends z.ZodRawShape>(fields: F) =>
   z.object({ items: z.array(assetRefSchema.extend(fields)), returned: z.number().int() });
 
-/** The `finding_ids` argument of the tools that change findings by id. */
-export function findingIdsArgument(verb: string): z.ZodArray<z.ZodString> {
-  return z.array(z.string().min(1).max(512)).min(1).max(500).describe(
-    `The findings to ${verb} (1 to 500 ids).`,
-  );
-}
-
 /** A finding brief. */
 export const findingBriefSchema = z.object({
   id: z.string(),

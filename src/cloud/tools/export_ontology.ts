@@ -11,8 +11,7 @@ import { ontologyFile } from "../export/ontology_file.ts";
 import { checkFilename } from "../export/output_dir.ts";
 import { ONTOLOGY_FORMATS } from "../ontology/formats.ts";
 import { writtenFileSchema } from "../schemas/results.ts";
-import { requireOutputDir, writeOutputFiles } from "../context/writes.ts";
-import { WRITES_OUTPUT_FILES } from "../context/export_target.ts";
+import { requireOutputDir, writeOutputFiles, WRITES_OUTPUT_FILES } from "../context/writes.ts";
 
 /** The tool's name. */
 export const EXPORT_ONTOLOGY = "export_ontology";

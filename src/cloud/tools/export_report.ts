@@ -10,8 +10,7 @@ import { type CloudContext, datasetArgument, translated } from "../context/cloud
 import { REPORT_FORMATS, reportFiles } from "../export/report.ts";
 import { parseEnum } from "../model/parse_enum.ts";
 import { writtenFileSchema } from "../schemas/results.ts";
-import { writeOutputFiles } from "../context/writes.ts";
-import { exportTarget, WRITES_OUTPUT_FILES } from "../context/export_target.ts";
+import { exportTarget, writeOutputFiles, WRITES_OUTPUT_FILES } from "../context/writes.ts";
 
 /** The tool's name. */
 export const EXPORT_REPORT = "export_report";

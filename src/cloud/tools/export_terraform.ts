@@ -9,8 +9,7 @@ import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, translated } from "../context/cloud_context.ts";
 import { requireMapped, terraformFiles, terraformPlan } from "../export/terraform.ts";
 import { writtenFileSchema } from "../schemas/results.ts";
-import { writeOutputFiles } from "../context/writes.ts";
-import { exportTarget, WRITES_OUTPUT_FILES } from "../context/export_target.ts";
+import { exportTarget, writeOutputFiles, WRITES_OUTPUT_FILES } from "../context/writes.ts";
 import { assetRefsArgument, typeNamesArgument } from "../schemas/arguments.ts";
 
 /** The tool's name. */

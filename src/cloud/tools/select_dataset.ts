@@ -5,7 +5,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { CHANGES_SESSION, defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, translated } from "../context/cloud_context.ts";
 import { listingEntrySchema } from "../schemas/results.ts";
 import { describeDataset } from "../workspace/summary.ts";
@@ -25,8 +25,7 @@ export function selectDatasetTool(ctx: CloudContext): ToolDefinition {
       name: z.string().min(1).max(64).describe("A dataset name from list_datasets."),
     }),
     result: z.object({ active_dataset: z.string(), dataset: listingEntrySchema }),
-    effects: { mutatesSession: true },
-    producesEvidence: false,
+    ...CHANGES_SESSION,
     run: (args) =>
       translated(async () => {
         await ctx.preloaded;

@@ -6,14 +6,10 @@
  */
 
 import { z } from "zod";
-import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
+import { CHANGES_SESSION, defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument } from "../context/cloud_context.ts";
-import {
-  changeFindings,
-  CHANGES_FINDINGS,
-  findingChangeSchema,
-} from "../context/finding_change.ts";
-import { findingIdsArgument } from "../schemas/results.ts";
+import { changeFindings, findingChangeSchema } from "../context/finding_change.ts";
+import { findingIdsArgument } from "../schemas/arguments.ts";
 
 /** The tool's name. */
 export const SUPPRESS_FINDINGS = "suppress_findings";
@@ -34,7 +30,7 @@ export function suppressFindingsTool(ctx: CloudContext): ToolDefinition {
       dataset: datasetArgument,
     }),
     result: findingChangeSchema("suppressed", "already_suppressed"),
-    ...CHANGES_FINDINGS,
+    ...CHANGES_SESSION,
     run: (args) =>
       changeFindings(
         ctx,
