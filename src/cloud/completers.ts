@@ -13,6 +13,7 @@ import { compareCodePoints } from "./model/order.ts";
 import { riskScore } from "./model/records.ts";
 import type { DatasetView } from "./model/view.ts";
 import type { Workspace } from "./workspace/workspace.ts";
+import { countBy } from "./model/counts.ts";
 
 /** Graph export formats. */
 export const GRAPH_FORMATS: readonly string[] = ["d3", "cytoscape", "graphml"];
@@ -89,8 +90,7 @@ export function refCandidates(view: DatasetView | undefined): RefCandidate[] {
 export const REF_CANDIDATES_KEY = "ref_candidates";
 
 function buildRefCandidates(view: DatasetView): RefCandidate[] {
-  const names = new Map<string, number>();
-  for (const asset of view.records.assets) names.set(asset.name, (names.get(asset.name) ?? 0) + 1);
+  const names = countBy(view.records.assets, (asset) => asset.name);
   return view.records.assets.map((asset) => ({
     value: names.get(asset.name) === 1 ? asset.name : asset.arn ?? asset.id,
     keys: [asset.name, asset.arn ?? "", asset.id],

@@ -67,10 +67,7 @@ export interface ReportOptions {
 }
 
 function mostCommon(values: readonly (string | null)[]): string {
-  const counts = new Map<string, number>();
-  for (const value of values) {
-    if (value) counts.set(value, (counts.get(value) ?? 0) + 1);
-  }
+  const counts = countBy(values.filter((value): value is string => !!value), (value) => value);
   let best = "";
   let bestCount = 0;
   for (const [value, count] of counts) {

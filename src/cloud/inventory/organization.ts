@@ -10,6 +10,7 @@
 import { compareCodePoints } from "../model/order.ts";
 import type { Json } from "../model/records.ts";
 import type { DatasetView } from "../model/view.ts";
+import { countBy } from "../model/counts.ts";
 
 /** Where the topology came from. */
 export type TopologySource = "organization_discovery" | "map_assets" | null;
@@ -70,11 +71,10 @@ function objects(value: Json | undefined): JsonObject[] {
 }
 
 function assetsPerAccount(view: DatasetView): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const asset of view.records.assets) {
-    if (asset.account_id) counts.set(asset.account_id, (counts.get(asset.account_id) ?? 0) + 1);
-  }
-  return counts;
+  return countBy(
+    view.records.assets.filter((asset) => asset.account_id),
+    (asset) => asset.account_id!,
+  );
 }
 
 /**
