@@ -36,6 +36,7 @@ import { type Codec, decompress } from "../src/apps/artifacts/compression.ts";
 import { readTar, type TarEntry } from "../src/apps/artifacts/tar.ts";
 import { type ArEntry, readAr } from "../src/apps/artifacts/ar.ts";
 import { readZipDirectory, zipEntryBody } from "../src/apps/artifacts/zip.ts";
+import { isFile } from "./helpers/system_files.ts";
 
 const SEED = (() => {
   try {
@@ -55,21 +56,13 @@ const DEB_FIXTURE = new URL(
   import.meta.url,
 );
 
-function existsSync(path: URL | string): boolean {
-  try {
-    return Deno.statSync(path).isFile;
-  } catch {
-    return false;
-  }
-}
-
 const has = {
   tar: hasProgram("tar"),
   gzip: hasProgram("gzip"),
   xz: hasProgram("xz"),
   zstd: hasProgram("zstd"),
   zip: hasProgram("zip"),
-  debFixture: existsSync(DEB_FIXTURE),
+  debFixture: isFile(DEB_FIXTURE),
 };
 
 function testWith(needs: (keyof typeof has)[], name: string, fn: () => Promise<void>): void {

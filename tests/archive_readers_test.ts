@@ -44,6 +44,7 @@ import { type ArchiveEntryType, readTar, type TarEntry } from "../src/apps/artif
 import { type ArEntry, readAr } from "../src/apps/artifacts/ar.ts";
 import { readZipDirectory, zipEntryBody } from "../src/apps/artifacts/zip.ts";
 import { sniff } from "../src/apps/artifacts/sniff.ts";
+import { isFile } from "./helpers/system_files.ts";
 
 // ---------------------------------------------------------------------------
 // Environment
@@ -60,14 +61,6 @@ const JAR: string | null = (() => {
     return null;
   }
 })();
-
-function isFile(path: string): boolean {
-  try {
-    return Deno.statSync(path).isFile;
-  } catch {
-    return false;
-  }
-}
 
 const has = {
   tar: hasProgram("tar"),

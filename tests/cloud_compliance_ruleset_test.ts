@@ -6,9 +6,8 @@ import {
   RULESET_CONTROLS_NOTE,
   rulesetControls,
 } from "../src/cloud/compliance/ruleset_controls.ts";
-import { loadDemo } from "../src/cloud/demo/load_demo.ts";
 import { UnknownFrameworkError } from "../src/cloud/model/errors.ts";
-import { Workspace } from "../src/cloud/workspace/workspace.ts";
+import { demoWorkspace } from "./helpers/cloud_estate.ts";
 
 Deno.test("matchRulesetFrameworks() prefers the exact name, else every name containing it", () => {
   assert.deepEqual(matchRulesetFrameworks("pci-dss"), ["PCI-DSS"]);
@@ -37,8 +36,7 @@ Deno.test("rulesetControls() names frameworks and providers but lists no control
 });
 
 Deno.test("requireFrameworks() matches dataset frameworks or lists them on a miss", () => {
-  const workspace = new Workspace();
-  loadDemo(workspace);
+  const workspace = demoWorkspace();
   const sample = workspace.dataset("sample");
   assert.deepEqual(requireFrameworks(sample, "cis"), ["CIS-AWS", "CIS-Azure", "CIS-GCP"]);
   assert.deepEqual(requireFrameworks(sample, "CIS-azure"), ["CIS-Azure"]);

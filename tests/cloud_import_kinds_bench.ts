@@ -14,21 +14,20 @@ keeps the inputs there instead of a temp directory.
  *   deno bench --no-prompt --allow-read --allow-write --allow-run --allow-env tests/cloud_import_kinds_bench.ts
  */
 
-import { hasProgram } from "./helpers/programs.ts";
 import {
   benchLoadAgainstJq,
   IMPORT_INPUTS,
   importBenchDir,
+  type ImportBenchInput,
   type ImportBenchKind,
-  type ImportInput,
   rssMb,
   scaledCount,
   throughputLine,
 } from "./helpers/import_bench.ts";
 import { loadInput } from "../src/cloud/importers/detect.ts";
 
-/** The kinds `cloud_import_bench.ts` does not cover. */
-const COVERED = [
+/** The kinds `cloud_import_bench.ts` does not cover, in report order. */
+const KINDS = [
   "aws-api-dump",
   "checkov",
   "trivy",
@@ -37,45 +36,49 @@ const COVERED = [
   "terraform-plan",
 ];
 const SCALE = Number(Deno.env.get("CLOUD_BENCH_IMPORT_SCALE") ?? "1");
-const HAS_JQ = hasProgram("jq");
-if (!HAS_JQ) console.log("skip: jq is not installed; the jq peer benches are ignored");
 
 const dir = await importBenchDir({ prefix: "casefile-import-kinds-" });
 const ONLY = Deno.env.get("CLOUD_BENCH_IMPORT_KINDS")?.split(",").map((k) => k.trim());
 
 interface Kind extends ImportBenchKind {
-  input: ImportInput;
+  input: ImportBenchInput;
   /** The file or directory loaded. */
   path: string;
-  /** What the generator wrote, for the log. */
-  what: string;
-  /** The jq command line over the same bytes, once the input is written. */
+  /** How many items the generator wrote. */
+  count: number;
+  /** The jq command line over the same bytes. */
   jq: string[];
 }
 
-const kinds: Kind[] = IMPORT_INPUTS
-  .filter((input) => COVERED.includes(input.label) && (!ONLY || ONLY.includes(input.label)))
-  .map((input) => ({
-    label: input.label,
-    input,
-    path: `${dir}/${input.name}`,
-    what: input.what(scaledCount(input.count, SCALE)),
-    jq: [],
-    megabytes: 0,
-    records: "",
-    rss: 0,
-  }));
+/** The entry of IMPORT_INPUTS labelled `label`. */
+function importInput(label: string): ImportBenchInput {
+  const input = IMPORT_INPUTS.find((i) => i.label === label);
+  if (!input) throw new Error(`no import bench input is labelled ${label}`);
+  return input;
+}
 
 const fence = (path: string): Promise<string> => Deno.realPath(path);
 const baselineRss = rssMb();
 
-for (const kind of kinds) {
+const kinds: Kind[] = [];
+for (const label of KINDS.filter((k) => !ONLY || ONLY.includes(k))) {
+  const input = importInput(label);
+  const path = `${dir}/${input.name}`;
+  const count = scaledCount(input.count, SCALE);
   const started = performance.now();
-  kind.megabytes = (await kind.input.write(kind.path, scaledCount(kind.input.count, SCALE))) /
-    2 ** 20;
-  kind.jq = await kind.input.jq(kind.path);
+  const megabytes = (await input.write(path, count)) / 2 ** 20;
+  kinds.push({
+    label,
+    input,
+    path,
+    count,
+    jq: await input.jq(path),
+    megabytes,
+    records: "",
+    rss: 0,
+  });
   console.log(
-    `generated ${kind.label}: ${kind.what}, ${kind.megabytes.toFixed(1)} MB in ${
+    `generated ${label}: ${input.what(count)}, ${megabytes.toFixed(1)} MB in ${
       ((performance.now() - started) / 1000).toFixed(1)
     } s`,
   );
@@ -93,8 +96,7 @@ for (const kind of kinds) {
       const r = loaded.records;
       return `${r.assets.length} assets, ${r.edges.length} edges, ${r.findings.length} findings`;
     },
-    jq: () => kind.jq,
-    hasJq: HAS_JQ,
+    jq: kind.jq,
   });
 }
 
@@ -102,7 +104,10 @@ globalThis.addEventListener("unload", () => {
   console.log(`\nimport throughput (RSS before any load ${baselineRss.toFixed(0)} MB):`);
   for (const kind of kinds) {
     console.log(
-      throughputLine(kind, `  ${kind.label} (${kind.megabytes.toFixed(1)} MB; ${kind.what})`),
+      throughputLine(
+        kind,
+        `  ${kind.label} (${kind.megabytes.toFixed(1)} MB; ${kind.input.what(kind.count)})`,
+      ),
     );
   }
 });

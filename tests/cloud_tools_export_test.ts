@@ -162,7 +162,7 @@ Deno.test("export_report(json) writes a findings.json that load_dataset reads ba
     assert.equal(loaded.result.loaded, "roundtrip");
     // Every load evaluates our rule set: the loaded dataset is the exported one plus exactly
     // the rule findings (and compliance results) the rules add to the original records.
-    const expected = structuredClone(demoWorkspace().dataset("sample").records);
+    const expected = structuredClone(original.records);
     const added = addRuleFindings(expected);
     assert.ok(added.findings > 0, "the demo estate trips some of our rules");
     assert.equal(loaded.result.notes.rule_findings, added.findings);
@@ -240,7 +240,8 @@ Deno.test("export_report writes the inventory, graphml and asset_map files into 
       "compliance-map.json",
     ]);
 
-    const original = demoWorkspace().dataset("sample");
+    const demo = demoWorkspace();
+    const original = demo.dataset("sample");
     const graph = relationshipGraph(original);
     const xml = new XMLParser({
       ignoreAttributes: false,
@@ -258,7 +259,7 @@ Deno.test("export_report writes the inventory, graphml and asset_map files into 
     assert.equal(loaded.result.summary.kind, "inventory");
     assert.equal(loaded.result.summary.total_assets, original.records.assets.length);
 
-    const after = demoWorkspace().dataset("after");
+    const after = demo.dataset("after");
     const assetMap = JSON.parse(await Deno.readTextFile(join(s.out, "asset-map.json")));
     assert.equal(assetMap.dataset, "after");
     assert.deepEqual(
@@ -651,7 +652,8 @@ Deno.test({
         assert.equal(count, summary.severity_breakdown[level as string] ?? 0, level as string);
       }
 
-      const graph = relationshipGraph(demoWorkspace().dataset("sample"));
+      const sample = demoWorkspace().dataset("sample");
+      const graph = relationshipGraph(sample);
       assert.equal(await page.$$eval("#graph circle.node", (n) => n.length), graph.order);
       assert.equal(await page.$$eval("#graph line.link", (n) => n.length), graph.size);
       const box = await page.$eval("#graph", (svg) => {
@@ -660,7 +662,6 @@ Deno.test({
       });
       assert.ok(box.width > 100 && box.height > 100);
 
-      const sample = demoWorkspace().dataset("sample");
       const rows = await page.$$eval(
         "tr.finding",
         (nodes) => nodes.map((n) => n.getAttribute("data-finding-id")),

@@ -131,7 +131,7 @@ Deno.test("find_assets pages with a cursor tied to its filters", async () => {
     pages.forEach((page, i) => assert.equal(page.offset, i * 20));
     assert.equal(pages.length, 3);
     assert.equal(new Set(pages.flatMap((page) => ids(page.items))).size, 44);
-    const first = await result(client, "find_assets", { limit: 20 });
+    const first = pages[0];
     const stale = await fails(client, "find_assets", {
       limit: 20,
       query: "a",

@@ -6,15 +6,16 @@ import jsonld from "jsonld";
 import { RdfXmlParser } from "rdfxml-streaming-parser";
 import { call, fails, type Loose, ok } from "./helpers/in_memory.ts";
 import { sampleRecords, WAF_ASSET_ID } from "../src/cloud/demo/estate.ts";
-import { cursorPages, readTextContent, withDemoClient } from "./helpers/cloud_client.ts";
+import {
+  cursorPages,
+  readTextContent,
+  withDemoClient,
+  workspaceListing,
+} from "./helpers/cloud_client.ts";
 
 /** A query that would run for hours: a property path over everything, joined three times. */
 const FOREVER = `SELECT (COUNT(*) AS ?n) WHERE {
   ?a (cmp:hasName|!cmp:hasName)* ?b . ?c ?d ?e . ?f ?g ?h . ?i ?j ?k }`;
-
-async function workspaceState(client: Loose): Promise<string> {
-  return JSON.stringify(await ok(client, "list_datasets"));
-}
 
 Deno.test("ontology_stats builds once with progress, then reuses the ontology; links the Turtle", async () => {
   await withDemoClient(async (client) => {
@@ -148,17 +149,17 @@ Deno.test("sparql_query bounds rows by limit and reports truncation", async () =
       limit: 1,
     });
     assert.deepEqual([whole.result.returned, whole.result.truncated], [1, false]);
-    const before = await workspaceState(client);
+    const before = await workspaceListing(client);
     for (const limit of [0, 1001, 2.5]) {
       await fails(client, "sparql_query", { query: "ASK { ?s ?p ?o }", limit });
     }
-    assert.equal(await workspaceState(client), before);
+    assert.deepStrictEqual(await workspaceListing(client), before);
   });
 });
 
 Deno.test("sparql_query refuses updates, SERVICE and FROM before anything runs", async () => {
   await withDemoClient(async (client) => {
-    const before = await workspaceState(client);
+    const before = await workspaceListing(client);
     const refused: [string, string][] = [
       ["INSERT DATA { cmr:x cmp:hasName 'x' }", "update"],
       ["DELETE WHERE { ?s ?p ?o }", "update"],
@@ -183,7 +184,7 @@ Deno.test("sparql_query refuses updates, SERVICE and FROM before anything runs",
       query: `SELECT ?n WHERE { cmr:${WAF_ASSET_ID} cmp:hasName ?n }`,
     });
     assert.deepEqual(name.result.rows, [{ n: "web-acl" }]);
-    assert.equal(await workspaceState(client), before);
+    assert.deepStrictEqual(await workspaceListing(client), before);
   });
 });
 
@@ -351,7 +352,7 @@ Deno.test("ontology_neighbourhood walks relations around an asset by any referen
     assert.equal(internet.result.asset_id, null);
     assert.ok(internet.result.triples.length > 0);
 
-    const before = await workspaceState(client);
+    const before = await workspaceListing(client);
     const unknown = await fails(client, "ontology_neighbourhood", { ref: "web-acll" });
     assert.equal(unknown.code, "not_found");
     assert.ok(
@@ -361,7 +362,7 @@ Deno.test("ontology_neighbourhood walks relations around an asset by any referen
     await fails(client, "ontology_neighbourhood", { ref: "cmr:nothing-here" });
     await fails(client, "ontology_neighbourhood", { ref: WAF_ASSET_ID, hops: 4 });
     await fails(client, "ontology_neighbourhood", { ref: WAF_ASSET_ID, dataset: "nope" });
-    assert.equal(await workspaceState(client), before);
+    assert.deepStrictEqual(await workspaceListing(client), before);
   });
 });
 
@@ -402,7 +403,7 @@ Deno.test("relation_groups gives the overview, then a group's triples page by pa
     );
 
     const first = await ok(client, "relation_groups", { group: "SECURITY", limit: 10 });
-    const before = await workspaceState(client);
+    const before = await workspaceListing(client);
     const stale = await fails(client, "relation_groups", {
       group: "NETWORK",
       cursor: first.result.next_cursor,
@@ -414,7 +415,7 @@ Deno.test("relation_groups gives the overview, then a group's triples page by pa
     assert.deepEqual(unknown.details.close_matches, ["SECURITY"]);
     await fails(client, "relation_groups", { limit: 501 });
     await fails(client, "relation_groups", { dataset: "nope" });
-    assert.equal(await workspaceState(client), before);
+    assert.deepStrictEqual(await workspaceListing(client), before);
   });
 });
 
@@ -454,7 +455,7 @@ Deno.test("rag_chunks pages entity, community and relation-group chunks with fil
     );
     assert.ok(severe.result.total >= 1 && severe.result.total <= critical.size + 1);
 
-    const before = await workspaceState(client);
+    const before = await workspaceListing(client);
     await fails(client, "rag_chunks", { chunk_type: "entities" });
     await fails(client, "rag_chunks", { min_severity: "urgent" });
     await fails(client, "rag_chunks", { limit: 101 });
@@ -466,7 +467,7 @@ Deno.test("rag_chunks pages entity, community and relation-group chunks with fil
     });
     assert.match(stale.message, /Stale cursor/);
     await fails(client, "rag_chunks", { dataset: "nope" });
-    assert.equal(await workspaceState(client), before);
+    assert.deepStrictEqual(await workspaceListing(client), before);
   });
 });
 

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { sampleRecords } from "../src/cloud/demo/estate.ts";
-import { loadDemo } from "../src/cloud/demo/load_demo.ts";
 import {
   DatasetExistsError,
   DatasetNameError,
@@ -15,6 +14,7 @@ import { diffDatasets } from "../src/cloud/workspace/diff.ts";
 import { parseDatasetSpec, sanitizeName, uniqueName } from "../src/cloud/workspace/naming.ts";
 import { datasetSummary, describeDataset } from "../src/cloud/workspace/summary.ts";
 import { Workspace, type WorkspaceEvent } from "../src/cloud/workspace/workspace.ts";
+import { demoWorkspace } from "./helpers/cloud_estate.ts";
 import { withTempDir } from "./helpers/temp_dir.ts";
 
 function recording(workspace: Workspace): WorkspaceEvent[] {
@@ -87,8 +87,7 @@ Deno.test("Workspace active rules: add, select, and removal falls back to the ne
 });
 
 Deno.test("Workspace.dataset() unknown name lists the datasets in data, not the message", () => {
-  const workspace = new Workspace();
-  loadDemo(workspace);
+  const workspace = demoWorkspace();
   assert.throws(() => workspace.dataset("nope-secret"), (e: unknown) => {
     assert.ok(e instanceof UnknownDatasetError);
     assert.equal(e.data.value, "nope-secret");
@@ -126,8 +125,7 @@ Deno.test("Workspace events follow the add/select/mutate/remove rules", () => {
 });
 
 Deno.test("Dataset caches derived views per version and drops them on mutation", () => {
-  const workspace = new Workspace();
-  loadDemo(workspace);
+  const workspace = demoWorkspace();
   const dataset = workspace.dataset("sample");
   let builds = 0;
   const build = (): number => ++builds;
@@ -167,8 +165,7 @@ Deno.test("Workspace datasets get distinct random instance ids per load", () => 
 });
 
 Deno.test("Workspace.snapshot() deep-copies, is not activated, and diff sees no change", () => {
-  const workspace = new Workspace();
-  loadDemo(workspace);
+  const workspace = demoWorkspace();
   const snap = workspace.snapshot("before");
   assert.equal(workspace.activeName, "sample");
   assert.equal(snap.kind, "snapshot");
@@ -187,8 +184,7 @@ Deno.test("Workspace.snapshot() deep-copies, is not activated, and diff sees no 
 });
 
 Deno.test("diffDatasets() sample → after: the WAF and its PROTECTS edge are removed", () => {
-  const workspace = new Workspace();
-  loadDemo(workspace);
+  const workspace = demoWorkspace();
   const diff = diffDatasets(workspace.dataset("sample"), workspace.dataset("after"));
   assert.equal(diff.base, "sample");
   assert.equal(diff.target, "after");

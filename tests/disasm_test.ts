@@ -16,6 +16,7 @@ import { sha256Hex } from "../src/core/canonical_json.ts";
 import { capstoneWasmPath } from "../src/_vendor/capstone/generate.ts";
 import { hasProgram, run } from "./helpers/programs.ts";
 import { npmFixture } from "./helpers/npm_fixtures.ts";
+import { firstFile } from "./helpers/system_files.ts";
 
 const HAS_OBJDUMP = hasProgram("objdump");
 const HAS_LLVM_OBJDUMP = hasProgram("llvm-objdump-14");
@@ -251,17 +252,10 @@ Deno.test({
   name: "demangle() agrees with c++filt on libstdc++'s exported C++ names and on Rust names",
   ignore: !HAS_CXXFILT || !hasProgram("nm"),
   fn: async () => {
-    const libstdcxx = [
+    const libstdcxx = firstFile([
       "/usr/lib/x86_64-linux-gnu/libstdc++.so.6",
       "/lib/x86_64-linux-gnu/libstdc++.so.6",
-    ]
-      .find((p) => {
-        try {
-          return Deno.statSync(p).isFile;
-        } catch {
-          return false;
-        }
-      });
+    ]);
     const names = libstdcxx
       ? (await run("nm", ["-D", "--defined-only", libstdcxx])).split("\n")
         .map((l) => l.split(" ").pop()!.replace(/@.*$/, ""))

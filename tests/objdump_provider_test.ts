@@ -12,6 +12,7 @@ import assert from "node:assert/strict";
 import { parseObjdumpSymbols } from "../src/apps/providers/objdump.ts";
 import { connect, fails, type Loose, ok } from "./helpers/in_memory.ts";
 import { hasProgram, run } from "./helpers/programs.ts";
+import { isFile } from "./helpers/system_files.ts";
 
 const READY = hasProgram("objdump") && hasProgram("nm") && hasProgram("cc");
 if (!READY) {
@@ -411,13 +412,7 @@ const LS = "/usr/bin/ls";
 Deno.test({
   name:
     "an objdump binding of /usr/bin/ls agrees with objdump and with the native provider on its exported functions",
-  ignore: !READY || !(() => {
-    try {
-      return Deno.statSync(LS).isFile;
-    } catch {
-      return false;
-    }
-  })(),
+  ignore: !READY || !isFile(LS),
   fn: async () => {
     const symbols = await objdumpSymbols(LS);
     const sample = [...symbols].filter(([, s]) => s.size > 0).slice(0, 8);

@@ -10,6 +10,7 @@ import type { WorkbenchModule } from "../src/core/workbench.ts";
 import { APPS_PROMPTS } from "../src/apps/prompts.ts";
 import { createEvidence } from "../src/apps/evidence.ts";
 import { ToolFailure } from "../src/core/errors.ts";
+import { firstFile } from "./helpers/system_files.ts";
 
 const LS = "/usr/bin/ls";
 const LIBC = Deno.realPathSync("/lib/x86_64-linux-gnu/libc.so.6");
@@ -687,16 +688,10 @@ Deno.test("completion/complete caps Evidence suggestions at 100 and reports tota
   });
 });
 
-const BIG_LIBRARY = [
+const BIG_LIBRARY = firstFile([
   "/usr/lib/x86_64-linux-gnu/libLLVM-15.so.1",
   "/usr/lib/x86_64-linux-gnu/libLLVM-14.so.1",
-].find((p) => {
-  try {
-    return Deno.statSync(p).isFile;
-  } catch {
-    return false;
-  }
-});
+]);
 if (BIG_LIBRARY === undefined) {
   console.log("ignored: no libLLVM on this machine to exceed the 5,000-address bound");
 }

@@ -128,7 +128,7 @@ const CHOICES: Choice[] = [
 
 for (const choice of CHOICES) {
   Deno.test(`tools/list before the build equals tools/list after it: ${choice.name}`, async () => {
-    const { gate, open } = buildGate();
+    const { promise: gate, resolve: open } = Promise.withResolvers<void>();
     const policy = choice.policy === undefined
       ? undefined
       : compilePolicy(loadPolicy(choice.policy), { env: () => "test-vault-key" });
@@ -157,13 +157,6 @@ for (const choice of CHOICES) {
   });
 }
 
-/** A promise that gates a build, and the function that opens it. */
-function buildGate(): { gate: Promise<void>; open: () => void } {
-  let open = (): void => {};
-  const gate = new Promise<void>((resolve) => (open = resolve));
-  return { gate, open };
-}
-
 /** Asserts `pending` is still unsettled 30 ms on (`why` says what it waits for); returns it. */
 async function stillWaiting<T>(pending: Promise<T>, why: string): Promise<{ done: Promise<T> }> {
   let settled = false;
@@ -179,7 +172,7 @@ async function stillWaiting<T>(pending: Promise<T>, why: string): Promise<{ done
  * returns the names.
  */
 async function listedOnceBuilt(
-  modules: Parameters<typeof session>[1],
+  modules: WorkbenchModule[],
   open: () => void,
 ): Promise<string[]> {
   const { casefile, client, close } = await session({}, modules);
@@ -196,19 +189,17 @@ async function listedOnceBuilt(
 }
 
 Deno.test("a tools/call sent before the build waits for it, then runs", async () => {
-  const { gate, open } = buildGate();
+  const { promise: gate, resolve: open } = Promise.withResolvers<void>();
   const { casefile, client, close } = await session({}, gated(builtinWorkbenches(), gate));
   try {
     await client.listTools();
-    let settled = false;
-    const call = client.callTool({ name: "workspace_status", arguments: {} }).finally(() =>
-      settled = true
+    const call = await stillWaiting(
+      client.callTool({ name: "workspace_status", arguments: {} }),
+      "the call waits for the build",
     );
-    await new Promise((resolve) => setTimeout(resolve, 30));
-    assert.equal(settled, false, "the call waits for the build");
     assert.equal(casefile.catalog.list().length, 0);
     open();
-    const result = await call;
+    const result = await call.done;
     assert.equal(result.isError, undefined, JSON.stringify(result).slice(0, 300));
     assert.ok(result.structuredContent, "answered by the built workbench");
   } finally {
@@ -218,7 +209,7 @@ Deno.test("a tools/call sent before the build waits for it, then runs", async ()
 });
 
 Deno.test("with a workbench that has no catalog, tools/list waits for the build as before", async () => {
-  const { gate, open } = buildGate();
+  const { promise: gate, resolve: open } = Promise.withResolvers<void>();
   const notebook = notebookWorkbench();
   const modules = gated([...builtinWorkbenches(), { ...notebook, deferred: true }], gate);
   assert.equal(modules.at(-1)!.toolCatalog, undefined);
@@ -246,7 +237,7 @@ Deno.test("lazyToolCatalog() imports once, shares the entries, and retries a fai
 });
 
 Deno.test("a tools/list before the build waits for it when a catalog cannot be loaded", async () => {
-  const { gate, open } = buildGate();
+  const { promise: gate, resolve: open } = Promise.withResolvers<void>();
   const modules = gated(builtinWorkbenches(), gate).map((module, index) =>
     index === 1
       ? { ...module, toolCatalog: () => Promise.reject(new Error("no read access")) }

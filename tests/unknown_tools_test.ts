@@ -9,17 +9,12 @@ import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/typ
 import { connect, fails, type Loose, ok, withClient } from "./helpers/in_memory.ts";
 import type { EvidenceDraft, EvidenceLedger } from "../src/core/evidence.ts";
 import { createEvidence } from "../src/apps/evidence.ts";
+import { isFile } from "./helpers/system_files.ts";
 
 const TRUE = "/usr/bin/true";
 const FALSE = "/usr/bin/false";
 const ROOTS = ["/usr/bin"];
-const HAS_BINARIES = [TRUE, FALSE].every((path) => {
-  try {
-    return Deno.statSync(path).isFile;
-  } catch {
-    return false;
-  }
-});
+const HAS_BINARIES = [TRUE, FALSE].every(isFile);
 if (!HAS_BINARIES) console.error(`skipping unknown tool tests: ${TRUE} or ${FALSE} is missing`);
 
 const ENV = { id: "linux-x86_64", platform: "linux", architecture: "x86_64", isolation: "process" };

@@ -15,7 +15,7 @@
 
 import { Client } from "@modelcontextprotocol/sdk/client";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { concat } from "../helpers/archives.ts";
+import { concat } from "../../src/apps/artifacts/chunk_source.ts";
 import { spawnPiped } from "../helpers/programs.ts";
 import { collectStderr } from "../helpers/spawn.ts";
 
@@ -291,14 +291,14 @@ export interface PeerRun {
  */
 export async function runPeer(
   command: string[],
-  options: { measurePeak?: boolean; stdin?: string; captureStdout?: boolean } = {},
+  options: { measurePeak?: boolean; captureStdout?: boolean } = {},
 ): Promise<PeerRun> {
   const [program, ...rest] = command;
   if (!program) throw new Error("runPeer needs a command");
   const timed = options.measurePeak && await exists("/usr/bin/time");
   const argv = timed ? ["/usr/bin/time", "-f", "%M", program, ...rest] : [program, ...rest];
   const began = performance.now();
-  const child = await spawnPiped(argv[0]!, argv.slice(1), { stdin: options.stdin });
+  const child = await spawnPiped(argv[0]!, argv.slice(1));
   let stdoutBytes = 0;
   const kept: Uint8Array[] = [];
   const drain = (async () => {

@@ -12,13 +12,10 @@ import {
 } from "../helpers/largest_library.ts";
 import type { BenchContext } from "./harness.ts";
 
-/** A library picked for a bench, with its size. */
-export type BenchLibrary = LibraryFile;
-
 const SEARCHED = ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib"];
 
 /** The largest shared library with functions, or throws with the reason. */
-export function largeLibrary(): BenchLibrary {
+export function largeLibrary(): LibraryFile {
   const path = largestSharedLibrary();
   if (!path) throw new Error("no ELF shared library with functions was found under /usr/lib");
   return { path, size: Deno.statSync(path).size };
@@ -28,8 +25,8 @@ export function largeLibrary(): BenchLibrary {
  * The shared library whose size is closest to `bytes` (real paths, `.so`
  * names only), or null when none is found.
  */
-export function libraryNear(bytes: number): BenchLibrary | null {
-  let best: BenchLibrary | null = null;
+export function libraryNear(bytes: number): LibraryFile | null {
+  let best: LibraryFile | null = null;
   for (const library of sharedLibraryFiles(SEARCHED)) {
     const distance = Math.abs(Math.log(library.size / bytes));
     if (!best || distance < Math.abs(Math.log(best.size / bytes))) best = library;
@@ -38,7 +35,7 @@ export function libraryNear(bytes: number): BenchLibrary | null {
 }
 
 /** The libraries for `size`: small ≈ 1 MiB, medium ≈ 10 MiB, large = the largest. */
-export function libraryFor(size: "small" | "medium" | "large"): BenchLibrary {
+export function libraryFor(size: "small" | "medium" | "large"): LibraryFile {
   if (size === "large") return largeLibrary();
   const found = libraryNear(size === "small" ? 1 << 20 : 10 << 20);
   if (!found) throw new Error(`no ${size} shared library was found under /usr/lib`);
@@ -46,7 +43,7 @@ export function libraryFor(size: "small" | "medium" | "large"): BenchLibrary {
 }
 
 /** A bench's library, with its file name. */
-export interface NamedBenchLibrary extends BenchLibrary {
+export interface NamedBenchLibrary extends LibraryFile {
   /** The file's name (the last part of its path). */
   name: string;
 }

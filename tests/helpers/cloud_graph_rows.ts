@@ -5,17 +5,17 @@
  * @module
  */
 
+import type { BlastRadiusRow } from "../../src/cloud/graph/dependencies.ts";
+
 /** The fields of a `largest_blast_radius` row the tests rank by. */
-export interface BlastRadiusRow {
-  id: string;
-  transitive_dependents: number;
-  accounts_affected: number;
-  internet_exposed_dependents: number;
-}
+type RankedRow = Pick<
+  BlastRadiusRow,
+  "id" | "transitive_dependents" | "accounts_affected" | "internet_exposed_dependents"
+>;
 
 /** Each row as `[id, transitive dependents, accounts affected, internet-exposed dependents]`. */
 export function blastRadiusRows(
-  items: readonly BlastRadiusRow[],
+  items: readonly RankedRow[],
 ): [string, number, number, number][] {
   return items.map((i) => [
     i.id,

@@ -9,6 +9,7 @@
  */
 
 import { compareTo, measure, median } from "./bench_stats.ts";
+import { hasProgram } from "./programs.ts";
 import {
   generateAuthorization,
   generateOcsf,
@@ -27,7 +28,7 @@ export function rssMb(): number {
 }
 
 /** Every `.json` file below `root`, recursively, sorted by path. */
-export async function jsonFiles(root: string): Promise<string[]> {
+async function jsonFiles(root: string): Promise<string[]> {
   const out: string[] = [];
   for await (const entry of Deno.readDir(root)) {
     const path = `${root}/${entry.name}`;
@@ -50,7 +51,7 @@ function jqToNull(...files: string[]): string[] {
 const plainJq = (path: string): Promise<string[]> => Promise.resolve(jqToNull(path));
 
 /** One generated input kind of the import benches. */
-export interface ImportInput {
+export interface ImportBenchInput {
   /** Bench label. */
   label: string;
   /** The kind the loader must detect (`load_dataset`'s summary `kind`). */
@@ -71,7 +72,7 @@ export interface ImportInput {
 }
 
 /** The input kinds, in report order. */
-export const IMPORT_INPUTS: readonly ImportInput[] = [
+export const IMPORT_INPUTS: readonly ImportBenchInput[] = [
   {
     label: "terraform-state",
     kind: "terraform",
@@ -195,9 +196,18 @@ export interface LoadAgainstJqOptions {
   /** Loads the input once; returns what it produced, for the summary. */
   load: () => Promise<string>;
   /** The command line (program first) that has jq read the same bytes. */
-  jq: () => string[];
-  /** Whether jq is installed; without it the jq bench is ignored. */
-  hasJq: boolean;
+  jq: string[];
+}
+
+let jqFound: boolean | undefined;
+
+/** Whether jq is installed, looked up once per process (saying so when it is not). */
+function hasJq(): boolean {
+  if (jqFound === undefined) {
+    jqFound = hasProgram("jq");
+    if (!jqFound) console.log("skip: jq is not installed; the jq peer benches are ignored");
+  }
+  return jqFound;
 }
 
 /**
@@ -223,12 +233,12 @@ export function benchLoadAgainstJq(kind: ImportBenchKind, options: LoadAgainstJq
   Deno.bench({
     name: `${kind.label}: jq . FILE > /dev/null`,
     group: kind.label,
-    ignore: !options.hasJq,
+    ignore: !hasJq(),
     n: options.runs,
     warmup: 0,
     fn: async (b) => {
       await measure(`${kind.label}-jq`, b, async () => {
-        const [command, ...args] = options.jq();
+        const [command, ...args] = options.jq;
         const out = await new Deno.Command(command!, {
           args,
           stdout: "null",

@@ -5,15 +5,18 @@
  * @module
  */
 
+/** Whether `path` is a regular file here (links followed); false when it cannot be read. */
+export function isFile(path: string | URL): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
+}
+
 /** The first of `paths` that is a regular file here (links followed), or undefined. */
 export function firstFile(paths: readonly string[]): string | undefined {
-  return paths.find((path) => {
-    try {
-      return Deno.statSync(path).isFile;
-    } catch {
-      return false;
-    }
-  });
+  return paths.find(isFile);
 }
 
 /** Where distributions keep the C library's shared object. */

@@ -8,7 +8,8 @@
  */
 
 import { type BenchContext, BenchServer, onPath, runPeer, spread } from "../harness.ts";
-import { type BenchLibrary, libraryFor, mib, rootOf } from "../library.ts";
+import type { LibraryFile } from "../../helpers/largest_library.ts";
+import { libraryFor, mib, rootOf } from "../library.ts";
 import { walkProcedures } from "../walk.ts";
 
 const SIZES = ["small", "medium", "large"] as const;
@@ -22,7 +23,7 @@ async function medianOf(runs: number, fn: () => Promise<number>): Promise<number
   return spread(times).median;
 }
 
-async function curvesFor(ctx: BenchContext, library: BenchLibrary): Promise<string[]> {
+async function curvesFor(ctx: BenchContext, library: LibraryFile): Promise<string[]> {
   await using server = await BenchServer.start({ roots: [rootOf(library.path)] });
   await server.call("open_binary", { path: library.path });
   let procedures = 0;
