@@ -534,3 +534,23 @@ Deno.test("inventory tools need a dataset: with none loaded they fail clearly", 
     }
   });
 });
+
+Deno.test("get_asset's direct dependency counts equal depends_on and dependents one hop out", async () => {
+  await withUnchangedDemo(async (client) => {
+    const assets = (await cursorPages(client, "find_assets", { limit: 500 }))
+      .flatMap((page) => page.items as Loose[]);
+    assert.ok(assets.length > 40);
+    let withDependencies = 0;
+    for (const { id } of assets) {
+      const detail = await result(client, "get_asset", { ref: id });
+      const hop = async (tool: string): Promise<number> =>
+        (await result(client, tool, { ref: id, max_depth: 1, limit: 500 })).total;
+      assert.deepStrictEqual(detail.dependencies, {
+        direct_depends_on: await hop("depends_on"),
+        direct_dependents: await hop("dependents"),
+      }, id);
+      if (detail.dependencies.direct_depends_on > 0) withDependencies++;
+    }
+    assert.ok(withDependencies > 10);
+  });
+});

@@ -15,7 +15,7 @@ import {
   findingBrief,
   openFindings,
 } from "../model/briefs.ts";
-import { EDGE_TYPE_INFO } from "../model/enums.ts";
+import { dependencyPair } from "../graph/dependency_graph.ts";
 import { compareCodePoints } from "../model/order.ts";
 import type { Asset, Edge } from "../model/records.ts";
 import { assetIndex, lookupAsset, resolveAsset } from "../model/references.ts";
@@ -56,13 +56,6 @@ export interface PlaceholderDetail {
   external: true;
   name: string;
   degree: number;
-}
-
-/** Whether `edge` makes `from` depend on the other end (by its type's dependency direction). */
-function dependsVia(edge: Edge, from: string): boolean {
-  const direction = EDGE_TYPE_INFO[edge.edge_type].dependency;
-  return (direction === "forward" && edge.source_id === from) ||
-    (direction === "reverse" && edge.target_id === from);
 }
 
 /**
@@ -109,8 +102,9 @@ export function tallyEdges(id: string, touching: readonly Edge[]): EdgeTally {
     }
     const other = edge.source_id === id ? edge.target_id : edge.source_id;
     if (other === id) continue;
-    if (dependsVia(edge, id)) dependsOn.add(other);
-    else if (dependsVia(edge, other)) dependents.add(other);
+    const dependent = dependencyPair(edge)?.[0];
+    if (dependent === id) dependsOn.add(other);
+    else if (dependent === other) dependents.add(other);
   }
   return {
     outgoing,
