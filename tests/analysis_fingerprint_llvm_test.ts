@@ -1,6 +1,6 @@
 /**
  * `analyze_function`'s fingerprint (instruction count, mnemonic counts and
- * the SHA-256 of the mnemonic sequence) against `llvm-objdump-14` in Intel
+ * the SHA-256 of the mnemonic sequence) and leaf classification against `llvm-objdump-14` in Intel
  * syntax, disassembling each procedure's own extent: every procedure of
  * libz, and a spread of libstdc++'s. The two spell two prefixed forms
  * differently; the peer's spelling is mapped to Capstone's before comparing
@@ -107,6 +107,12 @@ for (const { path, every } of INPUTS) {
           assert.equal(
             dossier.fingerprint.mnemonics_sha256,
             createHash("sha256").update(peer.join("\n")).digest("hex"),
+            where,
+          );
+          // A leaf makes no call at all, direct or indirect.
+          assert.equal(
+            dossier.procedure.classification,
+            peer.some((m) => m === "call" || m === "notrack call") ? "non-leaf" : "leaf",
             where,
           );
           checked++;
