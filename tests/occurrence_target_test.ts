@@ -162,7 +162,9 @@ Deno.test({
         occurrence_id: occurrences.get("debian-binary").occurrence_id,
       });
       assert.equal(text.code, "invalid_request");
-      assert.match(text.message, /not a supported binary/);
+      assert.match(text.message, /not a supported binary \(/);
+      // A member is opened as a binary only: no archive is offered.
+      assert.doesNotMatch(text.message, /archive/);
       await stillOpen();
       const unknown = await fails(client, "open_binary", {
         occurrence_id: `occ_${"0".repeat(64)}`,

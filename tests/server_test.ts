@@ -395,7 +395,7 @@ Deno.test("open_binary refuses bad paths and bad files clearly and leaves the se
         "text file",
         { path: `${fixture.root}/notes.txt` },
         "invalid_request",
-        /not a supported binary/,
+        /not a supported binary or archive .*artifacts: a directory or an archive \(tar/,
       ],
       ["empty file", { path: `${fixture.root}/empty` }, "invalid_request", /empty/],
       ["truncated header", { path: `${fixture.root}/truncated-header` }, "invalid_request", /ELF/],

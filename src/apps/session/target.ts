@@ -94,6 +94,9 @@ export async function readUnread(target: LoadedTarget, signal?: AbortSignal): Pr
 
 const SUBJECT_ARCHITECTURES = new Set(["x86", "x86_64", "arm", "arm64"]);
 
+/** What a path may name besides a binary (the artifact targets `open_binary` inventories). */
+const ARTIFACT_KINDS = "a directory or an archive (tar, .deb/ar, zip family, gzip/xz/zstd)";
+
 /**
  * Identifies a file and reads what identifies its documents (the rest of each
  * document is read on first use: see `formats/deferred_image.ts`); refuses
@@ -111,12 +114,16 @@ export function loadTarget(
   if (!reader) {
     const head = [...bytes.subarray(0, 8)].map((b) => b.toString(16).padStart(2, "0")).join(" ");
     const known = FORMAT_READERS.map((r) => r.name).join(", ");
+    // A path may also name an artifact; an occurrence is opened as a binary only.
+    const artifacts = origin.kind === "file" ? ARTIFACT_KINDS : null;
     throw new ToolFailure(
       "invalid_request",
       bytes.length === 0
         ? `Cannot open ${file.requestedPath}: the file is empty.`
+        : artifacts
+        ? `Cannot open ${file.requestedPath}: not a supported binary or archive (first bytes: ${head}). Binaries: ${known}; artifacts: ${artifacts}.`
         : `Cannot open ${file.requestedPath}: not a supported binary (first bytes: ${head}). Supported formats: ${known}.`,
-      { action: `Open an ${known} file.` },
+      { action: `Open an ${known} file${artifacts ? `, or ${artifacts}` : ""}.` },
     );
   }
   let documents: BinaryImage[];
