@@ -189,8 +189,10 @@ export function flowCandidates(
   if (set !== "x86" && set !== "x86_64") return null;
   return (heap, mnemonic, operands) =>
     lower(heap[mnemonic]!) === 0x6a /* j */ || startsWith(heap, mnemonic, "call") ||
-    startsWith(heap, mnemonic, "loop") || holds(heap, operands, 160, "rip") ||
-    (set === "x86" && holds(heap, operands, 160, "0x"));
+    startsWith(heap, mnemonic, "loop") ||
+    // Prefixed branches: Capstone spells the prefix into the mnemonic ("notrack call").
+    startsWith(heap, mnemonic, "notrack ") || startsWith(heap, mnemonic, "bnd ") ||
+    holds(heap, operands, 160, "rip") || (set === "x86" && holds(heap, operands, 160, "0x"));
 }
 
 /**
@@ -316,10 +318,13 @@ export function flowOf(
   pages: Map<string, bigint> = new Map(),
 ): InstructionFlow[] {
   return instructions.map((insn) => {
-    const mnemonic = insn.mnemonic.toLowerCase();
+    let mnemonic = insn.mnemonic.toLowerCase();
     const operands = insn.operands.toLowerCase();
     const flow = new Flow();
     if (set === "x86" || set === "x86_64") {
+      // Capstone spells prefixes into the mnemonic ("notrack jmp", "bnd call", "repz ret"):
+      // what the instruction does is its last word.
+      mnemonic = mnemonic.slice(mnemonic.lastIndexOf(" ") + 1);
       const rip = RIP.exec(operands);
       if (rip) {
         const displacement = BigInt(rip[2]!);
