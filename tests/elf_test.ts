@@ -507,7 +507,7 @@ for (const { bits, endianness } of COMBINATIONS) {
   }
 }
 
-Deno.test("parseElf() clears the Thumb bit of ARM function addresses and the entry point", () => {
+Deno.test("parseElf() clears the Thumb bit of ARM function addresses and the entry point, marking them Thumb", () => {
   const image = parseElf(
     buildElf({
       bits: 32,
@@ -538,15 +538,21 @@ Deno.test("parseElf() clears the Thumb bit of ARM function addresses and the ent
   assert.equal(image.architecture, "arm");
   assert.equal(image.entry, BigInt(TEXT + 1));
   assert.deepEqual(image.functions, [
-    fn({ address: TEXT, name: "", size: 0, source: "entry", binding: "other", kind: "entry" }),
-    fn({
-      address: TEXT + 0x10,
-      name: "thumb_fn",
-      size: 8,
-      source: "symtab",
-      binding: "global",
-      kind: "function",
-    }),
+    {
+      ...fn({ address: TEXT, name: "", size: 0, source: "entry", binding: "other", kind: "entry" }),
+      thumb: true,
+    },
+    {
+      ...fn({
+        address: TEXT + 0x10,
+        name: "thumb_fn",
+        size: 8,
+        source: "symtab",
+        binding: "global",
+        kind: "function",
+      }),
+      thumb: true,
+    },
     fn({
       address: TEXT + 0x20,
       name: "arm_fn",

@@ -758,25 +758,26 @@ Deno.test("parseMachO() reads a synthetic big-endian 32-bit PowerPC bundle in a 
   ]);
 });
 
-Deno.test("machOImages() clears the Thumb bit of 32-bit ARM function starts and the entry point", () => {
+Deno.test("machOImages() clears the Thumb bit of 32-bit ARM function starts and the entry point, marking them Thumb", () => {
   const bytes = buildMachO({
     bits: 32,
     cputype: CPU_TYPE_ARM,
     cpusubtype: 9,
     symbols: [{ name: "_thumb_fn", section: SECT_TEXT, value: TEXT32 + 0x10n, external: true }],
-    functionStarts: [TEXT32 + 1n, TEXT32 + 0x11n],
+    functionStarts: [TEXT32 + 1n, TEXT32 + 0x11n, TEXT32 + 0x20n],
     entry: { command: "thread", address: TEXT32 + 1n },
   }).bytes;
   const s = parseMachO(bytes).slices[0]!;
   assert.equal(s.cpuName, "armv7");
   assert.equal(s.entry, TEXT32 + 1n);
-  assert.deepEqual(s.functionStarts, [TEXT32 + 1n, TEXT32 + 0x11n]);
+  assert.deepEqual(s.functionStarts, [TEXT32 + 1n, TEXT32 + 0x11n, TEXT32 + 0x20n]);
   const image = machOImages(bytes, "thumb")[0]!;
   assert.equal(image.architecture, "arm");
   assert.equal(image.entry, TEXT32);
-  assert.deepEqual(image.functions.map((f) => [f.address, f.name, f.source]), [
-    [TEXT32, "", "entry"],
-    [TEXT32 + 0x10n, "_thumb_fn", "symtab"],
+  assert.deepEqual(image.functions.map((f) => [f.address, f.name, f.source, f.thumb === true]), [
+    [TEXT32, "", "entry", true],
+    [TEXT32 + 0x10n, "_thumb_fn", "symtab", true],
+    [TEXT32 + 0x20n, "", "function-starts", false],
   ]);
 });
 

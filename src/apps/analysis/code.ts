@@ -20,8 +20,14 @@ import { upperBound } from "../../core/sorted.ts";
 /** What decodes an image's code: a Capstone instruction set, or the WebAssembly body decoder. */
 export type CodeSet = InstructionSet | "wasm";
 
-/** The instruction set of an image, or null when it is not one we decode. */
-export function instructionSetOf(image: BinaryImage, address?: bigint): CodeSet | null {
+/**
+ * The instruction set of an image (of one of its functions, for 32-bit ARM,
+ * whose functions may be Thumb code), or null when it is not one we decode.
+ */
+export function instructionSetOf(
+  image: BinaryImage,
+  fn?: Pick<ImageFunction, "thumb">,
+): CodeSet | null {
   switch (image.architecture) {
     case "x86":
       return "x86";
@@ -30,9 +36,8 @@ export function instructionSetOf(image: BinaryImage, address?: bigint): CodeSet 
     case "arm64":
       return "arm64";
     case "arm":
-      // Thumb code is marked by an odd symbol address; readers clear the bit, so
-      // default to ARM unless the caller says otherwise.
-      return address !== undefined && (address & 1n) === 1n ? "thumb" : "arm";
+      // Readers clear the Thumb bit of a function's address and mark the function instead.
+      return fn?.thumb ? "thumb" : "arm";
     case "wasm32":
       return image.wasmCode ? "wasm" : null;
     default:
@@ -110,7 +115,7 @@ async function decodeMachineCode(
   limits: DecodeLimits,
 ): Promise<DecodedProcedure> {
   const { end, extent } = procedureEnd(image, fn, limits.maxBytesWhenUnsized);
-  const start = set === "thumb" ? fn.address & ~1n : fn.address;
+  const start = fn.address;
   const offset = addressToOffset(image, start);
   if (offset === null) {
     return {
@@ -212,7 +217,7 @@ export async function scanProcedure(
   },
   visit: (instructions: Instruction[], flows: InstructionFlow[]) => void,
 ): Promise<ScannedProcedure> {
-  const set = instructionSetOf(image, fn.address);
+  const set = instructionSetOf(image, fn);
   if (!set) throw new Error(`${image.architecture} code is not disassembled`);
   if (set === "wasm") {
     // A body is one bounded decode; its structured branches need it whole.
@@ -223,7 +228,7 @@ export async function scanProcedure(
   // AArch64 adrp pages carry across batches of one procedure.
   const pages = new Map<string, bigint>();
   const { end } = procedureEnd(image, fn, limits.maxBytesWhenUnsized);
-  const start = set === "thumb" ? fn.address & ~1n : fn.address;
+  const start = fn.address;
   const offset = addressToOffset(image, start);
   if (offset === null) return { count: 0, truncated: false };
   const wanted = Number(end - start);
@@ -480,7 +485,7 @@ export async function decodeWithFlow(
   fn: ImageFunction,
   limits: DecodeLimits,
 ): Promise<{ decoded: DecodedProcedure; flows: InstructionFlow[] }> {
-  const set = instructionSetOf(image, fn.address);
+  const set = instructionSetOf(image, fn);
   if (!set) throw new Error(`${image.architecture} code is not disassembled`);
   if (set !== "wasm") {
     const decoded = await decodeMachineCode(image, fn, set, limits);

@@ -145,7 +145,7 @@ export async function buildDossier(
 ): Promise<Record<string, unknown>> {
   const image = program.image;
   const limitations: string[] = [];
-  const set = instructionSetOf(image, fn.address);
+  const set = instructionSetOf(image, fn);
   if (!set) {
     throw new Error(`${image.architecture} code is not disassembled by this provider`);
   }

@@ -400,7 +400,7 @@ export class ProgramAnalysis {
         maxInstructions: budget,
         maxBytesWhenUnsized: 1 << 20,
         withBytes: false,
-        select: flowCandidates(instructionSetOf(this.image, fn.address)!),
+        select: flowCandidates(instructionSetOf(this.image, fn)!),
       }, (instructions, flows) => {
         for (let k = 0; k < instructions.length; k++) {
           const insn = instructions[k]!;

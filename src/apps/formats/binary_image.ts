@@ -65,6 +65,8 @@ export interface ImageFunction {
   /** Every distinct name seen at this address (sorted). */
   names: string[];
   source: FunctionSource;
+  /** 32-bit ARM: the function is Thumb code (its symbol's address had bit 0 set). */
+  thumb?: true;
 }
 
 /** An imported function or data symbol. */

@@ -93,7 +93,7 @@ export function nativeProvider(): AnalysisProvider {
       const { procedure, control } = request;
       const image = imageOf(target, document);
       const program = target.programs.get(image.document)!;
-      if (instructionSetOf(image, procedure.address) === null) {
+      if (instructionSetOf(image, procedure) === null) {
         throw notDisassembled(image, request.operation);
       }
       const index = request.includeCallers ? await program.references({}, control) : null;

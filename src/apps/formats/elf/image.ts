@@ -242,13 +242,15 @@ function imageFunctions(
       if (size === 0n || (f.size === 0n && other > size)) size = other;
       advance();
     }
-    functions.push({
+    const fn: ImageFunction = {
       address: f.address,
       size,
       name: f.name,
       names: f.names.length === 0 ? NO_NAMES : f.names,
       source: f.source,
-    });
+    };
+    if (f.thumb) fn.thumb = true;
+    functions.push(fn);
   }
   return functions;
 }

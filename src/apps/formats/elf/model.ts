@@ -87,6 +87,8 @@ export interface ElfFunction {
   binding: "local" | "global" | "weak" | "other";
   /** STT_FUNC, STT_GNU_IFUNC, or the synthetic entry point. */
   kind: "function" | "ifunc" | "entry";
+  /** ARM only: the chosen symbol's value had bit 0 set, so the code is Thumb. */
+  thumb?: true;
 }
 
 /** The parsed view of an ELF file. */

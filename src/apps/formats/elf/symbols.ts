@@ -61,6 +61,8 @@ const KIND_FUNCTION = 0;
 const KIND_IFUNC = 1;
 const KIND_ENTRY = 2;
 const KINDS: readonly ElfFunction["kind"][] = ["function", "ifunc", "entry"];
+/** Set in a `kinds` entry when the symbol's value had the Thumb bit (ARM). */
+const THUMB_FLAG = 0x80;
 
 /** Binding rank (global 0, weak 1, local 2, other 3) indexed by STB_* value. */
 const RANK_OF_STB: readonly number[] = [2, 0, 1];
@@ -201,15 +203,17 @@ class Collector {
         sizeOf = sizes[best] === 0 ? largest : best;
       }
       const rank = ranks[best]!;
-      functions.push({
+      const fn: ElfFunction = {
         address: h < SAFE_HIGH_WORD ? BigInt(h * TWO_32 + l) : (BigInt(h) << 32n) | BigInt(l),
         size: this.size(sizeOf),
         name: names[best]!,
         names: list,
         source: source ?? SOURCE_OF_RANK[rank & 3]!,
         binding: BINDING_OF_RANK[rank >> 2]!,
-        kind: KINDS[kind ?? kinds[best]!]!,
-      });
+        kind: KINDS[kind ?? kinds[best]! & ~THUMB_FLAG]!,
+      };
+      if ((kinds[best]! & THUMB_FLAG) !== 0) fn.thumb = true;
+      functions.push(fn);
       start = end;
     }
     return functions;
@@ -418,6 +422,8 @@ export class SymbolReader extends HeaderReader {
         namer.names[k] = symbolName(strings, view.getUint32(o, le));
         continue;
       }
+      // Bit 0 of an ARM function's value marks Thumb code: kept as a flag beside its kind.
+      const thumbCode = thumb && (lo & 1) === 1;
       if (thumb) lo = (lo & 0xfffffffe) >>> 0;
       if (n === his.length) {
         c.count = n;
@@ -429,7 +435,7 @@ export class SymbolReader extends HeaderReader {
       sizes[n] = size;
       if (size !== size) c.bigSizes.set(n, view.getBigUint64(o + sizeAt, le));
       ranks[n] = rank;
-      kinds[n] = type === STT_FUNC ? KIND_FUNCTION : KIND_IFUNC;
+      kinds[n] = (type === STT_FUNC ? KIND_FUNCTION : KIND_IFUNC) | (thumbCode ? THUMB_FLAG : 0);
       // Inline fast path for the usual table (see StringTable.fastText).
       const nameAt = view.getUint32(o, le);
       let name: string | undefined;
@@ -635,6 +641,7 @@ export class SymbolReader extends HeaderReader {
   addEntry(functions: ElfFunction[]): void {
     if (this.entryLo < 0) return;
     let address = this.entry;
+    const thumbEntry = this.machine === EM_ARM && (address & 1n) === 1n;
     if (this.machine === EM_ARM) address &= ~1n;
     const low = firstAtOrAfter(functions, address);
     if (functions[low]?.address === address) return;
@@ -654,6 +661,7 @@ export class SymbolReader extends HeaderReader {
         kind: "entry",
       };
     }
+    if (thumbEntry) entry.thumb = true;
     functions.splice(low, 0, entry);
   }
 }

@@ -103,7 +103,12 @@ interface Candidate {
   /** 0 external symbol, 1 export, 2 local symbol, 3 unnamed. */
   nameRank: number;
   names: Set<string>;
+  /** 32-bit ARM: some symbol or start marks the address as Thumb code. */
+  thumb: boolean;
 }
+
+/** `n_desc` flag of a 32-bit ARM symbol that defines Thumb code. */
+const N_ARM_THUMB_DEF = 0x0008;
 
 function sliceImage(
   slice: MachOSlice,
@@ -161,7 +166,13 @@ function sliceImage(
   const inCode = (a: bigint): boolean => code.some((c) => a >= c.start && a < c.end);
 
   const candidates = new Map<bigint, Candidate>();
-  const add = (address: bigint, source: FunctionSource, name: string, nameRank: number): void => {
+  const add = (
+    address: bigint,
+    source: FunctionSource,
+    name: string,
+    nameRank: number,
+    thumbCode = false,
+  ): void => {
     const existing = candidates.get(address);
     if (existing === undefined) {
       candidates.set(address, {
@@ -170,9 +181,11 @@ function sliceImage(
         name,
         nameRank: name === "" ? 3 : nameRank,
         names: new Set(name === "" ? [] : [name]),
+        thumb: thumbCode,
       });
       return;
     }
+    if (thumbCode) existing.thumb = true;
     if (SOURCE_RANK[source]! < SOURCE_RANK[existing.source]!) existing.source = source;
     if (name === "") return;
     existing.names.add(name);
@@ -191,15 +204,18 @@ function sliceImage(
     const range = codeOrdinals.get(s.sectionOrdinal);
     // A symbol outside its own section's bytes (__mh_execute_header) is no function.
     if (range === undefined || s.value < range.start || s.value >= range.end) continue;
-    add(clear(s.value), "symtab", s.name, s.external ? 0 : 2);
+    const thumbCode = thumb && ((s.desc & N_ARM_THUMB_DEF) !== 0 || (s.value & 1n) === 1n);
+    add(clear(s.value), "symtab", s.name, s.external ? 0 : 2, thumbCode);
   }
+  // Elsewhere bit 0 of a 32-bit ARM code address marks Thumb code.
+  const odd = (a: bigint): boolean => thumb && (a & 1n) === 1n;
   for (const e of slice.exports) {
     if (e.address === null || e.kind === "absolute" || e.kind === "thread-local") continue;
     if (!inCode(e.address)) continue;
-    add(clear(e.address), "export", e.name, 1);
+    add(clear(e.address), "export", e.name, 1, odd(e.address));
   }
-  if (slice.entry !== null) add(clear(slice.entry), "entry", "", 3);
-  for (const a of slice.functionStarts) add(clear(a), "function-starts", "", 3);
+  if (slice.entry !== null) add(clear(slice.entry), "entry", "", 3, odd(slice.entry));
+  for (const a of slice.functionStarts) add(clear(a), "function-starts", "", 3, odd(a));
 
   const functions: ImageFunction[] = [...candidates.values()]
     .sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0))
@@ -209,6 +225,7 @@ function sliceImage(
       name: c.name,
       names: [...c.names].sort(),
       source: c.source,
+      ...(c.thumb ? { thumb: true } : {}),
     }));
 
   const imports: ImageImport[] = slice.imports.map((i) => ({

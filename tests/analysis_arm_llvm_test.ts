@@ -1,0 +1,108 @@
+/**
+ * 32-bit ARM and Thumb code, and AArch64, decoded as llvm-objdump decodes
+ * it: a module compiled here with `llc-14` for each target, each function's
+ * instruction addresses and mnemonics through `analyze_function` against
+ * `llvm-objdump-14` over the same extent, and calls (direct and through a
+ * pointer) seen as calls. Thumb functions are marked by bit 0 of their
+ * symbol's value; before, every 32-bit ARM function was decoded as ARM.
+ */
+
+import assert from "node:assert/strict";
+import { hasProgram, type Loose, ok, run, withTempRoot } from "./helpers/in_memory.ts";
+
+const READY = ["llc-14", "llvm-objdump-14"].every((program) => hasProgram(program));
+if (!READY) console.log("analysis_arm_llvm_test: needs llc-14 and llvm-objdump-14: skipped");
+
+/** Functions without data among their instructions (a jump table would be). */
+const MODULE = `
+define i32 @leaf(i32 %x) noinline {
+  %a = mul i32 %x, 3
+  %b = add i32 %a, 1
+  ret i32 %b
+}
+define i32 @caller(i32 %x) noinline {
+  %a = call i32 @leaf(i32 %x)
+  %b = add i32 %a, 2
+  ret i32 %b
+}
+define i32 @via_pointer(i32 (i32)* %f, i32 %x) noinline {
+  %a = call i32 %f(i32 %x)
+  %b = add i32 %a, 5
+  ret i32 %b
+}
+define i32 @squares(i32 %n) noinline {
+entry:
+  %c0 = icmp sgt i32 %n, 0
+  br i1 %c0, label %body, label %exit
+body:
+  %i = phi i32 [ 0, %entry ], [ %i1, %body ]
+  %s = phi i32 [ 0, %entry ], [ %s1, %body ]
+  %sq = mul i32 %i, %i
+  %s1 = add i32 %s, %sq
+  %i1 = add i32 %i, 1
+  %c = icmp slt i32 %i1, %n
+  br i1 %c, label %body, label %exit
+exit:
+  %r = phi i32 [ 0, %entry ], [ %s1, %body ]
+  ret i32 %r
+}
+`;
+
+/** `address mnemonic` of each instruction llvm-objdump lists from `start` up to `end`. */
+async function peerInstructions(path: string, start: string, end: string): Promise<string[]> {
+  const listing = await run("llvm-objdump-14", [
+    "-d",
+    `--start-address=${start}`,
+    `--stop-address=${end}`,
+    path,
+  ]);
+  return [...listing.matchAll(/^[ \t]+([0-9a-f]+):(?: [0-9a-f]{2,8})+[ \t]+(\S+)/gm)]
+    .map((m) => `0x${m[1]} ${m[2]}`);
+}
+
+for (
+  const [target, expectedSet] of [
+    ["thumbv7-linux-gnueabihf", "thumb"],
+    ["armv7-linux-gnueabihf", "arm"],
+    ["aarch64-linux-gnu", "arm64"],
+  ] as const
+) {
+  Deno.test({
+    name: `${target} code compiled by llc decodes as llvm-objdump decodes it`,
+    ignore: !READY,
+    fn: async () => {
+      await withTempRoot("casefile-arm-", async ({ client, dir }) => {
+        await Deno.writeTextFile(`${dir}/module.ll`, MODULE);
+        const path = `${dir}/${target}.o`;
+        await run("llc-14", [
+          "-O2",
+          `-mtriple=${target}`,
+          "-filetype=obj",
+          "-o",
+          path,
+          `${dir}/module.ll`,
+        ]);
+        await ok(client, "open_binary", { path });
+        for (const name of ["leaf", "caller", "via_pointer", "squares"]) {
+          const dossier: Loose = (await ok(client, "analyze_function", {
+            procedure: name,
+            include_assembly: true,
+            include_callers: false,
+          })).result;
+          const { address, end } = dossier.procedure;
+          const ours = dossier.assembly.items.map((i: Loose) => `${i.address} ${i.mnemonic}`);
+          const peer = await peerInstructions(path, address, end);
+          assert.ok(peer.length >= 2, `${target} ${name}: llvm-objdump listed ${peer.length}`);
+          assert.deepEqual(ours, peer, `${target} ${name} (${expectedSet})`);
+          const calls = name === "caller" || name === "via_pointer";
+          assert.equal(dossier.procedure.classification, calls ? "non-leaf" : "leaf", name);
+          if (name === "via_pointer") {
+            // The one call through a register, where llvm-objdump lists it.
+            const site = peer.find((line) => /^\S+ (blx|blr)$/.test(line))?.split(" ")[0];
+            assert.deepEqual(dossier.indirect_call_sites.items, [site]);
+          }
+        }
+      });
+    },
+  });
+}
