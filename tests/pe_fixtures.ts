@@ -278,7 +278,12 @@ export function buildPe(options: PeFixtureOptions): PeFixture {
     rdata.put(ordinals + i * 2, 2, n.index);
   });
   const forwarder = rdata.string(FORWARDER);
-  EXPORTS.forEach((e, i) => rdata.put(eat + i * 4, 4, e.rva ?? forwarder));
+  // ARMNT code addresses carry the Thumb bit, as linkers write them.
+  const thumbBit = options.machine === "ARMNT" ? 1 : 0;
+  const inText = (rva: number): boolean => rva >= CODE.alpha && rva < CODE.hidden + 0x20;
+  EXPORTS.forEach((e, i) =>
+    rdata.put(eat + i * 4, 4, e.rva === null ? forwarder : e.rva | (inText(e.rva) ? thumbBit : 0))
+  );
   const exportDirectorySize = rdata.used - (exportDirectory - rdata.rva);
   rdata.put(exportDirectory + 4, 4, 0x5f000000); // TimeDateStamp
   rdata.put(exportDirectory + 12, 4, dllName);
@@ -471,7 +476,7 @@ export function buildPe(options: PeFixtureOptions): PeFixture {
   poke(bytes, opt, 2, is64 ? 0x20b : 0x10b);
   bytes[opt + 2] = 14;
   poke(bytes, opt + 4, 4, sections.get(".text")!.rawSize);
-  poke(bytes, opt + 16, 4, CODE.entry);
+  poke(bytes, opt + 16, 4, CODE.entry | (options.machine === "ARMNT" ? 1 : 0));
   poke(bytes, opt + 20, 4, text.rva);
   if (is64) poke(bytes, opt + 24, 8, imageBase);
   else {

@@ -193,18 +193,24 @@ function assertWarning(pe: PeFile, pattern: RegExp, label = ""): void {
 const MACHINES: readonly FixtureMachine[] = ["i386", "ARMNT", "AMD64", "ARM64"];
 const ARCHITECTURE = { i386: "x86", ARMNT: "arm", AMD64: "x86_64", ARM64: "arm64" } as const;
 
+/** ARMNT code addresses, as linkers write them, carry the Thumb bit. */
+function thumbBit(fixture: PeFixture): number {
+  return fixture.machine === "ARMNT" ? 1 : 0;
+}
+
 function expectedExports(fixture: PeFixture): PeExport[] {
+  const code = (rva: number): number => rva | thumbBit(fixture);
   return [
-    { ordinal: EXPORT_BASE, name: "Alpha", rva: CODE.alpha, forwarder: null },
-    { ordinal: EXPORT_BASE, name: "AlphaAlias", rva: CODE.alpha, forwarder: null },
-    { ordinal: EXPORT_BASE + 1, name: "Beta", rva: CODE.beta, forwarder: null },
+    { ordinal: EXPORT_BASE, name: "Alpha", rva: code(CODE.alpha), forwarder: null },
+    { ordinal: EXPORT_BASE, name: "AlphaAlias", rva: code(CODE.alpha), forwarder: null },
+    { ordinal: EXPORT_BASE + 1, name: "Beta", rva: code(CODE.beta), forwarder: null },
     {
       ordinal: EXPORT_BASE + 2,
       name: "Forwarded",
       rva: fixture.rvas.forwarder,
       forwarder: FORWARDER,
     },
-    { ordinal: EXPORT_BASE + 3, name: null, rva: CODE.byOrdinal, forwarder: null },
+    { ordinal: EXPORT_BASE + 3, name: null, rva: code(CODE.byOrdinal), forwarder: null },
     { ordinal: EXPORT_BASE + 5, name: "DataThing", rva: 0x3000, forwarder: null },
   ];
 }
@@ -283,7 +289,7 @@ for (const machine of MACHINES) {
     assert.equal(pe.subsystemName, "WINDOWS_CUI");
     assert.equal(pe.dllCharacteristics, is64 ? 0x8160 : 0x8140);
     assert.equal(pe.imageBase, is64 ? 0x180000000n : 0x10000000n);
-    assert.equal(pe.entryRva, CODE.entry);
+    assert.equal(pe.entryRva, CODE.entry | thumbBit(fixture));
     assert.equal(pe.sectionAlignment, 0x1000);
     assert.equal(pe.fileAlignment, 0x200);
     assert.equal(pe.sizeOfHeaders, 0x400);
@@ -407,6 +413,8 @@ for (const machine of MACHINES) {
         executable: x,
       };
     };
+    // Windows runs 32-bit ARM code as Thumb-2 only: every ARMNT function is Thumb.
+    const mode = machine === "ARMNT" ? { thumb: true as const } : {};
     const expected: BinaryImage = {
       format: "pe",
       document: "fixture.dll",
@@ -429,6 +437,7 @@ for (const machine of MACHINES) {
           name: "Alpha",
           names: ["Alpha", "AlphaAlias"],
           source: "export",
+          ...mode,
         },
         {
           address: va(CODE.beta),
@@ -436,15 +445,31 @@ for (const machine of MACHINES) {
           name: "Beta",
           names: ["Beta"],
           source: "export",
+          ...mode,
         },
-        { address: va(CODE.byOrdinal), size: size(0x10), name: "", names: [], source: "export" },
-        { address: va(CODE.entry), size: size(0x20), name: "", names: [], source: "entry" },
+        {
+          address: va(CODE.byOrdinal),
+          size: size(0x10),
+          name: "",
+          names: [],
+          source: "export",
+          ...mode,
+        },
+        {
+          address: va(CODE.entry),
+          size: size(0x20),
+          name: "",
+          names: [],
+          source: "entry",
+          ...mode,
+        },
         {
           address: va(CODE.hidden),
           size: size(0x20),
           name: SYMBOL_NAME,
           names: [SYMBOL_NAME],
           source: "symtab",
+          ...mode,
         },
       ],
       imports: [

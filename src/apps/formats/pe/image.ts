@@ -82,11 +82,12 @@ export function peImage(bytes: Uint8Array, document: string): BinaryImage {
     }
   }
 
+  const code = codeRva(pe);
   const exports: ImageExport[] = pe.exports.map((e) => {
     const name = e.name ?? `#${e.ordinal}`;
     return e.forwarder !== null
       ? { name, address: null, forwardedTo: e.forwarder }
-      : { name, address: va(e.rva) };
+      : { name, address: va(code(e.rva)) };
   });
 
   return {
@@ -96,7 +97,7 @@ export function peImage(bytes: Uint8Array, document: string): BinaryImage {
     machine: pe.machineName,
     bits: pe.bits,
     endianness: "little",
-    entry: pe.entryRva !== 0 ? va(pe.entryRva) : null,
+    entry: pe.entryRva !== 0 ? va(code(pe.entryRva)) : null,
     sections,
     functions,
     imports,
@@ -141,6 +142,8 @@ function collectFunctions(pe: PeFile): ImageFunction[] {
       const size = s.virtualSize !== 0 ? s.virtualSize : s.rawDataSize;
       return rva >= s.virtualAddress && rva - s.virtualAddress < size;
     });
+  const thumb = isThumbOnly(pe);
+  const code = codeRva(pe);
   // Keys are RVAs (below 2^33 even for COFF symbols, so exact as numbers).
   const drafts = new Map<number, FunctionDraft>();
   const draft = (rva: number, rank: number): FunctionDraft => {
@@ -153,7 +156,7 @@ function collectFunctions(pe: PeFile): ImageFunction[] {
   };
   for (const e of pe.exports) {
     if (e.forwarder !== null || e.rva === 0 || !inCode(e.rva)) continue;
-    const d = draft(e.rva, SOURCE_RANK.export);
+    const d = draft(code(e.rva), SOURCE_RANK.export);
     if (e.name !== null && !d.exportNames.includes(e.name)) d.exportNames.push(e.name);
   }
   for (const s of pe.symbols) {
@@ -162,14 +165,14 @@ function collectFunctions(pe: PeFile): ImageFunction[] {
     if (section === undefined) continue;
     const rva = section.virtualAddress + s.value;
     if (!inCode(rva)) continue;
-    const d = draft(rva, SOURCE_RANK.symtab);
+    const d = draft(code(rva), SOURCE_RANK.symtab);
     if (s.name !== "" && !d.symbolNames.includes(s.name)) d.symbolNames.push(s.name);
   }
   for (const f of pe.runtimeFunctions) {
     const d = draft(f.begin, SOURCE_RANK.pdata);
     if (f.end !== null && f.end > f.begin && f.end - f.begin > d.size) d.size = f.end - f.begin;
   }
-  if (pe.entryRva !== 0) draft(pe.entryRva, SOURCE_RANK.entry);
+  if (pe.entryRva !== 0) draft(code(pe.entryRva), SOURCE_RANK.entry);
 
   const keys = Float64Array.from(drafts.keys()).sort();
   const base = pe.imageBase;
@@ -188,7 +191,31 @@ function collectFunctions(pe: PeFile): ImageFunction[] {
       name,
       names,
       source: SOURCE_OF_RANK[d.rank]!,
+      ...(thumb ? { thumb: true } : {}),
     };
   }
   return functions;
+}
+
+/** Machines whose code Windows runs as Thumb-2 only (ARMNT, THUMB). */
+function isThumbOnly(pe: PeFile): boolean {
+  return pe.machine === 0x1c4 || pe.machine === 0x1c2;
+}
+
+/**
+ * An RVA as a code address: on a Thumb-only machine, bit 0 of an address in
+ * an executable section is the Thumb bit, cleared here; elsewhere unchanged.
+ */
+function codeRva(pe: PeFile): (rva: number) => number {
+  if (!isThumbOnly(pe)) return (rva) => rva;
+  const executable = pe.sections.filter((s) =>
+    (s.characteristics & (IMAGE_SCN_MEM_EXECUTE | IMAGE_SCN_CNT_CODE)) !== 0
+  );
+  return (rva) => {
+    const inCode = executable.some((s) => {
+      const size = s.virtualSize !== 0 ? s.virtualSize : s.rawDataSize;
+      return rva >= s.virtualAddress && rva - s.virtualAddress < size;
+    });
+    return inCode ? rva - (rva % 2) : rva;
+  };
 }
