@@ -46,19 +46,63 @@ exit:
   %r = phi i32 [ 0, %entry ], [ %s1, %body ]
   ret i32 %r
 }
+define i32 @switcher(i32 %x) noinline {
+entry:
+  switch i32 %x, label %other [ i32 0, label %a
+                                i32 1, label %b
+                                i32 2, label %c
+                                i32 3, label %d
+                                i32 4, label %e ]
+a: %ra = call i32 @leaf(i32 7)
+   ret i32 %ra
+b: ret i32 11
+c: %rc = mul i32 %x, 5
+   ret i32 %rc
+d: %rd = call i32 @caller(i32 %x)
+   ret i32 %rd
+e: %re = sub i32 %x, 23
+   ret i32 %re
+other: ret i32 -1
+}
 `;
 
-/** `address mnemonic` of each instruction llvm-objdump lists from `start` up to `end`. */
-async function peerInstructions(path: string, start: string, end: string): Promise<string[]> {
+/** One instruction llvm-objdump lists. */
+interface PeerInstruction {
+  address: string;
+  /** The next instruction's address. */
+  next: string;
+  mnemonic: string;
+  operands: string;
+}
+
+/** The instructions llvm-objdump lists from `start` up to `end`. */
+async function peerInstructions(
+  path: string,
+  start: string,
+  end: string,
+): Promise<PeerInstruction[]> {
   const listing = await run("llvm-objdump-14", [
     "-d",
     `--start-address=${start}`,
     `--stop-address=${end}`,
     path,
   ]);
-  return [...listing.matchAll(/^[ \t]+([0-9a-f]+):(?: [0-9a-f]{2,8})+[ \t]+(\S+)/gm)]
-    .map((m) => `0x${m[1]} ${m[2]}`);
+  return [
+    ...listing.matchAll(/^[ \t]+([0-9a-f]+):((?: [0-9a-f]{2,8})+)[ \t]+(\S+)[ \t]*([^@\n]*)/gm),
+  ].map((m) => {
+    const address = BigInt(`0x${m[1]}`);
+    const size = m[2]!.trim().split(" ").reduce((n, word) => n + word.length / 2, 0);
+    return {
+      address: `0x${address.toString(16)}`,
+      next: `0x${(address + BigInt(size)).toString(16)}`,
+      mnemonic: m[3]!,
+      operands: m[4]!.trim(),
+    };
+  });
 }
+
+/** A return that only happens when its condition holds (a Thumb IT block, or ARM mode). */
+const CONDITIONAL_RETURN = /^(bx|pop)(eq|ne|cs|hs|cc|lo|mi|pl|vs|vc|hi|ls|ge|lt|gt|le)(\.w)?$/;
 
 for (
   const [target, expectedSet] of [
@@ -83,6 +127,7 @@ for (
           `${dir}/module.ll`,
         ]);
         await ok(client, "open_binary", { path });
+        let conditionalReturns = 0;
         for (const name of ["leaf", "caller", "via_pointer", "squares"]) {
           const dossier: Loose = (await ok(client, "analyze_function", {
             procedure: name,
@@ -91,9 +136,18 @@ for (
           })).result;
           const { address, end } = dossier.procedure;
           const ours = dossier.assembly.items.map((i: Loose) => `${i.address} ${i.mnemonic}`);
-          const peer = await peerInstructions(path, address, end);
+          const listed = await peerInstructions(path, address, end);
+          const peer = listed.map((i) => `${i.address} ${i.mnemonic}`);
           assert.ok(peer.length >= 2, `${target} ${name}: llvm-objdump listed ${peer.length}`);
           assert.deepEqual(ours, peer, `${target} ${name} (${expectedSet})`);
+          // A conditional return ends its block, which may go on to the next instruction only.
+          for (const i of listed) {
+            if (!CONDITIONAL_RETURN.test(i.mnemonic) || !/\b(lr|pc)\b/.test(i.operands)) continue;
+            conditionalReturns++;
+            const block = dossier.basic_blocks.items.find((b: Loose) => b.end === i.next);
+            assert.ok(block, `${target} ${name}: no block ends after ${i.address}`);
+            assert.deepEqual(block.successors, i.next < end ? [i.next] : []);
+          }
           const calls = name === "caller" || name === "via_pointer";
           assert.equal(dossier.procedure.classification, calls ? "non-leaf" : "leaf", name);
           if (name === "via_pointer") {
@@ -102,6 +156,23 @@ for (
             assert.deepEqual(dossier.indirect_call_sites.items, [site]);
           }
         }
+        // llc returns early from the loop's empty case in Thumb with an IT block.
+        if (expectedSet === "thumb") assert.ok(conditionalReturns > 0);
+        // A switch's table branch (tbb/tbh, a computed write to pc, br) ends its block, and
+        // its targets (in the table) are not the next instruction.
+        const switcher: Loose = (await ok(client, "analyze_function", {
+          procedure: "switcher",
+          include_callers: false,
+        })).result;
+        const table = (await peerInstructions(
+          path,
+          switcher.procedure.address,
+          switcher.procedure.end,
+        )).find((i) => /^(tbb|tbh|br)$/.test(i.mnemonic) || /^pc,/.test(i.operands));
+        assert.ok(table, `${target}: llc compiled the switch without a table branch`);
+        const block = switcher.basic_blocks.items.find((b: Loose) => b.end === table.next);
+        assert.ok(block, `${target} switcher: no block ends after ${table.address}`);
+        assert.deepEqual(block.successors, []);
       });
     },
   });

@@ -302,6 +302,12 @@ class Flow implements InstructionFlow {
 const HEX = /^#?(-?0x[0-9a-f]+|-?\d+)$/i;
 const RIP = /\[rip ([+-]) (0x[0-9a-f]+|\d+)\]/i;
 const ARM_PC_LITERAL = /\[pc, #(-?0x[0-9a-f]+|-?\d+)\]/i;
+/**
+ * A 32-bit ARM or Thumb mnemonic that may change control flow: the operation,
+ * its condition code when it has one, and its width suffix.
+ */
+const ARM_BRANCH =
+  /^(bl|blx|b|bx|tbb|tbh|pop|ldr|mov)(eq|ne|cs|hs|cc|lo|mi|pl|vs|vc|hi|ls|ge|lt|gt|le|al)?(\.w|\.n)?$/;
 
 function parseNumber(text: string): bigint | null {
   const m = HEX.exec(text.trim());
@@ -397,27 +403,43 @@ export function flowOf(
       }
       return flow;
     }
-    // ARM and Thumb.
+    // ARM and Thumb. A condition code (ARM mode, or a Thumb IT block) is spelled into the
+    // mnemonic: a conditional return or indirect branch may also fall through.
     const last = operands.split(",").pop()?.trim() ?? "";
-    if (/^blx?$/.test(mnemonic)) {
+    const arm = ARM_BRANCH.exec(mnemonic);
+    const conditional = arm !== null && arm[2] !== undefined && arm[2] !== "al";
+    const returns = arm !== null && (
+      (arm[1] === "bx" && operands === "lr") ||
+      (arm[1] === "pop" && /\bpc\b/.test(operands)) ||
+      (arm[1] === "ldr" && /^pc, \[sp\], #4$/.test(operands)) ||
+      (arm[1] === "mov" && operands === "pc, lr")
+    );
+    if (arm?.[1] === "bl" || arm?.[1] === "blx") {
       flow.kind = "call";
       const direct = parseNumber(last);
       if (direct !== null) flow.target = direct;
       else flow.indirect = true;
-    } else if (mnemonic === "b" || mnemonic === "b.w") {
-      flow.kind = "jump";
+    } else if (arm?.[1] === "b") {
+      flow.kind = conditional ? "conditional-jump" : "jump";
       flow.target = parseNumber(last);
-    } else if (
-      /^b(eq|ne|cs|hs|cc|lo|mi|pl|vs|vc|hi|ls|ge|lt|gt|le)(\.w|\.n)?$/.test(mnemonic) ||
-      /^cbn?z$/.test(mnemonic)
-    ) {
+    } else if (/^cbn?z$/.test(mnemonic)) {
       flow.kind = "conditional-jump";
       flow.target = parseNumber(last);
-    } else if (mnemonic === "bx" && operands === "lr") flow.kind = "return";
-    else if (mnemonic === "bx") {
-      flow.kind = "jump";
+    } else if (returns) {
+      // A conditional return leaves, or goes on to the next instruction.
+      flow.kind = conditional ? "conditional-jump" : "return";
+    } else if (
+      arm?.[1] === "bx" || arm?.[1] === "tbb" || arm?.[1] === "tbh" ||
+      (/^(ldr|add|mov)/.test(mnemonic) && /^pc,/.test(operands))
+    ) {
+      // A branch through a register, a table branch or a computed write to pc (a switch):
+      // targets unknown here.
+      flow.kind = conditional || /^(ldr|add|mov)(eq|ne|cs|hs|cc|lo|mi|pl|vs|vc|hi|ls|ge|lt|gt|le)/
+          .test(mnemonic)
+        ? "conditional-jump"
+        : "jump";
       flow.indirect = true;
-    } else if (/^pop/.test(mnemonic) && operands.includes("pc")) flow.kind = "return";
+    }
     const literal = ARM_PC_LITERAL.exec(operands);
     if (literal && mnemonic.startsWith("ldr")) {
       const pc = (insn.address + (set === "thumb" ? 4n : 8n)) & ~3n;
