@@ -75,14 +75,16 @@ interface PeerInstruction {
   operands: string;
 }
 
-/** The instructions llvm-objdump lists from `start` up to `end`. */
+/** The instructions llvm-objdump lists from `start` up to `end` (as `triple`, when given). */
 async function peerInstructions(
   path: string,
   start: string,
   end: string,
+  triple?: string,
 ): Promise<PeerInstruction[]> {
   const listing = await run("llvm-objdump-14", [
     "-d",
+    ...(triple ? [`--triple=${triple}`] : []),
     `--start-address=${start}`,
     `--stop-address=${end}`,
     path,
@@ -177,3 +179,101 @@ for (
     },
   });
 }
+
+/** A library whose inner functions only the exception index table names once it is stripped. */
+const INNER = `
+define internal i32 @inner_leaf(i32 %x) noinline {
+  %a = mul i32 %x, 7
+  %b = add i32 %a, 3
+  ret i32 %b
+}
+define internal i32 @inner_loop(i32 %n) noinline {
+entry:
+  %c0 = icmp sgt i32 %n, 0
+  br i1 %c0, label %body, label %exit
+body:
+  %i = phi i32 [ 0, %entry ], [ %i1, %body ]
+  %s = phi i32 [ 0, %entry ], [ %s1, %body ]
+  %t = call i32 @inner_leaf(i32 %i)
+  %s1 = add i32 %s, %t
+  %i1 = add i32 %i, 1
+  %c = icmp slt i32 %i1, %n
+  br i1 %c, label %body, label %exit
+exit:
+  %r = phi i32 [ 0, %entry ], [ %s1, %body ]
+  ret i32 %r
+}
+define i32 @outer(i32 %x) noinline {
+  %a = call i32 @inner_loop(i32 %x)
+  %b = call i32 @inner_leaf(i32 %a)
+  ret i32 %b
+}
+`;
+
+const LINKER = "ld.lld-14";
+const CAN_LINK = READY && ["llvm-objcopy-14", "readelf"].every((p) => hasProgram(p)) &&
+  hasProgram(LINKER);
+if (READY && !CAN_LINK) {
+  console.log(`analysis_arm_llvm_test: the stripped-library test needs ${LINKER}: skipped`);
+}
+
+Deno.test({
+  name: "a stripped Thumb library's inner functions, named only by .ARM.exidx, decode as Thumb",
+  ignore: !CAN_LINK,
+  fn: async () => {
+    await withTempRoot("casefile-arm-exidx-", async ({ client, dir }) => {
+      const triple = "thumbv7-linux-gnueabihf";
+      await Deno.writeTextFile(`${dir}/inner.ll`, INNER);
+      await run("llc-14", [
+        "-O2",
+        `-mtriple=${triple}`,
+        "-filetype=obj",
+        "-relocation-model=pic",
+        "-o",
+        `${dir}/inner.o`,
+        `${dir}/inner.ll`,
+      ]);
+      await run(LINKER, ["-shared", "-o", `${dir}/libfull.so`, `${dir}/inner.o`]);
+      const path = `${dir}/libinner.so`;
+      await run("llvm-objcopy-14", ["--strip-all", `${dir}/libfull.so`, path]);
+      // readelf's index entries in .text: every function, inner ones included.
+      const headers = await run("readelf", ["-S", "-W", path]);
+      assert.doesNotMatch(headers, /\.symtab/);
+      const text = /\.text\s+PROGBITS\s+([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)/.exec(headers)!;
+      const [start, size] = [BigInt(`0x${text[1]}`), BigInt(`0x${text[2]}`)];
+      const starts = [...(await run("readelf", ["-u", path])).matchAll(/^0x([0-9a-f]+):/gm)]
+        .map((m) => BigInt(`0x${m[1]}`) & ~1n).filter((a) => a >= start && a < start + size)
+        .map((a) => `0x${a.toString(16)}`).sort();
+      assert.equal(starts.length, 3, JSON.stringify(starts));
+
+      await ok(client, "open_binary", { path });
+      const listing = await ok(client, "list_procedures", { limit: 500 });
+      const listed = listing.result.items.map((i: Loose) => i.address).sort();
+      assert.deepEqual(listed, starts);
+      // The table leaves the instruction set of the inner functions open; the named one is Thumb.
+      const record = JSON.parse(
+        ((await client.readResource({ uri: listing.evidence_uri })).contents[0] as Loose).text,
+      );
+      assert.ok(
+        record.limitations.some((l: string) =>
+          /2 procedure\(s\) known only from \.ARM\.exidx are read as Thumb code/.test(l)
+        ),
+        JSON.stringify(record.limitations),
+      );
+      for (const address of starts) {
+        const dossier: Loose = (await ok(client, "analyze_function", {
+          procedure: address,
+          include_assembly: true,
+          include_callers: false,
+        })).result;
+        const peer = await peerInstructions(path, address, dossier.procedure.end, triple);
+        assert.ok(peer.length >= 2);
+        assert.deepEqual(
+          dossier.assembly.items.map((i: Loose) => `${i.address} ${i.mnemonic}`),
+          peer.map((i) => `${i.address} ${i.mnemonic}`),
+          address,
+        );
+      }
+    });
+  },
+});

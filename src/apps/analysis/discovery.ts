@@ -16,6 +16,7 @@ const TABLE_SOURCES = new Set([
   "pdata",
   "function-starts",
   "eh-frame",
+  "arm-exidx",
   "name-section",
   "code-section",
 ]);

@@ -125,6 +125,7 @@ export function procedureCoverage(image: BinaryImage): string[] {
       "pdata",
       "function-starts",
       "eh-frame",
+      "arm-exidx",
     ];
     known = table.some((source) => sources.has(source as never)) ? [] : [
       `No full function table: procedure starts come from ${

@@ -51,6 +51,7 @@ export type FunctionSource =
   | "pdata"
   | "function-starts"
   | "eh-frame"
+  | "arm-exidx"
   | "name-section"
   | "code-section"
   | "call-target";

@@ -6,6 +6,7 @@
  */
 
 import { dynamicSymbolTable } from "./dynamic_symbols.ts";
+import { armIndexRanges } from "./arm_exidx.ts";
 import { ehFrameRanges } from "./eh_frame.ts";
 import type { ElfHeaders, ElfImage, ElfRangeTable, ParseElfOptions } from "./model.ts";
 import { parseElf, parseElfHeaders } from "./parse.ts";
@@ -58,7 +59,9 @@ const NO_NAMES: string[] = Object.freeze([]) as unknown as string[];
  *   section or segment; unless `options.ehFrameFunctions` is false. A symbol
  *   function of size 0 takes the size of an FDE starting at the same address.
  * - `functionTables`: `symtab` when a `.symtab` symbol gave a function,
- *   `eh-frame` when an FDE starts in code (named by a symbol or not).
+ *   `eh-frame` when an FDE starts in code (named by a symbol or not), and for
+ *   32-bit ARM without FDEs `arm-exidx` when an exception index entry does
+ *   (its entries also mark Thumb code).
  * - `imports`: undefined dynamic symbols of type STT_FUNC, STT_GNU_IFUNC or
  *   STT_NOTYPE, with the PLT stub address when one calls through their GOT
  *   slot and their GOT slots (`slots`, for calls that go through the slot
@@ -84,9 +87,15 @@ export function elfImage(
   const elf = options.parsed ?? parseElf(bytes, options);
   const sections = imageSections(elf, bytes.length);
   const tables: FunctionSource[] = [];
-  const functions = imageFunctions(elf, sections, options.ehFrameFunctions ?? true, tables);
+  const notes: string[] = [];
+  const functions = imageFunctions(elf, bytes, sections, options.ehFrameFunctions ?? true, {
+    tables,
+    notes,
+  });
+  const head = imageHead(elf, bytes, document, sections);
   return {
-    ...imageHead(elf, bytes, document, sections),
+    ...head,
+    warnings: notes.length === 0 ? head.warnings : [...head.warnings, ...notes],
     functions,
     functionTables: tables,
     imports: imageImports(elf),
@@ -191,10 +200,12 @@ function imageSections(
 
 function imageFunctions(
   elf: ElfImage,
+  bytes: Uint8Array,
   sections: ImageSection[],
   withEhFrame: boolean,
-  tables: FunctionSource[],
+  out: { tables: FunctionSource[]; notes: string[] },
 ): ImageFunction[] {
+  const { tables } = out;
   // PLT sections hold import stubs (reported as imports), not functions; the
   // linker's FDE that covers a whole .plt would otherwise read as one procedure.
   const code = sections.filter((s) => s.executable && !/^\.i?plt/.test(s.name))
@@ -204,9 +215,33 @@ function imageFunctions(
     return false;
   };
   // Both lists are sorted by address: merge them. Several FDEs may share a
-  // start; the largest pc_range wins.
+  // start; the largest pc_range wins. 32-bit ARM code unwinds through its
+  // exception index table (.ARM.exidx) instead, whose entries also mark Thumb code.
   const none: ElfRangeTable = { count: 0, address: () => 0n, size: () => 0n };
-  const fdes = withEhFrame ? ehFrameRanges(elf) : none;
+  let fdes: ElfRangeTable = none;
+  let unwindSource: FunctionSource = "eh-frame";
+  let thumbAt: ((k: number) => boolean) | null = null;
+  let unmarkedMode: { thumb: boolean; named: number; count: number } | null = null;
+  let armIndexThumbBit: ((k: number) => boolean) | null = null;
+  if (withEhFrame) {
+    fdes = ehFrameRanges(elf);
+    const index = fdes.count === 0
+      ? armIndexRanges(elf.machine, elf.sections, bytes, elf.endianness === "little")
+      : null;
+    if (index !== null) {
+      fdes = index;
+      unwindSource = "arm-exidx";
+      // Bit 0 marks Thumb when the linker set it.
+      armIndexThumbBit = (k) => index.thumb(k);
+      // A clear bit says nothing (a static function's entry is resolved against its section):
+      // such functions take the instruction set most named functions have.
+      const named = elf.functions.filter((f) => f.kind !== "entry");
+      const thumbNamed = named.filter((f) => f.thumb).length;
+      const guess = named.length > 0 && thumbNamed * 2 > named.length;
+      unmarkedMode = { thumb: guess, named: named.length, count: 0 };
+      thumbAt = (k) => index.thumb(k) || guess;
+    }
+  }
   const symbols = elf.functions;
   const functions: ImageFunction[] = [];
   let j = 0;
@@ -222,6 +257,8 @@ function imageFunctions(
     while (next !== null && (f === undefined || next < f.address)) {
       const address: bigint = next;
       let size = fdes.size(j);
+      const thumb = thumbAt?.(j) ?? false;
+      const unmarked = unmarkedMode !== null && !armIndexThumbBit!(j);
       advance();
       while (next === address) {
         const other = fdes.size(j);
@@ -229,14 +266,26 @@ function imageFunctions(
         advance();
       }
       if (inCode(address)) {
-        functions.push({ address, size, name: "", names: NO_NAMES, source: "eh-frame" });
-        if (!tables.includes("eh-frame")) tables.push("eh-frame");
+        const fn: ImageFunction = {
+          address,
+          size,
+          name: "",
+          names: NO_NAMES,
+          source: unwindSource,
+        };
+        if (thumb) fn.thumb = true;
+        if (unmarked) unmarkedMode!.count++;
+        functions.push(fn);
+        if (!tables.includes(unwindSource)) tables.push(unwindSource);
       }
     }
     if (f === undefined) break;
     let size = f.size;
     if (f.source === "symtab" && !tables.includes("symtab")) tables.push("symtab");
-    if (next === f.address && !tables.includes("eh-frame")) tables.push("eh-frame");
+    if (next === f.address && !tables.includes(unwindSource)) tables.push(unwindSource);
+    // The index table marks Thumb code too (a symbol may not, e.g. a dynamic one without it).
+    const thumbByIndex = next === f.address && unwindSource === "arm-exidx" &&
+      (armIndexThumbBit?.(j) ?? false);
     while (next === f.address) {
       const other = fdes.size(j);
       if (size === 0n || (f.size === 0n && other > size)) size = other;
@@ -249,8 +298,18 @@ function imageFunctions(
       names: f.names.length === 0 ? NO_NAMES : f.names,
       source: f.source,
     };
-    if (f.thumb) fn.thumb = true;
+    if (f.thumb || thumbByIndex) fn.thumb = true;
     functions.push(fn);
+  }
+  if (unmarkedMode !== null && unmarkedMode.count > 0) {
+    const { thumb, named, count } = unmarkedMode;
+    out.notes.push(
+      named === 0
+        ? `${count} procedure(s) known only from .ARM.exidx are read as ARM code: neither the table nor a symbol says whether they are ARM or Thumb.`
+        : `${count} procedure(s) known only from .ARM.exidx are read as ${
+          thumb ? "Thumb" : "ARM"
+        } code, the instruction set of most of the ${named} named functions: the table does not say.`,
+    );
   }
   return functions;
 }
