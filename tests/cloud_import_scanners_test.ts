@@ -247,3 +247,28 @@ Deno.test("prowlerAsffImporter: a Normalized score without Label is read on the 
     );
   });
 });
+
+Deno.test("checkovImporter: the summary Checkov prints when it checked nothing loads as an empty report", async () => {
+  const summary = {
+    passed: 0,
+    failed: 0,
+    skipped: 0,
+    parsing_errors: 0,
+    resource_count: 0,
+    checkov_version: "3.2.1",
+  };
+  await withFiles({ "empty/results_json.json": JSON.stringify(summary) }, async (dir) => {
+    const path = `${dir}/empty/results_json.json`;
+    const detected = await new ImporterRegistry().detect({
+      path,
+      fileName: "results_json.json",
+      json: summary,
+    });
+    assert.equal(detected?.kind, "checkov");
+    for (const p of [path, `${dir}/empty`]) {
+      const r = await checkovImporter.load(fileImportInput(p));
+      assert.equal(r.records.findings.length, summary.failed);
+      assert.equal(r.notes.warnings.length, 1);
+    }
+  });
+});
