@@ -77,6 +77,22 @@ Deno.test("normaliseFindings() merges duplicates and re-maps frameworks", () => 
   assert.deepEqual(input[0]!.compliance_frameworks, ["CIS-1.4"], "input unchanged");
 });
 
+Deno.test("normaliseFindings() keeps findings of one generator and resource whose titles differ", () => {
+  // One generator id for every vulnerability, as Trivy's ASFF output gives; titles name each one.
+  const titles = ["Package flaw VULN-0001 in image", "Package flaw VULN-0002 in image"];
+  const input = titles.map((title, i) =>
+    finding(`v${i}`, {
+      title,
+      source_finding_id: "ImageScanner",
+      resource_id: "registry.example/app:1",
+      resource_arn: null,
+    })
+  );
+  const out = normaliseFindings(input);
+  assert.deepEqual(out.findings.map((f) => f.title), titles);
+  assert.deepEqual(out.merged_ids, []);
+});
+
 Deno.test("normaliseFindings() keeps the OCSF fixture's single failed finding", async () => {
   const r = await prowlerOcsfImporter.load(fileImportInput(OCSF));
   const out = normaliseFindings([...r.records.findings, ...r.records.findings]);

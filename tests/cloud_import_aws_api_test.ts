@@ -223,3 +223,32 @@ Deno.test("awsApiImporter: NACLs, volumes, flow logs and URL-encoded per-resourc
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("awsApiImporter: without sts-get-caller-identity the account is the reservations' OwnerId", async () => {
+  await withTempDir(async (dir) => {
+    await Deno.mkdir(`${dir}/ap-south-1`);
+    const owner = "303030303030";
+    const reservations = [
+      { OwnerId: owner, Instances: [{ InstanceId: "i-aaa1", SecurityGroups: [] }] },
+      { OwnerId: owner, Instances: [{ InstanceId: "i-bbb2", SecurityGroups: [] }] },
+    ];
+    await Deno.writeTextFile(
+      `${dir}/ap-south-1/ec2-describe-instances.json`,
+      JSON.stringify({ Reservations: reservations }),
+    );
+    const r = (await awsApiImporter.load(fileImportInput(dir))).records;
+    const instances = r.assets.filter((a) => a.asset_type === "EC2");
+    assert.deepEqual(
+      instances.map((a) => [a.account_id, a.arn]).sort(),
+      reservations.flatMap((res) =>
+        res.Instances.map((
+          i,
+        ) => [owner, `arn:aws:ec2:ap-south-1:${owner}:instance/${i.InstanceId}`])
+      ).sort(),
+    );
+    assert.deepEqual(
+      r.assets.filter((a) => a.asset_type === "CLOUD_ACCOUNT").map((a) => a.account_id),
+      [owner],
+    );
+  });
+});

@@ -221,3 +221,54 @@ Deno.test("ocsfTime() reads zoned, zone-less and epoch times and never throws", 
   assert.equal(ocsfTime({ time: 1735570800000 }), "2024-12-30T15:00:00.000Z");
   assert.equal(ocsfTime({}), "1970-01-01T00:00:00.000Z");
 });
+
+Deno.test("prowlerAsffImporter: a Normalized score without Label is read on the ASFF 0-100 scale", async () => {
+  // Scores as ASFF defines them: 0 informational, 1-39 low, 40-69 medium, 70-89 high, 90+ critical.
+  const scores: [number, string][] = [[0, "INFO"], [15, "LOW"], [40, "MEDIUM"], [75, "HIGH"], [
+    95,
+    "CRITICAL",
+  ]];
+  const findings = scores.map(([normalized], i) => ({
+    SchemaVersion: "2018-10-08",
+    Id: `scan/item-${i}`,
+    ProductArn: "arn:aws:securityhub:eu-north-1::product/example/scanner",
+    GeneratorId: "ExampleScanner",
+    AwsAccountId: "210987654321",
+    Severity: { Product: normalized / 10, Normalized: normalized },
+    Title: `item ${i}`,
+    Resources: [{ Type: "Container", Id: `image-${i}`, Region: "eu-north-1" }],
+    RecordState: "ACTIVE",
+  }));
+  await withFiles({ "s.asff.json": JSON.stringify(findings) }, async (dir) => {
+    const r = await prowlerAsffImporter.load(fileImportInput(`${dir}/s.asff.json`));
+    assert.deepEqual(
+      r.records.findings.map((f) => [f.id, f.severity]),
+      scores.map(([, label], i) => [`scan/item-${i}`, label]),
+    );
+  });
+});
+
+Deno.test("checkovImporter: the summary Checkov prints when it checked nothing loads as an empty report", async () => {
+  const summary = {
+    passed: 0,
+    failed: 0,
+    skipped: 0,
+    parsing_errors: 0,
+    resource_count: 0,
+    checkov_version: "3.2.1",
+  };
+  await withFiles({ "empty/results_json.json": JSON.stringify(summary) }, async (dir) => {
+    const path = `${dir}/empty/results_json.json`;
+    const detected = await new ImporterRegistry().detect({
+      path,
+      fileName: "results_json.json",
+      json: summary,
+    });
+    assert.equal(detected?.kind, "checkov");
+    for (const p of [path, `${dir}/empty`]) {
+      const r = await checkovImporter.load(fileImportInput(p));
+      assert.equal(r.records.findings.length, summary.failed);
+      assert.equal(r.notes.warnings.length, 1);
+    }
+  });
+});

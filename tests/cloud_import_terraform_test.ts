@@ -479,3 +479,53 @@ Deno.test("terraformStateImporter: KMS keys, their policies and the rotation rul
     ),
   );
 });
+
+Deno.test("terraformStateImporter: routes written inline in a route table become ROUTE edges", async () => {
+  const resource = (type: string, name: string, attributes: Record<string, unknown>) => ({
+    mode: "managed",
+    type,
+    name,
+    provider: 'provider["registry.terraform.io/hashicorp/aws"]',
+    instances: [{ attributes }],
+  });
+  const routes = {
+    "aws_route_table.edge": [{ cidr_block: "0.0.0.0/0", gateway_id: "igw-11aa" }],
+    "aws_default_route_table.main": [
+      { cidr_block: "0.0.0.0/0", nat_gateway_id: "nat-22bb", gateway_id: "" },
+    ],
+  };
+  const net = {
+    version: 4,
+    terraform_version: "1.7.5",
+    resources: [
+      resource("aws_vpc", "v", { id: "vpc-77", cidr_block: "10.9.0.0/16" }),
+      resource("aws_internet_gateway", "gw", { id: "igw-11aa", vpc_id: "vpc-77" }),
+      resource("aws_nat_gateway", "nat", { id: "nat-22bb" }),
+      resource("aws_route_table", "edge", {
+        id: "rtb-33",
+        vpc_id: "vpc-77",
+        route: routes["aws_route_table.edge"],
+      }),
+      resource("aws_default_route_table", "main", {
+        id: "rtb-44",
+        vpc_id: "vpc-77",
+        route: routes["aws_default_route_table.main"],
+      }),
+    ],
+  };
+  const byCloudId = new Map(net.resources.map((r) => [
+    String(r.instances[0]!.attributes.id),
+    `${r.type}.${r.name}`,
+  ]));
+  const expected = Object.entries(routes).flatMap(([table, blocks]) =>
+    blocks.flatMap((block) =>
+      Object.entries(block)
+        .filter(([key, value]) => key !== "cidr_block" && byCloudId.has(String(value)))
+        .map(([, value]) => [table, byCloudId.get(String(value))])
+    )
+  );
+  const r = await terraformStateImporter.load({ ...fileImportInput("net.tfstate"), json: net });
+  const got = r.records.edges.filter((e) => e.edge_type === "ROUTE")
+    .map((e) => [e.source_id, e.target_id]);
+  assert.deepEqual(got.sort(), expected.sort());
+});

@@ -63,9 +63,12 @@ export function normaliseFindings(findings: readonly Finding[]): NormaliseOutcom
       }
     }
     const f: Finding = { ...original, compliance_frameworks: [...tags] };
+    // The title is part of the key: a scanner may give one generator id to findings that differ
+    // (Trivy's and Inspector's ASFF name every vulnerability's finding alike; the title names it).
     const key = [
       f.source_tool,
-      f.source_finding_id ?? f.title,
+      f.source_finding_id ?? "",
+      f.title,
       f.resource_arn ?? f.resource_id,
     ].join("\u0000");
     const first = kept.get(key);

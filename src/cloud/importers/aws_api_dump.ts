@@ -713,12 +713,39 @@ async function loadBuckets(
   }
 }
 
-/** The account id of a dump: sts-get-caller-identity in a region folder, else the first ARN seen. */
+/**
+ * Where a dump without sts-get-caller-identity names its own account: the
+ * `OwnerId` of the records of these listings (reservations are always the
+ * caller's; security groups and VPCs listed are its own unless shared).
+ */
+const OWNER_LISTINGS: readonly { file: string; list: string }[] = [
+  { file: "ec2-describe-instances.json", list: "Reservations" },
+  { file: "ec2-describe-security-groups.json", list: "SecurityGroups" },
+  { file: "ec2-describe-vpcs.json", list: "Vpcs" },
+];
+
+/** An AWS account id: twelve digits. */
+const ACCOUNT_ID = /^\d{12}$/;
+
+/**
+ * The account id of a dump: sts-get-caller-identity in a region folder, else
+ * the first account-id `OwnerId` of its EC2 listings ({@link OWNER_LISTINGS}),
+ * else `unknown`.
+ */
 async function accountOf(reader: DumpReader, regions: Region[]): Promise<string> {
   for (const r of regions) {
     if (r.files.has("sts-get-caller-identity.json")) {
       const id = str(obj(await reader.json(join(r.dir, "sts-get-caller-identity.json"))).Account);
       if (id) return id;
+    }
+  }
+  for (const { file, list } of OWNER_LISTINGS) {
+    for (const r of regions) {
+      if (!r.files.has(file)) continue;
+      for (const record of arr(obj(await reader.json(join(r.dir, file)))[list])) {
+        const owner = str(obj(record).OwnerId);
+        if (owner && ACCOUNT_ID.test(owner)) return owner;
+      }
     }
   }
   return "unknown";

@@ -27,9 +27,21 @@ function isReport(value: unknown): boolean {
     ("check_type" in value || (isObject(value.results) && "failed_checks" in value.results));
 }
 
+/**
+ * Whether parsed JSON is the summary Checkov prints instead of a report when
+ * it found nothing to check: counts and `checkov_version` only, no results.
+ */
+function isEmptySummary(value: unknown): boolean {
+  return isObject(value) && !Array.isArray(value) && typeof value.checkov_version === "string" &&
+    typeof value.passed === "number" && typeof value.failed === "number" &&
+    !("results" in value);
+}
+
 /** Whether parsed JSON is Checkov output. */
 export function looksLikeCheckov(value: unknown): boolean {
-  return Array.isArray(value) ? value.length > 0 && isReport(value[0]) : isReport(value);
+  return Array.isArray(value)
+    ? value.length > 0 && isReport(value[0])
+    : isReport(value) || isEmptySummary(value);
 }
 
 /** The directory names that mean a Checkov output folder. */
@@ -69,6 +81,9 @@ export const checkovImporter: Importer = {
     }
     const reports = Array.isArray(value) ? value : [value];
     const b = new RecordsBuilder();
+    if (isEmptySummary(value)) {
+      b.warn(`${fileLabel(input.path)} is Checkov's summary of a run that checked no resources.`);
+    }
     const uniqueId = uniqueIds();
     for (const r of reports.map(obj)) {
       const checkType = str(r.check_type) ?? "unknown";

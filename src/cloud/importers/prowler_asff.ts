@@ -8,6 +8,7 @@
  * @module
  */
 
+import type { Severity } from "../model/enums.ts";
 import { DETECTION_ORDER } from "./importer.ts";
 import type { Importer, ImportInput, ImportResult } from "./importer.ts";
 import { arr, fileLabel, ImportError, isObject, obj, str, strings } from "./import_input.ts";
@@ -37,6 +38,28 @@ export function looksLikeAsff(value: unknown): boolean {
 }
 
 /** The `prowler-asff` importer entry. */
+/**
+ * The severity of an ASFF finding: its `Label` word when given, else its
+ * `Normalized` score (0 to 100) by the ranges ASFF defines (0 informational,
+ * 1-39 low, 40-69 medium, 70-89 high, 90-100 critical); MEDIUM when neither.
+ */
+export function asffSeverity(severity: Record<string, unknown>): Severity {
+  if (severity.Label !== undefined && severity.Label !== null) {
+    return normaliseSeverity(severity.Label, "MEDIUM");
+  }
+  const score = Number(severity.Normalized);
+  if (
+    severity.Normalized === undefined || severity.Normalized === null || !Number.isFinite(score)
+  ) {
+    return "MEDIUM";
+  }
+  if (score >= 90) return "CRITICAL";
+  if (score >= 70) return "HIGH";
+  if (score >= 40) return "MEDIUM";
+  if (score >= 1) return "LOW";
+  return "INFO";
+}
+
 export const prowlerAsffImporter: Importer = {
   kind: KIND,
   description:
@@ -87,7 +110,7 @@ export const prowlerAsffImporter: Importer = {
         id,
         resource_id: resourceId,
         resource_arn: arnOrNull(resourceId),
-        severity: normaliseSeverity(obj(f.Severity).Label ?? obj(f.Severity).Normalized, "MEDIUM"),
+        severity: asffSeverity(obj(f.Severity)),
         title: str(f.Title) ?? str(f.GeneratorId) ?? "ASFF finding",
         description: str(f.Description) ?? "",
         evidence:

@@ -448,6 +448,15 @@ export function buildTerraformRecords(
       }
     } else if (inst.type === "google_compute_firewall") {
       for (const r of googleRules(self, v)) addFirewallRule(b, r);
+    } else if (inst.type === "aws_route_table" || inst.type === "aws_default_route_table") {
+      // Routes written inline link the table to their targets as aws_route resources do.
+      for (const block of arr(v.route)) {
+        const route = obj(block);
+        for (const attr of ROUTE_TARGETS) {
+          const target = resolve(str(route[attr]) ?? "");
+          if (target) b.addEdge({ source_id: self, target_id: target, edge_type: "ROUTE" });
+        }
+      }
     } else if (inst.type === "aws_network_acl" || inst.type === "aws_default_network_acl") {
       const entries: Json[] = [];
       for (const dir of ["ingress", "egress"] as const) {
@@ -526,6 +535,14 @@ export function addNaclEntries(
     });
   }
 }
+
+/** The attributes of an AWS route (resource or inline block) naming where it sends traffic. */
+const ROUTE_TARGETS = [
+  "gateway_id",
+  "nat_gateway_id",
+  "transit_gateway_id",
+  "vpc_peering_connection_id",
+] as const;
 
 function foldLink(
   b: RecordsBuilder,
@@ -626,12 +643,11 @@ function foldLink(
       edges("ROUTE", targetOf(inst, "subnet_id"), targetOf(inst, "route_table_id"));
       break;
     case "aws_route":
-      edges("ROUTE", targetOf(inst, "route_table_id"), [
-        ...targetOf(inst, "gateway_id"),
-        ...targetOf(inst, "nat_gateway_id"),
-        ...targetOf(inst, "transit_gateway_id"),
-        ...targetOf(inst, "vpc_peering_connection_id"),
-      ]);
+      edges(
+        "ROUTE",
+        targetOf(inst, "route_table_id"),
+        ROUTE_TARGETS.flatMap((attr) => targetOf(inst, attr)),
+      );
       break;
     case "aws_volume_attachment":
       edges("ATTACHED_TO", targetOf(inst, "volume_id"), targetOf(inst, "instance_id"));
