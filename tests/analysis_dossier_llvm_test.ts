@@ -210,3 +210,35 @@ for (const { path, every } of INPUTS) {
     },
   });
 }
+
+const LIBZ = INPUTS[0]!.path;
+
+Deno.test({
+  name:
+    "analyze_function does not call a procedure a leaf when max_instructions stopped decoding before a call llvm-objdump lists",
+  ignore: !HAS_PEER || LIBZ === undefined,
+  fn: async () => {
+    await withClient({ roots: [LIBZ!.slice(0, LIBZ!.lastIndexOf("/"))] }, async (client) => {
+      await ok(client, "open_binary", { path: LIBZ });
+      let checked = 0;
+      for (const { address } of await procedures(client)) {
+        const dossier = (await ok(client, "analyze_function", {
+          procedure: address,
+          max_instructions: 1,
+          include_callers: false,
+        })).result;
+        const peer = await peerListing(LIBZ!, address, dossier.procedure.end);
+        if (peer.length < 2 || !peer.slice(1).some((i) => i.branch === "call")) continue;
+        // llvm-objdump lists a call past the one instruction decoded.
+        assert.equal(dossier.instruction_scan.truncated, true, address);
+        assert.equal(
+          dossier.procedure.classification,
+          peer[0]!.branch === "call" ? "non-leaf" : null,
+          `${address}: decoded 1 of ${peer.length} instructions`,
+        );
+        checked++;
+      }
+      assert.ok(checked >= 20, `${checked} checked`);
+    });
+  },
+});

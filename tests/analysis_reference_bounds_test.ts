@@ -135,3 +135,46 @@ async function firstProcedureInstructions(
   ]);
   return [...out.matchAll(/^\s+[0-9a-f]+:\t/gm)].length;
 }
+
+Deno.test({
+  name:
+    "a reference index over a copy truncated before its code is incomplete: procedures with no bytes in the file are not scanned",
+  ignore: !HAS_CC || !hasProgram("readelf"),
+  fn: async () => {
+    await withTempDir(async (dir) => {
+      await Deno.writeTextFile(
+        `${dir}/main.c`,
+        `${DIRECT_CALLS}\nint main(void) { return top(1); }\n`,
+      );
+      const full = `${dir}/direct`;
+      await run("cc", ["-O1", "-o", full, `${dir}/main.c`]);
+      // readelf is the oracle: the entry point lies in .text, and the copy ends where .text begins.
+      const header = await run("readelf", ["-h", "-W", full]);
+      const entry = BigInt(header.match(/Entry point address:\s+(0x[0-9a-f]+)/)![1]!);
+      const text = (await run("readelf", ["-S", "-W", full])).match(
+        /\]\s+\.text\s+PROGBITS\s+([0-9a-f]+)\s+([0-9a-f]+)\s+([0-9a-f]+)/,
+      )!;
+      const [textAddress, textOffset, textSize] = [1, 2, 3].map((k) => BigInt(`0x${text[k]}`));
+      assert.ok(
+        entry >= textAddress! && entry < textAddress! + textSize!,
+        "the entry is not in .text",
+      );
+      const bytes = Deno.readFileSync(full).subarray(0, Number(textOffset));
+      const cut = `${dir}/direct.truncated`;
+      Deno.writeFileSync(cut, bytes);
+      const analysis = program(cut);
+      assert.ok(
+        analysis.image.functions.some((fn) => fn.address === entry),
+        "the entry is not listed",
+      );
+      const index = await analysis.references();
+      assert.equal(index.totalProcedures, analysis.image.functions.length);
+      assert.equal(index.scannedProcedures, 0);
+      assert.equal(index.complete, false);
+      assert.ok(
+        index.limitations.some((line) => line.includes("no bytes in the file")),
+        index.limitations.join("\n"),
+      );
+    }, { prefix: "casefile-bounds-" });
+  },
+});

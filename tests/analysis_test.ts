@@ -211,6 +211,40 @@ Deno.test({
   },
 });
 
+Deno.test({
+  name:
+    "search_procedures finds a procedure by every name nm lists at its address, aliases included",
+  ignore: !HAS_CC || !hasProgram("nm"),
+  fn: async () => {
+    await withTempRoot("casefile-alias-", async ({ client, dir }) => {
+      await Deno.writeTextFile(
+        `${dir}/alias.c`,
+        "__attribute__((noinline)) int casefile_target(int x) { return x * 7 + 1; }\n" +
+          'int casefile_zz_alias(int x) __attribute__((alias("casefile_target")));\n' +
+          'int casefile_aa_alias(int x) __attribute__((alias("casefile_target")));\n',
+      );
+      const path = `${dir}/libalias.so`;
+      await run("cc", ["-O1", "-shared", "-fPIC", "-o", path, `${dir}/alias.c`]);
+      // nm is the oracle: the names it lists at casefile_target's address.
+      const listed = (await run("nm", ["--defined-only", path])).split("\n")
+        .map((line) => line.split(" "))
+        .filter((f) => f.length === 3 && /^[Tt]$/.test(f[1]!));
+      const at = listed.find((f) => f[2] === "casefile_target")![0]!;
+      const names = listed.filter((f) => f[0] === at).map((f) => f[2]!).sort();
+      assert.ok(names.length >= 3, names.join(", "));
+      await ok(client, "open_binary", { path });
+      for (const name of names) {
+        const found = await ok(client, "search_procedures", { query: name, case_sensitive: true });
+        assert.deepEqual(
+          found.result.items.map((i: Loose) => [i.address, i.name]),
+          [[`0x${BigInt(`0x${at}`).toString(16)}`, name]],
+          name,
+        );
+      }
+    });
+  },
+});
+
 Deno.test("analysis tools refuse bad queries and unknown procedures clearly", async () => {
   await withClient({ roots: ["/usr/bin"] }, async (client) => {
     await ok(client, "open_binary", { path: "/usr/bin/ls" });

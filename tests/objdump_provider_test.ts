@@ -459,3 +459,35 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "an objdump binding does not call main a leaf when max_instructions stopped the listing before objdump's first call",
+  ignore: !READY,
+  fn: async () => {
+    const { dir, path } = await compiled();
+    const { client, close } = await connect({ roots: [dir], allowProcessLaunch: true });
+    try {
+      await ok(client, "open_binary", { path, provider_id: "objdump" });
+      const main = (await objdumpSymbols(path)).get("main")!;
+      const end = `0x${(BigInt(main.address) + BigInt(main.size)).toString(16)}`;
+      const lines = await objdumpDirect(path, main.address, end);
+      const firstCall = lines.findIndex(({ text }) => /^call\s/.test(text));
+      assert.ok(firstCall > 0, "objdump lists no call after main's first instruction");
+      const before = (await ok(client, "analyze_function", {
+        procedure: main.address,
+        max_instructions: firstCall,
+      })).result;
+      assert.equal(before.instruction_scan.truncated, true);
+      assert.equal(before.procedure.classification, null);
+      const through = (await ok(client, "analyze_function", {
+        procedure: main.address,
+        max_instructions: firstCall + 1,
+      })).result;
+      assert.equal(through.procedure.classification, "non-leaf");
+    } finally {
+      await close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});

@@ -313,7 +313,12 @@ export async function buildDossier(
       extent: decoded.extent,
       signature: null,
       locals: null,
-      classification: callees.size === 0 && indirect.length === 0 ? "leaf" : "non-leaf",
+      // A call seen makes it non-leaf; no call seen proves a leaf only when decoding covered it.
+      classification: callees.size > 0 || indirect.length > 0
+        ? "non-leaf"
+        : decoded.truncated || decoded.instructions.length === 0
+        ? null
+        : "leaf",
     },
     pseudocode: null,
     assembly: limits.includeAssembly

@@ -486,11 +486,14 @@ export function listingDossier(
         extent: listed.extent,
         signature: null,
         locals: null,
+        // No call read proves a leaf only when the listing covered the procedure.
         classification: flows === null
           ? null
-          : callees.size === 0 && indirect.length === 0
-          ? "leaf"
-          : "non-leaf",
+          : callees.size > 0 || indirect.length > 0
+          ? "non-leaf"
+          : listed.truncated || instructions.length === 0
+          ? null
+          : "leaf",
       },
       pseudocode: null,
       assembly: limits.includeAssembly

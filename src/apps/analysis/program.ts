@@ -381,6 +381,8 @@ export class ProgramAnalysis {
     const unknownCalls: { procedure: number; site: bigint; target: bigint }[] = [];
     let scannedInstructions = 0;
     let scannedProcedures = 0;
+    let unreadable = 0;
+    let scannedTruncated = false;
     let complete = set !== null;
     if (set === null) limitations.push(`${this.image.architecture} code is not disassembled.`);
     const report = Math.max(1, Math.floor(functions.length / 50));
@@ -394,7 +396,13 @@ export class ProgramAnalysis {
         );
         break;
       }
-      if (addressToOffset(this.image, fn.address) === null) continue;
+      if (addressToOffset(this.image, fn.address) === null) {
+        // No bytes of the procedure are in the file (a truncated copy, or a start
+        // outside every mapped segment): its references are unknown, not absent.
+        unreadable++;
+        complete = false;
+        continue;
+      }
       const budget = Math.min(limits.maxPerProcedure, limits.maxInstructions - scannedInstructions);
       const scanned = await scanProcedure(this.image, fn, {
         maxInstructions: budget,
@@ -434,7 +442,10 @@ export class ProgramAnalysis {
       loads.clear();
       scannedProcedures++;
       scannedInstructions += scanned.count;
-      if (scanned.truncated) complete = false;
+      if (scanned.truncated) {
+        complete = false;
+        scannedTruncated = true;
+      }
       if (i % report === 0) {
         await control.onProgress?.(
           i,
@@ -443,7 +454,12 @@ export class ProgramAnalysis {
         );
       }
     }
-    if (!complete && !limitations.some((l) => l.includes("bound"))) {
+    if (unreadable > 0) {
+      limitations.push(
+        `${unreadable} procedure(s) start at an address with no bytes in the file (a truncated file, or a start outside every mapped segment); references from them are unknown.`,
+      );
+    }
+    if (scannedTruncated && !limitations.some((l) => l.includes("bound"))) {
       limitations.push(
         "Some procedures were longer than the per-procedure bound; their later references are unknown.",
       );

@@ -38,21 +38,30 @@ export function searchProceduresTool(context: AppsContext): ToolDefinition {
         args,
         find: async (scope, matches) => {
           const lookup = await procedureLookupOf(scope, SEARCH_PROCEDURES);
+          // Every name at a start counts (aliases too); a hit shows the first name that matched.
+          const matched = new Map<ImageFunction, string>();
           const hits = lookup.table.functions.filter((fn) => {
-            if (!fn.name) return false;
-            if (matches(fn.name)) return true;
-            const plain = demangle(fn.name);
-            return plain !== null && matches(plain);
+            const names = [...new Set([fn.name, ...fn.names])].filter((n) => n !== "");
+            const name = names.find((n) => {
+              if (matches(n)) return true;
+              const plain = demangle(n);
+              return plain !== null && matches(plain);
+            });
+            if (name !== undefined) matched.set(fn, name);
+            return name !== undefined;
           });
           return {
             hits,
-            describe: (fn) => ({
-              address: hex(fn.address),
-              name: fn.name,
-              demangled: demangle(fn.name),
-              source: fn.source,
-              size: fn.size > 0n ? Number(fn.size) : null,
-            }),
+            describe: (fn) => {
+              const name = matched.get(fn) ?? fn.name;
+              return {
+                address: hex(fn.address),
+                name,
+                demangled: demangle(name),
+                source: fn.source,
+                size: fn.size > 0n ? Number(fn.size) : null,
+              };
+            },
             limitations: lookup.limitations,
           };
         },
