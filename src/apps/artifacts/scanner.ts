@@ -559,7 +559,10 @@ export class Scanner {
       );
       this.#record.incomplete(`${logicalPath}: larger than max_entry_bytes`);
     }
-    if (capturing && sha256 !== null && !this.capturedPaths.has(logicalPath)) {
+    if (
+      capturing && sha256 !== null && !this.capturedPaths.has(logicalPath) &&
+      (capturing.accept?.(logicalPath, sha256) ?? true)
+    ) {
       this.capturedPaths.add(logicalPath);
       try {
         await capturing.onMember(logicalPath, { bytes: kept!.bytes(), sha256 });
