@@ -201,7 +201,7 @@ export class Scanner {
     path: string,
     logicalPath: string,
     parentOccurrenceId: string | null,
-    expected: FileIdentity | null,
+    expected: (FileIdentity & { mode: number | null }) | null,
   ): Promise<{ sha256: string; artifactId: string }> {
     const occurrenceIdHere = logicalPath === "."
       ? this.#record.rootOccurrenceIdOf()
@@ -262,7 +262,7 @@ export class Scanner {
               childPath,
               childLogical,
               occurrenceIdHere,
-              { dev: info.dev, ino: info.ino ?? -1 },
+              { dev: info.dev, ino: info.ino ?? -1, mode: info.mode ?? null },
             );
             listing.push(listingEntry(name, sub.artifactId, "directory"));
             children.push({
@@ -333,7 +333,7 @@ export class Scanner {
         contentKind: "directory",
         sha256,
         size: null,
-        meta: NO_META,
+        meta: { ...NO_META, mode: expected?.mode ?? null },
         linkTarget: null,
         hashStatus: "verified",
         limitations,
