@@ -756,6 +756,14 @@ export class Scanner {
             entry_kind: "symlink",
             link_target: linkTarget ?? "",
           });
+        } else if ("sparse" in entry && entry.sparse) {
+          // A regular file whose content (holes included) is not rebuilt here: listed, unhashed.
+          this.#record.addContentless(named.path, "file", parentOccurrenceId, meta, null, [
+            ...meta.limitations,
+            "Not hashed: a GNU sparse file is not reassembled, so its content is unknown.",
+          ]);
+          this.#record.incomplete(`${named.path}: a GNU sparse file is not reassembled`);
+          members.push({ logicalPath: named.path, artifact_id: null, entry_kind: "file" });
         } else {
           this.#record.addContentless(named.path, "special", parentOccurrenceId, meta, linkTarget, [
             ...meta.limitations,
