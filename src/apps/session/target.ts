@@ -94,6 +94,9 @@ export async function readUnread(target: LoadedTarget, signal?: AbortSignal): Pr
 
 const SUBJECT_ARCHITECTURES = new Set(["x86", "x86_64", "arm", "arm64"]);
 
+/** The artifact targets a path may name besides a binary, as open_binary's description lists them. */
+const ARTIFACT_FORMATS = "a directory or archive (tar, .deb/ar, zip family, gzip/xz/zstd)";
+
 /**
  * Identifies a file and reads what identifies its documents (the rest of each
  * document is read on first use: see `formats/deferred_image.ts`); refuses
@@ -111,12 +114,14 @@ export function loadTarget(
   if (!reader) {
     const head = [...bytes.subarray(0, 8)].map((b) => b.toString(16).padStart(2, "0")).join(" ");
     const known = FORMAT_READERS.map((r) => r.name).join(", ");
+    // A path may also name an artifact (only a member opened by occurrence must be a binary).
+    const artifacts = origin.kind === "file" ? `; or ${ARTIFACT_FORMATS}` : "";
     throw new ToolFailure(
       "invalid_request",
       bytes.length === 0
         ? `Cannot open ${file.requestedPath}: the file is empty.`
-        : `Cannot open ${file.requestedPath}: not a supported binary (first bytes: ${head}). Supported formats: ${known}.`,
-      { action: `Open an ${known} file.` },
+        : `Cannot open ${file.requestedPath}: not a supported binary (first bytes: ${head}). Supported formats: ${known}${artifacts}.`,
+      { action: `Open an ${known} file${artifacts}.` },
     );
   }
   let documents: BinaryImage[];
