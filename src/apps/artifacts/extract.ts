@@ -232,6 +232,8 @@ export async function extractMembers(
   const wanted = new Map(chosen.map((o) => [o.logical_path, o]));
   const files: ExtractedFile[] = [];
   const identities = new Map<string, FileIdentity>();
+  // The content each chosen path was last seen with, when it was not the scanned one.
+  const otherContent = new Map<string, string>();
   let written = 0;
   try {
     const missing = await captureMembers(root, {
@@ -242,6 +244,13 @@ export async function extractMembers(
       capture: {
         paths: new Set(wanted.keys()),
         maxBytes: options.limits.max_entry_bytes,
+        // An earlier member with the same path (tar appends, duplicate zip names) is passed over:
+        // the scan listed the later one.
+        accept: (logicalPath, sha256) => {
+          if (sha256 === wanted.get(logicalPath)!.sha256) return true;
+          otherContent.set(logicalPath, sha256);
+          return false;
+        },
         onMember: async (logicalPath, member) => {
           const occ = wanted.get(logicalPath)!;
           if (member.sha256 !== occ.sha256) {
@@ -275,6 +284,15 @@ export async function extractMembers(
         },
       },
     });
+    const changed = missing.find((path) => otherContent.has(path));
+    if (changed !== undefined) {
+      throw new ExtractionError(
+        `${changed} changed since the scan (sha256 ${otherContent.get(changed)}, expected ${
+          wanted.get(changed)!.sha256
+        }).`,
+        "failed",
+      );
+    }
     if (missing.length > 0) {
       throw new ExtractionError(
         `${missing.length} member(s) could not be read back: ${missing.slice(0, 5).join(", ")}.`,

@@ -20,21 +20,24 @@ export { escapeMemberName } from "./member_names.ts";
 
 /**
  * Reads the member at `logicalPath` (nested archives included) into memory,
- * up to `maxBytes`; null when the root holds no such member.
+ * up to `maxBytes`; null when the root holds no such member. With `sha256`,
+ * only a member with that content counts (of several under one path).
  *
  * Requires `--allow-read` for the root.
  */
 export async function readMember(
   root: ScanRoot,
   logicalPath: string,
-  options: Omit<ScanOptions, "capture"> & { maxBytes: number },
+  options: Omit<ScanOptions, "capture"> & { maxBytes: number; sha256?: string },
 ): Promise<CapturedMember | null> {
   let found: CapturedMember | null = null;
+  const wanted = options.sha256;
   await captureMembers(root, {
     ...options,
     capture: {
       paths: new Set([logicalPath]),
       maxBytes: options.maxBytes,
+      accept: wanted === undefined ? undefined : (_path, sha256) => sha256 === wanted,
       onMember: (_path, member) => {
         found = member;
       },

@@ -54,4 +54,11 @@ export interface MemberCapture {
   /** Largest member kept in memory. */
   maxBytes: number;
   onMember(logicalPath: string, member: CapturedMember): void | Promise<void>;
+  /**
+   * Whether the member read whole at `logicalPath`, with this SHA-256, is
+   * the one wanted; a member refused is passed over and a later member with
+   * the same path is offered instead (an archive may hold several under one
+   * path, and the inventory lists the last). Omitted: the first is taken.
+   */
+  accept?(logicalPath: string, sha256: string): boolean;
 }

@@ -201,7 +201,7 @@ export class Scanner {
     path: string,
     logicalPath: string,
     parentOccurrenceId: string | null,
-    expected: FileIdentity | null,
+    expected: (FileIdentity & { mode: number | null }) | null,
   ): Promise<{ sha256: string; artifactId: string }> {
     const occurrenceIdHere = logicalPath === "."
       ? this.#record.rootOccurrenceIdOf()
@@ -262,7 +262,7 @@ export class Scanner {
               childPath,
               childLogical,
               occurrenceIdHere,
-              { dev: info.dev, ino: info.ino ?? -1 },
+              { dev: info.dev, ino: info.ino ?? -1, mode: info.mode ?? null },
             );
             listing.push(listingEntry(name, sub.artifactId, "directory"));
             children.push({
@@ -333,7 +333,7 @@ export class Scanner {
         contentKind: "directory",
         sha256,
         size: null,
-        meta: NO_META,
+        meta: { ...NO_META, mode: expected?.mode ?? null },
         linkTarget: null,
         hashStatus: "verified",
         limitations,
@@ -559,7 +559,10 @@ export class Scanner {
       );
       this.#record.incomplete(`${logicalPath}: larger than max_entry_bytes`);
     }
-    if (capturing && sha256 !== null && !this.capturedPaths.has(logicalPath)) {
+    if (
+      capturing && sha256 !== null && !this.capturedPaths.has(logicalPath) &&
+      (capturing.accept?.(logicalPath, sha256) ?? true)
+    ) {
       this.capturedPaths.add(logicalPath);
       try {
         await capturing.onMember(logicalPath, { bytes: kept!.bytes(), sha256 });
@@ -753,6 +756,14 @@ export class Scanner {
             entry_kind: "symlink",
             link_target: linkTarget ?? "",
           });
+        } else if ("sparse" in entry && entry.sparse) {
+          // A regular file whose content (holes included) is not rebuilt here: listed, unhashed.
+          this.#record.addContentless(named.path, "file", parentOccurrenceId, meta, null, [
+            ...meta.limitations,
+            "Not hashed: a GNU sparse file is not reassembled, so its content is unknown.",
+          ]);
+          this.#record.incomplete(`${named.path}: a GNU sparse file is not reassembled`);
+          members.push({ logicalPath: named.path, artifact_id: null, entry_kind: "file" });
         } else {
           this.#record.addContentless(named.path, "special", parentOccurrenceId, meta, linkTarget, [
             ...meta.limitations,

@@ -99,6 +99,12 @@ export interface TarEntry {
   format: string;
   /** Oddities of this entry that did not stop reading. */
   warnings: string[];
+  /**
+   * A GNU sparse file (type `S`, or pax `GNU.sparse.*` records): a regular
+   * file whose body holds only its stored fragments and their map; `type`
+   * is `"other"`, since the body is not the file's content.
+   */
+  sparse: boolean;
 }
 
 /** Limits and cancellation for {@linkcode readTar} and `readAr`. */
@@ -513,16 +519,14 @@ export async function* readTar(
       if ((flag === "\0" || (flag === "0" && !isUstar && !isGnu)) && nameBytes.at(-1) === 0x2f) {
         type = "directory";
       }
-      if (
-        flag === "S" || pax.has("GNU.sparse.major") || pax.has("GNU.sparse.size") ||
-        pax.has("GNU.sparse.map")
-      ) {
+      const sparse = flag === "S" || pax.has("GNU.sparse.major") || pax.has("GNU.sparse.size") ||
+        pax.has("GNU.sparse.map");
+      if (sparse) {
         type = "other";
         entryWarnings.push(
           "GNU sparse file: the data holds only the stored fragments and a map, not the file",
         );
-      }
-      if (type === "other" && flag !== "S") {
+      } else if (type === "other") {
         entryWarnings.push(`unrecognised type flag ${JSON.stringify(flag)}`);
       }
 
@@ -599,6 +603,7 @@ export async function* readTar(
         typeFlag: flag,
         format: (isGnu ? "gnu" : isUstar ? "ustar" : "v7") + (usedPax ? "+pax" : ""),
         warnings: entryWarnings,
+        sparse,
       };
       meta = null;
 

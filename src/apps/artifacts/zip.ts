@@ -492,7 +492,9 @@ export async function readZipDirectory(
     const mode = (host === 3 || host === 19) && unixMode !== 0 ? unixMode : null;
     let type: ArchiveEntryType;
     const slash = nameBytes.at(-1) === 0x2f || nameBytes.at(-1) === 0x5c;
-    if (mode !== null && (mode & 0o170000) !== 0) {
+    // Type bits that name no file type (Maven writes 0177777) say nothing: unzip then goes by the
+    // name and the DOS attributes, as for an entry without a Unix mode.
+    if (mode !== null && (mode & 0o170000) !== 0 && typeFromMode(mode) !== "other") {
       type = typeFromMode(mode);
       if (slash && type !== "directory") {
         entryWarnings.push(`name ends with a slash but the mode says ${type}`);

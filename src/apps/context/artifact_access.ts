@@ -164,7 +164,12 @@ async function readRetainedMember(
   record: EvidenceRecord,
   logicalPath: string,
   maxBytes: number,
-  options: { signal?: AbortSignal; onProgress?: (bytes: number, entries: number) => unknown } = {},
+  options: {
+    /** The inventoried content: of several members under the path, the one with it. */
+    sha256?: string;
+    signal?: AbortSignal;
+    onProgress?: (bytes: number, entries: number) => unknown;
+  } = {},
 ): Promise<CapturedMember | { unavailable: string; changed: boolean }> {
   const unavailable = (reason: string, changed = false) => ({ unavailable: reason, changed });
   const subject = record.subject as BinarySubject | null;
@@ -196,6 +201,7 @@ async function readRetainedMember(
         },
         expectedRootSha256: subject.digest.sha256,
         maxBytes,
+        sha256: options.sha256,
         signal: options.signal,
         onProgress: options.onProgress as ((bytes: number, entries: number) => void) | undefined,
       },
@@ -228,7 +234,9 @@ export async function procedureImages(
   logicalPath: string,
   sha256: string,
 ): Promise<BinaryImage[] | string> {
-  const member = await readRetainedMember(roots, record, logicalPath, SYMBOL_SUMMARY_MAX_BYTES);
+  const member = await readRetainedMember(roots, record, logicalPath, SYMBOL_SUMMARY_MAX_BYTES, {
+    sha256,
+  });
   if ("unavailable" in member) return member.unavailable;
   if (member.sha256 !== sha256) return `${logicalPath} no longer has the inventoried content`;
   const reader = readerFor(member.bytes);
@@ -329,7 +337,7 @@ export async function readOccurrence(
     record,
     path,
     MAX_TARGET_BYTES,
-    options,
+    { ...options, sha256: occurrence.sha256 ?? undefined },
   );
   if ("unavailable" in member) {
     throw new ToolFailure(

@@ -1,0 +1,98 @@
+/**
+ * Archives that hold two members under one path (a tar appended to with
+ * `tar -r`): the inventory lists the later member, as extraction by GNU tar
+ * leaves it, so extract_artifact must write that member's bytes and not
+ * call the artifact changed because an earlier member had the same name.
+ * The expected bytes come from GNU tar extracting the same archive.
+ */
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { connect, hasProgram, type Loose, ok, run } from "./helpers/in_memory.ts";
+import { withTempDir } from "./helpers/temp_dir.ts";
+
+const NO_TAR = hasProgram("tar") ? false : "needs GNU tar (--allow-run=tar)";
+if (NO_TAR) console.log(`ignored: ${NO_TAR}`);
+
+async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+Deno.test({
+  name: "extract_artifact writes the later of two same-path tar members, as GNU tar does",
+  ignore: NO_TAR !== false,
+  fn: () =>
+    withTempDir(async (dir) => {
+      const src = join(dir, "src");
+      const roots = join(dir, "root");
+      await Deno.mkdir(src);
+      await Deno.mkdir(roots);
+      const archive = join(roots, "dupes.tar");
+      await Deno.writeTextFile(join(src, "same.txt"), "first\n");
+      await run("tar", ["-cf", archive, "-C", src, "same.txt"]);
+      await Deno.writeTextFile(join(src, "same.txt"), "second, and longer\n");
+      await run("tar", ["-rf", archive, "-C", src, "same.txt"]);
+      // The peer: GNU tar lists both members and leaves the later one on disk.
+      assert.equal((await run("tar", ["-tf", archive])).trim().split("\n").length, 2);
+      const peerDir = join(dir, "peer");
+      await Deno.mkdir(peerDir);
+      await run("tar", ["-xf", archive, "-C", peerDir]);
+      const expected = await Deno.readFile(join(peerDir, "same.txt"));
+
+      const { client, close } = await connect({ roots: [roots, dir], allowFileWrites: true });
+      try {
+        await ok(client, "open_binary", { path: archive });
+        const page = (await ok(client, "inventory_artifact", {})).result;
+        const same = page.occurrences.items.find((o: Loose) => o.logical_path === "same.txt");
+        assert.ok(same, JSON.stringify(page.occurrences.items));
+        assert.equal(same.sha256, await sha256Hex(expected));
+        const out = join(dir, "out");
+        const done = (await ok(client, "extract_artifact", {
+          approved: true,
+          output_root: out,
+          occurrence_ids: [same.occurrence_id],
+        })).result;
+        assert.equal(done.files.total, 1);
+        assert.deepEqual(await Deno.readFile(join(out, "same.txt")), expected);
+      } finally {
+        await close();
+      }
+    }),
+});
+
+Deno.test({
+  name:
+    "open_binary by occurrence_id reads the later of two same-path ELF members, as GNU tar does",
+  ignore: NO_TAR !== false,
+  fn: () =>
+    withTempDir(async (dir) => {
+      const src = join(dir, "src");
+      const roots = join(dir, "root");
+      await Deno.mkdir(src);
+      await Deno.mkdir(roots);
+      const archive = join(roots, "tools.tar");
+      await Deno.copyFile("/usr/bin/true", join(src, "tool"));
+      await run("tar", ["-cf", archive, "-C", src, "tool"]);
+      await Deno.copyFile("/usr/bin/false", join(src, "tool"));
+      await run("tar", ["-rf", archive, "-C", src, "tool"]);
+      const peerDir = join(dir, "peer");
+      await Deno.mkdir(peerDir);
+      await run("tar", ["-xf", archive, "-C", peerDir]);
+      const expected = await sha256Hex(await Deno.readFile(join(peerDir, "tool")));
+      assert.notEqual(expected, await sha256Hex(await Deno.readFile("/usr/bin/true")));
+
+      const { client, close } = await connect({ roots: [roots] });
+      try {
+        await ok(client, "open_binary", { path: archive });
+        const page = (await ok(client, "inventory_artifact", {})).result;
+        const tool = page.occurrences.items.find((o: Loose) => o.logical_path === "tool");
+        assert.equal(tool.sha256, expected);
+        const opened = (await ok(client, "open_binary", { occurrence_id: tool.occurrence_id }))
+          .result;
+        assert.equal(opened.target.sha256, expected);
+      } finally {
+        await close();
+      }
+    }),
+});
