@@ -382,7 +382,8 @@ export class ProgramAnalysis {
     let scannedInstructions = 0;
     let scannedProcedures = 0;
     let unreadable = 0;
-    let scannedTruncated = false;
+    let cutProcedures = 0;
+    let firstCut: bigint | null = null;
     let complete = set !== null;
     if (set === null) limitations.push(`${this.image.architecture} code is not disassembled.`);
     const report = Math.max(1, Math.floor(functions.length / 50));
@@ -444,7 +445,11 @@ export class ProgramAnalysis {
       scannedInstructions += scanned.count;
       if (scanned.truncated) {
         complete = false;
-        scannedTruncated = true;
+        // Cut by the per-procedure bound, not by what was left of the total.
+        if (budget === limits.maxPerProcedure) {
+          cutProcedures++;
+          firstCut ??= fn.address;
+        }
       }
       if (i % report === 0) {
         await control.onProgress?.(
@@ -459,9 +464,11 @@ export class ProgramAnalysis {
         `${unreadable} procedure(s) start at an address with no bytes in the file (a truncated file, or a start outside every mapped segment); references from them are unknown.`,
       );
     }
-    if (scannedTruncated && !limitations.some((l) => l.includes("bound"))) {
+    if (cutProcedures > 0) {
       limitations.push(
-        "Some procedures were longer than the per-procedure bound; their later references are unknown.",
+        `${cutProcedures} procedure(s) were longer than the per-procedure bound of ${limits.maxPerProcedure} instructions (the first at 0x${
+          firstCut!.toString(16)
+        }); references from their later instructions are unknown.`,
       );
     }
     // A pointer loaded from a slot and then called through its register is a call to
