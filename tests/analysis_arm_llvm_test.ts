@@ -180,33 +180,18 @@ for (
   });
 }
 
-/** A library whose inner functions only the exception index table names once it is stripped. */
-const INNER = `
-define internal i32 @inner_leaf(i32 %x) noinline {
-  %a = mul i32 %x, 7
-  %b = add i32 %a, 3
-  ret i32 %b
-}
-define internal i32 @inner_loop(i32 %n) noinline {
-entry:
-  %c0 = icmp sgt i32 %n, 0
-  br i1 %c0, label %body, label %exit
-body:
-  %i = phi i32 [ 0, %entry ], [ %i1, %body ]
-  %s = phi i32 [ 0, %entry ], [ %s1, %body ]
-  %t = call i32 @inner_leaf(i32 %i)
-  %s1 = add i32 %s, %t
-  %i1 = add i32 %i, 1
-  %c = icmp slt i32 %i1, %n
-  br i1 %c, label %body, label %exit
-exit:
-  %r = phi i32 [ 0, %entry ], [ %s1, %body ]
-  ret i32 %r
-}
+/**
+ * A library whose inner functions only the exception index table names once
+ * it is stripped: the first module's functions made internal, and one
+ * exported function that calls them.
+ */
+const INNER = `${MODULE.replaceAll("define i32 @", "define internal i32 @")}
 define i32 @outer(i32 %x) noinline {
-  %a = call i32 @inner_loop(i32 %x)
-  %b = call i32 @inner_leaf(i32 %a)
-  ret i32 %b
+  %a = call i32 @squares(i32 %x)
+  %b = call i32 @caller(i32 %a)
+  %c = call i32 @via_pointer(i32 (i32)* @leaf, i32 %b)
+  %d = call i32 @switcher(i32 %c)
+  ret i32 %d
 }
 `;
 
@@ -244,7 +229,7 @@ Deno.test({
       const starts = [...(await run("readelf", ["-u", path])).matchAll(/^0x([0-9a-f]+):/gm)]
         .map((m) => BigInt(`0x${m[1]}`) & ~1n).filter((a) => a >= start && a < start + size)
         .map((a) => `0x${a.toString(16)}`).sort();
-      assert.equal(starts.length, 3, JSON.stringify(starts));
+      assert.ok(starts.length >= 4, JSON.stringify(starts));
 
       await ok(client, "open_binary", { path });
       const listing = await ok(client, "list_procedures", { limit: 500 });
@@ -256,7 +241,9 @@ Deno.test({
       );
       assert.ok(
         record.limitations.some((l: string) =>
-          /2 procedure\(s\) known only from \.ARM\.exidx are read as Thumb code/.test(l)
+          l.includes(
+            `${starts.length - 1} procedure(s) known only from .ARM.exidx are read as Thumb code`,
+          )
         ),
         JSON.stringify(record.limitations),
       );
@@ -266,7 +253,11 @@ Deno.test({
           include_assembly: true,
           include_callers: false,
         })).result;
-        const peer = await peerInstructions(path, address, dossier.procedure.end, triple);
+        const listed = await peerInstructions(path, address, dossier.procedure.end, triple);
+        // Bytes that are no instruction (a literal pool) end Capstone's decode; llvm-objdump
+        // goes on byte by byte after them.
+        const unknown = listed.findIndex((i) => i.mnemonic === "<unknown>");
+        const peer = unknown < 0 ? listed : listed.slice(0, unknown);
         assert.ok(peer.length >= 2);
         assert.deepEqual(
           dossier.assembly.items.map((i: Loose) => `${i.address} ${i.mnemonic}`),

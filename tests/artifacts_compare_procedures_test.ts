@@ -39,6 +39,31 @@ async function nmFunctions(path: string): Promise<Map<string, number>> {
   return sizes;
 }
 
+/**
+ * Builds `left` and `right` as `DIR/left/libx.so` and `DIR/right/libx.so`,
+ * then inventories both directories and compares them.
+ */
+async function compareBuilds(
+  client: Loose,
+  dir: string,
+  left: string,
+  right: string,
+): Promise<Loose> {
+  for (const [side, source] of [["left", left], ["right", right]]) {
+    await Deno.mkdir(`${dir}/${side}`);
+    await Deno.writeTextFile(`${dir}/${side}.c`, source!);
+    await run("cc", [
+      "-O1",
+      "-shared",
+      "-fPIC",
+      "-o",
+      `${dir}/${side}/libx.so`,
+      `${dir}/${side}.c`,
+    ]);
+  }
+  return (await compareOpened(client, { left: `${dir}/left`, right: `${dir}/right` })).compared;
+}
+
 /** Every procedure `list_procedures` lists for the target at `path`. */
 async function procedureTotal(client: Loose, path: string): Promise<number> {
   await ok(client, "open_binary", { path });
@@ -51,22 +76,7 @@ Deno.test({
   ignore: !READY,
   fn: async () => {
     await withTempRoot("casefile-compare-procedures-", async ({ client, dir }) => {
-      for (const [side, source] of [["left", LEFT], ["right", RIGHT]] as const) {
-        await Deno.mkdir(`${dir}/${side}`);
-        await Deno.writeTextFile(`${dir}/${side}.c`, source);
-        await run("cc", [
-          "-O1",
-          "-shared",
-          "-fPIC",
-          "-o",
-          `${dir}/${side}/libx.so`,
-          `${dir}/${side}.c`,
-        ]);
-      }
-      const { compared } = await compareOpened(client, {
-        left: `${dir}/left`,
-        right: `${dir}/right`,
-      });
+      const compared = await compareBuilds(client, dir, LEFT, RIGHT);
       const change = compared.result.changes.items.find((c: Loose) => c.logical_path === "libx.so");
       assert.ok(change, JSON.stringify(compared.result.changes.items));
       assert.equal(change.status, "changed");
@@ -111,22 +121,7 @@ Deno.test({
         { length: 150 },
         (_, i) => `int made_${i}(int x) { return x + ${i}; }`,
       );
-      for (const [side, source] of [["left", LEFT], ["right", `${LEFT}\n${many.join("\n")}`]]) {
-        await Deno.mkdir(`${dir}/${side}`);
-        await Deno.writeTextFile(`${dir}/${side}.c`, source!);
-        await run("cc", [
-          "-O1",
-          "-shared",
-          "-fPIC",
-          "-o",
-          `${dir}/${side}/libx.so`,
-          `${dir}/${side}.c`,
-        ]);
-      }
-      const { compared } = await compareOpened(client, {
-        left: `${dir}/left`,
-        right: `${dir}/right`,
-      });
+      const compared = await compareBuilds(client, dir, LEFT, `${LEFT}\n${many.join("\n")}`);
       const procedures = compared.result.changes.items
         .find((c: Loose) => c.logical_path === "libx.so").procedures;
       const left = await nmFunctions(`${dir}/left/libx.so`);
