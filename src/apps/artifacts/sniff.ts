@@ -90,7 +90,9 @@ function result(
 /**
  * Classifies content from its first bytes and its name.
  *
- * Tar needs the ustar magic at offset 257 or a valid v7 header checksum; PE
+ * Tar needs the ustar magic at offset 257 or a valid v7 header checksum, or
+ * (an empty archive, which GNU tar lists as such) a name ending in `.tar`
+ * and two zero blocks at the start; PE
  * needs `MZ` and, when the PE header offset lies inside `head`, the `PE\0\0`
  * signature there; `0xCAFEBABE` is a universal Mach-O when the architecture
  * count is small (1–30), a Java class file (`"data"`, flavour
@@ -158,6 +160,11 @@ export function sniff(head: Uint8Array, name: string): Sniffed {
       const firstName = latin1.decode(head.subarray(0, 100));
       return result("data", "tar", firstName.startsWith("package/") ? "npm" : null);
     }
+  }
+  if (
+    extension(name) === "tar" && head.byteLength >= 1024 && !head.subarray(0, 1024).some(Boolean)
+  ) {
+    return result("data", "tar"); // an empty archive: its end marker (two zero blocks) and nothing else
   }
   if (startsWith(head, [0x23, 0x21])) return result("script");
   if (head.byteLength > 0 && !head.includes(0)) {
