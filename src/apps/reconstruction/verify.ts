@@ -419,12 +419,50 @@ function observedStatus(
   const onePage = changes !== undefined && changes.offset === 0 && changes.next_offset === null &&
     Array.isArray(changes.items) && changes.items.length === changes.total;
   if (!onePage) {
-    limitations.push(
-      "The comparison's change list is not complete on one page, so its status cannot be read as final.",
-    );
+    limitations.push(partialChangeList(changes, result!.summary));
     return "unknown";
   }
   return status;
+}
+
+/** The most changes one compare_artifacts page lists. */
+const MAX_CHANGES_PER_PAGE = 500;
+
+/**
+ * Why a comparison whose change list is split over pages does not count, and
+ * which single-page comparison would: offset 0 and a limit covering every
+ * listed path (only the paths that are not unchanged when include_unchanged
+ * is false).
+ */
+function partialChangeList(
+  changes: { offset?: number; items?: unknown[]; total?: number } | undefined,
+  summary: unknown,
+): string {
+  const start = "The comparison's change list is not complete on one page";
+  if (changes === undefined || typeof changes.total !== "number") {
+    return `${start}, so its status cannot be read as final.`;
+  }
+  const shown = Array.isArray(changes.items) ? changes.items.length : 0;
+  const from = changes.offset ?? 0;
+  const seen = shown === 0
+    ? `it lists none of its ${changes.total} paths from offset ${from}`
+    : `it lists paths ${from + 1}–${from + shown} of ${changes.total}`;
+  const counts = summary !== null && typeof summary === "object"
+    ? summary as Record<string, unknown>
+    : {};
+  const listed = ["added", "removed", "changed", "moved", "unknown"]
+    .map((key) => counts[key])
+    .reduce<number | null>(
+      (sum, n) => sum === null || typeof n !== "number" ? null : sum + n,
+      0,
+    );
+  const need = listed ?? changes.total;
+  const remedy = need > MAX_CHANGES_PER_PAGE
+    ? `${need} paths are not unchanged, more than one page holds (${MAX_CHANGES_PER_PAGE}), so a claim on these inventories stays unknown`
+    : `call compare_artifacts again on the same inventories with offset 0 and limit ${
+      Math.max(need, 1)
+    }${listed === null ? "" : " (include_unchanged false)"}, and cite that comparison`;
+  return `${start} (${seen}), so its status cannot be read as final: ${remedy}.`;
 }
 
 function dimensionStatus(dimensions: unknown, name: string): string | null {
