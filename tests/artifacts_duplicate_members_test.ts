@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { connect, hasProgram, type Loose, ok, run } from "./helpers/in_memory.ts";
 import { withTempDir } from "./helpers/temp_dir.ts";
+import { inventoryAll } from "./helpers/inventory.ts";
 
 const NO_TAR = hasProgram("tar") ? false : "needs GNU tar (--allow-run=tar)";
 if (NO_TAR) console.log(`ignored: ${NO_TAR}`);
@@ -91,6 +92,76 @@ Deno.test({
         const opened = (await ok(client, "open_binary", { occurrence_id: tool.occurrence_id }))
           .result;
         assert.equal(opened.target.sha256, expected);
+      } finally {
+        await close();
+      }
+    }),
+});
+
+Deno.test({
+  name:
+    "inventory_artifact's graph holds one occurrence, edge and node for a path three tar members share, as GNU tar extracts it",
+  ignore: NO_TAR !== false || !hasProgram("sha256sum"),
+  fn: () =>
+    withTempDir(async (dir) => {
+      const src = join(dir, "src");
+      const roots = join(dir, "root");
+      await Deno.mkdir(src);
+      await Deno.mkdir(roots);
+      const archive = join(roots, "dupes.tar");
+      const only = join(roots, "only.tar");
+      await Deno.writeTextFile(join(src, "same.txt"), "first\n");
+      await run("tar", ["-cf", archive, "-C", src, "same.txt"]);
+      await Deno.writeTextFile(join(src, "same.txt"), "second version\n");
+      await run("tar", ["-rf", archive, "-C", src, "same.txt"]);
+      await Deno.writeTextFile(join(src, "same.txt"), "third\n");
+      await run("tar", ["-rf", archive, "-C", src, "./same.txt"]);
+      await run("tar", ["-cf", only, "-C", src, "same.txt"]);
+      // The peer: tar lists three members; extraction leaves the last one's bytes.
+      const peerList = (await run("tar", ["-tf", archive])).trim().split("\n");
+      assert.equal(peerList.length, 3);
+      const peerDir = join(dir, "peer");
+      await Deno.mkdir(peerDir);
+      await run("tar", ["-xf", archive, "-C", peerDir]);
+      const expected = (await run("sha256sum", [join(peerDir, "same.txt")])).split(" ")[0];
+
+      const { client, close } = await connect({ roots: [roots] });
+      try {
+        await ok(client, "open_binary", { path: archive });
+        const full = await inventoryAll(client);
+        const edges = full.first.edges.items as Loose[];
+        const members = full.occurrences.filter((o: Loose) => o.logical_path !== ".");
+        assert.equal(members.length, 1, JSON.stringify(members));
+        const same = members[0];
+        assert.equal(same.sha256, expected);
+        const its = edges.filter((e: Loose) => e.occurrence_id === same.occurrence_id);
+        assert.equal(its.length, 1, JSON.stringify(edges));
+        assert.equal(its[0].child_artifact_id, same.artifact_id);
+        // No dangling content: every node but the root is the child of a listed edge.
+        const root = full.manifest.root_artifact_id;
+        assert.deepEqual(
+          full.nodes.map((n: Loose) => n.artifact_id).filter((id: string) => id !== root).sort(),
+          [...new Set(edges.map((e: Loose) => e.child_artifact_id))].sort(),
+        );
+        assert.equal(full.manifest.node_count, full.nodes.length);
+        assert.equal(full.manifest.edge_count, edges.length);
+        assert.equal(full.manifest.complete, true);
+        // The shadowed members are counted, not dropped silently.
+        assert.ok(
+          full.first.limitations.some((l: string) =>
+            l.startsWith(`${peerList.length - 1} members were shadowed`)
+          ),
+          JSON.stringify(full.first.limitations),
+        );
+        // Path by path it is the archive holding only the last member.
+        await ok(client, "open_binary", { path: only });
+        const alone = await inventoryAll(client);
+        const compared = (await ok(client, "compare_artifacts", {
+          left_evidence_ids: full.ids,
+          right_evidence_ids: alone.ids,
+          include_unchanged: true,
+        })).result;
+        assert.equal(compared.status, "unchanged", JSON.stringify(compared));
       } finally {
         await close();
       }

@@ -84,6 +84,10 @@ export class ScanRecord {
   /** Where each logical path's occurrence sits in the list (a later duplicate replaces it there). */
   readonly #occurrenceIndex = new Map<string, number>();
   #edges = new Map<string, ArtifactEdge>();
+  /** Logical path → how many earlier members with that path later ones shadowed. */
+  readonly #shadowCount = new Map<string, number>();
+  /** The path and entry kind of each shadowed member (its occurrence id once the root is final). */
+  readonly #shadowedKeys = new Set<string>();
   #contradictions: IntegrityContradiction[] = [];
   #limitations: string[] = [];
   #complete = true;
@@ -206,12 +210,17 @@ export class ScanRecord {
     if (this.lean) return occurrence;
     const existing = this.occurrenceByPath.get(input.logicalPath);
     if (existing) {
-      // A second member with the same path (tar appends, duplicate zip names): the later wins, as on extraction.
-      existing.limitations.push(
-        "A later member with the same path replaced this one in the listing.",
-      );
+      // A second member with the same path (tar appends, duplicate zip names): the later wins, as
+      // on extraction; the snapshot drops the earlier one's edge and content (see #dropShadowed).
       const index = this.#occurrenceIndex.get(input.logicalPath)!;
-      occurrence.limitations.push("Another member with the same path came earlier in the archive.");
+      const earlier = (this.#shadowCount.get(input.logicalPath) ?? 0) + 1;
+      this.#shadowCount.set(input.logicalPath, earlier);
+      this.#shadowedKeys.add(JSON.stringify([existing.logical_path, existing.entry_kind]));
+      occurrence.limitations.push(
+        earlier === 1
+          ? "An earlier member with the same path is shadowed by this one (the later wins, as on extraction) and is not listed."
+          : `${earlier} earlier members with the same path are shadowed by this one (the later wins, as on extraction) and are not listed.`,
+      );
       this.#occurrences[index] = occurrence;
     } else {
       this.#occurrenceIndex.set(input.logicalPath, this.#occurrences.length);
@@ -219,6 +228,58 @@ export class ScanRecord {
     }
     this.occurrenceByPath.set(input.logicalPath, occurrence);
     return occurrence;
+  }
+
+  /**
+   * Drops what shadowed members left in the graph: the edge of each earlier
+   * member whose path a later one took (its occurrence id is the later one's),
+   * unless it leads to the listed content, and each content then reached by
+   * no edge, with the edges and occurrences of what it contained. The
+   * snapshot says how many members were shadowed.
+   */
+  #dropShadowed(rootId: string): void {
+    if (this.#shadowCount.size === 0) return;
+    const listed = new Map(this.#occurrences.map((o) => [o.occurrence_id, o]));
+    const shadowedIds = new Set(
+      [...this.#shadowedKeys].map((key) => {
+        const [path, kind] = JSON.parse(key) as [string, string];
+        return this.occurrenceIdOf(path, kind);
+      }),
+    );
+    const orphans: string[] = [];
+    for (const [id, edge] of this.#edges) {
+      if (!shadowedIds.has(edge.occurrence_id)) continue;
+      if (listed.get(edge.occurrence_id)?.artifact_id === edge.child_artifact_id) continue;
+      this.#edges.delete(id);
+      orphans.push(edge.child_artifact_id);
+    }
+    const inner = new Set<string>();
+    while (orphans.length > 0) {
+      const node = orphans.pop()!;
+      if (node === rootId || [...this.#edges.values()].some((e) => e.child_artifact_id === node)) {
+        continue;
+      }
+      this.#nodes.delete(node);
+      for (const [id, edge] of this.#edges) {
+        if (edge.parent_artifact_id !== node) continue;
+        this.#edges.delete(id);
+        inner.add(edge.occurrence_id);
+        orphans.push(edge.child_artifact_id);
+      }
+    }
+    if (inner.size > 0) {
+      const kept = new Set([...this.#edges.values()].map((e) => e.occurrence_id));
+      this.#occurrences = this.#occurrences.filter((o) =>
+        !inner.has(o.occurrence_id) || kept.has(o.occurrence_id)
+      );
+    }
+    const shadowed = [...this.#shadowCount.values()].reduce((sum, n) => sum + n, 0);
+    const first = [...this.#shadowCount.keys()].sort(compareCodePoints)[0];
+    this.note(
+      `${shadowed} member${
+        shadowed === 1 ? " was" : "s were"
+      } shadowed by a later member with the same path (first: ${first}); only the later one of each path is listed, as extraction leaves it.`,
+    );
   }
 
   /** Records a node unless one with its id is recorded (keys in code-unit order). */
@@ -261,7 +322,9 @@ export class ScanRecord {
         relation: child.relation,
       };
       edge.edge_id = edgeId(edge);
-      if (!this.#edges.has(edge.edge_id)) this.#edges.set(edge.edge_id, edge);
+      // The same path and content twice under one parent: the later member's ordinal stands.
+      this.#edges.delete(edge.edge_id);
+      this.#edges.set(edge.edge_id, edge);
     }
   }
 
@@ -394,6 +457,7 @@ export class ScanRecord {
       content_state: "materialized",
       limitations: ["The content could not be read to the end during this scan."],
     });
+    this.#dropShadowed(rootId);
     const nodes = [...this.#nodes.values()].sort((a, b) =>
       compareCodePoints(a.artifact_id, b.artifact_id)
     );
