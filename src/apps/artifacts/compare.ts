@@ -20,6 +20,7 @@ import type {
 import { compareCodePoints } from "../../core/completion.ts";
 import { pushTo } from "../../core/multimap.ts";
 import { groupByName, pairUniqueNames } from "../analysis/name_pairs.ts";
+import { unreadMembersReason } from "./member_notes.ts";
 
 /** One side's pages merged. */
 export interface MergedInventory {
@@ -261,6 +262,73 @@ function pairOccurrences(
   return { pairs, leftOnly: open(left, pairedLeft), rightOnly: open(right, pairedRight) };
 }
 
+/**
+ * The one-sided occurrences whose nearest paired container was not read to
+ * its end on the other side (undecodable, damaged, limited, max_depth): the
+ * other side may hold them, so they are neither added nor removed. With one
+ * note per such container, saying why.
+ */
+function unreadOnOtherSide(
+  left: MergedInventory,
+  right: MergedInventory,
+  paired: ReturnType<typeof pairOccurrences>,
+): {
+  left: Map<string, ArtifactOccurrence>;
+  right: Map<string, ArtifactOccurrence>;
+  notes: string[];
+} {
+  const leftToRight = new Map<string, ArtifactOccurrence>();
+  const rightToLeft = new Map<string, ArtifactOccurrence>();
+  for (const { left: l, right: r } of paired.pairs) {
+    leftToRight.set(l.occurrence_id, r);
+    rightToLeft.set(r.occurrence_id, l);
+  }
+  const notes: string[] = [];
+  const find = (
+    only: ArtifactOccurrence[],
+    own: MergedInventory,
+    counterpart: Map<string, ArtifactOccurrence>,
+    names: { own: string; other: string },
+  ): Map<string, ArtifactOccurrence> => {
+    const found = new Map<string, ArtifactOccurrence>();
+    const byContainer = new Map<string, { path: string; reason: string; count: number }>();
+    for (const occ of only) {
+      let parentId = occ.parent_occurrence_id;
+      const seen = new Set<string>();
+      while (parentId !== null && !seen.has(parentId)) {
+        seen.add(parentId);
+        const other = counterpart.get(parentId);
+        const parent = own.occurrences.get(parentId);
+        if (other !== undefined) {
+          const reason = unreadMembersReason(other);
+          if (reason !== null) {
+            found.set(occ.occurrence_id, occ);
+            const entry = byContainer.get(other.occurrence_id) ??
+              { path: other.logical_path, reason, count: 0 };
+            entry.count++;
+            byContainer.set(other.occurrence_id, entry);
+          }
+          break;
+        }
+        parentId = parent?.parent_occurrence_id ?? null;
+      }
+    }
+    for (const { path, reason, count } of byContainer.values()) {
+      notes.push(
+        `${count} path(s) on the ${names.own} are not on the ${names.other}, whose ${path} was not read to its end (${reason}); they are unknown, not ${
+          names.own === "left" ? "removed" : "added"
+        }.`,
+      );
+    }
+    return found;
+  };
+  return {
+    left: find(paired.leftOnly, left, leftToRight, { own: "left", other: "right" }),
+    right: find(paired.rightOnly, right, rightToLeft, { own: "right", other: "left" }),
+    notes,
+  };
+}
+
 /** Compares two merged inventories path by path (paths inside their containers). */
 export function compareInventories(
   left: MergedInventory,
@@ -279,8 +347,30 @@ export function compareInventories(
     link_target: occ.link_target,
     hash_status: occ.hash_status,
   });
-  const { pairs, leftOnly, rightOnly } = pairOccurrences(left, right);
+  const paired = pairOccurrences(left, right);
+  const { pairs } = paired;
   const changes: ArtifactChange[] = [];
+  const unread = unreadOnOtherSide(left, right, paired);
+  const leftOnly = paired.leftOnly.filter((o) => !unread.left.has(o.occurrence_id));
+  const rightOnly = paired.rightOnly.filter((o) => !unread.right.has(o.occurrence_id));
+  for (
+    const [name, inventory, only] of [["left", left, unread.left], [
+      "right",
+      right,
+      unread.right,
+    ]] as const
+  ) {
+    for (const occ of only.values()) {
+      changes.push({
+        logical_path: occ.logical_path,
+        status: "unknown",
+        moved_from: null,
+        dimensions: ["presence"],
+        left: name === "left" ? side(inventory, occ) : null,
+        right: name === "right" ? side(inventory, occ) : null,
+      });
+    }
+  }
   const removedByContent = new Map<string, ArtifactOccurrence[]>();
   for (const occ of leftOnly) {
     if (occ.sha256 && occ.entry_kind === "file") {
@@ -358,7 +448,7 @@ export function compareInventories(
     unknown: 0,
   };
   for (const change of changes) counts[change.status]++;
-  const limitations: string[] = [];
+  const limitations: string[] = [...unread.notes];
   for (const [name, inventory] of [["left", left], ["right", right]] as const) {
     if (!inventory.complete) {
       limitations.push(

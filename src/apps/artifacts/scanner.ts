@@ -6,6 +6,12 @@
  * @module
  */
 
+import {
+  damagedNote,
+  maxDepthNote,
+  notFullyReadNote,
+  notFullyTraversedNote,
+} from "./member_notes.ts";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { sha256Hex } from "../../core/canonical_json.ts";
@@ -502,10 +508,10 @@ export class Scanner {
           if (isFatal(error)) {
             stopped = error;
           } else if (error instanceof ArchiveLimitError) {
-            limitations.push(`Not fully traversed: ${error.message}`);
+            limitations.push(notFullyTraversedNote(error.message));
             this.#record.incomplete(`${logicalPath}: ${error.message}`);
           } else if (error instanceof ArchiveFormatError) {
-            limitations.push(`Damaged ${error.format}: ${error.message}`);
+            limitations.push(damagedNote(error.format, error.message));
             this.#record.incomplete(`${logicalPath}: ${error.message}`);
             if (/crc/i.test(error.message) && sniffed.container === "gzip") {
               this.#record.integrity({
@@ -518,9 +524,7 @@ export class Scanner {
           } else throw error;
         }
       } else if (sniffed.container !== null && input.depth >= this.#limits.max_depth) {
-        limitations.push(
-          `A ${sniffed.container} archive at nesting depth ${input.depth}: max_depth (${this.#limits.max_depth}) stops descent.`,
-        );
+        limitations.push(maxDepthNote(sniffed.container, input.depth, this.#limits.max_depth));
         this.#record.incomplete(`${logicalPath}: max_depth reached`);
       }
       if (!stopped) await drainSource(content);
@@ -544,7 +548,7 @@ export class Scanner {
           observed: readError.message,
         });
       }
-      limitations.push(`Content not fully read: ${message(readError)}`);
+      limitations.push(notFullyReadNote(message(readError)));
       this.#record.incomplete(`${logicalPath}: ${message(readError)}`);
     }
     // A stream read to its end needs no release (releasing one makes an error object, which

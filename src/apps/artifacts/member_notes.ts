@@ -1,0 +1,44 @@
+/**
+ * The notes a scan puts on a container occurrence whose members it did not
+ * all read (a limit, a damaged or undecodable stream, max_depth), and how a
+ * comparison recognises them: a path missing under such a container may
+ * exist, so it is unknown rather than added or removed.
+ *
+ * @module
+ */
+
+/** The note on a container whose walk a limit stopped. */
+export function notFullyTraversedNote(reason: string): string {
+  return `Not fully traversed: ${reason}`;
+}
+
+/** The note on a container that could not be parsed or decoded to its end. */
+export function damagedNote(format: string, reason: string): string {
+  return `Damaged ${format}: ${reason}`;
+}
+
+/** The note on a container max_depth keeps closed. */
+export function maxDepthNote(format: string, depth: number, maxDepth: number): string {
+  return `A ${format} archive at nesting depth ${depth}: max_depth (${maxDepth}) stops descent.`;
+}
+
+/** The note on content whose own bytes could not be read to the end. */
+export function notFullyReadNote(reason: string): string {
+  return `Content not fully read: ${reason}`;
+}
+
+const UNREAD = [
+  /^Not fully traversed: /,
+  /^Damaged [^:]+: /,
+  /^A \S+ archive at nesting depth \d+: max_depth \(\d+\) stops descent\.$/,
+  /^Content not fully read: /,
+];
+
+/**
+ * Why the members of a container occurrence may not all be listed: the
+ * first of its notes saying its members were not all read, or `null`.
+ */
+export function unreadMembersReason(occurrence: { limitations: readonly string[] }): string | null {
+  return occurrence.limitations.find((note) => UNREAD.some((pattern) => pattern.test(note))) ??
+    null;
+}
