@@ -3,7 +3,8 @@
  * raw deflate through `node:zlib`, zstd (concatenated and skippable frames)
  * through `node:zlib`'s zstd decoder driven frame by frame, and xz
  * (concatenated streams, stream padding) through the xz-embedded WebAssembly
- * build of the `xz-decompress` package. bzip2 is recognised but not decoded.
+ * build of the `xz-decompress` package, and bzip2 (concatenated streams)
+ * through the block decoder of the `unbzip2-stream` package.
  *
  * Every decoder is bounded: output is produced in pieces of at most 256 KiB,
  * `maxOutputBytes` and `maxRatio` stop archive bombs with
@@ -22,6 +23,7 @@ import {
 } from "node:zlib";
 import xzModule from "xz-decompress";
 import { ArchiveFormatError, type ArchiveLimit, ArchiveLimitError } from "./errors.ts";
+import { createBzip2Decoder } from "./bzip2_decoder.ts";
 
 /** The compressed-stream formats that {@linkcode detectCompression} recognises. */
 export type Compression = "gzip" | "xz" | "zstd" | "bzip2";
@@ -78,10 +80,10 @@ const ZLIB_CHUNK = 64 * 1024;
  * Streams the decompressed bytes of `input`.
  *
  * Errors surface from the returned stream: {@linkcode ArchiveFormatError} on
- * corrupt or truncated input (and for bzip2, which is not decoded),
+ * corrupt or truncated input,
  * {@linkcode ArchiveLimitError} when output exceeds `maxOutputBytes` or,
  * past 1 MiB of output, output / input consumed exceeds `maxRatio`.
- * Multi-member gzip and concatenated xz / zstd streams are decoded fully.
+ * Multi-member gzip and concatenated xz / zstd / bzip2 streams are decoded fully.
  * Cancelling the returned stream cancels `input`.
  *
  * @param kind The format of `input`.
@@ -111,13 +113,13 @@ export function decompress(
     case "bzip2":
       return syncDecoderStream(
         "bzip2",
-        () => {
-          throw new ArchiveFormatError(
-            "bzip2",
-            'decoding bzip2 is not supported (the stream was recognised by its "BZh" magic)',
-            0,
-          );
-        },
+        () =>
+          createBzip2Decoder({
+            maxOutputBytes: options.maxOutputBytes,
+            maxRatio: options.maxRatio,
+            ratioFloorBytes: RATIO_FLOOR_BYTES,
+            outputLimit: options.outputLimit ?? "max_total_bytes",
+          }),
         input,
         options,
       );

@@ -1,6 +1,6 @@
 /**
  * The inventory scan: walks a directory or an archive (tar, ar, zip family,
- * gzip/xz/zstd streams, nested to a depth), hashes every member as it streams
+ * gzip/xz/zstd/bzip2 streams, nested to a depth), hashes every member as it streams
  * past, classifies it, and builds the content graph. Memory stays bounded by
  * chunk sizes, except that a zip that is itself a member or a decompressed
  * stream is held in memory for its central directory, at most

@@ -1,6 +1,6 @@
 /**
  * The inventory traversal: walks a directory or an archive (tar, ar, zip
- * family, gzip/xz/zstd streams, nested to a depth), hashes every member as it
+ * family, gzip/xz/zstd/bzip2 streams, nested to a depth), hashes every member as it
  * streams past, classifies it, and records the content graph.
  *
  * @module

@@ -1,6 +1,6 @@
 /**
  * Artifact targets: a directory or an archive file (tar, ar/deb, zip family,
- * gzip/xz/zstd) opened as the session's target. Opening records the root's
+ * gzip/xz/zstd/bzip2) opened as the session's target. Opening records the root's
  * content identity; every inventory re-verifies it.
  *
  * @module

@@ -95,7 +95,7 @@ export async function readUnread(target: LoadedTarget, signal?: AbortSignal): Pr
 const SUBJECT_ARCHITECTURES = new Set(["x86", "x86_64", "arm", "arm64"]);
 
 /** What a path may name besides a binary (the artifact targets `open_binary` inventories). */
-const ARTIFACT_KINDS = "a directory or an archive (tar, .deb/ar, zip family, gzip/xz/zstd)";
+const ARTIFACT_KINDS = "a directory or an archive (tar, .deb/ar, zip family, gzip/xz/zstd/bzip2)";
 
 /**
  * Identifies a file and reads what identifies its documents (the rest of each
