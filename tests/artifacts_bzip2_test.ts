@@ -118,3 +118,27 @@ Deno.test({
       );
     }),
 });
+
+Deno.test({
+  name: "inventory_artifact reads bzip2 zip members (method 12) with the digests unzip -p gives",
+  ignore: IGNORE !== false || !hasProgram("zip") || !hasProgram("unzip"),
+  fn: () =>
+    withTempRoot("casefile-bzip2-zip-", async ({ client, dir }) => {
+      const tree = await makeTree(dir);
+      const archive = join(dir, "tree.zip");
+      await run("bash", ["-c", `cd '${tree}' && zip -q -r -Z bzip2 '${archive}' a.txt sub`]);
+      const listing = await run("unzip", ["-v", archive]);
+      assert.match(listing, /BZip2/, "zip wrote bzip2 members");
+      await ok(client, "open_binary", { path: archive });
+      const full = await inventoryAll(client);
+      assert.equal(full.manifest.complete, true, JSON.stringify(full.first.limitations));
+      for (const name of ["a.txt", "sub/blob.bin"]) {
+        const occurrence = full.occurrences.find((o: Loose) => o.logical_path === name);
+        assert.equal(
+          occurrence?.sha256,
+          await pipelineSha(`unzip -p '${archive}' '${name}'`),
+          name,
+        );
+      }
+    }),
+});

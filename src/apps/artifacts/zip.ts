@@ -631,10 +631,10 @@ function findOverlaps(entries: ZipEntry[]): number[] {
   return [...overlapping].sort((a, b) => a - b);
 }
 
-const BODY_CODECS: Record<number, Codec> = { 8: "deflate-raw", 93: "zstd", 95: "xz" };
+const BODY_CODECS: Record<number, Codec> = { 8: "deflate-raw", 12: "bzip2", 93: "zstd", 95: "xz" };
 
 /**
- * Streams one entry's content, verifying it: stored (0), deflate (8), zstd
+ * Streams one entry's content, verifying it: stored (0), deflate (8), bzip2 (12), zstd
  * (93) and xz (95) are decoded; the output must match the declared
  * uncompressed size (more or fewer bytes: {@linkcode ArchiveFormatError}
  * "entry lies about its size") and CRC-32. `maxOutputBytes` (reported as
