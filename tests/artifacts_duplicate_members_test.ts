@@ -15,6 +15,40 @@ import { inventoryAll } from "./helpers/inventory.ts";
 const NO_TAR = hasProgram("tar") ? false : "needs GNU tar (--allow-run=tar)";
 if (NO_TAR) console.log(`ignored: ${NO_TAR}`);
 
+/** One version of the shared member: how to write it, and the name to append it under. */
+interface Version {
+  write: (path: string) => Promise<void>;
+  /** The member name given to tar (default: the file's own name). */
+  as?: string;
+}
+
+/**
+ * A tar in `DIR/root/ARCHIVE` holding every version of `SOURCE/NAME` in turn
+ * (the first created, the rest appended, as `tar -rf` does).
+ */
+async function appendedTar(
+  dir: string,
+  archiveName: string,
+  name: string,
+  versions: Version[],
+): Promise<{ src: string; roots: string; archive: string }> {
+  const src = join(dir, "src");
+  const roots = join(dir, "root");
+  await Deno.mkdir(src);
+  await Deno.mkdir(roots);
+  const archive = join(roots, archiveName);
+  for (const [k, version] of versions.entries()) {
+    await version.write(join(src, name));
+    await run("tar", [k === 0 ? "-cf" : "-rf", archive, "-C", src, version.as ?? name]);
+  }
+  return { src, roots, archive };
+}
+
+/** A version that writes `text`. */
+const text = (content: string): Version => ({
+  write: (path) => Deno.writeTextFile(path, content),
+});
+
 async function sha256Hex(bytes: Uint8Array): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
@@ -25,15 +59,10 @@ Deno.test({
   ignore: NO_TAR !== false,
   fn: () =>
     withTempDir(async (dir) => {
-      const src = join(dir, "src");
-      const roots = join(dir, "root");
-      await Deno.mkdir(src);
-      await Deno.mkdir(roots);
-      const archive = join(roots, "dupes.tar");
-      await Deno.writeTextFile(join(src, "same.txt"), "first\n");
-      await run("tar", ["-cf", archive, "-C", src, "same.txt"]);
-      await Deno.writeTextFile(join(src, "same.txt"), "second, and longer\n");
-      await run("tar", ["-rf", archive, "-C", src, "same.txt"]);
+      const { roots, archive } = await appendedTar(dir, "dupes.tar", "same.txt", [
+        text("first\n"),
+        text("second, and longer\n"),
+      ]);
       // The peer: GNU tar lists both members and leaves the later one on disk.
       assert.equal((await run("tar", ["-tf", archive])).trim().split("\n").length, 2);
       const peerDir = join(dir, "peer");
@@ -68,15 +97,10 @@ Deno.test({
   ignore: NO_TAR !== false,
   fn: () =>
     withTempDir(async (dir) => {
-      const src = join(dir, "src");
-      const roots = join(dir, "root");
-      await Deno.mkdir(src);
-      await Deno.mkdir(roots);
-      const archive = join(roots, "tools.tar");
-      await Deno.copyFile("/usr/bin/true", join(src, "tool"));
-      await run("tar", ["-cf", archive, "-C", src, "tool"]);
-      await Deno.copyFile("/usr/bin/false", join(src, "tool"));
-      await run("tar", ["-rf", archive, "-C", src, "tool"]);
+      const { roots, archive } = await appendedTar(dir, "tools.tar", "tool", [
+        { write: (path) => Deno.copyFile("/usr/bin/true", path) },
+        { write: (path) => Deno.copyFile("/usr/bin/false", path) },
+      ]);
       const peerDir = join(dir, "peer");
       await Deno.mkdir(peerDir);
       await run("tar", ["-xf", archive, "-C", peerDir]);
@@ -104,18 +128,12 @@ Deno.test({
   ignore: NO_TAR !== false || !hasProgram("sha256sum"),
   fn: () =>
     withTempDir(async (dir) => {
-      const src = join(dir, "src");
-      const roots = join(dir, "root");
-      await Deno.mkdir(src);
-      await Deno.mkdir(roots);
-      const archive = join(roots, "dupes.tar");
+      const { src, roots, archive } = await appendedTar(dir, "dupes.tar", "same.txt", [
+        text("first\n"),
+        text("second version\n"),
+        { ...text("third\n"), as: "./same.txt" },
+      ]);
       const only = join(roots, "only.tar");
-      await Deno.writeTextFile(join(src, "same.txt"), "first\n");
-      await run("tar", ["-cf", archive, "-C", src, "same.txt"]);
-      await Deno.writeTextFile(join(src, "same.txt"), "second version\n");
-      await run("tar", ["-rf", archive, "-C", src, "same.txt"]);
-      await Deno.writeTextFile(join(src, "same.txt"), "third\n");
-      await run("tar", ["-rf", archive, "-C", src, "./same.txt"]);
       await run("tar", ["-cf", only, "-C", src, "same.txt"]);
       // The peer: tar lists three members; extraction leaves the last one's bytes.
       const peerList = (await run("tar", ["-tf", archive])).trim().split("\n");

@@ -151,6 +151,15 @@ export function createBzip2Decoder(limits: Bzip2Limits): Bzip2Decoder {
     return pieces;
   }
 
+  /** One step, its errors turned into the archive errors callers expect. */
+  const checkedStep = (): Uint8Array[] => {
+    try {
+      return step();
+    } catch (error) {
+      return fail(error);
+    }
+  };
+
   return {
     *push(chunk: Uint8Array): Generator<Uint8Array> {
       if (chunk.byteLength === 0 || trailing) return;
@@ -160,26 +169,12 @@ export function createBzip2Decoder(limits: Bzip2Limits): Bzip2Decoder {
         !trailing &&
         buffered - consumed() + 1 >= (blockSize ? BLOCK_MARGIN + 100000 * blockSize : 4)
       ) {
-        let pieces: Uint8Array[];
-        try {
-          pieces = step();
-        } catch (error) {
-          fail(error);
-        }
-        yield* pieces!;
+        yield* checkedStep();
       }
     },
     *finish(): Generator<Uint8Array> {
       if (buffered === 0) throw new ArchiveFormatError("bzip2", "empty input", 0);
-      while (!trailing && buffered > consumed()) {
-        let pieces: Uint8Array[];
-        try {
-          pieces = step();
-        } catch (error) {
-          fail(error);
-        }
-        yield* pieces!;
-      }
+      while (!trailing && buffered > consumed()) yield* checkedStep();
       if (streamCrc !== null || blockSize !== 0) {
         throw new ArchiveFormatError("bzip2", "truncated input", consumed());
       }
