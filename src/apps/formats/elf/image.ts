@@ -8,7 +8,13 @@
 import { dynamicSymbolTable } from "./dynamic_symbols.ts";
 import { armIndexRanges } from "./arm_exidx.ts";
 import { ehFrameRanges } from "./eh_frame.ts";
-import type { ElfHeaders, ElfImage, ElfRangeTable, ParseElfOptions } from "./model.ts";
+import {
+  type ElfHeaders,
+  type ElfImage,
+  type ElfRangeTable,
+  type ParseElfOptions,
+  RELOCATABLE_BASE,
+} from "./model.ts";
 import { parseElf, parseElfHeaders } from "./parse.ts";
 import { deferredImage, type ImageHead, type ImageRest } from "../deferred_image.ts";
 import type {
@@ -84,7 +90,10 @@ export function elfImage(
   document: string,
   options: ElfImageOptions = {},
 ): BinaryImage {
-  const elf = options.parsed ?? parseElf(bytes, options);
+  const given = options.parsed;
+  const elf = given !== undefined && (given.type !== "relocatable" || given.layout !== undefined)
+    ? given
+    : parseElf(bytes, { ...options, layoutRelocatable: true });
   const sections = imageSections(elf, bytes.length);
   const tables: FunctionSource[] = [];
   const notes: string[] = [];
@@ -123,7 +132,7 @@ export function deferredElfImage(
   document: string,
   options: ElfImageOptions = {},
 ): BinaryImage {
-  const headers = parseElfHeaders(bytes, options);
+  const headers = parseElfHeaders(bytes, { ...options, layoutRelocatable: true });
   const head = imageHead(headers, bytes, document, imageSections(headers, bytes.length));
   return deferredImage(head, () => {
     const { parsed: _, ...limits } = options;
@@ -152,14 +161,25 @@ function imageHead(
       : elf.entry,
     sections,
     buildId: elf.buildId,
-    warnings: [...elf.warnings],
+    warnings: elf.layout === undefined
+      ? [...elf.warnings]
+      : [...elf.warnings, layoutNote(sections)],
     fileBase: 0,
     bytes,
   };
 }
 
+/** The warning that says a relocatable file's addresses are the reader's layout. */
+function layoutNote(sections: ImageSection[]): string {
+  const first = sections[0]?.address ?? RELOCATABLE_BASE;
+  return `This is a relocatable object (ET_REL): its sections have no addresses, so the ` +
+    `addresses shown are a layout made for reading, not taken from the file (the allocated ` +
+    `sections one after another from 0x${first.toString(16)}, each aligned to its ` +
+    `sh_addralign), and its relocations are not applied.`;
+}
+
 function imageSections(
-  elf: Pick<ElfHeaders, "sections" | "segments">,
+  elf: Pick<ElfHeaders, "sections" | "segments" | "layout">,
   fileLength: number,
 ): ImageSection[] {
   const sections: ImageSection[] = [];
@@ -170,7 +190,7 @@ function imageSections(
     const inFile = !nobits && s.offset < fileLength;
     sections.push({
       name: s.name,
-      address: s.address,
+      address: elf.layout?.[s.index] ?? s.address,
       size: BigInt(s.size),
       fileOffset: inFile ? s.offset : null,
       fileSize: inFile ? Math.min(s.size, fileLength - s.offset) : 0,

@@ -24,7 +24,7 @@
  * @module
  */
 
-import { SHT_SYMTAB, STRING_BUDGET_FACTOR } from "./constants.ts";
+import { ET_REL, SHT_SYMTAB, STRING_BUDGET_FACTOR } from "./constants.ts";
 import { DynamicSectionReader, emptyDynamic } from "./dynamic.ts";
 import { DynamicSymbolReader, DynamicSymbols } from "./dynamic_symbols.ts";
 import { EhFrameReader, FdeRanges } from "./eh_frame.ts";
@@ -44,6 +44,7 @@ import type {
 } from "./model.ts";
 import { NoteReader } from "./notes.ts";
 import { PltReader } from "./plt.ts";
+import { relocatableLayout } from "./relocatable_layout.ts";
 import { SymbolReader } from "./symbols.ts";
 
 const DEFAULT_MAX_SYMBOLS = 4_000_000;
@@ -146,7 +147,9 @@ function parserFor(bytes: Uint8Array, options: ParseElfOptions): Parser {
   if (!Number.isSafeInteger(maxFdes) || maxFdes < 0) {
     throw new RangeError(`maxFdes must be a non-negative integer, got ${maxFdes}`);
   }
-  return new Parser(bytes, maxSymbols, maxFdes);
+  const parser = new Parser(bytes, maxSymbols, maxFdes);
+  parser.layoutRelocatable = options.layoutRelocatable ?? false;
+  return parser;
 }
 
 /** What {@linkcode ExtrasReader} adds to an {@linkcode ElfImage}. */
@@ -213,6 +216,9 @@ export class Parser extends SymbolReader {
     const section0 = this.readSectionZero(header);
     this.parseSegments(header, section0);
     this.parseSections(header, section0);
+    if (this.layoutRelocatable && this.fileType === ET_REL) {
+      this.layout = relocatableLayout(this.sections, this.sectionAlignments);
+    }
   }
 
   /** The fields of the ELF header and the header tables, once {@linkcode readHeaders} ran. */
@@ -226,6 +232,7 @@ export class Parser extends SymbolReader {
       architecture: ARCHITECTURES.get(this.machine) ?? null,
       entry: this.entry,
       sections: this.sections,
+      ...(this.layout === null ? {} : { layout: this.layout }),
       segments: this.segments,
     };
   }

@@ -1,0 +1,140 @@
+/**
+ * Relocatable objects (`cc -c` output, static library members): every section
+ * has address 0 in the file, so the reader lays the sections out itself.
+ * Checked through a real MCP client against readelf and nm.
+ */
+
+import assert from "node:assert/strict";
+import type { Client } from "@modelcontextprotocol/sdk/client";
+import { hasProgram, type Loose, ok, run, withClient } from "./helpers/in_memory.ts";
+import { withTempDir } from "./helpers/temp_dir.ts";
+import { elfImage } from "../src/apps/formats/elf/image.ts";
+import { sectionAt } from "../src/apps/formats/binary_image.ts";
+
+const HAS_TOOLS = ["cc", "readelf", "nm"].every((p) => hasProgram(p));
+const LIBPNG = "/usr/lib/x86_64-linux-gnu/libpng16.a";
+const HAS_LIBPNG = HAS_TOOLS && hasProgram("ar") && (() => {
+  try {
+    return Deno.statSync(LIBPNG).isFile;
+  } catch {
+    return false;
+  }
+})();
+if (!HAS_TOOLS) console.log("skip: cc, readelf or nm is missing");
+if (!HAS_LIBPNG) console.log(`skip: ${LIBPNG} (or ar) is missing: no png.o to check`);
+
+/** One function per section with -ffunction-sections, hot and cold ones in their own sections. */
+const SOURCE = `
+extern int ext_one(int);
+extern void ext_two(const char *);
+extern int ext_data;
+static __attribute__((noinline)) int helper(int x) { return ext_one(x) * 3 + ext_data; }
+__attribute__((hot, noinline)) int hot_fn(int x) { return helper(x) + 1; }
+__attribute__((cold, noinline)) void cold_fn(const char *s) { ext_two(s); }
+int plain(int x) { return hot_fn(x) + ext_one(x + 1); }
+`;
+
+/** A defined STT_FUNC symbol as readelf -sW prints it. */
+interface FuncSymbol {
+  name: string;
+  value: bigint;
+  size: bigint;
+  section: string;
+}
+
+/** The defined function symbols of `path`, with their section's name (readelf -sW, -SW). */
+async function readelfFunctions(path: string): Promise<FuncSymbol[]> {
+  const names = new Map<string, string>();
+  for (const line of (await run("readelf", ["-SW", path])).split("\n")) {
+    const m = /^\s*\[\s*(\d+)\]\s+(\S+)/.exec(line);
+    if (m) names.set(m[1]!, m[2]!);
+  }
+  const functions: FuncSymbol[] = [];
+  for (const line of (await run("readelf", ["-sW", path])).split("\n")) {
+    const cells = line.trim().split(/\s+/);
+    if (cells.length < 8 || !/^\d+:$/.test(cells[0]!)) continue;
+    const [, value, size, type, , , ndx, name] = cells;
+    if (type !== "FUNC" || ndx === "UND") continue;
+    functions.push({
+      name: name!,
+      value: BigInt(`0x${value}`),
+      size: BigInt(size!),
+      section: names.get(ndx!) ?? `?${ndx}`,
+    });
+  }
+  return functions;
+}
+
+/** Every procedure of the current document: address → name. */
+async function walk(client: Client): Promise<Map<string, string>> {
+  const procedures = new Map<string, string>();
+  let offset: number | null = 0;
+  while (offset !== null) {
+    const page: Loose = await ok(client, "list_procedures", { offset, limit: 500 });
+    for (const item of page.result.items) {
+      assert.ok(!procedures.has(item.address), `${item.address} listed twice`);
+      procedures.set(item.address, item.value);
+    }
+    offset = page.result.next_offset;
+  }
+  return procedures;
+}
+
+/** Every FUNC symbol readelf lists is its own procedure, in its own section, with its size. */
+async function checkProcedures(path: string): Promise<number> {
+  const expected = await readelfFunctions(path);
+  assert.ok(expected.length > 0, `readelf lists no function in ${path}`);
+  const image = elfImage(await Deno.readFile(path), path);
+  let count = 0;
+  await withClient({ roots: [Deno.realPathSync(path.replace(/\/[^/]*$/, ""))] }, async (client) => {
+    const opened: Loose = await ok(client, "open_binary", { path });
+    assert.ok(
+      opened.result.target.warnings.some((w: string) => /layout made for reading/.test(w)),
+      JSON.stringify(opened.result.target.warnings),
+    );
+    const listed = await walk(client);
+    const starts = new Set(expected.map((f) => `${f.section}+${f.value}`));
+    assert.equal(listed.size, starts.size, "one procedure per distinct function start");
+    for (const f of expected) {
+      const found: Loose = await ok(client, "procedure_address", { procedure: f.name });
+      const address = BigInt(found.result.address);
+      assert.ok(found.result.names.includes(f.name), `${f.name}: ${JSON.stringify(found.result)}`);
+      assert.equal(listed.has(found.result.address), true, f.name);
+      assert.equal(BigInt(found.result.size), f.size, `${f.name} size`);
+      const section = sectionAt(image, address);
+      assert.equal(section?.name, f.section, `${f.name} section`);
+      assert.equal(address - section!.address, f.value, `${f.name} offset in ${f.section}`);
+      assert.ok(address > 0n, `${f.name} at 0`);
+      count++;
+    }
+  });
+  return count;
+}
+
+Deno.test({
+  name: "elfImage() gives each function of a -ffunction-sections object its own address and size",
+  ignore: !HAS_TOOLS,
+  fn: () =>
+    withTempDir(async (dir) => {
+      await Deno.writeTextFile(`${dir}/unit.c`, SOURCE);
+      await run("cc", ["-O2", "-c", "-ffunction-sections", "-o", `${dir}/unit.o`, `${dir}/unit.c`]);
+      const symbols = await readelfFunctions(`${dir}/unit.o`);
+      // The point of the test: readelf puts several functions at the same st_value.
+      assert.ok(
+        new Set(symbols.map((s) => s.value)).size < symbols.length,
+        symbols.map((s) => `${s.name}@${s.value}`).join(" "),
+      );
+      assert.equal(await checkProcedures(`${dir}/unit.o`), symbols.length);
+    }, { realPath: true }),
+});
+
+Deno.test({
+  name: "elfImage() gives each function of png.o from libpng16.a its own address and size",
+  ignore: !HAS_LIBPNG,
+  fn: () =>
+    withTempDir(async (dir) => {
+      await run("sh", ["-c", `cd "${dir}" && ar x "${LIBPNG}" png.o`]);
+      const compared = await checkProcedures(`${dir}/png.o`);
+      console.log(`png.o: ${compared} function symbols compared with readelf`);
+    }, { realPath: true }),
+});
