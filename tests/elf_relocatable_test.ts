@@ -65,6 +65,39 @@ async function readelfFunctions(path: string): Promise<FuncSymbol[]> {
   return functions;
 }
 
+/**
+ * The names the ELF import rule takes from `path`: undefined symbols of type
+ * FUNC, IFUNC or NOTYPE (readelf -sW), each once; checked against `nm -u`.
+ */
+async function undefinedFunctions(path: string): Promise<string[]> {
+  const names = new Set<string>();
+  for (const line of (await run("readelf", ["-sW", path])).split("\n")) {
+    const cells = line.trim().split(/\s+/);
+    if (cells.length < 8 || !/^\d+:$/.test(cells[0]!) || cells[6] !== "UND") continue;
+    if (["FUNC", "IFUNC", "NOTYPE"].includes(cells[3]!)) names.add(cells[7]!.replace(/@.*$/, ""));
+  }
+  const nmUndefined = (await run("nm", ["-u", path])).split("\n")
+    .map((line) => line.trim().split(/\s+/).at(-1)!).filter((name) => name !== "");
+  // In an object, undefined references carry no type: nm -u and the rule agree.
+  assert.deepEqual([...names].sort(), [...new Set(nmUndefined)].sort());
+  return [...names].sort();
+}
+
+/** The imports of `path` through binary_overview equal its undefined symbols (nm -u). */
+async function checkImports(path: string): Promise<number> {
+  const expected = await undefinedFunctions(path);
+  assert.ok(expected.length > 0, `no undefined symbol in ${path}`);
+  await withClient({ roots: [Deno.realPathSync(path.replace(/\/[^/]*$/, ""))] }, async (client) => {
+    await ok(client, "open_binary", { path });
+    const overview: Loose = await ok(client, "binary_overview", { detail: "detailed", limit: 50 });
+    assert.equal(overview.result.import_count, expected.length, "import_count");
+    const names: string[] = overview.result.imports.map((entry: Loose) => entry.name);
+    for (const name of names) assert.ok(expected.includes(name), `${name} is not undefined`);
+    if (expected.length <= 50) assert.deepEqual(names.sort(), expected);
+  });
+  return expected.length;
+}
+
 /** Every procedure of the current document: address → name. */
 async function walk(client: Client): Promise<Map<string, string>> {
   const procedures = new Map<string, string>();
@@ -129,12 +162,24 @@ Deno.test({
 });
 
 Deno.test({
+  name: "elfImage() lists the undefined symbols of an object compiled with cc -c as its imports",
+  ignore: !HAS_TOOLS,
+  fn: () =>
+    withTempDir(async (dir) => {
+      await Deno.writeTextFile(`${dir}/unit.c`, SOURCE);
+      await run("cc", ["-O2", "-c", "-o", `${dir}/unit.o`, `${dir}/unit.c`]);
+      assert.equal(await checkImports(`${dir}/unit.o`), 3);
+    }, { realPath: true }),
+});
+
+Deno.test({
   name: "elfImage() gives each function of png.o from libpng16.a its own address and size",
   ignore: !HAS_LIBPNG,
   fn: () =>
     withTempDir(async (dir) => {
       await run("sh", ["-c", `cd "${dir}" && ar x "${LIBPNG}" png.o`]);
       const compared = await checkProcedures(`${dir}/png.o`);
-      console.log(`png.o: ${compared} function symbols compared with readelf`);
+      const imports = await checkImports(`${dir}/png.o`);
+      console.log(`png.o: ${compared} function symbols compared with readelf, ${imports} imports`);
     }, { realPath: true }),
 });

@@ -68,8 +68,8 @@ const NO_NAMES: string[] = Object.freeze([]) as unknown as string[];
  *   `eh-frame` when an FDE starts in code (named by a symbol or not), and for
  *   32-bit ARM without FDEs `arm-exidx` when an exception index entry does
  *   (its entries also mark Thumb code).
- * - `imports`: undefined dynamic symbols of type STT_FUNC, STT_GNU_IFUNC or
- *   STT_NOTYPE, with the PLT stub address when one calls through their GOT
+ * - `imports`: undefined dynamic symbols (for a relocatable file, undefined
+ *   `.symtab` symbols) of type STT_FUNC, STT_GNU_IFUNC or STT_NOTYPE, with the PLT stub address when one calls through their GOT
  *   slot and their GOT slots (`slots`, for calls that go through the slot
  *   directly); `library` is null, since ELF does not bind a symbol to a library.
  * - `localBindings`: JUMP_SLOT and GLOB_DAT relocations against function
@@ -345,7 +345,8 @@ function imageImports(elf: ElfImage): ImageImport[] {
   }
   const imports: ImageImport[] = [];
   const seen = new Set<string>();
-  const symbols = dynamicSymbolTable(elf);
+  // A relocatable object has no dynamic symbols: its undefined static symbols are its imports.
+  const symbols = elf.objectSymbols ?? dynamicSymbolTable(elf);
   for (let i = 0; i < symbols.count; i++) {
     const name = symbols.name(i);
     if (symbols.defined(i) || name === "") continue;

@@ -146,6 +146,13 @@ export interface ElfImage {
    */
   dynamicSymbols: ElfDynamicSymbol[];
   /**
+   * For a relocatable file parsed with `layoutRelocatable`: its static symbol
+   * table (`.symtab`, without the null symbol), whose undefined symbols are
+   * what it imports and which its relocations refer to (symbol `n` of a
+   * relocation is entry `n - 1`). Absent otherwise.
+   */
+  objectSymbols?: ElfSymbolTable;
+  /**
    * PLT stubs (`.plt`, `.plt.sec`, `.plt.got`) whose GOT slot is relocated,
    * for x86-64, i386, AArch64 and ARM32, sorted by address.
    */
@@ -352,6 +359,8 @@ export interface ElfSymbolTable {
   binding(i: number): ElfDynamicSymbol["binding"];
   /** Whether `st_shndx` is not SHN_UNDEF. */
   defined(i: number): boolean;
+  /** `st_shndx`. */
+  sectionIndex(i: number): number;
 }
 
 /**

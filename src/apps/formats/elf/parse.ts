@@ -157,6 +157,7 @@ interface Extras {
   buildId: string | null;
   ehFrameFunctions: FdeRanges;
   dynamicSymbols: DynamicSymbols;
+  objectSymbols: DynamicSymbols | null;
   pltStubs: ElfPltStub[];
   imports: ElfImport[];
   localBindings: ElfLocalBinding[];
@@ -201,6 +202,7 @@ export class Parser extends SymbolReader {
       set dynamicSymbols(list: ElfDynamicSymbol[]) {
         symbols.set(list);
       },
+      ...(extras.objectSymbols === null ? {} : { objectSymbols: extras.objectSymbols }),
       pltStubs: extras.pltStubs,
       imports: extras.imports,
       localBindings: extras.localBindings,
@@ -275,11 +277,24 @@ export class Parser extends SymbolReader {
       () => new DynamicSymbolReader(this, functions, budget).readDynamicSymbols(),
       new DynamicSymbols(this.view, true, true, 0, 0, []),
     );
+    const objectSymbols = this.layout === null ? null : reader.guard(
+      "the static symbols",
+      () => new DynamicSymbolReader(this, functions, budget).readStaticSymbols(),
+      null,
+    );
     const { pltStubs, imports, localBindings } = reader.guard(
       "the PLT and GOT relocations",
       () => new PltReader(this, functions, budget).readPlt(dynamicSymbols),
       { pltStubs: [], imports: [], localBindings: [] },
     );
-    return { buildId, ehFrameFunctions, dynamicSymbols, pltStubs, imports, localBindings };
+    return {
+      buildId,
+      ehFrameFunctions,
+      dynamicSymbols,
+      objectSymbols,
+      pltStubs,
+      imports,
+      localBindings,
+    };
   }
 }

@@ -39,7 +39,8 @@ import { HeaderReader } from "./headers.ts";
 import type { ElfFunction, ElfSection, ElfSegment, ElfSymbolSource } from "./model.ts";
 import { StringTable } from "./string_table.ts";
 
-interface SymbolTableRef {
+/** Where a symbol table is in the file, and how to read it. */
+export interface SymbolTableRef {
   label: string;
   offset: number;
   count: number;
@@ -258,6 +259,8 @@ export class SymbolReader extends HeaderReader {
   entryHi = -1;
   /** The dynamic symbol table the function symbols were read from, if any. */
   dynamicTable: SymbolTableRef | null = null;
+  /** The first static symbol table (`.symtab`) read, if any. */
+  staticTable: SymbolTableRef | null = null;
   /** Whether {@linkcode readDynamic} has looked at (and warned about) PT_DYNAMIC's extent. */
   dynamicSegmentChecked = false;
 
@@ -319,6 +322,7 @@ export class SymbolReader extends HeaderReader {
         source,
       };
       if (source === "dynsym" && this.dynamicTable === null) this.dynamicTable = table;
+      if (source === "symtab" && this.staticTable === null) this.staticTable = table;
       this.readSymbolTable(table);
     }
     if (!sawDynsym) {
