@@ -20,7 +20,11 @@ const HAS_LIBPNG = HAS_TOOLS && hasProgram("ar") && (() => {
     return false;
   }
 })();
+const HAS_OBJDUMP = hasProgram("objdump") && Deno.build.arch === "x86_64";
 if (!HAS_TOOLS) console.log("skip: cc, readelf or nm is missing");
+if (!HAS_OBJDUMP) {
+  console.log("skip: relocated calls: objdump is missing or cc does not build x86-64");
+}
 if (!HAS_LIBPNG) console.log(`skip: ${LIBPNG} (or ar) is missing: no png.o to check`);
 
 /** One function per section with -ffunction-sections, hot and cold ones in their own sections. */
@@ -30,7 +34,7 @@ extern void ext_two(const char *);
 extern int ext_data;
 static __attribute__((noinline)) int helper(int x) { return ext_one(x) * 3 + ext_data; }
 __attribute__((hot, noinline)) int hot_fn(int x) { return helper(x) + 1; }
-__attribute__((cold, noinline)) void cold_fn(const char *s) { ext_two(s); }
+__attribute__((cold, noinline)) void cold_fn(const char *s) { ext_two(s); ext_two(s + 1); }
 int plain(int x) { return hot_fn(x) + ext_one(x + 1); }
 `;
 
@@ -96,6 +100,101 @@ async function checkImports(path: string): Promise<number> {
     if (expected.length <= 50) assert.deepEqual(names.sort(), expected);
   });
   return expected.length;
+}
+
+/** One relocated call objdump -dr shows: the caller, the call's offset in it, and its target. */
+interface RelocatedCall {
+  caller: string;
+  offset: bigint;
+  callee: string;
+}
+
+/**
+ * The calls objdump -dr shows a R_X86_64_PLT32 or R_X86_64_PC32 relocation
+ * beside, each target named: a function symbol, an import, or a section
+ * symbol plus offset (resolved to the function readelf puts there).
+ */
+async function relocatedCalls(
+  path: string,
+  functions: FuncSymbol[],
+): Promise<{ calls: RelocatedCall[]; branches: number }> {
+  const undefinedNames = new Set(await undefinedFunctions(path));
+  const calls: RelocatedCall[] = [];
+  let caller = "";
+  let start = 0n;
+  let last: { mnemonic: string; at: bigint } | null = null;
+  let branches = 0;
+  const out = await run("objdump", ["-dr", "--no-show-raw-insn", path]);
+  for (const line of out.split("\n")) {
+    const header = /^([0-9a-f]+) <(.+)>:$/.exec(line);
+    if (header) {
+      [caller, start] = [header[2]!, BigInt(`0x${header[1]}`)];
+      continue;
+    }
+    const reloc = /^\s+[0-9a-f]+: (R_X86_64_\w+)\t(.+?)([+-]0x[0-9a-f]+)?$/.exec(line);
+    if (reloc) {
+      const [, type, symbol, addend] = reloc;
+      if (type !== "R_X86_64_PLT32" && type !== "R_X86_64_PC32") continue;
+      if (last !== null && /^(call|jmp|j[a-z]+)$/.test(last.mnemonic)) branches++;
+      if (last === null || !last.mnemonic.startsWith("call")) continue;
+      const magnitude = addend === undefined ? 0n : BigInt(addend.slice(1));
+      const plus = addend?.startsWith("-") ? -magnitude : magnitude;
+      let callee: string | undefined;
+      if (undefinedNames.has(symbol!) || functions.some((f) => f.name === symbol)) callee = symbol;
+      else {
+        callee = functions.find((f) => f.section === symbol && f.value === plus + 4n)?.name;
+      }
+      assert.ok(callee !== undefined, `cannot name the target of ${line.trim()}`);
+      calls.push({ caller, offset: last.at - start, callee });
+      continue;
+    }
+    const insn = /^\s+([0-9a-f]+):\t(\S+)/.exec(line);
+    if (insn) last = { mnemonic: insn[2]!, at: BigInt(`0x${insn[1]}`) };
+  }
+  return { calls, branches };
+}
+
+/**
+ * Every call objdump -dr shows relocated is a callee of its caller at the
+ * same offset (procedure_callees), and the callers of each import are the
+ * functions with such a call to it (procedure_callers).
+ */
+async function checkCalls(path: string): Promise<number> {
+  const functions = await readelfFunctions(path);
+  const { calls, branches } = await relocatedCalls(path, functions);
+  assert.ok(calls.length > 0, `objdump shows no relocated call in ${path}`);
+  const imports = new Set(await undefinedFunctions(path));
+  await withClient({ roots: [Deno.realPathSync(path.replace(/\/[^/]*$/, ""))] }, async (client) => {
+    const opened: Loose = await ok(client, "open_binary", { path });
+    // The warning counts the relocated call and jump operands objdump shows.
+    const note = opened.result.target.warnings.find((w: string) => /layout made/.test(w));
+    assert.match(note, new RegExp(`jump operands are applied \\(${branches}\\)`));
+    for (const caller of new Set(calls.map((c) => c.caller))) {
+      const listed: Loose = await ok(client, "procedure_callees", {
+        procedure: caller,
+        limit: 500,
+      });
+      const base = BigInt(listed.result.procedure.address);
+      const ours = new Set<string>();
+      for (const item of listed.result.items) {
+        assert.ok(item.name, `${caller} calls an unnamed ${item.address}`);
+        for (const site of item.call_sites) ours.add(`${item.name}@${BigInt(site) - base}`);
+      }
+      for (const call of calls.filter((c) => c.caller === caller)) {
+        assert.ok(ours.has(`${call.callee}@${call.offset}`), `${caller} -> ${call.callee}`);
+      }
+    }
+    for (const name of imports) {
+      const expected = calls.filter((c) => c.callee === name);
+      if (expected.length === 0) continue;
+      const found: Loose = await ok(client, "procedure_callers", { procedure: name, limit: 500 });
+      const callers = found.result.items.map((item: Loose) => item.name).sort();
+      assert.deepEqual(callers, [...new Set(expected.map((c) => c.caller))].sort(), name);
+      const sites = found.result.items.reduce((n: number, i: Loose) => n + i.call_sites.length, 0);
+      assert.equal(sites, expected.length, `${name} call sites`);
+    }
+  });
+  return calls.length;
 }
 
 /** Every procedure of the current document: address → name. */
@@ -173,6 +272,19 @@ Deno.test({
 });
 
 Deno.test({
+  name:
+    "elfImage() applies the call relocations of an x86-64 object, so calls reach imports and other sections",
+  ignore: !HAS_TOOLS || !HAS_OBJDUMP,
+  fn: () =>
+    withTempDir(async (dir) => {
+      await Deno.writeTextFile(`${dir}/unit.c`, SOURCE);
+      await run("cc", ["-O2", "-c", "-ffunction-sections", "-o", `${dir}/unit.o`, `${dir}/unit.c`]);
+      // ext_one twice, ext_two, hot_fn, helper (through its section symbol).
+      assert.ok(await checkCalls(`${dir}/unit.o`) >= 4);
+    }, { realPath: true }),
+});
+
+Deno.test({
   name: "elfImage() gives each function of png.o from libpng16.a its own address and size",
   ignore: !HAS_LIBPNG,
   fn: () =>
@@ -180,6 +292,10 @@ Deno.test({
       await run("sh", ["-c", `cd "${dir}" && ar x "${LIBPNG}" png.o`]);
       const compared = await checkProcedures(`${dir}/png.o`);
       const imports = await checkImports(`${dir}/png.o`);
-      console.log(`png.o: ${compared} function symbols compared with readelf, ${imports} imports`);
+      const calls = HAS_OBJDUMP ? await checkCalls(`${dir}/png.o`) : 0;
+      console.log(
+        `png.o: ${compared} function symbols compared with readelf, ${imports} imports, ` +
+          `${calls} relocated calls with objdump`,
+      );
     }, { realPath: true }),
 });

@@ -8,6 +8,7 @@
 import { dynamicSymbolTable } from "./dynamic_symbols.ts";
 import { armIndexRanges } from "./arm_exidx.ts";
 import { ehFrameRanges } from "./eh_frame.ts";
+import { applyCallRelocations } from "./object_relocations.ts";
 import {
   type ElfHeaders,
   type ElfImage,
@@ -49,6 +50,7 @@ const PF_X = 1;
 const PF_W = 2;
 const PF_R = 4;
 const EM_ARM = 40;
+const EM_X86_64 = 62;
 /** The names of every unnamed function: one shared, frozen empty list. */
 const NO_NAMES: string[] = Object.freeze([]) as unknown as string[];
 
@@ -79,6 +81,12 @@ const NO_NAMES: string[] = Object.freeze([]) as unknown as string[];
  *   STT_OBJECT symbols in dynamic symbol table order, each name and address
  *   once (Thumb bit cleared for ARM functions).
  * - `entry`: null for relocatable files and when `e_entry` is 0.
+ * - Relocatable files (ET_REL): the allocated sections are laid out one after
+ *   another from 0x1000 (`relocatable_layout.ts`) and the functions placed in
+ *   them; for x86-64, each import takes a placeholder address after the last
+ *   section, and `bytes` is a copy of the file with the relocations of call
+ *   and jump operands applied (`object_relocations.ts`), so decoding reaches
+ *   the called import or function. A warning says so.
  *
  * @param bytes The whole file.
  * @param document A short name for the document, such as the file name.
@@ -102,12 +110,19 @@ export function elfImage(
     notes,
   });
   const head = imageHead(elf, bytes, document, sections);
+  let imports = imageImports(elf);
+  if (elf.layout !== undefined) {
+    const linked = linkObjectCalls(elf, bytes, { sections, imports });
+    imports = linked.imports;
+    head.bytes = linked.bytes;
+    head.warnings = head.warnings.map((w) => w === layoutNote(sections) ? linked.note : w);
+  }
   return {
     ...head,
     warnings: notes.length === 0 ? head.warnings : [...head.warnings, ...notes],
     functions,
     functionTables: tables,
-    imports: imageImports(elf),
+    imports,
     localBindings: imageLocalBindings(elf),
     exports: imageExports(elf),
     libraries: [...elf.dynamic.needed],
@@ -133,6 +148,11 @@ export function deferredElfImage(
   options: ElfImageOptions = {},
 ): BinaryImage {
   const headers = parseElfHeaders(bytes, { ...options, layoutRelocatable: true });
+  // An object is read whole at once: its call relocations change the bytes decoding reads.
+  if (headers.layout !== undefined) {
+    const { parsed: _, ...limits } = options;
+    return elfImage(bytes, document, limits);
+  }
   const head = imageHead(headers, bytes, document, imageSections(headers, bytes.length));
   return deferredImage(head, () => {
     const { parsed: _, ...limits } = options;
@@ -176,6 +196,44 @@ function layoutNote(sections: ImageSection[]): string {
     `addresses shown are a layout made for reading, not taken from the file (the allocated ` +
     `sections one after another from 0x${first.toString(16)}, each aligned to its ` +
     `sh_addralign), and its relocations are not applied.`;
+}
+
+/**
+ * For a relocatable object: a placeholder address for each import (16 bytes
+ * apart, after the last section), and the file's bytes with the call and jump
+ * relocations applied against the layout and those addresses (x86-64 only),
+ * with the warning that says so.
+ */
+function linkObjectCalls(
+  elf: ElfImage,
+  bytes: Uint8Array,
+  given: { sections: ImageSection[]; imports: ImageImport[] },
+): { imports: ImageImport[]; bytes: Uint8Array; note: string } {
+  const { sections } = given;
+  if (elf.machine !== EM_X86_64 || elf.bits !== 64) {
+    return { imports: given.imports, bytes, note: layoutNote(sections) };
+  }
+  let end = RELOCATABLE_BASE;
+  for (const s of sections) if (s.address + s.size > end) end = s.address + s.size;
+  const first = (end + 15n) / 16n * 16n;
+  const addresses = new Map<string, bigint>();
+  const imports = given.imports.map((entry, k) => {
+    const address = first + 16n * BigInt(k);
+    addresses.set(entry.name, address);
+    return { ...entry, address };
+  });
+  const applied = applyCallRelocations(elf, bytes, addresses);
+  const placeholders = imports.length === 0
+    ? ""
+    : ` Each import has a placeholder address, 16 bytes apart from 0x${first.toString(16)}.`;
+  const note = layoutNote(sections).replace(
+    "and its relocations are not applied.",
+    `and only the relocations of call and jump operands are applied (${applied.applied}` +
+      `${
+        applied.unresolved > 0 ? `, ${applied.unresolved} left unresolved` : ""
+      }), to the code that is decoded; other relocations are not.${placeholders}`,
+  );
+  return { imports, bytes: applied.bytes, note };
 }
 
 function imageSections(
