@@ -140,7 +140,10 @@ export interface BinaryImage {
   warnings: string[];
   /** Byte offset of this document inside the opened file (non-zero for universal slices). */
   fileBase: number;
-  /** Bytes of this document (a subarray of the opened file). */
+  /**
+   * Bytes of this document (a subarray of the opened file; for an x86-64 ELF
+   * relocatable object, a copy with its call and jump relocations applied).
+   */
   bytes: Uint8Array;
   /** For WebAssembly: what decoding function bodies needs (imports, bodies, data segments). */
   wasmCode?: WasmCodeMap;

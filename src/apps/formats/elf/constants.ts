@@ -43,6 +43,7 @@ export const SHT_REL = 9;
 export const SHT_DYNSYM = 11;
 export const SHT_X86_64_UNWIND = 0x70000001;
 export const SHF_ALLOC = 2n;
+export const SHF_EXECINSTR = 4n;
 export const SHN_UNDEF = 0;
 export const SHN_XINDEX = 0xffff;
 

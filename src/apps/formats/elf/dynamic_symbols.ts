@@ -9,7 +9,7 @@ import { SHN_UNDEF, STT_GNU_IFUNC } from "./constants.ts";
 import { ExtrasReader } from "./extras_reader.ts";
 import { LAZY_TABLES } from "./lazy_tables.ts";
 import type { ElfDynamicSymbol, ElfImage, ElfSymbolTable } from "./model.ts";
-import { symbolName } from "./symbols.ts";
+import { symbolName, type SymbolTableRef } from "./symbols.ts";
 
 const SYMBOL_TYPES: readonly ElfDynamicSymbol["type"][] = [
   "notype",
@@ -23,10 +23,18 @@ const SYMBOL_TYPES: readonly ElfDynamicSymbol["type"][] = [
 
 const SYMBOL_BINDINGS: readonly ElfDynamicSymbol["binding"][] = ["local", "global", "weak"];
 
-/** Reads the dynamic symbol table the symbol reader found. */
+/** Reads the dynamic symbol table the symbol reader found (or its static one). */
 export class DynamicSymbolReader extends ExtrasReader {
   readDynamicSymbols(): DynamicSymbols {
-    const table = this.p.dynamicTable;
+    return this.readTable(this.p.dynamicTable);
+  }
+
+  /** The static symbol table (`.symtab`), for a relocatable file, whose symbols are its imports. */
+  readStaticSymbols(): DynamicSymbols {
+    return this.readTable(this.p.staticTable);
+  }
+
+  readTable(table: SymbolTableRef | null): DynamicSymbols {
     if (table === null) return new DynamicSymbols(this.view, true, true, 0, 0, []);
     const strings = table.strings;
     // Names are read now (string table damage is reported here); the rest of
@@ -159,5 +167,6 @@ export function dynamicSymbolTable(elf: ElfImage): ElfSymbolTable {
     type: (i) => list[i]!.type,
     binding: (i) => list[i]!.binding,
     defined: (i) => list[i]!.defined,
+    sectionIndex: (i) => list[i]!.sectionIndex,
   };
 }

@@ -107,6 +107,10 @@ export class HeaderReader {
   segmentAlignments: number[] = [];
   /** `sh_addralign` of each section header, by index. */
   sectionAlignments: number[] = [];
+  /** Whether to lay out the sections of a relocatable file (`ParseElfOptions.layoutRelocatable`). */
+  layoutRelocatable = false;
+  /** The reading layout of a relocatable file's sections, once laid out (see `relocatable_layout.ts`). */
+  layout: (bigint | null)[] | null = null;
 
   constructor(bytes: Uint8Array, maxSymbols: number, maxFdes: number) {
     this.bytes = bytes;

@@ -8,7 +8,14 @@
 import { dynamicSymbolTable } from "./dynamic_symbols.ts";
 import { armIndexRanges } from "./arm_exidx.ts";
 import { ehFrameRanges } from "./eh_frame.ts";
-import type { ElfHeaders, ElfImage, ElfRangeTable, ParseElfOptions } from "./model.ts";
+import { applyCallRelocations } from "./object_relocations.ts";
+import {
+  type ElfHeaders,
+  type ElfImage,
+  type ElfRangeTable,
+  type ParseElfOptions,
+  RELOCATABLE_BASE,
+} from "./model.ts";
 import { parseElf, parseElfHeaders } from "./parse.ts";
 import { deferredImage, type ImageHead, type ImageRest } from "../deferred_image.ts";
 import type {
@@ -43,6 +50,7 @@ const PF_X = 1;
 const PF_W = 2;
 const PF_R = 4;
 const EM_ARM = 40;
+const EM_X86_64 = 62;
 /** The names of every unnamed function: one shared, frozen empty list. */
 const NO_NAMES: string[] = Object.freeze([]) as unknown as string[];
 
@@ -62,8 +70,8 @@ const NO_NAMES: string[] = Object.freeze([]) as unknown as string[];
  *   `eh-frame` when an FDE starts in code (named by a symbol or not), and for
  *   32-bit ARM without FDEs `arm-exidx` when an exception index entry does
  *   (its entries also mark Thumb code).
- * - `imports`: undefined dynamic symbols of type STT_FUNC, STT_GNU_IFUNC or
- *   STT_NOTYPE, with the PLT stub address when one calls through their GOT
+ * - `imports`: undefined dynamic symbols (for a relocatable file, undefined
+ *   `.symtab` symbols) of type STT_FUNC, STT_GNU_IFUNC or STT_NOTYPE, with the PLT stub address when one calls through their GOT
  *   slot and their GOT slots (`slots`, for calls that go through the slot
  *   directly); `library` is null, since ELF does not bind a symbol to a library.
  * - `localBindings`: JUMP_SLOT and GLOB_DAT relocations against function
@@ -73,6 +81,12 @@ const NO_NAMES: string[] = Object.freeze([]) as unknown as string[];
  *   STT_OBJECT symbols in dynamic symbol table order, each name and address
  *   once (Thumb bit cleared for ARM functions).
  * - `entry`: null for relocatable files and when `e_entry` is 0.
+ * - Relocatable files (ET_REL): the allocated sections are laid out one after
+ *   another from 0x1000 (`relocatable_layout.ts`) and the functions placed in
+ *   them; for x86-64, each import takes a placeholder address after the last
+ *   section, and `bytes` is a copy of the file with the relocations of call
+ *   and jump operands applied (`object_relocations.ts`), so decoding reaches
+ *   the called import or function. A warning says so.
  *
  * @param bytes The whole file.
  * @param document A short name for the document, such as the file name.
@@ -84,7 +98,10 @@ export function elfImage(
   document: string,
   options: ElfImageOptions = {},
 ): BinaryImage {
-  const elf = options.parsed ?? parseElf(bytes, options);
+  const given = options.parsed;
+  const elf = given !== undefined && (given.type !== "relocatable" || given.layout !== undefined)
+    ? given
+    : parseElf(bytes, { ...options, layoutRelocatable: true });
   const sections = imageSections(elf, bytes.length);
   const tables: FunctionSource[] = [];
   const notes: string[] = [];
@@ -93,12 +110,19 @@ export function elfImage(
     notes,
   });
   const head = imageHead(elf, bytes, document, sections);
+  let imports = imageImports(elf);
+  if (elf.layout !== undefined) {
+    const linked = linkObjectCalls(elf, bytes, { sections, imports });
+    imports = linked.imports;
+    head.bytes = linked.bytes;
+    head.warnings = head.warnings.map((w) => w === layoutNote(sections) ? linked.note : w);
+  }
   return {
     ...head,
     warnings: notes.length === 0 ? head.warnings : [...head.warnings, ...notes],
     functions,
     functionTables: tables,
-    imports: imageImports(elf),
+    imports,
     localBindings: imageLocalBindings(elf),
     exports: imageExports(elf),
     libraries: [...elf.dynamic.needed],
@@ -123,7 +147,12 @@ export function deferredElfImage(
   document: string,
   options: ElfImageOptions = {},
 ): BinaryImage {
-  const headers = parseElfHeaders(bytes, options);
+  const headers = parseElfHeaders(bytes, { ...options, layoutRelocatable: true });
+  // An object is read whole at once: its call relocations change the bytes decoding reads.
+  if (headers.layout !== undefined) {
+    const { parsed: _, ...limits } = options;
+    return elfImage(bytes, document, limits);
+  }
   const head = imageHead(headers, bytes, document, imageSections(headers, bytes.length));
   return deferredImage(head, () => {
     const { parsed: _, ...limits } = options;
@@ -152,14 +181,63 @@ function imageHead(
       : elf.entry,
     sections,
     buildId: elf.buildId,
-    warnings: [...elf.warnings],
+    warnings: elf.layout === undefined
+      ? [...elf.warnings]
+      : [...elf.warnings, layoutNote(sections)],
     fileBase: 0,
     bytes,
   };
 }
 
+/** The warning that says a relocatable file's addresses are the reader's layout. */
+function layoutNote(sections: ImageSection[]): string {
+  const first = sections[0]?.address ?? RELOCATABLE_BASE;
+  return `This is a relocatable object (ET_REL): its sections have no addresses, so the ` +
+    `addresses shown are a layout made for reading, not taken from the file (the allocated ` +
+    `sections one after another from 0x${first.toString(16)}, each aligned to its ` +
+    `sh_addralign), and its relocations are not applied.`;
+}
+
+/**
+ * For a relocatable object: a placeholder address for each import (16 bytes
+ * apart, after the last section), and the file's bytes with the call and jump
+ * relocations applied against the layout and those addresses (x86-64 only),
+ * with the warning that says so.
+ */
+function linkObjectCalls(
+  elf: ElfImage,
+  bytes: Uint8Array,
+  given: { sections: ImageSection[]; imports: ImageImport[] },
+): { imports: ImageImport[]; bytes: Uint8Array; note: string } {
+  const { sections } = given;
+  if (elf.machine !== EM_X86_64 || elf.bits !== 64) {
+    return { imports: given.imports, bytes, note: layoutNote(sections) };
+  }
+  let end = RELOCATABLE_BASE;
+  for (const s of sections) if (s.address + s.size > end) end = s.address + s.size;
+  const first = (end + 15n) / 16n * 16n;
+  const addresses = new Map<string, bigint>();
+  const imports = given.imports.map((entry, k) => {
+    const address = first + 16n * BigInt(k);
+    addresses.set(entry.name, address);
+    return { ...entry, address };
+  });
+  const applied = applyCallRelocations(elf, bytes, addresses);
+  const placeholders = imports.length === 0
+    ? ""
+    : ` Each import has a placeholder address, 16 bytes apart from 0x${first.toString(16)}.`;
+  const note = layoutNote(sections).replace(
+    "and its relocations are not applied.",
+    `and only the relocations of call and jump operands are applied (${applied.applied}` +
+      `${
+        applied.unresolved > 0 ? `, ${applied.unresolved} left unresolved` : ""
+      }), to the code that is decoded; other relocations are not.${placeholders}`,
+  );
+  return { imports, bytes: applied.bytes, note };
+}
+
 function imageSections(
-  elf: Pick<ElfHeaders, "sections" | "segments">,
+  elf: Pick<ElfHeaders, "sections" | "segments" | "layout">,
   fileLength: number,
 ): ImageSection[] {
   const sections: ImageSection[] = [];
@@ -170,7 +248,7 @@ function imageSections(
     const inFile = !nobits && s.offset < fileLength;
     sections.push({
       name: s.name,
-      address: s.address,
+      address: elf.layout?.[s.index] ?? s.address,
       size: BigInt(s.size),
       fileOffset: inFile ? s.offset : null,
       fileSize: inFile ? Math.min(s.size, fileLength - s.offset) : 0,
@@ -325,7 +403,8 @@ function imageImports(elf: ElfImage): ImageImport[] {
   }
   const imports: ImageImport[] = [];
   const seen = new Set<string>();
-  const symbols = dynamicSymbolTable(elf);
+  // A relocatable object has no dynamic symbols: its undefined static symbols are its imports.
+  const symbols = elf.objectSymbols ?? dynamicSymbolTable(elf);
   for (let i = 0; i < symbols.count; i++) {
     const name = symbols.name(i);
     if (symbols.defined(i) || name === "") continue;

@@ -67,7 +67,11 @@ export type ElfSymbolSource = "symtab" | "dynsym" | "dynamic" | "entry";
 
 /** One function start address with the symbols that name it. */
 export interface ElfFunction {
-  /** Start address (`st_value`; for ARM, bit 0, the Thumb bit, is cleared). */
+  /**
+   * Start address (`st_value`; for ARM, bit 0, the Thumb bit, is cleared); in
+   * a relocatable file laid out ({@linkcode ParseElfOptions.layoutRelocatable}),
+   * its section's layout address plus `st_value`.
+   */
   address: bigint;
   /**
    * `st_size` of the symbol that gave the chosen name; when that is 0, the
@@ -109,6 +113,14 @@ export interface ElfImage {
   entry: bigint;
   /** Section headers, in table order (empty when there are none or they are unusable). */
   sections: ElfSection[];
+  /**
+   * For a relocatable file parsed with `layoutRelocatable`: the address given
+   * to each section by index, as a linker would place the allocated sections
+   * (one after another from {@linkcode RELOCATABLE_BASE}, each aligned to its
+   * `sh_addralign`); null for a section that takes no address. The function
+   * addresses are then these plus `st_value`. Absent otherwise.
+   */
+  layout?: (bigint | null)[];
   /** Program headers, in table order. */
   segments: ElfSegment[];
   /** One per distinct function start address, sorted by address ascending. */
@@ -133,6 +145,13 @@ export interface ElfImage {
    * without an object each).
    */
   dynamicSymbols: ElfDynamicSymbol[];
+  /**
+   * For a relocatable file parsed with `layoutRelocatable`: its static symbol
+   * table (`.symtab`, without the null symbol), whose undefined symbols are
+   * what it imports and which its relocations refer to (symbol `n` of a
+   * relocation is entry `n - 1`). Absent otherwise.
+   */
+  objectSymbols?: ElfSymbolTable;
   /**
    * PLT stubs (`.plt`, `.plt.sec`, `.plt.got`) whose GOT slot is relocated,
    * for x86-64, i386, AArch64 and ARM32, sorted by address.
@@ -287,6 +306,7 @@ export type ElfHeaders = Pick<
   | "architecture"
   | "entry"
   | "sections"
+  | "layout"
   | "segments"
   | "buildId"
   | "warnings"
@@ -306,7 +326,20 @@ export interface ParseElfOptions {
    * @default {2_000_000}
    */
   maxFdes?: number;
+  /**
+   * For a relocatable file (ET_REL), whose sections all have address 0: give
+   * each allocated section its own address (see {@linkcode ElfImage.layout})
+   * and place the function symbols at their section's address plus
+   * `st_value`, so that functions in different sections get distinct
+   * addresses. Without it, function addresses are the bare `st_value`s.
+   *
+   * @default {false}
+   */
+  layoutRelocatable?: boolean;
 }
+
+/** The address where the reading layout of a relocatable file places its first allocated section. */
+export const RELOCATABLE_BASE = 0x1000n;
 
 /**
  * The dynamic symbols of a parse by position (0 is the table's symbol 1),
@@ -326,6 +359,8 @@ export interface ElfSymbolTable {
   binding(i: number): ElfDynamicSymbol["binding"];
   /** Whether `st_shndx` is not SHN_UNDEF. */
   defined(i: number): boolean;
+  /** `st_shndx`. */
+  sectionIndex(i: number): number;
 }
 
 /**

@@ -24,7 +24,7 @@
  * @module
  */
 
-import { SHT_SYMTAB, STRING_BUDGET_FACTOR } from "./constants.ts";
+import { ET_REL, SHT_SYMTAB, STRING_BUDGET_FACTOR } from "./constants.ts";
 import { DynamicSectionReader, emptyDynamic } from "./dynamic.ts";
 import { DynamicSymbolReader, DynamicSymbols } from "./dynamic_symbols.ts";
 import { EhFrameReader, FdeRanges } from "./eh_frame.ts";
@@ -44,6 +44,7 @@ import type {
 } from "./model.ts";
 import { NoteReader } from "./notes.ts";
 import { PltReader } from "./plt.ts";
+import { relocatableLayout } from "./relocatable_layout.ts";
 import { SymbolReader } from "./symbols.ts";
 
 const DEFAULT_MAX_SYMBOLS = 4_000_000;
@@ -146,7 +147,9 @@ function parserFor(bytes: Uint8Array, options: ParseElfOptions): Parser {
   if (!Number.isSafeInteger(maxFdes) || maxFdes < 0) {
     throw new RangeError(`maxFdes must be a non-negative integer, got ${maxFdes}`);
   }
-  return new Parser(bytes, maxSymbols, maxFdes);
+  const parser = new Parser(bytes, maxSymbols, maxFdes);
+  parser.layoutRelocatable = options.layoutRelocatable ?? false;
+  return parser;
 }
 
 /** What {@linkcode ExtrasReader} adds to an {@linkcode ElfImage}. */
@@ -154,6 +157,7 @@ interface Extras {
   buildId: string | null;
   ehFrameFunctions: FdeRanges;
   dynamicSymbols: DynamicSymbols;
+  objectSymbols: DynamicSymbols | null;
   pltStubs: ElfPltStub[];
   imports: ElfImport[];
   localBindings: ElfLocalBinding[];
@@ -198,6 +202,7 @@ export class Parser extends SymbolReader {
       set dynamicSymbols(list: ElfDynamicSymbol[]) {
         symbols.set(list);
       },
+      ...(extras.objectSymbols === null ? {} : { objectSymbols: extras.objectSymbols }),
       pltStubs: extras.pltStubs,
       imports: extras.imports,
       localBindings: extras.localBindings,
@@ -213,6 +218,9 @@ export class Parser extends SymbolReader {
     const section0 = this.readSectionZero(header);
     this.parseSegments(header, section0);
     this.parseSections(header, section0);
+    if (this.layoutRelocatable && this.fileType === ET_REL) {
+      this.layout = relocatableLayout(this.sections, this.sectionAlignments);
+    }
   }
 
   /** The fields of the ELF header and the header tables, once {@linkcode readHeaders} ran. */
@@ -226,6 +234,7 @@ export class Parser extends SymbolReader {
       architecture: ARCHITECTURES.get(this.machine) ?? null,
       entry: this.entry,
       sections: this.sections,
+      ...(this.layout === null ? {} : { layout: this.layout }),
       segments: this.segments,
     };
   }
@@ -268,11 +277,24 @@ export class Parser extends SymbolReader {
       () => new DynamicSymbolReader(this, functions, budget).readDynamicSymbols(),
       new DynamicSymbols(this.view, true, true, 0, 0, []),
     );
+    const objectSymbols = this.layout === null ? null : reader.guard(
+      "the static symbols",
+      () => new DynamicSymbolReader(this, functions, budget).readStaticSymbols(),
+      null,
+    );
     const { pltStubs, imports, localBindings } = reader.guard(
       "the PLT and GOT relocations",
       () => new PltReader(this, functions, budget).readPlt(dynamicSymbols),
       { pltStubs: [], imports: [], localBindings: [] },
     );
-    return { buildId, ehFrameFunctions, dynamicSymbols, pltStubs, imports, localBindings };
+    return {
+      buildId,
+      ehFrameFunctions,
+      dynamicSymbols,
+      objectSymbols,
+      pltStubs,
+      imports,
+      localBindings,
+    };
   }
 }

@@ -39,7 +39,8 @@ import { HeaderReader } from "./headers.ts";
 import type { ElfFunction, ElfSection, ElfSegment, ElfSymbolSource } from "./model.ts";
 import { StringTable } from "./string_table.ts";
 
-interface SymbolTableRef {
+/** Where a symbol table is in the file, and how to read it. */
+export interface SymbolTableRef {
   label: string;
   offset: number;
   count: number;
@@ -258,6 +259,8 @@ export class SymbolReader extends HeaderReader {
   entryHi = -1;
   /** The dynamic symbol table the function symbols were read from, if any. */
   dynamicTable: SymbolTableRef | null = null;
+  /** The first static symbol table (`.symtab`) read, if any. */
+  staticTable: SymbolTableRef | null = null;
   /** Whether {@linkcode readDynamic} has looked at (and warned about) PT_DYNAMIC's extent. */
   dynamicSegmentChecked = false;
 
@@ -319,6 +322,7 @@ export class SymbolReader extends HeaderReader {
         source,
       };
       if (source === "dynsym" && this.dynamicTable === null) this.dynamicTable = table;
+      if (source === "symtab" && this.staticTable === null) this.staticTable = table;
       this.readSymbolTable(table);
     }
     if (!sawDynsym) {
@@ -374,6 +378,8 @@ export class SymbolReader extends HeaderReader {
     const shndxAt = is64 ? 6 : 14;
     const valueAt = is64 ? 8 : 4;
     const sizeAt = is64 ? 16 : 8;
+    // A relocatable file's symbol values are offsets into their section: add its layout address.
+    const layout = this.layout;
     const c = this.functions;
     c.reserve(Math.min(count, 4096));
     let n = c.count;
@@ -388,7 +394,8 @@ export class SymbolReader extends HeaderReader {
       const type = info & 0xf;
       const isFunction = type === STT_FUNC || type === STT_GNU_IFUNC;
       if (!isFunction && !(watchEntry && type === STT_NOTYPE)) continue;
-      if (view.getUint16(o + shndxAt, le) === SHN_UNDEF) continue;
+      const shndx = view.getUint16(o + shndxAt, le);
+      if (shndx === SHN_UNDEF) continue;
       let lo: number;
       let hi: number;
       let size: number;
@@ -405,6 +412,15 @@ export class SymbolReader extends HeaderReader {
         lo = view.getUint32(o + valueAt, le);
         hi = 0;
         size = view.getUint32(o + sizeAt, le);
+      }
+      // (Indices from 0xff00 up are reserved: SHN_ABS, SHN_COMMON, SHN_XINDEX, …)
+      if (layout !== null && shndx < 0xff00) {
+        const base = layout[shndx];
+        if (base !== undefined && base !== null) {
+          const value = (BigInt(hi) << 32n | BigInt(lo)) + base;
+          hi = Number(value >> 32n);
+          lo = Number(value & 0xffffffffn);
+        }
       }
       const rank = (RANK_OF_STB[info >> 4] ?? RANK_OTHER) * 4 + sourceRank;
       if (!isFunction) {
