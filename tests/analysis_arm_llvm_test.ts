@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { hasProgram, type Loose, ok, run, withTempRoot } from "./helpers/in_memory.ts";
 
-const READY = ["llc-14", "llvm-objdump-14"].every((program) => hasProgram(program));
+const READY = ["llc-14", "llvm-objdump-14", "llvm-nm-14"].every((program) => hasProgram(program));
 if (!READY) console.log("analysis_arm_llvm_test: needs llc-14 and llvm-objdump-14: skipped");
 
 /** Functions without data among their instructions (a jump table would be). */
@@ -103,6 +103,35 @@ async function peerInstructions(
   });
 }
 
+/** The symbol values `llvm-nm-14` lists for the functions of an object (the Thumb bit cleared). */
+async function symbolValues(path: string): Promise<Map<string, bigint>> {
+  const values = new Map<string, bigint>();
+  for (const line of (await run("llvm-nm-14", ["--defined-only", path])).split("\n")) {
+    const m = /^([0-9a-f]+) [Tt] (\S+)$/.exec(line.trim());
+    if (m) values.set(m[2]!, BigInt(`0x${m[1]}`) & ~1n);
+  }
+  return values;
+}
+
+/**
+ * llvm-objdump's listing of the object function `dossier` describes, moved to
+ * the addresses Casefile lays the object's sections out at (an object's own
+ * addresses are offsets in each section).
+ */
+async function peerOfObject(
+  path: string,
+  values: Map<string, bigint>,
+  dossier: Loose,
+): Promise<PeerInstruction[]> {
+  const value = values.get(dossier.procedure.name);
+  assert.ok(value !== undefined, `llvm-nm lists no ${dossier.procedure.name}`);
+  const shift = BigInt(dossier.procedure.address) - value;
+  const end = value + BigInt(dossier.procedure.end) - BigInt(dossier.procedure.address);
+  const moved = (hex: string): string => `0x${(BigInt(hex) + shift).toString(16)}`;
+  return (await peerInstructions(path, `0x${value.toString(16)}`, `0x${end.toString(16)}`))
+    .map((i) => ({ ...i, address: moved(i.address), next: moved(i.next) }));
+}
+
 /** A return that only happens when its condition holds (a Thumb IT block, or ARM mode). */
 const CONDITIONAL_RETURN = /^(bx|pop)(eq|ne|cs|hs|cc|lo|mi|pl|vs|vc|hi|ls|ge|lt|gt|le)(\.w)?$/;
 
@@ -129,6 +158,7 @@ for (
           `${dir}/module.ll`,
         ]);
         await ok(client, "open_binary", { path });
+        const values = await symbolValues(path);
         let conditionalReturns = 0;
         for (const name of ["leaf", "caller", "via_pointer", "squares"]) {
           const dossier: Loose = (await ok(client, "analyze_function", {
@@ -136,9 +166,9 @@ for (
             include_assembly: true,
             include_callers: false,
           })).result;
-          const { address, end } = dossier.procedure;
+          const { end } = dossier.procedure;
           const ours = dossier.assembly.items.map((i: Loose) => `${i.address} ${i.mnemonic}`);
-          const listed = await peerInstructions(path, address, end);
+          const listed = await peerOfObject(path, values, dossier);
           const peer = listed.map((i) => `${i.address} ${i.mnemonic}`);
           assert.ok(peer.length >= 2, `${target} ${name}: llvm-objdump listed ${peer.length}`);
           assert.deepEqual(ours, peer, `${target} ${name} (${expectedSet})`);
@@ -148,7 +178,7 @@ for (
             conditionalReturns++;
             const block = dossier.basic_blocks.items.find((b: Loose) => b.end === i.next);
             assert.ok(block, `${target} ${name}: no block ends after ${i.address}`);
-            assert.deepEqual(block.successors, i.next < end ? [i.next] : []);
+            assert.deepEqual(block.successors, BigInt(i.next) < BigInt(end) ? [i.next] : []);
           }
           const calls = name === "caller" || name === "via_pointer";
           assert.equal(dossier.procedure.classification, calls ? "non-leaf" : "leaf", name);
@@ -166,11 +196,8 @@ for (
           procedure: "switcher",
           include_callers: false,
         })).result;
-        const table = (await peerInstructions(
-          path,
-          switcher.procedure.address,
-          switcher.procedure.end,
-        )).find((i) => /^(tbb|tbh|br)$/.test(i.mnemonic) || /^pc,/.test(i.operands));
+        const table = (await peerOfObject(path, values, switcher))
+          .find((i) => /^(tbb|tbh|br)$/.test(i.mnemonic) || /^pc,/.test(i.operands));
         assert.ok(table, `${target}: llc compiled the switch without a table branch`);
         const block = switcher.basic_blocks.items.find((b: Loose) => b.end === table.next);
         assert.ok(block, `${target} switcher: no block ends after ${table.address}`);
