@@ -967,3 +967,17 @@ Deno.test("internet_exposure's graph_reachable leaves out identity pivots that f
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("attack_paths scores each path with the length it reports, as its description says", async () => {
+  await withDemoClient(async (client) => {
+    const out = await result(client, "attack_paths", { max_paths: 100 });
+    truthy(out.paths.length > 0);
+    truthy(out.paths.some((p: Loose) => p.length > 0));
+    for (const p of out.paths) {
+      const expected = p.target_weight + 0.5 * Math.min(10, p.findings_on_path) - 0.3 * p.length;
+      truthy(Math.abs(p.score - expected) < 0.006, JSON.stringify([p.summary, p.score, expected]));
+    }
+    const tool = (await client.listTools()).tools.find((t) => t.name === "attack_paths")!;
+    truthy(/− 0\.3 × length\b/.test(tool.description ?? ""), tool.description);
+  });
+});
