@@ -8,10 +8,13 @@ import assert from "node:assert/strict";
 import { fileImportInput, ImportError } from "../src/cloud/importers/import_input.ts";
 import { awsApiImporter, looksLikeAwsDump } from "../src/cloud/importers/aws_api_dump.ts";
 import { withTempDir } from "./helpers/temp_dir.ts";
+import { hasProgram, run } from "./helpers/programs.ts";
 
 const DEMO =
   new URL("../../shared/fixtures/cloud/cloudmapper/account-data/demo", import.meta.url).pathname;
 const ACCOUNT = "123456789012";
+const HAS_JQ = hasProgram("jq");
+if (!HAS_JQ) console.log("jq is not on PATH: the unresolved-references test is skipped");
 const sg = (id: string): string => `arn:aws:ec2:us-east-1:${ACCOUNT}:security-group/${id}`;
 
 Deno.test("awsApiImporter loads the demo account as one dataset", async () => {
@@ -252,3 +255,72 @@ Deno.test("awsApiImporter: without sts-get-caller-identity the account is the re
     );
   });
 });
+
+Deno.test(
+  "awsApiImporter lists every subnet, VPC and group an asset names that the dump lacks as unresolved",
+  { ignore: !HAS_JQ },
+  async () => {
+    await withTempDir(async (dir) => {
+      await Deno.mkdir(`${dir}/eu-west-1`);
+      const owner = "404040404040";
+      // One instance in a subnet, VPC and group the dump lacks; one in a VPC it holds.
+      const reservations = [{
+        OwnerId: owner,
+        Instances: [
+          {
+            InstanceId: "i-0001",
+            SubnetId: "subnet-gone",
+            VpcId: "vpc-gone",
+            SecurityGroups: [{ GroupId: "sg-gone" }, { GroupId: "sg-here" }],
+          },
+          { InstanceId: "i-0002", SubnetId: "subnet-here", VpcId: "vpc-here", SecurityGroups: [] },
+        ],
+      }];
+      const file = `${dir}/eu-west-1/ec2-describe-instances.json`;
+      await Deno.writeTextFile(file, JSON.stringify({ Reservations: reservations }));
+      await Deno.writeTextFile(
+        `${dir}/eu-west-1/ec2-describe-vpcs.json`,
+        JSON.stringify({ Vpcs: [{ VpcId: "vpc-here" }] }),
+      );
+      await Deno.writeTextFile(
+        `${dir}/eu-west-1/ec2-describe-subnets.json`,
+        JSON.stringify({ Subnets: [{ SubnetId: "subnet-here", VpcId: "vpc-here" }] }),
+      );
+      await Deno.writeTextFile(
+        `${dir}/eu-west-1/ec2-describe-security-groups.json`,
+        JSON.stringify({ SecurityGroups: [{ GroupId: "sg-here", VpcId: "vpc-here" }] }),
+      );
+      const r = (await awsApiImporter.load(fileImportInput(dir))).records;
+      // The peer: every id an instance names, less the ids the dump's listings hold.
+      const named = JSON.parse(
+        await run("jq", [
+          "-c",
+          "--slurpfile",
+          "v",
+          `${dir}/eu-west-1/ec2-describe-vpcs.json`,
+          "--slurpfile",
+          "s",
+          `${dir}/eu-west-1/ec2-describe-subnets.json`,
+          "--slurpfile",
+          "g",
+          `${dir}/eu-west-1/ec2-describe-security-groups.json`,
+          `([$v[0].Vpcs[].VpcId] + [$s[0].Subnets[].SubnetId] + [$g[0].SecurityGroups[].GroupId])
+           as $held | [.Reservations[] | .OwnerId as $o | .Instances[] | .InstanceId as $i |
+           ((.SubnetId // empty | ["subnet", .]), (.VpcId // empty | ["vpc", .]),
+            (.SecurityGroups[].GroupId | ["security_group", .]))
+           | select(.[1] as $id | $held | index($id) | not)
+           | ["arn:aws:ec2:eu-west-1:\\($o):instance/\\($i)"] + .] | sort`,
+          file,
+        ]),
+      );
+      assert.ok(named.length > 0);
+      assert.deepEqual(
+        r.unresolved_references.map((u) => {
+          const x = u as Record<string, string>;
+          return [x.from, x.attribute, x.value];
+        }).sort(),
+        named,
+      );
+    });
+  },
+);

@@ -15,11 +15,15 @@ import {
   privilegeEscalations,
 } from "../src/cloud/importers/iam_policy.ts";
 import { withTempDir } from "./helpers/temp_dir.ts";
+import { hasProgram, type Loose, ok, run, withTempRoot } from "./helpers/in_memory.ts";
+import { cloudWorkbench } from "../src/cloud/workbench.ts";
 
 const FILE =
   new URL("../../shared/fixtures/cloud/cloudsplaining/example-authz-details.json", import.meta.url)
     .pathname;
 const ACCT = "012345678901";
+const HAS_JQ = hasProgram("jq");
+if (!HAS_JQ) console.log("jq is not on PATH: the AWS-managed policy account test is skipped");
 
 Deno.test("iamAuthorizationImporter: principals, policies and their edges", async () => {
   const r = (await iamAuthorizationImporter.load(fileImportInput(FILE))).records;
@@ -129,3 +133,80 @@ Deno.test("grantsOnResource() matches resource patterns, objects under buckets a
   assert.equal(grantsOnResource(s, "arn:aws:sqs:us-east-1:1:secret").granted, false);
   assert.equal(grantsOnResource(s, "arn:aws:sns:us-east-1:1:t").granted, false);
 });
+
+Deno.test(
+  "AWS-managed policies belong to no account in list_accounts, dataset_summary, find_assets and cross_account_edges",
+  { ignore: !HAS_JQ },
+  async () => {
+    const doc = { Version: "2012-10-17", Statement: [{ Effect: "Allow", Action: "*" }] };
+    const details = {
+      UserDetailList: [],
+      RoleDetailList: [],
+      GroupDetailList: [{
+        GroupName: "ops",
+        Arn: `arn:aws:iam::${ACCT}:group/ops`,
+        GroupPolicyList: [],
+        AttachedManagedPolicies: [
+          {
+            PolicyName: "AdministratorAccess",
+            PolicyArn: "arn:aws:iam::aws:policy/AdministratorAccess",
+          },
+          { PolicyName: "ops-extra", PolicyArn: `arn:aws:iam::${ACCT}:policy/ops-extra` },
+        ],
+      }],
+      Policies: [
+        {
+          PolicyName: "ReadOnlyAccess",
+          Arn: "arn:aws:iam::aws:policy/ReadOnlyAccess",
+          DefaultVersionId: "v1",
+          PolicyVersionList: [{ VersionId: "v1", IsDefaultVersion: true, Document: doc }],
+        },
+        {
+          PolicyName: "ops-extra",
+          Arn: `arn:aws:iam::${ACCT}:policy/ops-extra`,
+          DefaultVersionId: "v1",
+          PolicyVersionList: [{ VersionId: "v1", IsDefaultVersion: true, Document: doc }],
+        },
+      ],
+    };
+    await withTempRoot("cloud-iam-accounts-", async ({ client, dir }) => {
+      const file = `${dir}/authz.json`;
+      await Deno.writeTextFile(file, JSON.stringify(details));
+      // The peer: the 12-digit account fields of the ARNs (AWS-managed ones read `aws`).
+      const accounts: string[] = JSON.parse(
+        await run("jq", [
+          "-c",
+          `[.. | strings | select(startswith("arn:aws:iam::")) | split(":")[4]
+            | select(test("^[0-9]{12}$"))] | unique`,
+          file,
+        ]),
+      );
+      const managed = Number(
+        await run("jq", [
+          `[.. | strings | select(startswith("arn:aws:iam::aws:policy/"))] | unique | length`,
+          file,
+        ]),
+      );
+      assert.ok(managed > 0);
+      await ok(client, "load_dataset", { path: file, name: "authz" });
+      const listed = (await ok(client, "list_accounts", { dataset: "authz" })).result.items;
+      assert.deepEqual(listed.map((a: Loose) => a.account_id), [...accounts, "unknown"]);
+      assert.equal(listed.at(-1).assets, managed);
+      const summary = (await ok(client, "dataset_summary", { dataset: "authz" })).result;
+      assert.equal(summary.accounts, accounts.length);
+      assert.equal(summary.cross_account_edges, 0);
+      // Every list_accounts row, `unknown` included, is what the account filters find.
+      for (const id of [...accounts, "unknown", "aws"]) {
+        const row = listed.find((a: Loose) => a.account_id === id);
+        const found = (await ok(client, "find_assets", { dataset: "authz", account_id: id }))
+          .result;
+        assert.equal(found.total, row?.assets ?? 0, id);
+        const counted = (await ok(client, "count_assets", { dataset: "authz", account_id: id }))
+          .result;
+        assert.equal(counted.total, row?.assets ?? 0, id);
+      }
+      const cross = (await ok(client, "cross_account_edges", { dataset: "authz" })).result;
+      assert.equal(cross.total, 0);
+    }, { workbenches: [cloudWorkbench] });
+  },
+);

@@ -21,10 +21,14 @@ import {
   TRIVY_REPORT,
 } from "./helpers/cloud_scanner_samples.ts";
 import { withTempDir } from "./helpers/temp_dir.ts";
+import { hasProgram, run } from "./helpers/programs.ts";
 
 const OCSF =
   new URL("../../shared/fixtures/cloud/prowler/ocsf/test_prowler_output.ocsf.json", import.meta.url)
     .pathname;
+
+const HAS_JQ = hasProgram("jq");
+if (!HAS_JQ) console.log("jq is not on PATH: the ASFF product-name test is skipped");
 
 async function withFiles(
   files: Record<string, string>,
@@ -272,3 +276,54 @@ Deno.test("checkovImporter: the summary Checkov prints when it checked nothing l
     }
   });
 });
+
+Deno.test(
+  "prowlerAsffImporter names each finding's tool from the product the ASFF finding names",
+  { ignore: !HAS_JQ },
+  async () => {
+    const failed = (extra: Record<string, unknown>, id: string): Record<string, unknown> => ({
+      SchemaVersion: "2018-10-08",
+      Id: id,
+      GeneratorId: id,
+      Title: id,
+      Severity: { Label: "HIGH" },
+      Compliance: { Status: "FAILED" },
+      Resources: [{ Type: "Other", Id: `arn:aws:s3:::${id}` }],
+      ...extra,
+    });
+    const report = [
+      // As Trivy writes it: the product only in ProductFields.
+      failed({
+        ProductArn: "arn:aws:securityhub:eu-west-1::product/aquasecurity/aquasecurity",
+        ProductFields: { "Product Name": "Trivy" },
+      }, "trivy-1"),
+      // As Prowler writes it.
+      failed({
+        ProductArn: "arn:aws:securityhub:eu-west-1::product/prowler/prowler",
+        ProductName: "Prowler",
+        ProductFields: { ProviderName: "Prowler" },
+      }, "prowler-1"),
+      // As Security Hub exports its own control findings.
+      failed({
+        ProductArn: "arn:aws:securityhub:eu-west-1::product/aws/securityhub",
+        ProductFields: { "aws/securityhub/ProductName": "Security Hub" },
+      }, "hub-1"),
+      // Only the product ARN.
+      failed({ ProductArn: "arn:aws:securityhub:eu-west-1::product/acme/scanner" }, "arn-1"),
+    ];
+    await withFiles({ "r.asff.json": JSON.stringify(report) }, async (dir) => {
+      const r = await prowlerAsffImporter.load(fileImportInput(`${dir}/r.asff.json`));
+      const peer = JSON.parse(
+        await run("jq", [
+          "-c",
+          `[.[] | [.Id, ((.ProductName // .ProductFields["aws/securityhub/ProductName"]
+            // .ProductFields.ProviderName // .ProductFields["Product Name"]
+            // (.ProductArn | capture("product/[^/]+/(?<p>[^/]+)$").p)) | ascii_downcase)]]`,
+          `${dir}/r.asff.json`,
+        ]),
+      );
+      assert.deepEqual(r.records.findings.map((f) => [f.id, f.source_tool]), peer);
+      assert.ok(r.records.findings.some((f) => f.source_tool === "trivy"));
+    });
+  },
+);

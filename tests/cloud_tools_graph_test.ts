@@ -923,3 +923,61 @@ Deno.test("graph tools report a dataset without an internet node as a bad argume
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("internet_exposure's graph_reachable leaves out identity pivots that find_paths follows, and says so", async () => {
+  // An instance behind a security group open to the internet, which assumes a role.
+  const inventory = {
+    assets: [
+      { id: "sg-web", asset_type: "SECURITY_GROUP", account_id: PROD },
+      { id: "i-web", asset_type: "EC2", account_id: PROD },
+      { id: "role-app", asset_type: "IAM_ROLE", account_id: PROD },
+    ],
+    edges: [
+      {
+        source_id: "0.0.0.0/0",
+        target_id: "sg-web",
+        edge_type: "SECURITY_GROUP_RULE",
+        cidr: "0.0.0.0/0",
+        direction: "ingress",
+        ports: [443],
+      },
+      { source_id: "i-web", target_id: "sg-web", edge_type: "ATTACHED_TO" },
+      { source_id: "i-web", target_id: "role-app", edge_type: "ASSUMES_ROLE" },
+    ],
+    unresolved_references: [],
+  };
+  const dir = Deno.realPathSync(await Deno.makeTempDir({ prefix: "cloud-reach-" }));
+  try {
+    await Deno.writeTextFile(`${dir}/inventory.json`, JSON.stringify(inventory));
+    await withClient({ roots: [dir], workbenches: [cloudWorkbenchWith()] }, async (client) => {
+      await result(client, "load_dataset", { path: `${dir}/inventory.json`, name: "pivot" });
+      const exposure = await result(client, "internet_exposure", { include_reachable: true });
+      const reachable = exposure.graph_reachable.items.map((a: Loose) => a.id);
+      const paths = await result(client, "find_paths", { source: "internet", target: "role-app" });
+      // find_paths reaches the role over the identity pivot; graph_reachable does not list it.
+      strictEqual(paths.paths[0].edge_types.at(-1), "ASSUMES_ROLE");
+      truthy(!reachable.includes("role-app"), JSON.stringify(reachable));
+      truthy(reachable.includes("i-web"), JSON.stringify(reachable));
+      // So the description must not call both "the flow graph" without telling them apart.
+      const tool = (await client.listTools()).tools.find((t) => t.name === "internet_exposure")!;
+      truthy(/identity pivots/.test(tool.description ?? ""), tool.description);
+      truthy(/not identity pivots/.test(JSON.stringify(tool.inputSchema)));
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("attack_paths scores each path with the length it reports, as its description says", async () => {
+  await withDemoClient(async (client) => {
+    const out = await result(client, "attack_paths", { max_paths: 100 });
+    truthy(out.paths.length > 0);
+    truthy(out.paths.some((p: Loose) => p.length > 0));
+    for (const p of out.paths) {
+      const expected = p.target_weight + 0.5 * Math.min(10, p.findings_on_path) - 0.3 * p.length;
+      truthy(Math.abs(p.score - expected) < 0.006, JSON.stringify([p.summary, p.score, expected]));
+    }
+    const tool = (await client.listTools()).tools.find((t) => t.name === "attack_paths")!;
+    truthy(/− 0\.3 × length\b/.test(tool.description ?? ""), tool.description);
+  });
+});

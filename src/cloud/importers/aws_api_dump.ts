@@ -204,20 +204,23 @@ async function loadRegion(
     obj(await reader.json(join(region.dir, f)));
   const byId = new Map<string, string>();
   const idOf = (cloudId: string): string | undefined => byId.get(cloudId);
+  // A reference the dump's records name that matches no resource of this dump.
+  const unresolved = (from: string, attribute: string, value: string): void => {
+    b.records.unresolved_references.push({ from, attribute, value });
+  };
   const attachGroups = (self: string, groups: string[]) => {
     for (const g of groups) {
       const sg = idOf(g);
       if (sg) b.addEdge({ source_id: self, target_id: sg, edge_type: "ATTACHED_TO" });
-      else {b.records.unresolved_references.push({
-          from: self,
-          attribute: "security_group",
-          value: g,
-        });}
+      else unresolved(self, "security_group", g);
     }
   };
-  const contain = (parentCloudId: string | null, self: string) => {
-    const parent = parentCloudId ? idOf(parentCloudId) : undefined;
+  // The subnet or VPC (`attribute`) holding an asset, listed as unresolved when not in the dump.
+  const contain = (parentCloudId: string | null, self: string, attribute: "subnet" | "vpc") => {
+    if (!parentCloudId) return;
+    const parent = idOf(parentCloudId);
     if (parent) b.addEdge({ source_id: parent, target_id: self, edge_type: "CONTAINS" });
+    else unresolved(self, attribute, parentCloudId);
   };
   // An asset of this region and account, its id being its ARN.
   const addRegional = (arn: string, init: RegionalAssetInit): Asset =>
@@ -245,13 +248,18 @@ async function loadRegion(
     return arn;
   };
   // An edge to the resource a cloud id names, when it names one this dump holds.
-  const toKnown = (source: string, cloudId: unknown, edge_type: EdgeType): void => {
-    const target = idOf(str(cloudId) ?? "");
+  const toKnown = (source: string, cloudId: unknown, edge_type: EdgeType): string | null => {
+    const id = str(cloudId);
+    const target = idOf(id ?? "");
     if (target) b.addEdge({ source_id: source, target_id: target, edge_type });
+    return target ? null : id;
   };
-  // An edge to the instance an attachment names, when it names one this dump holds.
-  const toInstance = (source: string, attachment: unknown, edge_type: EdgeType): void =>
-    toKnown(source, obj(attachment).InstanceId, edge_type);
+  // An edge to the instance an attachment names, when it names one this dump holds; else the
+  // instance id is listed as unresolved.
+  const toInstance = (source: string, attachment: unknown, edge_type: EdgeType): void => {
+    const missing = toKnown(source, obj(attachment).InstanceId, edge_type);
+    if (missing) unresolved(source, "instance", missing);
+  };
   // The security-group ids of a list of `{ [field]: id }` records.
   const groupIds = (list: unknown, field = "GroupId"): string[] =>
     arr(list).map((g) => str(obj(g)[field])).filter((g): g is string => !!g);
@@ -274,7 +282,12 @@ async function loadRegion(
       metadata: { resource_id: id, ...metadata },
     });
     if (init.findable !== false) byId.set(id, arn);
-    contain(init.parent ? str(record[init.parent]) : null, arn);
+    if (init.parent) {
+      contain(str(record[init.parent]), arn, init.parent === "VpcId" ? "vpc" : "subnet");
+      // A resource placed by its subnet also names its VPC: list that too when it is not here.
+      const vpc = init.parent === "VpcId" ? null : str(record.VpcId);
+      if (vpc && !idOf(vpc)) unresolved(arn, "vpc", vpc);
+    }
     return arn;
   };
   // The response files read at once for every resource of a listing, none when it is absent.
@@ -370,8 +383,10 @@ async function loadRegion(
       link: (arn, n) => {
         addNaclEntries(b, { naclId: arn, entries: arr(n.Entries).map(obj).map(naclEntry) });
         for (const a of arr(n.Associations)) {
-          const subnet = idOf(str(obj(a).SubnetId) ?? "");
+          const subnetId = str(obj(a).SubnetId);
+          const subnet = idOf(subnetId ?? "");
           if (subnet) b.addEdge({ source_id: subnet, target_id: arn, edge_type: "ATTACHED_TO" });
+          else if (subnetId) unresolved(arn, "subnet", subnetId);
         }
       },
     },
@@ -431,7 +446,7 @@ async function loadRegion(
         internet_facing: l.Scheme === "internet-facing",
       },
     });
-    for (const s of strings(l.Subnets)) contain(s, arn);
+    for (const s of strings(l.Subnets)) contain(s, arn, "subnet");
     attachGroups(arn, strings(l.SecurityGroups));
     for (const inst of arr(l.Instances)) toInstance(arn, inst, "LOAD_BALANCER_TARGET");
   }
@@ -448,7 +463,7 @@ async function loadRegion(
       },
     });
     if (!arn) continue;
-    for (const z of arr(l.AvailabilityZones)) contain(str(obj(z).SubnetId), arn);
+    for (const z of arr(l.AvailabilityZones)) contain(str(obj(z).SubnetId), arn, "subnet");
     attachGroups(arn, strings(l.SecurityGroups));
   }
   const health = await responses(
@@ -483,7 +498,9 @@ async function loadRegion(
       },
     });
     if (!arn) continue;
-    for (const s of arr(obj(d.DBSubnetGroup).Subnets)) contain(str(obj(s).SubnetIdentifier), arn);
+    for (const s of arr(obj(d.DBSubnetGroup).Subnets)) {
+      contain(str(obj(s).SubnetIdentifier), arn, "subnet");
+    }
     attachGroups(arn, groupIds(d.VpcSecurityGroups, "VpcSecurityGroupId"));
     const key = str(d.KmsKeyId);
     if (key) {
@@ -508,7 +525,7 @@ async function loadRegion(
         encrypted: c.Encrypted === true,
       },
     });
-    contain(str(c.VpcId), arn);
+    contain(str(c.VpcId), arn, "vpc");
     attachGroups(arn, groupIds(c.VpcSecurityGroups, "VpcSecurityGroupId"));
   }
   const policies = await responses("lambda-list-functions.json", "lambda-get-policy");
@@ -535,7 +552,7 @@ async function loadRegion(
     const role = str(f.Role);
     if (role) b.addEdge({ source_id: arn, target_id: role, edge_type: "ASSUMES_ROLE" });
     const vpc = obj(f.VpcConfig);
-    for (const s of strings(vpc.SubnetIds)) contain(s, arn);
+    for (const s of strings(vpc.SubnetIds)) contain(s, arn, "subnet");
     attachGroups(arn, strings(vpc.SecurityGroupIds));
   }
   const topicAttributes = await responses("sns-list-topics.json", "sns-get-topic-attributes");

@@ -40,8 +40,13 @@ export function looksLikeAuthorizationDetails(value: unknown): boolean {
     ("Policies" in value || "RoleDetailList" in value);
 }
 
+/**
+ * The customer account an IAM ARN names, or null: AWS-managed policies
+ * (`arn:aws:iam::aws:policy/...`) belong to no account, so they are not filed
+ * under a pseudo-account `aws` (they keep `metadata.aws_managed`).
+ */
 function accountOf(arn: string): string | null {
-  return /^arn:aws[a-z-]*:iam::(\d{12}|aws):/.exec(arn)?.[1] ?? null;
+  return /^arn:aws[a-z-]*:iam::(\d{12}):/.exec(arn)?.[1] ?? null;
 }
 
 /** Adds an IAM asset whose id is its ARN, in the account the ARN names. */

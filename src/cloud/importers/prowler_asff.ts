@@ -37,7 +37,25 @@ export function looksLikeAsff(value: unknown): boolean {
     (value.Findings.length === 0 || isAsffItem(value.Findings[0]));
 }
 
-/** The `prowler-asff` importer entry. */
+/**
+ * The tool that wrote an ASFF finding, lower-cased: its `ProductName`, else a
+ * product name in `ProductFields` (Security Hub's `aws/securityhub/ProductName`,
+ * Prowler's `ProviderName`, Trivy's `Product Name`), else the product part of
+ * its `ProductArn` (`product/<company>/<product>`), else `prowler`.
+ */
+export function asffSourceTool(finding: Record<string, unknown>): string {
+  const fields = obj(finding.ProductFields);
+  const fromArn = /:product\/[^/]+\/([^/]+)$/.exec(str(finding.ProductArn) ?? "")?.[1];
+  const name = [
+    finding.ProductName,
+    fields["aws/securityhub/ProductName"],
+    fields.ProviderName,
+    fields["Product Name"],
+    fromArn,
+  ].map((v) => str(v)?.trim()).find((v) => v !== undefined && v !== null && v !== "");
+  return name?.toLowerCase() ?? "prowler";
+}
+
 /**
  * The severity of an ASFF finding: its `Label` word when given, else its
  * `Normalized` score (0 to 100) by the ranges ASFF defines (0 informational,
@@ -60,6 +78,7 @@ export function asffSeverity(severity: Record<string, unknown>): Severity {
   return "INFO";
 }
 
+/** The `prowler-asff` importer entry. */
 export const prowlerAsffImporter: Importer = {
   kind: KIND,
   description:
@@ -117,7 +136,7 @@ export const prowlerAsffImporter: Importer = {
           str(obj(resource.Details).Other ? JSON.stringify(obj(resource.Details).Other) : null) ??
             str(f.Description) ?? "",
         remediation: str(obj(obj(f.Remediation).Recommendation).Text) ?? "",
-        source_tool: "prowler",
+        source_tool: asffSourceTool(f),
         source_finding_id: str(f.GeneratorId),
         compliance_frameworks: frameworksOf(
           tags.filter((t) => t !== ""),

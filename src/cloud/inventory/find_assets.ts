@@ -14,6 +14,7 @@ import { compareCodePoints } from "../model/order.ts";
 import type { Asset } from "../model/records.ts";
 import type { DatasetView } from "../model/view.ts";
 import { pushTo } from "../../core/multimap.ts";
+import { UNKNOWN_ACCOUNT } from "./accounts.ts";
 
 /** The orders `find_assets` sorts by. */
 export const ASSET_SORTS = ["name", "type", "region", "account", "risk", "findings"] as const;
@@ -47,7 +48,7 @@ export interface AssetFilter {
   assetTypes?: readonly AssetType[];
   /** Exact region, case-insensitive. */
   region?: string;
-  /** Exact account id. */
+  /** Exact account id; {@link UNKNOWN_ACCOUNT} matches the assets without one. */
   accountId?: string;
   /** `key` (the tag is present) or `key=value` (with that value). */
   tag?: string;
@@ -78,6 +79,11 @@ interface SearchOrder {
  * substring test on 100,000 assets); the account index lets a search by
  * account visit only that account's assets, still in name order.
  */
+/** The account an asset is listed under by `list_accounts`: its id, or `unknown` without one. */
+function accountKey(asset: Asset): string {
+  return asset.account_id ?? UNKNOWN_ACCOUNT;
+}
+
 function searchOrder(view: DatasetView): SearchOrder {
   return view.derived("inventory_search_order", () => {
     const assets = [...view.records.assets].sort((a, b) =>
@@ -85,8 +91,8 @@ function searchOrder(view: DatasetView): SearchOrder {
     );
     const positions = new Map<string, number[]>();
     for (let i = 0; i < assets.length; i++) {
-      const account = assets[i]!.account_id;
-      if (!account) continue;
+      const account = accountKey(assets[i]!);
+      if (account === "") continue;
       pushTo(positions, account, i);
     }
     const byAccount = new Map<string, Uint32Array>();
@@ -124,7 +130,7 @@ export function assetPredicate(
     if (filter.provider !== undefined && asset.provider !== filter.provider) return false;
     if (types !== null && !types.has(asset.asset_type)) return false;
     if (region !== null && asset.region.toLowerCase() !== region) return false;
-    if (filter.accountId && asset.account_id !== filter.accountId) return false;
+    if (filter.accountId && accountKey(asset) !== filter.accountId) return false;
     if (
       filter.internetExposed !== undefined && asset.is_internet_exposed !== filter.internetExposed
     ) {

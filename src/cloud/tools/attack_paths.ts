@@ -22,7 +22,7 @@ export function attackPathsTool(ctx: CloudContext): ToolDefinition {
     toolset: "graph",
     sensitivity: "confidential",
     description:
-      "Rank the shortest routes an attacker on the internet could take over the flow graph to crown-jewel assets (databases, buckets, secrets, keys…), or to one target. Each path is scored target weight + 0.5 × min(10, open findings on the path) − 0.3 × (hops − 1); an explicit target weighs 10. Best score first; total_found counts every route before the max_paths cut, targets_considered the assets tried.",
+      "Rank the shortest routes an attacker on the internet could take over the flow graph to crown-jewel assets (databases, buckets, secrets, keys…), or to one target. Each path is scored target weight + 0.5 × min(10, open findings on the path) − 0.3 × length (the hops after the path's first node, the entry point; the step in from the internet is not counted); an explicit target weighs 10. Best score first; total_found counts every route before the max_paths cut, targets_considered the assets tried.",
     input: z.strictObject({
       target: nodeFilterArgument(
         "One asset reference or placeholder id to reach (empty: every crown-jewel asset).",

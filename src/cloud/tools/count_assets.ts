@@ -32,7 +32,9 @@ export function countAssetsTool(ctx: CloudContext): ToolDefinition {
       provider: z.string().max(16).default("").describe("AWS, AZURE or GCP; empty for all."),
       asset_types: typeNamesArgument(156, "Asset types to count (any case); empty for all."),
       region: z.string().max(64).default("").describe("Exact region (any case); empty for all."),
-      account_id: z.string().max(128).default("").describe("Exact account id; empty for all."),
+      account_id: z.string().max(128).default("").describe(
+        "Exact account id (unknown: the assets without one); empty for all.",
+      ),
       internet_exposed: z.boolean().optional().describe(
         "Only exposed (true) or unexposed (false) assets.",
       ),

@@ -51,7 +51,7 @@ export function findAssetsTool(ctx: CloudContext): ToolDefinition {
       ),
       region: z.string().max(64).default("").describe("Exact region (any case); empty for all."),
       account_id: z.string().max(128).default("").describe(
-        "Exact account, subscription or project id; empty for all.",
+        "Exact account, subscription or project id (unknown: the assets without one, as list_accounts counts them); empty for all.",
       ),
       tag: z.string().max(256).default("").describe(
         "`key` (tag present) or `key=value`; empty for all.",

@@ -44,14 +44,14 @@ export function internetExposureTool(ctx: CloudContext): ToolDefinition {
     toolset: "graph",
     sensitivity: "confidential",
     description:
-      "List the assets flagged as internet-exposed with their evidence: up to ten internet-sourced rules (directly or through attached security groups / NSGs), the sensitive ports they open, and whether a WAF protects them. Most sensitive ports first, then unprotected before protected, then most open findings. include_reachable adds graph_reachable: the assets the flow graph reaches from the internet (at most limit of them). Paginated with next_cursor.",
+      "List the assets flagged as internet-exposed with their evidence: up to ten internet-sourced rules (directly or through attached security groups / NSGs), the sensitive ports they open, and whether a WAF protects them. Most sensitive ports first, then unprotected before protected, then most open findings. include_reachable adds graph_reachable: the assets the network hops of the flow graph reach from the internet (at most limit of them); identity pivots (ASSUMES_ROLE, IAM_TRUST, GRANTS_ACCESS), which find_paths and attack_paths also follow, are not followed here. Paginated with next_cursor.",
     input: z.strictObject({
       asset_types: typeNamesArgument(
         50,
         "Only these asset types, e.g. EC2 or S3_BUCKET (empty: all).",
       ),
       include_reachable: z.boolean().default(false).describe(
-        "Also list the assets reachable from the internet over the flow graph.",
+        "Also list the assets reachable from the internet over the flow graph's network hops (not identity pivots).",
       ),
       ...datasetPageArguments,
     }),
