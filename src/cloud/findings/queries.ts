@@ -12,8 +12,9 @@ import { InvalidArgumentError, UnknownFindingError } from "../model/errors.ts";
 import { compareCodePoints } from "../model/order.ts";
 import { parseEnum } from "../model/parse_enum.ts";
 import type { Finding } from "../model/records.ts";
-import { displayId, riskScore } from "../model/records.ts";
+import { riskScore } from "../model/records.ts";
 import { resolveAsset } from "../model/references.ts";
+import { UNKNOWN_ACCOUNT } from "../inventory/accounts.ts";
 import type { DatasetView } from "../model/view.ts";
 
 /** Filters of {@linkcode filterFindings}. */
@@ -175,8 +176,10 @@ export interface FindingsSummaryOptions {
 }
 
 /**
- * Counts findings per group (`(none)` for findings without a framework or
- * account, `unmapped` for findings on no asset).
+ * Counts findings per group (`(none)` for findings without a framework,
+ * `unknown` for assets without an account as `list_accounts` labels them,
+ * `unmapped` for findings on no asset); assets are keyed by their id, as
+ * finding briefs name them.
  */
 export function findingsSummary(
   view: DatasetView,
@@ -222,10 +225,10 @@ export function findingsSummary(
         bump(asset ? asset.asset_type : "unmapped", f);
         break;
       case "account":
-        bump(asset ? asset.account_id ?? "(none)" : "unmapped", f);
+        bump(asset ? asset.account_id ?? UNKNOWN_ACCOUNT : "unmapped", f);
         break;
       case "asset":
-        bump(asset ? displayId(asset) : "unmapped", f);
+        bump(asset ? asset.id : "unmapped", f);
         break;
     }
   }

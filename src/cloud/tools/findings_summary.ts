@@ -22,7 +22,7 @@ export function findingsSummaryTool(ctx: CloudContext): ToolDefinition {
     toolset: "findings",
     sensitivity: "internal",
     description:
-      "Count findings (open ones unless include_suppressed) grouped by severity, source_tool, framework, asset_type, account or asset; each group has a total and a count per severity. Findings with no framework or account fall in `(none)`, findings that map to no asset in `unmapped`; a finding with several frameworks counts in each. Groups come largest first (severity groups worst first), at most top of them; group_count says how many there were.",
+      "Count findings (open ones unless include_suppressed) grouped by severity, source_tool, framework, asset_type, account or asset; each group has a total and a count per severity. Findings with no framework fall in `(none)`, findings on an asset with no account in `unknown` (as list_accounts and the account_id filter name it), findings that map to no asset in `unmapped`; asset groups are keyed by asset id, as list_findings' asset_id and find_assets' id; a finding with several frameworks counts in each. Groups come largest first (severity groups worst first), at most top of them; group_count says how many there were.",
     input: z.strictObject({
       group_by: z.string().max(16).default("severity").describe(
         "severity (default), source_tool, framework, asset_type, account or asset.",
