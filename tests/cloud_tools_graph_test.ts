@@ -981,3 +981,79 @@ Deno.test("attack_paths scores each path with the length it reports, as its desc
     truthy(/− 0\.3 × length\b/.test(tool.description ?? ""), tool.description);
   });
 });
+
+Deno.test("get_edges marks a grant to any principal that a policy condition limits as conditional", async () => {
+  const account = "123456789012";
+  const topic = (name: string): string => `arn:aws:sns:us-east-1:${account}:${name}`;
+  const statement = (name: string, condition?: unknown): Record<string, unknown> => ({
+    Effect: "Allow",
+    Principal: { AWS: "*" },
+    Action: ["SNS:Publish", "SNS:Subscribe"],
+    Resource: topic(name),
+    ...(condition === undefined ? {} : { Condition: condition }),
+  });
+  const policies: Record<string, Record<string, unknown>> = {
+    open_topic: statement("open_topic"),
+    owner_topic: statement("owner_topic", {
+      StringEquals: { "AWS:SourceOwner": account },
+    }),
+  };
+  const dir = Deno.realPathSync(await Deno.makeTempDir({ prefix: "cloud-conditional-" }));
+  const put = async (name: string, value: unknown): Promise<void> => {
+    const path = `${dir}/dump/us-east-1/${name}`;
+    await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
+    await Deno.writeTextFile(path, JSON.stringify(value));
+  };
+  try {
+    await put("sts-get-caller-identity.json", { Account: account });
+    // An open security group, so the dataset has an internet node for find_paths.
+    await put("ec2-describe-security-groups.json", {
+      SecurityGroups: [{
+        GroupId: "sg-web",
+        GroupName: "web",
+        IpPermissions: [{
+          IpProtocol: "tcp",
+          FromPort: 443,
+          ToPort: 443,
+          IpRanges: [{ CidrIp: "0.0.0.0/0" }],
+        }],
+      }],
+    });
+    await put("sns-list-topics.json", {
+      Topics: Object.keys(policies).map((name) => ({ TopicArn: topic(name) })),
+    });
+    for (const [name, s] of Object.entries(policies)) {
+      await put(`sns-get-topic-attributes/${encodeURIComponent(topic(name))}`, {
+        Attributes: {
+          TopicArn: topic(name),
+          Policy: JSON.stringify({ Version: "2012-10-17", Statement: [s] }),
+        },
+      });
+    }
+    await withClient({ roots: [dir], workbenches: [cloudWorkbenchWith()] }, async (client) => {
+      await result(client, "load_dataset", { path: `${dir}/dump`, name: "topics" });
+      const exposed = await result(client, "internet_exposure", { include_reachable: true });
+      for (const [name, s] of Object.entries(policies)) {
+        const edges =
+          (await result(client, "get_edges", { source: "internet", target: topic(name) }))
+            .items;
+        strictEqual(edges.length, 1, name);
+        // Conditional exactly when the statement granting `*` carries a Condition.
+        strictEqual(edges[0].conditional === true, s.Condition !== undefined, name);
+        strictEqual(edges[0].source, "*");
+        // internet_exposure and find_paths do not count the conditional grant as exposure.
+        if (s.Condition !== undefined) {
+          truthy(!exposed.items.some((a: Loose) => a.id === topic(name)), name);
+          truthy(!exposed.graph_reachable.items.some((a: Loose) => a.id === topic(name)), name);
+          const paths = await result(client, "find_paths", {
+            source: "internet",
+            target: topic(name),
+          });
+          strictEqual(paths.total_found, 0, name);
+        }
+      }
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

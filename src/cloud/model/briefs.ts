@@ -188,6 +188,8 @@ export interface EdgeBrief {
   direction?: "ingress" | "egress";
   /** Present (true) when both ends are assets in different accounts. */
   cross_account?: true;
+  /** Present (true) when a policy condition limits the grant or trust the edge stands for. */
+  conditional?: true;
 }
 
 /** True when both ends are assets with known, different accounts. */
@@ -218,6 +220,7 @@ export function edgeBrief(view: DatasetView, edge: Edge): EdgeBrief {
     brief.direction = edge.direction;
   }
   if (isCrossAccount(view, edge)) brief.cross_account = true;
+  if (edge.properties["conditional"] === true) brief.conditional = true;
   return brief;
 }
 

@@ -144,6 +144,9 @@ export const edgeBriefSchema = z.object({
   ports: z.array(z.number().int()).optional(),
   direction: z.string().optional(),
   cross_account: z.boolean().optional(),
+  conditional: z.boolean().optional().describe(
+    "Present (true) when a policy condition (such as aws:SourceOwner) limits the grant or trust, so it is not open to every principal.",
+  ),
 });
 
 /** One section of a diff. */

@@ -34,7 +34,7 @@ export function getEdgesTool(ctx: CloudContext): ToolDefinition {
     toolset: "graph",
     sensitivity: "confidential",
     description:
-      "Search the raw edges of a dataset, AND-combining the filters: source and/or target (an asset reference or placeholder id; source internet means edges coming from the internet), edge types, declared relationship, edges between two accounts, internet-sourced ingress only, and edges opening a port. Results are in dataset order and paginated with next_cursor. For everything around one asset use neighbors.",
+      "Search the raw edges of a dataset, AND-combining the filters: source and/or target (an asset reference or placeholder id; source internet means edges coming from the internet or granted to any principal `*`, where conditional: true marks a grant a policy condition limits), edge types, declared relationship, edges between two accounts, internet-sourced ingress only, and edges opening a port. Results are in dataset order and paginated with next_cursor. For everything around one asset use neighbors.",
     input: z.strictObject({
       source: nodeFilterArgument(
         "Only edges from this node: an asset reference, a placeholder id, or the internet (empty: any).",
