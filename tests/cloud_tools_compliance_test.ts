@@ -6,7 +6,8 @@
  */
 
 import assert from "node:assert/strict";
-import { fails, type Loose } from "./helpers/in_memory.ts";
+import { fails, type Loose, withClient } from "./helpers/in_memory.ts";
+import { cloudWorkbenchWith } from "../src/cloud/workbench.ts";
 import {
   datasetVersion,
   readText,
@@ -310,4 +311,46 @@ Deno.test("compliance_gaps lists failing assets worst first and pages them", asy
     assert.match(stale.message, /stale cursor/i);
     assert.equal((await result(client, "compliance_gaps")).total, 5);
   });
+});
+
+Deno.test("compliance_summary counts as affected assets only assets of the dataset", async () => {
+  const finding = (id: string, resource: string) => ({
+    id,
+    resource_id: resource,
+    severity: "HIGH",
+    source_tool: "t",
+    compliance_frameworks: ["CIS-AWS"],
+  });
+  const dataset = {
+    assets: [{
+      id: "bucket-a",
+      name: "a",
+      asset_type: "S3_BUCKET",
+      provider: "AWS",
+      region: "us-east-1",
+      account_id: "123456789012",
+    }],
+    edges: [],
+    // Two findings on the bucket, one on a resource the dataset has no asset for.
+    findings: [
+      finding("f1", "bucket-a"),
+      finding("f2", "bucket-a"),
+      finding("f3", "arn:aws:s3:::not-inventoried"),
+    ],
+  };
+  const dir = Deno.realPathSync(await Deno.makeTempDir({ prefix: "compliance-assets-" }));
+  try {
+    await Deno.writeTextFile(`${dir}/d.json`, JSON.stringify(dataset));
+    await withClient({ roots: [dir], workbenches: [cloudWorkbenchWith()] }, async (client) => {
+      await result(client, "load_dataset", { path: `${dir}/d.json`, name: "d" });
+      const listed = (await result(client, "list_findings", { framework: "CIS-AWS" })).items;
+      const assets = new Set(listed.map((f: Loose) => f.asset_id).filter((id: unknown) => id));
+      const row = (await result(client, "compliance_summary", { framework: "CIS-AWS" }))
+        .frameworks[0];
+      assert.equal(row.open_findings, listed.length);
+      assert.equal(row.affected_assets, assets.size);
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

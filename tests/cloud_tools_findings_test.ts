@@ -419,7 +419,7 @@ Deno.test("findings_summary keys assets and accounts as list_findings, find_asse
       {
         id: "aws_s3_bucket.logs",
         name: "logs",
-        asset_type: "S3",
+        asset_type: "S3_BUCKET",
         provider: "AWS",
         region: "us-east-1",
         account_id: "123456789012",

@@ -41,7 +41,7 @@ export interface FrameworkRollup {
   open_findings: number;
   /** Open findings per severity, CRITICAL first, zeros omitted. */
   severity_breakdown: Partial<Record<Severity, number>>;
-  /** Distinct assets with open findings. */
+  /** Distinct assets of the dataset with open findings (findings on no asset left out). */
   affected_assets: number;
   /** Resource URI. */
   uri: string;
@@ -151,10 +151,11 @@ export function frameworkRollup(view: DatasetView, framework: string): Framework
   }
   const evaluated = controls.size;
   const open = frameworkFindings(view, framework);
-  const assets = new Set(open.map((f) => {
+  const assets = new Set<string>();
+  for (const f of open) {
     const asset = view.findingAsset(f);
-    return asset ? displayId(asset) : f.resource_arn ?? f.resource_id;
-  }));
+    if (asset) assets.add(asset.id);
+  }
   return {
     framework,
     controls_evaluated: evaluated,

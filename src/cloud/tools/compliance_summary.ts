@@ -43,7 +43,9 @@ export function complianceSummaryTool(ctx: CloudContext): ToolDefinition {
         pass_rate: z.number().nullable(),
         open_findings: z.number().int(),
         severity_breakdown: countsSchema,
-        affected_assets: z.number().int(),
+        affected_assets: z.number().int().describe(
+          "Distinct assets of the dataset with open findings; findings that map to no asset are counted in open_findings only.",
+        ),
         uri: z.string(),
       })),
       hint: z.string().optional(),
