@@ -163,6 +163,7 @@ Deno.test("blastRadius() gives the dependency and the network view of one asset"
   ]);
   deepStrictEqual(kms.network, {
     reachable_assets: 0,
+    reachable_nodes: 0,
     max_depth: 0,
     risk_score: 0,
     sensitive_reachable: [],

@@ -473,6 +473,7 @@ Deno.test("blast_radius of kms-main: twelve dependents over three accounts; app-
     deepStrictEqual(dep.items.at(-1).id, "alb-web");
     deepStrictEqual(kms.network, {
       reachable_assets: 0,
+      reachable_nodes: 0,
       max_depth: 0,
       risk_score: 0,
       sensitive_reachable: [],
@@ -1052,6 +1053,75 @@ Deno.test("get_edges marks a grant to any principal that a policy condition limi
           strictEqual(paths.total_found, 0, name);
         }
       }
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("blast_radius gives the node count its network risk score counts, placeholders included", async () => {
+  const node = (id: string, type: string) => ({
+    id,
+    name: id,
+    asset_type: type,
+    provider: "AWS",
+    region: "us-east-1",
+    account_id: PROD,
+  });
+  const assets = [
+    node("trail", "CLOUDTRAIL"),
+    node("fn", "LAMBDA_FUNCTION"),
+    node("db", "RDS_INSTANCE"),
+  ];
+  // The trail logs to a bucket outside the dataset; the function reaches the database and it.
+  const links: [string, string, string][] = [
+    ["trail", "LOGS_TO", "arn:aws:s3:::audit-logs"],
+    ["fn", "REFERENCES", "db"],
+    ["fn", "LOGS_TO", "arn:aws:s3:::audit-logs"],
+  ];
+  const dir = Deno.realPathSync(await Deno.makeTempDir({ prefix: "cloud-blast-" }));
+  try {
+    await Deno.writeTextFile(
+      `${dir}/blast.json`,
+      JSON.stringify({
+        assets,
+        edges: links.map(([s, t, d], i) => ({
+          id: `e${i}`,
+          source_id: s,
+          target_id: d,
+          edge_type: t,
+        })),
+        findings: [],
+      }),
+    );
+    const types = new Map(assets.map((a) => [a.id, a.asset_type]));
+    // Every node reachable from a start along the edges' direction, start excluded.
+    const reach = (start: string): string[] => {
+      const seen = new Set([start]);
+      const queue = [start];
+      while (queue.length > 0) {
+        const at = queue.shift()!;
+        for (const [s, , t] of links) {
+          if (s !== at || seen.has(t)) continue;
+          seen.add(t);
+          queue.push(t);
+        }
+      }
+      seen.delete(start);
+      return [...seen];
+    };
+    await withClient({ roots: [dir], workbenches: [cloudWorkbenchWith()] }, async (client) => {
+      await result(client, "load_dataset", { path: `${dir}/blast.json`, name: "blast" });
+      for (const a of assets) {
+        const nodes = reach(a.id);
+        const stores = nodes.filter((n) => types.get(n) === "RDS_INSTANCE").length;
+        const network = (await result(client, "blast_radius", { ref: a.id })).network;
+        strictEqual(network.reachable_assets, nodes.filter((n) => types.has(n)).length, a.id);
+        strictEqual(network.reachable_nodes, nodes.length, a.id);
+        strictEqual(network.risk_score, Math.min(10, nodes.length * 0.5 + stores * 2), a.id);
+      }
+      const tool = (await client.listTools()).tools.find((t) => t.name === "blast_radius")!;
+      truthy(/reachable_nodes, placeholders included/.test(tool.description ?? ""));
     });
   } finally {
     await Deno.remove(dir, { recursive: true });

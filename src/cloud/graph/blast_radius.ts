@@ -80,7 +80,10 @@ export interface BlastRadiusResult {
     bounds_hit?: string[];
   };
   network: {
+    /** Assets reached. */
     reachable_assets: number;
+    /** Nodes reached, placeholders included: what the risk score counts. */
+    reachable_nodes: number;
     max_depth: number;
     risk_score: number;
     sensitive_reachable: (AssetBrief | PlaceholderBrief)[];
@@ -147,6 +150,7 @@ export function blastRadius(
     dependency,
     network: {
       reachable_assets: reachAssets.length,
+      reachable_nodes: reach.nodes.length,
       max_depth: reach.depth,
       risk_score: networkRiskScore(view, reach.nodes),
       sensitive_reachable: sensitive.slice(0, limit).map((n) => nodeBrief(view, n)),

@@ -40,7 +40,7 @@ export function blastRadiusTool(ctx: CloudContext): ToolDefinition {
     toolset: "graph",
     sensitivity: "confidential",
     description:
-      "Measure an asset's blast radius: what its failure takes down and what its compromise can reach. dependency (availability): every asset that depends on it, directly or transitively up to max_depth hops, with counts by depth, accounts affected and exposed dependents (at most limit items listed). network (reach): how many assets it can reach over relationship edges, how deep, the sensitive ones, and a risk score (0.5 per reachable node + 2.0 per sensitive data store, capped at 10).",
+      "Measure an asset's blast radius: what its failure takes down and what its compromise can reach. dependency (availability): every asset that depends on it, directly or transitively up to max_depth hops, with counts by depth, accounts affected and exposed dependents (at most limit items listed). network (reach): how many assets and how many nodes (assets plus placeholders such as a bucket outside the dataset or 0.0.0.0/0) it can reach over relationship edges, how deep, the sensitive ones (crown-jewel types), and a risk score: 0.5 per reachable node (reachable_nodes, placeholders included) + 2.0 per reachable sensitive data store (RDS, Aurora, Azure SQL, Cloud SQL, DynamoDB), capped at 10.",
     input: z.strictObject({
       ref: assetRefArgument,
       max_depth: mostArgument("dependency hops", 15, 10),
@@ -58,7 +58,10 @@ export function blastRadiusTool(ctx: CloudContext): ToolDefinition {
         ...truncationFields(),
       }),
       network: z.object({
-        reachable_assets: z.number().int(),
+        reachable_assets: z.number().int().describe("Assets reached (placeholders not counted)."),
+        reachable_nodes: z.number().int().describe(
+          "Nodes reached: the assets plus placeholders, the count risk_score gives 0.5 each.",
+        ),
         max_depth: z.number().int(),
         risk_score: z.number(),
         sensitive_reachable: z.array(nodeBriefSchema),
