@@ -70,6 +70,23 @@ export interface ImageFunction {
   thumb?: true;
 }
 
+/**
+ * What the bytes from a {@linkcode ImageCodeMark} up to the next mark hold:
+ * instructions of the image's own set (`code`), 32-bit ARM or Thumb
+ * instructions (`arm`, `thumb`), or data among the code (`data`: a literal
+ * pool, a switch's jump table).
+ */
+export type CodeMarkKind = "code" | "arm" | "thumb" | "data";
+
+/**
+ * Where the bytes of code sections change between instructions and data, or
+ * between instruction sets: ELF mapping symbols (`$a`, `$t`, `$x`, `$d`).
+ */
+export interface ImageCodeMark {
+  address: bigint;
+  kind: CodeMarkKind;
+}
+
 /** An imported function or data symbol. */
 export interface ImageImport {
   /** The library it comes from, when the format says (DT_NEEDED is not per symbol in ELF). */
@@ -132,6 +149,12 @@ export interface BinaryImage {
   /** Stubs and slots that reach the image's own functions (absent when the format has none). */
   localBindings?: ImageLocalBinding[];
   exports: ImageExport[];
+  /**
+   * Marks in the executable sections, sorted by address, one per address:
+   * each says what the bytes up to the next mark are. Absent when the file
+   * has none (then every byte of a procedure is read as code of its set).
+   */
+  codeMarks?: ImageCodeMark[];
   /** Libraries the image links against. */
   libraries: string[];
   /** Build or UUID identity when the format records one (hex). */
