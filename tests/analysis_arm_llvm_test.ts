@@ -8,7 +8,14 @@
  */
 
 import assert from "node:assert/strict";
-import { hasProgram, type Loose, ok, run, withTempRoot } from "./helpers/in_memory.ts";
+import {
+  type Connected,
+  hasProgram,
+  type Loose,
+  ok,
+  run,
+  withTempRoot,
+} from "./helpers/in_memory.ts";
 
 const READY = ["llc-14", "llvm-objdump-14", "llvm-nm-14"].every((program) => hasProgram(program));
 if (!READY) console.log("analysis_arm_llvm_test: needs llc-14 and llvm-objdump-14: skipped");
@@ -202,9 +209,76 @@ for (
         const block = switcher.basic_blocks.items.find((b: Loose) => b.end === table.next);
         assert.ok(block, `${target} switcher: no block ends after ${table.address}`);
         assert.deepEqual(block.successors, []);
+        // The table itself is data ($d): listed as neither instructions nor calls.
+        await assertSwitcherListing(client, {
+          label: `${target} object`,
+          peer: (dossier) => peerOfObject(path, values, dossier),
+          inlineTable: expectedSet !== "arm64",
+        });
+        if (!CAN_LINK) return;
+        // The same in a linked library, whose addresses are the file's own.
+        const library = `${dir}/${target}.so`;
+        await run("llc-14", [
+          "-O2",
+          `-mtriple=${target}`,
+          "-filetype=obj",
+          "-relocation-model=pic",
+          "-o",
+          `${dir}/${target}.pic.o`,
+          `${dir}/module.ll`,
+        ]);
+        await run(LINKER, ["-shared", "-o", library, `${dir}/${target}.pic.o`]);
+        await ok(client, "open_binary", { path: library });
+        await assertSwitcherListing(client, {
+          label: `${target} library`,
+          peer: (dossier) =>
+            peerInstructions(library, dossier.procedure.address, dossier.procedure.end),
+          inlineTable: expectedSet !== "arm64",
+        });
       });
     },
   });
+}
+
+/** Mapping symbols (`$a`, `$t`, `$x`, `$d`) name nothing: no procedure or name starts with `$`. */
+async function assertNoMappingNames(client: Connected["client"], label: string): Promise<void> {
+  const listing = await ok(client, "list_procedures", { limit: 500 });
+  const names = listing.result.items.flatMap((i: Loose) => [i.name ?? "", ...(i.names ?? [])]);
+  assert.ok(listing.result.items.length > 0, label);
+  assert.deepEqual(names.filter((n: string) => n.startsWith("$")), [], label);
+}
+
+/**
+ * `switcher`'s listing equals llvm-objdump's, which leaves its jump table
+ * out (32-bit ARM and Thumb keep it among the instructions, marked `$d`); its
+ * only callees are the two functions it calls.
+ */
+async function assertSwitcherListing(
+  client: Connected["client"],
+  options: {
+    label: string;
+    peer: (dossier: Loose) => Promise<PeerInstruction[]>;
+    inlineTable: boolean;
+  },
+): Promise<void> {
+  const { label } = options;
+  await assertNoMappingNames(client, label);
+  const dossier: Loose = (await ok(client, "analyze_function", {
+    procedure: "switcher",
+    include_assembly: true,
+    include_callers: false,
+  })).result;
+  const listed = await options.peer(dossier);
+  const gaps = listed.filter((i, k) => k + 1 < listed.length && listed[k + 1]!.address !== i.next);
+  // The table lies inside the function only for 32-bit code (AArch64 puts it in .rodata).
+  assert.equal(gaps.length > 0, options.inlineTable, `${label}: ${JSON.stringify(listed)}`);
+  assert.deepEqual(
+    dossier.assembly.items.map((i: Loose) => `${i.address} ${i.mnemonic}`),
+    listed.map((i) => `${i.address} ${i.mnemonic}`),
+    label,
+  );
+  assert.equal(dossier.instruction_scan.stopped_on_invalid, false, label);
+  assert.equal(dossier.procedure.classification, "non-leaf", label);
 }
 
 /**
