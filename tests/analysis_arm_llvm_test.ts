@@ -16,6 +16,8 @@ import {
   run,
   withTempRoot,
 } from "./helpers/in_memory.ts";
+import { scanProcedure } from "../src/apps/analysis/code.ts";
+import { elfImage } from "../src/apps/formats/elf/image.ts";
 
 const READY = ["llc-14", "llvm-objdump-14", "llvm-nm-14"].every((program) => hasProgram(program));
 if (!READY) console.log("analysis_arm_llvm_test: needs llc-14 and llvm-objdump-14: skipped");
@@ -369,3 +371,107 @@ Deno.test({
     });
   },
 });
+
+/**
+ * Hand-written functions whose data words would decode as calls (`bl` to
+ * themselves), and, for 32-bit ARM, an ARM function that goes on in Thumb:
+ * the assembler marks the word `$d` and the Thumb code `$t`.
+ */
+const MAPPED_SOURCES = [
+  {
+    triple: "armv7-linux-gnueabihf",
+    name: "mixed",
+    source: `  .syntax unified
+  .text
+  .globl mixed
+  .type mixed,%function
+  .arm
+mixed:
+  add r0, r0, #1
+  ldr r1, .Lpool
+  b .Lthumb_part
+.Lpool:
+  .word 0xebfffffe
+  .thumb
+.Lthumb_part:
+  adds r0, r0, r1
+  bx lr
+  .size mixed, .-mixed
+`,
+  },
+  {
+    triple: "aarch64-linux-gnu",
+    name: "withdata",
+    source: `  .text
+  .globl withdata
+  .type withdata,%function
+withdata:
+  ldr w1, .Lk
+  add w0, w0, w1
+  b .Lrest
+.Lk:
+  .word 0x94000000
+.Lrest:
+  ret
+  .size withdata, .-withdata
+`,
+  },
+] as const;
+
+const CAN_ASSEMBLE = CAN_LINK && hasProgram("llvm-mc-14");
+if (CAN_LINK && !CAN_ASSEMBLE) {
+  console.log("analysis_arm_llvm_test: the mapping symbol test needs llvm-mc-14: skipped");
+}
+
+for (const { triple, name, source } of MAPPED_SOURCES) {
+  Deno.test({
+    name: `${triple} data words and instruction set switches follow the mapping symbols`,
+    ignore: !CAN_ASSEMBLE,
+    fn: async () => {
+      await withTempRoot("casefile-arm-mapping-", async ({ client, dir }) => {
+        await Deno.writeTextFile(`${dir}/${name}.s`, source);
+        const object = `${dir}/${name}.o`;
+        await run("llvm-mc-14", [
+          `-triple=${triple}`,
+          "-filetype=obj",
+          "-o",
+          object,
+          `${dir}/${name}.s`,
+        ]);
+        const library = `${dir}/lib${name}.so`;
+        await run(LINKER, ["-shared", "-o", library, object]);
+        const values = await symbolValues(object);
+        for (const path of [object, library]) {
+          await ok(client, "open_binary", { path });
+          await assertNoMappingNames(client, path);
+          const dossier: Loose = (await ok(client, "analyze_function", {
+            procedure: name,
+            include_assembly: true,
+            include_callers: false,
+          })).result;
+          const listed = path === object
+            ? await peerOfObject(path, values, dossier)
+            : await peerInstructions(path, dossier.procedure.address, dossier.procedure.end);
+          assert.ok(listed.length >= 4, `${path}: ${JSON.stringify(listed)}`);
+          assert.deepEqual(
+            dossier.assembly.items.map((i: Loose) => `${i.address} ${i.mnemonic}`),
+            listed.map((i) => `${i.address} ${i.mnemonic}`),
+            path,
+          );
+          // A whole-document scan (callers, callees, profiles) skips the data word too.
+          const image = elfImage(await Deno.readFile(path), name);
+          const fn = image.functions.find((f) => f.name === name)!;
+          const scanned: string[] = [];
+          await scanProcedure(image, fn, { maxInstructions: 100, maxBytesWhenUnsized: 4096 }, (
+            instructions,
+          ) =>
+            scanned.push(...instructions.map((i) => `0x${i.address.toString(16)} ${i.mnemonic}`)));
+          assert.deepEqual(scanned, listed.map((i) => `${i.address} ${i.mnemonic}`), path);
+          // The data word is not a call.
+          assert.equal(dossier.procedure.classification, "leaf", path);
+          assert.equal(dossier.instruction_scan.stopped_on_invalid, false, path);
+        }
+      });
+    },
+  });
+}
