@@ -469,6 +469,21 @@ for (const { triple, name, source } of MAPPED_SOURCES) {
           assert.deepEqual(scanned, listed.map((i) => `${i.address} ${i.mnemonic}`), path);
           // The data word is not a call.
           assert.equal(dossier.procedure.classification, "leaf", path);
+          // The load from the literal pool names it (llvm-objdump says where), and it is data.
+          const pool = /\bldr\s[^\n]*?\b0x([0-9a-f]+) <\$d/.exec(
+            await run("llvm-objdump-14", ["-d", path]),
+          );
+          assert.ok(pool, `${path}: llvm-objdump lists no load from a literal pool`);
+          const shift = path === object
+            ? BigInt(dossier.procedure.address) - values.get(name)!
+            : 0n;
+          const literal = `0x${(BigInt(`0x${pool[1]}`) + shift).toString(16)}`;
+          assert.deepEqual(
+            dossier.outgoing_references.items.filter((r: Loose) => r.to === literal)
+              .map((r: Loose) => r.target),
+            ["data"],
+            `${path}: ${JSON.stringify(dossier.outgoing_references.items)}`,
+          );
           assert.equal(dossier.instruction_scan.stopped_on_invalid, false, path);
         }
       });

@@ -370,7 +370,8 @@ class Flow implements InstructionFlow {
 
 const HEX = /^#?(-?0x[0-9a-f]+|-?\d+)$/i;
 const RIP = /\[rip ([+-]) (0x[0-9a-f]+|\d+)\]/i;
-const ARM_PC_LITERAL = /\[pc, #(-?0x[0-9a-f]+|-?\d+)\]/i;
+/** A pc-relative load, `[pc, #offset]`, or `[pc]` for offset 0. */
+const ARM_PC_LITERAL = /\[pc(?:, #(-?0x[0-9a-f]+|-?\d+))?\]/i;
 /**
  * A 32-bit ARM or Thumb mnemonic that may change control flow: the operation,
  * its condition code when it has one, and its width suffix.
@@ -512,7 +513,7 @@ export function flowOf(
     const literal = ARM_PC_LITERAL.exec(operands);
     if (literal && mnemonic.startsWith("ldr")) {
       const pc = (insn.address + (set === "thumb" ? 4n : 8n)) & ~3n;
-      flow.refer(pc + BigInt(literal[1]!));
+      flow.refer(pc + BigInt(literal[1] ?? 0));
     }
     return flow;
   });

@@ -13,6 +13,7 @@ import {
   addressToOffset,
   holdsCode,
   type ImageFunction,
+  markedAsData,
   sectionAt,
 } from "../formats/binary_image.ts";
 import { basicBlocks, type DecodedProcedure, decodeWithFlow, instructionSetOf } from "./code.ts";
@@ -275,7 +276,7 @@ export async function buildDossier(
       } else if (target.kind !== "unknown") {
         kind = target.kind;
         if (target.name) names.add(target.name);
-      } else if (section) kind = code ? "code" : "data";
+      } else if (section) kind = code && !markedAsData(image, ref) ? "code" : "data";
       outgoing.push({ from: hex(insn.address), to: hex(ref), target: kind, name: target.name });
     }
   });

@@ -8,6 +8,7 @@
  */
 
 import type { WasmCodeMap } from "../disasm/wasm_code.ts";
+import { upperBound } from "../../core/sorted.ts";
 
 /** Processor families this project names. */
 export type Architecture = "x86" | "x86_64" | "arm" | "arm64" | "wasm32" | "other";
@@ -170,6 +171,19 @@ export interface BinaryImage {
   bytes: Uint8Array;
   /** For WebAssembly: what decoding function bodies needs (imports, bodies, data segments). */
   wasmCode?: WasmCodeMap;
+}
+
+/**
+ * Whether the image's code marks say the bytes at `address` are data among
+ * code: the last mark at or before it is `data`, in the same section.
+ */
+export function markedAsData(image: BinaryImage, address: bigint): boolean {
+  const marks = image.codeMarks;
+  if (marks === undefined) return false;
+  const mark = marks[upperBound(marks, address, (m) => m.address) - 1];
+  if (mark?.kind !== "data") return false;
+  const section = sectionAt(image, address);
+  return section !== undefined && mark.address >= section.address;
 }
 
 /** Maps a virtual address to an offset into `image.bytes`, or null when no section holds it in the file. */
