@@ -490,3 +490,50 @@ for (const { triple, name, source } of MAPPED_SOURCES) {
     },
   });
 }
+
+Deno.test({
+  name: "an ARM entry point named by an untyped symbol has no mapping symbol among its names",
+  ignore: !CAN_ASSEMBLE,
+  fn: async () => {
+    await withTempRoot("casefile-arm-entry-", async ({ client, dir }) => {
+      // `_start` is a plain label (STT_NOTYPE), as `$a` and `$d` are: it names the entry point.
+      await Deno.writeTextFile(
+        `${dir}/start.s`,
+        `  .syntax unified
+  .text
+  .globl _start
+  .arm
+_start:
+  mov r0, #0
+  ldr r7, .Lexit
+  svc #0
+.Lexit:
+  .word 1
+`,
+      );
+      await run("llvm-mc-14", [
+        "-triple=armv7-linux-gnueabihf",
+        "-filetype=obj",
+        "-o",
+        `${dir}/start.o`,
+        `${dir}/start.s`,
+      ]);
+      const path = `${dir}/start`;
+      await run(LINKER, ["-o", path, `${dir}/start.o`]);
+      await ok(client, "open_binary", { path });
+      await assertNoMappingNames(client, path);
+      const dossier: Loose = (await ok(client, "analyze_function", {
+        procedure: "_start",
+        include_assembly: true,
+        include_callers: false,
+      })).result;
+      const listed = await peerInstructions(path, dossier.procedure.address, dossier.procedure.end);
+      assert.ok(listed.length >= 3, JSON.stringify(listed));
+      // The entry has no size: decoding ends where the literal ($d) begins, as llvm-objdump's code.
+      assert.deepEqual(
+        dossier.assembly.items.map((i: Loose) => `${i.address} ${i.mnemonic}`),
+        listed.map((i) => `${i.address} ${i.mnemonic}`),
+      );
+    });
+  },
+});
