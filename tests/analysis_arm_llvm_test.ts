@@ -8,7 +8,16 @@
  */
 
 import assert from "node:assert/strict";
-import { hasProgram, type Loose, ok, run, withTempRoot } from "./helpers/in_memory.ts";
+import {
+  type Connected,
+  hasProgram,
+  type Loose,
+  ok,
+  run,
+  withTempRoot,
+} from "./helpers/in_memory.ts";
+import { scanProcedure } from "../src/apps/analysis/code.ts";
+import { elfImage } from "../src/apps/formats/elf/image.ts";
 
 const READY = ["llc-14", "llvm-objdump-14", "llvm-nm-14"].every((program) => hasProgram(program));
 if (!READY) console.log("analysis_arm_llvm_test: needs llc-14 and llvm-objdump-14: skipped");
@@ -202,9 +211,76 @@ for (
         const block = switcher.basic_blocks.items.find((b: Loose) => b.end === table.next);
         assert.ok(block, `${target} switcher: no block ends after ${table.address}`);
         assert.deepEqual(block.successors, []);
+        // The table itself is data ($d): listed as neither instructions nor calls.
+        await assertSwitcherListing(client, {
+          label: `${target} object`,
+          peer: (dossier) => peerOfObject(path, values, dossier),
+          inlineTable: expectedSet !== "arm64",
+        });
+        if (!CAN_LINK) return;
+        // The same in a linked library, whose addresses are the file's own.
+        const library = `${dir}/${target}.so`;
+        await run("llc-14", [
+          "-O2",
+          `-mtriple=${target}`,
+          "-filetype=obj",
+          "-relocation-model=pic",
+          "-o",
+          `${dir}/${target}.pic.o`,
+          `${dir}/module.ll`,
+        ]);
+        await run(LINKER, ["-shared", "-o", library, `${dir}/${target}.pic.o`]);
+        await ok(client, "open_binary", { path: library });
+        await assertSwitcherListing(client, {
+          label: `${target} library`,
+          peer: (dossier) =>
+            peerInstructions(library, dossier.procedure.address, dossier.procedure.end),
+          inlineTable: expectedSet !== "arm64",
+        });
       });
     },
   });
+}
+
+/** Mapping symbols (`$a`, `$t`, `$x`, `$d`) name nothing: no procedure or name starts with `$`. */
+async function assertNoMappingNames(client: Connected["client"], label: string): Promise<void> {
+  const listing = await ok(client, "list_procedures", { limit: 500 });
+  const names = listing.result.items.flatMap((i: Loose) => [i.name ?? "", ...(i.names ?? [])]);
+  assert.ok(listing.result.items.length > 0, label);
+  assert.deepEqual(names.filter((n: string) => n.startsWith("$")), [], label);
+}
+
+/**
+ * `switcher`'s listing equals llvm-objdump's, which leaves its jump table
+ * out (32-bit ARM and Thumb keep it among the instructions, marked `$d`); its
+ * only callees are the two functions it calls.
+ */
+async function assertSwitcherListing(
+  client: Connected["client"],
+  options: {
+    label: string;
+    peer: (dossier: Loose) => Promise<PeerInstruction[]>;
+    inlineTable: boolean;
+  },
+): Promise<void> {
+  const { label } = options;
+  await assertNoMappingNames(client, label);
+  const dossier: Loose = (await ok(client, "analyze_function", {
+    procedure: "switcher",
+    include_assembly: true,
+    include_callers: false,
+  })).result;
+  const listed = await options.peer(dossier);
+  const gaps = listed.filter((i, k) => k + 1 < listed.length && listed[k + 1]!.address !== i.next);
+  // The table lies inside the function only for 32-bit code (AArch64 puts it in .rodata).
+  assert.equal(gaps.length > 0, options.inlineTable, `${label}: ${JSON.stringify(listed)}`);
+  assert.deepEqual(
+    dossier.assembly.items.map((i: Loose) => `${i.address} ${i.mnemonic}`),
+    listed.map((i) => `${i.address} ${i.mnemonic}`),
+    label,
+  );
+  assert.equal(dossier.instruction_scan.stopped_on_invalid, false, label);
+  assert.equal(dossier.procedure.classification, "non-leaf", label);
 }
 
 /**
@@ -292,6 +368,172 @@ Deno.test({
           address,
         );
       }
+    });
+  },
+});
+
+/**
+ * Hand-written functions whose data words would decode as calls (`bl` to
+ * themselves), and, for 32-bit ARM, an ARM function that goes on in Thumb:
+ * the assembler marks the word `$d` and the Thumb code `$t`.
+ */
+const MAPPED_SOURCES = [
+  {
+    triple: "armv7-linux-gnueabihf",
+    name: "mixed",
+    source: `  .syntax unified
+  .text
+  .globl mixed
+  .type mixed,%function
+  .arm
+mixed:
+  add r0, r0, #1
+  ldr r1, .Lpool
+  b .Lthumb_part
+.Lpool:
+  .word 0xebfffffe
+  .thumb
+.Lthumb_part:
+  adds r0, r0, r1
+  bx lr
+  .size mixed, .-mixed
+`,
+  },
+  {
+    triple: "aarch64-linux-gnu",
+    name: "withdata",
+    source: `  .text
+  .globl withdata
+  .type withdata,%function
+withdata:
+  ldr w1, .Lk
+  add w0, w0, w1
+  b .Lrest
+.Lk:
+  .word 0x94000000
+.Lrest:
+  ret
+  .size withdata, .-withdata
+`,
+  },
+] as const;
+
+const CAN_ASSEMBLE = CAN_LINK && hasProgram("llvm-mc-14");
+if (CAN_LINK && !CAN_ASSEMBLE) {
+  console.log("analysis_arm_llvm_test: the mapping symbol test needs llvm-mc-14: skipped");
+}
+
+for (const { triple, name, source } of MAPPED_SOURCES) {
+  Deno.test({
+    name: `${triple} data words and instruction set switches follow the mapping symbols`,
+    ignore: !CAN_ASSEMBLE,
+    fn: async () => {
+      await withTempRoot("casefile-arm-mapping-", async ({ client, dir }) => {
+        await Deno.writeTextFile(`${dir}/${name}.s`, source);
+        const object = `${dir}/${name}.o`;
+        await run("llvm-mc-14", [
+          `-triple=${triple}`,
+          "-filetype=obj",
+          "-o",
+          object,
+          `${dir}/${name}.s`,
+        ]);
+        const library = `${dir}/lib${name}.so`;
+        await run(LINKER, ["-shared", "-o", library, object]);
+        const values = await symbolValues(object);
+        for (const path of [object, library]) {
+          await ok(client, "open_binary", { path });
+          await assertNoMappingNames(client, path);
+          const dossier: Loose = (await ok(client, "analyze_function", {
+            procedure: name,
+            include_assembly: true,
+            include_callers: false,
+          })).result;
+          const listed = path === object
+            ? await peerOfObject(path, values, dossier)
+            : await peerInstructions(path, dossier.procedure.address, dossier.procedure.end);
+          assert.ok(listed.length >= 4, `${path}: ${JSON.stringify(listed)}`);
+          assert.deepEqual(
+            dossier.assembly.items.map((i: Loose) => `${i.address} ${i.mnemonic}`),
+            listed.map((i) => `${i.address} ${i.mnemonic}`),
+            path,
+          );
+          // A whole-document scan (callers, callees, profiles) skips the data word too.
+          const image = elfImage(await Deno.readFile(path), name);
+          const fn = image.functions.find((f) => f.name === name)!;
+          const scanned: string[] = [];
+          await scanProcedure(image, fn, { maxInstructions: 100, maxBytesWhenUnsized: 4096 }, (
+            instructions,
+          ) =>
+            scanned.push(...instructions.map((i) => `0x${i.address.toString(16)} ${i.mnemonic}`)));
+          assert.deepEqual(scanned, listed.map((i) => `${i.address} ${i.mnemonic}`), path);
+          // The data word is not a call.
+          assert.equal(dossier.procedure.classification, "leaf", path);
+          // The load from the literal pool names it (llvm-objdump says where), and it is data.
+          const pool = /\bldr\s[^\n]*?\b0x([0-9a-f]+) <\$d/.exec(
+            await run("llvm-objdump-14", ["-d", path]),
+          );
+          assert.ok(pool, `${path}: llvm-objdump lists no load from a literal pool`);
+          const shift = path === object
+            ? BigInt(dossier.procedure.address) - values.get(name)!
+            : 0n;
+          const literal = `0x${(BigInt(`0x${pool[1]}`) + shift).toString(16)}`;
+          assert.deepEqual(
+            dossier.outgoing_references.items.filter((r: Loose) => r.to === literal)
+              .map((r: Loose) => r.target),
+            ["data"],
+            `${path}: ${JSON.stringify(dossier.outgoing_references.items)}`,
+          );
+          assert.equal(dossier.instruction_scan.stopped_on_invalid, false, path);
+        }
+      });
+    },
+  });
+}
+
+Deno.test({
+  name: "an ARM entry point named by an untyped symbol has no mapping symbol among its names",
+  ignore: !CAN_ASSEMBLE,
+  fn: async () => {
+    await withTempRoot("casefile-arm-entry-", async ({ client, dir }) => {
+      // `_start` is a plain label (STT_NOTYPE), as `$a` and `$d` are: it names the entry point.
+      await Deno.writeTextFile(
+        `${dir}/start.s`,
+        `  .syntax unified
+  .text
+  .globl _start
+  .arm
+_start:
+  mov r0, #0
+  ldr r7, .Lexit
+  svc #0
+.Lexit:
+  .word 1
+`,
+      );
+      await run("llvm-mc-14", [
+        "-triple=armv7-linux-gnueabihf",
+        "-filetype=obj",
+        "-o",
+        `${dir}/start.o`,
+        `${dir}/start.s`,
+      ]);
+      const path = `${dir}/start`;
+      await run(LINKER, ["-o", path, `${dir}/start.o`]);
+      await ok(client, "open_binary", { path });
+      await assertNoMappingNames(client, path);
+      const dossier: Loose = (await ok(client, "analyze_function", {
+        procedure: "_start",
+        include_assembly: true,
+        include_callers: false,
+      })).result;
+      const listed = await peerInstructions(path, dossier.procedure.address, dossier.procedure.end);
+      assert.ok(listed.length >= 3, JSON.stringify(listed));
+      // The entry has no size: decoding ends where the literal ($d) begins, as llvm-objdump's code.
+      assert.deepEqual(
+        dossier.assembly.items.map((i: Loose) => `${i.address} ${i.mnemonic}`),
+        listed.map((i) => `${i.address} ${i.mnemonic}`),
+      );
     });
   },
 });

@@ -107,44 +107,103 @@ export function nextFunctionStart(
   return functions[upperBound(functions, address, (fn) => fn.address)]?.address ?? null;
 }
 
-/** Decodes one procedure of machine code (in `set`) within limits. */
+/** A stretch of a procedure's bytes read as instructions of one set. */
+export interface CodeRun {
+  start: bigint;
+  end: bigint;
+  set: InstructionSet;
+}
+
+/**
+ * The stretches of `[start, end)` that hold instructions, and their sets:
+ * one run in `set` unless the image's code marks (ELF mapping symbols) put
+ * data or another instruction set inside. The procedure's first bytes are
+ * always read in `set`; a `data` mark ends a run, the next code mark starts
+ * one in its set.
+ */
+export function codeRuns(
+  image: BinaryImage,
+  start: bigint,
+  end: bigint,
+  set: InstructionSet,
+): CodeRun[] {
+  const marks = image.codeMarks;
+  let k = marks === undefined ? 0 : upperBound(marks, start, (m) => m.address);
+  if (marks === undefined || k === marks.length || marks[k]!.address >= end) {
+    return [{ start, end, set }];
+  }
+  const runs: CodeRun[] = [];
+  let from = start;
+  let current: InstructionSet | null = set;
+  const close = (to: bigint): void => {
+    if (current === null || to <= from) return;
+    const last = runs.at(-1);
+    if (last !== undefined && last.end === from && last.set === current) last.end = to;
+    else runs.push({ start: from, end: to, set: current });
+  };
+  for (; k < marks.length && marks[k]!.address < end; k++) {
+    const mark = marks[k]!;
+    close(mark.address);
+    from = mark.address;
+    current = mark.kind === "data" ? null : mark.kind === "code" ? set : mark.kind;
+  }
+  close(end);
+  return runs;
+}
+
+/**
+ * Decodes one procedure of machine code (in `set`, or in the sets its code
+ * marks give) within limits, skipping the data its code marks show, and
+ * reads its flow.
+ */
 async function decodeMachineCode(
   image: BinaryImage,
   fn: ImageFunction,
   set: InstructionSet,
   limits: DecodeLimits,
-): Promise<DecodedProcedure> {
+): Promise<{ decoded: DecodedProcedure; flows: InstructionFlow[] }> {
   const { end, extent } = procedureEnd(image, fn, limits.maxBytesWhenUnsized);
-  const start = fn.address;
-  const offset = addressToOffset(image, start);
-  if (offset === null) {
-    return {
-      instructions: [],
-      decodedBytes: 0,
-      end,
-      truncated: false,
-      stoppedOnInvalid: true,
-      extent,
-    };
+  let instructions: Instruction[] = [];
+  let flows: InstructionFlow[] = [];
+  let decodedBytes = 0;
+  let truncated = false;
+  let stoppedOnInvalid = false;
+  // AArch64 adrp pages carry across runs of one procedure.
+  const pages = new Map<string, bigint>();
+  for (const run of codeRuns(image, fn.address, end, set)) {
+    const offset = addressToOffset(image, run.start);
+    if (offset === null) {
+      stoppedOnInvalid = true;
+      break;
+    }
+    const wanted = Number(run.end - run.start);
+    const code = image.bytes.subarray(
+      offset,
+      Math.min(image.bytes.length, offset + Math.max(0, wanted)),
+    );
+    const left = limits.maxInstructions - instructions.length;
+    if (left <= 0) {
+      truncated = code.length > 0;
+      break;
+    }
+    const disassembler = await disassemblerFor(run.set);
+    const got = disassembler.disassemble(code, run.start, left, {
+      withBytes: limits.withBytes ?? true,
+    });
+    const bytes = got.reduce((sum, i) => sum + i.size, 0);
+    decodedBytes += bytes;
+    const gotFlows = flowOf(run.set, got, pages);
+    instructions = instructions.length === 0 ? got : instructions.concat(got);
+    flows = flows.length === 0 ? gotFlows : flows.concat(gotFlows);
+    if (bytes < code.length) {
+      truncated = got.length >= left;
+      stoppedOnInvalid = !truncated;
+      break;
+    }
   }
-  const wanted = Number(end - start);
-  const code = image.bytes.subarray(
-    offset,
-    Math.min(image.bytes.length, offset + Math.max(0, wanted)),
-  );
-  const disassembler = await disassemblerFor(set);
-  const instructions = disassembler.disassemble(code, start, limits.maxInstructions, {
-    withBytes: limits.withBytes ?? true,
-  });
-  const decodedBytes = instructions.reduce((sum, i) => sum + i.size, 0);
-  const truncated = instructions.length >= limits.maxInstructions && decodedBytes < code.length;
   return {
-    instructions,
-    decodedBytes,
-    end,
-    truncated,
-    stoppedOnInvalid: !truncated && decodedBytes < code.length,
-    extent,
+    decoded: { instructions, decodedBytes, end, truncated, stoppedOnInvalid, extent },
+    flows,
   };
 }
 
@@ -225,38 +284,48 @@ export async function scanProcedure(
     if (decoded.instructions.length > 0) visit(decoded.instructions, flows);
     return { count: decoded.instructions.length, truncated: decoded.truncated };
   }
-  // AArch64 adrp pages carry across batches of one procedure.
+  // AArch64 adrp pages carry across batches and runs of one procedure.
   const pages = new Map<string, bigint>();
   const { end } = procedureEnd(image, fn, limits.maxBytesWhenUnsized);
-  const start = fn.address;
-  const offset = addressToOffset(image, start);
-  if (offset === null) return { count: 0, truncated: false };
-  const wanted = Number(end - start);
-  // decodeMachineCode hands the whole extent to Capstone, which reads at most
-  // MAX_DECODE_BYTES of it; `truncated` compares with the whole extent.
-  const extent = Math.min(image.bytes.length, offset + Math.max(0, wanted)) - offset;
-  const code = image.bytes.subarray(offset, offset + Math.min(extent, MAX_DECODE_BYTES));
-  const disassembler = await disassemblerFor(set);
-  const batch = set === "thumb" ? limits.maxInstructions : SCAN_BATCH;
   let count = 0;
-  let position = 0;
-  while (count < limits.maxInstructions && position < code.length) {
-    const decoded = disassembler.disassembleSelected(
-      code.subarray(position),
-      start + BigInt(position),
-      Math.min(batch, limits.maxInstructions - count),
-      limits.select ?? null,
-      { withBytes: limits.withBytes ?? true },
-    );
-    if (decoded.count === 0) break;
-    count += decoded.count;
-    position += decoded.bytes;
-    if (decoded.instructions.length > 0) {
-      visit(decoded.instructions, flowOf(set, decoded.instructions, pages));
+  let truncated = false;
+  for (const run of codeRuns(image, fn.address, end, set)) {
+    const offset = addressToOffset(image, run.start);
+    if (offset === null) break;
+    const wanted = Number(run.end - run.start);
+    // decodeMachineCode hands the whole run to Capstone, which reads at most
+    // MAX_DECODE_BYTES of it; `truncated` compares with the whole run.
+    const extent = Math.min(image.bytes.length, offset + Math.max(0, wanted)) - offset;
+    if (count >= limits.maxInstructions) {
+      truncated = extent > 0;
+      break;
     }
-    if (decoded.count < batch) break;
+    const code = image.bytes.subarray(offset, offset + Math.min(extent, MAX_DECODE_BYTES));
+    const disassembler = await disassemblerFor(run.set);
+    const batch = run.set === "thumb" ? limits.maxInstructions : SCAN_BATCH;
+    let position = 0;
+    while (count < limits.maxInstructions && position < code.length) {
+      const decoded = disassembler.disassembleSelected(
+        code.subarray(position),
+        run.start + BigInt(position),
+        Math.min(batch, limits.maxInstructions - count),
+        limits.select ?? null,
+        { withBytes: limits.withBytes ?? true },
+      );
+      if (decoded.count === 0) break;
+      count += decoded.count;
+      position += decoded.bytes;
+      if (decoded.instructions.length > 0) {
+        visit(decoded.instructions, flowOf(run.set, decoded.instructions, pages));
+      }
+      if (decoded.count < batch) break;
+    }
+    if (position < extent) {
+      truncated = count >= limits.maxInstructions;
+      break;
+    }
   }
-  return { count, truncated: count >= limits.maxInstructions && position < extent };
+  return { count, truncated };
 }
 
 /** What one instruction does to control flow and which addresses it names. */
@@ -301,7 +370,8 @@ class Flow implements InstructionFlow {
 
 const HEX = /^#?(-?0x[0-9a-f]+|-?\d+)$/i;
 const RIP = /\[rip ([+-]) (0x[0-9a-f]+|\d+)\]/i;
-const ARM_PC_LITERAL = /\[pc, #(-?0x[0-9a-f]+|-?\d+)\]/i;
+/** A pc-relative load, `[pc, #offset]`, or `[pc]` for offset 0. */
+const ARM_PC_LITERAL = /\[pc(?:, #(-?0x[0-9a-f]+|-?\d+))?\]/i;
 /**
  * A 32-bit ARM or Thumb mnemonic that may change control flow: the operation,
  * its condition code when it has one, and its width suffix.
@@ -443,7 +513,7 @@ export function flowOf(
     const literal = ARM_PC_LITERAL.exec(operands);
     if (literal && mnemonic.startsWith("ldr")) {
       const pc = (insn.address + (set === "thumb" ? 4n : 8n)) & ~3n;
-      flow.refer(pc + BigInt(literal[1]!));
+      flow.refer(pc + BigInt(literal[1] ?? 0));
     }
     return flow;
   });
@@ -509,10 +579,7 @@ export async function decodeWithFlow(
 ): Promise<{ decoded: DecodedProcedure; flows: InstructionFlow[] }> {
   const set = instructionSetOf(image, fn);
   if (!set) throw new Error(`${image.architecture} code is not disassembled`);
-  if (set !== "wasm") {
-    const decoded = await decodeMachineCode(image, fn, set, limits);
-    return { decoded, flows: flowOf(set, decoded.instructions) };
-  }
+  if (set !== "wasm") return await decodeMachineCode(image, fn, set, limits);
   const map = image.wasmCode!;
   const body = decodeWasmBody(
     image.bytes,

@@ -13,9 +13,10 @@ import {
   addressToOffset,
   holdsCode,
   type ImageFunction,
+  markedAsData,
   sectionAt,
 } from "../formats/binary_image.ts";
-import { basicBlocks, decodeWithFlow, instructionSetOf } from "./code.ts";
+import { basicBlocks, type DecodedProcedure, decodeWithFlow, instructionSetOf } from "./code.ts";
 import type { ProgramAnalysis, ReferenceIndex } from "./program.ts";
 import { readStringAt } from "./strings.ts";
 
@@ -54,6 +55,17 @@ export interface Page<T> {
   returned: number;
   truncated: boolean;
   next_offset: number | null;
+}
+
+/**
+ * Where a decode stopped: after its last instruction (data skipped between
+ * runs of code is not counted in `decodedBytes`), or its bytes from the start.
+ */
+function stoppedAt(start: bigint, decoded: DecodedProcedure): bigint {
+  const last = decoded.instructions.at(-1);
+  return last === undefined
+    ? start + BigInt(decoded.decodedBytes)
+    : last.address + BigInt(last.size);
 }
 
 function page<T>(all: T[], offset: number, limit: number, totalKnown = true): Page<T> {
@@ -160,7 +172,7 @@ export async function buildDossier(
   }
   if (decoded.stoppedOnInvalid) {
     limitations.push(
-      `Decoding stopped at ${hex(fn.address + BigInt(decoded.decodedBytes))}: ${
+      `Decoding stopped at ${hex(stoppedAt(fn.address, decoded))}: ${
         decoded.stopReason ??
           "the bytes there are not an instruction (data in code, or a wrong extent)"
       }.`,
@@ -264,7 +276,7 @@ export async function buildDossier(
       } else if (target.kind !== "unknown") {
         kind = target.kind;
         if (target.name) names.add(target.name);
-      } else if (section) kind = code ? "code" : "data";
+      } else if (section) kind = code && !markedAsData(image, ref) ? "code" : "data";
       outgoing.push({ from: hex(insn.address), to: hex(ref), target: kind, name: target.name });
     }
   });

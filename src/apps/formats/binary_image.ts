@@ -8,6 +8,7 @@
  */
 
 import type { WasmCodeMap } from "../disasm/wasm_code.ts";
+import { upperBound } from "../../core/sorted.ts";
 
 /** Processor families this project names. */
 export type Architecture = "x86" | "x86_64" | "arm" | "arm64" | "wasm32" | "other";
@@ -68,6 +69,23 @@ export interface ImageFunction {
   source: FunctionSource;
   /** 32-bit ARM: the function is Thumb code (its symbol's address had bit 0 set). */
   thumb?: true;
+}
+
+/**
+ * What the bytes from a {@linkcode ImageCodeMark} up to the next mark hold:
+ * instructions of the image's own set (`code`), 32-bit ARM or Thumb
+ * instructions (`arm`, `thumb`), or data among the code (`data`: a literal
+ * pool, a switch's jump table).
+ */
+export type CodeMarkKind = "code" | "arm" | "thumb" | "data";
+
+/**
+ * Where the bytes of code sections change between instructions and data, or
+ * between instruction sets: ELF mapping symbols (`$a`, `$t`, `$x`, `$d`).
+ */
+export interface ImageCodeMark {
+  address: bigint;
+  kind: CodeMarkKind;
 }
 
 /** An imported function or data symbol. */
@@ -132,6 +150,12 @@ export interface BinaryImage {
   /** Stubs and slots that reach the image's own functions (absent when the format has none). */
   localBindings?: ImageLocalBinding[];
   exports: ImageExport[];
+  /**
+   * Marks in the executable sections, sorted by address, one per address:
+   * each says what the bytes up to the next mark are. Absent when the file
+   * has none (then every byte of a procedure is read as code of its set).
+   */
+  codeMarks?: ImageCodeMark[];
   /** Libraries the image links against. */
   libraries: string[];
   /** Build or UUID identity when the format records one (hex). */
@@ -147,6 +171,19 @@ export interface BinaryImage {
   bytes: Uint8Array;
   /** For WebAssembly: what decoding function bodies needs (imports, bodies, data segments). */
   wasmCode?: WasmCodeMap;
+}
+
+/**
+ * Whether the image's code marks say the bytes at `address` are data among
+ * code: the last mark at or before it is `data`, in the same section.
+ */
+export function markedAsData(image: BinaryImage, address: bigint): boolean {
+  const marks = image.codeMarks;
+  if (marks === undefined) return false;
+  const mark = marks[upperBound(marks, address, (m) => m.address) - 1];
+  if (mark?.kind !== "data") return false;
+  const section = sectionAt(image, address);
+  return section !== undefined && mark.address >= section.address;
 }
 
 /** Maps a virtual address to an offset into `image.bytes`, or null when no section holds it in the file. */

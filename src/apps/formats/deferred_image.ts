@@ -24,6 +24,7 @@ export const DEFERRED_FIELDS = [
   "exports",
   "libraries",
   "wasmCode",
+  "codeMarks",
 ] as const;
 
 /** One deferred field. */

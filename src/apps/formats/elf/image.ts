@@ -20,7 +20,9 @@ import { parseElf, parseElfHeaders } from "./parse.ts";
 import { deferredImage, type ImageHead, type ImageRest } from "../deferred_image.ts";
 import type {
   BinaryImage,
+  CodeMarkKind,
   FunctionSource,
+  ImageCodeMark,
   ImageExport,
   ImageFunction,
   ImageImport,
@@ -80,6 +82,8 @@ const NO_NAMES: string[] = Object.freeze([]) as unknown as string[];
  * - `exports`: defined global and weak dynamic STT_FUNC, STT_GNU_IFUNC and
  *   STT_OBJECT symbols in dynamic symbol table order, each name and address
  *   once (Thumb bit cleared for ARM functions).
+ * - `codeMarks`: the ARM and AArch64 mapping symbols of `.symtab` in
+ *   executable sections (`$a` ARM, `$t` Thumb, `$x` code, `$d` data).
  * - `entry`: null for relocatable files and when `e_entry` is 0.
  * - Relocatable files (ET_REL): the allocated sections are laid out one after
  *   another from 0x1000 (`relocatable_layout.ts`) and the functions placed in
@@ -125,8 +129,46 @@ export function elfImage(
     imports,
     localBindings: imageLocalBindings(elf),
     exports: imageExports(elf),
+    ...codeMarksOf(elf, sections),
     libraries: [...elf.dynamic.needed],
   };
+}
+
+const MARK_KINDS: Readonly<Record<"a" | "t" | "x" | "d", CodeMarkKind>> = {
+  a: "arm",
+  t: "thumb",
+  x: "code",
+  d: "data",
+};
+
+/**
+ * The mapping symbols that lie in executable sections as code marks (none
+ * when there are none), dropping a mark that repeats the one before it in
+ * the same section.
+ */
+function codeMarksOf(
+  elf: ElfImage,
+  sections: ImageSection[],
+): { codeMarks?: ImageCodeMark[] } {
+  if (elf.mappingSymbols.length === 0) return {};
+  const code = sections.filter((s) => s.executable);
+  const marks: ImageCodeMark[] = [];
+  let section: ImageSection | undefined;
+  for (const symbol of elf.mappingSymbols) {
+    const inSection = section !== undefined && symbol.address >= section.address &&
+      symbol.address < section.address + section.size;
+    const previous = inSection ? marks.at(-1) : undefined;
+    if (!inSection) {
+      section = code.find((s) =>
+        symbol.address >= s.address && symbol.address < s.address + s.size
+      );
+      if (section === undefined) continue;
+    }
+    const kind = MARK_KINDS[symbol.kind];
+    if (previous?.kind === kind) continue;
+    marks.push({ address: symbol.address, kind });
+  }
+  return marks.length === 0 ? {} : { codeMarks: marks };
 }
 
 /**

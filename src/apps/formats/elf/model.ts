@@ -95,6 +95,18 @@ export interface ElfFunction {
   thumb?: true;
 }
 
+/**
+ * An ARM or AArch64 mapping symbol of `.symtab`: from its address up to the
+ * next one in its section, the bytes are ARM (`$a`), Thumb (`$t`) or A64
+ * (`$x`) instructions, or data (`$d`).
+ */
+export interface ElfMappingSymbol {
+  /** `st_value` (in a laid-out relocatable file, plus its section's layout address). */
+  address: bigint;
+  /** `a`, `t`, `x` or `d`: the letter after the `$`. */
+  kind: "a" | "t" | "x" | "d";
+}
+
 /** The parsed view of an ELF file. */
 export interface ElfImage {
   /** ELF class. */
@@ -125,6 +137,12 @@ export interface ElfImage {
   segments: ElfSegment[];
   /** One per distinct function start address, sorted by address ascending. */
   functions: ElfFunction[];
+  /**
+   * The mapping symbols of `.symtab` (32-bit ARM and AArch64 only), sorted by
+   * address, one per address (the last in table order wins). Empty when there
+   * are none.
+   */
+  mappingSymbols: ElfMappingSymbol[];
   /** Whether there is a SHT_SYMTAB section; `false` means the file is stripped. */
   hasSymtab: boolean;
   /** What the dynamic section says (empty lists and nulls when there is none). */

@@ -186,6 +186,7 @@ export class Parser extends SymbolReader {
     const image: ElfImage = {
       ...this.identity(),
       functions,
+      mappingSymbols: this.mappingSymbols(),
       hasSymtab: this.sections.some((s) => s.type === SHT_SYMTAB),
       dynamic: this.dynamicInfo,
       buildId: extras.buildId,

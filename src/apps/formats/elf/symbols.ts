@@ -22,6 +22,7 @@ import {
   DT_STRTAB,
   DT_SYMENT,
   DT_SYMTAB,
+  EM_AARCH64,
   EM_ARM,
   ET_DYN,
   ET_EXEC,
@@ -36,7 +37,13 @@ import {
   STT_NOTYPE,
 } from "./constants.ts";
 import { HeaderReader } from "./headers.ts";
-import type { ElfFunction, ElfSection, ElfSegment, ElfSymbolSource } from "./model.ts";
+import type {
+  ElfFunction,
+  ElfMappingSymbol,
+  ElfSection,
+  ElfSegment,
+  ElfSymbolSource,
+} from "./model.ts";
 import { StringTable } from "./string_table.ts";
 
 /** Where a symbol table is in the file, and how to read it. */
@@ -245,6 +252,24 @@ function withoutVersion(name: string): string {
   return at > 0 ? name.substring(0, at) : name;
 }
 
+/** The `$` that starts a mapping symbol's name. */
+const DOLLAR = 0x24;
+const MAPPING_KINDS = "atxd";
+
+/**
+ * The kind of a mapping symbol named `name` (`$a`, `$t`, `$x`, `$d`, each
+ * maybe followed by `.` and anything), or null for any other name.
+ */
+export function mappingKind(name: string): ElfMappingSymbol["kind"] | null {
+  if (name.charCodeAt(0) !== DOLLAR || (name.length > 2 && name.charCodeAt(2) !== 0x2e)) {
+    return null;
+  }
+  const letter = name.charAt(1);
+  return name.length >= 2 && MAPPING_KINDS.includes(letter)
+    ? letter as ElfMappingSymbol["kind"]
+    : null;
+}
+
 /**
  * Reads the function symbols of `.symtab` and `.dynsym`, or of the dynamic
  * symbol table found through PT_DYNAMIC, and adds the entry point.
@@ -263,6 +288,20 @@ export class SymbolReader extends HeaderReader {
   staticTable: SymbolTableRef | null = null;
   /** Whether {@linkcode readDynamic} has looked at (and warned about) PT_DYNAMIC's extent. */
   dynamicSegmentChecked = false;
+  /** Mapping symbols of `.symtab` as read: address, kind, in table order. */
+  mapping: ElfMappingSymbol[] = [];
+
+  /** The mapping symbols read, sorted by address, the last in table order at each address. */
+  mappingSymbols(): ElfMappingSymbol[] {
+    const sorted = this.mapping.map((m, k) => ({ m, k }))
+      .sort((a, b) => a.m.address < b.m.address ? -1 : a.m.address > b.m.address ? 1 : a.k - b.k);
+    const out: ElfMappingSymbol[] = [];
+    for (const { m } of sorted) {
+      if (out.at(-1)?.address === m.address) out[out.length - 1] = m;
+      else out.push(m);
+    }
+    return out;
+  }
 
   readFunctions(): void {
     const is64 = this.is64;
@@ -370,6 +409,8 @@ export class SymbolReader extends HeaderReader {
     const strings = table.strings;
     const sourceRank = SOURCE_RANK[table.source];
     const thumb = this.machine === EM_ARM;
+    // Mapping symbols ($a, $t, $x, $d) say which bytes of ARM and AArch64 code are instructions.
+    const mapping = table.source === "symtab" && (thumb || this.machine === EM_AARCH64);
     const watchEntry = this.entryLo >= 0;
     const entryLo = this.entryLo;
     const entryHi = this.entryHi;
@@ -393,7 +434,7 @@ export class SymbolReader extends HeaderReader {
       const info = bytes[o + infoAt]!;
       const type = info & 0xf;
       const isFunction = type === STT_FUNC || type === STT_GNU_IFUNC;
-      if (!isFunction && !(watchEntry && type === STT_NOTYPE)) continue;
+      if (!isFunction && !((watchEntry || mapping) && type === STT_NOTYPE)) continue;
       const shndx = view.getUint16(o + shndxAt, le);
       if (shndx === SHN_UNDEF) continue;
       let lo: number;
@@ -424,6 +465,20 @@ export class SymbolReader extends HeaderReader {
       }
       const rank = (RANK_OF_STB[info >> 4] ?? RANK_OTHER) * 4 + sourceRank;
       if (!isFunction) {
+        if (mapping) {
+          const nameAt = view.getUint32(o, le);
+          if (text === null || (nameAt < textLength && text.charCodeAt(nameAt) === DOLLAR)) {
+            const kind = mappingKind(symbolName(strings, nameAt));
+            text = strings === null ? null : strings.fastText();
+            if (kind !== null) {
+              const address = hi < SAFE_HIGH_WORD
+                ? BigInt(hi * TWO_32 + lo)
+                : (BigInt(hi) << 32n) | BigInt(lo);
+              this.mapping.push({ address, kind });
+              continue;
+            }
+          }
+        }
         // A NOTYPE symbol (such as an assembler `_start`) that may name the entry point.
         if (lo !== entryLo || hi !== entryHi) continue;
         const namer = this.entryNamers;
