@@ -309,10 +309,14 @@ export interface RunOptions {
 }
 
 const SAMPLE_MS = 50;
+// The launcher shell sets no variable of its own (an assignment would change a requested
+// variable of the same name) and hands on PWD only when the request gives it: sh exports its
+// own PWD otherwise, and rewrites a requested one to the real working directory.
 const WRAPPER = [
-  "status=$1; cg=$2; shift 2",
-  'if [ -n "$cg" ]; then echo $$ > "$cg" || exit 125; fi',
-  'echo ready > "$status" || exit 125',
+  'if [ -n "$2" ]; then echo $$ > "$2" || exit 125; fi',
+  'echo ready > "$1" || exit 125',
+  'if [ "$3" = set ]; then PWD=$4; export PWD; else unset PWD; fi',
+  "shift 4",
   'exec "$@"',
 ].join("\n");
 /** Most bytes of strace output read back. */
@@ -417,6 +421,8 @@ export async function runCapture(
         "casefile-capture",
         statusFile,
         containment?.cgroupProcs ?? "",
+        env.PWD === undefined ? "unset" : "set",
+        env.PWD ?? "",
         ...chain,
       ],
       cwd: plan.workingDirectory.realPath,
