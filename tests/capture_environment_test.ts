@@ -3,7 +3,9 @@
  * HOME, TERM, PATH and the run token — compared with `/usr/bin/env` run
  * directly under exactly that environment (the launcher's shell must not add
  * PWD, nor rewrite a PWD the request gives, nor change a requested variable
- * that shares a name with one of its own).
+ * that shares a name with one of its own), with and without gdb
+ * (crash_backtrace), which adds LINES and COLUMNS and starts the program
+ * through a shell of its own).
  */
 
 import assert from "node:assert/strict";
@@ -19,6 +21,8 @@ const HAS_ENV = await Deno.stat(ENV).then((s) => s.isFile, () => false);
 const LINUX = Deno.build.os === "linux";
 if (!HAS_ENV) console.log("skip: /usr/bin/env is missing; the capture environment test is ignored");
 const HOST = await hostFacts();
+const GDB = HOST.helpers.gdb.path !== null && HOST.helpers.gdb.granted;
+if (!GDB) console.log("skip: gdb is missing; the environment under crash_backtrace is not checked");
 
 /** `NAME=value` lines printed by env, as a map. */
 function parseEnv(text: string): Map<string, string> {
@@ -45,7 +49,7 @@ Deno.test({
       const policy: CapturePolicySettings = {
         executables: [ENV],
         roots: [dir],
-        environment: ["CAPTURE_A", "PWD", "status", "cg"],
+        environment: ["CAPTURE_A", "PWD", "status", "cg", "LINES"],
         allowHostNetwork: true,
         requireHumanConfirmation: false,
       };
@@ -54,14 +58,20 @@ Deno.test({
         { CAPTURE_A: "one", PWD: "/nowhere" },
         // Names a launcher script might use for its own variables.
         { status: "mine", cg: "mine too" },
+        // gdb adds LINES and COLUMNS of its own unless the request gives them.
+        { LINES: "7", CAPTURE_A: "it's" },
       ];
-      for (const environment of cases) {
+      const runs = cases.flatMap((environment) =>
+        [false, ...(GDB ? [true] : [])].map((crashBacktrace) => ({ environment, crashBacktrace }))
+      );
+      for (const { environment, crashBacktrace } of runs) {
         const request = captureRequestSchema.parse({
           approved: true,
           executable: ENV,
           working_directory: dir,
           network_access: "host",
           environment,
+          crash_backtrace: crashBacktrace,
         });
         const plan = await planCapture(request, policy);
         const run = await runCapture(plan, chooseBackends(plan, HOST), HOST);
@@ -79,7 +89,7 @@ Deno.test({
         assert.deepEqual(
           [...seen.entries()].sort(),
           [...peer.entries()].sort(),
-          `environment ${JSON.stringify(environment)}`,
+          `environment ${JSON.stringify(environment)}, crash_backtrace ${crashBacktrace}`,
         );
       }
     }, { realPath: true });

@@ -398,7 +398,11 @@ export async function runCapture(
     if (backend.debugger === "gdb") {
       chain.push(
         facts.helpers.gdb.path!,
-        ...gdbArguments(gdbLog, libraryPath ? { LD_LIBRARY_PATH: libraryPath } : {}),
+        ...gdbArguments(gdbLog, {
+          environment: libraryPath ? { LD_LIBRARY_PATH: libraryPath } : {},
+          requested: env,
+          envProgram: facts.helpers.env.path,
+        }),
         "--args",
       );
     }
