@@ -187,7 +187,8 @@ function parseCall(
   const result = resultOf(returned);
   const parts = splitArguments(args);
   const str = (i: number): string | null => cString(parts[i] ?? "");
-  const decoratedReturn = /^\d+<(.*)>$/s.exec(returned)?.[1] ?? null;
+  const decorated = /^\d+<(.*)>$/s.exec(returned)?.[1];
+  const decoratedReturn = decorated === undefined ? null : decodeDecoration(decorated);
   switch (name) {
     case "execve":
     case "execveat": {
@@ -296,9 +297,18 @@ function resultOf(returned: string): string {
 /** Resolves a relative path against a `-y`-decorated directory fd (`AT_FDCWD</dir>`, `3</dir>`). */
 function resolveAt(dirArgument: string | undefined, path: string, isAt: boolean): string {
   if (path.startsWith("/") || !isAt || dirArgument === undefined) return path;
-  const dir = /<(.*)>$/.exec(dirArgument)?.[1];
+  const found = /<(.*)>$/s.exec(dirArgument)?.[1];
+  const dir = found === undefined ? null : decodeDecoration(found);
   if (!dir) return path;
   return dir.endsWith("/") ? `${dir}${path}` : `${dir}/${path}`;
+}
+
+/**
+ * The path in a `-y` decoration (`3</a\74b>`, `AT_FDCWD</w\303\266rk>`): strace escapes it
+ * like a quoted string (and `<`, `>` as octal), so it is decoded the same way.
+ */
+function decodeDecoration(inner: string): string {
+  return cString(`"${inner}"`) ?? inner;
 }
 
 /** Splits strace's argument list at top-level commas (outside quotes, braces, brackets). */
