@@ -2,7 +2,8 @@
  * Paths in the syscall trace of a capture are the real file names: strace
  * escapes quotes, control characters, non-ASCII bytes and angle brackets in
  * the paths it decorates file descriptors with (`3</dir/a\74b>`), and those
- * must be decoded like its quoted strings. The peer is the directory listing
+ * must be decoded like its quoted strings; relative names of calls without a
+ * directory fd (mkdir) are resolved, through fchdir. The peer is the directory listing
  * after the run (the names the files really have).
  */
 
@@ -18,14 +19,20 @@ const HOST = await hostFacts();
 const STRACE = HOST.helpers.strace.path !== null && HOST.helpers.strace.granted;
 const TOUCH = "/usr/bin/touch";
 const RM = "/usr/bin/rm";
-const TOOLS = await Promise.all([TOUCH, RM].map((p) => Deno.stat(p).then(() => true, () => false)));
+const MKDIR = "/usr/bin/mkdir";
+const TOOLS = await Promise.all(
+  [TOUCH, RM, MKDIR].map((p) => Deno.stat(p).then(() => true, () => false)),
+);
 const READY = Deno.build.os === "linux" && STRACE && TOOLS.every(Boolean);
-if (!READY) console.log("skip: strace, touch or rm is missing; the trace path test is ignored");
+if (!READY) {
+  console.log("skip: strace, touch, rm or mkdir is missing; the trace path tests are ignored");
+}
 
 const NAMES = ['we"ird\nname é.txt', "a<b>c|d", "back\\slash", "tab\there"];
 
 Deno.test({
-  name: "runCapture() traces opened, created and removed files under their real names",
+  name:
+    "runCapture() traces opened, created, removed and made paths under their real, absolute names",
   ignore: !READY,
   fn: async () => {
     await withTempDir(async (base) => {
@@ -33,7 +40,7 @@ Deno.test({
       const work = `${base}/wörk <dir>`;
       await Deno.mkdir(work);
       const policy: CapturePolicySettings = {
-        executables: [TOUCH, RM],
+        executables: [TOUCH, RM, MKDIR],
         roots: [base],
         environment: [],
         allowHostNetwork: true,
@@ -60,6 +67,17 @@ Deno.test({
       assert.deepEqual(created.map((f) => f.path).sort(), listed.sort());
       const removed = await capture(RM, NAMES);
       assert.deepEqual(removed.map((f) => f.path).sort(), listed.sort());
+      // mkdir(2) takes no directory fd: a relative name is resolved against the working
+      // directory (no process of the run changed its directory).
+      const made = await capture(MKDIR, ["-p", "./x y/z"]);
+      const dirs: string[] = [];
+      for await (const entry of Deno.readDir(work)) {
+        dirs.push(`${work}/${entry.name}`);
+        for await (const inner of Deno.readDir(`${work}/${entry.name}`)) {
+          dirs.push(`${work}/${entry.name}/${inner.name}`);
+        }
+      }
+      assert.deepEqual(made.map((f) => f.path).sort(), dirs.sort());
     }, { realPath: true });
   },
 });

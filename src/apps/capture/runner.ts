@@ -793,7 +793,9 @@ export async function runCapture(
     if (backend.syscall_trace === "strace") {
       const read = await readTraceFiles(tempRoot, MAX_TRACE_BYTES);
       traceTruncated = read.truncated;
-      trace = parseTraces(read.texts, epochMs);
+      trace = parseTraces(read.texts, epochMs, {
+        workingDirectory: plan.workingDirectory.realPath,
+      });
     }
     let debuggerReport: DebuggerReport | null = null;
     if (backend.debugger === "gdb") {
