@@ -7,8 +7,35 @@
  * @module
  */
 
+/** What the program gdb starts is given besides gdb's own defaults. */
+export interface GdbLaunchOptions {
+  /** Variables set for the program only (never for gdb itself). */
+  environment?: Record<string, string>;
+  /**
+   * The program's requested environment: gdb adds LINES and COLUMNS and its startup shell
+   * exports PWD, so each of those is set to the requested value or removed.
+   */
+  requested?: Record<string, string>;
+  /** Absolute path of `env`, which removes or restores PWD after gdb's startup shell. */
+  envProgram?: string | null;
+}
+
 /** gdb arguments placed before `--args <program> <arguments…>`. */
-export function gdbArguments(logFile: string, environment: Record<string, string> = {}): string[] {
+export function gdbArguments(logFile: string, options: GdbLaunchOptions = {}): string[] {
+  const requested = options.requested ?? {};
+  const own = ["LINES", "COLUMNS"].map((name) =>
+    requested[name] === undefined
+      ? `unset environment ${name}`
+      : `set environment ${name}=${requested[name]}`
+  );
+  const pwd = requested.PWD;
+  const wrapper = options.envProgram
+    ? [
+      `set exec-wrapper ${shellQuote(options.envProgram)} ${
+        pwd === undefined ? "-u PWD" : shellQuote(`PWD=${pwd}`)
+      }`,
+    ]
+    : [];
   const early = [
     `set logging file ${logFile}`,
     "set logging overwrite on",
@@ -22,7 +49,11 @@ export function gdbArguments(logFile: string, environment: Record<string, string
     "set print frame-info location-and-address",
     "set print entry-values no",
     // Set for the program gdb starts, not for gdb itself.
-    ...Object.entries(environment).map(([name, value]) => `set environment ${name}=${value}`),
+    ...own,
+    ...wrapper,
+    ...Object.entries(options.environment ?? {}).map(([name, value]) =>
+      `set environment ${name}=${value}`
+    ),
   ];
   const commands = [
     "run",
@@ -82,6 +113,11 @@ export interface DebuggerReport {
 const FRAME = /^#(\d+)\s+(0x[0-9a-f]+) in (\S+) \(.*?\)(?: at (.+:\d+)| from (.+))?$/;
 const MAPPING =
   /^\s*(0x[0-9a-f]+)\s+(0x[0-9a-f]+)\s+0x[0-9a-f]+\s+(0x[0-9a-f]+)\s+(?:([r-][w-][x-][ps-])\s+)?(.*)$/;
+
+/** `text` as one single-quoted word of the shell gdb starts the program with. */
+function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
+}
 
 /** Parses a gdb log written with {@linkcode gdbArguments}. */
 export function parseGdbLog(text: string): DebuggerReport {

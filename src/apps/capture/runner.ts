@@ -309,10 +309,14 @@ export interface RunOptions {
 }
 
 const SAMPLE_MS = 50;
+// The launcher shell sets no variable of its own (an assignment would change a requested
+// variable of the same name) and hands on PWD only when the request gives it: sh exports its
+// own PWD otherwise, and rewrites a requested one to the real working directory.
 const WRAPPER = [
-  "status=$1; cg=$2; shift 2",
-  'if [ -n "$cg" ]; then echo $$ > "$cg" || exit 125; fi',
-  'echo ready > "$status" || exit 125',
+  'if [ -n "$2" ]; then echo $$ > "$2" || exit 125; fi',
+  'echo ready > "$1" || exit 125',
+  'if [ "$3" = set ]; then PWD=$4; export PWD; else unset PWD; fi',
+  "shift 4",
   'exec "$@"',
 ].join("\n");
 /** Most bytes of strace output read back. */
@@ -394,7 +398,11 @@ export async function runCapture(
     if (backend.debugger === "gdb") {
       chain.push(
         facts.helpers.gdb.path!,
-        ...gdbArguments(gdbLog, libraryPath ? { LD_LIBRARY_PATH: libraryPath } : {}),
+        ...gdbArguments(gdbLog, {
+          environment: libraryPath ? { LD_LIBRARY_PATH: libraryPath } : {},
+          requested: env,
+          envProgram: facts.helpers.env.path,
+        }),
         "--args",
       );
     }
@@ -417,6 +425,8 @@ export async function runCapture(
         "casefile-capture",
         statusFile,
         containment?.cgroupProcs ?? "",
+        env.PWD === undefined ? "unset" : "set",
+        env.PWD ?? "",
         ...chain,
       ],
       cwd: plan.workingDirectory.realPath,
@@ -783,7 +793,9 @@ export async function runCapture(
     if (backend.syscall_trace === "strace") {
       const read = await readTraceFiles(tempRoot, MAX_TRACE_BYTES);
       traceTruncated = read.truncated;
-      trace = parseTraces(read.texts, epochMs);
+      trace = parseTraces(read.texts, epochMs, {
+        workingDirectory: plan.workingDirectory.realPath,
+      });
     }
     let debuggerReport: DebuggerReport | null = null;
     if (backend.debugger === "gdb") {

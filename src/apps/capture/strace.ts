@@ -8,6 +8,8 @@
  * @module
  */
 
+import { posix } from "node:path";
+
 /** The syscalls traced. */
 export const TRACED_SYSCALLS = [
   "execve",
@@ -22,6 +24,8 @@ export const TRACED_SYSCALLS = [
   "renameat2",
   "mkdir",
   "mkdirat",
+  "chdir",
+  "fchdir",
   "connect",
 ];
 
@@ -104,6 +108,20 @@ export interface TraceSummary {
   unparsed: number;
 }
 
+/** Options of {@linkcode parseTraces}. */
+export interface ParseTraceOptions {
+  /**
+   * The directory the run started in: relative paths of calls without a directory fd
+   * (unlink, rename, mkdir, open, creat) are resolved against each process's working
+   * directory, followed through chdir and fchdir. Left relative when it cannot be known.
+   */
+  workingDirectory?: string;
+}
+
+/** Calls whose relative paths are relative to the process's working directory. */
+const CWD_RELATIVE = new Set(["open", "creat", "unlink", "rename", "mkdir"]);
+const CHANGES_DIRECTORY = /^\d+\.\d{6} f?chdir\(/m;
+
 const LINE = /^(\d+)\.(\d{6}) (.*)$/;
 const CALL = /^([a-z0-9_]+)\((.*)\) += (.*)$/s;
 
@@ -111,7 +129,11 @@ const CALL = /^([a-z0-9_]+)\((.*)\) += (.*)$/s;
  * Parses trace files: `texts` maps pid → the contents of `<prefix>.<pid>`.
  * Times are milliseconds after `startedAtEpochMs`.
  */
-export function parseTraces(texts: Map<number, string>, startedAtEpochMs: number): TraceSummary {
+export function parseTraces(
+  texts: Map<number, string>,
+  startedAtEpochMs: number,
+  options: ParseTraceOptions = {},
+): TraceSummary {
   const summary: TraceSummary = {
     files: [],
     executions: [],
@@ -121,7 +143,13 @@ export function parseTraces(texts: Map<number, string>, startedAtEpochMs: number
     pids: [...texts.keys()].sort((a, b) => a - b),
     unparsed: 0,
   };
+  // A process starts in the run's directory unless another process (an ancestor, perhaps)
+  // changed directory: which one is not known, so then its start is unknown.
+  const changers = [...texts].filter(([, text]) => CHANGES_DIRECTORY.test(text)).map(([p]) => p);
   for (const [pid, text] of texts) {
+    let cwd: string | null = changers.some((p) => p !== pid)
+      ? null
+      : options.workingDirectory ?? null;
     for (const raw of text.split("\n")) {
       if (raw === "") continue;
       const line = LINE.exec(raw);
@@ -163,7 +191,18 @@ export function parseTraces(texts: Map<number, string>, startedAtEpochMs: number
         summary.unparsed++;
         continue;
       }
-      parseCall(summary, pid, atMs, call[1]!, call[2]!, call[3]!);
+      const name = call[1]!;
+      if (name === "chdir" || name === "fchdir") {
+        cwd = changedDirectory(cwd, call[2]!, call[3]!, name === "fchdir");
+        continue;
+      }
+      const before = summary.files.length;
+      parseCall(summary, pid, atMs, name, call[2]!, call[3]!);
+      const added = summary.files[before];
+      if (added && cwd !== null && CWD_RELATIVE.has(name)) {
+        added.path = againstDirectory(cwd, added.path);
+        if (added.to !== null) added.to = againstDirectory(cwd, added.to);
+      }
     }
   }
   const byTime = <T extends { at_ms: number; pid: number }>(list: T[]) =>
@@ -174,6 +213,30 @@ export function parseTraces(texts: Map<number, string>, startedAtEpochMs: number
   byTime(summary.exits);
   byTime(summary.signals);
   return summary;
+}
+
+/** The working directory after a chdir or fchdir; null when it is not known. */
+function changedDirectory(
+  cwd: string | null,
+  args: string,
+  returned: string,
+  byDescriptor: boolean,
+): string | null {
+  if (resultOf(returned) !== "ok") return cwd;
+  const argument = splitArguments(args)[0] ?? "";
+  if (byDescriptor) {
+    const found = /<(.*)>$/s.exec(argument)?.[1];
+    return found === undefined ? null : decodeDecoration(found);
+  }
+  const path = cString(argument);
+  if (path === null) return null;
+  if (path.startsWith("/")) return posix.normalize(path);
+  return cwd === null ? null : againstDirectory(cwd, path);
+}
+
+/** `path` resolved against directory `cwd` (lexically; an absolute path stays as it is). */
+function againstDirectory(cwd: string, path: string): string {
+  return path.startsWith("/") ? path : posix.join(cwd, path);
 }
 
 function parseCall(
@@ -187,7 +250,8 @@ function parseCall(
   const result = resultOf(returned);
   const parts = splitArguments(args);
   const str = (i: number): string | null => cString(parts[i] ?? "");
-  const decoratedReturn = /^\d+<(.*)>$/s.exec(returned)?.[1] ?? null;
+  const decorated = /^\d+<(.*)>$/s.exec(returned)?.[1];
+  const decoratedReturn = decorated === undefined ? null : decodeDecoration(decorated);
   switch (name) {
     case "execve":
     case "execveat": {
@@ -296,9 +360,18 @@ function resultOf(returned: string): string {
 /** Resolves a relative path against a `-y`-decorated directory fd (`AT_FDCWD</dir>`, `3</dir>`). */
 function resolveAt(dirArgument: string | undefined, path: string, isAt: boolean): string {
   if (path.startsWith("/") || !isAt || dirArgument === undefined) return path;
-  const dir = /<(.*)>$/.exec(dirArgument)?.[1];
+  const found = /<(.*)>$/s.exec(dirArgument)?.[1];
+  const dir = found === undefined ? null : decodeDecoration(found);
   if (!dir) return path;
   return dir.endsWith("/") ? `${dir}${path}` : `${dir}/${path}`;
+}
+
+/**
+ * The path in a `-y` decoration (`3</a\74b>`, `AT_FDCWD</w\303\266rk>`): strace escapes it
+ * like a quoted string (and `<`, `>` as octal), so it is decoded the same way.
+ */
+function decodeDecoration(inner: string): string {
+  return cString(`"${inner}"`) ?? inner;
 }
 
 /** Splits strace's argument list at top-level commas (outside quotes, braces, brackets). */
