@@ -12,6 +12,7 @@ import { armIndexRanges, SHT_ARM_EXIDX } from "../src/apps/formats/elf/arm_exidx
 import type { ElfSection } from "../src/apps/formats/elf/model.ts";
 import { hasProgram, type Loose, ok, run, withClient } from "./helpers/in_memory.ts";
 import { npmFixture } from "./helpers/npm_fixtures.ts";
+import { listedProcedures } from "./helpers/procedures.ts";
 
 const EM_ARM = 40;
 
@@ -87,13 +88,7 @@ Deno.test({
 
     await withClient({ roots: [path.slice(0, path.lastIndexOf("/"))] }, async (client) => {
       await ok(client, "open_binary", { path });
-      const listed = new Set<string>();
-      let offset: number | null = 0;
-      while (offset !== null) {
-        const page: Loose = await ok(client, "list_procedures", { offset, limit: 500 });
-        for (const item of page.result.items) listed.add(item.address);
-        offset = page.result.next_offset;
-      }
+      const listed = new Set((await listedProcedures(client)).keys());
       assert.deepEqual([...listed].sort(), [...new Set([...starts, entry])].sort());
       const overview = await ok(client, "binary_overview", {});
       const fromIndex = overview.result.procedures_by_source["arm-exidx"];

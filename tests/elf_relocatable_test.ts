@@ -5,11 +5,11 @@
  */
 
 import assert from "node:assert/strict";
-import type { Client } from "@modelcontextprotocol/sdk/client";
 import { hasProgram, type Loose, ok, run, withClient } from "./helpers/in_memory.ts";
 import { withTempDir } from "./helpers/temp_dir.ts";
 import { elfImage } from "../src/apps/formats/elf/image.ts";
 import { sectionAt } from "../src/apps/formats/binary_image.ts";
+import { listedProcedures } from "./helpers/procedures.ts";
 
 const HAS_TOOLS = ["cc", "readelf", "nm"].every((p) => hasProgram(p));
 const LIBPNG = "/usr/lib/x86_64-linux-gnu/libpng16.a";
@@ -197,21 +197,6 @@ async function checkCalls(path: string): Promise<number> {
   return calls.length;
 }
 
-/** Every procedure of the current document: address → name. */
-async function walk(client: Client): Promise<Map<string, string>> {
-  const procedures = new Map<string, string>();
-  let offset: number | null = 0;
-  while (offset !== null) {
-    const page: Loose = await ok(client, "list_procedures", { offset, limit: 500 });
-    for (const item of page.result.items) {
-      assert.ok(!procedures.has(item.address), `${item.address} listed twice`);
-      procedures.set(item.address, item.value);
-    }
-    offset = page.result.next_offset;
-  }
-  return procedures;
-}
-
 /** Every FUNC symbol readelf lists is its own procedure, in its own section, with its size. */
 async function checkProcedures(path: string): Promise<number> {
   const expected = await readelfFunctions(path);
@@ -224,7 +209,7 @@ async function checkProcedures(path: string): Promise<number> {
       opened.result.target.warnings.some((w: string) => /layout made for reading/.test(w)),
       JSON.stringify(opened.result.target.warnings),
     );
-    const listed = await walk(client);
+    const listed = await listedProcedures(client);
     const starts = new Set(expected.map((f) => `${f.section}+${f.value}`));
     assert.equal(listed.size, starts.size, "one procedure per distinct function start");
     for (const f of expected) {

@@ -4,9 +4,9 @@
  */
 
 import assert from "node:assert/strict";
-import type { Client } from "@modelcontextprotocol/sdk/client";
-import { hasProgram, type Loose, ok, run, withClient } from "./helpers/in_memory.ts";
+import { hasProgram, ok, run, withClient } from "./helpers/in_memory.ts";
 import { withTempDir } from "./helpers/temp_dir.ts";
+import { listedProcedures } from "./helpers/procedures.ts";
 
 const HAS_NM = hasProgram("nm");
 const HAS_CC = hasProgram("cc");
@@ -46,27 +46,12 @@ async function ehFrameStarts(path: string): Promise<Set<string>> {
   return starts;
 }
 
-/** Every procedure of the current target, through list_procedures pages of 500. */
-async function walk(client: Client): Promise<Map<string, string>> {
-  const procedures = new Map<string, string>();
-  let offset: number | null = 0;
-  while (offset !== null) {
-    const page: Loose = await ok(client, "list_procedures", { offset, limit: 500 });
-    for (const item of page.result.items) {
-      assert.ok(!procedures.has(item.address), `${item.address} listed twice`);
-      procedures.set(item.address, item.value);
-    }
-    offset = page.result.next_offset;
-  }
-  return procedures;
-}
-
 async function compare(path: string, dynamic: boolean): Promise<void> {
   await withClient({ roots: ["/", Deno.realPathSync("/tmp")] }, async (client) => {
     const opened = await ok(client, "open_binary", { path });
     const frames = await ehFrameStarts(path);
     const entry: string = opened.result.target.entry;
-    const listed = await walk(client);
+    const listed = await listedProcedures(client);
     const expected = await nmFunctions(path, dynamic);
     for (const [address, names] of expected) {
       assert.ok(
