@@ -11,7 +11,7 @@ import { UnknownFrameworkError } from "../model/errors.ts";
 import { compareCodePoints } from "../model/order.ts";
 import { parseEnum } from "../model/parse_enum.ts";
 import type { ComplianceResult, Finding } from "../model/records.ts";
-import { displayId, roundHalfEven } from "../model/records.ts";
+import { roundHalfEven } from "../model/records.ts";
 import type { DatasetView } from "../model/view.ts";
 import { severityBreakdown, sortFindings } from "../findings/queries.ts";
 import { pushTo } from "../../core/multimap.ts";
@@ -297,7 +297,10 @@ export function listControls(
   );
 }
 
-/** One control in detail. */
+/**
+ * One control in detail; `affected_assets` holds the ids of the dataset's assets
+ * with open findings (findings on no asset are listed in `findings` only).
+ */
 export function controlStatus(
   view: DatasetView,
   framework: string,
@@ -328,7 +331,7 @@ export function controlStatus(
   for (const f of findings) {
     if (f.is_suppressed) continue;
     const asset = view.findingAsset(f);
-    assets.add(asset ? displayId(asset) : f.resource_arn ?? f.resource_id);
+    if (asset) assets.add(asset.id);
   }
   return {
     framework: name,
@@ -343,7 +346,7 @@ export function controlStatus(
 
 /** An asset failing compliance. */
 export interface ComplianceGap {
-  /** The asset's display id, or `unmapped:<resource>`. */
+  /** The asset's id (as finding briefs and `find_assets` name it), or `unmapped:<resource>`. */
   asset: string;
   /** Display name. */
   name: string | null;
@@ -384,7 +387,7 @@ export function complianceGaps(
     for (const f of frameworkFindings(view, framework)) {
       if (severityRank(f.severity) < min) continue;
       const asset = view.findingAsset(f);
-      const key = asset ? displayId(asset) : `unmapped:${f.resource_arn ?? f.resource_id}`;
+      const key = asset ? asset.id : `unmapped:${f.resource_arn ?? f.resource_id}`;
       const gap = gaps.get(key) ?? {
         asset: key,
         name: asset?.name ?? null,

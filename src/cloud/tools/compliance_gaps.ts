@@ -36,7 +36,9 @@ export function complianceGapsTool(ctx: CloudContext): ToolDefinition {
       ...datasetPageArguments,
     }),
     result: pageSchema(z.object({
-      asset: z.string().describe("The asset's display id, or unmapped:<resource>."),
+      asset: z.string().describe(
+        "The asset's id (as list_findings' asset_id and find_assets' id), or unmapped:<resource>.",
+      ),
       name: z.string().nullable(),
       frameworks: z.array(z.string()),
       failing_controls: z.array(z.string()),

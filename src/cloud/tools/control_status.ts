@@ -46,7 +46,9 @@ export function controlStatusTool(ctx: CloudContext): ToolDefinition {
         resource_arn: z.string().nullable(),
       })),
       findings: z.array(findingBriefSchema),
-      affected_assets: z.array(z.string()).describe("Display ids of assets with open findings."),
+      affected_assets: z.array(z.string()).describe(
+        "Ids of the dataset's assets with open findings (as list_findings' asset_id and find_assets' id); findings on no asset are in findings only.",
+      ),
       hint: z.string().optional(),
     }),
     ...READS_ONLY,
