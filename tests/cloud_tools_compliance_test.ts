@@ -6,14 +6,16 @@
  */
 
 import assert from "node:assert/strict";
-import { fails, type Loose, withClient } from "./helpers/in_memory.ts";
-import { cloudWorkbenchWith } from "../src/cloud/workbench.ts";
+import { fails, type Loose } from "./helpers/in_memory.ts";
 import {
+  bucketAsset,
+  cisFinding,
   datasetVersion,
   readText,
   resourceLinks,
   result,
   withDemoClient,
+  withInlineDataset,
 } from "./helpers/cloud_client.ts";
 
 // Demo asset ids (as list_findings' asset_id and find_assets' id name them, not their ARNs).
@@ -314,22 +316,9 @@ Deno.test("compliance_gaps lists failing assets worst first and pages them", asy
 });
 
 Deno.test("compliance_summary counts as affected assets only assets of the dataset", async () => {
-  const finding = (id: string, resource: string) => ({
-    id,
-    resource_id: resource,
-    severity: "HIGH",
-    source_tool: "t",
-    compliance_frameworks: ["CIS-AWS"],
-  });
+  const finding = cisFinding;
   const dataset = {
-    assets: [{
-      id: "bucket-a",
-      name: "a",
-      asset_type: "S3_BUCKET",
-      provider: "AWS",
-      region: "us-east-1",
-      account_id: "123456789012",
-    }],
+    assets: [bucketAsset("bucket-a", "a")],
     edges: [],
     // Two findings on the bucket, one on a resource the dataset has no asset for.
     findings: [
@@ -338,43 +327,22 @@ Deno.test("compliance_summary counts as affected assets only assets of the datas
       finding("f3", "arn:aws:s3:::not-inventoried"),
     ],
   };
-  const dir = Deno.realPathSync(await Deno.makeTempDir({ prefix: "compliance-assets-" }));
-  try {
-    await Deno.writeTextFile(`${dir}/d.json`, JSON.stringify(dataset));
-    await withClient({ roots: [dir], workbenches: [cloudWorkbenchWith()] }, async (client) => {
-      await result(client, "load_dataset", { path: `${dir}/d.json`, name: "d" });
-      const listed = (await result(client, "list_findings", { framework: "CIS-AWS" })).items;
-      const assets = new Set(listed.map((f: Loose) => f.asset_id).filter((id: unknown) => id));
-      const row = (await result(client, "compliance_summary", { framework: "CIS-AWS" }))
-        .frameworks[0];
-      assert.equal(row.open_findings, listed.length);
-      assert.equal(row.affected_assets, assets.size);
-    });
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  await withInlineDataset(dataset, async (client) => {
+    const listed = (await result(client, "list_findings", { framework: "CIS-AWS" })).items;
+    const assets = new Set(listed.map((f: Loose) => f.asset_id).filter((id: unknown) => id));
+    const row = (await result(client, "compliance_summary", { framework: "CIS-AWS" }))
+      .frameworks[0];
+    assert.equal(row.open_findings, listed.length);
+    assert.equal(row.affected_assets, assets.size);
+  });
 });
 
 Deno.test("control_status and compliance_gaps name assets by the ids list_findings and find_assets use", async () => {
-  const finding = (id: string, resource: string) => ({
-    id,
-    resource_id: resource,
-    severity: "HIGH",
-    source_tool: "t",
-    compliance_frameworks: ["CIS-AWS"],
-  });
+  const finding = cisFinding;
   // A Terraform-style asset (id = resource address, with an ARN); findings name it by id and by
   // ARN, and one finding is on a resource the dataset has no asset for.
   const dataset = {
-    assets: [{
-      id: "aws_s3_bucket.logs",
-      name: "logs",
-      asset_type: "S3_BUCKET",
-      provider: "AWS",
-      region: "us-east-1",
-      account_id: "123456789012",
-      arn: "arn:aws:s3:::logs",
-    }],
+    assets: [bucketAsset("aws_s3_bucket.logs", "logs", { arn: "arn:aws:s3:::logs" })],
     edges: [],
     findings: [
       finding("f1", "aws_s3_bucket.logs"),
@@ -388,45 +356,38 @@ Deno.test("control_status and compliance_gaps name assets by the ids list_findin
       finding_ids: ["f1", "f2", "f3"],
     }],
   };
-  const dir = Deno.realPathSync(await Deno.makeTempDir({ prefix: "compliance-keys-" }));
-  try {
-    await Deno.writeTextFile(`${dir}/k.json`, JSON.stringify(dataset));
-    await withClient({ roots: [dir], workbenches: [cloudWorkbenchWith()] }, async (client) => {
-      await result(client, "load_dataset", { path: `${dir}/k.json`, name: "k" });
-      const listed = (await result(client, "list_findings", { framework: "CIS-AWS", limit: 100 }))
-        .items;
-      const findable = async (id: string): Promise<boolean> =>
-        (await result(client, "find_assets", { query: id })).items.some((a: Loose) => a.id === id);
+  await withInlineDataset(dataset, async (client) => {
+    const listed = (await result(client, "list_findings", { framework: "CIS-AWS", limit: 100 }))
+      .items;
+    const findable = async (id: string): Promise<boolean> =>
+      (await result(client, "find_assets", { query: id })).items.some((a: Loose) => a.id === id);
 
-      // control_status: the asset ids list_findings gives the control's findings, no others.
-      const control = await result(client, "control_status", {
-        framework: "CIS-AWS",
-        control_id: "2.1.4",
-      });
-      const named = new Set(control.results.flatMap((r: Loose) => r.finding_ids));
-      const ofControl = listed.filter((f: Loose) => named.has(f.id));
-      assert.equal(control.findings.length, ofControl.length);
-      const ids = [...new Set(ofControl.map((f: Loose) => f.asset_id).filter((a: unknown) => a))];
-      assert.deepStrictEqual([...control.affected_assets].sort(), ids.sort());
-      for (const id of control.affected_assets) assert.ok(await findable(id), id);
-
-      // compliance_gaps: mapped rows keyed by list_findings' asset_id with its finding count;
-      // findings on no asset still form unmapped rows.
-      const gaps = (await result(client, "compliance_gaps", { framework: "CIS-AWS" })).items;
-      const expected: Record<string, number> = {};
-      for (const f of listed) {
-        const key = f.asset_id ?? `unmapped:${f.resource_id}`;
-        expected[key] = (expected[key] ?? 0) + 1;
-      }
-      assert.deepStrictEqual(
-        Object.fromEntries(gaps.map((g: Loose) => [g.asset, g.open_findings])),
-        expected,
-      );
-      for (const g of gaps) {
-        if (!g.asset.startsWith("unmapped:")) assert.ok(await findable(g.asset), g.asset);
-      }
+    // control_status: the asset ids list_findings gives the control's findings, no others.
+    const control = await result(client, "control_status", {
+      framework: "CIS-AWS",
+      control_id: "2.1.4",
     });
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+    const named = new Set(control.results.flatMap((r: Loose) => r.finding_ids));
+    const ofControl = listed.filter((f: Loose) => named.has(f.id));
+    assert.equal(control.findings.length, ofControl.length);
+    const ids = [...new Set(ofControl.map((f: Loose) => f.asset_id).filter((a: unknown) => a))];
+    assert.deepStrictEqual([...control.affected_assets].sort(), ids.sort());
+    for (const id of control.affected_assets) assert.ok(await findable(id), id);
+
+    // compliance_gaps: mapped rows keyed by list_findings' asset_id with its finding count;
+    // findings on no asset still form unmapped rows.
+    const gaps = (await result(client, "compliance_gaps", { framework: "CIS-AWS" })).items;
+    const expected: Record<string, number> = {};
+    for (const f of listed) {
+      const key = f.asset_id ?? `unmapped:${f.resource_id}`;
+      expected[key] = (expected[key] ?? 0) + 1;
+    }
+    assert.deepStrictEqual(
+      Object.fromEntries(gaps.map((g: Loose) => [g.asset, g.open_findings])),
+      expected,
+    );
+    for (const g of gaps) {
+      if (!g.asset.startsWith("unmapped:")) assert.ok(await findable(g.asset), g.asset);
+    }
+  });
 });

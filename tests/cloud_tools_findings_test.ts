@@ -9,15 +9,16 @@
 
 import assert from "node:assert/strict";
 import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { fails, type Loose, withClient } from "./helpers/in_memory.ts";
-import { cloudWorkbenchWith } from "../src/cloud/workbench.ts";
+import { fails, type Loose } from "./helpers/in_memory.ts";
 import {
+  bucketAsset,
   cursorPages,
   datasetVersion as version,
   readText,
   resourceLinks as links,
   result,
   withDemoClient,
+  withInlineDataset,
 } from "./helpers/cloud_client.ts";
 
 const OPEN_ORDER = [
@@ -416,15 +417,7 @@ Deno.test("findings_summary keys assets and accounts as list_findings, find_asse
   // A Terraform-style asset (id = resource address, with an ARN) and one with no account.
   const dataset = {
     assets: [
-      {
-        id: "aws_s3_bucket.logs",
-        name: "logs",
-        asset_type: "S3_BUCKET",
-        provider: "AWS",
-        region: "us-east-1",
-        account_id: "123456789012",
-        arn: "arn:aws:s3:::logs",
-      },
+      bucketAsset("aws_s3_bucket.logs", "logs", { arn: "arn:aws:s3:::logs" }),
       {
         id: "policy-admin",
         name: "AdministratorAccess",
@@ -441,37 +434,30 @@ Deno.test("findings_summary keys assets and accounts as list_findings, find_asse
       { id: "f3", resource_id: "policy-admin", severity: "MEDIUM", source_tool: "t" },
     ],
   };
-  const dir = Deno.realPathSync(await Deno.makeTempDir({ prefix: "findings-keys-" }));
-  try {
-    await Deno.writeTextFile(`${dir}/keys.json`, JSON.stringify(dataset));
-    await withClient({ roots: [dir], workbenches: [cloudWorkbenchWith()] }, async (client) => {
-      await result(client, "load_dataset", { path: `${dir}/keys.json`, name: "keys" });
-      const listed = (await result(client, "list_findings", { limit: 100 })).items;
-      const byAsset = (await result(client, "findings_summary", { group_by: "asset" })).groups;
-      // Each group key is an asset id list_findings names, counting that asset's findings.
-      const expected: Record<string, number> = {};
-      for (const f of listed) expected[f.asset_id] = (expected[f.asset_id] ?? 0) + 1;
-      assert.deepStrictEqual(
-        Object.fromEntries(Object.entries(byAsset).map(([k, g]) => [k, (g as Loose).total])),
-        expected,
-      );
-      for (const key of Object.keys(byAsset)) {
-        const found = await result(client, "find_assets", { query: key });
-        assert.ok(found.items.some((a: Loose) => a.id === key), key);
-      }
-      // Each account group is a list_accounts row the account_id filter finds.
-      const byAccount = (await result(client, "findings_summary", { group_by: "account" })).groups;
-      const accounts = (await result(client, "list_accounts")).items;
-      const rows = accounts.map((a: Loose) => a.account_id);
-      for (const key of Object.keys(byAccount)) {
-        assert.ok(rows.includes(key), `${key} not in ${JSON.stringify(rows)}`);
-        const found = await result(client, "find_assets", { account_id: key });
-        const ids = found.items.map((a: Loose) => a.id);
-        const count = listed.filter((f: Loose) => ids.includes(f.asset_id)).length;
-        assert.equal((byAccount[key] as Loose).total, count, key);
-      }
-    });
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  await withInlineDataset(dataset, async (client) => {
+    const listed = (await result(client, "list_findings", { limit: 100 })).items;
+    const byAsset = (await result(client, "findings_summary", { group_by: "asset" })).groups;
+    // Each group key is an asset id list_findings names, counting that asset's findings.
+    const expected: Record<string, number> = {};
+    for (const f of listed) expected[f.asset_id] = (expected[f.asset_id] ?? 0) + 1;
+    assert.deepStrictEqual(
+      Object.fromEntries(Object.entries(byAsset).map(([k, g]) => [k, (g as Loose).total])),
+      expected,
+    );
+    for (const key of Object.keys(byAsset)) {
+      const found = await result(client, "find_assets", { query: key });
+      assert.ok(found.items.some((a: Loose) => a.id === key), key);
+    }
+    // Each account group is a list_accounts row the account_id filter finds.
+    const byAccount = (await result(client, "findings_summary", { group_by: "account" })).groups;
+    const accounts = (await result(client, "list_accounts")).items;
+    const rows = accounts.map((a: Loose) => a.account_id);
+    for (const key of Object.keys(byAccount)) {
+      assert.ok(rows.includes(key), `${key} not in ${JSON.stringify(rows)}`);
+      const found = await result(client, "find_assets", { account_id: key });
+      const ids = found.items.map((a: Loose) => a.id);
+      const count = listed.filter((f: Loose) => ids.includes(f.asset_id)).length;
+      assert.equal((byAccount[key] as Loose).total, count, key);
+    }
+  });
 });

@@ -112,3 +112,52 @@ export async function resourceLinks(
   const raw = await client.callTool({ name, arguments: args });
   return (raw.content as Loose[]).filter((c) => c.type === "resource_link");
 }
+
+/**
+ * Runs `body` with the client of a fresh cloud server that has loaded
+ * `records` (written as a JSON file in a temporary root) as its active
+ * dataset, then removes the root.
+ */
+export async function withInlineDataset(
+  records: Record<string, unknown>,
+  body: (client: Client) => Promise<void>,
+): Promise<void> {
+  const dir = Deno.realPathSync(await Deno.makeTempDir({ prefix: "casefile-inline-dataset-" }));
+  try {
+    await Deno.writeTextFile(`${dir}/dataset.json`, JSON.stringify(records));
+    await withClient({ roots: [dir], workbenches: [cloudWorkbenchWith()] }, async (client) => {
+      await result(client, "load_dataset", { path: `${dir}/dataset.json`, name: "inline" });
+      await body(client);
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+/** A HIGH finding of tool `t` on `resource`, under the CIS-AWS framework. */
+export function cisFinding(id: string, resource: string): Record<string, unknown> {
+  return {
+    id,
+    resource_id: resource,
+    severity: "HIGH",
+    source_tool: "t",
+    compliance_frameworks: ["CIS-AWS"],
+  };
+}
+
+/** An S3 bucket asset of account 123456789012 in us-east-1, with the given id, name and fields. */
+export function bucketAsset(
+  id: string,
+  name: string,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    id,
+    name,
+    asset_type: "S3_BUCKET",
+    provider: "AWS",
+    region: "us-east-1",
+    account_id: "123456789012",
+    ...extra,
+  };
+}
