@@ -377,7 +377,7 @@ const ARM_PC_LITERAL = /\[pc(?:, #(-?0x[0-9a-f]+|-?\d+))?\]/i;
  * its condition code when it has one, and its width suffix.
  */
 const ARM_BRANCH =
-  /^(bl|blx|b|bx|tbb|tbh|pop|ldr|mov)(eq|ne|cs|hs|cc|lo|mi|pl|vs|vc|hi|ls|ge|lt|gt|le|al)?(\.w|\.n)?$/;
+  /^(bl|blx|b|bx|tbb|tbh|pop|ldr|mov|add)(eq|ne|cs|hs|cc|lo|mi|pl|vs|vc|hi|ls|ge|lt|gt|le|al)?(\.w|\.n)?$/;
 
 function parseNumber(text: string): bigint | null {
   const m = HEX.exec(text.trim());
@@ -500,14 +500,11 @@ export function flowOf(
       flow.kind = conditional ? "conditional-jump" : "return";
     } else if (
       arm?.[1] === "bx" || arm?.[1] === "tbb" || arm?.[1] === "tbh" ||
-      (/^(ldr|add|mov)/.test(mnemonic) && /^pc,/.test(operands))
+      ((arm?.[1] === "ldr" || arm?.[1] === "mov" || arm?.[1] === "add") && /^pc,/.test(operands))
     ) {
       // A branch through a register, a table branch or a computed write to pc (a switch):
       // targets unknown here.
-      flow.kind = conditional || /^(ldr|add|mov)(eq|ne|cs|hs|cc|lo|mi|pl|vs|vc|hi|ls|ge|lt|gt|le)/
-          .test(mnemonic)
-        ? "conditional-jump"
-        : "jump";
+      flow.kind = conditional ? "conditional-jump" : "jump";
       flow.indirect = true;
     }
     const literal = ARM_PC_LITERAL.exec(operands);

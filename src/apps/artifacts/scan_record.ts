@@ -7,6 +7,7 @@
  */
 
 import { compareCodePoints } from "../../core/completion.ts";
+import { pushTo } from "../../core/multimap.ts";
 import {
   artifactId,
   contradictionId,
@@ -87,7 +88,7 @@ export class ScanRecord {
   /** Logical path → how many earlier members with that path later ones shadowed. */
   readonly #shadowCount = new Map<string, number>();
   /** The path and entry kind of each shadowed member (its occurrence id once the root is final). */
-  readonly #shadowedKeys = new Set<string>();
+  readonly #shadowedKeys = new Map<string, { path: string; kind: string }>();
   #contradictions: IntegrityContradiction[] = [];
   #limitations: string[] = [];
   #complete = true;
@@ -215,7 +216,10 @@ export class ScanRecord {
       const index = this.#occurrenceIndex.get(input.logicalPath)!;
       const earlier = (this.#shadowCount.get(input.logicalPath) ?? 0) + 1;
       this.#shadowCount.set(input.logicalPath, earlier);
-      this.#shadowedKeys.add(JSON.stringify([existing.logical_path, existing.entry_kind]));
+      this.#shadowedKeys.set(`${existing.entry_kind}\0${existing.logical_path}`, {
+        path: existing.logical_path,
+        kind: existing.entry_kind,
+      });
       occurrence.limitations.push(
         earlier === 1
           ? "An earlier member with the same path is shadowed by this one (the later wins, as on extraction) and is not listed."
@@ -241,30 +245,37 @@ export class ScanRecord {
     if (this.#shadowCount.size === 0) return;
     const listed = new Map(this.#occurrences.map((o) => [o.occurrence_id, o]));
     const shadowedIds = new Set(
-      [...this.#shadowedKeys].map((key) => {
-        const [path, kind] = JSON.parse(key) as [string, string];
-        return this.occurrenceIdOf(path, kind);
-      }),
+      [...this.#shadowedKeys.values()].map(({ path, kind }) => this.occurrenceIdOf(path, kind)),
     );
+    // Edges into each content and out of each container, counted and listed once (linear).
+    const incoming = new Map<string, number>();
+    const outgoing = new Map<string, string[]>();
+    for (const [id, edge] of this.#edges) {
+      incoming.set(edge.child_artifact_id, (incoming.get(edge.child_artifact_id) ?? 0) + 1);
+      pushTo(outgoing, edge.parent_artifact_id, id);
+    }
+    // Contents an edge was dropped into: dropped too once no edge reaches them.
     const orphans: string[] = [];
+    const drop = (id: string, edge: ArtifactEdge): void => {
+      this.#edges.delete(id);
+      incoming.set(edge.child_artifact_id, incoming.get(edge.child_artifact_id)! - 1);
+      orphans.push(edge.child_artifact_id);
+    };
     for (const [id, edge] of this.#edges) {
       if (!shadowedIds.has(edge.occurrence_id)) continue;
       if (listed.get(edge.occurrence_id)?.artifact_id === edge.child_artifact_id) continue;
-      this.#edges.delete(id);
-      orphans.push(edge.child_artifact_id);
+      drop(id, edge);
     }
     const inner = new Set<string>();
     while (orphans.length > 0) {
       const node = orphans.pop()!;
-      if (node === rootId || [...this.#edges.values()].some((e) => e.child_artifact_id === node)) {
-        continue;
-      }
+      if (node === rootId || incoming.get(node)! > 0) continue;
       this.#nodes.delete(node);
-      for (const [id, edge] of this.#edges) {
-        if (edge.parent_artifact_id !== node) continue;
-        this.#edges.delete(id);
+      for (const id of outgoing.get(node) ?? []) {
+        const edge = this.#edges.get(id);
+        if (edge === undefined) continue;
         inner.add(edge.occurrence_id);
-        orphans.push(edge.child_artifact_id);
+        drop(id, edge);
       }
     }
     if (inner.size > 0) {

@@ -11,12 +11,10 @@
  * @module
  */
 
+import { EM_ARM, SHT_ARM_EXIDX } from "./constants.ts";
 import type { ElfRangeTable, ElfSection } from "./model.ts";
 
-/** `sh_type` of the ARM exception index table. */
-export const SHT_ARM_EXIDX = 0x70000001;
-/** `e_machine` of 32-bit ARM. */
-const EM_ARM = 40;
+export { SHT_ARM_EXIDX };
 
 /** The function ranges of an index table, with which start Thumb code. */
 export interface ArmIndexRanges extends ElfRangeTable {

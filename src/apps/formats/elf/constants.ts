@@ -42,9 +42,14 @@ export const SHT_NOBITS = 8;
 export const SHT_REL = 9;
 export const SHT_DYNSYM = 11;
 export const SHT_X86_64_UNWIND = 0x70000001;
+/** The ARM exception index table (the same processor-specific value as SHT_X86_64_UNWIND). */
+export const SHT_ARM_EXIDX = 0x70000001;
 export const SHF_ALLOC = 2n;
 export const SHF_EXECINSTR = 4n;
 export const SHN_UNDEF = 0;
+/** Section indices from here up are reserved (SHN_ABS, SHN_COMMON, SHN_XINDEX, …). */
+export const SHN_LORESERVE = 0xff00;
+export const SHN_ABS = 0xfff1;
 export const SHN_XINDEX = 0xffff;
 
 /** `ELF_ST_TYPE`. */

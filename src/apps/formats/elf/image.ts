@@ -7,6 +7,7 @@
 
 import { dynamicSymbolTable } from "./dynamic_symbols.ts";
 import { armIndexRanges } from "./arm_exidx.ts";
+import { EM_ARM, EM_X86_64 } from "./constants.ts";
 import { ehFrameRanges } from "./eh_frame.ts";
 import { applyCallRelocations } from "./object_relocations.ts";
 import {
@@ -51,8 +52,6 @@ const PT_LOAD = 1;
 const PF_X = 1;
 const PF_W = 2;
 const PF_R = 4;
-const EM_ARM = 40;
-const EM_X86_64 = 62;
 /** The names of every unnamed function: one shared, frozen empty list. */
 const NO_NAMES: string[] = Object.freeze([]) as unknown as string[];
 
@@ -119,7 +118,7 @@ export function elfImage(
     const linked = linkObjectCalls(elf, bytes, { sections, imports });
     imports = linked.imports;
     head.bytes = linked.bytes;
-    head.warnings = head.warnings.map((w) => w === layoutNote(sections) ? linked.note : w);
+    notes.unshift(linked.note);
   }
   return {
     ...head,
@@ -223,21 +222,22 @@ function imageHead(
       : elf.entry,
     sections,
     buildId: elf.buildId,
-    warnings: elf.layout === undefined
-      ? [...elf.warnings]
-      : [...elf.warnings, layoutNote(sections)],
+    warnings: [...elf.warnings],
     fileBase: 0,
     bytes,
   };
 }
 
-/** The warning that says a relocatable file's addresses are the reader's layout. */
-function layoutNote(sections: ImageSection[]): string {
+/**
+ * The warning that says a relocatable file's addresses are the reader's
+ * layout, ending with what became of its relocations.
+ */
+function layoutNote(sections: ImageSection[], relocations: string): string {
   const first = sections[0]?.address ?? RELOCATABLE_BASE;
   return `This is a relocatable object (ET_REL): its sections have no addresses, so the ` +
     `addresses shown are a layout made for reading, not taken from the file (the allocated ` +
     `sections one after another from 0x${first.toString(16)}, each aligned to its ` +
-    `sh_addralign), and its relocations are not applied.`;
+    `sh_addralign), and ${relocations}`;
 }
 
 /**
@@ -253,7 +253,11 @@ function linkObjectCalls(
 ): { imports: ImageImport[]; bytes: Uint8Array; note: string } {
   const { sections } = given;
   if (elf.machine !== EM_X86_64 || elf.bits !== 64) {
-    return { imports: given.imports, bytes, note: layoutNote(sections) };
+    return {
+      imports: given.imports,
+      bytes,
+      note: layoutNote(sections, "its relocations are not applied."),
+    };
   }
   let end = RELOCATABLE_BASE;
   for (const s of sections) if (s.address + s.size > end) end = s.address + s.size;
@@ -268,9 +272,9 @@ function linkObjectCalls(
   const placeholders = imports.length === 0
     ? ""
     : ` Each import has a placeholder address, 16 bytes apart from 0x${first.toString(16)}.`;
-  const note = layoutNote(sections).replace(
-    "and its relocations are not applied.",
-    `and only the relocations of call and jump operands are applied (${applied.applied}` +
+  const note = layoutNote(
+    sections,
+    `only the relocations of call and jump operands are applied (${applied.applied}` +
       `${
         applied.unresolved > 0 ? `, ${applied.unresolved} left unresolved` : ""
       }), to the code that is decoded; other relocations are not.${placeholders}`,
@@ -337,31 +341,11 @@ function imageFunctions(
   // Both lists are sorted by address: merge them. Several FDEs may share a
   // start; the largest pc_range wins. 32-bit ARM code unwinds through its
   // exception index table (.ARM.exidx) instead, whose entries also mark Thumb code.
-  const none: ElfRangeTable = { count: 0, address: () => 0n, size: () => 0n };
-  let fdes: ElfRangeTable = none;
-  let unwindSource: FunctionSource = "eh-frame";
-  let thumbAt: ((k: number) => boolean) | null = null;
-  let unmarkedMode: { thumb: boolean; named: number; count: number } | null = null;
-  let armIndexThumbBit: ((k: number) => boolean) | null = null;
-  if (withEhFrame) {
-    fdes = ehFrameRanges(elf);
-    const index = fdes.count === 0
-      ? armIndexRanges(elf.machine, elf.sections, bytes, elf.endianness === "little")
-      : null;
-    if (index !== null) {
-      fdes = index;
-      unwindSource = "arm-exidx";
-      // Bit 0 marks Thumb when the linker set it.
-      armIndexThumbBit = (k) => index.thumb(k);
-      // A clear bit says nothing (a static function's entry is resolved against its section):
-      // such functions take the instruction set most named functions have.
-      const named = elf.functions.filter((f) => f.kind !== "entry");
-      const thumbNamed = named.filter((f) => f.thumb).length;
-      const guess = named.length > 0 && thumbNamed * 2 > named.length;
-      unmarkedMode = { thumb: guess, named: named.length, count: 0 };
-      thumbAt = (k) => index.thumb(k) || guess;
-    }
-  }
+  const unwind = unwindTable(elf, bytes, withEhFrame);
+  const fdes = unwind.ranges;
+  const unwindSource = unwind.source;
+  // Index-only functions whose entry leaves their instruction set open.
+  let unmarked = 0;
   const symbols = elf.functions;
   const functions: ImageFunction[] = [];
   let j = 0;
@@ -377,8 +361,7 @@ function imageFunctions(
     while (next !== null && (f === undefined || next < f.address)) {
       const address: bigint = next;
       let size = fdes.size(j);
-      const thumb = thumbAt?.(j) ?? false;
-      const unmarked = unmarkedMode !== null && !armIndexThumbBit!(j);
+      const marked = unwind.thumbBit?.(j);
       advance();
       while (next === address) {
         const other = fdes.size(j);
@@ -393,8 +376,8 @@ function imageFunctions(
           names: NO_NAMES,
           source: unwindSource,
         };
-        if (thumb) fn.thumb = true;
-        if (unmarked) unmarkedMode!.count++;
+        if (marked === false) unmarked++;
+        if (marked || (marked === false && unwind.unmarkedThumb)) fn.thumb = true;
         functions.push(fn);
         if (!tables.includes(unwindSource)) tables.push(unwindSource);
       }
@@ -404,8 +387,7 @@ function imageFunctions(
     if (f.source === "symtab" && !tables.includes("symtab")) tables.push("symtab");
     if (next === f.address && !tables.includes(unwindSource)) tables.push(unwindSource);
     // The index table marks Thumb code too (a symbol may not, e.g. a dynamic one without it).
-    const thumbByIndex = next === f.address && unwindSource === "arm-exidx" &&
-      (armIndexThumbBit?.(j) ?? false);
+    const thumbByIndex = next === f.address && (unwind.thumbBit?.(j) ?? false);
     while (next === f.address) {
       const other = fdes.size(j);
       if (size === 0n || (f.size === 0n && other > size)) size = other;
@@ -421,17 +403,60 @@ function imageFunctions(
     if (f.thumb || thumbByIndex) fn.thumb = true;
     functions.push(fn);
   }
-  if (unmarkedMode !== null && unmarkedMode.count > 0) {
-    const { thumb, named, count } = unmarkedMode;
+  if (unmarked > 0) {
+    const { named, unmarkedThumb } = unwind;
     out.notes.push(
       named === 0
-        ? `${count} procedure(s) known only from .ARM.exidx are read as ARM code: neither the table nor a symbol says whether they are ARM or Thumb.`
-        : `${count} procedure(s) known only from .ARM.exidx are read as ${
-          thumb ? "Thumb" : "ARM"
+        ? `${unmarked} procedure(s) known only from .ARM.exidx are read as ARM code: neither the table nor a symbol says whether they are ARM or Thumb.`
+        : `${unmarked} procedure(s) known only from .ARM.exidx are read as ${
+          unmarkedThumb ? "Thumb" : "ARM"
         } code, the instruction set of most of the ${named} named functions: the table does not say.`,
     );
   }
   return functions;
+}
+
+/** The function starts an unwind table gives, where they come from, and their Thumb marks. */
+interface UnwindTable {
+  ranges: ElfRangeTable;
+  source: FunctionSource;
+  /** `.ARM.exidx` only: whether entry `k` has the Thumb bit (a clear bit says nothing). */
+  thumbBit: ((k: number) => boolean) | null;
+  /** `.ARM.exidx` only: the instruction set entries without the bit take (most named functions'). */
+  unmarkedThumb: boolean;
+  /** `.ARM.exidx` only: how many named functions that choice rests on. */
+  named: number;
+}
+
+/**
+ * The `.eh_frame` FDEs (none unless `withEhFrame`), or for 32-bit ARM code
+ * without them, its exception index table (.ARM.exidx).
+ */
+function unwindTable(elf: ElfImage, bytes: Uint8Array, withEhFrame: boolean): UnwindTable {
+  const none: UnwindTable = {
+    ranges: { count: 0, address: () => 0n, size: () => 0n },
+    source: "eh-frame",
+    thumbBit: null,
+    unmarkedThumb: false,
+    named: 0,
+  };
+  if (!withEhFrame) return none;
+  const fdes = ehFrameRanges(elf);
+  const index = fdes.count === 0
+    ? armIndexRanges(elf.machine, elf.sections, bytes, elf.endianness === "little")
+    : null;
+  if (index === null) return { ...none, ranges: fdes };
+  // A clear bit says nothing (a static function's entry is resolved against its section):
+  // such functions take the instruction set most named functions have.
+  const named = elf.functions.filter((f) => f.kind !== "entry");
+  const thumbNamed = named.filter((f) => f.thumb).length;
+  return {
+    ranges: index,
+    source: "arm-exidx",
+    thumbBit: (k) => index.thumb(k),
+    unmarkedThumb: named.length > 0 && thumbNamed * 2 > named.length,
+    named: named.length,
+  };
 }
 
 function imageImports(elf: ElfImage): ImageImport[] {

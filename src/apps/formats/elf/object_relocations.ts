@@ -12,15 +12,19 @@
  * @module
  */
 
-import { EM_X86_64, SHF_EXECINSTR, SHN_UNDEF, SHT_RELA } from "./constants.ts";
+import {
+  EM_X86_64,
+  SHF_EXECINSTR,
+  SHN_ABS,
+  SHN_LORESERVE,
+  SHN_UNDEF,
+  SHT_RELA,
+} from "./constants.ts";
 import type { ElfImage } from "./model.ts";
 
 const R_X86_64_PC32 = 2;
 const R_X86_64_PLT32 = 4;
 const RELA_ENTRY = 24;
-/** Section indices from here up are reserved (SHN_ABS, SHN_COMMON, SHN_XINDEX, …). */
-const SHN_LORESERVE = 0xff00;
-const SHN_ABS = 0xfff1;
 
 /** What {@linkcode applyCallRelocations} did. */
 export interface AppliedCallRelocations {

@@ -28,6 +28,7 @@ import {
   ET_EXEC,
   MAX_NAME_BYTES,
   PT_DYNAMIC,
+  SHN_LORESERVE,
   SHN_UNDEF,
   SHT_DYNSYM,
   SHT_STRTAB,
@@ -212,7 +213,7 @@ class Collector {
       }
       const rank = ranks[best]!;
       const fn: ElfFunction = {
-        address: h < SAFE_HIGH_WORD ? BigInt(h * TWO_32 + l) : (BigInt(h) << 32n) | BigInt(l),
+        address: wordsAddress(h, l),
         size: this.size(sizeOf),
         name: names[best]!,
         names: list,
@@ -250,6 +251,11 @@ export function symbolName(strings: StringTable | null, offset: number): string 
 function withoutVersion(name: string): string {
   const at = name.indexOf("@");
   return at > 0 ? name.substring(0, at) : name;
+}
+
+/** The address whose high and low 32-bit words are `hi` and `lo`. */
+function wordsAddress(hi: number, lo: number): bigint {
+  return hi < SAFE_HIGH_WORD ? BigInt(hi * TWO_32 + lo) : (BigInt(hi) << 32n) | BigInt(lo);
 }
 
 /** The `$` that starts a mapping symbol's name. */
@@ -293,10 +299,12 @@ export class SymbolReader extends HeaderReader {
 
   /** The mapping symbols read, sorted by address, the last in table order at each address. */
   mappingSymbols(): ElfMappingSymbol[] {
-    const sorted = this.mapping.map((m, k) => ({ m, k }))
-      .sort((a, b) => a.m.address < b.m.address ? -1 : a.m.address > b.m.address ? 1 : a.k - b.k);
+    // The sort is stable: symbols at one address stay in table order.
+    const sorted = [...this.mapping].sort((a, b) =>
+      a.address < b.address ? -1 : a.address > b.address ? 1 : 0
+    );
     const out: ElfMappingSymbol[] = [];
-    for (const { m } of sorted) {
+    for (const m of sorted) {
       if (out.at(-1)?.address === m.address) out[out.length - 1] = m;
       else out.push(m);
     }
@@ -454,8 +462,7 @@ export class SymbolReader extends HeaderReader {
         hi = 0;
         size = view.getUint32(o + sizeAt, le);
       }
-      // (Indices from 0xff00 up are reserved: SHN_ABS, SHN_COMMON, SHN_XINDEX, …)
-      if (layout !== null && shndx < 0xff00) {
+      if (layout !== null && shndx < SHN_LORESERVE) {
         const base = layout[shndx];
         if (base !== undefined && base !== null) {
           const value = (BigInt(hi) << 32n | BigInt(lo)) + base;
@@ -471,10 +478,7 @@ export class SymbolReader extends HeaderReader {
             const kind = mappingKind(symbolName(strings, nameAt));
             text = strings === null ? null : strings.fastText();
             if (kind !== null) {
-              const address = hi < SAFE_HIGH_WORD
-                ? BigInt(hi * TWO_32 + lo)
-                : (BigInt(hi) << 32n) | BigInt(lo);
-              this.mapping.push({ address, kind });
+              this.mapping.push({ address: wordsAddress(hi, lo), kind });
               continue;
             }
           }

@@ -20,6 +20,8 @@ import {
   IMAGE_SCN_MEM_EXECUTE,
   IMAGE_SCN_MEM_READ,
   IMAGE_SCN_MEM_WRITE,
+  MACHINE_ARMNT,
+  MACHINE_THUMB,
   parsePe,
 } from "./parse.ts";
 
@@ -134,16 +136,9 @@ function isBetterName(name: string, current: string): boolean {
 }
 
 function collectFunctions(pe: PeFile): ImageFunction[] {
-  const executable = pe.sections.filter((s) =>
-    (s.characteristics & (IMAGE_SCN_MEM_EXECUTE | IMAGE_SCN_CNT_CODE)) !== 0
-  );
-  const inCode = (rva: number): boolean =>
-    executable.some((s) => {
-      const size = s.virtualSize !== 0 ? s.virtualSize : s.rawDataSize;
-      return rva >= s.virtualAddress && rva - s.virtualAddress < size;
-    });
+  const inCode = codeTest(pe);
   const thumb = isThumbOnly(pe);
-  const code = codeRva(pe);
+  const code = codeRva(pe, inCode);
   // Keys are RVAs (below 2^33 even for COFF symbols, so exact as numbers).
   const drafts = new Map<number, FunctionDraft>();
   const draft = (rva: number, rank: number): FunctionDraft => {
@@ -199,23 +194,29 @@ function collectFunctions(pe: PeFile): ImageFunction[] {
 
 /** Machines whose code Windows runs as Thumb-2 only (ARMNT, THUMB). */
 function isThumbOnly(pe: PeFile): boolean {
-  return pe.machine === 0x1c4 || pe.machine === 0x1c2;
+  return pe.machine === MACHINE_ARMNT || pe.machine === MACHINE_THUMB;
+}
+
+/** Whether an RVA lies in an executable (or code) section of `pe`. */
+function codeTest(pe: PeFile): (rva: number) => boolean {
+  const executable = pe.sections.filter((s) =>
+    (s.characteristics & (IMAGE_SCN_MEM_EXECUTE | IMAGE_SCN_CNT_CODE)) !== 0
+  );
+  return (rva) =>
+    executable.some((s) => {
+      const size = s.virtualSize !== 0 ? s.virtualSize : s.rawDataSize;
+      return rva >= s.virtualAddress && rva - s.virtualAddress < size;
+    });
 }
 
 /**
  * An RVA as a code address: on a Thumb-only machine, bit 0 of an address in
  * an executable section is the Thumb bit, cleared here; elsewhere unchanged.
  */
-function codeRva(pe: PeFile): (rva: number) => number {
+function codeRva(
+  pe: PeFile,
+  inCode: (rva: number) => boolean = codeTest(pe),
+): (rva: number) => number {
   if (!isThumbOnly(pe)) return (rva) => rva;
-  const executable = pe.sections.filter((s) =>
-    (s.characteristics & (IMAGE_SCN_MEM_EXECUTE | IMAGE_SCN_CNT_CODE)) !== 0
-  );
-  return (rva) => {
-    const inCode = executable.some((s) => {
-      const size = s.virtualSize !== 0 ? s.virtualSize : s.rawDataSize;
-      return rva >= s.virtualAddress && rva - s.virtualAddress < size;
-    });
-    return inCode ? rva - (rva % 2) : rva;
-  };
+  return (rva) => (inCode(rva) ? rva - (rva % 2) : rva);
 }

@@ -96,7 +96,11 @@ const MACHINE_ARM64EC = 0xa641;
 
 const MACHINE_ARM64X = 0xa64e;
 
-const MACHINE_ARMNT = 0x1c4;
+/** IMAGE_FILE_MACHINE_ARMNT: 32-bit ARM code, which Windows runs as Thumb-2. */
+export const MACHINE_ARMNT = 0x1c4;
+
+/** IMAGE_FILE_MACHINE_THUMB. */
+export const MACHINE_THUMB = 0x1c2;
 
 /** Longest string read (names, forwarders, PDB paths), in bytes; longer ones are cut with a warning. */
 const MAX_STRING_BYTES = 4096;
@@ -122,7 +126,7 @@ const MACHINE_NAMES: ReadonlyMap<number, string> = new Map([
   [0x1a6, "SH4"],
   [0x1a8, "SH5"],
   [0x1c0, "ARM"],
-  [0x1c2, "THUMB"],
+  [MACHINE_THUMB, "THUMB"],
   [0x1c4, "ARMNT"],
   [0x1d3, "AM33"],
   [0x1f0, "POWERPC"],
@@ -153,7 +157,7 @@ const ARCHITECTURES: ReadonlyMap<number, Architecture> = new Map([
   [MACHINE_ARM64X, "arm64"],
   [MACHINE_ARMNT, "arm"],
   [0x1c0, "arm"],
-  [0x1c2, "arm"],
+  [MACHINE_THUMB, "arm"],
 ]);
 
 const SUBSYSTEM_NAMES: ReadonlyMap<number, string> = new Map([
