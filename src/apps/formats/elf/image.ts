@@ -7,9 +7,9 @@
 
 import { dynamicSymbolTable } from "./dynamic_symbols.ts";
 import { armIndexRanges } from "./arm_exidx.ts";
-import { EM_ARM, EM_X86_64 } from "./constants.ts";
+import { EM_ARM } from "./constants.ts";
 import { ehFrameRanges } from "./eh_frame.ts";
-import { applyCallRelocations } from "./object_relocations.ts";
+import { appliesCallRelocations, applyCallRelocations } from "./object_relocations.ts";
 import {
   type ElfHeaders,
   type ElfImage,
@@ -86,10 +86,11 @@ const NO_NAMES: string[] = Object.freeze([]) as unknown as string[];
  * - `entry`: null for relocatable files and when `e_entry` is 0.
  * - Relocatable files (ET_REL): the allocated sections are laid out one after
  *   another from 0x1000 (`relocatable_layout.ts`) and the functions placed in
- *   them; for x86-64, each import takes a placeholder address after the last
- *   section, and `bytes` is a copy of the file with the relocations of call
- *   and jump operands applied (`object_relocations.ts`), so decoding reaches
- *   the called import or function. A warning says so.
+ *   them; for x86-64, i386, AArch64 and 32-bit ARM (little-endian), each
+ *   import takes a placeholder address after the last section, and `bytes`
+ *   is a copy of the file with the relocations of call and jump operands
+ *   applied (`object_relocations.ts`), so decoding reaches the called import
+ *   or function. A warning says so.
  *
  * @param bytes The whole file.
  * @param document A short name for the document, such as the file name.
@@ -243,8 +244,8 @@ function layoutNote(sections: ImageSection[], relocations: string): string {
 /**
  * For a relocatable object: a placeholder address for each import (16 bytes
  * apart, after the last section), and the file's bytes with the call and jump
- * relocations applied against the layout and those addresses (x86-64 only),
- * with the warning that says so.
+ * relocations applied against the layout and those addresses (x86-64, i386,
+ * AArch64 and 32-bit ARM, little-endian), with the warning that says so.
  */
 function linkObjectCalls(
   elf: ElfImage,
@@ -252,7 +253,7 @@ function linkObjectCalls(
   given: { sections: ImageSection[]; imports: ImageImport[] },
 ): { imports: ImageImport[]; bytes: Uint8Array; note: string } {
   const { sections } = given;
-  if (elf.machine !== EM_X86_64 || elf.bits !== 64) {
+  if (!appliesCallRelocations(elf)) {
     return {
       imports: given.imports,
       bytes,

@@ -1,0 +1,202 @@
+/**
+ * Call and jump relocations of AArch64, i386, ARM and Thumb objects built
+ * here with `llc-14`: each relocated call and tail jump `llvm-objdump-14 -dr`
+ * shows (its relocation line names the symbol) reaches that symbol through
+ * the MCP tools (procedure_callees, analyze_function's tail jumps,
+ * procedure_callers of each import), instead of the next instruction of the
+ * caller.
+ */
+
+import assert from "node:assert/strict";
+import { hasProgram, type Loose, ok, run, withTempRoot } from "./helpers/in_memory.ts";
+
+const READY = ["llc-14", "llvm-objdump-14", "readelf"].every((program) => hasProgram(program));
+if (!READY) console.log("elf_object_relocations_test: needs llc-14, llvm-objdump-14, readelf");
+
+/**
+ * Calls to imports and to functions in other sections (one function per
+ * section), and tail jumps to an import and to a defined function.
+ */
+const MODULE = `
+declare i32 @ext_one(i32)
+declare void @ext_two(i32)
+declare void @ext_three()
+define internal i32 @helper(i32 %x) noinline {
+  %a = call i32 @ext_one(i32 %x)
+  %b = mul i32 %a, 3
+  ret i32 %b
+}
+define i32 @hot_fn(i32 %x) noinline {
+  %a = call i32 @helper(i32 %x)
+  %b = add i32 %a, 1
+  ret i32 %b
+}
+define void @tail_ext(i32 %x) noinline {
+  %y = add i32 %x, 7
+  tail call void @ext_two(i32 %y)
+  ret void
+}
+define void @tail_void() noinline {
+  tail call void @ext_three()
+  ret void
+}
+define i32 @tail_local(i32 %x) noinline {
+  %y = add i32 %x, 9
+  %r = tail call i32 @hot_fn(i32 %y)
+  ret i32 %r
+}
+define i32 @plain(i32 %x) noinline {
+  %a = call i32 @hot_fn(i32 %x)
+  %b = call i32 @ext_one(i32 %a)
+  call void @ext_two(i32 %b)
+  ret i32 %b
+}
+`;
+
+/** The relocation types the brief names for each target: calls and jumps. */
+const TARGETS = [
+  ["aarch64-linux-gnu", /^R_AARCH64_(CALL26|JUMP26)$/],
+  ["i686-linux-gnu", /^R_386_(PC32|PLT32)$/],
+  ["armv7-linux-gnueabihf", /^R_ARM_(CALL|JUMP24|PLT32)$/],
+  ["thumbv7-linux-gnueabihf", /^R_ARM_THM_(CALL|JUMP24)$/],
+] as const;
+
+/** One relocated branch llvm-objdump -dr shows. */
+interface RelocatedBranch {
+  caller: string;
+  /** The branch's offset from the caller's start. */
+  offset: number;
+  callee: string;
+  kind: "call" | "jump";
+}
+
+/** The symbols readelf -sW lists: defined functions by section name, and undefined names. */
+async function symbolsOf(path: string): Promise<{
+  functions: { name: string; section: string }[];
+  undefined: Set<string>;
+}> {
+  const sections = new Map<string, string>();
+  for (const line of (await run("readelf", ["-SW", path])).split("\n")) {
+    const m = /^\s*\[\s*(\d+)\]\s+(\S+)/.exec(line);
+    if (m) sections.set(m[1]!, m[2]!);
+  }
+  const functions: { name: string; section: string }[] = [];
+  const undefined = new Set<string>();
+  for (const line of (await run("readelf", ["-sW", path])).split("\n")) {
+    const cells = line.trim().split(/\s+/);
+    if (cells.length < 8 || !/^\d+:$/.test(cells[0]!)) continue;
+    const [, , , type, , , ndx, name] = cells;
+    if (ndx === "UND") undefined.add(name!);
+    else if (type === "FUNC") functions.push({ name: name!, section: sections.get(ndx!) ?? "" });
+  }
+  return { functions, undefined };
+}
+
+/**
+ * The branches llvm-objdump -dr shows with a relocation of `types`: the
+ * symbol a relocation names is an import, a function, or a section that
+ * holds one function (`-function-sections`).
+ */
+async function relocatedBranches(path: string, types: RegExp): Promise<RelocatedBranch[]> {
+  const { functions, undefined } = await symbolsOf(path);
+  const branches: RelocatedBranch[] = [];
+  let caller = "";
+  let start = 0n;
+  let last: { mnemonic: string; at: bigint } | null = null;
+  const listing = await run("llvm-objdump-14", ["-dr", "--no-show-raw-insn", path]);
+  for (const line of listing.split("\n")) {
+    const header = /^([0-9a-f]+) <(.+)>:$/.exec(line);
+    if (header) {
+      [caller, start, last] = [header[2]!, BigInt(`0x${header[1]}`), null];
+      continue;
+    }
+    const reloc = /^\s+[0-9a-f]+:\s+(R_\w+)\s+(\S+?)(?:[+-]0x[0-9a-f]+)?$/.exec(line);
+    if (reloc) {
+      const [, type, symbol] = reloc;
+      if (!types.test(type!)) continue;
+      assert.ok(last !== null, line);
+      const kind: RelocatedBranch["kind"] | null = /^(bl|blx|call|calll)$/.test(last.mnemonic)
+        ? "call"
+        : /^(b|b\.w|jmp|jmpl)$/.test(last.mnemonic)
+        ? "jump"
+        : null;
+      assert.ok(kind !== null, `${caller}: ${last.mnemonic} has a ${type} relocation`);
+      const inSection = functions.filter((f) => f.section === symbol);
+      const callee = undefined.has(symbol!) || functions.some((f) => f.name === symbol)
+        ? symbol!
+        : inSection.length === 1
+        ? inSection[0]!.name
+        : null;
+      assert.ok(callee !== null, `cannot name the target of ${line.trim()}`);
+      branches.push({ caller, offset: Number(last.at - start), callee, kind });
+      continue;
+    }
+    const insn = /^\s+([0-9a-f]+):\s+(\S+)/.exec(line);
+    if (insn) last = { mnemonic: insn[2]!, at: BigInt(`0x${insn[1]}`) };
+  }
+  return branches;
+}
+
+/** `name@offset` for each site of each named item, the offset from `base`. */
+function sitesOf(items: Loose[], base: bigint): Set<string> {
+  const sites = new Set<string>();
+  for (const item of items) {
+    for (const site of item.call_sites) sites.add(`${item.name}@${Number(BigInt(site) - base)}`);
+  }
+  return sites;
+}
+
+for (const [triple, types] of TARGETS) {
+  Deno.test({
+    name: `elfImage() applies the call and jump relocations of a ${triple} object`,
+    ignore: !READY,
+    fn: async () => {
+      await withTempRoot("casefile-relocs-", async ({ client, dir }) => {
+        await Deno.writeTextFile(`${dir}/module.ll`, MODULE);
+        const path = `${dir}/${triple}.o`;
+        await run("llc-14", [
+          "-O2",
+          `-mtriple=${triple}`,
+          "-filetype=obj",
+          "-function-sections",
+          "-o",
+          path,
+          `${dir}/module.ll`,
+        ]);
+        const branches = await relocatedBranches(path, types);
+        // ext_one twice, ext_two, hot_fn, helper; a tail jump to an import at least.
+        assert.ok(branches.filter((b) => b.kind === "call").length >= 5, JSON.stringify(branches));
+        assert.ok(branches.some((b) => b.kind === "jump"), JSON.stringify(branches));
+        const opened: Loose = await ok(client, "open_binary", { path });
+        const note = opened.result.target.warnings.find((w: string) => /layout made/.test(w));
+        assert.match(note, new RegExp(`jump operands are applied \\(${branches.length}\\)`));
+        for (const caller of new Set(branches.map((b) => b.caller))) {
+          const dossier: Loose = (await ok(client, "analyze_function", {
+            procedure: caller,
+            include_callers: false,
+          })).result;
+          const base = BigInt(dossier.procedure.address);
+          const calls = sitesOf(dossier.callees.items, base);
+          const jumps = sitesOf(dossier.tail_jumps.items, base);
+          for (const b of branches.filter((b) => b.caller === caller)) {
+            const found = b.kind === "call" ? calls : jumps;
+            assert.ok(
+              found.has(`${b.callee}@${b.offset}`),
+              `${triple} ${caller} ${b.kind} ${b.callee}@${b.offset}: ${[...found]}`,
+            );
+          }
+        }
+        for (const name of new Set(branches.map((b) => b.callee))) {
+          const expected = branches.filter((b) => b.callee === name && b.kind === "call");
+          if (expected.length === 0) continue;
+          const found: Loose = await ok(client, "procedure_callers", { procedure: name });
+          assert.deepEqual(
+            found.result.items.map((item: Loose) => item.name).sort(),
+            [...new Set(expected.map((b) => b.caller))].sort(),
+            `${triple} callers of ${name}`,
+          );
+        }
+      });
+    },
+  });
+}
