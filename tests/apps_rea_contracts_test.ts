@@ -36,6 +36,8 @@ Deno.test("pathsThroughDossiers() finds every simple path, shortest first, and n
     found.paths.map((p) => p.map((s) => s.address)),
     [["0x10", "0x20", "0x40"], ["0x10", "0x30", "0x20", "0x40"]],
   );
+  // Dossier paths follow callees only: every step after the first is a call.
+  assert.deepEqual(found.paths[0]!.map((s) => s.via), [undefined, "call", "call"]);
   assert.deepEqual(found.frontiers, [
     { procedure: "0x30", reason: "callees-incomplete" },
     { procedure: "0x50", reason: "no-dossier" },

@@ -23,6 +23,12 @@ export interface PathDossier {
 export interface PathStep {
   address: string;
   name: string;
+  /**
+   * How the procedure before reaches this one: a call, or a tail jump (a
+   * jump to its start); absent on the first step. Dossier paths follow
+   * callees only, so their steps are calls.
+   */
+  via?: "call" | "tail-jump";
 }
 
 /** Why the search could not go on from a procedure. */
@@ -93,7 +99,11 @@ export function pathsThroughDossiers(
         .sort((a, b) => (BigInt(a.address) < BigInt(b.address) ? -1 : 1));
       for (const callee of targets) {
         if (onPath.has(key(callee.address))) continue;
-        next.push([...path, { address: callee.address, name: name(callee.address, callee.name) }]);
+        next.push([...path, {
+          address: callee.address,
+          name: name(callee.address, callee.name),
+          via: "call",
+        }]);
       }
     }
     queue = next;

@@ -258,13 +258,20 @@ export const calleesResultSchema = listPageSchema(calleeSchema).extend({
   instruction_scan: instructionScanSchema,
 });
 
+/** A procedure on a call path, with how the step before reaches it. */
+const pathStepSchema = procedureRefSchema.extend({
+  via: z.enum(["call", "tail-jump"]).optional().describe(
+    "How the procedure before reaches this one: a call, or a tail jump (a jump to this procedure's start, or to the import's stub or slot). Absent on the first step.",
+  ),
+});
+
 /** `build_call_path`. */
 export const callPathResultSchema = z.object({
   document: z.string(),
   from: procedureRefSchema,
   to: procedureRefSchema.extend({ kind: z.enum(["procedure", "import"]) }),
   found: z.boolean(),
-  path: z.array(procedureRefSchema),
+  path: z.array(pathStepSchema),
   depth: int,
   visited: int,
   stopped_by: z.enum(["depth-limit", "node-limit", "path-limit"]).nullable(),
@@ -279,7 +286,7 @@ export const callPathResultSchema = z.object({
     ]),
   })).describe("At most 200."),
   unknown_count: int,
-  paths: listPageSchema(z.object({ procedures: z.array(procedureRefSchema), depth: int }))
+  paths: listPageSchema(z.object({ procedures: z.array(pathStepSchema), depth: int }))
     .optional().describe(
       "With functions (REA's form): every path found through the given dossiers, paged.",
     ),

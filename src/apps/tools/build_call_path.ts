@@ -14,7 +14,11 @@ import {
 import { ToolFailure } from "../../core/errors.ts";
 import { decodeWithFlow } from "../analysis/code.ts";
 import { hex, nameTarget } from "../analysis/dossier.ts";
-import { type PathDossier, pathsThroughDossiers } from "../analysis/dossier_paths.ts";
+import {
+  type PathDossier,
+  type PathStep,
+  pathsThroughDossiers,
+} from "../analysis/dossier_paths.ts";
 import type { AppsContext } from "../context/apps_context.ts";
 import { observe } from "../context/observation.ts";
 import {
@@ -96,6 +100,8 @@ export function buildCallPathTool(context: AppsContext): ToolDefinition {
         const maxDepth = args.max_depth;
         const maxNodes = args.max_nodes;
         const parent = new Map<bigint, bigint | null>([[start.address, null]]);
+        // Procedures (and imports) first reached by a jump to their start: tail calls.
+        const tailJumps = new Set<bigint>();
         let frontier: bigint[] = [start.address];
         const unknowns: { procedure: string; reason: string }[] = [];
         let depth = 0;
@@ -138,6 +144,7 @@ export function buildCallPathTool(context: AppsContext): ToolDefinition {
                 break;
               }
               parent.set(target, at);
+              if (flow.kind === "jump") tailJumps.add(target);
               if (target === goal.address) {
                 found = true;
                 break;
@@ -161,10 +168,15 @@ export function buildCallPathTool(context: AppsContext): ToolDefinition {
         if (!found && !stopped && frontier.length > 0 && depth >= maxDepth) {
           stopped = "depth-limit";
         }
-        const path: { address: string; name: string }[] = [];
+        const path: PathStep[] = [];
         if (found) {
           for (let at: bigint | null = goal.address; at !== null; at = parent.get(at) ?? null) {
-            path.unshift({ address: hex(at), name: nameTarget(program, at).name });
+            const via = tailJumps.has(at) ? "tail-jump" : "call";
+            path.unshift({
+              address: hex(at),
+              name: nameTarget(program, at).name,
+              ...(at === start.address ? {} : { via }),
+            });
           }
         }
         return {
