@@ -8,7 +8,14 @@
  */
 
 import assert from "node:assert/strict";
-import { hasProgram, type Loose, ok, run, withTempRoot } from "./helpers/in_memory.ts";
+import {
+  type Connected,
+  hasProgram,
+  type Loose,
+  ok,
+  run,
+  withTempRoot,
+} from "./helpers/in_memory.ts";
 
 const READY = ["llc-14", "llvm-objdump-14", "readelf"].every((program) => hasProgram(program));
 if (!READY) console.log("elf_object_relocations_test: needs llc-14, llvm-objdump-14, readelf");
@@ -146,6 +153,48 @@ function sitesOf(items: Loose[], base: bigint): Set<string> {
   return sites;
 }
 
+/**
+ * Each of `branches` through the MCP tools on the object at `path`: the
+ * warning counts them, each call is a callee of its caller at its offset
+ * (each tail jump a tail jump), and the callers of each callee are the
+ * functions that call it.
+ */
+async function checkBranches(
+  client: Connected["client"],
+  path: string,
+  branches: RelocatedBranch[],
+): Promise<void> {
+  const opened: Loose = await ok(client, "open_binary", { path });
+  const note = opened.result.target.warnings.find((w: string) => /layout made/.test(w));
+  assert.match(note, new RegExp(`jump operands are applied \\(${branches.length}\\)`));
+  for (const caller of new Set(branches.map((b) => b.caller))) {
+    const dossier: Loose = (await ok(client, "analyze_function", {
+      procedure: caller,
+      include_callers: false,
+    })).result;
+    const base = BigInt(dossier.procedure.address);
+    const calls = sitesOf(dossier.callees.items, base);
+    const jumps = sitesOf(dossier.tail_jumps.items, base);
+    for (const b of branches.filter((b) => b.caller === caller)) {
+      const found = b.kind === "call" ? calls : jumps;
+      assert.ok(
+        found.has(`${b.callee}@${b.offset}`),
+        `${path} ${caller} ${b.kind} ${b.callee}@${b.offset}: ${[...found]}`,
+      );
+    }
+  }
+  for (const name of new Set(branches.map((b) => b.callee))) {
+    const expected = branches.filter((b) => b.callee === name && b.kind === "call");
+    if (expected.length === 0) continue;
+    const found: Loose = await ok(client, "procedure_callers", { procedure: name });
+    assert.deepEqual(
+      found.result.items.map((item: Loose) => item.name).sort(),
+      [...new Set(expected.map((b) => b.caller))].sort(),
+      `${path}: callers of ${name}`,
+    );
+  }
+}
+
 for (const [triple, types] of TARGETS) {
   Deno.test({
     name: `elfImage() applies the call and jump relocations of a ${triple} object`,
@@ -167,36 +216,101 @@ for (const [triple, types] of TARGETS) {
         // ext_one twice, ext_two, hot_fn, helper; a tail jump to an import at least.
         assert.ok(branches.filter((b) => b.kind === "call").length >= 5, JSON.stringify(branches));
         assert.ok(branches.some((b) => b.kind === "jump"), JSON.stringify(branches));
-        const opened: Loose = await ok(client, "open_binary", { path });
-        const note = opened.result.target.warnings.find((w: string) => /layout made/.test(w));
-        assert.match(note, new RegExp(`jump operands are applied \\(${branches.length}\\)`));
-        for (const caller of new Set(branches.map((b) => b.caller))) {
-          const dossier: Loose = (await ok(client, "analyze_function", {
-            procedure: caller,
-            include_callers: false,
-          })).result;
-          const base = BigInt(dossier.procedure.address);
-          const calls = sitesOf(dossier.callees.items, base);
-          const jumps = sitesOf(dossier.tail_jumps.items, base);
-          for (const b of branches.filter((b) => b.caller === caller)) {
-            const found = b.kind === "call" ? calls : jumps;
-            assert.ok(
-              found.has(`${b.callee}@${b.offset}`),
-              `${triple} ${caller} ${b.kind} ${b.callee}@${b.offset}: ${[...found]}`,
-            );
-          }
-        }
-        for (const name of new Set(branches.map((b) => b.callee))) {
-          const expected = branches.filter((b) => b.callee === name && b.kind === "call");
-          if (expected.length === 0) continue;
-          const found: Loose = await ok(client, "procedure_callers", { procedure: name });
-          assert.deepEqual(
-            found.result.items.map((item: Loose) => item.name).sort(),
-            [...new Set(expected.map((b) => b.caller))].sort(),
-            `${triple} callers of ${name}`,
-          );
-        }
+        await checkBranches(client, path, branches);
       });
     },
   });
 }
+
+/**
+ * ARM and Thumb functions calling each other across sections, and a call
+ * to an import whose relocation is the older R_ARM_PLT32.
+ */
+const MIXED = `  .syntax unified
+  .section .text.thumbs,"ax",%progbits
+  .p2align 1
+  .thumb
+  .globl pad
+  .type pad,%function
+  .thumb_func
+pad:
+  bx lr
+  .size pad, .-pad
+  .globl thumb_fn
+  .type thumb_fn,%function
+  .thumb_func
+thumb_fn:
+  adds r0, #1
+  bl arm_leaf
+  bx lr
+  .size thumb_fn, .-thumb_fn
+  .section .text.arm_fn,"ax",%progbits
+  .p2align 2
+  .arm
+  .globl arm_fn
+  .type arm_fn,%function
+arm_fn:
+  push {r11, lr}
+  bl thumb_fn
+  bl ext_one
+  pop {r11, pc}
+  .size arm_fn, .-arm_fn
+  .globl arm_leaf
+  .type arm_leaf,%function
+arm_leaf:
+  bx lr
+  .size arm_leaf, .-arm_leaf
+`;
+
+/**
+ * Rewrites the type of each R_ARM_CALL relocation against `symbol` in the
+ * object at `path` to R_ARM_PLT32 (27), at the entry readelf -rW lists.
+ */
+async function makePlt32(path: string, symbol: string): Promise<number> {
+  const bytes = await Deno.readFile(path);
+  let section = -1;
+  let row = 0;
+  let changed = 0;
+  for (const line of (await run("readelf", ["-rW", path])).split("\n")) {
+    const header = /^Relocation section '.+' at offset 0x([0-9a-f]+)/.exec(line);
+    if (header) [section, row] = [parseInt(header[1]!, 16), 0];
+    const entry = /^[0-9a-f]{8}\s+([0-9a-f]{8})\s+(R_ARM_\w+)\s+[0-9a-f]+\s+(\S+)/.exec(line);
+    if (!entry || section < 0) continue;
+    const info = section + 8 * row++ + 4;
+    if (entry[2] !== "R_ARM_CALL" || entry[3] !== symbol) continue;
+    assert.equal(bytes[info], parseInt(entry[1]!, 16) & 0xff, line);
+    bytes[info] = 27;
+    changed++;
+  }
+  await Deno.writeFile(path, bytes);
+  return changed;
+}
+
+const CAN_ASSEMBLE = READY && hasProgram("llvm-mc-14");
+if (READY && !CAN_ASSEMBLE) console.log("elf_object_relocations_test: needs llvm-mc-14 for MIXED");
+
+Deno.test({
+  name: "elfImage() applies ARM to Thumb calls (as BLX) and R_ARM_PLT32 in a mixed ARM object",
+  ignore: !CAN_ASSEMBLE,
+  fn: async () => {
+    await withTempRoot("casefile-relocs-mixed-", async ({ client, dir }) => {
+      await Deno.writeTextFile(`${dir}/mixed.s`, MIXED);
+      const path = `${dir}/mixed.o`;
+      await run("llvm-mc-14", [
+        "-triple=armv7-linux-gnueabihf",
+        "-filetype=obj",
+        "-o",
+        path,
+        `${dir}/mixed.s`,
+      ]);
+      assert.equal(await makePlt32(path, "ext_one"), 1);
+      const branches = await relocatedBranches(path, /^R_ARM_(CALL|PLT32|THM_CALL)$/);
+      const shown = branches.map((b) => `${b.caller}@${b.offset} ${b.callee}`).sort();
+      assert.deepEqual(shown, ["arm_fn@4 thumb_fn", "arm_fn@8 ext_one", "thumb_fn@2 arm_leaf"]);
+      // thumb_fn is 2 bytes past a 4-byte boundary: only a BLX reaches it from ARM code.
+      const values = await run("readelf", ["-sW", path]);
+      assert.match(values, /\b0*3\s+\d+\s+FUNC\s+\S+\s+\S+\s+\d+\s+thumb_fn$/m);
+      await checkBranches(client, path, branches);
+    });
+  },
+});
