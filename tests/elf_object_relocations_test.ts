@@ -80,7 +80,7 @@ interface RelocatedBranch {
 /** The symbols readelf -sW lists: defined functions by section name, and undefined names. */
 async function symbolsOf(path: string): Promise<{
   functions: { name: string; section: string }[];
-  undefined: Set<string>;
+  imports: Set<string>;
 }> {
   const sections = new Map<string, string>();
   for (const line of (await run("readelf", ["-SW", path])).split("\n")) {
@@ -88,15 +88,15 @@ async function symbolsOf(path: string): Promise<{
     if (m) sections.set(m[1]!, m[2]!);
   }
   const functions: { name: string; section: string }[] = [];
-  const undefined = new Set<string>();
+  const imports = new Set<string>();
   for (const line of (await run("readelf", ["-sW", path])).split("\n")) {
     const cells = line.trim().split(/\s+/);
     if (cells.length < 8 || !/^\d+:$/.test(cells[0]!)) continue;
     const [, , , type, , , ndx, name] = cells;
-    if (ndx === "UND") undefined.add(name!);
+    if (ndx === "UND") imports.add(name!);
     else if (type === "FUNC") functions.push({ name: name!, section: sections.get(ndx!) ?? "" });
   }
-  return { functions, undefined };
+  return { functions, imports };
 }
 
 /**
@@ -105,7 +105,7 @@ async function symbolsOf(path: string): Promise<{
  * holds one function (`-function-sections`).
  */
 async function relocatedBranches(path: string, types: RegExp): Promise<RelocatedBranch[]> {
-  const { functions, undefined } = await symbolsOf(path);
+  const { functions, imports } = await symbolsOf(path);
   const branches: RelocatedBranch[] = [];
   let caller = "";
   let start = 0n;
@@ -129,7 +129,7 @@ async function relocatedBranches(path: string, types: RegExp): Promise<Relocated
         : null;
       assert.ok(kind !== null, `${caller}: ${last.mnemonic} has a ${type} relocation`);
       const inSection = functions.filter((f) => f.section === symbol);
-      const callee = undefined.has(symbol!) || functions.some((f) => f.name === symbol)
+      const callee = imports.has(symbol!) || functions.some((f) => f.name === symbol)
         ? symbol!
         : inSection.length === 1
         ? inSection[0]!.name
