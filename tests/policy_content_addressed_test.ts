@@ -131,7 +131,7 @@ Deno.test("standard policy refuses a content-addressed resource whose exact byte
       );
       assert.ok(error instanceof McpError, String(error));
       assert.equal(error.code, -31001);
-      assert.ok(error.message.includes(`redacts values in ${uri}`), error.message);
+      assert.ok(error.message.includes(`redacts or pseudonymises values in ${uri}`), error.message);
       assert.doesNotMatch(JSON.stringify(error.data ?? null), /AKIA/);
     }
   } finally {

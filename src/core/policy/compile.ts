@@ -479,11 +479,11 @@ export function compilePolicy(
     if (hide && rewrites(contents, hide)) {
       throw new ToolFailure(
         "access_denied",
-        `Policy ${name} redacts values in ${request.name}, which is named by a digest of its contents and so is served only as its exact bytes: it is withheld.`,
+        `Policy ${name} redacts or pseudonymises values in ${request.name}, which is named by a digest of its contents and so is served only as its exact bytes: it is withheld.`,
         {
           action:
-            "Read what it holds through the tools (their results are redacted), or ask the operator for a policy that allows it.",
-          details: { policy: name, reason: "content-addressed contents the policy redacts" },
+            "Read what it holds through the tools, whose results the policy transforms, or ask the operator for a policy that allows it.",
+          details: { policy: name, reason: "content-addressed contents the policy would redact" },
         },
       );
     }
