@@ -367,6 +367,8 @@ export function assembleServer(
     uriTemplate: `${evidencePrefix}{evidenceId}`,
     description: "A retained Evidence v2 record of this session, by its exact id.",
     mimeType: "application/json",
+    // The id is the SHA-256 of the record's canonical projection: served exactly.
+    contentAddressed: true,
     variables: { evidenceId: evidenceFamily },
     list: () =>
       ledger.list().map((record) => ({
@@ -528,6 +530,7 @@ export function assembleServer(
     sensitivity: "internal",
     effects: {},
     arguments: args,
+    ...(template.contentAddressed ? { contentAddressed: true } : {}),
   });
   const promptRequest = (name: string, args: Record<string, unknown>): PolicyRequest => ({
     kind: "prompt",
@@ -548,6 +551,7 @@ export function assembleServer(
     sensitivity: resource.sensitivity ?? "internal",
     effects: {},
     arguments: {},
+    ...(resource.contentAddressed ? { contentAddressed: true } : {}),
   });
 
   // Transformed results may no longer fit a tool's declared schema: withhold it then.

@@ -29,6 +29,7 @@ export function appsResourceTemplates(context: AppsContext): ResourceTemplateDef
       description:
         "A retained Evidence bundle v2, byte for byte as snapshot_evidence_bundle hashed it.",
       mimeType: "application/json",
+      contentAddressed: true,
       variables: {
         digest: { source: () => bundles.list().map((b) => b.digest) },
       },
@@ -132,6 +133,9 @@ function unknownResourceTemplate(registry: UnknownRegistry): ResourceTemplateDef
     description:
       "A residual unknown of this session: {current, history}, the head and every revision oldest first.",
     mimeType: "application/json",
+    // Its id is computed from the domain, question and scope it serves, and each revision
+    // carries the digest of its own content: served exactly.
+    contentAddressed: true,
     variables: {
       unknownId: {
         source: () => registry.heads().slice(0, MAX_UNKNOWN_CANDIDATES).map((h) => h.unknown_id),

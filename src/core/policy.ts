@@ -75,6 +75,12 @@ export interface PolicyRequest {
   arguments?: Readonly<Record<string, unknown>>;
   /** For `effect` requests: the program or path concerned. */
   subject?: string;
+  /**
+   * Whether a resource read names its contents by a digest of them (or an id computed from
+   * them): output transforms never rewrite such contents, they serve the exact bytes.
+   * @default false
+   */
+  contentAddressed?: boolean;
 }
 
 /** A rule returns a failure to refuse the request, or null to let it pass. */

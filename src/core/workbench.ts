@@ -33,13 +33,26 @@ export interface ListedResource {
   mimeType?: string;
 }
 
-/** The contents of a read resource: text, or (`blob`) base64-encoded bytes. */
+/**
+ * The contents of a read resource: text, or (`blob`) base64-encoded bytes, with `_meta`
+ * saying why when the server chose the encoding.
+ */
 export type ResourceContents =
   | { uri: string; mimeType: string; text: string }
-  | { uri: string; mimeType: string; blob: string };
+  | { uri: string; mimeType: string; blob: string; _meta?: Record<string, string> };
+
+/** How a workbench marks a resource whose URI names its contents by a digest of them. */
+export interface ContentAddressing {
+  /**
+   * The URI carries a digest of the contents (or an id computed from them), so the policy
+   * never rewrites them: they are served exactly, as base64 `blob` when an output transform
+   * would otherwise have changed them. @default false
+   */
+  contentAddressed?: boolean;
+}
 
 /** A resource template (RFC 6570 level 1 and `{+var}`). */
-export interface ResourceTemplateDefinition {
+export interface ResourceTemplateDefinition extends ContentAddressing {
   name: string;
   title?: string;
   uriTemplate: string;
@@ -54,7 +67,7 @@ export interface ResourceTemplateDefinition {
 }
 
 /** A static resource a workbench serves at a fixed URI. */
-export interface StaticResourceDefinition extends ListedResource {
+export interface StaticResourceDefinition extends ListedResource, ContentAddressing {
   /** The policy category. @default the workbench's name */
   category?: string;
   /** How sensitive its contents are. @default "internal" */

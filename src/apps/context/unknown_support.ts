@@ -1,12 +1,13 @@
 /**
  * What the residual-unknowns tools share: registry errors as tool failures,
- * and the resource link of a head.
+ * the refusal of free text the output policy would change, and the resource link of a head.
  *
  * @module
  */
 
 import type { ResourceLinkSpec, ToolOutcome } from "../../core/catalog.ts";
 import { ToolFailure } from "../../core/errors.ts";
+import { firstInvisible } from "../../core/policy/sanitize.ts";
 import {
   type UnknownMutation,
   type UnknownRecord,
@@ -64,6 +65,39 @@ export async function translated<T>(work: () => Promise<T>): Promise<T> {
   } catch (error) {
     throw translate(error);
   }
+}
+
+/**
+ * Refuses free text the output policy would show changed: a string anywhere under `fields`
+ * of `args` holding a character the sanitizer strips (an invisible or control character).
+ * The unknown's id and revision digest cover the text as given, so a shown record without
+ * the character could not be checked against them. Throws a ToolFailure naming the field
+ * and the character's code point; nothing is written.
+ */
+export function refuseInvisibleText(
+  args: Readonly<Record<string, unknown>>,
+  fields: readonly string[],
+): void {
+  const check = (value: unknown, field: string): void => {
+    if (typeof value === "string") {
+      const found = firstInvisible(value);
+      if (found === null) return;
+      const codePoint = `U+${found.codePoint.toString(16).toUpperCase().padStart(4, "0")}`;
+      throw new ToolFailure(
+        "invalid_request",
+        `${field} holds ${codePoint} at offset ${found.index}, an invisible or control character: the output policy strips those from what it shows, while the unknown's id and digests cover the text as given. Text may hold tabs and line breaks but no other control or invisible characters.`,
+        {
+          action: `Remove ${codePoint} from ${field} and call again.`,
+          details: { field, code_point: codePoint, offset: found.index },
+        },
+      );
+    }
+    if (Array.isArray(value)) value.forEach((item, i) => check(item, `${field}[${i}]`));
+    else if (value !== null && typeof value === "object") {
+      for (const [key, item] of Object.entries(value)) check(item, `${field}.${key}`);
+    }
+  };
+  for (const field of fields) check(args[field], field);
 }
 
 /** The resource link of an unknown's head. */

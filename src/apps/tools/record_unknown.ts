@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import type { AppsContext } from "../context/apps_context.ts";
-import { recordedHead } from "../context/unknown_support.ts";
+import { recordedHead, refuseInvisibleText } from "../context/unknown_support.ts";
 import { evidenceListField, registryApprovalField, unknownStateFields } from "../schemas/inputs.ts";
 import { RECORD_UNKNOWN } from "../tool_names.ts";
 import {
@@ -16,6 +16,9 @@ import {
   MAX_QUESTION_LENGTH,
   unknownRecordSchema,
 } from "../unknowns/registry.ts";
+
+/** The inputs holding free text (the rest are ids and enumerations). */
+const FREE_TEXT_FIELDS = ["question", "domain", "required_environment", "recommended_probes"];
 
 /** Records an unsettled question, atomically with one mutation Evidence record. */
 export function recordUnknownTool(context: AppsContext): ToolDefinition {
@@ -39,7 +42,9 @@ export function recordUnknownTool(context: AppsContext): ToolDefinition {
     result: unknownRecordSchema,
     effects: { mutatesSession: true, idempotent: false },
     producesEvidence: true,
-    run: (args) =>
-      recordedHead(() => context.unknowns.record(args, { subject: context.subject() })),
+    run: (args) => {
+      refuseInvisibleText(args, FREE_TEXT_FIELDS);
+      return recordedHead(() => context.unknowns.record(args, { subject: context.subject() }));
+    },
   });
 }

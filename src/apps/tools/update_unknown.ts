@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import type { AppsContext } from "../context/apps_context.ts";
-import { recordedHead } from "../context/unknown_support.ts";
+import { recordedHead, refuseInvisibleText } from "../context/unknown_support.ts";
 import { evidenceListField, registryApprovalField, unknownStateFields } from "../schemas/inputs.ts";
 import { UPDATE_UNKNOWN } from "../tool_names.ts";
 import {
@@ -17,6 +17,9 @@ import {
   unknownRecordSchema,
   unknownStatusSchema,
 } from "../unknowns/registry.ts";
+
+/** The inputs holding free text (the rest are ids, numbers and enumerations). */
+const FREE_TEXT_FIELDS = ["required_environment", "recommended_probes", "resolution"];
 
 /** Writes a new revision when expected_revision is the head's, atomically with its Evidence. */
 export function updateUnknownTool(context: AppsContext): ToolDefinition {
@@ -44,7 +47,9 @@ export function updateUnknownTool(context: AppsContext): ToolDefinition {
     result: unknownRecordSchema,
     effects: { mutatesSession: true, idempotent: false },
     producesEvidence: true,
-    run: (args) =>
-      recordedHead(() => context.unknowns.update(args, { subject: context.subject() })),
+    run: (args) => {
+      refuseInvisibleText(args, FREE_TEXT_FIELDS);
+      return recordedHead(() => context.unknowns.update(args, { subject: context.subject() }));
+    },
   });
 }

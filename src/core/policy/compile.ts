@@ -17,6 +17,7 @@ import type {
   Principal,
 } from "../policy.ts";
 import type { ToolEffects } from "../catalog.ts";
+import { Buffer } from "node:buffer";
 import { ToolFailure } from "../errors.ts";
 import {
   type AccessDecision,
@@ -342,7 +343,10 @@ export function compilePolicy(
   // Output pipeline: policy transforms, then matching rules' per transforms_mode; options merged.
   const pipelineCache = new Map<string, ((value: unknown) => unknown) | null>();
   const redactors: Redactor[] = [];
-  const buildPipeline = (request: PolicyRequest): ((value: unknown) => unknown) | null => {
+  const buildPipeline = (
+    request: PolicyRequest,
+    variant: PipelineVariant,
+  ): ((value: unknown) => unknown) | null => {
     const matching = matchingRules(request);
     let steps = [...(document.transforms ?? [])];
     const optionsByType: Record<string, Record<string, unknown>> = {
@@ -360,6 +364,9 @@ export function compilePolicy(
       for (const [type, opts] of Object.entries(rule.transform_options ?? {})) {
         optionsByType[type] = { ...(optionsByType[type] ?? {}), ...opts };
       }
+    }
+    if (variant !== "output") {
+      steps = steps.filter((step) => VARIANT_STEPS[variant](stepOf(step).type));
     }
     if (steps.length === 0) return null;
     const fused = fuse(
@@ -432,8 +439,12 @@ export function compilePolicy(
     const after = annotator(annotate.options);
     return (value) => after(walk(value));
   };
-  const pipelineFor = (request: PolicyRequest): ((value: unknown) => unknown) | null => {
+  const pipelineFor = (
+    request: PolicyRequest,
+    variant: PipelineVariant = "output",
+  ): ((value: unknown) => unknown) | null => {
     const key = [
+      variant,
       request.kind,
       request.name,
       request.category,
@@ -442,7 +453,7 @@ export function compilePolicy(
     ].join("\x1f");
     if (!pipelineCache.has(key)) {
       if (pipelineCache.size > 5000) pipelineCache.clear();
-      pipelineCache.set(key, buildPipeline(request));
+      pipelineCache.set(key, buildPipeline(request, variant));
     }
     return pipelineCache.get(key) ?? null;
   };
@@ -451,9 +462,37 @@ export function compilePolicy(
     // The reveal tool's own output is never pseudonymised again, nor an exempt tool's.
     if (request.effects.reveals) return value;
     if (request.kind === "tool" && exempt.has(request.name)) return value;
+    if (request.contentAddressed && isResourceRead(request) && isContents(value)) {
+      return exactContents(request, value) as T;
+    }
     const pipeline = pipelineFor(request);
     if (!pipeline || value === null || value === undefined) return value;
     return applyByKind(request, value, pipeline);
+  };
+  // Content-addressed contents are never rewritten: as they are when the pipeline (its
+  // annotations aside, which only add) leaves them so; else their exact bytes as base64, kept
+  // out of the model's text, unless that would show what the policy redacts: then refused.
+  const exactContents = (request: PolicyRequest, contents: TextContents): ResourceBytes => {
+    const rewrite = pipelineFor(request, "exact");
+    if (!rewrite || !rewrites(contents, rewrite)) return contents;
+    const hide = pipelineFor(request, "hiding");
+    if (hide && rewrites(contents, hide)) {
+      throw new ToolFailure(
+        "access_denied",
+        `Policy ${name} redacts or pseudonymises values in ${request.name}, which is named by a digest of its contents and so is served only as its exact bytes: it is withheld.`,
+        {
+          action:
+            "Read what it holds through the tools, whose results the policy transforms, or ask the operator for a policy that allows it.",
+          details: { policy: name, reason: "content-addressed contents the policy would redact" },
+        },
+      );
+    }
+    return {
+      uri: contents.uri,
+      mimeType: contents.mimeType,
+      blob: Buffer.from(contents.text, "utf8").toString("base64"),
+      _meta: { [EXACT_BYTES_META]: EXACT_BYTES_NOTE },
+    };
   };
   const hasOutput = (document.transforms ?? []).length > 0 ||
     rules.some((rule) => (rule.transforms ?? []).length > 0);
@@ -588,7 +627,7 @@ function applyByKind<T>(
     }).filter((v) => v !== DROP_TEXT);
     return { ...value, values } as T;
   }
-  if ((request.kind === "resource" || request.kind === "template") && isContents(value)) {
+  if (isResourceRead(request) && isContents(value)) {
     if (/json/.test(value.mimeType)) {
       try {
         const parsed = JSON.parse(value.text);
@@ -603,6 +642,49 @@ function applyByKind<T>(
   return pipeline(value) as T;
 }
 
+/**
+ * Which steps each pipeline variant keeps: `output` all; `exact` those that may rewrite
+ * (annotations only add); `hiding` those that withhold values (redaction, pseudonyms).
+ */
+type PipelineVariant = "output" | "exact" | "hiding";
+const VARIANT_STEPS: Record<Exclude<PipelineVariant, "output">, (type: string) => boolean> = {
+  exact: (type) => type !== "annotate",
+  hiding: (type) => type === "redact",
+};
+
+/** The `_meta` key of served-as-base64 content-addressed contents, and its sentence. */
+export const EXACT_BYTES_META = "casefile/encoding";
+/** Why content-addressed contents came as base64. */
+export const EXACT_BYTES_NOTE =
+  "Served as base64 because it holds text the output policy would otherwise rewrite; decode it to verify the digest.";
+
+type TextContents = { uri: string; mimeType: string; text: string };
+type ResourceBytes = TextContents | {
+  uri: string;
+  mimeType: string;
+  blob: string;
+  _meta: Record<string, string>;
+};
+
+function isResourceRead(request: PolicyRequest): boolean {
+  return request.kind === "resource" || request.kind === "template";
+}
+
+/** Whether `pipeline` changes what `contents` hold (JSON compared as parsed values). */
+function rewrites(contents: TextContents, pipeline: (value: unknown) => unknown): boolean {
+  if (/json/.test(contents.mimeType)) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(contents.text);
+    } catch {
+      return pipeline(contents.text) !== contents.text;
+    }
+    const out = pipeline(parsed);
+    return out !== parsed && JSON.stringify(out) !== JSON.stringify(parsed);
+  }
+  return pipeline(contents.text) !== contents.text;
+}
+
 const DROP_TEXT = "\u0000drop";
 
 function isCompletion(value: unknown): value is { values: string[] } {
@@ -610,7 +692,7 @@ function isCompletion(value: unknown): value is { values: string[] } {
     Array.isArray((value as { values?: unknown }).values);
 }
 
-function isContents(value: unknown): value is { uri: string; mimeType: string; text: string } {
+function isContents(value: unknown): value is TextContents {
   return typeof value === "object" && value !== null &&
     typeof (value as { text?: unknown }).text === "string" &&
     typeof (value as { mimeType?: unknown }).mimeType === "string";

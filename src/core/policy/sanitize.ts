@@ -34,6 +34,24 @@ const INJECTION =
   /ignore (?:all |any |the )?(?:previous|prior|above|earlier) (?:instructions|prompts|rules)|disregard (?:all |the )?(?:previous|prior|above) |you are now (?:a|an|the) |new instructions:|system prompt|<\/?(?:system|assistant|instructions?)>|\bBEGIN (?:SYSTEM|INSTRUCTIONS)\b|do not (?:tell|inform|alert) the user|act as (?:an? )?(?:admin|root|system|developer)|call the tool|reveal_token|exfiltrat/i;
 const SKIPPED = new Set(["_meta", "_annotations", "cursor", "next_cursor"]);
 
+/** Where {@linkcode firstInvisible} found a character, and which. */
+export interface InvisibleCharacter {
+  /** Its offset in the text, in UTF-16 code units. */
+  index: number;
+  /** Its code point. */
+  codePoint: number;
+}
+
+/**
+ * The first character of `text` the sanitizer strips (an invisible or control character:
+ * C0 controls but tab, line feed and carriage return; DEL; zero-width, bidirectional and tag
+ * characters; the byte-order mark), or null when it has none.
+ */
+export function firstInvisible(text: string): InvisibleCharacter | null {
+  const found = ANY_INVISIBLE.exec(text);
+  return found === null ? null : { index: found.index, codePoint: found[0].codePointAt(0)! };
+}
+
 /** Whether a string looks like an attempt to instruct the model. */
 export function looksLikeInjection(text: string): boolean {
   return text.length >= 12 && INJECTION.test(text);
