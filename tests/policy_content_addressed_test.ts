@@ -2,12 +2,10 @@
  * Content-addressed resources under output policies, through a real MCP client: an Evidence
  * bundle (`rea://evidence-bundle/<digest>`) and an Evidence record (`rea://evidence/<id>`)
  * are served as their exact bytes, as base64 when the policy would otherwise rewrite them,
- * and refused when their exact bytes would show what the policy redacts.
+ * and rewritten, saying so, when their exact bytes would show what the policy redacts.
  */
 
 import assert from "node:assert/strict";
-// @ts-types="@modelcontextprotocol/sdk/types"
-import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { createEvidence } from "../src/apps/evidence.ts";
 import { computeEvidenceId, type EvidenceLedger } from "../src/core/evidence.ts";
 import { EXACT_BYTES_META } from "../src/core/policy/compile.ts";
@@ -115,25 +113,33 @@ Deno.test("standard policy serves an Evidence record holding injection-like text
   }
 });
 
-Deno.test("standard policy refuses a content-addressed resource whose exact bytes would show what it redacts", async () => {
+Deno.test("standard policy serves a content-addressed resource it must redact rewritten, saying it no longer matches its digest", async () => {
   const session = await policySession("standard", { demo: false });
   try {
-    // An AWS access key id: standard masks credentials, so the bytes cannot be served as they are.
+    // An AWS access key id: standard masks credentials, so the exact bytes cannot be served.
     const id = await injectStrings(session.casefile.ledger, [
       "key AKIAIOSFODNN7EXAMPLE",
       INJECTION,
     ]);
     const bundle = (await ok(session.client, "snapshot_evidence_bundle")).result;
-    for (const uri of [`rea://evidence/${id}`, bundle.bundle_uri]) {
-      const error = await session.client.readResource({ uri }).then(
-        () => assert.fail(`${uri} was served`),
-        (e: unknown) => e,
-      );
-      assert.ok(error instanceof McpError, String(error));
-      assert.equal(error.code, -31001);
-      assert.ok(error.message.includes(`redacts or pseudonymises values in ${uri}`), error.message);
-      assert.doesNotMatch(JSON.stringify(error.data ?? null), /AKIA/);
+    const exact = {
+      [`rea://evidence/${id}`]: JSON.stringify(session.casefile.ledger.get(id)),
+      [bundle.bundle_uri]: null,
+    };
+    for (const [uri, original] of Object.entries(exact)) {
+      const read = await session.client.readResource({ uri });
+      const contents = read.contents[0] as Loose;
+      assert.equal(contents.blob, undefined, `${uri} came as exact bytes`);
+      assert.equal(typeof contents.text, "string");
+      assert.doesNotMatch(contents.text, /AKIAIOSFODNN7EXAMPLE/);
+      assert.match(contents._meta[EXACT_BYTES_META], /do not hash to the digest/);
+      if (original !== null) assert.notEqual(contents.text, original);
     }
+    // The bundle's served text does not verify, and it says so.
+    const served = (await session.client.readResource({ uri: bundle.bundle_uri }))
+      .contents[0] as Loose;
+    const bytes = new TextEncoder().encode(served.text) as Uint8Array<ArrayBuffer>;
+    assert.notEqual(await sha256(bytes), bundle.bundle_digest);
   } finally {
     await session.close();
   }

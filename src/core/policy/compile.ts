@@ -469,23 +469,23 @@ export function compilePolicy(
     if (!pipeline || value === null || value === undefined) return value;
     return applyByKind(request, value, pipeline);
   };
-  // Content-addressed contents are never rewritten: as they are when the pipeline (its
+  // Content-addressed contents are not rewritten silently: as they are when the pipeline (its
   // annotations aside, which only add) leaves them so; else their exact bytes as base64, kept
-  // out of the model's text, unless that would show what the policy redacts: then refused.
+  // out of the model's text. When the exact bytes would show what the policy redacts, they are
+  // withheld: the rewritten contents are served, saying that they no longer match their digest.
   const exactContents = (request: PolicyRequest, contents: TextContents): ResourceBytes => {
     const rewrite = pipelineFor(request, "exact");
     if (!rewrite || !rewrites(contents, rewrite)) return contents;
     const hide = pipelineFor(request, "hiding");
     if (hide && rewrites(contents, hide)) {
-      throw new ToolFailure(
-        "access_denied",
-        `Policy ${name} redacts or pseudonymises values in ${request.name}, which is named by a digest of its contents and so is served only as its exact bytes: it is withheld.`,
-        {
-          action:
-            "Read what it holds through the tools, whose results the policy transforms, or ask the operator for a policy that allows it.",
-          details: { policy: name, reason: "content-addressed contents the policy would redact" },
+      const rewritten = applyByKind(request, contents, pipelineFor(request)!);
+      return {
+        ...rewritten,
+        _meta: {
+          [EXACT_BYTES_META]:
+            `Rewritten by policy ${name}, which redacts or pseudonymises values in it: these bytes do not hash to the digest that names them, and the exact bytes are withheld under this policy.`,
         },
-      );
+      };
     }
     return {
       uri: contents.uri,
@@ -662,7 +662,8 @@ type TextContents = { uri: string; mimeType: string; text: string };
 type ResourceBytes = TextContents | {
   uri: string;
   mimeType: string;
-  blob: string;
+  text?: string;
+  blob?: string;
   _meta: Record<string, string>;
 };
 
