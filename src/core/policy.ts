@@ -75,6 +75,11 @@ export interface PolicyRequest {
   arguments?: Readonly<Record<string, unknown>>;
   /** For `effect` requests: the program or path concerned. */
   subject?: string;
+  /**
+   * Where the whole output is kept (the URI of the Evidence it was recorded in): output
+   * transforms that cut a text value name it in their marker.
+   */
+  source?: string;
 }
 
 /** A rule returns a failure to refuse the request, or null to let it pass. */

@@ -33,6 +33,7 @@ import type { PolicyDocument, TransformStep } from "./document.ts";
 import { PolicyDocumentError } from "./document.ts";
 import { type ProjectOptions, projector } from "./projection.ts";
 import { fusedWalk, redactStage, sanitizeStage, type StringStage } from "./pipeline.ts";
+import { TextCuts } from "./text_cut.ts";
 import { limitApplies, type PlacedLimit, RateLimiter } from "./rate_limit.ts";
 import { Redactor } from "./redaction.ts";
 import { sanitizer, stripFences } from "./sanitize.ts";
@@ -342,6 +343,8 @@ export function compilePolicy(
   // Output pipeline: policy transforms, then matching rules' per transforms_mode; options merged.
   const pipelineCache = new Map<string, ((value: unknown) => unknown) | null>();
   const redactors: Redactor[] = [];
+  // Every stage that shortens text cuts it here, so the marker and the limitation agree.
+  const cuts = new TextCuts();
   const buildPipeline = (request: PolicyRequest): ((value: unknown) => unknown) | null => {
     const matching = matchingRules(request);
     let steps = [...(document.transforms ?? [])];
@@ -374,7 +377,7 @@ export function compilePolicy(
       const opts = { ...own, ...(optionsByType[type] ?? {}) };
       switch (type) {
         case "sanitize": {
-          const s = sanitizer(opts);
+          const s = sanitizer(opts, cuts);
           return s.apply;
         }
         case "redact": {
@@ -388,7 +391,7 @@ export function compilePolicy(
           return <T>(value: T): T => redactor.redact(value);
         }
         case "project":
-          return projector(opts);
+          return projector(opts, cuts);
         default:
           return annotator(opts);
       }
@@ -410,7 +413,7 @@ export function compilePolicy(
     const stages: StringStage[] = [];
     for (const step of steps) {
       if (step.type === "sanitize") {
-        stages.push(sanitizeStage(sanitizer(step.options)));
+        stages.push(sanitizeStage(sanitizer(step.options, cuts)));
       } else if (step.type === "redact") {
         const redactor = new Redactor(vault, {
           strategies: (step.options.strategies ?? {}) as Record<string, unknown>,
@@ -426,6 +429,7 @@ export function compilePolicy(
       excludedKeys: new Set(keyOnly as string[]),
       ...(project?.max_string !== undefined ? { maxString: project.max_string } : {}),
       ...(project?.max_chars !== undefined ? { project: { max_chars: project.max_chars } } : {}),
+      cuts,
     });
     const annotate = steps.find((s) => s.type === "annotate");
     if (!annotate) return walk;
@@ -453,7 +457,8 @@ export function compilePolicy(
     if (request.kind === "tool" && exempt.has(request.name)) return value;
     const pipeline = pipelineFor(request);
     if (!pipeline || value === null || value === undefined) return value;
-    return applyByKind(request, value, pipeline);
+    cuts.begin(request.source);
+    return applyByKind(request, value, (v) => cuts.noted(pipeline(v)));
   };
   const hasOutput = (document.transforms ?? []).length > 0 ||
     rules.some((rule) => (rule.transforms ?? []).length > 0);
