@@ -17,8 +17,8 @@ export interface ScriptCaptures extends Connected {
   dir: string;
   /** Writes `body` as an executable `/bin/sh` script named `name` and returns its path. */
   script(name: string, body: string): Promise<string>;
-  /** Captures the script at `path` (no syscall trace); the tool's structured answer. */
-  capture(path: string): Promise<Loose>;
+  /** Captures the script at `path` with `args` (no syscall trace); the tool's structured answer. */
+  capture(path: string, args?: string[]): Promise<Loose>;
 }
 
 /** Runs `body` with a capture session under `policy`, then closes it and removes its files. */
@@ -49,10 +49,11 @@ export async function withScriptCaptures(
       await Deno.chmod(path, 0o755);
       return path;
     };
-    const capture = (path: string): Promise<Loose> =>
+    const capture = (path: string, args: string[] = []): Promise<Loose> =>
       ok(connected.client, "capture_process_scenario", {
         approved: true,
         executable: path,
+        arguments: args,
         working_directory: dir,
         network_access: "host",
         trace: "none",
@@ -66,8 +67,13 @@ export async function withScriptCaptures(
 }
 
 /** What `path` writes to stdout when run directly in `cwd` (the peer of a capture), as bytes. */
-export async function directStdout(path: string, cwd: string): Promise<Uint8Array> {
-  const out = await new Deno.Command(path, { cwd, stdout: "piped", stderr: "null" }).output();
+export async function directStdout(
+  path: string,
+  cwd: string,
+  args: string[] = [],
+): Promise<Uint8Array> {
+  const out = await new Deno.Command(path, { args, cwd, stdout: "piped", stderr: "null" })
+    .output();
   return out.stdout;
 }
 
