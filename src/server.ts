@@ -675,10 +675,11 @@ export function assembleServer(
         if (outcome.kind === "recorded") {
           // Already committed: report it even if the client cancelled meanwhile.
           const { evidence } = outcome;
+          const uri = evidenceUri(evidence.evidence_id);
           return evidenceResult(
-            gate.transformOutput(policyRequest, outcome.result as JsonValue),
+            gate.transformOutput({ ...policyRequest, source: uri }, outcome.result as JsonValue),
             evidence.evidence_id,
-            evidenceUri(evidence.evidence_id),
+            uri,
             name,
             gate.transformOutput(policyRequest, outcome.links ?? []),
           );
@@ -691,10 +692,12 @@ export function assembleServer(
           }
           const record = await createEvidence({ ...outcome.draft, predicate_type: predicate });
           await ledger.record(record);
+          const uri = evidenceUri(record.evidence_id);
           return evidenceResult(
-            gate.transformOutput(policyRequest, record.normalized_result),
+            // A text the policy cuts here stays whole in the record: its marker names the URI.
+            gate.transformOutput({ ...policyRequest, source: uri }, record.normalized_result),
             record.evidence_id,
-            evidenceUri(record.evidence_id),
+            uri,
             name,
           );
         }

@@ -81,6 +81,11 @@ export interface PolicyRequest {
    * @default false
    */
   contentAddressed?: boolean;
+  /**
+   * Where the whole output is kept (the URI of the Evidence it was recorded in): output
+   * transforms that cut a text value name it in their marker.
+   */
+  source?: string;
 }
 
 /** A rule returns a failure to refuse the request, or null to let it pass. */

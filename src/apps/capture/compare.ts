@@ -161,8 +161,10 @@ export function compareCaptures(
 
   // terminal: the normalised text of each stream
   {
+    const raw = (c: ProcessCapture, stream: "stdout" | "stderr") =>
+      c.frames.filter((f) => f.stream === stream).map((f) => f.data).join("");
     const text = (c: ProcessCapture, n: Normalizer, stream: "stdout" | "stderr") =>
-      n.text(c.frames.filter((f) => f.stream === stream).map((f) => f.data).join(""));
+      n.text(raw(c, stream));
     const lines = (c: ProcessCapture, n: Normalizer) =>
       [
         ...text(c, n, "stdout").split("\n").map((x) => `stdout: ${x}`),
@@ -170,6 +172,15 @@ export function compareCaptures(
       ].filter((x) => !/^std(out|err): $/.test(x));
     const a = lines(left, l);
     const b = lines(right, r);
+    // Frames hold the UTF-8 decoding: where the text is the same but the bytes are not, the
+    // difference is in bytes that are not UTF-8 (decoded as U+FFFD), and it is a change.
+    for (const stream of ["stdout", "stderr"] as const) {
+      const [x, y] = [left.streams[stream].sha256, right.streams[stream].sha256];
+      if (x !== y && raw(left, stream) === raw(right, stream)) {
+        a.push(`${stream}: [bytes that are not UTF-8; recorded bytes sha256 ${x}]`);
+        b.push(`${stream}: [bytes that are not UTF-8; recorded bytes sha256 ${y}]`);
+      }
+    }
     const truncated = left.streams.stdout.truncated || left.streams.stderr.truncated ||
       right.streams.stdout.truncated || right.streams.stderr.truncated;
     const diff = listDiff(a, b);

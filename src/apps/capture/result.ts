@@ -138,7 +138,14 @@ const manifestSchema = z.strictObject({
   replay_plan_sha256: SHA,
 });
 
-const streamStats = z.strictObject({ bytes: int, recorded_bytes: int, truncated: z.boolean() });
+const streamStats = z.strictObject({
+  bytes: int,
+  recorded_bytes: int,
+  truncated: z.boolean(),
+  sha256: SHA.describe(
+    "SHA-256 of the recorded bytes as written; frames decode them as UTF-8 (bytes that are not UTF-8 become U+FFFD), so this tells such outputs apart.",
+  ),
+});
 
 const fileAccess = z.strictObject({
   at_ms: int,

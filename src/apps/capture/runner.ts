@@ -22,6 +22,7 @@
  * @module
  */
 
+import { createHash } from "node:crypto";
 import { ToolFailure } from "../../core/errors.ts";
 import type { DebuggerReport } from "./gdb.ts";
 import { gdbArguments, parseGdbLog } from "./gdb.ts";
@@ -227,6 +228,12 @@ export interface StreamStats {
   bytes: number;
   recorded_bytes: number;
   truncated: boolean;
+  /**
+   * SHA-256 of the recorded bytes as the program wrote them: frames hold their UTF-8
+   * decoding, which turns bytes that are not UTF-8 into U+FFFD, so only this tells such
+   * outputs apart.
+   */
+  sha256: string;
 }
 
 /** One dispatched (or attempted) interaction. */
@@ -319,6 +326,8 @@ const WRAPPER = [
   "shift 4",
   'exec "$@"',
 ].join("\n");
+/** SHA-256 of no bytes: a stream's digest before anything is read. */
+const EMPTY_SHA256 = createHash("sha256").digest("hex");
 /** Most bytes of strace output read back. */
 const MAX_TRACE_BYTES = 64 * 1024 * 1024;
 /** Extra cgroup tasks the tracer or debugger itself needs (gdb runs worker threads). */
@@ -463,8 +472,8 @@ export async function runCapture(
     const frames: RawFrame[] = [];
     let framesTruncated = false;
     const streams = {
-      stdout: { bytes: 0, recorded_bytes: 0, truncated: false },
-      stderr: { bytes: 0, recorded_bytes: 0, truncated: false },
+      stdout: { bytes: 0, recorded_bytes: 0, truncated: false, sha256: EMPTY_SHA256 },
+      stderr: { bytes: 0, recorded_bytes: 0, truncated: false, sha256: EMPTY_SHA256 },
     };
     const literalWatchers = request.checkpoints
       .filter((c) => c.trigger.type === "terminal_literal")
@@ -489,6 +498,7 @@ export async function runCapture(
     ): Promise<void> => {
       const stats = streams[name];
       const decoder = new TextDecoder();
+      const hash = createHash("sha256");
       for await (const chunk of stream) {
         lastOutputAt = now();
         stats.bytes += chunk.length;
@@ -497,6 +507,7 @@ export async function runCapture(
         if (kept.length < chunk.length) stats.truncated = true;
         if (kept.length === 0) continue; // drained past the cap
         stats.recorded_bytes += kept.length;
+        hash.update(kept);
         const text = decoder.decode(kept, { stream: true });
         if (text === "") continue;
         if (frames.length < request.limits.frames) {
@@ -520,6 +531,7 @@ export async function runCapture(
           }
         }
       }
+      stats.sha256 = hash.digest("hex");
       const rest = decoder.decode();
       if (rest !== "" && frames.length < request.limits.frames) {
         frames.push({ at_ms: now(), stream: name, data: rest });

@@ -118,8 +118,6 @@ export interface ParseTraceOptions {
   workingDirectory?: string;
 }
 
-/** Calls whose relative paths are relative to the process's working directory. */
-const CWD_RELATIVE = new Set(["open", "creat", "unlink", "rename", "mkdir"]);
 const CHANGES_DIRECTORY = /^\d+\.\d{6} f?chdir\(/m;
 
 const LINE = /^(\d+)\.(\d{6}) (.*)$/;
@@ -196,13 +194,7 @@ export function parseTraces(
         cwd = changedDirectory(cwd, call[2]!, call[3]!, name === "fchdir");
         continue;
       }
-      const before = summary.files.length;
-      parseCall(summary, pid, atMs, name, call[2]!, call[3]!);
-      const added = summary.files[before];
-      if (added && cwd !== null && CWD_RELATIVE.has(name)) {
-        added.path = againstDirectory(cwd, added.path);
-        if (added.to !== null) added.to = againstDirectory(cwd, added.to);
-      }
+      parseCall(summary, { pid, atMs, name, args: call[2]!, returned: call[3]!, cwd });
     }
   }
   const byTime = <T extends { at_ms: number; pid: number }>(list: T[]) =>
@@ -239,14 +231,23 @@ function againstDirectory(cwd: string, path: string): string {
   return path.startsWith("/") ? path : posix.join(cwd, path);
 }
 
-function parseCall(
-  summary: TraceSummary,
-  pid: number,
-  atMs: number,
-  name: string,
-  args: string,
-  returned: string,
-): void {
+/** One traced call, with its process's working directory (null when not known). */
+interface TracedCall {
+  pid: number;
+  atMs: number;
+  name: string;
+  args: string;
+  returned: string;
+  cwd: string | null;
+}
+
+/**
+ * Records one call in `summary`. File paths are recorded resolved: against the `-y`
+ * decoration of the directory fd for the *at calls, against the working directory for
+ * open, creat, unlink, rename and mkdir (left relative when neither is known).
+ */
+function parseCall(summary: TraceSummary, traced: TracedCall): void {
+  const { pid, atMs, name, args, returned, cwd } = traced;
   const result = resultOf(returned);
   const parts = splitArguments(args);
   const str = (i: number): string | null => cString(parts[i] ?? "");
@@ -261,7 +262,7 @@ function parseCall(
       summary.executions.push({
         at_ms: atMs,
         pid,
-        path: resolveAt(parts[pathIndex - 1], path, name === "execveat"),
+        path: resolvePath(path, name === "execveat" ? { fd: parts[pathIndex - 1] } : {}),
         arguments: arrayOfStrings(parts[pathIndex + 1] ?? ""),
         result,
       });
@@ -279,7 +280,7 @@ function parseCall(
         at_ms: atMs,
         pid,
         operation: /O_CREAT/.test(flags) ? "create" : "open",
-        path: decoratedReturn ?? resolveAt(at ? parts[0] : undefined, path, at),
+        path: decoratedReturn ?? resolvePath(path, at ? { fd: parts[0] } : { cwd }),
         to: null,
         writes,
         result,
@@ -297,7 +298,7 @@ function parseCall(
         at_ms: atMs,
         pid,
         operation: name.startsWith("unlink") ? "unlink" : "mkdir",
-        path: resolveAt(at ? parts[0] : undefined, path, at),
+        path: resolvePath(path, at ? { fd: parts[0] } : { cwd }),
         to: null,
         writes: true,
         result,
@@ -315,8 +316,8 @@ function parseCall(
         at_ms: atMs,
         pid,
         operation: "rename",
-        path: resolveAt(at ? parts[0] : undefined, from, at),
-        to: resolveAt(at ? parts[2] : undefined, to, at),
+        path: resolvePath(from, at ? { fd: parts[0] } : { cwd }),
+        to: resolvePath(to, at ? { fd: parts[2] } : { cwd }),
         writes: true,
         result,
       });
@@ -357,10 +358,22 @@ function resultOf(returned: string): string {
   return "unknown";
 }
 
-/** Resolves a relative path against a `-y`-decorated directory fd (`AT_FDCWD</dir>`, `3</dir>`). */
-function resolveAt(dirArgument: string | undefined, path: string, isAt: boolean): string {
-  if (path.startsWith("/") || !isAt || dirArgument === undefined) return path;
-  const found = /<(.*)>$/s.exec(dirArgument)?.[1];
+/**
+ * Resolves a relative path: against the `-y`-decorated directory fd argument of an *at call
+ * (`AT_FDCWD</dir>`, `3</dir>`) when `base.fd` is present, otherwise against `base.cwd` when
+ * it is given and known; left as it is when neither says where it is.
+ */
+function resolvePath(
+  path: string,
+  base: { fd?: string | undefined; cwd?: string | null },
+): string {
+  if (path.startsWith("/")) return path;
+  if (!("fd" in base)) {
+    const cwd = base.cwd ?? null;
+    return cwd === null ? path : againstDirectory(cwd, path);
+  }
+  if (base.fd === undefined) return path;
+  const found = /<(.*)>$/s.exec(base.fd)?.[1];
   const dir = found === undefined ? null : decodeDecoration(found);
   if (!dir) return path;
   return dir.endsWith("/") ? `${dir}${path}` : `${dir}/${path}`;

@@ -34,6 +34,7 @@ import type { PolicyDocument, TransformStep } from "./document.ts";
 import { PolicyDocumentError } from "./document.ts";
 import { type ProjectOptions, projector } from "./projection.ts";
 import { fusedWalk, redactStage, sanitizeStage, type StringStage } from "./pipeline.ts";
+import { TextCuts } from "./text_cut.ts";
 import { limitApplies, type PlacedLimit, RateLimiter } from "./rate_limit.ts";
 import { Redactor } from "./redaction.ts";
 import { sanitizer, stripFences } from "./sanitize.ts";
@@ -343,6 +344,8 @@ export function compilePolicy(
   // Output pipeline: policy transforms, then matching rules' per transforms_mode; options merged.
   const pipelineCache = new Map<string, ((value: unknown) => unknown) | null>();
   const redactors: Redactor[] = [];
+  // Every stage that shortens text cuts it here, so the marker and the limitation agree.
+  const cuts = new TextCuts();
   const buildPipeline = (
     request: PolicyRequest,
     variant: PipelineVariant,
@@ -381,7 +384,7 @@ export function compilePolicy(
       const opts = { ...own, ...(optionsByType[type] ?? {}) };
       switch (type) {
         case "sanitize": {
-          const s = sanitizer(opts);
+          const s = sanitizer(opts, cuts);
           return s.apply;
         }
         case "redact": {
@@ -395,7 +398,7 @@ export function compilePolicy(
           return <T>(value: T): T => redactor.redact(value);
         }
         case "project":
-          return projector(opts);
+          return projector(opts, cuts);
         default:
           return annotator(opts);
       }
@@ -417,7 +420,7 @@ export function compilePolicy(
     const stages: StringStage[] = [];
     for (const step of steps) {
       if (step.type === "sanitize") {
-        stages.push(sanitizeStage(sanitizer(step.options)));
+        stages.push(sanitizeStage(sanitizer(step.options, cuts)));
       } else if (step.type === "redact") {
         const redactor = new Redactor(vault, {
           strategies: (step.options.strategies ?? {}) as Record<string, unknown>,
@@ -433,6 +436,7 @@ export function compilePolicy(
       excludedKeys: new Set(keyOnly as string[]),
       ...(project?.max_string !== undefined ? { maxString: project.max_string } : {}),
       ...(project?.max_chars !== undefined ? { project: { max_chars: project.max_chars } } : {}),
+      cuts,
     });
     const annotate = steps.find((s) => s.type === "annotate");
     if (!annotate) return walk;
@@ -467,7 +471,8 @@ export function compilePolicy(
     }
     const pipeline = pipelineFor(request);
     if (!pipeline || value === null || value === undefined) return value;
-    return applyByKind(request, value, pipeline);
+    cuts.begin(request.source);
+    return applyByKind(request, value, (v) => cuts.noted(pipeline(v)));
   };
   // Content-addressed contents are not rewritten silently: as they are when the pipeline (its
   // annotations aside, which only add) leaves them so; else their exact bytes as base64, kept
@@ -478,7 +483,9 @@ export function compilePolicy(
     if (!rewrite || !rewrites(contents, rewrite)) return contents;
     const hide = pipelineFor(request, "hiding");
     if (hide && rewrites(contents, hide)) {
-      const rewritten = applyByKind(request, contents, pipelineFor(request)!);
+      const pipeline = pipelineFor(request)!;
+      cuts.begin(request.source);
+      const rewritten = applyByKind(request, contents, (v) => cuts.noted(pipeline(v)));
       return {
         ...rewritten,
         _meta: {

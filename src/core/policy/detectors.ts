@@ -99,7 +99,7 @@ function refineIp(match: string): string | null {
 }
 
 const hasDigit = (t: string): boolean => /\d/.test(t);
-const SECRET_ASSIGNED = /(?:passw(?:or)?d|pwd|secret|key|token)["']?\s*[=:]/i;
+const SECRET_ASSIGNED = /(?:pass(?:w(?:or)?d)?|pwd|secret|key|token)["']?\s*[=:]/i;
 const BEARER_OR_BASIC = /(?:Bearer|Basic)\s/;
 const DIGIT_DOT = /\d\.\d/;
 const COLON_GROUPS = /[0-9a-fA-F]{1,4}:[0-9a-fA-F]{1,4}:[0-9a-fA-F]{1,4}:/;
@@ -153,14 +153,18 @@ export const BUILTIN_DETECTORS: readonly Detector[] = [
     name: "secret_assignment",
     // The name must be followed by the assignment, as in the pattern: identifiers that merely
     // contain "Pass" or "Key" (procedure names, symbols) are not looked at twice.
-    hintSource: "(?i:(?:passw(?:or)?d|pwd|secret|key|token)[\"']?\\s*[=:])",
+    hintSource: "(?i:(?:pass(?:w(?:or)?d)?|pwd|secret|key|token)[\"']?\\s*[=:])",
     entity: "secret_value",
     category: "secret",
     confidence: 0.8,
+    // A name may carry a prefix (DB_PASSWORD, MYSQL_PWD, client-secret); "pass" counts only
+    // with one (DB_PASS), so a test report's "pass: 12/12" is left alone. Bare PWD given a
+    // path is the shell's working directory (PWD=/home/me, OLDPWD never matches), not a password.
     pattern:
-      /(?<![\w:/.-])(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token)["']?\s*[=:]\s*["']?([^\s"',;]{6,})/gi,
+      /(?<![\w:/.-])(?:(?:[a-z0-9]+[_-])+(?:password|passwd|pass|pwd)|password|passwd|pwd(?!["']?\s*[=:]\s*["']?[/~])|(?:[a-z0-9]+[_-])*(?:secret|api[_-]?key|access[_-]?token|auth[_-]?token))["']?\s*[=:]\s*["']?([^\s"',;]{6,})/gi,
     hint: (t) => SECRET_ASSIGNED.test(t),
-    description: "Values assigned to password, secret, api_key or token names.",
+    description:
+      "Values assigned to password, passwd, pwd, secret, api_key or token names, with or without a prefix (DB_PASS); not PWD or OLDPWD holding a path.",
   },
   {
     name: "authorization_header",

@@ -11,6 +11,7 @@ import type { ProjectOptions } from "./projection.ts";
 import { projector } from "./projection.ts";
 import { DROP, type Redactor } from "./redaction.ts";
 import type { sanitizer } from "./sanitize.ts";
+import { TextCuts } from "./text_cut.ts";
 
 /**
  * A stage's own cheap verdict on a string: that the stage would return it as it is, and
@@ -46,16 +47,22 @@ const PLAIN_KEY = 3;
 /**
  * Builds one walk running `stages` on every string (skipping the keys the
  * transforms leave alone), leaving out `excludedKeys`, capping strings at
- * `maxString`, then applying `project`'s budget when one is set.
+ * `maxString` (through `cuts`), then applying `project`'s budget when one is set.
  */
 export function fusedWalk(
   stages: readonly StringStage[],
-  options: { excludedKeys?: ReadonlySet<string>; maxString?: number; project?: ProjectOptions },
+  options: {
+    excludedKeys?: ReadonlySet<string>;
+    maxString?: number;
+    project?: ProjectOptions;
+    cuts?: TextCuts;
+  },
 ): (value: unknown) => unknown {
   const excluded = options.excludedKeys ?? new Set<string>();
   const maxString = options.maxString ?? Infinity;
   const budget = options.project?.max_chars;
-  const shrink = budget === undefined ? null : projector(options.project!);
+  const cuts = options.cuts ?? new TextCuts();
+  const shrink = budget === undefined ? null : projector(options.project!, cuts);
   // When every stage has a quiet check, a string all of them pass is left as it is without
   // running the stages: what they would run is those same tests and then return it.
   const checks = stages.length > 0 && stages.every((stage) => stage.quiet !== undefined)
@@ -87,9 +94,7 @@ export function fusedWalk(
         if (out === DROP) return DROP;
       }
     }
-    return out.length > maxString
-      ? `${out.slice(0, maxString)}… [+${out.length - maxString} chars]`
-      : out;
+    return out.length > maxString ? cuts.cut(out, maxString) : out;
   };
   // Keys repeat across the objects of a list: what each is (excluded, skipped, or left
   // unchanged by the stages) is remembered, in one lookup per member. A key the stages leave

@@ -6,6 +6,8 @@
  * @module
  */
 
+import { TextCuts } from "./text_cut.ts";
+
 /** Options of the project transform. */
 export interface ProjectOptions {
   /** Dotted path globs to leave out. @default [] */
@@ -35,9 +37,10 @@ export interface ProjectCall {
   overBudget?: boolean;
 }
 
-/** Makes a projector. */
+/** Makes a projector; long strings are cut through `cuts`. */
 export function projector(
   options: ProjectOptions = {},
+  cuts: TextCuts = new TextCuts(),
 ): <T>(value: T, call?: ProjectCall) => T {
   const excluded = (options.exclude ?? []).map((glob) => {
     // `**.raw_data` leaves out every key named raw_data at any depth.
@@ -49,9 +52,7 @@ export function projector(
   let shortened = 0;
   const walk = (value: unknown, path: string, maxList: number, maxString: number): unknown => {
     if (typeof value === "string") {
-      return value.length > maxString
-        ? `${value.slice(0, maxString)}… [+${value.length - maxString} chars]`
-        : value;
+      return value.length > maxString ? cuts.cut(value, maxString) : value;
     }
     if (Array.isArray(value)) {
       if (value.length > maxList) shortened++;
@@ -75,12 +76,15 @@ export function projector(
     let maxString = options.max_string ?? Infinity;
     if (call.overBudget && maxList === Infinity) maxList = 1000;
     shortened = 0;
+    // Each pass walks the value afresh: only the last pass's cuts count.
+    const before = cuts.count;
     let out = walk(value, "", maxList, maxString);
     if (options.max_chars !== undefined) {
       for (let pass = 0; pass < 24 && JSON.stringify(out).length > options.max_chars; pass++) {
         maxList = maxList === Infinity ? 1000 : Math.max(1, Math.floor(maxList / 2));
         if (pass > 8) maxString = Math.max(64, Math.floor(Math.min(maxString, 20000) / 2));
         shortened = 0;
+        cuts.restore(before);
         out = walk(value, "", maxList, maxString);
       }
     }

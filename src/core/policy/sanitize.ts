@@ -7,6 +7,8 @@
  * @module
  */
 
+import { TextCuts } from "./text_cut.ts";
+
 /** Options of the sanitize transform. */
 export interface SanitizeOptions {
   /** `fence`, `datamark`, `redact` or `flag`. @default "fence" */
@@ -57,8 +59,8 @@ export function looksLikeInjection(text: string): boolean {
   return text.length >= 12 && INJECTION.test(text);
 }
 
-/** Makes a sanitizer for JSON values. */
-export function sanitizer(options: SanitizeOptions = {}): {
+/** Makes a sanitizer for JSON values; capped free text is cut through `cuts`. */
+export function sanitizer(options: SanitizeOptions = {}, cuts: TextCuts = new TextCuts()): {
   apply<T>(value: T): T;
   /** Sanitizes one string found under `key`. */
   clean(text: string, key: string | undefined): string;
@@ -84,7 +86,7 @@ export function sanitizer(options: SanitizeOptions = {}): {
     }
     if (key !== undefined && out.length > cap && FREE_TEXT_KEY.test(key)) {
       report.truncated++;
-      out = `${out.slice(0, cap)}… [+${out.length - cap} chars]`;
+      out = cuts.cut(out, cap);
     }
     if (out.length >= 12 && !out.startsWith("⟦untrusted⟧") && INJECTION.test(out)) {
       report.suspicious++;
