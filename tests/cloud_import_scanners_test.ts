@@ -199,6 +199,13 @@ Deno.test("normaliseSeverity() and normaliseFrameworks()", () => {
   // A tag naming its provider keeps it, even when the resource does not say which cloud it is.
   assert.deepEqual(normaliseFrameworks("CIS-GCP", null), ["CIS", "CIS-GCP"]);
   assert.deepEqual(normaliseFrameworks("CIS-Azure", null), ["CIS", "CIS-AZURE"]);
+  // Prowler names both AWS programmes; only the first is the Security Best Practices standard.
+  assert.deepEqual(normaliseFrameworks("AWS-Foundational-Security-Best-Practices", "aws"), [
+    "AWS-Foundational-Security-Best-Practices",
+  ]);
+  assert.deepEqual(normaliseFrameworks("AWS-Foundational-Technical-Review", "aws"), [
+    "AWS-Foundational-Technical-Review",
+  ]);
 });
 
 Deno.test("the prowler kind reads either format by content", async () => {

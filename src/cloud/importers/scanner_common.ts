@@ -67,7 +67,8 @@ const FAMILIES: readonly [RegExp, string][] = [
   [/^iso[-_ ]?27001/i, "ISO-27001"],
   [/^mitre/i, "MITRE-ATTACK"],
   [/^fedramp/i, "FEDRAMP"],
-  [/^aws[-_ ]foundational/i, "AWS-Foundational-Security-Best-Practices"],
+  // Not AWS-Foundational-Technical-Review, a different AWS programme Prowler also maps to.
+  [/^aws[-_ ]foundational[-_ ]security/i, "AWS-Foundational-Security-Best-Practices"],
 ];
 
 /**
