@@ -72,6 +72,25 @@ Deno.test("prowlerOcsfImporter: one failed finding kept, two passed counted (arr
   });
 });
 
+Deno.test("prowlerOcsfImporter: a failed check Prowler muted (status Suppressed) is counted, not kept", async () => {
+  const [failed] = (JSON.parse(await Deno.readTextFile(OCSF)) as Record<string, unknown>[])
+    .filter((f) => f.status_code === "FAIL");
+  const muted = {
+    ...failed,
+    status: "Suppressed",
+    finding_info: { ...(failed!.finding_info as object), uid: "muted-one" },
+  };
+  const r = await prowlerOcsfImporter.load({
+    ...fileImportInput("muted.ocsf.json"),
+    json: [failed, muted],
+  });
+  assert.deepEqual(
+    r.records.findings.map((f) => f.id),
+    [(failed!.finding_info as { uid: string }).uid],
+  );
+  assert.equal(r.notes.skipped["muted check"], 1);
+});
+
 Deno.test("prowlerAsffImporter: failed findings with normalised tags", async () => {
   await withFiles({ "p.asff.json": JSON.stringify(ASFF_REPORT) }, async (dir) => {
     const r = await prowlerAsffImporter.load(fileImportInput(`${dir}/p.asff.json`));
