@@ -80,6 +80,16 @@ Deno.test("iamAuthorizationImporter: a group's one managed policy written as an 
   );
 });
 
+Deno.test("iamAuthorizationImporter: one page of a truncated listing loads with a warning", async () => {
+  const page = { UserDetailList: [], GroupDetailList: [], RoleDetailList: [], Policies: [] };
+  const load = (doc: Record<string, unknown>) =>
+    iamAuthorizationImporter.load({ ...fileImportInput("d.json"), json: doc });
+  assert.deepEqual((await load(page)).notes.warnings, []);
+  const truncated = await load({ ...page, IsTruncated: true, Marker: "next" });
+  assert.equal(truncated.notes.warnings.length, 1);
+  assert.match(truncated.notes.warnings[0]!, /IsTruncated is true/);
+});
+
 Deno.test("iamAuthorizationImporter: wildcard admin, escalation and exfiltration findings", async () => {
   const r = (await iamAuthorizationImporter.load(fileImportInput(FILE))).records;
   const ids = new Set(r.findings.map((f) => f.id));

@@ -490,6 +490,13 @@ export const iamAuthorizationImporter: Importer = jsonDocumentImporter({
   read(doc): ImportResult {
     const b = new RecordsBuilder();
     addAuthorizationDetails(b, doc);
+    if (doc.IsTruncated === true) {
+      b.warn(
+        "The authorization details are one page of several (IsTruncated is true): principals " +
+          "and policies of the later pages are missing. Without --max-items the AWS CLI " +
+          "fetches every page.",
+      );
+    }
     evaluateRulesInto(b.records);
     return b.finish();
   },
