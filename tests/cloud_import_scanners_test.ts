@@ -225,6 +225,44 @@ Deno.test("normaliseSeverity() and normaliseFrameworks()", () => {
   assert.deepEqual(normaliseFrameworks("AWS-Foundational-Technical-Review", "aws"), [
     "AWS-Foundational-Technical-Review",
   ]);
+  // Security Hub standards, by ARN or by id.
+  assert.deepEqual(
+    normaliseFrameworks(
+      "arn:aws:securityhub:::ruleset/cis-aws-foundations-benchmark/v/1.2.0",
+      null,
+    ),
+    ["CIS", "CIS-AWS"],
+  );
+  assert.deepEqual(normaliseFrameworks("standards/pci-dss/v/3.2.1", "AWS"), ["PCI-DSS"]);
+});
+
+Deno.test("prowlerAsffImporter: a Security Hub control finding is tagged with its standard", async () => {
+  // aws securityhub get-findings: the standard of a control finding is in ProductFields.
+  const finding = {
+    SchemaVersion: "2018-10-08",
+    Id: "arn:aws:securityhub:us-east-1:012345678912:subscription/x/finding/1",
+    ProductArn: "arn:aws:securityhub:us-east-1::product/aws/securityhub",
+    GeneratorId: "aws-foundational-security-best-practices/v/1.0.0/EC2.2",
+    AwsAccountId: "012345678912",
+    Severity: { Label: "HIGH" },
+    Title: "EC2.2 The VPC default security group should not allow inbound and outbound traffic",
+    ProductFields: {
+      StandardsArn:
+        "arn:aws:securityhub:::standards/aws-foundational-security-best-practices/v/1.0.0",
+    },
+    Resources: [{
+      Type: "AwsEc2SecurityGroup",
+      Id: "arn:aws:ec2:us-east-1:012345678912:security-group/sg-1",
+    }],
+    Compliance: { Status: "FAILED" },
+  };
+  const r = await prowlerAsffImporter.load({
+    ...fileImportInput("sh.json"),
+    json: { Findings: [finding] },
+  });
+  assert.deepEqual(r.records.findings[0]!.compliance_frameworks, [
+    "AWS-Foundational-Security-Best-Practices",
+  ]);
 });
 
 Deno.test("the prowler kind reads either format by content", async () => {
