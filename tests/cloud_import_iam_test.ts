@@ -55,6 +55,41 @@ Deno.test("iamAuthorizationImporter: principals, policies and their edges", asyn
   assert.equal(trust[0]!.properties.cross_account, false);
 });
 
+Deno.test("iamAuthorizationImporter: a group's one managed policy written as an object is attached", async () => {
+  // The AWS CLI documentation's example output writes each group's AttachedManagedPolicies
+  // as one object; the users in the group hold that policy all the same.
+  const admins = `arn:aws:iam::${ACCT}:group/Admins`;
+  const details = {
+    GroupDetailList: [{
+      GroupName: "Admins",
+      Arn: admins,
+      GroupPolicyList: [],
+      AttachedManagedPolicies: {
+        PolicyName: "AdministratorAccess",
+        PolicyArn: "arn:aws:iam::aws:policy/AdministratorAccess",
+      },
+    }],
+    UserDetailList: [],
+    RoleDetailList: [],
+    Policies: [],
+  };
+  const r = await iamAuthorizationImporter.load({ ...fileImportInput("d.json"), json: details });
+  assert.deepEqual(
+    r.records.edges.map((e) => `${e.edge_type} ${e.source_id} > ${e.target_id}`),
+    [`IAM_POLICY_ATTACHMENT ${admins} > arn:aws:iam::aws:policy/AdministratorAccess`],
+  );
+});
+
+Deno.test("iamAuthorizationImporter: one page of a truncated listing loads with a warning", async () => {
+  const page = { UserDetailList: [], GroupDetailList: [], RoleDetailList: [], Policies: [] };
+  const load = (doc: Record<string, unknown>) =>
+    iamAuthorizationImporter.load({ ...fileImportInput("d.json"), json: doc });
+  assert.deepEqual((await load(page)).notes.warnings, []);
+  const truncated = await load({ ...page, IsTruncated: true, Marker: "next" });
+  assert.equal(truncated.notes.warnings.length, 1);
+  assert.match(truncated.notes.warnings[0]!, /IsTruncated is true/);
+});
+
 Deno.test("iamAuthorizationImporter: wildcard admin, escalation and exfiltration findings", async () => {
   const r = (await iamAuthorizationImporter.load(fileImportInput(FILE))).records;
   const ids = new Set(r.findings.map((f) => f.id));

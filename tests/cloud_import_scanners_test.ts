@@ -72,6 +72,25 @@ Deno.test("prowlerOcsfImporter: one failed finding kept, two passed counted (arr
   });
 });
 
+Deno.test("prowlerOcsfImporter: a failed check Prowler muted (status Suppressed) is counted, not kept", async () => {
+  const [failed] = (JSON.parse(await Deno.readTextFile(OCSF)) as Record<string, unknown>[])
+    .filter((f) => f.status_code === "FAIL");
+  const muted = {
+    ...failed,
+    status: "Suppressed",
+    finding_info: { ...(failed!.finding_info as object), uid: "muted-one" },
+  };
+  const r = await prowlerOcsfImporter.load({
+    ...fileImportInput("muted.ocsf.json"),
+    json: [failed, muted],
+  });
+  assert.deepEqual(
+    r.records.findings.map((f) => f.id),
+    [(failed!.finding_info as { uid: string }).uid],
+  );
+  assert.equal(r.notes.skipped["muted check"], 1);
+});
+
 Deno.test("prowlerAsffImporter: failed findings with normalised tags", async () => {
   await withFiles({ "p.asff.json": JSON.stringify(ASFF_REPORT) }, async (dir) => {
     const r = await prowlerAsffImporter.load(fileImportInput(`${dir}/p.asff.json`));
@@ -199,6 +218,51 @@ Deno.test("normaliseSeverity() and normaliseFrameworks()", () => {
   // A tag naming its provider keeps it, even when the resource does not say which cloud it is.
   assert.deepEqual(normaliseFrameworks("CIS-GCP", null), ["CIS", "CIS-GCP"]);
   assert.deepEqual(normaliseFrameworks("CIS-Azure", null), ["CIS", "CIS-AZURE"]);
+  // Prowler names both AWS programmes; only the first is the Security Best Practices standard.
+  assert.deepEqual(normaliseFrameworks("AWS-Foundational-Security-Best-Practices", "aws"), [
+    "AWS-Foundational-Security-Best-Practices",
+  ]);
+  assert.deepEqual(normaliseFrameworks("AWS-Foundational-Technical-Review", "aws"), [
+    "AWS-Foundational-Technical-Review",
+  ]);
+  // Security Hub standards, by ARN or by id.
+  assert.deepEqual(
+    normaliseFrameworks(
+      "arn:aws:securityhub:::ruleset/cis-aws-foundations-benchmark/v/1.2.0",
+      null,
+    ),
+    ["CIS", "CIS-AWS"],
+  );
+  assert.deepEqual(normaliseFrameworks("standards/pci-dss/v/3.2.1", "AWS"), ["PCI-DSS"]);
+});
+
+Deno.test("prowlerAsffImporter: a Security Hub control finding is tagged with its standard", async () => {
+  // aws securityhub get-findings: the standard of a control finding is in ProductFields.
+  const finding = {
+    SchemaVersion: "2018-10-08",
+    Id: "arn:aws:securityhub:us-east-1:012345678912:subscription/x/finding/1",
+    ProductArn: "arn:aws:securityhub:us-east-1::product/aws/securityhub",
+    GeneratorId: "aws-foundational-security-best-practices/v/1.0.0/EC2.2",
+    AwsAccountId: "012345678912",
+    Severity: { Label: "HIGH" },
+    Title: "EC2.2 The VPC default security group should not allow inbound and outbound traffic",
+    ProductFields: {
+      StandardsArn:
+        "arn:aws:securityhub:::standards/aws-foundational-security-best-practices/v/1.0.0",
+    },
+    Resources: [{
+      Type: "AwsEc2SecurityGroup",
+      Id: "arn:aws:ec2:us-east-1:012345678912:security-group/sg-1",
+    }],
+    Compliance: { Status: "FAILED" },
+  };
+  const r = await prowlerAsffImporter.load({
+    ...fileImportInput("sh.json"),
+    json: { Findings: [finding] },
+  });
+  assert.deepEqual(r.records.findings[0]!.compliance_frameworks, [
+    "AWS-Foundational-Security-Best-Practices",
+  ]);
 });
 
 Deno.test("the prowler kind reads either format by content", async () => {

@@ -529,3 +529,100 @@ Deno.test("terraformStateImporter: routes written inline in a route table become
     .map((e) => [e.source_id, e.target_id]);
   assert.deepEqual(got.sort(), expected.sort());
 });
+
+Deno.test("terraformPlanImporter: references inside a for_each module instance link that instance's resources", async () => {
+  // The shape of `terraform show -json` for module "parent" (for_each) calling module "child":
+  // planned addresses carry the module keys, the configuration's references do not.
+  const module = 'module.parent["prod"].module.child';
+  const resource = (type: string, name: string, values: Record<string, unknown>) => ({
+    address: `${module}.${type}.${name}["app"]`,
+    mode: "managed",
+    type,
+    name,
+    index: "app",
+    values,
+  });
+  const plan = {
+    format_version: "1.2",
+    planned_values: {
+      root_module: {
+        child_modules: [{
+          address: 'module.parent["prod"]',
+          child_modules: [{
+            address: module,
+            resources: [
+              resource("azurerm_network_security_group", "main", { name: "nsg-app" }),
+              resource("azurerm_subnet", "subnet", { name: "snet-app" }),
+              resource("azurerm_subnet_network_security_group_association", "assoc", {}),
+            ],
+          }],
+        }],
+      },
+    },
+    configuration: {
+      root_module: {
+        module_calls: {
+          parent: {
+            module: {
+              module_calls: {
+                child: {
+                  module: {
+                    resources: [{
+                      address: "azurerm_subnet_network_security_group_association.assoc",
+                      expressions: {
+                        network_security_group_id: {
+                          references: ["azurerm_network_security_group.main", "each.key"],
+                        },
+                        subnet_id: { references: ["azurerm_subnet.subnet", "each.key"] },
+                      },
+                    }],
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  };
+  const r = await terraformPlanImporter.load({ ...fileImportInput("plan.json"), json: plan });
+  assert.deepEqual(r.records.edges.map((e) => `${e.edge_type} ${e.source_id} > ${e.target_id}`), [
+    `ATTACHED_TO ${module}.azurerm_subnet.subnet["app"] > ` +
+    `${module}.azurerm_network_security_group.main["app"]`,
+  ]);
+});
+
+Deno.test("terraformStateImporter: dependencies inside a count module instance link that instance's resources", async () => {
+  // A state names dependencies by configuration address (no module keys), the resources by
+  // module instance: each instance's dependency is its own instance's VPC, not the other's.
+  const vpc = (index: number) => ({
+    module: `module.net[${index}]`,
+    mode: "managed",
+    type: "aws_vpc",
+    name: "main",
+    instances: [{ attributes: { id: `vpc-${index}` } }],
+  });
+  const state = {
+    version: 4,
+    terraform_version: "1.6.0",
+    resources: [
+      vpc(0),
+      vpc(1),
+      ...[0, 1].map((index) => ({
+        module: `module.net[${index}]`,
+        mode: "managed",
+        type: "aws_s3_bucket",
+        name: "logs",
+        instances: [{
+          attributes: { id: `logs-${index}` },
+          dependencies: ["module.net.aws_vpc.main"],
+        }],
+      })),
+    ],
+  };
+  const r = await terraformStateImporter.load({ ...fileImportInput("s.tfstate"), json: state });
+  assert.deepEqual(r.records.edges.map((e) => `${e.source_id} > ${e.target_id}`), [
+    "module.net[0].aws_s3_bucket.logs > module.net[0].aws_vpc.main",
+    "module.net[1].aws_s3_bucket.logs > module.net[1].aws_vpc.main",
+  ]);
+});

@@ -97,6 +97,15 @@ function decodeDocument(doc: unknown): Json | undefined {
 }
 
 /**
+ * The attached managed policies of a principal: the API's list, or one policy
+ * written as a bare object (as the AWS CLI documentation's example of this
+ * output shows its groups' policies).
+ */
+function attachedList(value: unknown): Record<string, unknown>[] {
+  return isObject(value) ? [value] : arr(value).map(obj);
+}
+
+/**
  * Adds the principals and policies of an authorization-details document to a
  * builder, then the trust and grant edges over every asset the builder holds.
  */
@@ -134,7 +143,7 @@ export function addAuthorizationDetails(b: RecordsBuilder, details: Record<strin
   ): { arns: string[]; statements: PolicyStatement[] } => {
     const arns: string[] = [];
     const statements: PolicyStatement[] = [];
-    for (const m of arr(list).map(obj)) {
+    for (const m of attachedList(list)) {
       const arn = str(m.PolicyArn);
       if (!arn) continue;
       arns.push(arn);
@@ -193,7 +202,7 @@ export function addAuthorizationDetails(b: RecordsBuilder, details: Record<strin
     const arn = str(u.Arn);
     if (!arn) continue;
     const inline = inlineOf(u.UserPolicyList);
-    const attached = arr(u.AttachedManagedPolicies);
+    const attached = attachedList(u.AttachedManagedPolicies);
     const all = addPrincipal(arn, u, {
       name: u.UserName,
       asset_type: "IAM_USER",
@@ -481,6 +490,13 @@ export const iamAuthorizationImporter: Importer = jsonDocumentImporter({
   read(doc): ImportResult {
     const b = new RecordsBuilder();
     addAuthorizationDetails(b, doc);
+    if (doc.IsTruncated === true) {
+      b.warn(
+        "The authorization details are one page of several (IsTruncated is true): principals " +
+          "and policies of the later pages are missing. Without --max-items the AWS CLI " +
+          "fetches every page.",
+      );
+    }
     evaluateRulesInto(b.records);
     return b.finish();
   },

@@ -120,11 +120,14 @@ export const prowlerAsffImporter: Importer = {
       const resource = obj(arr(f.Resources)[0]);
       const resourceId = str(resource.Id) ?? str(f.AwsAccountId) ?? "unknown";
       const id = uniqueId(str(f.Id) ?? `asff:${b.records.findings.length}`);
+      const fields = obj(f.ProductFields);
       const tags = [
         ...arr(compliance.AssociatedStandards).map((s) => str(obj(s).StandardsId) ?? ""),
         ...strings(compliance.RelatedRequirements),
+        // Security Hub's own control findings name their standard only here.
+        str(fields.StandardsArn) ?? str(fields.StandardsGuideArn) ?? "",
       ];
-      const provider = str(obj(f.ProductFields).ProviderName) ?? "AWS";
+      const provider = str(fields.ProviderName) ?? "AWS";
       b.records.findings.push(scannerFinding({
         id,
         resource_id: resourceId,

@@ -75,6 +75,11 @@ export const prowlerOcsfImporter: Importer = {
         b.skip(status === "PASS" ? "passed check" : `status ${status || "missing"}`);
         continue;
       }
+      // Prowler writes a muted failed check as status "Suppressed" beside its FAIL code.
+      if (String(f.status ?? "").toLowerCase() === "suppressed") {
+        b.skip("muted check");
+        continue;
+      }
       const info = obj(f.finding_info);
       const meta = obj(f.metadata);
       const cloud = obj(f.cloud);

@@ -67,7 +67,8 @@ const FAMILIES: readonly [RegExp, string][] = [
   [/^iso[-_ ]?27001/i, "ISO-27001"],
   [/^mitre/i, "MITRE-ATTACK"],
   [/^fedramp/i, "FEDRAMP"],
-  [/^aws[-_ ]foundational/i, "AWS-Foundational-Security-Best-Practices"],
+  // Not AWS-Foundational-Technical-Review, a different AWS programme Prowler also maps to.
+  [/^aws[-_ ]foundational[-_ ]security/i, "AWS-Foundational-Security-Best-Practices"],
 ];
 
 /**
@@ -76,7 +77,13 @@ const FAMILIES: readonly [RegExp, string][] = [
  * Unknown tags are kept as given.
  */
 export function normaliseFrameworks(tag: string, provider: string | null): string[] {
-  const t = tag.trim();
+  // Security Hub names a standard by ARN or id: `arn:aws:securityhub:::ruleset/
+  // cis-aws-foundations-benchmark/v/1.2.0`, `standards/pci-dss/v/3.2.1`.
+  const t = tag.trim().replace(
+    /^(?:arn:[^:]+:securityhub:[^:]*:[^:]*:)?(?:standards|ruleset)\//,
+    "",
+  )
+    .replace(/\/v\/[^/]+$/, "");
   if (t === "") return [];
   // A tag that already names the CIS benchmark's provider keeps it, whatever the resource says.
   const named = /^CIS[-_ ]?(AWS|AZURE|GCP)\b/i.exec(t);

@@ -254,6 +254,23 @@ function displayName(inst: TerraformInstance): string {
     str(v.cluster_identifier) ?? str(v.domain_name) ?? tags.Name ?? str(v.id) ?? inst.address;
 }
 
+/** One `module.name` step of a module path, with its count or for_each key if any. */
+const MODULE_STEP = /module\.[^.[\]]+(?:\[(?:"(?:[^"\\]|\\.)*"|[^\]]*)\])?/g;
+
+/**
+ * An address without its module instance keys, as the configuration names it:
+ * `module.app["prod"].module.db.aws_db_instance.x` → `module.app.module.db.aws_db_instance.x`.
+ */
+export function configAddress(address: string): string {
+  return address.replace(MODULE_STEP, (step) => step.replace(/\[[\s\S]*\]$/, ""));
+}
+
+/** A module path and its ancestors, deepest first: `module.a[0].module.b` → it, `module.a[0]`. */
+function moduleInstancePaths(module: string): string[] {
+  const steps = module.match(MODULE_STEP) ?? [];
+  return steps.map((_, i) => steps.slice(0, i + 1).join(".")).reverse();
+}
+
 /** Builds records from resource instances. `collectedAt` is every asset's timestamp. */
 export function buildTerraformRecords(
   instances: readonly TerraformInstance[],
@@ -331,11 +348,21 @@ export function buildTerraformRecords(
     const tail = /\/projects\/.+$/.exec(value);
     return tail ? byCloudId.get(tail[0].slice(1)) : undefined;
   };
-  const resolveAddress = (address: string): string[] => {
-    const exact = byResource.get(address);
-    if (exact) return exact;
-    const bare = address.replace(/\[[^\]]*\]$/, "");
-    return byResource.get(bare) ?? [];
+  const lookup = (address: string): string[] | undefined =>
+    byResource.get(address) ?? byResource.get(address.replace(/\[[^\]]*\]$/, ""));
+  // Configuration addresses (plan references, state dependencies) carry no module instance
+  // keys: `module.app.aws_subnet.s` from inside `module.app["prod"]` is that instance's subnet.
+  const resolveAddress = (address: string, from?: TerraformInstance): string[] => {
+    const found = lookup(address);
+    if (found) return found;
+    for (const module of from ? moduleInstancePaths(from.module) : []) {
+      const prefix = `${configAddress(module)}.`;
+      if (module.includes("[") && address.startsWith(prefix)) {
+        const inside = lookup(`${module}.${address.slice(prefix.length)}`);
+        if (inside) return inside;
+      }
+    }
+    return [];
   };
   const link = (self: string, target: string, type: EdgeType, reverse: boolean, attr: string) => {
     if (reverse) {
@@ -399,14 +426,14 @@ export function buildTerraformRecords(
     for (const [attr, addresses] of Object.entries(inst.references)) {
       const typed = REFERENCE_ATTRIBUTES[attr] ?? { type: "REFERENCES" as EdgeType };
       for (const address of addresses) {
-        for (const target of resolveAddress(address)) {
+        for (const target of resolveAddress(address, inst)) {
           if (target !== self) link(self, target, typed.type, typed.reverse === true, attr);
         }
       }
     }
     if (inst.type === "aws_flow_log") {
       const vpc = resolve(str(inst.values.vpc_id) ?? "") ??
-        resolveAddress((inst.references.vpc_id ?? [])[0] ?? "")[0];
+        resolveAddress((inst.references.vpc_id ?? [])[0] ?? "", inst)[0];
       if (vpc) {
         b.addEdge({ source_id: self, target_id: vpc, edge_type: "MONITORS" });
         const asset = b.asset(vpc);
@@ -419,7 +446,7 @@ export function buildTerraformRecords(
   const targetOf = (inst: TerraformInstance, attr: string): string[] => {
     const out = strings(inst.values[attr]).map(resolve).filter((x): x is string => !!x);
     if (out.length > 0) return out;
-    return (inst.references[attr] ?? []).flatMap(resolveAddress);
+    return (inst.references[attr] ?? []).flatMap((address) => resolveAddress(address, inst));
   };
   for (const inst of links) foldLink(b, inst, targetOf, resolve);
 
@@ -484,7 +511,7 @@ export function buildTerraformRecords(
   // Pass 5: depends_on links not already covered by a typed edge.
   for (const inst of kept) {
     for (const dep of inst.dependencies) {
-      for (const target of resolveAddress(dep)) {
+      for (const target of resolveAddress(dep, inst)) {
         if (target === inst.address || b.connected(inst.address, target)) continue;
         b.addEdge({
           source_id: inst.address,

@@ -14,7 +14,7 @@ import { DETECTION_ORDER } from "./importer.ts";
 import type { Importer, ImportResult } from "./importer.ts";
 import { arr, isObject, jsonDocumentImporter, obj, str } from "./import_input.ts";
 import type { TerraformInstance } from "./terraform_graph.ts";
-import { buildTerraformRecords } from "./terraform_graph.ts";
+import { buildTerraformRecords, configAddress } from "./terraform_graph.ts";
 import { evaluateRulesInto } from "../rules/rule_evaluate.ts";
 
 const KIND = "terraform-plan";
@@ -114,7 +114,7 @@ export function planInstances(plan: Record<string, unknown>): TerraformInstance[
         name,
         values: obj(res.values),
         dependencies: [],
-        references: refs.get(resourceAddress) ?? {},
+        references: refs.get(configAddress(resourceAddress)) ?? {},
         actions: actions.get(address) ?? ["no-op"],
       });
     }
