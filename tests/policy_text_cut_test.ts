@@ -87,3 +87,21 @@ Deno.test("a value that fits is left without marker or limitation", () => {
   const value = { text: "short", limitations: ["kept"] };
   assert.deepEqual(standard.transform(toolRequest(), value), value);
 });
+
+Deno.test("a list the standard policy shortens to fit its budget is said in limitations, naming the source", () => {
+  // 5,000 items of about 40 characters: over the standard budget of about 120,000 characters.
+  const items = Array.from({ length: 5_000 }, (_, i) => `item number ${i} of a long listing here`);
+  const out = standard.transform(toolRequest({ source: "rea://evidence/ev_y" }), {
+    items,
+    limitations: [],
+  }) as Loose;
+  assert.ok(out.items.length < items.length, "the list was shortened");
+  assert.equal(out._policy_truncation.lists_shortened, 1);
+  assert.equal(out.limitations.length, 1);
+  const max = out._policy_truncation.max_items_per_list;
+  assert.equal(
+    out.limitations[0],
+    `The output policy shortened 1 list of this answer to at most ${max} items each (see _policy_truncation): every item is in the stored Evidence rea://evidence/ev_y (fields named truncated describe that record, not this cut).`,
+  );
+  assert.ok(out.items.length <= max);
+});

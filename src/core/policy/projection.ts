@@ -89,6 +89,7 @@ export function projector(
       }
     }
     // A shortened list is said, never silent: the reader learns items are missing and why.
+    if (shortened > 0) cuts.listsShortened(shortened, maxList);
     if (shortened > 0 && out !== null && typeof out === "object" && !Array.isArray(out)) {
       (out as Record<string, unknown>)[POLICY_TRUNCATION_KEY] = {
         lists_shortened: shortened,

@@ -25,11 +25,18 @@ export interface CutCount {
 export class TextCuts {
   #where: string | undefined = undefined;
   #count: CutCount = { values: 0, removed: 0 };
+  #lists: { shortened: number; maxItems: number } = { shortened: 0, maxItems: 0 };
 
   /** Starts one transform; `where` names the place the whole value is kept (an Evidence URI). */
   begin(where?: string): void {
     this.#where = where;
     this.#count = { values: 0, removed: 0 };
+    this.#lists = { shortened: 0, maxItems: 0 };
+  }
+
+  /** Records that the current transform shortened `shortened` lists to at most `maxItems` items. */
+  listsShortened(shortened: number, maxItems: number): void {
+    this.#lists = { shortened, maxItems };
   }
 
   /** The cuts of the current transform so far. */
@@ -58,21 +65,42 @@ export class TextCuts {
    */
   noted<T>(value: T): T {
     const { values, removed } = this.#count;
-    if (values === 0 || value === null || typeof value !== "object" || Array.isArray(value)) {
+    const { shortened, maxItems } = this.#lists;
+    if (
+      (values === 0 && shortened === 0) || value === null || typeof value !== "object" ||
+      Array.isArray(value)
+    ) {
       return value;
     }
     const limitations = (value as Record<string, unknown>).limitations;
     if (!Array.isArray(limitations) || limitations.some((l) => typeof l !== "string")) {
       return value;
     }
-    const sentence = `The output policy cut ${values} text value${
-      values === 1 ? "" : "s"
-    } of this answer (${removed} characters in all; each cut ends in a marker saying so): ${this.#whole()}${
-      this.#where === undefined
-        ? ""
-        : " (fields named truncated describe that record, not this cut)"
-    }.`;
-    return { ...value, limitations: [...limitations, sentence] };
+    const record = this.#where === undefined
+      ? ""
+      : " (fields named truncated describe that record, not this cut)";
+    const sentences: string[] = [];
+    if (values > 0) {
+      sentences.push(
+        `The output policy cut ${values} text value${
+          values === 1 ? "" : "s"
+        } of this answer (${removed} characters in all; each cut ends in a marker saying so): ${this.#whole()}${record}.`,
+      );
+    }
+    if (shortened > 0) {
+      sentences.push(
+        `The output policy shortened ${shortened} list${
+          shortened === 1 ? "" : "s"
+        } of this answer to at most ${maxItems} item${
+          maxItems === 1 ? "" : "s"
+        } each (see _policy_truncation): ${
+          this.#where === undefined
+            ? "ask for fewer items to see every one"
+            : `every item is in the stored Evidence ${this.#where}`
+        }${record}.`,
+      );
+    }
+    return { ...value, limitations: [...limitations, ...sentences] };
   }
 
   #whole(): string {
