@@ -40,6 +40,16 @@ export function isEgress(direction: string | null | undefined): boolean {
   return (direction ?? "").toLowerCase() === "egress";
 }
 
+/**
+ * The rule of {@link isInternetEntry} in the words tool descriptions use,
+ * so every tool that counts internet entries states the same rule.
+ */
+export const INTERNET_ENTRY_RULE =
+  "An internet entry is an edge, not egress, from an internet CIDR or source (0.0.0.0/0, ::/0, " +
+  "Internet, Any) or a grant or role trust to any principal `*`, unless a policy condition " +
+  "limits it (conditional: true in edge briefs, e.g. aws:SourceAccount, aws:PrincipalOrgID, " +
+  "aws:SourceVpce, aws:SourceIp) or an S3 public access block restricts it.";
+
 /** The edge types through which a policy admits a principal (resource policies, role trust). */
 const PRINCIPAL_GRANT_TYPES: ReadonlySet<string> = new Set(["GRANTS_ACCESS", "IAM_TRUST"]);
 
