@@ -104,8 +104,9 @@ export function graphNodeFor(
     const entries = internetEntryPoints(view);
     if (entries.length === 0) {
       throw new GraphQueryError(
-        "This dataset has no internet node (no internet-sourced ingress rules or " +
-          "INTERNET_EXPOSED edges); use internet_exposure to see assets flagged as exposed.",
+        "This dataset has no internet node (no internet entry: no internet-sourced ingress " +
+          "rule, INTERNET_EXPOSED edge or unconditional grant to any principal `*`); use " +
+          "internet_exposure to see assets flagged as exposed.",
       );
     }
     return options.virtualInternet ? INTERNET_NODE : entries[0];
