@@ -228,3 +228,102 @@ Deno.test("a public access block takes the bucket's grants to * out of the inter
     });
   }, { prefix: "cloud-public-access-block-", realPath: true });
 });
+
+/**
+ * SNS topics granting `*` under each condition of `conditions` (none for
+ * `undefined`), as an AWS API dump of account 123456789012 with one open
+ * security group (so the dataset has an internet node), loaded as the
+ * client's active dataset while `body` runs.
+ */
+async function withStarTopics(
+  conditions: Record<string, unknown>,
+  body: (client: Client, topic: (name: string) => string) => Promise<void>,
+): Promise<void> {
+  const account = "123456789012";
+  const topic = (name: string): string => `arn:aws:sns:us-east-1:${account}:${name}`;
+  await withTempDir(async (dir) => {
+    const put = async (name: string, value: unknown): Promise<void> => {
+      const path = `${dir}/dump/us-east-1/${name}`;
+      await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
+      await Deno.writeTextFile(path, JSON.stringify(value));
+    };
+    await put("sts-get-caller-identity.json", { Account: account });
+    await put("ec2-describe-security-groups.json", {
+      SecurityGroups: [{
+        GroupId: "sg-web",
+        GroupName: "web",
+        IpPermissions: [{
+          IpProtocol: "tcp",
+          FromPort: 443,
+          ToPort: 443,
+          IpRanges: [{ CidrIp: "0.0.0.0/0" }],
+        }],
+      }],
+    });
+    await put("sns-list-topics.json", {
+      Topics: Object.keys(conditions).map((name) => ({ TopicArn: topic(name) })),
+    });
+    for (const [name, condition] of Object.entries(conditions)) {
+      const statement = {
+        Effect: "Allow",
+        Principal: { AWS: "*" },
+        Action: ["SNS:Publish", "SNS:Subscribe"],
+        Resource: topic(name),
+        ...(condition === undefined ? {} : { Condition: condition }),
+      };
+      await put(`sns-get-topic-attributes/${encodeURIComponent(topic(name))}`, {
+        Attributes: {
+          TopicArn: topic(name),
+          Policy: JSON.stringify({ Version: "2012-10-17", Statement: [statement] }),
+        },
+      });
+    }
+    await withClient({ roots: [dir], workbenches: [cloudWorkbenchWith()] }, async (client) => {
+      await result(client, "load_dataset", { path: `${dir}/dump`, name: "topics" });
+      await body(client, topic);
+    });
+  }, { prefix: "cloud-star-topics-", realPath: true });
+}
+
+Deno.test("a grant to * is conditional and no internet entry exactly when its condition limits the caller", async () => {
+  const account = "123456789012";
+  // Topic name → [Condition, whether it limits who may call].
+  const cases: Record<string, [unknown, boolean]> = {
+    open: [undefined, false],
+    owner: [{ StringEquals: { "AWS:SourceOwner": account } }, true],
+    org: [{ StringEquals: { "aws:PrincipalOrgID": "o-a1b2c3d4e5" } }, true],
+    endpoint: [{ StringEquals: { "aws:SourceVpce": "vpce-1a2b3c4d" } }, true],
+    office: [{ IpAddress: { "aws:SourceIp": ["203.0.113.0/24", "198.51.100.7"] } }, true],
+    anyBucket: [{ ArnLike: { "aws:SourceArn": `arn:aws:s3:::*` } }, false],
+    alarms: [
+      { ArnLike: { "aws:SourceArn": `arn:aws:cloudwatch:us-east-1:${account}:alarm:*` } },
+      true,
+    ],
+    tls: [{ Bool: { "aws:SecureTransport": "true" } }, false],
+    everywhere: [{ IpAddress: { "aws:SourceIp": "0.0.0.0/0" } }, false],
+    wide: [{ IpAddress: { "aws:SourceIp": "10.0.0.0/7" } }, false],
+    optional: [{ StringEqualsIfExists: { "aws:SourceAccount": account } }, false],
+    anyAccount: [{ StringLike: { "aws:SourceAccount": "*" } }, false],
+  };
+  const conditions = Object.fromEntries(Object.entries(cases).map(([k, [c]]) => [k, c]));
+  await withStarTopics(conditions, async (client, topic) => {
+    const exposed = await exposedIds(client);
+    const reach = (await result(client, "internet_exposure", { include_reachable: true }))
+      .graph_reachable.items;
+    for (const [name, [, limited]] of Object.entries(cases)) {
+      const edges = (await result(client, "get_edges", { source: "*", target: topic(name) }))
+        .items;
+      assert.equal(edges.length, 1, name);
+      assert.equal(edges[0].conditional === true, limited, name);
+      // Every tool counts the open grant as an internet entry, none the limited one.
+      const fromInternet =
+        (await result(client, "get_edges", { source: "internet", target: topic(name) })).items;
+      assert.equal(fromInternet.length, limited ? 0 : 1, name);
+      assert.equal(exposed.has(topic(name)), !limited, name);
+      // graph_reachable follows network hops only, never a grant.
+      assert.ok(!reach.some((a: Loose) => a.id === topic(name)), name);
+      const paths = await pathsFromInternet(client, topic(name));
+      assert.equal(paths.length, limited ? 0 : 1, name);
+    }
+  });
+});

@@ -47,8 +47,11 @@ export function isEgress(direction: string | null | undefined): boolean {
 export const INTERNET_ENTRY_RULE =
   "An internet entry is an edge, not egress, from an internet CIDR or source (0.0.0.0/0, ::/0, " +
   "Internet, Any) or a grant or role trust to any principal `*`, unless a policy condition " +
-  "limits it (conditional: true in edge briefs, e.g. aws:SourceAccount, aws:PrincipalOrgID, " +
-  "aws:SourceVpce, aws:SourceIp) or an S3 public access block restricts it.";
+  "limits who may call (conditional: true in edge briefs: fixed values of aws:SourceAccount, " +
+  "aws:SourceOwner, aws:SourceArn, aws:SourceVpc, aws:SourceVpce, aws:PrincipalOrgID, " +
+  "aws:PrincipalAccount and the like, or aws:SourceIp ranges of /8 or narrower; " +
+  "aws:SecureTransport alone does not) " +
+  "or an S3 public access block restricts it.";
 
 /** The edge types through which a policy admits a principal (resource policies, role trust). */
 const PRINCIPAL_GRANT_TYPES: ReadonlySet<string> = new Set(["GRANTS_ACCESS", "IAM_TRUST"]);
@@ -71,9 +74,10 @@ export function isRestricted(edge: Edge): boolean {
  * for the internet (see {@link isInternetSource}: this covers a grant or
  * trust to the principal `*`), and that nothing limits (see
  * {@link isRestricted}). A grant
- * to `*` under a Condition (aws:SourceAccount, aws:SourceOwner,
- * aws:PrincipalOrgID, aws:SourceVpce, aws:SourceIp, …) only admits the
- * callers the condition names, and one into a bucket whose public access
+ * to `*` under a Condition that limits who may call (fixed values of
+ * aws:SourceAccount, aws:SourceOwner, aws:PrincipalOrgID, aws:SourceVpce,
+ * narrow aws:SourceIp ranges, …; importers set `conditional` so) only
+ * admits the callers the condition names, and one into a bucket whose public access
  * block restricts public policies only admits the owner account, so
  * neither is an internet entry.
  */

@@ -147,7 +147,7 @@ export const edgeBriefSchema = z.object({
   direction: z.string().optional(),
   cross_account: z.boolean().optional(),
   conditional: z.boolean().optional().describe(
-    "Present (true) when a policy condition (such as aws:SourceOwner) limits the grant or trust, so it is not open to every principal.",
+    "Present (true) when a policy condition (such as aws:SourceOwner) limits the grant or trust, so it is not open to every principal; on a grant or trust to any principal `*`, only a condition limiting who may call counts.",
   ),
 });
 
