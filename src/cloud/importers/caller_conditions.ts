@@ -6,8 +6,8 @@
  * statement must pin the caller or its origin with fixed values of keys
  * such as aws:SourceAccount, aws:SourceOwner, aws:SourceArn, aws:SourceVpc,
  * aws:SourceVpce, aws:PrincipalOrgID, aws:PrincipalAccount, aws:PrincipalArn,
- * aws:userid or kms:CallerAccount, or to source IP ranges no wider than /8
- * (IPv4) or /32 (IPv6). A condition on anything else (aws:SecureTransport,
+ * aws:userid, kms:CallerAccount or (for role trust) sts:ExternalId, or to
+ * source IP ranges no wider than /8 (IPv4) or /32 (IPv6). A condition on anything else (aws:SecureTransport,
  * aws:UserAgent, a date…) leaves the grant open to everyone.
  *
  * @module
@@ -33,6 +33,8 @@ const CALLER_KEYS: ReadonlySet<string> = new Set([
   "s3:dataaccesspointarn",
   "s3:dataaccesspointaccount",
   "kms:calleraccount",
+  // A role trust naming an external id admits only callers that were given it.
+  "sts:externalid",
 ]);
 
 /** Operators (without a set prefix) that admit only the listed values. */
