@@ -6,6 +6,8 @@
  * @module
  */
 
+import { INTERNET_ENTRY_RULE } from "../graph/internet.ts";
+
 /** Markdown per topic name. */
 export const DOC_TEXTS: Readonly<Record<string, string>> = {
   mcp: `# Working with the cloud workbench
@@ -131,7 +133,14 @@ In resource URIs the whole id is percent-encoded (\`/\` as \`%2F\`, \`:\` as \`%
 
 An edge reads "source <verb> target". Network rules carry \`ports\`, \`port_range\`,
 \`protocol\`, \`cidr\` and \`direction\` (ingress or egress). \`properties\` holds extra
-facts such as \`hierarchy: true\` for organisation structure or \`cross_account\`.`,
+facts such as \`hierarchy: true\` for organisation structure, \`cross_account\`,
+\`conditional: true\` for a grant or trust a policy condition limits (on a grant to any
+principal \`*\`, a condition limiting who may call), or \`public_access_blocked: true\` for
+a grant to \`*\` into a bucket whose S3 public access block restricts public policies.
+
+${INTERNET_ENTRY_RULE} Every tool that looks from the internet (get_edges with source
+internet, find_paths and attack_paths from the internet, internet_exposure) uses this one
+rule, and the target of an unconditional grant or trust to \`*\` counts as internet-exposed.`,
 
   "edge-types": `# Edge types and dependency direction
 

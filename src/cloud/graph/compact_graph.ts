@@ -13,6 +13,7 @@ import type { DatasetView } from "../model/view.ts";
 import type { FlowEdgeAttributes } from "./flow_graph.ts";
 import { flowHops } from "./flow_graph.ts";
 import { relationshipGraph } from "./relationship_graph.ts";
+import { closedInternetPairs, pairKey } from "./nodes.ts";
 
 /** One direction of adjacency in compressed sparse rows. */
 export interface CsrPart {
@@ -53,7 +54,7 @@ function csr(
  */
 export function compactGraph<N extends Attributes, E extends Attributes>(
   graph: AbstractGraph<N, E>,
-  keep?: (attributes: E) => boolean,
+  keep?: (attributes: E, source: string, target: string) => boolean,
 ): CompactGraph {
   const ids = graph.nodes();
   const index = new Map<string, number>();
@@ -64,7 +65,7 @@ export function compactGraph<N extends Attributes, E extends Attributes>(
   graph.forEachNode((node) => {
     const u = index.get(node)!;
     graph.forEachOutEdge(node, (_key, attrs, _s, target) => {
-      if (target === node || (keep && !keep(attrs))) return;
+      if (target === node || (keep && !keep(attrs, node, target))) return;
       from[count] = u;
       to[count] = index.get(target)!;
       count++;
@@ -74,9 +75,19 @@ export function compactGraph<N extends Attributes, E extends Attributes>(
   return { ids, index, out: csr(ids.length, pairs, false), in: csr(ids.length, pairs, true) };
 }
 
-/** The compact relationship graph of a dataset, built once per version. */
+/**
+ * The compact relationship graph of a dataset, built once per version,
+ * without the pairs out of the internet that are no internet entry (see
+ * {@link closedInternetPairs}).
+ */
 export function compactRelationshipGraph(view: DatasetView): CompactGraph {
-  return view.derived("graph:compact:relationship", () => compactGraph(relationshipGraph(view)));
+  return view.derived("graph:compact:relationship", () => {
+    const closed = closedInternetPairs(view);
+    return compactGraph(
+      relationshipGraph(view),
+      closed.size === 0 ? undefined : (_a, s, t) => !closed.has(pairKey(s, t)),
+    );
+  });
 }
 
 function compactFlow(view: DatasetView, keep: (a: FlowEdgeAttributes) => boolean): CompactGraph {

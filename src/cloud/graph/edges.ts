@@ -9,13 +9,12 @@ import type { Edge } from "../model/records.ts";
 import type { DatasetView } from "../model/view.ts";
 import type { EdgeBrief } from "../model/briefs.ts";
 import { edgeBrief } from "../model/briefs.ts";
-import { INTERNET_NODE } from "./internet.ts";
-import { fromInternet } from "./nodes.ts";
+import { INTERNET_NODE, isInternetEntry } from "./internet.ts";
 import { edgeAllowsPort } from "./ports.ts";
 
 /** Filters of {@link findEdges}; absent or empty means no filter. */
 export interface EdgeFilter {
-  /** A node id, or {@link INTERNET_NODE} for edges coming from the internet. */
+  /** A node id, or {@link INTERNET_NODE} for the internet entry edges (see {@link isInternetEntry}). */
   source?: string;
   /** A node id. */
   target?: string;
@@ -23,7 +22,7 @@ export interface EdgeFilter {
   /** Exact relationship name. */
   relationship?: string;
   crossAccountOnly?: boolean;
-  /** Only ingress edges whose source or CIDR stands for the internet. */
+  /** Only internet entry edges (see {@link isInternetEntry}). */
   internetOnly?: boolean;
   /** Only edges opening this port (0..65535). */
   port?: number;
@@ -42,12 +41,12 @@ export function matchingEdges(view: DatasetView, filter: EdgeFilter = {}): Edge[
   const out: Edge[] = [];
   for (const e of view.records.edges) {
     if (filter.source === INTERNET_NODE) {
-      if (!fromInternet(e)) continue;
+      if (!isInternetEntry(e)) continue;
     } else if (filter.source && e.source_id !== filter.source) continue;
     if (filter.target && e.target_id !== filter.target) continue;
     if (types && !types.has(e.edge_type)) continue;
     if (filter.relationship && (e.relationship ?? "") !== filter.relationship) continue;
-    if (filter.internetOnly && !fromInternet(e)) continue;
+    if (filter.internetOnly && !isInternetEntry(e)) continue;
     if (filter.port !== undefined && !edgeAllowsPort(e, filter.port)) continue;
     if (filter.crossAccountOnly && !crossesAccounts(view, e)) continue;
     out.push(e);

@@ -15,7 +15,7 @@ import { assetBrief } from "../model/briefs.ts";
 import type { PlaceholderBrief } from "./briefs.ts";
 import { nodeBrief } from "./briefs.ts";
 import { internetReachable } from "./reachability.ts";
-import { isEgress, isInternetSource } from "./internet.ts";
+import { isInternetEntry } from "./internet.ts";
 import { rawAdjacency } from "./nodes.ts";
 import { openPorts } from "./ports.ts";
 import { SENSITIVE_PORTS } from "./sensitivity.ts";
@@ -45,13 +45,12 @@ export type ExposureItem = AssetBrief & ExposureEvidence;
 
 const FILTER_TYPES = new Set(["SECURITY_GROUP", "NSG"]);
 
-/** Node id → the internet-sourced ingress edges into it, in dataset order; built once per version. */
+/** Node id → the internet entry edges into it (see {@link isInternetEntry}), in dataset order; built once per version. */
 export function internetRulesByTarget(view: DatasetView): ReadonlyMap<string, readonly Edge[]> {
   return view.derived("graph:internet_rules", () => {
     const out = new Map<string, Edge[]>();
     for (const e of view.records.edges) {
-      if (isEgress(e.direction)) continue;
-      if (!isInternetSource(e.cidr) && !isInternetSource(e.source_id)) continue;
+      if (!isInternetEntry(e)) continue;
       pushTo(out, e.target_id, e);
     }
     return out;

@@ -10,7 +10,8 @@
  * PROTECTED_BY_NACL) to the resource attached to it, marked `reversed`
  * (shown as `SG_ADMITS`). Identity edges (ASSUMES_ROLE, IAM_TRUST,
  * GRANTS_ACCESS) are added as collected where no network hop links the pair,
- * marked `identity`.
+ * marked `identity`. Pairs out of the internet that are no internet entry
+ * (a grant to `*` limited by a policy condition) are left out.
  *
  * @module
  */
@@ -19,6 +20,7 @@ import { DirectedGraph } from "graphology";
 import type { DatasetView } from "../model/view.ts";
 import { isEgress } from "./internet.ts";
 import { relationshipGraph } from "./relationship_graph.ts";
+import { closedInternetPairs, pairKey } from "./nodes.ts";
 
 /** What an edge of the flow graph carries. */
 export interface FlowEdgeAttributes {
@@ -70,9 +72,10 @@ export function flowHops(view: DatasetView): FlowHops {
   return view.derived("graph:flow_hops", () => {
     const rel = relationshipGraph(view);
     const hops: FlowHops = { from: [], to: [], attributes: [], byPair: new Map() };
+    const closed = closedInternetPairs(view);
     const add = (from: string, to: string, attrs: FlowEdgeAttributes): void => {
-      const key = from + "\u0000" + to;
-      if (from === to || hops.byPair.has(key)) return;
+      const key = pairKey(from, to);
+      if (from === to || hops.byPair.has(key) || closed.has(key)) return;
       hops.byPair.set(key, attrs);
       hops.from.push(from);
       hops.to.push(to);
@@ -143,7 +146,7 @@ export function flowHop(
   from: string,
   to: string,
 ): FlowEdgeAttributes | undefined {
-  return flowHops(view).byPair.get(from + "\u0000" + to);
+  return flowHops(view).byPair.get(pairKey(from, to));
 }
 
 /** How a flow hop is named in path results: `SG_ADMITS` for reversed hops, else its edge type. */

@@ -1,10 +1,13 @@
 /**
  * How the internet appears in a cloud graph: the spellings a caller may use
- * for it, the rule sources that stand for it, and the virtual node that
- * path searches start from.
+ * for it, the rule sources that stand for it, the one rule deciding which
+ * edges are internet entries, and the virtual node that path searches start
+ * from.
  *
  * @module
  */
+
+import type { Edge } from "../model/records.ts";
 
 /** The virtual node linked to every internet entry point when a search starts at "the internet". */
 export const INTERNET_NODE = "__internet__";
@@ -35,4 +38,82 @@ export function isInternetSource(value: string | null | undefined): boolean {
 /** Whether an edge direction reads as egress (case-insensitive). */
 export function isEgress(direction: string | null | undefined): boolean {
   return (direction ?? "").toLowerCase() === "egress";
+}
+
+/**
+ * The rule of {@link isInternetEntry} in the words tool descriptions use,
+ * so every tool that counts internet entries states the same rule.
+ */
+export const INTERNET_ENTRY_RULE =
+  "An internet entry is an edge, not egress, from an internet CIDR or source (0.0.0.0/0, ::/0, " +
+  "Internet, Any) or a grant or role trust to any principal `*`, unless a policy condition " +
+  "limits who may call (conditional: true in edge briefs: fixed values of aws:SourceAccount, " +
+  "aws:SourceOwner, aws:SourceArn, aws:SourceVpc, aws:SourceVpce, aws:PrincipalOrgID, " +
+  "aws:PrincipalAccount and the like, or aws:SourceIp ranges of /8 or narrower; " +
+  "aws:SecureTransport alone does not) " +
+  "or an S3 public access block restricts it.";
+
+/** The edge types through which a policy admits a principal (resource policies, role trust). */
+const PRINCIPAL_GRANT_TYPES: ReadonlySet<string> = new Set(["GRANTS_ACCESS", "IAM_TRUST"]);
+
+/**
+ * Whether something other than the principal limits the grant or trust an
+ * edge stands for: a policy condition (`conditional`), or the bucket's S3
+ * public access block (`public_access_blocked`).
+ */
+export function isRestricted(edge: Edge): boolean {
+  return edge.properties["conditional"] === true ||
+    edge.properties["public_access_blocked"] === true;
+}
+
+/**
+ * The one rule for "this edge lets the internet in", shared by every tool
+ * (get_edges' internet source and internet_only, the internet entry points
+ * of find_paths and attack_paths, internet_exposure's rules and the exposure
+ * of public grants): an edge that is not egress, whose source or CIDR stands
+ * for the internet (see {@link isInternetSource}: this covers a grant or
+ * trust to the principal `*`), and that nothing limits (see
+ * {@link isRestricted}). A grant
+ * to `*` under a Condition that limits who may call (fixed values of
+ * aws:SourceAccount, aws:SourceOwner, aws:PrincipalOrgID, aws:SourceVpce,
+ * narrow aws:SourceIp ranges, …; importers set `conditional` so) only
+ * admits the callers the condition names, and one into a bucket whose public access
+ * block restricts public policies only admits the owner account, so
+ * neither is an internet entry.
+ */
+export function isInternetEntry(edge: Edge): boolean {
+  if (isEgress(edge.direction) || isRestricted(edge)) return false;
+  return isInternetSource(edge.source_id) || isInternetSource(edge.cidr);
+}
+
+/**
+ * Whether an edge is a public grant: an internet entry that is a resource
+ * policy grant or role trust (GRANTS_ACCESS, IAM_TRUST) to anyone, which
+ * makes its target reachable from the internet the way a public bucket is.
+ */
+export function isPublicGrant(edge: Edge): boolean {
+  return PRINCIPAL_GRANT_TYPES.has(edge.edge_type) && isInternetEntry(edge);
+}
+
+/**
+ * Flags as internet-exposed every asset that a public grant (see
+ * {@link isPublicGrant}) targets, so the exposure flag every tool reads
+ * agrees with the internet entries; never clears a flag. Returns how many
+ * assets it flagged.
+ */
+export function markPublicGrantTargets(
+  records: {
+    assets: readonly { id: string; is_internet_exposed: boolean }[];
+    edges: readonly Edge[];
+  },
+): number {
+  const targets = new Set<string>();
+  for (const e of records.edges) if (isPublicGrant(e)) targets.add(e.target_id);
+  let flagged = 0;
+  for (const a of records.assets) {
+    if (a.is_internet_exposed || !targets.has(a.id)) continue;
+    a.is_internet_exposed = true;
+    flagged++;
+  }
+  return flagged;
 }

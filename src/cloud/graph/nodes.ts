@@ -12,7 +12,7 @@ import { GraphQueryError } from "./errors.ts";
 import {
   INTERNET_CIDRS,
   INTERNET_NODE,
-  isEgress,
+  isInternetEntry,
   isInternetRef,
   isInternetSource,
 } from "./internet.ts";
@@ -41,16 +41,36 @@ export function rawAdjacency(view: DatasetView): ReadonlyMap<string, readonly Ra
   });
 }
 
-/** Whether an edge is an ingress edge whose source or CIDR stands for the internet. */
-export function fromInternet(edge: Edge): boolean {
-  if (isEgress(edge.direction)) return false;
-  return isInternetSource(edge.source_id) || isInternetSource(edge.cidr);
+/** The key of node pair source→target in {@link closedInternetPairs}. */
+export function pairKey(source: string, target: string): string {
+  return source + "\u0000" + target;
+}
+
+/**
+ * The node pairs (see {@link pairKey}) that path searches do not walk: out
+ * of an internet placeholder (`*`, `0.0.0.0/0`, …), the pairs none of whose
+ * edges is an internet entry (see {@link isInternetEntry}), such as a grant
+ * to `*` that a policy condition limits. Built once per version.
+ */
+export function closedInternetPairs(view: DatasetView): ReadonlySet<string> {
+  return view.derived("graph:closed_internet_pairs", () => {
+    const closed = new Set<string>();
+    const open = new Set<string>();
+    for (const edge of view.records.edges) {
+      if (!isInternetSource(edge.source_id) || view.asset(edge.source_id) !== undefined) continue;
+      const key = pairKey(edge.source_id, edge.target_id);
+      (isInternetEntry(edge) ? open : closed).add(key);
+    }
+    for (const key of open) closed.delete(key);
+    return closed;
+  });
 }
 
 /**
  * The internet entry points: nodes named `0.0.0.0/0` or `::/0`, and the
- * source of every non-egress edge whose CIDR stands for the internet;
- * sorted with the two internet CIDR nodes first, then by id.
+ * source of every internet entry edge (see {@link isInternetEntry}: the
+ * principal `*` of an unconditional grant or trust among them); sorted with
+ * the two internet CIDR nodes first, then by id.
  */
 export function internetEntryPoints(view: DatasetView): readonly string[] {
   return view.derived("graph:internet_entry_points", () => {
@@ -60,7 +80,7 @@ export function internetEntryPoints(view: DatasetView): readonly string[] {
       if (INTERNET_CIDRS.includes(attrs.name)) found.add(node);
     });
     for (const edge of view.records.edges) {
-      if (isInternetSource(edge.cidr) && !isEgress(edge.direction)) found.add(edge.source_id);
+      if (isInternetEntry(edge)) found.add(edge.source_id);
     }
     const cidr = (n: string): number => (INTERNET_CIDRS.includes(n) ? 0 : 1);
     return [...found].sort((a, b) => cidr(a) - cidr(b) || compareCodePoints(a, b));
@@ -84,8 +104,9 @@ export function graphNodeFor(
     const entries = internetEntryPoints(view);
     if (entries.length === 0) {
       throw new GraphQueryError(
-        "This dataset has no internet node (no internet-sourced ingress rules or " +
-          "INTERNET_EXPOSED edges); use internet_exposure to see assets flagged as exposed.",
+        "This dataset has no internet node (no internet entry: no internet-sourced ingress " +
+          "rule, INTERNET_EXPOSED edge or unconditional grant to any principal `*`); use " +
+          "internet_exposure to see assets flagged as exposed.",
       );
     }
     return options.virtualInternet ? INTERNET_NODE : entries[0];

@@ -16,6 +16,7 @@
  */
 
 import { isObject, str, strings } from "./import_input.ts";
+import { conditionLimitsCaller } from "./caller_conditions.ts";
 
 /** One statement, normalised. */
 export interface PolicyStatement {
@@ -29,7 +30,10 @@ export interface PolicyStatement {
   principals: Record<string, string[]>;
   /** Whether the statement used `NotPrincipal`. */
   notPrincipal: boolean;
+  /** Whether the statement has a `Condition`. */
   conditional: boolean;
+  /** Whether its `Condition` limits who may call (see {@link conditionLimitsCaller}). */
+  limitsCaller: boolean;
 }
 
 /** Parses a policy document (object or JSON string, possibly URL-encoded) into statements. */
@@ -77,6 +81,7 @@ export function parsePolicy(document: unknown): PolicyStatement[] {
       principals,
       notPrincipal: s.NotPrincipal !== undefined,
       conditional: isObject(s.Condition) && Object.keys(s.Condition).length > 0,
+      limitsCaller: conditionLimitsCaller(s.Condition),
     });
   }
   return out;
@@ -263,7 +268,12 @@ export interface TrustedPrincipal {
   anyone: boolean;
   /** The AWS account the principal belongs to, when it names one. */
   account: string | null;
-  /** Whether the Allow statement carried a condition. */
+  /**
+   * Whether a condition limits the principal: for anyone (`*`), a condition
+   * that limits who may call (see {@link conditionLimitsCaller}), so a grant
+   * to `*` under, say, aws:SecureTransport alone stays open to everyone; for
+   * a named principal, any condition.
+   */
   conditional: boolean;
 }
 
@@ -281,12 +291,13 @@ export function trustedPrincipals(statements: readonly PolicyStatement[]): Trust
     if (s.effect !== "Allow" || s.notPrincipal) continue;
     for (const [type, values] of Object.entries(s.principals)) {
       for (const value of values) {
+        const anyone = value === "*";
         out.push({
           type,
           value,
-          anyone: value === "*",
+          anyone,
           account: type === "AWS" ? principalAccount(value) : null,
-          conditional: s.conditional,
+          conditional: anyone ? s.limitsCaller : s.conditional,
         });
       }
     }
@@ -294,7 +305,7 @@ export function trustedPrincipals(statements: readonly PolicyStatement[]): Trust
   return out;
 }
 
-/** Whether a resource policy lets anyone (principal `*`) act without a condition. */
+/** Whether a resource policy lets anyone (principal `*`) act without a condition limiting the caller. */
 export function allowsAnyone(statements: readonly PolicyStatement[]): boolean {
   return trustedPrincipals(statements).some((p) => p.anyone && !p.conditional);
 }

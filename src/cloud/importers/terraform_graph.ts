@@ -825,6 +825,19 @@ function recordManaged(b: RecordsBuilder, principals: string[], policyArn: strin
   }
 }
 
+/**
+ * Marks the grants to anyone (`*`) into a bucket whose public access block
+ * restricts public policies (`public_access_blocked: true`): S3 then admits
+ * only the owner account and AWS services, so they are no internet entry.
+ */
+function markBlockedGrants(b: RecordsBuilder, bucketId: string): void {
+  for (const edge of b.records.edges) {
+    if (
+      edge.target_id === bucketId && edge.edge_type === "GRANTS_ACCESS" && edge.source_id === "*"
+    ) edge.properties.public_access_blocked = true;
+  }
+}
+
 /** Sets public-bucket facts and internet exposure of resources behind open groups. */
 export function markExposure(b: RecordsBuilder): void {
   const openGroups = new Map<string, string>();
@@ -844,6 +857,7 @@ export function markExposure(b: RecordsBuilder): void {
       const aclPublic = typeof m.acl === "string" && /public-read|authenticated-read/.test(m.acl);
       const blocked = m.public_access_block === true || m.account_public_access_block === true;
       m.public_access = !blocked && (policyPublic || aclPublic);
+      if (blocked) markBlockedGrants(b, asset.id);
     }
     if (m.public_access === true) {
       asset.is_internet_exposed = true;

@@ -86,7 +86,9 @@ export const assetBriefSchema = z.object({
   region: z.string(),
   account_id: z.string().nullable(),
   arn: z.string().nullable(),
-  internet_exposed: z.boolean(),
+  internet_exposed: z.boolean().describe(
+    "Reachable from the internet: flagged so by the source data, or the target of a grant or role trust to any principal `*` that no policy condition or S3 public access block limits.",
+  ),
   open_findings: z.number().int(),
   max_severity: z.string().nullable(),
   uri: z.string().describe("cloudg://assets/<id> resource with the asset's detail."),
@@ -145,7 +147,7 @@ export const edgeBriefSchema = z.object({
   direction: z.string().optional(),
   cross_account: z.boolean().optional(),
   conditional: z.boolean().optional().describe(
-    "Present (true) when a policy condition (such as aws:SourceOwner) limits the grant or trust, so it is not open to every principal.",
+    "Present (true) when a policy condition (such as aws:SourceOwner) limits the grant or trust, so it is not open to every principal; on a grant or trust to any principal `*`, only a condition limiting who may call counts.",
   ),
 });
 

@@ -16,7 +16,7 @@ import {
 import { matchingEdges } from "../graph/edges.ts";
 import { edgeBrief } from "../model/briefs.ts";
 import { resolveGraphRef } from "../graph/graph_refs.ts";
-import { INTERNET_NODE, isInternetRef } from "../graph/internet.ts";
+import { INTERNET_ENTRY_RULE, INTERNET_NODE, isInternetRef } from "../graph/internet.ts";
 import { paginate } from "../model/cursors.ts";
 import { RELATION_TYPES } from "../model/enums.ts";
 import { parseEnum } from "../model/parse_enum.ts";
@@ -34,7 +34,8 @@ export function getEdgesTool(ctx: CloudContext): ToolDefinition {
     toolset: "graph",
     sensitivity: "confidential",
     description:
-      "Search the raw edges of a dataset, AND-combining the filters: source and/or target (an asset reference or placeholder id; source internet means edges coming from the internet or granted to any principal `*`, where conditional: true marks a grant a policy condition limits), edge types, declared relationship, edges between two accounts, internet-sourced ingress only, and edges opening a port. Results are in dataset order and paginated with next_cursor. For everything around one asset use neighbors.",
+      "Search the raw edges of a dataset, AND-combining the filters: source and/or target (an asset reference or placeholder id; source internet means the internet entries; source `*` lists every grant to any principal, conditional: true marking those a policy condition limits), edge types, declared relationship, edges between two accounts, internet entries only, and edges opening a port. Results are in dataset order and paginated with next_cursor. For everything around one asset use neighbors. " +
+      INTERNET_ENTRY_RULE,
     input: z.strictObject({
       source: nodeFilterArgument(
         "Only edges from this node: an asset reference, a placeholder id, or the internet (empty: any).",
@@ -50,7 +51,7 @@ export function getEdgesTool(ctx: CloudContext): ToolDefinition {
         "Only edges whose two asset ends are in different accounts.",
       ),
       internet_only: z.boolean().default(false).describe(
-        "Only ingress edges whose source or CIDR stands for the whole internet.",
+        "Only the internet entries (the edges source internet lists).",
       ),
       port: z.number().int().min(0).max(65535).optional().describe(
         "Only edges whose ports or port range open this port (0 to 65535).",

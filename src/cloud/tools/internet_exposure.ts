@@ -5,6 +5,7 @@
  * @module
  */
 
+import { INTERNET_ENTRY_RULE } from "../graph/internet.ts";
 import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import {
@@ -30,7 +31,7 @@ const exposureItemSchema = assetBriefSchema.extend({
     via: z.string().nullable().describe(
       "The security group or NSG the rule comes through, else the rule's description.",
     ),
-  })).describe("At most ten internet-sourced rules reaching the asset."),
+  })).describe("At most ten internet entries reaching the asset."),
   sensitive_ports_open: z.array(z.number().int()).describe(
     "Open ports among 22, 3389, 3306, 5432, 1433, 27017, 6379, 9200, 5601, 8080, 8443.",
   ),
@@ -44,7 +45,8 @@ export function internetExposureTool(ctx: CloudContext): ToolDefinition {
     toolset: "graph",
     sensitivity: "confidential",
     description:
-      "List the assets flagged as internet-exposed with their evidence: up to ten internet-sourced rules (directly or through attached security groups / NSGs), the sensitive ports they open, and whether a WAF protects them. Most sensitive ports first, then unprotected before protected, then most open findings. include_reachable adds graph_reachable: the assets the network hops of the flow graph reach from the internet (at most limit of them); identity pivots (ASSUMES_ROLE, IAM_TRUST, GRANTS_ACCESS), which find_paths and attack_paths also follow, are not followed here. Paginated with next_cursor.",
+      "List the assets flagged as internet-exposed (the targets of internet entries granting or trusting any principal `*` included) with their evidence: up to ten internet entries (directly or through attached security groups / NSGs), the sensitive ports they open, and whether a WAF protects them. Most sensitive ports first, then unprotected before protected, then most open findings. include_reachable adds graph_reachable: the assets the network hops of the flow graph reach from the internet (at most limit of them); identity pivots (ASSUMES_ROLE, IAM_TRUST, GRANTS_ACCESS), which find_paths and attack_paths also follow, are not followed here. Paginated with next_cursor." +
+      " " + INTERNET_ENTRY_RULE,
     input: z.strictObject({
       asset_types: typeNamesArgument(
         50,

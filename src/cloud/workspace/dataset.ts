@@ -9,6 +9,7 @@ import type { Asset, DatasetRecords, Finding, Json } from "../model/records.ts";
 import { assetIndex, mapFindingToAsset } from "../model/references.ts";
 import type { DatasetView } from "../model/view.ts";
 import { pushTo } from "../../core/multimap.ts";
+import { markPublicGrantTargets } from "../graph/internet.ts";
 
 /** Keys of derived views other modules cache, so listings can tell what is built. */
 export const DERIVED_VIEW_KEYS = {
@@ -68,10 +69,14 @@ export class Dataset implements DatasetView {
   #version = 0;
   #cache = new Map<string, unknown>();
 
-  /** Wraps records as a dataset at version 0 with a fresh instance id. */
+  /**
+   * Wraps records as a dataset at version 0 with a fresh instance id; the
+   * targets of public grants are flagged internet-exposed.
+   */
   constructor(init: DatasetInit) {
     this.name = init.name;
     this.records = init.records;
+    markPublicGrantTargets(this.records);
     this.kind = init.kind;
     this.source = init.source;
     this.metadata = init.metadata ?? {};
@@ -130,8 +135,12 @@ export class Dataset implements DatasetView {
     return this.#cache.has(key);
   }
 
-  /** Records a mutation: drops every cached view and bumps the version. */
+  /**
+   * Records a mutation: flags the targets of public grants the change added,
+   * drops every cached view and bumps the version.
+   */
   invalidate(): void {
+    markPublicGrantTargets(this.records);
     this.#cache.clear();
     this.#version++;
   }
