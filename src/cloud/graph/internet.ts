@@ -46,7 +46,7 @@ export function isEgress(direction: string | null | undefined): boolean {
  */
 export const INTERNET_ENTRY_RULE =
   "An internet entry is an edge, not egress, from an internet CIDR or source (0.0.0.0/0, ::/0, " +
-  "Internet, Any) or a grant or role trust to any principal `*`, unless a policy condition " +
+  "Internet, Any; a route's CIDR is its destination and does not count) or a grant or role trust to any principal `*`, unless a policy condition " +
   "limits who may call (conditional: true in edge briefs: fixed values of aws:SourceAccount, " +
   "aws:SourceOwner, aws:SourceArn, aws:SourceVpc, aws:SourceVpce, aws:PrincipalOrgID, " +
   "aws:PrincipalAccount and the like, or aws:SourceIp ranges of /8 or narrower; " +
@@ -83,8 +83,13 @@ export function isRestricted(edge: Edge): boolean {
  */
 export function isInternetEntry(edge: Edge): boolean {
   if (isEgress(edge.direction) || isRestricted(edge)) return false;
-  return isInternetSource(edge.source_id) || isInternetSource(edge.cidr);
+  if (isInternetSource(edge.source_id)) return true;
+  // A route's CIDR is where traffic goes (0.0.0.0/0 → the internet gateway), not where it comes from.
+  return !DESTINATION_CIDR_TYPES.has(edge.edge_type) && isInternetSource(edge.cidr);
 }
+
+/** Edge types whose `cidr` names the traffic's destination, not its source. */
+const DESTINATION_CIDR_TYPES: ReadonlySet<string> = new Set(["ROUTE"]);
 
 /**
  * Whether an edge is a public grant: an internet entry that is a resource
