@@ -11,6 +11,8 @@ import {
   maxDepthNote,
   notFullyReadNote,
   notFullyTraversedNote,
+  truncatedListingNote,
+  unlistedNote,
 } from "./member_notes.ts";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
@@ -238,15 +240,13 @@ export class Scanner {
       });
     } catch (error) {
       if (isFatal(error)) throw error;
-      limitations.push(`Cannot list ${logicalPath}: ${message(error)}`);
+      limitations.push(unlistedNote(logicalPath, message(error)));
       this.#identityExact = false;
       this.#record.incomplete(`directory ${logicalPath} could not be listed: ${message(error)}`);
       names = [];
     }
     if (truncatedListing) {
-      limitations.push(
-        `${logicalPath} holds more than max_entries (${this.#limits.max_entries}) names; only that many were listed.`,
-      );
+      limitations.push(truncatedListingNote(logicalPath, this.#limits.max_entries));
       this.#identityExact = false;
       this.#record.incomplete(`directory ${logicalPath}: more than max_entries names`);
     }
@@ -326,6 +326,9 @@ export class Scanner {
     } finally {
       ahead.release();
     }
+    // A limit stopped the walk inside this directory: names after the cut were not visited.
+    if (stopped instanceof StopScan) limitations.push(notFullyTraversedNote(stopped.message));
+    if (logicalPath === ".") this.#record.rootLimitations.push(...limitations);
     const sha256 = listingSha256(listing);
     const id = artifactId(sha256);
     this.#record.addNode(directoryNode(id, sha256, limitations));
@@ -537,6 +540,10 @@ export class Scanner {
       } else {
         readError = error;
       }
+    }
+    if (stopped instanceof StopScan && descend) {
+      // A limit stopped the scan inside this container: members after the cut were not reached.
+      limitations.push(notFullyTraversedNote(stopped.message));
     }
     if (readError && !stopped) {
       if (readError instanceof ArchiveFormatError && /crc|checksum|size/i.test(readError.message)) {
@@ -938,7 +945,10 @@ export class Scanner {
     members.push({ logicalPath, artifact_id: visited.artifactId, entry_kind: "file" });
   }
 
-  /** A directory entry of an archive; its digest is filled in by #closeArchiveDirectories. */
+  /**
+   * A directory entry of an archive; its digest is filled in (and verified)
+   * by #closeArchiveDirectories, which a limit that stops the walk first skips.
+   */
   #archiveDirectory(
     logicalPath: string,
     parentOccurrenceId: string,
@@ -955,7 +965,7 @@ export class Scanner {
       size: null,
       meta,
       linkTarget: null,
-      hashStatus: "verified",
+      hashStatus: "unavailable",
       limitations: meta.limitations,
     });
     return { logicalPath, occurrence };
@@ -982,6 +992,7 @@ export class Scanner {
       this.#record.addNode(directoryNode(id, sha256, []));
       directory.occurrence.artifact_id = id;
       directory.occurrence.sha256 = sha256;
+      directory.occurrence.hash_status = "verified";
       children.push({
         artifact_id: id,
         relation: "contains",
