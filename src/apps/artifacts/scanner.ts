@@ -422,6 +422,8 @@ export class Scanner {
     source: ByteSource | null;
     isRoot: boolean;
     entryKind?: "file";
+    /** Filled while the content is read (a decoder's warnings); added to the occurrence's notes. */
+    lateNotes?: readonly string[];
   }): Promise<{
     artifactId: string | null;
     occurrenceId: string;
@@ -506,7 +508,13 @@ export class Scanner {
       if (readError) throw readError;
       if (descend && sniffed.container !== null) {
         try {
-          await this.#descend(sniffed, parserView(content), input, occId, children);
+          await this.#descend(
+            sniffed,
+            parserView(content),
+            { ...input, notes: limitations },
+            occId,
+            children,
+          );
         } catch (error) {
           if (isFatal(error)) {
             stopped = error;
@@ -609,6 +617,7 @@ export class Scanner {
         `${children.length} member(s) were read, but this content has no id, so no edges to them are recorded.`,
       );
     }
+    if (input.lateNotes) limitations.push(...input.lateNotes);
     if (input.isRoot) format = format === "file" && sniffed.kind === "data" ? "file" : format;
     const mode = input.meta.mode;
     this.#record.addOccurrence({
@@ -639,6 +648,8 @@ export class Scanner {
       depth: number;
       source: ByteSource | null;
       size: number | null;
+      /** The container's own notes (a decoder's warnings go there). */
+      notes: string[];
     },
     parentOccurrenceId: string,
     children: PendingChild[],
@@ -660,6 +671,10 @@ export class Scanner {
         outputLimit: "max_entry_bytes",
         maxRatio: this.#limits.max_compression_ratio,
         signal: this.#options.signal,
+        onWarning: (warning) => {
+          input.notes.push(warning);
+          this.#record.note(`${input.logicalPath}: ${warning}`);
+        },
       });
       const visited = await this.#visitFile({
         logicalPath,
@@ -901,12 +916,17 @@ export class Scanner {
         });
         continue;
       }
+      const lateNotes: string[] = [];
+      const onWarning = (warning: string): void => {
+        lateNotes.push(warning);
+        this.#record.note(`${named.path}: ${warning}`);
+      };
       await this.#visitMember(
         named.path,
         entry.name,
-        zipEntryBody(source, entry, this.#decompressLimits()),
+        zipEntryBody(source, entry, { ...this.#decompressLimits(), onWarning }),
         entry.uncompressedSize,
-        { depth, parentOccurrenceId, meta },
+        { depth, parentOccurrenceId, meta, lateNotes },
         children,
         members,
       );
@@ -920,7 +940,12 @@ export class Scanner {
     name: ArchiveEntryName,
     content: ReadableStream<Uint8Array> | Uint8Array,
     size: number,
-    at: { depth: number; parentOccurrenceId: string; meta: MemberMeta },
+    at: {
+      depth: number;
+      parentOccurrenceId: string;
+      meta: MemberMeta;
+      lateNotes?: readonly string[];
+    },
     children: PendingChild[],
     members: ArchiveMember[],
   ): Promise<void> {
@@ -935,6 +960,7 @@ export class Scanner {
       meta: at.meta,
       source: null,
       isRoot: false,
+      lateNotes: at.lateNotes,
     });
     children.push({
       artifact_id: visited.artifactId,
