@@ -2,13 +2,17 @@
  * A push-driven bzip2 decoder over the block decoder of the
  * `unbzip2-stream` package (its `lib/bzip2.js` and `lib/bit_iterator.js`;
  * version pinned in `deno.json`). Like that package's own stream, it
- * decodes a block only once enough input is buffered for a whole block, so
- * the bit reader never runs dry before the input ends; concatenated streams
- * (pbzip2) are decoded one after another and every block and stream CRC is
- * checked; bytes after a complete stream that start no other are ignored,
- * as `bzip2 -d` ignores trailing garbage. Output comes in pieces of at most 256 KiB, and the output and
- * ratio limits are checked while a block is written, so one block (which
- * run-length coding lets grow to tens of MiB) never outgrows them.
+ * decodes a block only once enough input is buffered for a whole block (and
+ * a header once all four of its bytes are), so the bit reader never runs
+ * dry before the input ends; concatenated streams (pbzip2, `cat a.bz2
+ * b.bz2`) are decoded one after another and every block and stream CRC is
+ * checked. After a complete stream, as `bzip2 -d` does: bytes that do not
+ * open a stream header are ignored and reported once through `onWarning` at
+ * the end of input (`bzip2 -t` warns "trailing garbage after EOF ignored"),
+ * and input that ends inside a header is truncated. Output comes in pieces
+ * of at most 256 KiB, and the output and ratio limits are checked while a
+ * block is written, so one block (which run-length coding lets grow to tens
+ * of MiB) never outgrows them.
  *
  * @module
  */
@@ -24,6 +28,13 @@ export interface Bzip2Limits {
   /** Output below this is never judged by ratio. */
   ratioFloorBytes: number;
   outputLimit: ArchiveLimit;
+  /** Told once, at the end of input, about bytes after the last stream that were ignored. */
+  onWarning?: (warning: string) => void;
+}
+
+/** The warning for `count` bytes after the last of `streams` bzip2 streams. */
+export function trailingBytesWarning(count: number, streams: number): string {
+  return `${count} byte(s) after the end of the last bzip2 stream (of ${streams}) start no other stream: ignored, as bzip2 -d ignores trailing garbage after EOF.`;
 }
 
 /** The decoder `decompress` drives: input pushed in, output pieces out. */
@@ -36,6 +47,13 @@ export interface Bzip2Decoder {
 }
 
 const PIECE = 256 * 1024;
+/** A stream header byte by byte: `BZh` and a block size digit 1–9. */
+const HEADER: ReadonlyArray<(byte: number) => boolean> = [
+  (b) => b === 0x42,
+  (b) => b === 0x5a,
+  (b) => b === 0x68,
+  (b) => b >= 0x31 && b <= 0x39,
+];
 /** Compressed bytes a block may need beyond its block size (the package's own margin). */
 const BLOCK_MARGIN = 25000;
 
@@ -76,6 +94,34 @@ export function createBzip2Decoder(limits: Bzip2Limits): Bzip2Decoder {
   let streams = 0;
   /** Bytes after the last stream that start no other stream. */
   let trailing = false;
+  /** Input bytes up to the end of the last complete stream. */
+  let streamsEnd = 0;
+  /** The chunk the bit reader reads from, its input offset, and the bytes handed to it. */
+  let current: Uint8Array | undefined;
+  let currentStart = 0;
+  let supplied = 0;
+  const supply = (): Uint8Array | undefined => {
+    const next = queue.shift();
+    if (next !== undefined) {
+      current = next;
+      currentStart = supplied;
+      supplied += next.byteLength;
+    }
+    return next;
+  };
+  /** Up to `count` input bytes from `offset` (not yet consumed), from the reader's chunk on. */
+  const peek = (offset: number, count: number): number[] => {
+    const bytes: number[] = [];
+    let start = currentStart;
+    for (const chunk of current === undefined ? queue : [current, ...queue]) {
+      for (let i = Math.max(0, offset - start); i < chunk.byteLength; i++) {
+        if (bytes.length === count) return bytes;
+        bytes.push(chunk[i]!);
+      }
+      start += chunk.byteLength;
+    }
+    return bytes;
+  };
 
   const consumed = (): number => bits?.bytesRead ?? 0;
   const fail = (error: unknown): never => {
@@ -90,16 +136,25 @@ export function createBzip2Decoder(limits: Bzip2Limits): Bzip2Decoder {
 
   /** Decodes one header or block; returns its output pieces. */
   function step(): Uint8Array[] {
-    bits ??= bitIterator(() => queue.shift());
+    bits ??= bitIterator(supply);
     if (blockSize === 0) {
-      try {
-        blockSize = bzip2.header(bits);
-      } catch (error) {
-        if (streams === 0) throw error;
-        // Bytes after a complete stream that start no other: ignored, as bzip2 -d does.
-        trailing = true;
-        return [];
+      if (streams > 0) {
+        // After a complete stream, as bzip2 -d: bytes that do not open a stream header are
+        // trailing garbage (ignored); input that ends inside one is a truncated stream.
+        const head = peek(streamsEnd, HEADER.length);
+        if (!head.every((byte, i) => HEADER[i]!(byte))) {
+          trailing = true;
+          return [];
+        }
+        if (head.length < HEADER.length) {
+          throw new ArchiveFormatError(
+            "bzip2",
+            "truncated input (it ends inside a stream header)",
+            streamsEnd,
+          );
+        }
       }
+      blockSize = bzip2.header(bits);
       streamCrc = 0;
       return [];
     }
@@ -147,6 +202,7 @@ export function createBzip2Decoder(limits: Bzip2Limits): Bzip2Decoder {
       blockSize = 0;
       streamCrc = null;
       streams++;
+      streamsEnd = consumed();
     } else streamCrc = crc;
     return pieces;
   }
@@ -160,17 +216,19 @@ export function createBzip2Decoder(limits: Bzip2Limits): Bzip2Decoder {
     }
   };
 
+  /** Whether enough input is buffered for the next step (a whole header, or a whole block). */
+  const ready = (): boolean =>
+    blockSize === 0
+      ? buffered - consumed() >= HEADER.length
+      : buffered - consumed() + 1 >= BLOCK_MARGIN + 100000 * blockSize;
+
   return {
     *push(chunk: Uint8Array): Generator<Uint8Array> {
-      if (chunk.byteLength === 0 || trailing) return;
-      queue.push(chunk);
+      if (chunk.byteLength === 0) return;
       buffered += chunk.byteLength;
-      while (
-        !trailing &&
-        buffered - consumed() + 1 >= (blockSize ? BLOCK_MARGIN + 100000 * blockSize : 4)
-      ) {
-        yield* checkedStep();
-      }
+      if (trailing) return;
+      queue.push(chunk);
+      while (!trailing && ready()) yield* checkedStep();
     },
     *finish(): Generator<Uint8Array> {
       if (buffered === 0) throw new ArchiveFormatError("bzip2", "empty input", 0);
@@ -178,6 +236,7 @@ export function createBzip2Decoder(limits: Bzip2Limits): Bzip2Decoder {
       if (streamCrc !== null || blockSize !== 0) {
         throw new ArchiveFormatError("bzip2", "truncated input", consumed());
       }
+      if (trailing) limits.onWarning?.(trailingBytesWarning(buffered - streamsEnd, streams));
     },
     dispose(): void {
       queue.length = 0;

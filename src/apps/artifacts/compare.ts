@@ -160,7 +160,13 @@ interface OccurrencePair {
 function pairOccurrences(
   left: MergedInventory,
   right: MergedInventory,
-): { pairs: OccurrencePair[]; leftOnly: ArtifactOccurrence[]; rightOnly: ArtifactOccurrence[] } {
+): {
+  pairs: OccurrencePair[];
+  /** The two roots, paired before any member (not among `pairs`). */
+  roots: { left: ArtifactOccurrence; right: ArtifactOccurrence } | null;
+  leftOnly: ArtifactOccurrence[];
+  rightOnly: ArtifactOccurrence[];
+} {
   const extracted = (inventory: MergedInventory) => {
     const ids = new Set<string>();
     for (const edge of inventory.edges.values()) {
@@ -259,14 +265,47 @@ function pairOccurrences(
     [...inventory.occurrences.values()].filter((o) =>
       o.logical_path !== "." && !paired.has(o.occurrence_id)
     );
-  return { pairs, leftOnly: open(left, pairedLeft), rightOnly: open(right, pairedRight) };
+  return {
+    pairs,
+    roots: leftRoot && rightRoot ? { left: leftRoot, right: rightRoot } : null,
+    leftOnly: open(left, pairedLeft),
+    rightOnly: open(right, pairedRight),
+  };
 }
 
 /**
- * The one-sided occurrences whose nearest paired container was not read to
- * its end on the other side (undecodable, damaged, limited, max_depth): the
- * other side may hold them, so they are neither added nor removed. With one
- * note per such container, saying why.
+ * Why the members under `container` may not all be listed, or `null`. A
+ * directory inside an archive is only a prefix of member names: members
+ * under it may come anywhere in the archive, so the notes of every enclosing
+ * directory up to the archive (included) count. A directory on disk is
+ * listed whole before its entries are visited, so only its own notes count.
+ */
+function unreadBelow(container: ArtifactOccurrence, inventory: MergedInventory): {
+  occurrence: ArtifactOccurrence;
+  reason: string;
+} | null {
+  const chain = [container];
+  let current = container;
+  while (current.entry_kind === "directory" && current.parent_occurrence_id !== null) {
+    const parent = inventory.occurrences.get(current.parent_occurrence_id);
+    if (parent === undefined || chain.includes(parent)) break;
+    chain.push(parent);
+    current = parent;
+  }
+  const inArchive = current.entry_kind === "file";
+  for (const occurrence of inArchive ? chain : [container]) {
+    const reason = unreadMembersReason(occurrence);
+    if (reason !== null) return { occurrence, reason };
+  }
+  return null;
+}
+
+/**
+ * The one-sided occurrences whose nearest paired container (the roots
+ * included) was not read to its end on the other side (undecodable,
+ * damaged, a traversal limit that stopped the walk inside it, max_depth):
+ * the other side may hold them, so they are neither added nor removed. With
+ * one note per such container, saying why.
  */
 function unreadOnOtherSide(
   left: MergedInventory,
@@ -279,7 +318,8 @@ function unreadOnOtherSide(
 } {
   const leftToRight = new Map<string, ArtifactOccurrence>();
   const rightToLeft = new Map<string, ArtifactOccurrence>();
-  for (const { left: l, right: r } of paired.pairs) {
+  const roots = paired.roots ? [paired.roots] : [];
+  for (const { left: l, right: r } of [...paired.pairs, ...roots]) {
     leftToRight.set(l.occurrence_id, r);
     rightToLeft.set(r.occurrence_id, l);
   }
@@ -288,6 +328,7 @@ function unreadOnOtherSide(
     only: ArtifactOccurrence[],
     own: MergedInventory,
     counterpart: Map<string, ArtifactOccurrence>,
+    otherInventory: MergedInventory,
     names: { own: string; other: string },
   ): Map<string, ArtifactOccurrence> => {
     const found = new Map<string, ArtifactOccurrence>();
@@ -300,13 +341,14 @@ function unreadOnOtherSide(
         const other = counterpart.get(parentId);
         const parent = own.occurrences.get(parentId);
         if (other !== undefined) {
-          const reason = unreadMembersReason(other);
-          if (reason !== null) {
+          const unread = unreadBelow(other, otherInventory);
+          if (unread !== null) {
             found.set(occ.occurrence_id, occ);
-            const entry = byContainer.get(other.occurrence_id) ??
-              { path: other.logical_path, reason, count: 0 };
+            const { occurrence, reason } = unread;
+            const path = occurrence.logical_path === "." ? "root" : occurrence.logical_path;
+            const entry = byContainer.get(occurrence.occurrence_id) ?? { path, reason, count: 0 };
             entry.count++;
-            byContainer.set(other.occurrence_id, entry);
+            byContainer.set(occurrence.occurrence_id, entry);
           }
           break;
         }
@@ -323,10 +365,16 @@ function unreadOnOtherSide(
     return found;
   };
   return {
-    left: find(paired.leftOnly, left, leftToRight, { own: "left", other: "right" }),
-    right: find(paired.rightOnly, right, rightToLeft, { own: "right", other: "left" }),
+    left: find(paired.leftOnly, left, leftToRight, right, { own: "left", other: "right" }),
+    right: find(paired.rightOnly, right, rightToLeft, left, { own: "right", other: "left" }),
     notes,
   };
+}
+
+/** Whether `occurrence` is a directory whose members were not all read (its digest is partial or absent). */
+function partlyListed(occurrence: ArtifactOccurrence, inventory: MergedInventory): boolean {
+  return occurrence.entry_kind === "directory" &&
+    (occurrence.sha256 === null || unreadBelow(occurrence, inventory) !== null);
 }
 
 /** Compares two merged inventories path by path (paths inside their containers). */
@@ -397,12 +445,17 @@ export function compareInventories(
   for (const { left: l, right: r, renamed } of pairs) {
     const a = side(left, l);
     const b = side(right, r);
-    const unreadable = [a, b].some((s) =>
-      s.hash_status !== "verified" && s.entry_kind !== "symlink" && s.entry_kind !== "special"
-    );
+    // A directory whose members were not all read has a digest of part of its listing (or none).
+    const partial = partlyListed(l, left) || partlyListed(r, right);
+    const unreadable = partial ||
+      [a, b].some((s) =>
+        s.hash_status !== "verified" && s.entry_kind !== "symlink" && s.entry_kind !== "special"
+      );
     const differing: string[] = [];
     if (a.entry_kind !== b.entry_kind) differing.push("kind");
-    if (a.sha256 !== b.sha256 && a.sha256 !== null && b.sha256 !== null) differing.push("content");
+    if (a.sha256 !== b.sha256 && a.sha256 !== null && b.sha256 !== null && !partial) {
+      differing.push("content");
+    }
     if (a.format !== b.format && a.format !== null && b.format !== null) differing.push("format");
     if (a.size !== b.size && a.size !== null && b.size !== null) differing.push("size");
     if (a.executable !== b.executable) differing.push("executable");

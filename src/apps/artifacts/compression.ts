@@ -69,6 +69,11 @@ export interface DecompressOptions {
    * @default {"max_total_bytes"}
    */
   outputLimit?: "max_entry_bytes" | "max_total_bytes";
+  /**
+   * Told about an oddity that does not stop decoding (bytes after the last
+   * bzip2 stream that start no other, which are ignored), once, at the end.
+   */
+  onWarning?: (warning: string) => void;
 }
 
 /** Output below this is never judged by ratio (small files compress very well). */
@@ -119,6 +124,7 @@ export function decompress(
             maxRatio: options.maxRatio,
             ratioFloorBytes: RATIO_FLOOR_BYTES,
             outputLimit: options.outputLimit ?? "max_total_bytes",
+            onWarning: options.onWarning,
           }),
         input,
         options,

@@ -1,6 +1,7 @@
 /**
  * The notes a scan puts on a container occurrence whose members it did not
- * all read (a limit, a damaged or undecodable stream, max_depth), and how a
+ * all read (a limit that stopped the walk inside it, a damaged or
+ * undecodable stream, max_depth, a directory listing cut short), and how a
  * comparison recognises them: a path missing under such a container may
  * exist, so it is unknown rather than added or removed.
  *
@@ -27,7 +28,19 @@ export function notFullyReadNote(reason: string): string {
   return `Content not fully read: ${reason}`;
 }
 
+/** The note on a directory with more names than max_entries: the rest were not listed. */
+export function truncatedListingNote(logicalPath: string, maxEntries: number): string {
+  return `${logicalPath} holds more than max_entries (${maxEntries}) names; only that many were listed.`;
+}
+
+/** The note on a directory that could not be listed. */
+export function unlistedNote(logicalPath: string, reason: string): string {
+  return `Cannot list ${logicalPath}: ${reason}`;
+}
+
 const UNREAD = [
+  /^Cannot list /,
+  / holds more than max_entries \(\d+\) names; only that many were listed\.$/,
   /^Not fully traversed: /,
   /^Damaged [^:]+: /,
   /^A \S+ archive at nesting depth \d+: max_depth \(\d+\) stops descent\.$/,

@@ -99,6 +99,8 @@ export class ScanRecord {
   reported = 0;
   /** Only the root's identity is wanted: entries are counted, not recorded, and get no ids. */
   readonly lean: boolean;
+  /** The notes of a directory root (a limit that stopped its walk, a listing cut short). */
+  readonly rootLimitations: string[] = [];
 
   constructor(root: ScanRoot, options: ScanOptions) {
     this.#root = root;
@@ -425,7 +427,7 @@ export class ScanRecord {
         entry_kind: "directory",
         executable: false,
         hash_status: "verified",
-        limitations: [],
+        limitations: this.rootLimitations.slice(0, 20),
         link_target: null,
         logical_path: ".",
         mode: null,

@@ -11,6 +11,8 @@ import {
   maxDepthNote,
   notFullyReadNote,
   notFullyTraversedNote,
+  truncatedListingNote,
+  unlistedNote,
 } from "./member_notes.ts";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
@@ -238,15 +240,13 @@ export class Scanner {
       });
     } catch (error) {
       if (isFatal(error)) throw error;
-      limitations.push(`Cannot list ${logicalPath}: ${message(error)}`);
+      limitations.push(unlistedNote(logicalPath, message(error)));
       this.#identityExact = false;
       this.#record.incomplete(`directory ${logicalPath} could not be listed: ${message(error)}`);
       names = [];
     }
     if (truncatedListing) {
-      limitations.push(
-        `${logicalPath} holds more than max_entries (${this.#limits.max_entries}) names; only that many were listed.`,
-      );
+      limitations.push(truncatedListingNote(logicalPath, this.#limits.max_entries));
       this.#identityExact = false;
       this.#record.incomplete(`directory ${logicalPath}: more than max_entries names`);
     }
@@ -326,6 +326,9 @@ export class Scanner {
     } finally {
       ahead.release();
     }
+    // A limit stopped the walk inside this directory: names after the cut were not visited.
+    if (stopped instanceof StopScan) limitations.push(notFullyTraversedNote(stopped.message));
+    if (logicalPath === ".") this.#record.rootLimitations.push(...limitations);
     const sha256 = listingSha256(listing);
     const id = artifactId(sha256);
     this.#record.addNode(directoryNode(id, sha256, limitations));
@@ -419,6 +422,8 @@ export class Scanner {
     source: ByteSource | null;
     isRoot: boolean;
     entryKind?: "file";
+    /** Filled while the content is read (a decoder's warnings); added to the occurrence's notes. */
+    lateNotes?: readonly string[];
   }): Promise<{
     artifactId: string | null;
     occurrenceId: string;
@@ -503,7 +508,13 @@ export class Scanner {
       if (readError) throw readError;
       if (descend && sniffed.container !== null) {
         try {
-          await this.#descend(sniffed, parserView(content), input, occId, children);
+          await this.#descend(
+            sniffed,
+            parserView(content),
+            { ...input, notes: limitations },
+            occId,
+            children,
+          );
         } catch (error) {
           if (isFatal(error)) {
             stopped = error;
@@ -537,6 +548,10 @@ export class Scanner {
       } else {
         readError = error;
       }
+    }
+    if (stopped instanceof StopScan && descend) {
+      // A limit stopped the scan inside this container: members after the cut were not reached.
+      limitations.push(notFullyTraversedNote(stopped.message));
     }
     if (readError && !stopped) {
       if (readError instanceof ArchiveFormatError && /crc|checksum|size/i.test(readError.message)) {
@@ -602,6 +617,7 @@ export class Scanner {
         `${children.length} member(s) were read, but this content has no id, so no edges to them are recorded.`,
       );
     }
+    if (input.lateNotes) limitations.push(...input.lateNotes);
     if (input.isRoot) format = format === "file" && sniffed.kind === "data" ? "file" : format;
     const mode = input.meta.mode;
     this.#record.addOccurrence({
@@ -632,6 +648,8 @@ export class Scanner {
       depth: number;
       source: ByteSource | null;
       size: number | null;
+      /** The container's own notes (a decoder's warnings go there). */
+      notes: string[];
     },
     parentOccurrenceId: string,
     children: PendingChild[],
@@ -653,6 +671,10 @@ export class Scanner {
         outputLimit: "max_entry_bytes",
         maxRatio: this.#limits.max_compression_ratio,
         signal: this.#options.signal,
+        onWarning: (warning) => {
+          input.notes.push(warning);
+          this.#record.note(`${input.logicalPath}: ${warning}`);
+        },
       });
       const visited = await this.#visitFile({
         logicalPath,
@@ -894,12 +916,17 @@ export class Scanner {
         });
         continue;
       }
+      const lateNotes: string[] = [];
+      const onWarning = (warning: string): void => {
+        lateNotes.push(warning);
+        this.#record.note(`${named.path}: ${warning}`);
+      };
       await this.#visitMember(
         named.path,
         entry.name,
-        zipEntryBody(source, entry, this.#decompressLimits()),
+        zipEntryBody(source, entry, { ...this.#decompressLimits(), onWarning }),
         entry.uncompressedSize,
-        { depth, parentOccurrenceId, meta },
+        { depth, parentOccurrenceId, meta, lateNotes },
         children,
         members,
       );
@@ -913,7 +940,12 @@ export class Scanner {
     name: ArchiveEntryName,
     content: ReadableStream<Uint8Array> | Uint8Array,
     size: number,
-    at: { depth: number; parentOccurrenceId: string; meta: MemberMeta },
+    at: {
+      depth: number;
+      parentOccurrenceId: string;
+      meta: MemberMeta;
+      lateNotes?: readonly string[];
+    },
     children: PendingChild[],
     members: ArchiveMember[],
   ): Promise<void> {
@@ -928,6 +960,7 @@ export class Scanner {
       meta: at.meta,
       source: null,
       isRoot: false,
+      lateNotes: at.lateNotes,
     });
     children.push({
       artifact_id: visited.artifactId,
@@ -938,7 +971,10 @@ export class Scanner {
     members.push({ logicalPath, artifact_id: visited.artifactId, entry_kind: "file" });
   }
 
-  /** A directory entry of an archive; its digest is filled in by #closeArchiveDirectories. */
+  /**
+   * A directory entry of an archive; its digest is filled in (and verified)
+   * by #closeArchiveDirectories, which a limit that stops the walk first skips.
+   */
   #archiveDirectory(
     logicalPath: string,
     parentOccurrenceId: string,
@@ -955,7 +991,7 @@ export class Scanner {
       size: null,
       meta,
       linkTarget: null,
-      hashStatus: "verified",
+      hashStatus: "unavailable",
       limitations: meta.limitations,
     });
     return { logicalPath, occurrence };
@@ -982,6 +1018,7 @@ export class Scanner {
       this.#record.addNode(directoryNode(id, sha256, []));
       directory.occurrence.artifact_id = id;
       directory.occurrence.sha256 = sha256;
+      directory.occurrence.hash_status = "verified";
       children.push({
         artifact_id: id,
         relation: "contains",

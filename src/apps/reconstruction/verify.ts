@@ -284,6 +284,10 @@ function evaluateClaim(
   const limitations: string[] = [];
   const result = comparison.normalized_result as Record<string, unknown> | null;
   let observed = observedStatus(claim, result, inputs, fail, limitations);
+  const unreached = claim.kind === "structural-artifact"
+    ? uncoveredInventories(records, left.length)
+    : [];
+  limitations.push(...unreached);
 
   // Authority: what the sources can vouch for.
   let authorityLimited = false;
@@ -349,6 +353,8 @@ function evaluateClaim(
 
   let status: ClaimResult["status"];
   if (authorityLimited) status = "unknown";
+  // A side that never reached some paths can neither show them unchanged nor changed.
+  else if (unreached.length > 0 && observed !== "contradiction") status = "unknown";
   else if (["changed", "added", "removed", "contradiction", "different"].includes(observed)) {
     status = "fail";
   } else if (observed === "unknown" || observed === "truncated" || unknownIds.length > 0) {
@@ -374,6 +380,27 @@ function evaluateClaim(
     unknown_ids: unknownIds.slice(0, 100),
     limitations,
   };
+}
+
+/**
+ * One note per side whose inventory did not cover its whole artifact (its
+ * manifest is incomplete: a traversal limit stopped the walk, or a member
+ * could not be read): the paths it never reached are unknown.
+ */
+function uncoveredInventories(records: readonly EvidenceRecord[], leftCount: number): string[] {
+  const notes = new Set<string>();
+  for (const [index, source] of records.entries()) {
+    const manifest = (source.normalized_result as {
+      manifest?: { manifest_id?: unknown; complete?: unknown };
+    } | null)?.manifest;
+    if (manifest?.complete !== false) continue;
+    notes.add(
+      `The ${index < leftCount ? "left" : "right"} inventory (manifest ${
+        String(manifest.manifest_id)
+      }) did not cover its whole artifact (a traversal limit such as max_entries, max_total_bytes or max_depth stopped it, or a member could not be read; see its Evidence limitations): the paths it never reached are neither unchanged nor changed, so the claim is unknown.`,
+    );
+  }
+  return [...notes];
 }
 
 function observedStatus(
