@@ -18,6 +18,7 @@ import { inventoryAll } from "./helpers/inventory.ts";
 import { runProgram } from "./helpers/programs.ts";
 import { sha256 } from "./helpers/archives.ts";
 import { withTempDir } from "./helpers/temp_dir.ts";
+import { concat } from "../src/apps/artifacts/chunk_source.ts";
 
 const MISSING = ["bzip2", "bash", "sha256sum", "tar"].find((p) => !hasProgram(p));
 const IGNORE = MISSING ? `needs ${MISSING} (--allow-run=${MISSING})` : false;
@@ -82,18 +83,8 @@ async function concatenated(dir: string): Promise<{ path: string; boundaries: nu
     at += stream.length;
     boundaries.push(at);
   }
-  await Deno.writeFile(path, concatBytes(streams));
+  await Deno.writeFile(path, concat(streams));
   return { path, boundaries };
-}
-
-function concatBytes(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
 }
 
 Deno.test({
@@ -140,7 +131,7 @@ Deno.test({
       };
       for (const [label, tail] of Object.entries(tails)) {
         const file = join(dir, "tailed.bz2");
-        await Deno.writeFile(file, concatBytes([bytes, tail]));
+        await Deno.writeFile(file, concat([bytes, tail]));
         const peer = await runProgram("bzip2", ["-t", file]);
         const result = await decode([bytes, tail]);
         if (peer.code === 0) {
@@ -211,7 +202,7 @@ function withMemberTail(zip: Uint8Array, tail: Uint8Array): { zip: Uint8Array; d
   const end = start + compressed;
   assert.equal(view.getUint16(6, true) & 0x08, 0, "no data descriptor");
   const central = zip.slice(end);
-  const out = concatBytes([zip.slice(0, end), tail, central]);
+  const out = concat([zip.slice(0, end), tail, central]);
   const o = new DataView(out.buffer);
   o.setUint32(18, compressed + tail.length, true);
   const cd = end + tail.length;

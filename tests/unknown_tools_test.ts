@@ -10,6 +10,7 @@ import { connect, fails, type Loose, ok, withClient } from "./helpers/in_memory.
 import type { EvidenceDraft, EvidenceLedger } from "../src/core/evidence.ts";
 import { createEvidence } from "../src/apps/evidence.ts";
 import { isFile } from "./helpers/system_files.ts";
+import { recordUnknownArgs } from "./helpers/unknown_args.ts";
 
 const TRUE = "/usr/bin/true";
 const FALSE = "/usr/bin/false";
@@ -20,18 +21,7 @@ if (!HAS_BINARIES) console.error(`skipping unknown tool tests: ${TRUE} or ${FALS
 const ENV = { id: "linux-x86_64", platform: "linux", architecture: "x86_64", isolation: "process" };
 
 function recordArgs(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    approved: true,
-    question: "Does true read any configuration file?",
-    domain: "process-file",
-    severity: "medium",
-    required_authority: null,
-    required_confidence: "observed",
-    required_environment: null,
-    recommended_probes: [{ operation: "capture_process_scenario", rationale: "Trace its opens." }],
-    relationships: [],
-    ...overrides,
-  };
+  return recordUnknownArgs("Does true read any configuration file?", overrides);
 }
 
 /** update_unknown arguments carrying a head's full state, with overrides. */

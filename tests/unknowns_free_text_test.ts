@@ -11,20 +11,10 @@ import { EXACT_BYTES_META } from "../src/core/policy/compile.ts";
 import { sanitizer, stripFences } from "../src/core/policy/sanitize.ts";
 import { call, fails, type Loose, ok } from "./helpers/in_memory.ts";
 import { policySession } from "./helpers/policy_session.ts";
+import { recordUnknownArgs } from "./helpers/unknown_args.ts";
 
 function recordArgs(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    approved: true,
-    question: "Does the loader read a configuration file?",
-    domain: "process-file",
-    severity: "medium",
-    required_authority: null,
-    required_confidence: "observed",
-    required_environment: null,
-    recommended_probes: [{ operation: "capture_process_scenario", rationale: "Trace its opens." }],
-    relationships: [],
-    ...overrides,
-  };
+  return recordUnknownArgs("Does the loader read a configuration file?", overrides);
 }
 
 /** SHA-256 of a string's UTF-8 bytes, as hex (WebCrypto, not the server's own hashing). */
