@@ -46,8 +46,8 @@ const CHUNK = 1 << 20;
 
 /**
  * Sweeps the executable sections (PLT stubs excepted) and adds every direct
- * call target that lands in executable code as a function (source
- * `call-target`), in place. Records what it did in `image.warnings`.
+ * call target that lands in executable code and is not an import's address
+ * (a Mach-O symbol stub, say) as a function (source `call-target`), in place. Records what it did in `image.warnings`.
  */
 export async function discoverCallTargets(
   image: BinaryImage,
@@ -111,6 +111,10 @@ export async function discoverCallTargets(
     }
   }
   const known = new Set(image.functions.map((fn) => Number(fn.address)));
+  // A call to an import's stub (a Mach-O symbol stub, say) calls the import, not a procedure.
+  for (const imported of image.imports) {
+    if (imported.address !== null) known.add(Number(imported.address));
+  }
   const added: ImageFunction[] = [];
   for (const target of targets) {
     if (!known.has(target) && inCode(target)) {

@@ -677,8 +677,7 @@ function fullRegister(name: string): string {
 const EDGE_SHIFT = 16;
 const EDGE_BLOCK = 1 << EDGE_SHIFT;
 const EDGE_MASK = EDGE_BLOCK - 1;
-/** Marks a target stored outside the 32-bit block (2^32 - 1 itself included). */
-const WIDE = 0xffffffff;
+const TWO_32 = 2 ** 32;
 
 /**
  * Reference edges as they are found, in fixed-size typed-array blocks (no
@@ -690,9 +689,14 @@ const WIDE = 0xffffffff;
 class EdgeBuffer {
   #procedures: Uint32Array[] = [];
   #deltas: Uint32Array[] = [];
-  /** Targets below 2^32 - 1; others are {@linkcode WIDE} here and kept in `#wide`. */
+  /** Low 32 bits of each target. */
   #to: Uint32Array[] = [];
-  #wide = new Map<number, number>();
+  /**
+   * High bits of each target, one block per `#to` block, once any target
+   * reaches 2^32 (a 64-bit Mach-O executable or PE image lies above it);
+   * null while none does.
+   */
+  #high: Uint32Array[] | null = null;
   #kinds: Uint8Array[] = [];
   /** Edges in the last block. */
   #used = EDGE_BLOCK;
@@ -703,6 +707,7 @@ class EdgeBuffer {
       this.#procedures.push(new Uint32Array(EDGE_BLOCK));
       this.#deltas.push(new Uint32Array(EDGE_BLOCK));
       this.#to.push(new Uint32Array(EDGE_BLOCK));
+      this.#high?.push(new Uint32Array(EDGE_BLOCK));
       this.#kinds.push(new Uint8Array(EDGE_BLOCK));
       this.#used = 0;
     }
@@ -711,10 +716,10 @@ class EdgeBuffer {
     this.#procedures[block]![at] = procedure;
     this.#deltas[block]![at] = delta;
     const to = Number(target);
-    if (to >= 0 && to < WIDE && Number.isInteger(to)) this.#to[block]![at] = to;
-    else {
-      this.#to[block]![at] = WIDE;
-      this.#wide.set(this.count, to);
+    this.#to[block]![at] = to % TWO_32;
+    if (to >= TWO_32) {
+      this.#high ??= this.#to.map(() => new Uint32Array(EDGE_BLOCK));
+      this.#high[block]![at] = Math.floor(to / TWO_32);
     }
     this.#kinds[block]![at] = kind;
     this.count++;
@@ -729,8 +734,9 @@ class EdgeBuffer {
   }
 
   target(e: number): number {
-    const to = this.#to[e >>> EDGE_SHIFT]![e & EDGE_MASK]!;
-    return to === WIDE ? this.#wide.get(e)! : to;
+    const low = this.#to[e >>> EDGE_SHIFT]![e & EDGE_MASK]!;
+    const high = this.#high === null ? 0 : this.#high[e >>> EDGE_SHIFT]![e & EDGE_MASK]!;
+    return high * TWO_32 + low;
   }
 
   kind(e: number): number {
@@ -790,17 +796,13 @@ class EdgeBuffer {
     kinds[bb]![ib] = k;
     const to = this.#to;
     const t = to[ba]![ia]!;
-    const u = to[bb]![ib]!;
-    to[ba]![ia] = u;
+    to[ba]![ia] = to[bb]![ib]!;
     to[bb]![ib] = t;
-    if (t === WIDE || u === WIDE) {
-      const wide = this.#wide;
-      const x = wide.get(a);
-      const y = wide.get(b);
-      wide.delete(a);
-      wide.delete(b);
-      if (y !== undefined) wide.set(a, y);
-      if (x !== undefined) wide.set(b, x);
+    const high = this.#high;
+    if (high !== null) {
+      const h = high[ba]![ia]!;
+      high[ba]![ia] = high[bb]![ib]!;
+      high[bb]![ib] = h;
     }
   }
 }

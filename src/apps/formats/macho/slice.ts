@@ -854,8 +854,9 @@ export class SliceReader {
       ) {
         stride = pointerSize;
       } else continue;
-      const entries = section.size / BigInt(stride);
       const first = section.reserved1;
+      if (type === S_SYMBOL_STUBS) stride = this.stubStride(section, stride, indirectCount);
+      const entries = section.size / BigInt(stride);
       for (let k = 0n; k < entries; k++) {
         const slot = first + Number(k);
         if (slot >= indirectCount) {
@@ -885,6 +886,34 @@ export class SliceReader {
       );
     }
     return imports;
+  }
+
+  /**
+   * The stub size of `section`: its `reserved2`, unless that makes more stubs
+   * than the indirect-symbol entries the section owns (those up to the next
+   * section's `reserved1`) and the section divides evenly among them: then
+   * the size each owned entry gets (Go's linker writes 6, the x86-64 size, on
+   * arm64 too, whose stubs are 12 bytes).
+   */
+  private stubStride(section: MachOSection, stride: number, indirectCount: number): number {
+    const first = section.reserved1;
+    let end = indirectCount;
+    for (const other of this.sections) {
+      const owns = other.type === S_SYMBOL_STUBS || other.type === S_NON_LAZY_SYMBOL_POINTERS ||
+        other.type === S_LAZY_SYMBOL_POINTERS || other.type === S_LAZY_DYLIB_SYMBOL_POINTERS;
+      if (owns && other.reserved1 > first && other.reserved1 < end) end = other.reserved1;
+    }
+    const owned = BigInt(end - first);
+    if (owned <= 0n || section.size / BigInt(stride) <= owned || section.size % owned !== 0n) {
+      return stride;
+    }
+    const size = Number(section.size / owned);
+    this.warn(
+      `Stub section ${section.segmentName},${section.name} gives a stub size (reserved2) of ` +
+        `${stride}, but its ${section.size} bytes hold the ${owned} indirect entries it owns at ` +
+        `${size} bytes each; read as ${size}-byte stubs`,
+    );
+    return size;
   }
 
   /** The address LC_FUNCTION_STARTS counts from: the __TEXT segment, else the image base. */
