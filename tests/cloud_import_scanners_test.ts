@@ -391,3 +391,68 @@ Deno.test(
     });
   },
 );
+
+/** An ASFF finding (Security Hub control shape) listing the given resources. */
+function asffFinding(id: string, resources: string[]): Record<string, unknown> {
+  return {
+    SchemaVersion: "2018-10-08",
+    Id: id,
+    ProductArn: "arn:aws:securityhub:us-east-1::product/aws/securityhub",
+    GeneratorId: "aws-foundational-security-best-practices/v/1.0.0/EC2.2",
+    AwsAccountId: "012345678912",
+    Title: "EC2.2 The VPC default security group should not allow traffic",
+    Severity: { Label: "HIGH" },
+    Compliance: { Status: "FAILED" },
+    RecordState: "ACTIVE",
+    UpdatedAt: "2024-03-09T10:15:00.000Z",
+    Resources: resources.map((r) => ({ Type: "AwsEc2SecurityGroup", Id: r, Region: "us-east-1" })),
+  };
+}
+
+const ASFF_MULTI = [
+  asffFinding("f-1", [
+    "arn:aws:ec2:us-east-1:012345678912:security-group/sg-1",
+    "arn:aws:ec2:us-east-1:012345678912:security-group/sg-2",
+    "arn:aws:ec2:us-east-1:012345678912:vpc/vpc-3",
+  ]),
+  asffFinding("f-2", ["arn:aws:s3:::bucket-a"]),
+];
+
+Deno.test("prowlerAsffImporter reads the lower-case findings key and EventBridge events; auto-detection picks it", async () => {
+  const shapes: Record<string, unknown> = {
+    "lower.json": { findings: ASFF_MULTI },
+    "event.json": {
+      version: "0",
+      "detail-type": "Security Hub Findings - Imported",
+      source: "aws.securityhub",
+      detail: { findings: ASFF_MULTI },
+    },
+  };
+  const expected = ASFF_MULTI.flatMap((f) => (f.Resources as { Id: string }[]).map((r) => r.Id));
+  const registry = new ImporterRegistry();
+  for (const [name, value] of Object.entries(shapes)) {
+    const found = await registry.detect({ path: `/${name}`, fileName: name, json: value });
+    assert.equal(found?.kind, "prowler-asff", name);
+    await withFiles({ [name]: JSON.stringify(value) }, async (dir) => {
+      const r = await prowlerAsffImporter.load(fileImportInput(`${dir}/${name}`));
+      assert.deepEqual(r.records.findings.map((f) => f.resource_id), expected, name);
+    });
+  }
+  // The generic report shape keeps its own importer.
+  const generic = { findings: [{ id: "g", resource_id: "r", severity: "LOW", title: "t" }] };
+  const found = await registry.detect({ path: "/g.json", fileName: "g.json", json: generic });
+  assert.equal(found?.kind, "generic");
+});
+
+Deno.test("prowlerAsffImporter makes one finding per listed resource, with unique stable ids", async () => {
+  await withFiles({ "m.json": JSON.stringify({ Findings: ASFF_MULTI }) }, async (dir) => {
+    const r = await prowlerAsffImporter.load(fileImportInput(`${dir}/m.json`));
+    const again = await prowlerAsffImporter.load(fileImportInput(`${dir}/m.json`));
+    const total = ASFF_MULTI.reduce((n, f) => n + (f.Resources as unknown[]).length, 0);
+    assert.equal(r.records.findings.length, total);
+    const ids = r.records.findings.map((f) => f.id);
+    assert.equal(new Set(ids).size, ids.length);
+    assert.deepEqual(again.records.findings.map((f) => f.id), ids);
+    assert.deepEqual(ids, ["f-1#0", "f-1#1", "f-1#2", "f-2"]);
+  });
+});

@@ -183,6 +183,8 @@ export const DETECTION_ORDER = {
   file_name_scoutsuite: 100,
   json_report: 100,
   json_inventory: 200,
+  /** ASFF under a lower-case `findings` key (or an EventBridge event), ahead of generic JSON. */
+  json_asff_lower_case: 250,
   json_generic_object: 300,
   /** Shapes of their own, disjoint from the rows around them. */
   json_terraform_state: 340,

@@ -1,9 +1,11 @@
 /**
  * The `prowler-asff` importer: AWS Security Finding Format as Prowler writes
  * it (`-M json-asff`: a JSON array, or a Security Hub `{"Findings": [...]}`
- * export). Failed findings (`Compliance.Status` FAILED, or no compliance
- * status with an active record state) become findings; the resource id is the
- * first resource's `Id` as given.
+ * export, its lower-case `{"findings": [...]}` spelling of EventBridge and S3
+ * exports, or a whole EventBridge event `{"detail": {"findings": [...]}}`).
+ * Failed findings (`Compliance.Status` FAILED, or no compliance status with an
+ * active record state) become findings, one per listed resource (its `Id` as
+ * given), as the OCSF importer does.
  *
  * @module
  */
@@ -30,11 +32,30 @@ function isAsffItem(value: unknown): boolean {
     ("ProductArn" in value || ("SchemaVersion" in value && "Resources" in value));
 }
 
-/** Whether parsed JSON is ASFF (an array of findings or `{Findings: [...]}`). */
+/**
+ * The findings list of a wrapped ASFF document: `Findings` (get-findings),
+ * lower-case `findings` (EventBridge detail, S3 exports) or an EventBridge
+ * event's `detail.findings`; undefined when the value is none of these.
+ */
+function wrappedFindings(value: unknown): unknown[] | undefined {
+  if (!isObject(value)) return undefined;
+  if (Array.isArray(value.Findings)) return value.Findings;
+  const body = isObject(value.detail) ? value.detail : value;
+  return Array.isArray(body.findings) ? body.findings : undefined;
+}
+
+/** Whether parsed JSON is ASFF (an array of findings, `{Findings: [...]}` or `{findings: [...]}`). */
 export function looksLikeAsff(value: unknown): boolean {
   if (Array.isArray(value)) return value.length > 0 && isAsffItem(value[0]);
-  return isObject(value) && Array.isArray(value.Findings) &&
-    (value.Findings.length === 0 || isAsffItem(value.Findings[0]));
+  const list = wrappedFindings(value);
+  // The lower-case spelling is also the generic report's key: only ASFF items make it ASFF.
+  return list !== undefined &&
+    (isAsffItem(list[0]) || (list.length === 0 && isObject(value) && "Findings" in value));
+}
+
+/** Whether parsed JSON is lower-case wrapped ASFF, which must be told apart before generic JSON. */
+function looksLikeLowerCaseAsff(value: unknown): boolean {
+  return isObject(value) && !Array.isArray(value.Findings) && looksLikeAsff(value);
 }
 
 /**
@@ -88,6 +109,7 @@ export const prowlerAsffImporter: Importer = {
       object: DETECTION_ORDER.json_prowler_object,
       array: DETECTION_ORDER.json_prowler_array,
     }),
+    { stage: "json", order: DETECTION_ORDER.json_asff_lower_case, test: looksLikeLowerCaseAsff },
     {
       stage: "json_lines",
       order: DETECTION_ORDER.json_lines_prowler,
@@ -100,11 +122,11 @@ export const prowlerAsffImporter: Importer = {
       throw new ImportError(
         `${
           fileLabel(input.path)
-        } is not ASFF: expected a JSON array of findings with ProductArn and Resources (prowler -M json-asff) or {"Findings": [...]}.`,
+        } is not ASFF: expected a JSON array of findings with ProductArn and Resources (prowler -M json-asff) or {"Findings": [...]} (also {"findings": [...]} or an EventBridge event's {"detail": {"findings": [...]}}).`,
         { kind: KIND, file: input.path },
       );
     }
-    const items = Array.isArray(value) ? value : arr(obj(value).Findings);
+    const items = Array.isArray(value) ? value : wrappedFindings(value) ?? [];
     const b = new RecordsBuilder();
     const uniqueId = uniqueIds();
     for (const raw of items) {
@@ -117,9 +139,6 @@ export const prowlerAsffImporter: Importer = {
         b.skip(status === "PASSED" ? "passed check" : `status ${status || "archived"}`);
         continue;
       }
-      const resource = obj(arr(f.Resources)[0]);
-      const resourceId = str(resource.Id) ?? str(f.AwsAccountId) ?? "unknown";
-      const id = uniqueId(str(f.Id) ?? `asff:${b.records.findings.length}`);
       const fields = obj(f.ProductFields);
       const tags = [
         ...arr(compliance.AssociatedStandards).map((s) => str(obj(s).StandardsId) ?? ""),
@@ -128,27 +147,34 @@ export const prowlerAsffImporter: Importer = {
         str(fields.StandardsArn) ?? str(fields.StandardsGuideArn) ?? "",
       ];
       const provider = str(fields.ProviderName) ?? "AWS";
-      b.records.findings.push(scannerFinding({
-        id,
-        resource_id: resourceId,
-        resource_arn: arnOrNull(resourceId),
-        severity: asffSeverity(obj(f.Severity)),
-        title: str(f.Title) ?? str(f.GeneratorId) ?? "ASFF finding",
-        description: str(f.Description) ?? "",
-        evidence:
-          str(obj(resource.Details).Other ? JSON.stringify(obj(resource.Details).Other) : null) ??
-            str(f.Description) ?? "",
-        remediation: str(obj(obj(f.Remediation).Recommendation).Text) ?? "",
-        source_tool: asffSourceTool(f),
-        source_finding_id: str(f.GeneratorId),
-        compliance_frameworks: frameworksOf(
-          tags.filter((t) => t !== ""),
-          provider.toLowerCase().includes("prowler") ? "AWS" : provider,
-        ),
-        detected_at: str(f.UpdatedAt) ?? str(f.CreatedAt) ?? new Date(0).toISOString(),
-      }));
-      const region = str(resource.Region) ?? str(f.Region);
-      if (region) b.records.regions.push(region);
+      const findingId = str(f.Id) ?? `asff:${b.records.findings.length}`;
+      const resources = arr(f.Resources).map(obj);
+      // One finding per listed resource (as OCSF): `<Id>#<n>` when there are several.
+      for (const [i, resource] of (resources.length > 0 ? resources : [{}]).entries()) {
+        const resourceId = str(resource.Id) ?? str(f.AwsAccountId) ?? "unknown";
+        const id = uniqueId(resources.length > 1 ? `${findingId}#${i}` : findingId);
+        b.records.findings.push(scannerFinding({
+          id,
+          resource_id: resourceId,
+          resource_arn: arnOrNull(resourceId),
+          severity: asffSeverity(obj(f.Severity)),
+          title: str(f.Title) ?? str(f.GeneratorId) ?? "ASFF finding",
+          description: str(f.Description) ?? "",
+          evidence:
+            str(obj(resource.Details).Other ? JSON.stringify(obj(resource.Details).Other) : null) ??
+              str(f.Description) ?? "",
+          remediation: str(obj(obj(f.Remediation).Recommendation).Text) ?? "",
+          source_tool: asffSourceTool(f),
+          source_finding_id: str(f.GeneratorId),
+          compliance_frameworks: frameworksOf(
+            tags.filter((t) => t !== ""),
+            provider.toLowerCase().includes("prowler") ? "AWS" : provider,
+          ),
+          detected_at: str(f.UpdatedAt) ?? str(f.CreatedAt) ?? new Date(0).toISOString(),
+        }));
+        const region = str(resource.Region) ?? str(f.Region);
+        if (region) b.records.regions.push(region);
+      }
     }
     b.records.providers = ["AWS"];
     b.records.regions = [...new Set(b.records.regions)];
