@@ -391,3 +391,17 @@ Deno.test("control_status and compliance_gaps name assets by the ids list_findin
     }
   });
 });
+
+Deno.test("dataset_summary lists the frameworks of finding tags, as compliance_summary does", async () => {
+  const findings = [
+    { ...cisFinding("a", "arn:aws:s3:::a"), compliance_frameworks: ["CIS-AWS", "PCI-DSS"] },
+    { ...cisFinding("b", "arn:aws:s3:::b"), compliance_frameworks: ["NIST-800-53"] },
+  ];
+  await withInlineDataset({ findings }, async (client) => {
+    const expected = [...new Set(findings.flatMap((f) => f.compliance_frameworks))].sort();
+    const rollup = await result(client, "compliance_summary");
+    assert.deepEqual(rollup.frameworks.map((r: Loose) => r.framework).sort(), expected);
+    const summary = await result(client, "dataset_summary");
+    assert.deepEqual(summary.compliance_frameworks, expected);
+  });
+});

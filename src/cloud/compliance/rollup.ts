@@ -10,6 +10,7 @@ import { COMPLIANCE_STATUSES, SEVERITIES, type Severity, severityRank } from "..
 import { UnknownFrameworkError } from "../model/errors.ts";
 import { compareCodePoints } from "../model/order.ts";
 import { parseEnum } from "../model/parse_enum.ts";
+import { recordFrameworks } from "../model/frameworks.ts";
 import type { ComplianceResult, Finding } from "../model/records.ts";
 import { roundHalfEven } from "../model/records.ts";
 import type { DatasetView } from "../model/view.ts";
@@ -49,10 +50,7 @@ export interface FrameworkRollup {
 
 /** Framework names of the dataset: compliance results ∪ finding tags, sorted. */
 export function datasetFrameworks(view: DatasetView): string[] {
-  const names = new Set<string>();
-  for (const r of view.records.compliance) names.add(r.framework);
-  for (const f of view.records.findings) for (const n of f.compliance_frameworks) names.add(n);
-  return [...names].sort(compareCodePoints);
+  return recordFrameworks(view.records);
 }
 
 /** Frameworks matching a name: the exact (case-insensitive) one if any, else substring matches. */

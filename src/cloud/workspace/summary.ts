@@ -7,7 +7,7 @@
 
 import { type AssetType, PROVIDERS, SEVERITIES, type Severity } from "../model/enums.ts";
 import { countBy, rankedCounts } from "../model/counts.ts";
-import { compareCodePoints } from "../model/order.ts";
+import { recordFrameworks } from "../model/frameworks.ts";
 import type { DatasetRecords, Json } from "../model/records.ts";
 import type { Dataset } from "./dataset.ts";
 import { DERIVED_VIEW_KEYS } from "./dataset.ts";
@@ -224,9 +224,7 @@ function buildSummary(dataset: Dataset): DatasetSummary {
     unlinked_assets:
       r.assets.filter((a) => !GOVERNANCE_TYPES.has(a.asset_type) && !linked.has(a.id)).length,
     unresolved_references: r.unresolved_references.length,
-    compliance_frameworks: [...new Set(r.compliance.map((c) => c.framework))].sort(
-      compareCodePoints,
-    ),
+    compliance_frameworks: recordFrameworks(r),
     assets_by_type: rankedCounts(countBy(r.assets, (a) => a.asset_type), 15),
     assets_by_provider: Object.fromEntries(byProvider),
     edges_by_type: rankedCounts(countBy(r.edges, (e) => e.edge_type)),
