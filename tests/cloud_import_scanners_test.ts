@@ -456,3 +456,22 @@ Deno.test("prowlerAsffImporter makes one finding per listed resource, with uniqu
     assert.deepEqual(ids, ["f-1#0", "f-1#1", "f-1#2", "f-2"]);
   });
 });
+
+Deno.test("checkov and trivy findings have no made-up detection time; trivy uses its report's CreatedAt", async () => {
+  const { CreatedAt: _drop, ...trivyNoTime } = TRIVY_REPORT as Record<string, unknown>;
+  const created = "2025-06-01T08:30:00.123456789Z";
+  await withFiles({
+    "c.json": JSON.stringify(CHECKOV_REPORT),
+    "t.json": JSON.stringify(trivyNoTime),
+    "t2.json": JSON.stringify({ ...trivyNoTime, CreatedAt: created }),
+  }, async (dir) => {
+    const checkov = await checkovImporter.load(fileImportInput(`${dir}/c.json`));
+    const trivy = await trivyImporter.load(fileImportInput(`${dir}/t.json`));
+    for (const f of [...checkov.records.findings, ...trivy.records.findings]) {
+      assert.equal(f.detected_at, null, f.id);
+    }
+    const dated = await trivyImporter.load(fileImportInput(`${dir}/t2.json`));
+    assert.ok(dated.records.findings.length > 0);
+    for (const f of dated.records.findings) assert.equal(f.detected_at, created);
+  });
+});

@@ -83,6 +83,10 @@ export function sortFindings(findings: Finding[], sortBy: string = "risk"): Find
         return riskScore(b.f) - riskScore(a.f) || a.i - b.i;
       case "severity":
         return severityRank(b.f.severity) - severityRank(a.f.severity) || a.i - b.i;
+      case "detected_at":
+        // A finding without a time sorts after those with one.
+        return Number(a.f.detected_at === null) - Number(b.f.detected_at === null) ||
+          compareCodePoints(a.f.detected_at ?? "", b.f.detected_at ?? "") || a.i - b.i;
       default:
         return compareCodePoints(String(a.f[key]), String(b.f[key])) || a.i - b.i;
     }

@@ -175,7 +175,8 @@ export function scannerFinding(
     source_finding_id: null,
     compliance_frameworks: [],
     cvss_score: null,
-    detected_at: new Date(0).toISOString(),
+    // No time in the report: none is made up.
+    detected_at: null,
     is_suppressed: false,
     ...init,
   };

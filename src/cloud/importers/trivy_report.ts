@@ -46,7 +46,8 @@ export const trivyImporter: Importer = jsonDocumentImporter({
     const push = (base: string, f: Parameters<typeof scannerFinding>[0]) => {
       b.records.findings.push(scannerFinding({ ...f, id: uniqueId(base) }));
     };
-    const when = str(report.CreatedAt) ?? new Date(0).toISOString();
+    // The report's own time (newer Trivy writes CreatedAt), else none.
+    const when = str(report.CreatedAt);
     for (const result of arr(report.Results).map(obj)) {
       const target = str(result.Target) ?? artifact;
       for (const v of arr(result.Vulnerabilities).map(obj)) {

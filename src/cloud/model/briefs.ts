@@ -250,8 +250,8 @@ export interface FindingBrief {
   is_suppressed: boolean;
   /** CVSS score, or null. */
   cvss_score: number | null;
-  /** Detection time. */
-  detected_at: string;
+  /** Detection time, or null when the source gave none. */
+  detected_at: string | null;
   /** Resource URI. */
   uri: string;
 }

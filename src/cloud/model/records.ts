@@ -111,7 +111,8 @@ export interface Finding {
   compliance_frameworks: string[];
   /** CVSS base score 0–10, or null. */
   cvss_score: number | null;
-  detected_at: string;
+  /** When the source says it found it (ISO 8601), or null when the source gives no time. */
+  detected_at: string | null;
   is_suppressed: boolean;
 }
 

@@ -126,7 +126,7 @@ export const findingBriefSchema = z.object({
   compliance_frameworks: z.array(z.string()),
   is_suppressed: z.boolean(),
   cvss_score: z.number().nullable(),
-  detected_at: z.string(),
+  detected_at: z.string().nullable(),
   uri: z.string(),
 });
 

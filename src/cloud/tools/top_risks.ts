@@ -46,7 +46,7 @@ export function topRisksTool(ctx: CloudContext): ToolDefinition {
           open_findings: z.number().int(),
           volume_factor: z.number(),
         }),
-        top_findings: z.array(findingBriefSchema.extend({ detected_at: z.string().nullable() })),
+        top_findings: z.array(findingBriefSchema),
       })),
       total_candidates: z.number().int().describe("Assets with counting findings, all scored."),
       formula: z.string(),
