@@ -287,7 +287,7 @@ Deno.test("ocsfTime() reads zoned, zone-less and epoch times and never throws", 
   assert.equal(ocsfTime({ time_dt: "2024-12-30T16:00:00+01:00" }), "2024-12-30T15:00:00.000Z");
   assert.equal(ocsfTime({ time_dt: "garbage", time: 1735570800 }), "2024-12-30T15:00:00.000Z");
   assert.equal(ocsfTime({ time: 1735570800000 }), "2024-12-30T15:00:00.000Z");
-  assert.equal(ocsfTime({}), "1970-01-01T00:00:00.000Z");
+  assert.equal(ocsfTime({}), null, "no time is no time, not the epoch");
 });
 
 Deno.test("prowlerAsffImporter: a Normalized score without Label is read on the ASFF 0-100 scale", async () => {
@@ -473,5 +473,18 @@ Deno.test("checkov and trivy findings have no made-up detection time; trivy uses
     const dated = await trivyImporter.load(fileImportInput(`${dir}/t2.json`));
     assert.ok(dated.records.findings.length > 0);
     for (const f of dated.records.findings) assert.equal(f.detected_at, created);
+  });
+});
+
+Deno.test("an ASFF finding with neither UpdatedAt nor CreatedAt has no made-up detection time", async () => {
+  const dated = asffFinding("f-dated", ["arn:aws:s3:::bucket-a"]);
+  const { UpdatedAt: _u, CreatedAt: _c, ...timeless } = asffFinding("f-timeless", [
+    "arn:aws:s3:::bucket-b",
+  ]);
+  await withFiles({ "a.json": JSON.stringify({ Findings: [dated, timeless] }) }, async (dir) => {
+    const r = await prowlerAsffImporter.load(fileImportInput(`${dir}/a.json`));
+    const byId = new Map(r.records.findings.map((f) => [f.id, f.detected_at]));
+    assert.equal(byId.get("f-timeless"), null);
+    assert.equal(byId.get("f-dated"), dated.UpdatedAt ?? dated.CreatedAt);
   });
 });

@@ -170,7 +170,7 @@ export const prowlerAsffImporter: Importer = {
             tags.filter((t) => t !== ""),
             provider.toLowerCase().includes("prowler") ? "AWS" : provider,
           ),
-          detected_at: str(f.UpdatedAt) ?? str(f.CreatedAt) ?? new Date(0).toISOString(),
+          detected_at: str(f.UpdatedAt) ?? str(f.CreatedAt) ?? null,
         }));
         const region = str(resource.Region) ?? str(f.Region);
         if (region) b.records.regions.push(region);

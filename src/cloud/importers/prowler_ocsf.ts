@@ -34,8 +34,8 @@ export function looksLikeOcsf(value: unknown): boolean {
   return Array.isArray(value) ? value.length > 0 && isOcsfItem(value[0]) : isOcsfItem(value);
 }
 
-/** A finding's time as ISO 8601: `time_dt` (zone-less means UTC), else epoch `time`, else epoch 0. */
-export function ocsfTime(f: Record<string, unknown>): string {
+/** A finding's time as ISO 8601: `time_dt` (zone-less means UTC), else epoch `time`, else null. */
+export function ocsfTime(f: Record<string, unknown>): string | null {
   const text = str(f.time_dt);
   if (text) {
     const zoned = /(Z|[+-]\d\d:?\d\d)$/.test(text) ? text : `${text.slice(0, 23)}Z`;
@@ -44,7 +44,7 @@ export function ocsfTime(f: Record<string, unknown>): string {
   }
   const seconds = typeof f.time === "number" ? f.time : Number.NaN;
   const d = new Date(seconds > 1e11 ? seconds : seconds * 1000);
-  return Number.isNaN(d.getTime()) ? new Date(0).toISOString() : d.toISOString();
+  return Number.isNaN(d.getTime()) ? null : d.toISOString();
 }
 
 /** The `prowler-ocsf` importer entry. */
