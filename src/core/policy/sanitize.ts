@@ -33,7 +33,7 @@ const ANY_INVISIBLE = new RegExp(INVISIBLE.source, "u");
 const FREE_TEXT_KEY =
   /^(?:name|.*_name|title|.*description.*|comment.*|message|note.*|summary|evidence|remediation|label.*|value|tags|alias.*|subject|display.*)$/i;
 const INJECTION =
-  /ignore (?:all |any |the )?(?:previous|prior|above|earlier) (?:instructions|prompts|rules)|disregard (?:all |the )?(?:previous|prior|above) |you are now (?:a|an|the) |new instructions:|system prompt|<\/?(?:system|assistant|instructions?)>|\bBEGIN (?:SYSTEM|INSTRUCTIONS)\b|do not (?:tell|inform|alert) the user|act as (?:an? )?(?:admin|root|system|developer)|call the tool|reveal_token|exfiltrat/i;
+  /ignore (?:all |any |the )?(?:previous|prior|above|earlier) (?:instructions|prompts|rules)|disregard (?:all |the )?(?:previous|prior|above) |you are now (?:a|an|the) |new instructions:|system prompt|<\/?(?:system|assistant|instructions?)>|\bBEGIN (?:SYSTEM|INSTRUCTIONS)\b|do not (?:tell|inform|alert) the user|act as (?:an? )?(?:admin|root|system|developer)|call the tool|reveal_token|\bexfiltrate (?:the |all |any |this |these |those |every |your |my |our |their )?(?:data|secrets?|credentials?|keys?|tokens?|files?|contents?|passwords?|information|it|them)\b/i;
 const SKIPPED = new Set(["_meta", "_annotations", "cursor", "next_cursor"]);
 
 /** Where {@linkcode firstInvisible} found a character, and which. */
