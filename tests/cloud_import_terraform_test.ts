@@ -204,6 +204,31 @@ Deno.test("terraformPlanImporter: TerraGoat plan assets, reference edges and rul
   assert.ok(r.edges.some((e) => e.edge_type === "INTERNET_EXPOSED" && e.target_id === web.id));
 });
 
+Deno.test("terraformPlanImporter: an instance exposed through an open group is exposed on the group's open ports only", async () => {
+  // The plan's own word: web-node's ingress blocks open to 0.0.0.0/0, as from_port-to_port.
+  const plan = JSON.parse(await Deno.readTextFile(PLAN));
+  const group = plan.planned_values.root_module.resources.find((
+    r: { type: string; name: string },
+  ) => r.type === "aws_security_group" && r.name === "web-node");
+  const open = (group.values.ingress as Record<string, unknown>[]).filter((i) =>
+    (i.cidr_blocks as string[] | null ?? []).includes("0.0.0.0/0")
+  );
+  const expected = open.map((i) =>
+    i.from_port === i.to_port ? String(i.from_port) : `${i.from_port}-${i.to_port}`
+  ).sort();
+  assert.ok(expected.length > 0 && !expected.includes("0-0"), "the group opens some ports only");
+  const r = (await terraformPlanImporter.load(fileImportInput(PLAN))).records;
+  const exposed = r.edges.filter((e) =>
+    e.edge_type === "INTERNET_EXPOSED" && e.target_id === "aws_instance.web_host"
+  );
+  assert.equal(exposed.length, 1);
+  assert.deepEqual(exposed[0]!.port_range!.split(",").sort(), expected);
+  assert.deepEqual(
+    exposed[0]!.ports,
+    expected.filter((p) => !p.includes("-")).map(Number).sort((a, b) => a - b),
+  );
+});
+
 Deno.test("a plan and the state it changes share asset keys", async () => {
   const text = await Deno.readTextFile(state("aws_vpc.tfstate"));
   const st = JSON.parse(text);

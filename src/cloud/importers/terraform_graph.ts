@@ -14,7 +14,7 @@
  */
 
 import type { AssetType, CloudProvider, EdgeType } from "../model/enums.ts";
-import type { Asset, Json } from "../model/records.ts";
+import type { Asset, Edge, Json } from "../model/records.ts";
 import { arr, isObject, obj, str, strings } from "./import_input.ts";
 import { allowsAnyone, parsePolicy } from "./iam_policy.ts";
 import { analyseIam } from "./iam_authorization.ts";
@@ -840,13 +840,16 @@ function markBlockedGrants(b: RecordsBuilder, bucketId: string): void {
 
 /** Sets public-bucket facts and internet exposure of resources behind open groups. */
 export function markExposure(b: RecordsBuilder): void {
-  const openGroups = new Map<string, string>();
+  // Each group open to the internet: the placeholder its rules come from, and those rules.
+  const openGroups = new Map<string, { placeholder: string; rules: Edge[] }>();
   for (const edge of b.records.edges) {
     if (
       edge.edge_type === "SECURITY_GROUP_RULE" && edge.direction === "ingress" &&
       edge.properties.internet === true
     ) {
-      openGroups.set(edge.target_id, edge.source_id);
+      const open = openGroups.get(edge.target_id);
+      if (open) open.rules.push(edge);
+      else openGroups.set(edge.target_id, { placeholder: edge.source_id, rules: [edge] });
     }
   }
   for (const asset of b.assets()) {
@@ -898,8 +901,8 @@ export function markExposure(b: RecordsBuilder): void {
   }
   for (const edge of [...b.records.edges]) {
     if (edge.edge_type !== "ATTACHED_TO") continue;
-    const placeholder = openGroups.get(edge.target_id);
-    if (!placeholder) continue;
+    const open = openGroups.get(edge.target_id);
+    if (!open) continue;
     const asset = b.asset(edge.source_id);
     if (!asset) continue;
     const m = asset.metadata;
@@ -909,11 +912,33 @@ export function markExposure(b: RecordsBuilder): void {
     if (!reachable) continue;
     asset.is_internet_exposed = true;
     b.addEdge({
-      source_id: placeholder,
+      source_id: open.placeholder,
       target_id: asset.id,
       edge_type: "INTERNET_EXPOSED",
       description: `via ${edge.target_id}`,
+      ...openPortsOf(open.rules),
       properties: { via: edge.target_id },
     });
   }
+}
+
+/**
+ * The ports, port ranges and protocol an exposure through open rules admits: what the rules
+ * say, joined (`22,80,443`), or every port (`*`) when one of them admits all.
+ */
+function openPortsOf(
+  rules: readonly Edge[],
+): { ports: number[]; port_range: string; protocol: string | null } {
+  const protocols = new Set(rules.map((r) => r.protocol ?? "ALL"));
+  const protocol = protocols.size === 1 ? [...protocols][0]! : "MIXED";
+  const ranges: string[] = [];
+  for (const r of rules) {
+    const range = r.port_range || r.ports.join(",");
+    if (range === "" || range === "*" || (r.protocol ?? "ALL").toUpperCase() === "ALL") {
+      return { ports: [], port_range: "*", protocol };
+    }
+    for (const part of range.split(",")) if (!ranges.includes(part)) ranges.push(part);
+  }
+  const ports = [...new Set(rules.flatMap((r) => r.ports))].sort((a, c) => a - c);
+  return { ports, port_range: ranges.join(","), protocol };
 }
