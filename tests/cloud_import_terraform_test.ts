@@ -258,6 +258,57 @@ Deno.test("a plan and the state it changes share asset keys", async () => {
   );
 });
 
+Deno.test("terraformPlanImporter: network ids a resource names that are not in the plan are unresolved references", async () => {
+  const inPlan = { subnet: "subnet-0a1b2c3d4e5f60718", group: "sg-0123456789abcdef0" };
+  const missing = { subnet: "subnet-08d97c958ab1effaf", group: "sg-0dd5a3c9ad93769cd" };
+  const resource = (type: string, name: string, values: Record<string, unknown>) => ({
+    address: `${type}.${name}`,
+    mode: "managed",
+    type,
+    name,
+    values,
+  });
+  const plan = {
+    format_version: "1.2",
+    terraform_version: "1.5.7",
+    planned_values: {
+      root_module: {
+        resources: [
+          resource("aws_subnet", "known", { id: inPlan.subnet, cidr_block: "10.0.1.0/24" }),
+          resource("aws_security_group", "known", { id: inPlan.group, name: "known" }),
+          resource("aws_instance", "inside", {
+            subnet_id: inPlan.subnet,
+            vpc_security_group_ids: [inPlan.group],
+          }),
+          resource("aws_instance", "outside", {
+            subnet_id: missing.subnet,
+            vpc_security_group_ids: [inPlan.group, missing.group],
+            ami: "ami-0123456789abcdef0",
+          }),
+        ],
+      },
+    },
+    resource_changes: [],
+  };
+  const r = (await terraformPlanImporter.load({ ...fileImportInput("plan.json"), json: plan }))
+    .records;
+  assert.deepEqual(
+    (r.unresolved_references as Record<string, unknown>[])
+      .map((u) => [u.from, u.attribute, u.value]).sort(),
+    [
+      ["aws_instance.outside", "subnet_id", missing.subnet],
+      ["aws_instance.outside", "vpc_security_group_ids", missing.group],
+    ],
+  );
+  // What is in the plan still links.
+  assert.ok(
+    r.edges.some((e) =>
+      e.edge_type === "ATTACHED_TO" && e.source_id === "aws_instance.outside" &&
+      e.target_id === "aws_security_group.known"
+    ),
+  );
+});
+
 Deno.test("terraform importers: bad input is refused with file and position", async () => {
   await withTempDir(async (dir) => {
     const full = await Deno.readTextFile(state("aws_vpc.tfstate"));

@@ -84,6 +84,13 @@ const REFERENCE_ATTRIBUTES: Readonly<Record<string, { type: EdgeType; reverse?: 
   cloud_watch_logs_group_arn: { type: "LOGS_TO" },
 };
 
+/**
+ * The AWS ids of network resources (security groups, subnets, VPCs, instances, network
+ * interfaces, gateways, route tables, network ACLs): a reference attribute holding one that is
+ * not in the input is listed as an unresolved reference.
+ */
+const AWS_NETWORK_ID = /^(?:sg|subnet|vpc|i|eni|igw|nat|rtb|acl|tgw|pcx|vpce)-[0-9a-f]{8,17}$/;
+
 /** Attributes never read as references (they are the resource's own identity). */
 const SELF_ATTRIBUTES = new Set(["id", "arn", "name", "owner_id", "account_id", "project", "tags"]);
 
@@ -380,6 +387,15 @@ export function buildTerraformRecords(
       });}
   };
 
+  // A network id (a group, subnet, VPC, instance, …) a resource names that is not in the input.
+  const listed = new Set<string>();
+  const unresolved = (from: string, attribute: string, value: string): void => {
+    const key = `${from}\u0000${attribute}\u0000${value}`;
+    if (listed.has(key)) return;
+    listed.add(key);
+    b.records.unresolved_references.push({ from, attribute, value });
+  };
+
   // Pass 2: references by attribute value and by configuration expression.
   for (const inst of kept) {
     const self = inst.address;
@@ -394,6 +410,7 @@ export function buildTerraformRecords(
       for (const c of candidates) {
         if (c.length < 3) continue;
         const target = resolve(c);
+        if (!target && typed && AWS_NETWORK_ID.test(c)) unresolved(self, attr, c);
         if (!target || target === self) continue;
         if (typed) link(self, target, typed.type, typed.reverse === true, attr);
         else if (c.length >= 8) {
