@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { sampleRecords } from "../src/cloud/demo/estate.ts";
 import { ImporterRegistry, loadInput } from "../src/cloud/importers/detect.ts";
 import { emptyNotes, type Importer } from "../src/cloud/importers/importer.ts";
+import { parseFinding } from "../src/cloud/importers/parse_records.ts";
 import { MAX_INPUT_BYTES } from "../src/cloud/importers/read.ts";
 import { LoadError } from "../src/cloud/model/errors.ts";
 import { emptyRecords } from "../src/cloud/model/records.ts";
@@ -277,4 +278,12 @@ Deno.test("loadInput() with an explicit kind says what a directory lacks", async
       });
     }
   });
+});
+
+Deno.test("parseFinding() keeps a missing or null detection time null, not an empty string", () => {
+  const base = { id: "f-1", resource_id: "a-1", severity: "HIGH", title: "t" };
+  assert.equal(parseFinding(base, "findings[0]", 0).detected_at, null);
+  assert.equal(parseFinding({ ...base, detected_at: null }, "findings[0]", 0).detected_at, null);
+  const at = "2024-03-09T10:15:00.000Z";
+  assert.equal(parseFinding({ ...base, detected_at: at }, "findings[0]", 0).detected_at, at);
 });

@@ -251,7 +251,7 @@ export function parseFinding(value: unknown, where: string, index: number): Find
     source_finding_id: optStr(value, "source_finding_id", where),
     compliance_frameworks: stringList(value, "compliance_frameworks", where),
     cvss_score: cvss,
-    detected_at: str(value, "detected_at", where, ""),
+    detected_at: optStr(value, "detected_at", where),
     is_suppressed: bool(value, "is_suppressed", where, false),
   };
 }
