@@ -1,6 +1,7 @@
 /**
- * Streaming decompression for the artifact readers: gzip (multi-member) and
- * raw deflate through `node:zlib`, zstd (concatenated and skippable frames)
+ * Streaming decompression for the artifact readers: gzip (multi-member,
+ * trailing garbage ignored as `gzip -d` ignores it) through its own member
+ * walker over `node:zlib`'s raw inflate, raw deflate through `node:zlib`, zstd (concatenated and skippable frames)
  * through `node:zlib`'s zstd decoder driven frame by frame, and xz
  * (concatenated streams, stream padding) through the xz-embedded WebAssembly
  * build of the `xz-decompress` package, and bzip2 (concatenated streams)
@@ -15,15 +16,11 @@
  * @module
  */
 
-import {
-  constants as zlibConstants,
-  createGunzip,
-  createInflateRaw,
-  createZstdDecompress,
-} from "node:zlib";
+import { constants as zlibConstants, createInflateRaw, createZstdDecompress } from "node:zlib";
 import xzModule from "xz-decompress";
 import { ArchiveFormatError, type ArchiveLimit, ArchiveLimitError } from "./errors.ts";
 import { createBzip2Decoder } from "./bzip2_decoder.ts";
+import { createGzipDecoder } from "./gzip_decoder.ts";
 
 /** The compressed-stream formats that {@linkcode detectCompression} recognises. */
 export type Compression = "gzip" | "xz" | "zstd" | "bzip2";
@@ -71,7 +68,8 @@ export interface DecompressOptions {
   outputLimit?: "max_entry_bytes" | "max_total_bytes";
   /**
    * Told about an oddity that does not stop decoding (bytes after the last
-   * bzip2 stream that start no other, which are ignored), once, at the end.
+   * bzip2 stream or gzip member that start no other, which are ignored),
+   * once, at the end.
    */
   onWarning?: (warning: string) => void;
 }
@@ -103,7 +101,12 @@ export function decompress(
 ): ReadableStream<Uint8Array> {
   switch (kind) {
     case "gzip":
-      return zlibStream("gzip", () => createGunzip({ chunkSize: ZLIB_CHUNK }), input, options);
+      return syncDecoderStream(
+        "gzip",
+        () => createGzipDecoder({ onWarning: options.onWarning }),
+        input,
+        options,
+      );
     case "deflate-raw":
       return zlibStream(
         "deflate",
