@@ -107,11 +107,11 @@ class HeaderParser {
       case 0:
         if (bytes.length < 10) return false;
         if (bytes[2] !== 8) {
-          throw new ArchiveFormatError("gzip", `unknown compression method ${bytes[2]}`, at);
+          throw new ArchiveFormatError("gzip", "unknown compression method", at);
         }
         this.#flags = bytes[3]!;
         if (this.#flags & 0xe0) {
-          throw new ArchiveFormatError("gzip", "reserved flag bits set in a member header", at);
+          throw new ArchiveFormatError("gzip", "unknown header flags set", at);
         }
         return this.#next(1);
       case 1:
@@ -129,7 +129,7 @@ class HeaderParser {
         const stored = bytes[bytes.length - 2]! | bytes[bytes.length - 1]! << 8;
         const computed = crc32(new Uint8Array(bytes.slice(0, -2))) & 0xffff;
         if (stored !== computed) {
-          throw new ArchiveFormatError("gzip", "member header CRC mismatch", at);
+          throw new ArchiveFormatError("gzip", "header crc mismatch", at);
         }
         return true;
       }
@@ -237,12 +237,12 @@ export function createGzipDecoder(options: GzipDecoderOptions = {}): GzipDecoder
         case State.Header: {
           const byte = chunk[i]!;
           if (header.length === 0 && byte !== 0x1f) {
-            if (members === 0) fail("not gzip data (bad magic bytes)", offset + i);
+            if (members === 0) fail("incorrect header check", offset + i);
             state = State.Garbage;
             break;
           }
           if (header.length === 1 && byte !== 0x8b) {
-            if (members === 0) fail("not gzip data (bad magic bytes)", offset + i - 1);
+            if (members === 0) fail("incorrect header check", offset + i - 1);
             garbage += 1;
             header = new HeaderParser();
             state = State.Garbage;
@@ -284,8 +284,8 @@ export function createGzipDecoder(options: GzipDecoderOptions = {}): GzipDecoder
             ];
             const storedCrc = (a | b << 8 | c << 16 | d << 24) >>> 0;
             const storedSize = (e | f << 8 | g << 16 | h << 24) >>> 0;
-            if (storedCrc !== crc >>> 0) fail("member CRC-32 mismatch", offset + i - 8);
-            if (storedSize !== size) fail("member length mismatch", offset + i - 4);
+            if (storedCrc !== crc >>> 0) fail("incorrect data check", offset + i - 8);
+            if (storedSize !== size) fail("incorrect length check", offset + i - 4);
             trailer.length = 0;
             members++;
             state = State.Header;
@@ -306,12 +306,12 @@ export function createGzipDecoder(options: GzipDecoderOptions = {}): GzipDecoder
     if (state === State.Deflate) {
       // Tells the inflater the input has ended: it fails unless the deflate data was complete.
       const end = yield* inflate(new Uint8Array(0), 0, zlibConstants.Z_FINISH);
-      if (end >= 0) fail("truncated input (the member trailer is missing)", offset);
+      if (end >= 0) fail("truncated input (unexpected end of file)", offset);
     }
-    if (state === State.Trailer) fail("truncated input (inside a member trailer)", offset);
+    if (state === State.Trailer) fail("truncated input (unexpected end of file)", offset);
     if (state === State.Header && header.length > 0) {
       if (members === 0 || header.length >= 2) {
-        fail("truncated input (inside a member header)", offset);
+        fail("truncated input (unexpected end of file)", offset);
       }
       // A lone 0x1f after the last member opens no member.
       garbage += header.length;
