@@ -11,54 +11,17 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { decompress } from "../src/apps/artifacts/compression.ts";
 import { ArchiveFormatError } from "../src/apps/artifacts/errors.ts";
 import { hasProgram, type Loose, ok, run, withTempRoot } from "./helpers/in_memory.ts";
 import { inventoryAll } from "./helpers/inventory.ts";
 import { runProgram } from "./helpers/programs.ts";
-import { sha256 } from "./helpers/archives.ts";
 import { withTempDir } from "./helpers/temp_dir.ts";
 import { concat } from "../src/apps/artifacts/chunk_source.ts";
+import { decodeParts, peerSha, shellBytes } from "./helpers/stream_tails.ts";
 
 const MISSING = ["bzip2", "bash", "sha256sum", "tar"].find((p) => !hasProgram(p));
 const IGNORE = MISSING ? `needs ${MISSING} (--allow-run=${MISSING})` : false;
 if (IGNORE) console.log(`ignored: ${IGNORE}`);
-
-/** Runs a shell script; its stdout as bytes (it must succeed). */
-async function shellBytes(script: string): Promise<Uint8Array> {
-  const out = await new Deno.Command("bash", { args: ["-o", "pipefail", "-c", script] }).output();
-  assert.ok(out.success, new TextDecoder().decode(out.stderr));
-  return out.stdout;
-}
-
-/** `bzip2 -dc` of a file: its output's SHA-256 (exit code ignored: trailing garbage is a warning). */
-async function peerSha(path: string): Promise<string> {
-  const out = await runProgram("bash", ["-c", `bzip2 -dc '${path}' 2>/dev/null | sha256sum`]);
-  return out.stdout.split(" ")[0]!;
-}
-
-/** Decodes `parts` (the input's chunks) with `decompress`: the output's digest and the warnings. */
-async function decode(
-  parts: Uint8Array[],
-): Promise<{ sha256: string; warnings: string[] } | { error: unknown }> {
-  const warnings: string[] = [];
-  const input = new ReadableStream<Uint8Array>({
-    start(controller): void {
-      for (const part of parts) controller.enqueue(part);
-      controller.close();
-    },
-  });
-  try {
-    const out = decompress("bzip2", input, {
-      maxOutputBytes: 1 << 30,
-      maxRatio: 1_000_000,
-      onWarning: (warning) => warnings.push(warning),
-    });
-    return { sha256: sha256(new Uint8Array(await new Response(out).arrayBuffer())), warnings };
-  } catch (error) {
-    return { error };
-  }
-}
 
 /** Real bzip2 streams, concatenated: text, an empty stream, a 3-block binary, one byte. */
 async function concatenated(dir: string): Promise<{ path: string; boundaries: number[] }> {
@@ -95,16 +58,19 @@ Deno.test({
     withTempDir(async (dir) => {
       const { path, boundaries } = await concatenated(dir);
       const bytes = await Deno.readFile(path);
-      const expected = await peerSha(path);
+      const expected = await peerSha("bzip2", path);
       // Splits just inside the first header and around every stream boundary.
       const splits = new Set<number>([1, 2, 3, 4, 5]);
       for (const boundary of boundaries.slice(0, -1)) {
         for (let d = -2; d <= 5; d++) splits.add(boundary + d);
       }
-      const whole = await decode([bytes]);
+      const whole = await decodeParts("bzip2", [bytes]);
       assert.deepEqual(whole, { sha256: expected, warnings: [] });
       for (const split of splits) {
-        const result = await decode([bytes.subarray(0, split), bytes.subarray(split)]);
+        const result = await decodeParts("bzip2", [
+          bytes.subarray(0, split),
+          bytes.subarray(split),
+        ]);
         assert.deepEqual(result, { sha256: expected, warnings: [] }, `split at ${split}`);
       }
     }, { prefix: "casefile-bzip2-concat-" }),
@@ -118,7 +84,7 @@ Deno.test({
     withTempDir(async (dir) => {
       const { path } = await concatenated(dir);
       const bytes = await Deno.readFile(path);
-      const expected = await peerSha(path);
+      const expected = await peerSha("bzip2", path);
       const tails: Record<string, Uint8Array> = {
         zeros: new Uint8Array(1000),
         text: new TextEncoder().encode("not a bzip2 stream\n"),
@@ -133,12 +99,12 @@ Deno.test({
         const file = join(dir, "tailed.bz2");
         await Deno.writeFile(file, concat([bytes, tail]));
         const peer = await runProgram("bzip2", ["-t", file]);
-        const result = await decode([bytes, tail]);
+        const result = await decodeParts("bzip2", [bytes, tail]);
         if (peer.code === 0) {
           assert.match(peer.stderr, /trailing garbage after EOF ignored/, label);
           assert.ok("sha256" in result, `${label}: ${"error" in result ? result.error : ""}`);
           assert.equal(result.sha256, expected, label);
-          assert.equal(result.sha256, await peerSha(file), label);
+          assert.equal(result.sha256, await peerSha("bzip2", file), label);
           assert.equal(result.warnings.length, 1, label);
           assert.match(result.warnings[0]!, new RegExp(`^${tail.length} byte\\(s\\) after`), label);
         } else {
@@ -176,7 +142,7 @@ Deno.test({
       const paths = inventory.occurrences.map((o: Loose) => o.logical_path as string);
       assert.deepEqual(paths.filter((p) => p.startsWith("tree.tar/")).sort(), members);
       const stream = inventory.occurrences.find((o: Loose) => o.logical_path === "tree.tar");
-      assert.equal(stream.sha256, await peerSha(archive));
+      assert.equal(stream.sha256, await peerSha("bzip2", archive));
       const root = inventory.occurrences.find((o: Loose) => o.logical_path === ".");
       const note = new RegExp(`^${junk.length} byte\\(s\\) after the end of the last bzip2 stream`);
       assert.ok(root.limitations.some((l: string) => note.test(l)), root.limitations.join(" | "));

@@ -12,54 +12,17 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { decompress } from "../src/apps/artifacts/compression.ts";
 import { ArchiveFormatError } from "../src/apps/artifacts/errors.ts";
 import { hasProgram, type Loose, ok, run, withTempRoot } from "./helpers/in_memory.ts";
 import { inventoryAll } from "./helpers/inventory.ts";
 import { runProgram } from "./helpers/programs.ts";
-import { sha256 } from "./helpers/archives.ts";
 import { withTempDir } from "./helpers/temp_dir.ts";
 import { concat } from "../src/apps/artifacts/chunk_source.ts";
+import { decodeParts, peerSha, shellBytes } from "./helpers/stream_tails.ts";
 
 const MISSING = ["gzip", "bash", "sha256sum", "tar"].find((p) => !hasProgram(p));
 const IGNORE = MISSING ? `needs ${MISSING} (--allow-run=${MISSING})` : false;
 if (IGNORE) console.log(`ignored: ${IGNORE}`);
-
-/** Runs a shell script; its stdout as bytes (it must succeed). */
-async function shellBytes(script: string): Promise<Uint8Array> {
-  const out = await new Deno.Command("bash", { args: ["-o", "pipefail", "-c", script] }).output();
-  assert.ok(out.success, new TextDecoder().decode(out.stderr));
-  return out.stdout;
-}
-
-/** `gzip -dc` of a file: its output's SHA-256 (exit code ignored: trailing garbage is a warning). */
-async function peerSha(path: string): Promise<string> {
-  const out = await runProgram("bash", ["-c", `gzip -dc '${path}' 2>/dev/null | sha256sum`]);
-  return out.stdout.split(" ")[0]!;
-}
-
-/** Decodes `parts` (the input's chunks) with `decompress`: the output's digest and the warnings. */
-async function decode(
-  parts: Uint8Array[],
-): Promise<{ sha256: string; warnings: string[] } | { error: unknown }> {
-  const warnings: string[] = [];
-  const input = new ReadableStream<Uint8Array>({
-    start(controller): void {
-      for (const part of parts) controller.enqueue(part);
-      controller.close();
-    },
-  });
-  try {
-    const out = decompress("gzip", input, {
-      maxOutputBytes: 1 << 30,
-      maxRatio: 1_000_000,
-      onWarning: (warning) => warnings.push(warning),
-    });
-    return { sha256: sha256(new Uint8Array(await new Response(out).arrayBuffer())), warnings };
-  } catch (error) {
-    return { error };
-  }
-}
 
 /** Pseudo-random bytes from a fixed seed. */
 function noise(length: number, seed: number): Uint8Array {
@@ -103,7 +66,7 @@ Deno.test({
     withTempDir(async (dir) => {
       const { path, boundaries } = await concatenated(dir);
       const members = await Deno.readFile(path);
-      const expected = await peerSha(path);
+      const expected = await peerSha("gzip", path);
       assert.equal((await runProgram("gzip", ["-t", path])).code, 0);
       const junk = new TextEncoder().encode("junk after the members\n");
       const tailed = join(dir, "tailed.gz");
@@ -112,15 +75,15 @@ Deno.test({
       const tested = await runProgram("gzip", ["-t", tailed]);
       assert.equal(tested.code, 2, tested.stderr);
       assert.match(tested.stderr, /trailing garbage ignored/);
-      assert.equal(await peerSha(tailed), expected);
+      assert.equal(await peerSha("gzip", tailed), expected);
       const splits = new Set<number>([1, 2, 3, 9, 10, 11, 12]);
       for (const boundary of boundaries) {
         for (let d = -9; d <= 12; d++) splits.add(boundary + d);
       }
-      assert.deepEqual(await decode([members]), { sha256: expected, warnings: [] });
+      assert.deepEqual(await decodeParts("gzip", [members]), { sha256: expected, warnings: [] });
       for (const split of [0, ...splits]) {
         const parts = split === 0 ? [bytes] : [bytes.subarray(0, split), bytes.subarray(split)];
-        const result = await decode(parts);
+        const result = await decodeParts("gzip", parts);
         assert.ok("sha256" in result, `split at ${split}: ${"error" in result && result.error}`);
         assert.equal(result.sha256, expected, `split at ${split}`);
         assert.deepEqual(result.warnings, [
@@ -138,7 +101,7 @@ Deno.test({
     withTempDir(async (dir) => {
       const { path } = await concatenated(dir);
       const bytes = await Deno.readFile(path);
-      const expected = await peerSha(path);
+      const expected = await peerSha("gzip", path);
       const second = await shellBytes("printf 'second member\\n' | gzip -c");
       const damaged = second.slice();
       damaged[damaged.length - 6]! ^= 0xff; // inside the stored CRC-32
@@ -158,13 +121,13 @@ Deno.test({
         const peer = await runProgram("gzip", ["-t", file]);
         verdicts.add(peer.code);
         for (const parts of [[bytes, tail], [concat([bytes, tail])]]) {
-          const result = await decode(parts);
+          const result = await decodeParts("gzip", parts);
           // gzip -t: exit 0 (zero padding, silently), 2 (a warning), 1 (an error).
           if (peer.code !== 1) {
             if (peer.code === 2) assert.match(peer.stderr, /trailing garbage ignored/, label);
             assert.ok("sha256" in result, `${label}: ${"error" in result ? result.error : ""}`);
             assert.equal(result.sha256, expected, label);
-            assert.equal(result.sha256, await peerSha(file), label);
+            assert.equal(result.sha256, await peerSha("gzip", file), label);
             assert.equal(result.warnings.length, 1, label);
             assert.match(
               result.warnings[0]!,
@@ -221,7 +184,7 @@ for (
         const paths = inventory.occurrences.map((o: Loose) => o.logical_path as string);
         assert.deepEqual(paths.filter((p) => p.startsWith("tree.tar/")).sort(), members);
         const stream = inventory.occurrences.find((o: Loose) => o.logical_path === "tree.tar");
-        assert.equal(stream.sha256, await peerSha(archive));
+        assert.equal(stream.sha256, await peerSha("gzip", archive));
         const root = inventory.occurrences.find((o: Loose) => o.logical_path === ".");
         const note = new RegExp(`^${tail.length} byte\\(s\\) after the last gzip member`);
         assert.ok(root.limitations.some((l: string) => note.test(l)), root.limitations.join(" | "));
