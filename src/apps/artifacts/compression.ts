@@ -21,6 +21,7 @@ import xzModule from "xz-decompress";
 import { ArchiveFormatError, type ArchiveLimit, ArchiveLimitError } from "./errors.ts";
 import { createBzip2Decoder } from "./bzip2_decoder.ts";
 import { createGzipDecoder } from "./gzip_decoder.ts";
+import { syncZlibOf } from "./zlib_handle.ts";
 
 /** The compressed-stream formats that {@linkcode detectCompression} recognises. */
 export type Compression = "gzip" | "xz" | "zstd" | "bzip2";
@@ -581,25 +582,6 @@ async function createXzDecoder(): Promise<SyncDecoder> {
 // ---------------------------------------------------------------------------
 // zstd: node:zlib's decoder, fed one frame at a time
 
-interface ZstdHandle {
-  writeSync(
-    flush: number,
-    input: Uint8Array,
-    inOffset: number,
-    inLength: number,
-    output: Uint8Array,
-    outOffset: number,
-    outLength: number,
-  ): void;
-  reset(): void;
-}
-
-interface ZstdStreamInternals {
-  _handle?: ZstdHandle | null;
-  _writeState?: Uint32Array;
-  close(): void;
-}
-
 const ZSTD_MAGIC = 0xfd2fb528;
 const ZSTD_MAX_BLOCK = 128 * 1024;
 
@@ -809,15 +791,8 @@ function zstdReason(error: unknown): string {
 }
 
 function createZstdDecoder(): SyncDecoder {
-  const stream = createZstdDecompress() as unknown as ZstdStreamInternals;
-  const handle = stream._handle;
-  const state = stream._writeState;
-  if (!handle || typeof handle.writeSync !== "function" || !(state instanceof Uint32Array)) {
-    stream.close();
-    throw new Error(
-      "zstd decoding is unavailable: this Deno's node:zlib lacks the expected decoder",
-    );
-  }
+  const stream = syncZlibOf(createZstdDecompress(), "zstd");
+  const { handle, writeState: state } = stream;
   const walker = new ZstdFrameWalker();
   let alive = true;
   let decodedInput = 0;
@@ -827,7 +802,7 @@ function createZstdDecoder(): SyncDecoder {
     let length = bytes.byteLength;
     while (true) {
       try {
-        handle!.writeSync(
+        handle.writeSync(
           zlibConstants.ZSTD_e_continue,
           bytes,
           offset,

@@ -14,6 +14,7 @@
 
 import { constants as zlibConstants, crc32, createInflateRaw } from "node:zlib";
 import { ArchiveFormatError } from "./errors.ts";
+import { syncZlibOf } from "./zlib_handle.ts";
 
 /** Options of {@linkcode createGzipDecoder}. */
 export interface GzipDecoderOptions {
@@ -40,26 +41,6 @@ export interface GzipDecoder {
  */
 export function gzipTrailingWarning(count: number, members: number): string {
   return `${count} byte(s) after the last gzip member (of ${members}) start no other member: ignored, as gzip -d does.`;
-}
-
-interface InflateHandle {
-  writeSync(
-    flush: number,
-    input: Uint8Array,
-    inOffset: number,
-    inLength: number,
-    output: Uint8Array,
-    outOffset: number,
-    outLength: number,
-  ): void;
-  reset(): void;
-  onerror: (message: string, errno: number) => void;
-}
-
-interface InflateInternals {
-  _handle?: InflateHandle | null;
-  _writeState?: Uint32Array;
-  close(): void;
 }
 
 const OUT_CHUNK = 256 * 1024;
@@ -160,15 +141,8 @@ class HeaderParser {
  * @returns The decoder.
  */
 export function createGzipDecoder(options: GzipDecoderOptions = {}): GzipDecoder {
-  const stream = createInflateRaw() as unknown as InflateInternals;
-  const handle = stream._handle;
-  const writeState = stream._writeState;
-  if (!handle || typeof handle.writeSync !== "function" || !(writeState instanceof Uint32Array)) {
-    stream.close();
-    throw new Error(
-      "gzip decoding is unavailable: this Deno's node:zlib lacks the expected inflater",
-    );
-  }
+  const stream = syncZlibOf(createInflateRaw(), "gzip");
+  const { handle, writeState } = stream;
   let zlibError: string | null = null;
   handle.onerror = (message: string): void => {
     zlibError = message;
@@ -198,7 +172,7 @@ export function createGzipDecoder(options: GzipDecoderOptions = {}): GzipDecoder
     let length = chunk.byteLength - start;
     while (true) {
       zlibError = null;
-      handle!.writeSync(flush, chunk, at, length, out, 0, out.byteLength);
+      handle.writeSync(flush, chunk, at, length, out, 0, out.byteLength);
       if (zlibError !== null) {
         const reason = flush === zlibConstants.Z_FINISH
           ? `truncated input (${zlibError})`
@@ -251,7 +225,7 @@ export function createGzipDecoder(options: GzipDecoderOptions = {}): GzipDecoder
           i++;
           if (header.add(byte, offset + i - 1)) {
             header = new HeaderParser();
-            handle!.reset();
+            handle.reset();
             crc = 0;
             size = 0;
             state = State.Deflate;
