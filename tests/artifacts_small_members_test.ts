@@ -102,37 +102,106 @@ Deno.test("scan: an archive cut inside a small member records it as not fully re
   assert.equal(partial.content_kind, "data");
 });
 
-Deno.test("scan: a compressed stream that fails inside a small member still lists the member as not fully read", async () => {
+/** A .tar.gz of `members` (gzipped by node:zlib), written to a temporary directory and scanned after `damage`. */
+async function scanTarGz(
+  members: { name: string; bytes: Uint8Array }[],
+  damage: (gz: Uint8Array) => Uint8Array,
+): Promise<{ snapshot: ArtifactSnapshot; gzipTest: string | null }> {
   const { gzipSync } = await import("node:zlib");
-  // Bytes that do not compress, so the member spans most of the gzip stream.
-  const noise = new Uint8Array(200_000);
-  for (let i = 0; i < noise.length; i += 65_536) {
-    crypto.getRandomValues(noise.subarray(i, Math.min(noise.length, i + 65_536)));
-  }
   const tar = concat([
-    tarHeader({ name: "noise.bin", size: noise.byteLength }),
-    tarData(noise),
+    ...members.flatMap((m) => [
+      tarHeader({ name: m.name, size: m.bytes.byteLength }),
+      tarData(m.bytes),
+    ]),
     TAR_END,
   ]);
-  const gz = new Uint8Array(gzipSync(tar));
-  // Stored deflate blocks carry their length twice; breaking one copy fails the inflate there.
-  gz.fill(0xff, Math.floor(gz.length / 2), Math.floor(gz.length / 2) + 64);
+  const gz = damage(new Uint8Array(gzipSync(tar)));
   const dir = await Deno.makeTempDir({ prefix: "casefile-small-members-" });
   try {
-    const path = join(dir, "noise.tar.gz");
+    const path = join(dir, "members.tar.gz");
     await Deno.writeFile(path, gz);
-    const snapshot = await scanArtifact({ kind: "file", realPath: path, name: "noise.tar.gz" }, {
+    // What gzip -t says of the same bytes, when gzip is here.
+    let gzipTest: string | null = null;
+    try {
+      const out = await new Deno.Command("gzip", { args: ["-t", path], stderr: "piped" }).output();
+      gzipTest = out.success ? "ok" : new TextDecoder().decode(out.stderr);
+    } catch {
+      gzipTest = null;
+    }
+    const snapshot = await scanArtifact({ kind: "file", realPath: path, name: "members.tar.gz" }, {
       limits: DEFAULT_LIMITS,
     });
-    assert.equal(snapshot.manifest.complete, false);
-    const member = snapshot.occurrences.find((o) => o.logical_path === "noise.tar/noise.bin");
-    assert.ok(member, snapshot.occurrences.map((o) => o.logical_path).join(", "));
-    assert.equal(member.sha256, null);
-    assert.ok(
-      member.limitations.some((l) => /not fully read/i.test(l)),
-      member.limitations.join("; "),
-    );
+    return { snapshot, gzipTest };
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+}
+
+/** `size` bytes that do not compress, so a member spans its share of the gzip stream. */
+function noise(size: number): Uint8Array {
+  const out = new Uint8Array(size);
+  for (let i = 0; i < out.length; i += 65_536) {
+    crypto.getRandomValues(out.subarray(i, Math.min(out.length, i + 65_536)));
+  }
+  return out;
+}
+
+Deno.test("scan: a compressed stream cut inside a small member lists the member as not fully read and keeps the one before", async () => {
+  const first = noise(50_000);
+  const cut = noise(200_000);
+  const { snapshot, gzipTest } = await scanTarGz(
+    [{ name: "first.bin", bytes: first }, { name: "cut.bin", bytes: cut }],
+    // Cut halfway through the second member's share of the stream.
+    (gz) => gz.subarray(0, Math.floor(gz.length * 0.6)),
+  );
+  if (gzipTest !== null) assert.match(gzipTest, /unexpected end of file/);
+  assert.equal(snapshot.manifest.complete, false);
+  const whole = snapshot.occurrences.find((o) => o.logical_path === "members.tar/first.bin");
+  assert.ok(whole, snapshot.occurrences.map((o) => o.logical_path).join(", "));
+  // A cut stream says nothing against the bytes decoded before the cut.
+  assert.equal(whole.sha256, sha256(first));
+  assert.equal(whole.hash_status, "verified");
+  const member = snapshot.occurrences.find((o) => o.logical_path === "members.tar/cut.bin");
+  assert.ok(member, snapshot.occurrences.map((o) => o.logical_path).join(", "));
+  assert.equal(member.sha256, null);
+  assert.equal(member.hash_status, "unavailable");
+  assert.ok(
+    member.limitations.some((l) => /not fully read/i.test(l)),
+    member.limitations.join("; "),
+  );
 });
+
+for (
+  const [what, at, reason] of [
+    ["CRC-32", 8, /incorrect data check/],
+    ["length", 4, /incorrect length check/],
+  ] as const
+) {
+  Deno.test(`scan: members read before a gzip trailer's ${what} check fails are mismatched, not verified, as gzip -t fails the stream`, async () => {
+    const first = noise(50_000);
+    const second = noise(200_000);
+    const { snapshot, gzipTest } = await scanTarGz(
+      [{ name: "first.bin", bytes: first }, { name: "second.bin", bytes: second }],
+      // The trailer's check value no longer matches the (intact) data it covers.
+      (gz) => {
+        gz[gz.length - at] = gz[gz.length - at]! ^ 0x01;
+        return gz;
+      },
+    );
+    if (gzipTest !== null) assert.match(gzipTest, /crc error|length error/);
+    assert.equal(snapshot.manifest.complete, false);
+    for (const [name, bytes] of [["first.bin", first], ["second.bin", second]] as const) {
+      const member = snapshot.occurrences.find((o) => o.logical_path === `members.tar/${name}`);
+      assert.ok(member, snapshot.occurrences.map((o) => o.logical_path).join(", "));
+      // The digest of the bytes as decoded, but not confirmed by the check that failed.
+      assert.equal(member.sha256, sha256(bytes));
+      assert.equal(member.hash_status, "mismatched");
+      assert.ok(
+        member.limitations.some((l) => /failed its integrity check/.test(l) && reason.test(l)),
+        member.limitations.join("; "),
+      );
+    }
+    const tar = snapshot.occurrences.find((o) => o.logical_path === "members.tar")!;
+    assert.ok(tar.limitations.some((l) => /2 member\(s\) read before the failed check/.test(l)));
+  });
+}

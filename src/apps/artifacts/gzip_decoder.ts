@@ -43,7 +43,7 @@ export function gzipTrailingWarning(count: number, members: number): string {
   return `${count} byte(s) after the last gzip member (of ${members}) start no other member: ignored, as gzip -d does.`;
 }
 
-const OUT_CHUNK = 256 * 1024;
+const OUT_CHUNK = 64 * 1024;
 /** Longest member header accepted (file name and comment included). */
 const MAX_HEADER_BYTES = 1 << 20;
 const FHCRC = 0x02;

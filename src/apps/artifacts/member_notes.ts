@@ -18,6 +18,26 @@ export function damagedNote(format: string, reason: string): string {
   return `Damaged ${format}: ${reason}`;
 }
 
+/**
+ * The note on a member decoded from a compressed stream that then failed its
+ * integrity check: its bytes were read, but some decoded byte is wrong.
+ */
+export function failedCheckNote(containerPath: string, reason: string): string {
+  return `Decoded from a stream that then failed its integrity check (${containerPath}: ${reason}): some decoded byte is wrong and which is not known, so this sha256 is of the bytes as decoded, not confirmed as the original's.`;
+}
+
+const CODECS = new Set(["gzip", "deflate", "xz", "zstd", "bzip2"]);
+
+/**
+ * Whether a decoder's error is a failed integrity check of bytes it already
+ * produced (a CRC-32, length or content checksum that did not match), rather
+ * than data it could not decode or input that ended early.
+ */
+export function isFailedCheck(error: { format: string; reason: string }): boolean {
+  return CODECS.has(error.format) &&
+    /\b(data|length) check\b|\bcrc\b|checksum/i.test(error.reason);
+}
+
 /** The note on a container max_depth keeps closed. */
 export function maxDepthNote(format: string, depth: number, maxDepth: number): string {
   return `A ${format} archive at nesting depth ${depth}: max_depth (${maxDepth}) stops descent.`;

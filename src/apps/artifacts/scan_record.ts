@@ -237,6 +237,29 @@ export class ScanRecord {
   }
 
   /**
+   * Marks every hashed occurrence under `containerPath` as holding bytes a
+   * failed integrity check covers: their content was decoded and hashed
+   * before the enclosing stream's check (a gzip trailer's CRC-32, say) said
+   * some decoded byte is wrong, and which one is not known. Their sha256 stays
+   * (it is the digest of the bytes as decoded); their hash_status becomes
+   * `mismatched` and the note says why.
+   *
+   * @returns How many occurrences were marked.
+   */
+  distrustUnder(containerPath: string, note: string): number {
+    const prefix = containerPath === "." ? "" : `${containerPath}/`;
+    let marked = 0;
+    for (const occurrence of this.#occurrences) {
+      if (occurrence.hash_status !== "verified") continue;
+      if (!occurrence.logical_path.startsWith(prefix) || occurrence.logical_path === ".") continue;
+      occurrence.hash_status = "mismatched";
+      if (occurrence.limitations.length < 20) occurrence.limitations.push(note);
+      marked++;
+    }
+    return marked;
+  }
+
+  /**
    * Drops what shadowed members left in the graph: the edge of each earlier
    * member whose path a later one took (its occurrence id is the later one's),
    * unless it leads to the listed content, and each content then reached by

@@ -8,6 +8,8 @@
 
 import {
   damagedNote,
+  failedCheckNote,
+  isFailedCheck,
   maxDepthNote,
   notFullyReadNote,
   notFullyTraversedNote,
@@ -524,6 +526,17 @@ export class Scanner {
           } else if (error instanceof ArchiveFormatError) {
             limitations.push(damagedNote(error.format, error.message));
             this.#record.incomplete(`${logicalPath}: ${error.message}`);
+            if (isFailedCheck(error)) {
+              const marked = this.#record.distrustUnder(
+                logicalPath,
+                failedCheckNote(logicalPath, error.message),
+              );
+              if (marked > 0) {
+                limitations.push(
+                  `${marked} member(s) read before the failed check are marked mismatched: their bytes are not confirmed.`,
+                );
+              }
+            }
             if (/crc/i.test(error.message) && sniffed.container === "gzip") {
               this.#record.integrity({
                 logical_path: logicalPath,
