@@ -309,6 +309,66 @@ Deno.test("terraformPlanImporter: network ids a resource names that are not in t
   );
 });
 
+Deno.test("terraformPlanImporter: AWS resources that name no region take the plan's one AWS provider region; IAM stays global", async () => {
+  // jq '.configuration.provider_config.aws.expressions.region.constant_value' → "us-west-2"
+  const r = (await terraformPlanImporter.load(fileImportInput(PLAN))).records;
+  const regionOf = (id: string) => r.assets.find((a) => a.id === id)?.region;
+  assert.equal(regionOf("aws_instance.web_host"), "us-west-2");
+  assert.equal(regionOf("aws_s3_bucket.data"), "us-west-2");
+  assert.equal(regionOf("aws_lambda_function.analysis_lambda"), "us-west-2");
+  // IAM is a global service, whatever region the provider sets.
+  const global = r.assets.filter((a) => a.region === "global").map((a) => a.id).sort();
+  assert.deepEqual(global, [
+    "aws_iam_access_key.user",
+    "aws_iam_instance_profile.ec2profile",
+    "aws_iam_role.ec2role",
+    "aws_iam_role.iam_for_eks",
+    "aws_iam_role.iam_for_lambda",
+    "aws_iam_user.user",
+  ]);
+  assert.equal(r.assets.filter((a) => a.region === "us-west-2").length, r.assets.length - 6);
+
+  // An aliased second AWS provider (or a region that is not a constant) may place resources
+  // elsewhere: no region is guessed.
+  const planWith = (providerConfig: Record<string, unknown>) => ({
+    format_version: "1.2",
+    terraform_version: "1.5.7",
+    configuration: { provider_config: providerConfig },
+    planned_values: {
+      root_module: {
+        resources: [{
+          address: "aws_instance.app",
+          mode: "managed",
+          type: "aws_instance",
+          name: "app",
+          values: { ami: "ami-0123456789abcdef0" },
+        }],
+      },
+    },
+    resource_changes: [],
+  });
+  const regionIn = async (providerConfig: Record<string, unknown>) =>
+    (await terraformPlanImporter.load({
+      ...fileImportInput("plan.json"),
+      json: planWith(providerConfig),
+    })).records.assets.find((a) => a.id === "aws_instance.app")!.region;
+  const constant = (region: string) => ({ expressions: { region: { constant_value: region } } });
+  assert.equal(await regionIn({ aws: { name: "aws", ...constant("eu-west-1") } }), "eu-west-1");
+  assert.equal(
+    await regionIn({
+      aws: { name: "aws", ...constant("eu-west-1") },
+      "aws.west": { name: "aws", alias: "west", ...constant("us-west-2") },
+    }),
+    "global",
+  );
+  assert.equal(
+    await regionIn({
+      aws: { name: "aws", expressions: { region: { references: ["var.region"] } } },
+    }),
+    "global",
+  );
+});
+
 Deno.test("terraform importers: bad input is refused with file and position", async () => {
   await withTempDir(async (dir) => {
     const full = await Deno.readTextFile(state("aws_vpc.tfstate"));

@@ -91,6 +91,14 @@ const REFERENCE_ATTRIBUTES: Readonly<Record<string, { type: EdgeType; reverse?: 
  */
 const AWS_NETWORK_ID = /^(?:sg|subnet|vpc|i|eni|igw|nat|rtb|acl|tgw|pcx|vpce)-[0-9a-f]{8,17}$/;
 
+/**
+ * Terraform types of AWS's global services (IAM, Route 53 but its resolver, CloudFront,
+ * Organizations, Global Accelerator, WAF Classic, Shield, Budgets, Cost Explorer, account
+ * settings): they have no region, whatever the provider's.
+ */
+const AWS_GLOBAL_TYPE =
+  /^aws_(?:iam_|route53_(?!resolver)|route53domains_|cloudfront_|organizations_|globalaccelerator_|waf_|shield_|budgets_|ce_|account_|s3_account_)/;
+
 /** Attributes never read as references (they are the resource's own identity). */
 const SELF_ATTRIBUTES = new Set(["id", "arn", "name", "owner_id", "account_id", "project", "tags"]);
 
@@ -281,7 +289,15 @@ function moduleInstancePaths(module: string): string[] {
 /** Builds records from resource instances. `collectedAt` is every asset's timestamp. */
 export function buildTerraformRecords(
   instances: readonly TerraformInstance[],
-  options: { collectedAt?: string; source: string },
+  options: {
+    collectedAt?: string;
+    source: string;
+    /**
+     * The region the configuration's one AWS provider sets, for AWS resources whose values name
+     * none (a plan's provider_config); never applied to AWS's global services.
+     */
+    awsRegion?: string | null;
+  },
 ): RecordsBuilder {
   const b = new RecordsBuilder(options.collectedAt);
   const byCloudId = new Map<string, string>();
@@ -327,7 +343,8 @@ export function buildTerraformRecords(
       name: displayName(inst),
       asset_type: assetType,
       provider,
-      region: region(v, arn),
+      region: region(v, arn) ??
+        (provider === "AWS" && !AWS_GLOBAL_TYPE.test(inst.type) ? options.awsRegion ?? null : null),
       account_id: account(v, arn),
       tags: tagsOf(v),
       metadata,

@@ -81,6 +81,17 @@ function collectReferences(expr: unknown): string[] {
   return out;
 }
 
+/**
+ * The region the plan's AWS provider configuration sets as a constant, when it has exactly one
+ * AWS configuration (an alias such as `aws.west` may place the resources naming it elsewhere).
+ */
+export function awsProviderRegion(plan: Record<string, unknown>): string | null {
+  const configs = Object.entries(obj(obj(plan.configuration).provider_config))
+    .filter(([key]) => key === "aws" || key.startsWith("aws."));
+  if (configs.length !== 1 || configs[0]![0] !== "aws") return null;
+  return str(obj(obj(obj(configs[0]![1]).expressions).region).constant_value) ?? null;
+}
+
 /** The planned instances of a plan, with actions and configuration references. */
 export function planInstances(plan: Record<string, unknown>): TerraformInstance[] {
   const refs = new Map<string, Record<string, string[]>>();
@@ -134,7 +145,10 @@ export const terraformPlanImporter: Importer = jsonDocumentImporter({
     `\`terraform show -json PLANFILE\` (an object with "format_version" and "planned_values").`,
   read(plan): ImportResult {
     const instances = planInstances(plan);
-    const builder = buildTerraformRecords(instances, { source: "terraform-plan" });
+    const builder = buildTerraformRecords(instances, {
+      source: "terraform-plan",
+      awsRegion: awsProviderRegion(plan),
+    });
     const deleted = arr(plan.resource_changes).filter((c) => {
       const acts = arr(obj(obj(c).change).actions);
       return acts.includes("delete") && !acts.includes("create");
