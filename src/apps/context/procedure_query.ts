@@ -81,6 +81,21 @@ export function findProcedure(program: ProcedureFinder, text: string): ImageFunc
       { action: "Pass the 0x address of the one you mean." },
     );
   }
+  // Mach-O and 32-bit Windows symbols carry the C name with a leading underscore (nm lists
+  // _main): name the spelling that is there rather than guess which was meant.
+  const spelling = text.startsWith("_") ? text.slice(1) : `_${text}`;
+  const other = spelling === "" ? [] : program.functionsNamed(spelling);
+  if (other.length > 0) {
+    throw new ToolFailure(
+      "invalid_request",
+      `No procedure is named ${JSON.stringify(text)}; ${JSON.stringify(spelling)} is (${
+        other.slice(0, 10).map((f) => hex(f.address)).join(", ")
+      }): the symbol table spells the name ${
+        text.startsWith("_") ? "without" : "with"
+      } a leading underscore.`,
+      { action: `Pass ${JSON.stringify(spelling)} or the 0x address.` },
+    );
+  }
   throw new ToolFailure("invalid_request", `No procedure is named ${JSON.stringify(text)}.`, {
     action: "Call search_procedures to find the name, or pass a 0x address.",
   });
