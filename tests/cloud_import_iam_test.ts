@@ -95,6 +95,16 @@ Deno.test("iamAuthorizationImporter: wildcard admin, escalation and exfiltration
   const ids = new Set(r.findings.map((f) => f.id));
   assert.ok(ids.has("f-iam-wildcard-admin:arn:aws:iam::aws:policy/AdministratorAccess"));
   assert.ok(!ids.has("f-iam-wildcard-admin:arn:aws:iam::aws:policy/PowerUserAccess"));
+  // Who holds AWS's AdministratorAccess (jq '[.UserDetailList[], .GroupDetailList[], .RoleDetailList[]
+  // | select(any(.AttachedManagedPolicies[]; .PolicyArn | endswith("/AdministratorAccess")))
+  // | .Arn]'): the user obama and the group admin, as Prowler's iam_*_administrator_access_policy
+  // checks report them.
+  assert.deepEqual(
+    r.findings.filter((f) => f.id.startsWith("f-iam-administrator-access-attached:")).map((f) =>
+      f.resource_id
+    ).sort(),
+    [`arn:aws:iam::${ACCT}:group/admin`, `arn:aws:iam::${ACCT}:user/obama`],
+  );
   // MyRole's inline policy (jq '.RoleDetailList[0].RolePolicyList'): iam:PassRole + instance-profile actions, no ec2:RunInstances.
   assert.ok(!ids.has(`f-iam-privilege-escalation:arn:aws:iam::${ACCT}:role/MyRole`));
   // OverprivilegedEC2 holds iam:CreateAccessKey (jq '.RoleDetailList[] | select(.RoleName=="OverprivilegedEC2")')

@@ -128,6 +128,22 @@ const CASES: Record<string, [DatasetRecords, DatasetRecords]> = {
     records([asset("p", "IAM_POLICY", { policy_document: ADMIN })]),
     records([asset("p", "IAM_POLICY", { policy_document: READ })]),
   ],
+  "f-iam-administrator-access-attached": [
+    records([
+      asset("r", "IAM_ROLE", {
+        managed_policy_arns: ["arn:aws:iam::aws:policy/AdministratorAccess"],
+      }),
+    ]),
+    records([
+      asset("r", "IAM_ROLE", {
+        // Not AWS's policy: a customer-managed one of the same name.
+        managed_policy_arns: [
+          "arn:aws:iam::aws:policy/PowerUserAccess",
+          "arn:aws:iam::123456789012:policy/AdministratorAccess",
+        ],
+      }),
+    ]),
+  ],
   "f-iam-privilege-escalation": [
     records([asset("r", "IAM_ROLE", { privilege_escalation: ["CreateAccessKey"] })]),
     records([asset("r", "IAM_ROLE", { privilege_escalation: [] })]),

@@ -369,6 +369,54 @@ Deno.test("terraformPlanImporter: AWS resources that name no region take the pla
   );
 });
 
+Deno.test("terraformPlanImporter: a role with AWS's AdministratorAccess attached is flagged though the policy is not in the plan", async () => {
+  const resource = (type: string, name: string, values: Record<string, unknown>) => ({
+    address: `${type}.${name}`,
+    mode: "managed",
+    type,
+    name,
+    values,
+  });
+  const plan = {
+    format_version: "1.2",
+    terraform_version: "1.5.7",
+    planned_values: {
+      root_module: {
+        resources: [
+          resource("aws_iam_role", "ops", { name: "ops", assume_role_policy: "{}" }),
+          resource("aws_iam_role", "eks", { name: "eks", assume_role_policy: "{}" }),
+          resource("aws_iam_role_policy_attachment", "ops_admin", {
+            policy_arn: "arn:aws:iam::aws:policy/AdministratorAccess",
+          }),
+          resource("aws_iam_role_policy_attachment", "eks_cluster", {
+            policy_arn: "arn:aws:iam::aws:policy/AmazonEKSClusterPolicy",
+          }),
+        ],
+      },
+    },
+    configuration: {
+      root_module: {
+        resources: [
+          {
+            address: "aws_iam_role_policy_attachment.ops_admin",
+            expressions: { role: { references: ["aws_iam_role.ops.name", "aws_iam_role.ops"] } },
+          },
+          {
+            address: "aws_iam_role_policy_attachment.eks_cluster",
+            expressions: { role: { references: ["aws_iam_role.eks.name", "aws_iam_role.eks"] } },
+          },
+        ],
+      },
+    },
+    resource_changes: [],
+  };
+  const r = (await terraformPlanImporter.load({ ...fileImportInput("plan.json"), json: plan }))
+    .records;
+  const flagged = r.findings.filter((f) => f.id.startsWith("f-iam-administrator-access-attached:"));
+  assert.deepEqual(flagged.map((f) => f.resource_id), ["aws_iam_role.ops"]);
+  assert.match(flagged[0]!.evidence, /arn:aws:iam::aws:policy\/AdministratorAccess attached/);
+});
+
 Deno.test("terraform importers: bad input is refused with file and position", async () => {
   await withTempDir(async (dir) => {
     const full = await Deno.readTextFile(state("aws_vpc.tfstate"));

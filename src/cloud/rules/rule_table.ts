@@ -98,6 +98,9 @@ function bool(value: Json | undefined): boolean | undefined {
 }
 
 /** Inline and attached policy documents an asset carries. */
+/** AWS's managed AdministratorAccess policy, in any partition (aws, aws-cn, aws-us-gov). */
+const ADMINISTRATOR_ACCESS = /^arn:aws(?:-[a-z]+)*:iam::aws:policy\/AdministratorAccess$/;
+
 function documents(asset: Asset): Json[] {
   const docs: Json[] = [];
   if (asset.metadata.policy_document !== undefined) docs.push(asset.metadata.policy_document);
@@ -305,6 +308,29 @@ export const RULES: readonly RuleDefinition[] = [
       isWildcardAdmin(documents(a).flatMap((d) => parsePolicy(d)))
         ? "Allow Action * on Resource *"
         : null,
+  },
+  {
+    id: "f-iam-administrator-access-attached",
+    severity: "HIGH",
+    title: "Principal has the AWS-managed AdministratorAccess policy attached",
+    description:
+      "The user, role or group has AWS's AdministratorAccess policy (every action on every resource) attached.",
+    remediation: "Detach AdministratorAccess and attach a policy scoped to the principal's tasks.",
+    compliance: ["NIST-800-53", "SOC2"],
+    prowler_checks: [
+      "iam_user_administrator_access_policy",
+      "iam_role_administratoraccess_policy",
+      "iam_group_administrator_access_policy",
+    ],
+    asset_types: ["IAM_USER", "IAM_ROLE", "IAM_GROUP"],
+    providers: ["AWS"],
+    // The attachment is known by the policy's ARN: its document need not be in the import.
+    applies: (a) => Array.isArray(a.metadata.managed_policy_arns),
+    check(a): string | null {
+      const arns = (a.metadata.managed_policy_arns as Json[]).map(String);
+      const admin = arns.find((arn) => ADMINISTRATOR_ACCESS.test(arn));
+      return admin ? `${admin} attached` : null;
+    },
   },
   {
     id: "f-iam-privilege-escalation",
