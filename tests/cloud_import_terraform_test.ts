@@ -13,6 +13,7 @@ import {
 import { terraformStateImporter } from "../src/cloud/importers/terraform_state.ts";
 import { terraformPlanImporter } from "../src/cloud/importers/terraform_plan.ts";
 import { withTempDir } from "./helpers/temp_dir.ts";
+import { plannedResource, planOf } from "./helpers/terraform_plans.ts";
 
 const STATES = new URL("../../shared/fixtures/cloud/driftctl/state/", import.meta.url);
 const PLAN = new URL("../../shared/fixtures/cloud/checkov/tfplan.json", import.meta.url).pathname;
@@ -261,35 +262,19 @@ Deno.test("a plan and the state it changes share asset keys", async () => {
 Deno.test("terraformPlanImporter: network ids a resource names that are not in the plan are unresolved references", async () => {
   const inPlan = { subnet: "subnet-0a1b2c3d4e5f60718", group: "sg-0123456789abcdef0" };
   const missing = { subnet: "subnet-08d97c958ab1effaf", group: "sg-0dd5a3c9ad93769cd" };
-  const resource = (type: string, name: string, values: Record<string, unknown>) => ({
-    address: `${type}.${name}`,
-    mode: "managed",
-    type,
-    name,
-    values,
-  });
-  const plan = {
-    format_version: "1.2",
-    terraform_version: "1.5.7",
-    planned_values: {
-      root_module: {
-        resources: [
-          resource("aws_subnet", "known", { id: inPlan.subnet, cidr_block: "10.0.1.0/24" }),
-          resource("aws_security_group", "known", { id: inPlan.group, name: "known" }),
-          resource("aws_instance", "inside", {
-            subnet_id: inPlan.subnet,
-            vpc_security_group_ids: [inPlan.group],
-          }),
-          resource("aws_instance", "outside", {
-            subnet_id: missing.subnet,
-            vpc_security_group_ids: [inPlan.group, missing.group],
-            ami: "ami-0123456789abcdef0",
-          }),
-        ],
-      },
-    },
-    resource_changes: [],
-  };
+  const plan = planOf([
+    plannedResource("aws_subnet", "known", { id: inPlan.subnet, cidr_block: "10.0.1.0/24" }),
+    plannedResource("aws_security_group", "known", { id: inPlan.group, name: "known" }),
+    plannedResource("aws_instance", "inside", {
+      subnet_id: inPlan.subnet,
+      vpc_security_group_ids: [inPlan.group],
+    }),
+    plannedResource("aws_instance", "outside", {
+      subnet_id: missing.subnet,
+      vpc_security_group_ids: [inPlan.group, missing.group],
+      ami: "ami-0123456789abcdef0",
+    }),
+  ]);
   const r = (await terraformPlanImporter.load({ ...fileImportInput("plan.json"), json: plan }))
     .records;
   assert.deepEqual(
@@ -330,23 +315,10 @@ Deno.test("terraformPlanImporter: AWS resources that name no region take the pla
 
   // An aliased second AWS provider (or a region that is not a constant) may place resources
   // elsewhere: no region is guessed.
-  const planWith = (providerConfig: Record<string, unknown>) => ({
-    format_version: "1.2",
-    terraform_version: "1.5.7",
-    configuration: { provider_config: providerConfig },
-    planned_values: {
-      root_module: {
-        resources: [{
-          address: "aws_instance.app",
-          mode: "managed",
-          type: "aws_instance",
-          name: "app",
-          values: { ami: "ami-0123456789abcdef0" },
-        }],
-      },
-    },
-    resource_changes: [],
-  });
+  const planWith = (providerConfig: Record<string, unknown>) =>
+    planOf([plannedResource("aws_instance", "app", { ami: "ami-0123456789abcdef0" })], {
+      configuration: { provider_config: providerConfig },
+    });
   const regionIn = async (providerConfig: Record<string, unknown>) =>
     (await terraformPlanImporter.load({
       ...fileImportInput("plan.json"),
@@ -370,30 +342,16 @@ Deno.test("terraformPlanImporter: AWS resources that name no region take the pla
 });
 
 Deno.test("terraformPlanImporter: a role with AWS's AdministratorAccess attached is flagged though the policy is not in the plan", async () => {
-  const resource = (type: string, name: string, values: Record<string, unknown>) => ({
-    address: `${type}.${name}`,
-    mode: "managed",
-    type,
-    name,
-    values,
-  });
-  const plan = {
-    format_version: "1.2",
-    terraform_version: "1.5.7",
-    planned_values: {
-      root_module: {
-        resources: [
-          resource("aws_iam_role", "ops", { name: "ops", assume_role_policy: "{}" }),
-          resource("aws_iam_role", "eks", { name: "eks", assume_role_policy: "{}" }),
-          resource("aws_iam_role_policy_attachment", "ops_admin", {
-            policy_arn: "arn:aws:iam::aws:policy/AdministratorAccess",
-          }),
-          resource("aws_iam_role_policy_attachment", "eks_cluster", {
-            policy_arn: "arn:aws:iam::aws:policy/AmazonEKSClusterPolicy",
-          }),
-        ],
-      },
-    },
+  const plan = planOf([
+    plannedResource("aws_iam_role", "ops", { name: "ops", assume_role_policy: "{}" }),
+    plannedResource("aws_iam_role", "eks", { name: "eks", assume_role_policy: "{}" }),
+    plannedResource("aws_iam_role_policy_attachment", "ops_admin", {
+      policy_arn: "arn:aws:iam::aws:policy/AdministratorAccess",
+    }),
+    plannedResource("aws_iam_role_policy_attachment", "eks_cluster", {
+      policy_arn: "arn:aws:iam::aws:policy/AmazonEKSClusterPolicy",
+    }),
+  ], {
     configuration: {
       root_module: {
         resources: [
@@ -408,8 +366,7 @@ Deno.test("terraformPlanImporter: a role with AWS's AdministratorAccess attached
         ],
       },
     },
-    resource_changes: [],
-  };
+  });
   const r = (await terraformPlanImporter.load({ ...fileImportInput("plan.json"), json: plan }))
     .records;
   const flagged = r.findings.filter((f) => f.id.startsWith("f-iam-administrator-access-attached:"));

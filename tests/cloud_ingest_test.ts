@@ -20,6 +20,7 @@ import {
   SCOUTSUITE_SCRIPT,
   TRIVY_REPORT,
 } from "./helpers/cloud_scanner_samples.ts";
+import { plannedResource, planOf } from "./helpers/terraform_plans.ts";
 
 const FIXTURES = new URL("../../shared/fixtures/", import.meta.url).pathname;
 const CLOUD = `${FIXTURES}cloud/`;
@@ -522,13 +523,6 @@ Deno.test("a Terraform plan diffed against the state it changes shows the planne
     egress: [],
     tags: {},
   };
-  const planned = (type: string, name: string, values: unknown) => ({
-    address: `${type}.${name}`,
-    mode: "managed",
-    type,
-    name,
-    values,
-  });
   const change = (type: string, name: string, actions: string[]) => ({
     address: `${type}.${name}`,
     mode: "managed",
@@ -536,23 +530,16 @@ Deno.test("a Terraform plan diffed against the state it changes shows the planne
     name,
     change: { actions },
   });
-  const plan = {
-    format_version: "1.2",
-    terraform_version: "1.5.7",
-    planned_values: {
-      root_module: {
-        resources: [
-          planned("aws_security_group", "test-sg", narrowed),
-          planned("aws_security_group", "ssh", ssh),
-        ],
-      },
-    },
+  const plan = planOf([
+    plannedResource("aws_security_group", "test-sg", narrowed),
+    plannedResource("aws_security_group", "ssh", ssh),
+  ], {
     resource_changes: [
       change("aws_default_security_group", "test-default-sg", ["delete"]),
       change("aws_security_group", "test-sg", ["update"]),
       change("aws_security_group", "ssh", ["create"]),
     ],
-  };
+  });
   await withScratch({ "plan.json": JSON.stringify(plan) }, async (dir) => {
     await withSession({ scratch: dir }, async (client) => {
       await load(client, {
