@@ -339,6 +339,95 @@ Deno.test("terraformPlanImporter: AWS resources that name no region take the pla
     }),
     "global",
   );
+  // A region given through a root variable the plan holds a value for.
+  const viaVariable = (await terraformPlanImporter.load({
+    ...fileImportInput("plan.json"),
+    json: {
+      ...planWith({
+        aws: { name: "aws", expressions: { region: { references: ["var.region"] } } },
+      }),
+      variables: { region: { value: "eu-west-1" } },
+    },
+  })).records.assets.find((a) => a.id === "aws_instance.app")!;
+  assert.equal(viaVariable.region, "eu-west-1");
+});
+
+Deno.test("terraform importers: resources of a sole AWS provider share the region and account the others name; aliases or disagreement fill nothing", async () => {
+  const subnetArn = "arn:aws:ec2:us-west-1:176723687943:subnet/subnet-0a9bd94d1c3cca834";
+  const stateWith = (providers: [string, string]) => ({
+    version: 4,
+    terraform_version: "1.5.7",
+    lineage: "l",
+    serial: 1,
+    resources: [
+      {
+        mode: "managed",
+        type: "aws_subnet",
+        name: "pub",
+        provider: providers[0],
+        instances: [{ attributes: { id: "subnet-0a9bd94d1c3cca834", arn: subnetArn } }],
+      },
+      {
+        // An Elastic IP and a NAT gateway carry no ARN, zone or account of their own.
+        mode: "managed",
+        type: "aws_eip",
+        name: "ip",
+        provider: providers[1],
+        instances: [{ attributes: { id: "eipalloc-0123", network_border_group: "us-west-1" } }],
+      },
+      {
+        mode: "managed",
+        type: "aws_nat_gateway",
+        name: "ngw",
+        provider: providers[1],
+        instances: [{ attributes: { id: "nat-0123", subnet_id: "subnet-0a9bd94d1c3cca834" } }],
+      },
+      {
+        mode: "managed",
+        type: "aws_iam_role",
+        name: "r",
+        provider: providers[1],
+        instances: [{ attributes: { id: "r", name: "r", assume_role_policy: "{}" } }],
+      },
+    ],
+  });
+  const placed = async (providers: [string, string]) =>
+    Object.fromEntries(
+      (await terraformStateImporter.load({
+        ...fileImportInput("terraform.tfstate"),
+        json: stateWith(providers),
+      })).records.assets.map((a) => [a.id, [a.region, a.account_id]]),
+    );
+  const root = 'provider["registry.terraform.io/hashicorp/aws"]';
+  assert.deepEqual(await placed([root, root]), {
+    "aws_subnet.pub": ["us-west-1", "176723687943"],
+    "aws_eip.ip": ["us-west-1", "176723687943"],
+    "aws_nat_gateway.ngw": ["us-west-1", "176723687943"],
+    // IAM is global; the role still belongs to the provider's account.
+    "aws_iam_role.r": ["global", "176723687943"],
+  });
+  // An aliased configuration may be another region and account.
+  assert.deepEqual(await placed([root, `${root}.west`]), {
+    "aws_subnet.pub": ["us-west-1", "176723687943"],
+    "aws_eip.ip": ["global", null],
+    "aws_nat_gateway.ngw": ["global", null],
+    "aws_iam_role.r": ["global", null],
+  });
+
+  // A plan: regional resources that name two regions (a resource-level override) fill nothing.
+  const plan = (regions: string[]) =>
+    planOf([
+      ...regions.map((r, i) =>
+        plannedResource("aws_subnet", `s${i}`, { availability_zone: `${r}a` })
+      ),
+      plannedResource("aws_instance", "app", { ami: "ami-0123456789abcdef0" }),
+    ], { configuration: { provider_config: { aws: { name: "aws" } } } });
+  const appRegion = async (regions: string[]) =>
+    (await terraformPlanImporter.load({ ...fileImportInput("plan.json"), json: plan(regions) }))
+      .records.assets.find((a) => a.id === "aws_instance.app")!.region;
+  assert.equal(await appRegion(["eu-central-1"]), "eu-central-1");
+  assert.equal(await appRegion(["eu-central-1", "eu-central-1"]), "eu-central-1");
+  assert.equal(await appRegion(["eu-central-1", "us-east-1"]), "global");
 });
 
 Deno.test("terraformPlanImporter: a role with AWS's AdministratorAccess attached is flagged though the policy is not in the plan", async () => {

@@ -293,10 +293,11 @@ export function buildTerraformRecords(
     collectedAt?: string;
     source: string;
     /**
-     * The region the configuration's one AWS provider sets, for AWS resources whose values name
-     * none (a plan's provider_config); never applied to AWS's global services.
+     * Whether one AWS provider configuration manages every AWS resource (no alias, no
+     * module-level provider), and the region it sets when the input says: see
+     * {@linkcode placeByProvider}.
      */
-    awsRegion?: string | null;
+    awsProvider?: { region: string | null } | null;
   },
 ): RecordsBuilder {
   const b = new RecordsBuilder(options.collectedAt);
@@ -343,8 +344,7 @@ export function buildTerraformRecords(
       name: displayName(inst),
       asset_type: assetType,
       provider,
-      region: region(v, arn) ??
-        (provider === "AWS" && !AWS_GLOBAL_TYPE.test(inst.type) ? options.awsRegion ?? null : null),
+      region: region(v, arn),
       account_id: account(v, arn),
       tags: tagsOf(v),
       metadata,
@@ -559,7 +559,31 @@ export function buildTerraformRecords(
 
   analyseIam(b);
   markExposure(b);
+  if (options.awsProvider) placeByProvider(b, options.awsProvider.region);
   return b;
+}
+
+/**
+ * Places the AWS resources of an input whose AWS resources one provider configuration
+ * manages: they share its region and account. Regional resources whose values name no region
+ * take the region the configuration sets (`region`), or else the one region every other regional
+ * resource's ARN, zone or region attribute names; resources without an account take the one
+ * account the others name. Nothing is filled when the resources disagree (a resource-level
+ * region override, an assumed role in another account), and AWS's global services keep no region.
+ */
+function placeByProvider(b: RecordsBuilder, region: string | null): void {
+  const aws = b.records.assets.filter((a) => a.provider === "AWS");
+  const regional = aws.filter((a) => !AWS_GLOBAL_TYPE.test(String(a.metadata.terraform_type)));
+  const regions = new Set(regional.map((a) => a.region).filter((r) => r !== "global"));
+  const shared = region ?? (regions.size === 1 ? [...regions][0]! : null);
+  if (shared !== null) {
+    for (const a of regional) if (a.region === "global") a.region = shared;
+  }
+  const accounts = new Set(aws.map((a) => a.account_id).filter((x): x is string => x !== null));
+  if (accounts.size === 1) {
+    const only = [...accounts][0]!;
+    for (const a of aws) if (a.account_id === null) a.account_id = only;
+  }
 }
 
 /** Records NACL entries on the NACL and adds `NACL_RULE` edges for the allowing ones. */

@@ -82,14 +82,22 @@ function collectReferences(expr: unknown): string[] {
 }
 
 /**
- * The region the plan's AWS provider configuration sets as a constant, when it has exactly one
- * AWS configuration (an alias such as `aws.west` may place the resources naming it elsewhere).
+ * The plan's AWS provider configuration when it is the only one (no alias, no module's own):
+ * with the region it sets, as a constant or through a root variable the plan gives a value.
+ * Null when the plan has none or several (an alias such as `aws.west` may place the resources
+ * naming it elsewhere).
  */
-export function awsProviderRegion(plan: Record<string, unknown>): string | null {
-  const configs = Object.entries(obj(obj(plan.configuration).provider_config))
-    .filter(([key]) => key === "aws" || key.startsWith("aws."));
-  if (configs.length !== 1 || configs[0]![0] !== "aws") return null;
-  return str(obj(obj(obj(configs[0]![1]).expressions).region).constant_value) ?? null;
+export function soleAwsProvider(plan: Record<string, unknown>): { region: string | null } | null {
+  const configs = Object.values(obj(obj(plan.configuration).provider_config)).map(obj)
+    .filter((config) => config.name === "aws");
+  if (configs.length !== 1 || configs[0]!.alias !== undefined) return null;
+  const expression = obj(obj(configs[0]!.expressions).region);
+  const constant = str(expression.constant_value);
+  if (constant) return { region: constant };
+  const refs = arr(expression.references).filter((r): r is string => typeof r === "string");
+  const variable = refs.length === 1 && refs[0]!.startsWith("var.") ? refs[0]!.slice(4) : null;
+  const value = variable === null ? null : str(obj(obj(plan.variables)[variable]).value);
+  return { region: value ?? null };
 }
 
 /** The planned instances of a plan, with actions and configuration references. */
@@ -147,7 +155,7 @@ export const terraformPlanImporter: Importer = jsonDocumentImporter({
     const instances = planInstances(plan);
     const builder = buildTerraformRecords(instances, {
       source: "terraform-plan",
-      awsRegion: awsProviderRegion(plan),
+      awsProvider: soleAwsProvider(plan),
     });
     const deleted = arr(plan.resource_changes).filter((c) => {
       const acts = arr(obj(obj(c).change).actions);

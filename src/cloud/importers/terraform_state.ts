@@ -102,6 +102,19 @@ export function stateInstances(state: Record<string, unknown>): TerraformInstanc
   return out;
 }
 
+/**
+ * Whether one AWS provider configuration manages every AWS resource of the state (they all
+ * name the same unaliased root `provider["…/aws"]`); its region is not written in a state.
+ */
+export function soleAwsProvider(state: Record<string, unknown>): { region: null } | null {
+  const providers = new Set(
+    arr(state.resources).map(obj).filter((r) => r.mode !== "data")
+      .map((r) => str(r.provider) ?? "").filter((p) => /\/aws"\]/.test(p)),
+  );
+  if (providers.size !== 1) return null;
+  return /^provider\["[^"]+\/aws"\]$/.test([...providers][0]!) ? { region: null } : null;
+}
+
 /** Whether parsed JSON looks like a Terraform state. */
 export function looksLikeState(value: unknown): boolean {
   return isObject(value) && "terraform_version" in value && "version" in value &&
@@ -118,7 +131,10 @@ export const terraformStateImporter: Importer = jsonDocumentImporter({
     `"version", "terraform_version" and "resources" (a terraform.tfstate file).`,
   read(state, input): ImportResult {
     checkStateVersion(input.path, state);
-    const builder = buildTerraformRecords(stateInstances(state), { source: "terraform-state" });
+    const builder = buildTerraformRecords(stateInstances(state), {
+      source: "terraform-state",
+      awsProvider: soleAwsProvider(state),
+    });
     evaluateRulesInto(builder.records);
     return builder.finish();
   },
