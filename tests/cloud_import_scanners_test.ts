@@ -288,6 +288,24 @@ Deno.test("ocsfTime() reads zoned, zone-less and epoch times and never throws", 
   assert.equal(ocsfTime({ time_dt: "garbage", time: 1735570800 }), "2024-12-30T15:00:00.000Z");
   assert.equal(ocsfTime({ time: 1735570800000 }), "2024-12-30T15:00:00.000Z");
   assert.equal(ocsfTime({}), null, "no time is no time, not the epoch");
+  // Prowler 4.2 (DefectDojo's unittests/scans/aws_prowler_v3plus/many_vuln.ocsf.json): no time
+  // or time_dt, but event_time and finding_info.created_time, zone-less.
+  assert.equal(
+    ocsfTime({
+      event_time: "2024-06-03T14:15:19.382075",
+      finding_info: { created_time: "2024-06-03T14:15:19.382075" },
+    }),
+    "2024-06-03T14:15:19.382Z",
+  );
+  assert.equal(
+    ocsfTime({ finding_info: { created_time: 1735570800 } }),
+    "2024-12-30T15:00:00.000Z",
+  );
+  assert.equal(
+    ocsfTime({ time: 1735570800, event_time: "2020-01-01T00:00:00Z" }),
+    "2024-12-30T15:00:00.000Z",
+    "time comes first",
+  );
 });
 
 Deno.test("prowlerAsffImporter: a Normalized score without Label is read on the ASFF 0-100 scale", async () => {

@@ -34,17 +34,31 @@ export function looksLikeOcsf(value: unknown): boolean {
   return Array.isArray(value) ? value.length > 0 && isOcsfItem(value[0]) : isOcsfItem(value);
 }
 
-/** A finding's time as ISO 8601: `time_dt` (zone-less means UTC), else epoch `time`, else null. */
-export function ocsfTime(f: Record<string, unknown>): string | null {
-  const text = str(f.time_dt);
-  if (text) {
-    const zoned = /(Z|[+-]\d\d:?\d\d)$/.test(text) ? text : `${text.slice(0, 23)}Z`;
-    const d = new Date(zoned);
-    if (!Number.isNaN(d.getTime())) return d.toISOString();
-  }
-  const seconds = typeof f.time === "number" ? f.time : Number.NaN;
-  const d = new Date(seconds > 1e11 ? seconds : seconds * 1000);
+/** An OCSF date-time string as ISO 8601 (zone-less means UTC), or null. */
+function dateTime(value: unknown): string | null {
+  const text = str(value);
+  if (!text) return null;
+  const zoned = /(Z|[+-]\d\d:?\d\d)$/.test(text) ? text : `${text.slice(0, 23)}Z`;
+  const d = new Date(zoned);
   return Number.isNaN(d.getTime()) ? null : d.toISOString();
+}
+
+/** An OCSF timestamp (epoch seconds or milliseconds) as ISO 8601, or null. */
+function epoch(value: unknown): string | null {
+  if (typeof value !== "number" || !Number.isFinite(value)) return null;
+  const d = new Date(value > 1e11 ? value : value * 1000);
+  return Number.isNaN(d.getTime()) ? null : d.toISOString();
+}
+
+/**
+ * A finding's time as ISO 8601: `time_dt`, else epoch `time`; else, as Prowler 4.0-4.2 wrote
+ * it, `event_time`, then `finding_info.created_time_dt` / `created_time` (zone-less means
+ * UTC); else null.
+ */
+export function ocsfTime(f: Record<string, unknown>): string | null {
+  const info = isObject(f.finding_info) ? f.finding_info : {};
+  return dateTime(f.time_dt) ?? epoch(f.time) ?? dateTime(f.event_time) ??
+    dateTime(info.created_time_dt) ?? epoch(info.created_time) ?? dateTime(info.created_time);
 }
 
 /** The `prowler-ocsf` importer entry. */
