@@ -787,7 +787,7 @@ export const awsApiImporter: Importer = {
       throw new ImportError(
         `${
           fileLabel(input.path)
-        } is not a directory: an aws-api input is a folder with one sub-folder per region (us-east-1/, eu-west-1/, …).`,
+        } is not a directory: an aws-api input is a folder with one sub-folder per region (us-east-1/, eu-west-1/, …) holding each AWS CLI output (--output json) under its command's name, e.g. eu-west-1/ec2-describe-security-groups.json for aws ec2 describe-security-groups. Put the file there and load the folder.`,
         { kind: KIND, file: input.path },
       );
     }
