@@ -137,6 +137,67 @@ Deno.test("trivyImporter: vulnerabilities with CVSS, failed misconfigurations an
   });
 });
 
+Deno.test("trivyImporter: not_affected vulnerabilities are skipped; an unnamed image is named by its OS target; a filesystem scan's findings sit on their files", async () => {
+  // Shaped as DefectDojo's unittests/scans/trivy/all_statuses.json (ArtifactName "", one OS
+  // target) and misconfigurations_and_secrets.json (an fs scan of ".").
+  const vuln = (id: string, status: string) => ({
+    VulnerabilityID: id,
+    PkgName: "bash",
+    InstalledVersion: "5.0-4",
+    Status: status,
+    Severity: "LOW",
+  });
+  const image = {
+    SchemaVersion: 2,
+    ArtifactName: "",
+    ArtifactType: "container_image",
+    Results: [{
+      Target: "example/app:main-159 (debian 10.13)",
+      Class: "os-pkgs",
+      Type: "debian",
+      Vulnerabilities: [
+        vuln("CVE-2019-18276", "not_affected"),
+        vuln("CVE-2022-3715", "affected"),
+        vuln("CVE-2019-9192", "will_not_fix"),
+      ],
+    }],
+  };
+  const fs = {
+    SchemaVersion: 2,
+    ArtifactName: ".",
+    ArtifactType: "filesystem",
+    Results: [
+      {
+        Target: "requirements.txt",
+        Class: "lang-pkgs",
+        Type: "pip",
+        Vulnerabilities: [{ ...vuln("CVE-2023-43804", "fixed"), PkgName: "urllib3" }],
+      },
+      {
+        Target: "secret.txt",
+        Class: "secret",
+        Secrets: [{ RuleID: "github-pat", Category: "GitHub", Severity: "CRITICAL", StartLine: 1 }],
+      },
+    ],
+  };
+  await withFiles(
+    { "i.json": JSON.stringify(image), "f.json": JSON.stringify(fs) },
+    async (dir) => {
+      const i = await trivyImporter.load(fileImportInput(`${dir}/i.json`));
+      assert.deepEqual(
+        i.records.findings.map((f) => [f.source_finding_id, f.resource_id]),
+        [["CVE-2022-3715", "example/app:main-159"], ["CVE-2019-9192", "example/app:main-159"]],
+      );
+      assert.equal(i.notes.skipped["not affected"], 1);
+      const f = await trivyImporter.load(fileImportInput(`${dir}/f.json`));
+      assert.deepEqual(
+        f.records.findings.map((x) => [x.source_finding_id, x.resource_id]),
+        [["CVE-2023-43804", "requirements.txt"], ["github-pat", "secret.txt"]],
+      );
+    },
+  );
+});
+
 Deno.test("scoutSuiteImporter: flagged items become findings on the named resource", async () => {
   await withFiles(
     { "report/scoutsuite-results/scoutsuite_results_aws-demo.js": SCOUTSUITE_SCRIPT },

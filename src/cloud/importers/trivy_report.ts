@@ -1,8 +1,12 @@
 /**
- * The `trivy` importer: Trivy's JSON report (`trivy image|fs|config -f json`)
+ * The `trivy` importer: Trivy's JSON report (`trivy image|fs|repo|config -f json`)
  * with vulnerabilities, misconfigurations and secrets per target. Each becomes
- * a finding on the scanned artifact (image name or path); CVSS scores are
- * kept (NVD first, then the vendor's), CVE ids tag the finding `CVE`.
+ * a finding: on the scanned image for an image (its name, or the OS target's
+ * when the report leaves ArtifactName empty), on the file a target names for a
+ * filesystem or repository scan (requirements.txt, secret.txt), on the
+ * misconfigured resource for a misconfiguration. A vulnerability Trivy marks
+ * `not_affected` is skipped, as a passed check is. CVSS scores are kept (NVD
+ * first, then the vendor's), CVE ids tag the finding `CVE`.
  *
  * @module
  */
@@ -40,7 +44,13 @@ export const trivyImporter: Importer = jsonDocumentImporter({
   notA: "a Trivy report: expected the JSON of `trivy … -f json` (an object with " +
     '"Results" and "ArtifactName" or "SchemaVersion").',
   read(report): ImportResult {
-    const artifact = str(report.ArtifactName) ?? "unknown";
+    const artifactType = str(report.ArtifactType);
+    // A filesystem or repository scan names files as targets: they are what a finding is about.
+    const byFile = artifactType === "filesystem" || artifactType === "repository";
+    const firstTarget = str(obj(arr(report.Results)[0]).Target);
+    const artifact = str(report.ArtifactName) ??
+      // An image's OS target reads "<image> (<os> <version>)".
+      firstTarget?.replace(/ \([^()]*\)$/, "") ?? "unknown";
     const b = new RecordsBuilder();
     const uniqueId = uniqueIds();
     const push = (base: string, f: Parameters<typeof scannerFinding>[0]) => {
@@ -50,12 +60,17 @@ export const trivyImporter: Importer = jsonDocumentImporter({
     const when = str(report.CreatedAt);
     for (const result of arr(report.Results).map(obj)) {
       const target = str(result.Target) ?? artifact;
+      const subject = byFile ? target : artifact;
       for (const v of arr(result.Vulnerabilities).map(obj)) {
+        if (String(v.Status ?? "").toLowerCase() === "not_affected") {
+          b.skip("not affected");
+          continue;
+        }
         const vid = str(v.VulnerabilityID) ?? "UNKNOWN";
         const pkg = str(v.PkgName) ?? "";
         push(`trivy:${vid}:${pkg}:${target}`, {
           id: "",
-          resource_id: artifact,
+          resource_id: subject,
           severity: normaliseSeverity(v.Severity, "INFO"),
           title: str(v.Title) ?? `${vid} in ${pkg}`,
           description: str(v.Description) ?? "",
@@ -94,7 +109,7 @@ export const trivyImporter: Importer = jsonDocumentImporter({
         const rule = str(s.RuleID) ?? "secret";
         push(`trivy:${rule}:${target}:${String(s.StartLine ?? "")}`, {
           id: "",
-          resource_id: artifact,
+          resource_id: subject,
           severity: normaliseSeverity(s.Severity, "HIGH"),
           title: str(s.Title) ?? rule,
           description: `${str(s.Category) ?? "Secret"} found in ${target}`,
