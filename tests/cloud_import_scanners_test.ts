@@ -326,6 +326,49 @@ Deno.test("prowlerAsffImporter: a Security Hub control finding is tagged with it
   ]);
 });
 
+Deno.test("prowlerAsffImporter: archived records and suppressed or resolved workflows are counted, not open", async () => {
+  // Security Hub counts a finding as open only while RecordState is ACTIVE and its workflow is
+  // NEW or NOTIFIED.
+  const finding = (id: string, extra: Record<string, unknown>) => ({
+    SchemaVersion: "2018-10-08",
+    Id: id,
+    ProductArn: "arn:aws:securityhub:us-east-1::product/aws/securityhub",
+    GeneratorId: "aws-foundational-security-best-practices/v/1.0.0/S3.1",
+    AwsAccountId: "012345678912",
+    Severity: { Label: "MEDIUM" },
+    Title: "S3.1",
+    Resources: [{ Type: "AwsAccount", Id: `AWS::::Account:012345678912:${id}` }],
+    RecordState: "ACTIVE",
+    Workflow: { Status: "NEW" },
+    ...extra,
+  });
+  const r = await prowlerAsffImporter.load({
+    ...fileImportInput("sh.json"),
+    json: {
+      Findings: [
+        finding("open", { Compliance: { Status: "FAILED" } }),
+        finding("notified", { Compliance: { Status: "FAILED" }, Workflow: { Status: "NOTIFIED" } }),
+        // A GuardDuty-style finding has no compliance status: open while active.
+        finding("threat", {}),
+        finding("archived", { Compliance: { Status: "FAILED" }, RecordState: "ARCHIVED" }),
+        finding("suppressed", {
+          Compliance: { Status: "FAILED" },
+          Workflow: { Status: "SUPPRESSED" },
+        }),
+        finding("resolved", { Workflow: { Status: "RESOLVED" } }),
+        finding("passed", { Compliance: { Status: "PASSED" } }),
+      ],
+    },
+  });
+  assert.deepEqual(r.records.findings.map((f) => f.id), ["open", "notified", "threat"]);
+  assert.deepEqual(r.notes.skipped, {
+    "archived record": 1,
+    "workflow suppressed": 1,
+    "workflow resolved": 1,
+    "passed check": 1,
+  });
+});
+
 Deno.test("the prowler kind reads either format by content", async () => {
   const prowler = new ImporterRegistry().get("prowler")!;
   const ocsf = await prowler.load(fileImportInput(OCSF));

@@ -3,9 +3,11 @@
  * it (`-M json-asff`: a JSON array, or a Security Hub `{"Findings": [...]}`
  * export, its lower-case `{"findings": [...]}` spelling of EventBridge and S3
  * exports, or a whole EventBridge event `{"detail": {"findings": [...]}}`).
- * Failed findings (`Compliance.Status` FAILED, or no compliance status with an
- * active record state) become findings, one per listed resource (its `Id` as
- * given), as the OCSF importer does.
+ * Failed findings (`Compliance.Status` FAILED, or no compliance status) whose
+ * record is active become findings, one per listed resource (its `Id` as
+ * given), as the OCSF importer does. What Security Hub does not count as open
+ * is counted, not kept: an ARCHIVED record (the resource or control is gone),
+ * a workflow status of SUPPRESSED or RESOLVED.
  *
  * @module
  */
@@ -133,10 +135,18 @@ export const prowlerAsffImporter: Importer = {
       const f = obj(raw);
       const compliance = obj(f.Compliance);
       const status = String(compliance.Status ?? "").toUpperCase();
-      const failed = status === "FAILED" ||
-        (status === "" && String(f.RecordState ?? "ACTIVE") === "ACTIVE");
+      const failed = status === "FAILED" || status === "";
       if (!failed) {
-        b.skip(status === "PASSED" ? "passed check" : `status ${status || "archived"}`);
+        b.skip(status === "PASSED" ? "passed check" : `status ${status}`);
+        continue;
+      }
+      if (String(f.RecordState ?? "ACTIVE").toUpperCase() === "ARCHIVED") {
+        b.skip("archived record");
+        continue;
+      }
+      const workflow = String(obj(f.Workflow).Status ?? f.WorkflowState ?? "").toUpperCase();
+      if (workflow === "SUPPRESSED" || workflow === "RESOLVED") {
+        b.skip(`workflow ${workflow.toLowerCase()}`);
         continue;
       }
       const fields = obj(f.ProductFields);
