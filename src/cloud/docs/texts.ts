@@ -52,8 +52,8 @@ report; edges are rebuilt from its D3 graph when absent) and \`generic\` (JSON w
 \`terraform\` (state v4), \`terraform-plan\` (\`terraform show -json\` of a plan; diff it
 against the state it changes with \`diff_datasets\`), \`aws-api\` (one account's AWS CLI
 dump, a folder per region) and \`iam-authorization-details\`. Scanner reports:
-\`prowler-asff\`, \`prowler-ocsf\` (JSON arrays or JSON Lines; \`prowler\` takes either by
-content), \`checkov\`, \`trivy\` and \`scoutsuite\` (\`scoutsuite_results*.js\`); merge
+\`prowler-asff\`, \`prowler-ocsf\` (JSON arrays or JSON Lines), \`prowler-csv\` (\`-M csv\`;
+\`prowler\` takes any of the three by content), \`checkov\`, \`trivy\` and \`scoutsuite\` (\`scoutsuite_results*.js\`); merge
 them into a loaded dataset with \`ingest_reports\`. Pass \`kind\` to force one; a file of
 another kind is refused. Our own rule set runs on every load; findings that map to no asset
 are counted. Files over 256 MiB are refused. Malformed JSON is reported with its line and

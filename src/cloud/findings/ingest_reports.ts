@@ -20,6 +20,7 @@ export const INGEST_TOOLS = [
   "prowler",
   "prowler-asff",
   "prowler-ocsf",
+  "prowler-csv",
   "scoutsuite",
   "checkov",
   "trivy",

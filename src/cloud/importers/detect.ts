@@ -30,6 +30,7 @@ import { emptyNotes } from "./importer.ts";
 import { inventoryImporter } from "./inventory.ts";
 import { prowlerAsffImporter } from "./prowler_asff.ts";
 import { prowlerOcsfImporter } from "./prowler_ocsf.ts";
+import { prowlerCsvImporter } from "./prowler_csv.ts";
 import { prowlerImporter } from "./prowler_report.ts";
 import {
   firstJsonLine,
@@ -58,6 +59,7 @@ export const BUILTIN_IMPORTERS: readonly Importer[] = [
   prowlerImporter,
   prowlerAsffImporter,
   prowlerOcsfImporter,
+  prowlerCsvImporter,
   scoutSuiteImporter,
   checkovImporter,
   trivyImporter,
@@ -135,6 +137,12 @@ export class ImporterRegistry {
         for (const { importer, detector } of this.rules("json_lines")) {
           if (detector.test(first)) return importer;
         }
+        return undefined;
+      }
+      const newline = source.text.indexOf("\n");
+      const firstLine = newline < 0 ? source.text : source.text.slice(0, newline);
+      for (const { importer, detector } of this.rules("text_header")) {
+        if (detector.test(firstLine)) return importer;
       }
     }
     return undefined;

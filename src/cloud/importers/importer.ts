@@ -120,7 +120,8 @@ export interface ImportResult {
  * - `directory`: the listing of a directory;
  * - `file_name`: the base name of a file, before it is parsed;
  * - `json`: the parsed value of a JSON file (object or array);
- * - `json_lines`: the first record of a file that is not JSON but whose first line is.
+ * - `json_lines`: the first record of a file that is not JSON but whose first line is;
+ * - `text_header`: the first line of a text file that is neither (a CSV header).
  */
 export type Detector =
   | {
@@ -130,7 +131,8 @@ export type Detector =
   }
   | { stage: "file_name"; order: number; test(fileName: string): boolean }
   | { stage: "json"; order: number; test(value: unknown): boolean }
-  | { stage: "json_lines"; order: number; test(first: unknown): boolean };
+  | { stage: "json_lines"; order: number; test(first: unknown): boolean }
+  | { stage: "text_header"; order: number; test(firstLine: string): boolean };
 
 /**
  * An input kind. Register it with `ImporterRegistry.register` (detect.ts);
@@ -200,4 +202,5 @@ export const DETECTION_ORDER = {
   json_generic_array: 900,
   json_lines_prowler: 100,
   json_lines_ocsf: 110,
+  text_prowler_csv: 100,
 } as const;

@@ -1,7 +1,7 @@
 /**
- * The `prowler` importer: either Prowler output format, told apart by
+ * The `prowler` importer: any Prowler output format, told apart by
  * content (ASFF findings carry `ProductArn`, OCSF findings `finding_info` /
- * `class_uid`), for callers that name the tool rather than the format
+ * `class_uid`, CSV opens with Prowler's semicolon-separated header), for callers that name the tool rather than the format
  * (`ingest_reports({prowler: [...]})`, `load_dataset(kind="prowler")`). It has
  * no sniff of its own: auto-detection picks the format-specific importers.
  *
@@ -9,7 +9,8 @@
  */
 
 import type { Importer, ImportInput, ImportResult } from "./importer.ts";
-import { fileLabel, ImportError } from "./import_input.ts";
+import { fileLabel, ImportError, readInputText } from "./import_input.ts";
+import { looksLikeProwlerCsv, prowlerCsvImporter } from "./prowler_csv.ts";
 import { looksLikeAsff, prowlerAsffImporter } from "./prowler_asff.ts";
 import { looksLikeOcsf, prowlerOcsfImporter } from "./prowler_ocsf.ts";
 import { readJsonOrLines } from "./scanner_common.ts";
@@ -19,15 +20,24 @@ const KIND = "prowler";
 /** The `prowler` importer entry. */
 export const prowlerImporter: Importer = {
   kind: KIND,
-  description: "Prowler findings, ASFF or OCSF, told apart by their content (forced kind only)",
+  description:
+    "Prowler findings, ASFF, OCSF or CSV, told apart by their content (forced kind only)",
   detectors: [],
   async load(input: ImportInput): Promise<ImportResult> {
+    if (input.json === undefined) {
+      const text = await readInputText(input, { kind: KIND, path: input.path });
+      const newline = text.indexOf("\n");
+      if (looksLikeProwlerCsv(newline < 0 ? text : text.slice(0, newline))) {
+        return await prowlerCsvImporter.load({ ...input, text });
+      }
+      input = { ...input, text };
+    }
     const parsed = await readJsonOrLines(KIND, input);
     if (looksLikeAsff(parsed)) return await prowlerAsffImporter.load({ ...input, json: parsed });
     if (looksLikeOcsf(parsed)) return await prowlerOcsfImporter.load({ ...input, json: parsed });
     throw new ImportError(
       `${fileLabel(input.path)} is not Prowler output: expected ASFF (-M json-asff) or OCSF ` +
-        `(-M json-ocsf) findings, as a JSON array or JSON Lines.`,
+        `(-M json-ocsf) findings, as a JSON array or JSON Lines, or Prowler's CSV (-M csv).`,
       { kind: KIND, file: input.path },
     );
   },

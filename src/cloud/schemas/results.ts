@@ -14,7 +14,7 @@ export const countsSchema = z.record(z.string(), z.number().int());
 export const listingEntrySchema = z.object({
   name: z.string(),
   kind: z.string().describe(
-    "How it was made: an input kind (inventory, report, generic, terraform, terraform-plan, aws-api, iam-authorization-details, prowler-asff, prowler-ocsf, checkov, trivy, scoutsuite), snapshot, demo or ingested.",
+    "How it was made: an input kind (inventory, report, generic, terraform, terraform-plan, aws-api, iam-authorization-details, prowler-asff, prowler-ocsf, prowler-csv, checkov, trivy, scoutsuite), snapshot, demo or ingested.",
   ),
   source: z.string().describe("The path it was loaded from, or how it was made."),
   loaded_at: z.string(),

@@ -22,7 +22,7 @@ export function ingestReportsTool(ctx: CloudContext): ToolDefinition {
     sensitivity: "confidential",
     description: `Merge scanner reports into a dataset: reports maps a tool (${
       INGEST_TOOLS.join(", ")
-    }; prowler reads ASFF or OCSF, arrays or JSON Lines) to report paths under an allowed root. By default the findings join the named (or active) dataset in place, bumping its version; with new_dataset=true they become a new dataset (named by dataset, default "ingested"). Findings whose id the dataset already holds are counted as duplicates, not added; normalise (default true) then de-duplicates and re-maps compliance tags. Findings map to assets through the usual reference tiers; unmapped ones are counted. Every report is read before anything changes: one bad report leaves the workspace unchanged.`,
+    }; prowler reads ASFF or OCSF, arrays or JSON Lines, or CSV) to report paths under an allowed root. By default the findings join the named (or active) dataset in place, bumping its version; with new_dataset=true they become a new dataset (named by dataset, default "ingested"). Findings whose id the dataset already holds are counted as duplicates, not added; normalise (default true) then de-duplicates and re-maps compliance tags. Findings map to assets through the usual reference tiers; unmapped ones are counted. Every report is read before anything changes: one bad report leaves the workspace unchanged.`,
     input: z.strictObject({
       reports: z.record(z.string(), z.array(z.string().min(1).max(4096)).min(1)).describe(
         `Report paths per tool, e.g. {"prowler": ["/reports/out.ocsf.json"]}; tools: ${

@@ -22,7 +22,7 @@ export function loadDatasetTool(ctx: CloudContext): ToolDefinition {
     toolset: "workspace",
     sensitivity: "internal",
     description:
-      "Load a file or directory under an allowed root as a named dataset. Kinds read: inventory (a directory holding inventory-map.json; a findings.json beside it is merged in), report (findings.json), generic ({assets, edges, findings} JSON or a list of findings), terraform (state v4, .tfstate), terraform-plan (terraform show -json of a plan), aws-api (one account's AWS CLI dump, a folder per region), iam-authorization-details (aws iam get-account-authorization-details), prowler-asff and prowler-ocsf (a JSON array or JSON Lines; prowler picks either by content), checkov (-o json, or a folder holding results_json.json), trivy (-f json) and scoutsuite (scoutsuite_results*.js or its report folder). The kind is detected unless given; a file forced as a kind it is not is refused. Our own rule set runs on every load (notes.rule_findings); findings that map to no asset are counted in notes.unmapped_findings. A failed load leaves the workspace unchanged; a name already loaded is refused unless replace is true. At most 16 datasets are kept: the oldest inactive one is dropped beyond that.",
+      "Load a file or directory under an allowed root as a named dataset. Kinds read: inventory (a directory holding inventory-map.json; a findings.json beside it is merged in), report (findings.json), generic ({assets, edges, findings} JSON or a list of findings), terraform (state v4, .tfstate), terraform-plan (terraform show -json of a plan), aws-api (one account's AWS CLI dump, a folder per region), iam-authorization-details (aws iam get-account-authorization-details), prowler-asff and prowler-ocsf (a JSON array or JSON Lines), prowler-csv (-M csv, semicolon-separated; prowler picks any of the three by content), checkov (-o json, or a folder holding results_json.json), trivy (-f json) and scoutsuite (scoutsuite_results*.js or its report folder). The kind is detected unless given; a file forced as a kind it is not is refused. Our own rule set runs on every load (notes.rule_findings); findings that map to no asset are counted in notes.unmapped_findings. A failed load leaves the workspace unchanged; a name already loaded is refused unless replace is true. At most 16 datasets are kept: the oldest inactive one is dropped beyond that.",
     input: z.strictObject({
       path: z.string().min(1).max(4096).describe(
         "Absolute path of the file or directory, under an allowed root.",
@@ -31,7 +31,7 @@ export function loadDatasetTool(ctx: CloudContext): ToolDefinition {
         "Dataset name (letters, digits, '_', '.', '-'; at most 64); empty derives one from the path.",
       ),
       kind: z.string().max(64).default("auto").describe(
-        "auto (detect), or the input kind to force: inventory, report, generic, prowler, prowler-asff, prowler-ocsf, scoutsuite, checkov, trivy, terraform, terraform-plan, aws-api, iam-authorization-details.",
+        "auto (detect), or the input kind to force: inventory, report, generic, prowler, prowler-asff, prowler-ocsf, prowler-csv, scoutsuite, checkov, trivy, terraform, terraform-plan, aws-api, iam-authorization-details.",
       ),
       activate: z.boolean().default(true).describe("Make it the active dataset."),
       replace: z.boolean().default(false).describe("Replace a dataset of the same name."),
