@@ -14,7 +14,12 @@ import {
   MAX_DECODE_BYTES,
 } from "../disasm/capstone.ts";
 import { decodeWasmBody, type WasmCodeMap, type WasmInstruction } from "../disasm/wasm_code.ts";
-import { addressToOffset, type BinaryImage, type ImageFunction } from "../formats/binary_image.ts";
+import {
+  addressToOffset,
+  type BinaryImage,
+  type ImageFunction,
+  sectionAt,
+} from "../formats/binary_image.ts";
 import { upperBound } from "../../core/sorted.ts";
 
 /** What decodes an image's code: a Capstone instruction set, or the WebAssembly body decoder. */
@@ -82,10 +87,14 @@ export interface DecodedProcedure {
   /** Why decoding stopped early, when the decoder says. */
   stopReason?: string;
   /** How `end` was determined. */
-  extent: "symbol-size" | "next-function" | "byte-cap";
+  extent: "symbol-size" | "next-function" | "section-end" | "byte-cap";
 }
 
-/** The end of a procedure: its size when known, else the next function start, else a cap. */
+/**
+ * The end of a procedure: its size when known, else the next function start,
+ * else a cap; a guessed end never runs past the end of the section the
+ * procedure starts in (`_init` in .init does not take in the PLT after it).
+ */
 export function procedureEnd(
   image: BinaryImage,
   fn: ImageFunction,
@@ -93,10 +102,17 @@ export function procedureEnd(
 ): { end: bigint; extent: DecodedProcedure["extent"] } {
   if (fn.size > 0n) return { end: fn.address + fn.size, extent: "symbol-size" };
   const next = nextFunctionStart(image.functions, fn.address);
-  if (next !== null && next - fn.address <= BigInt(cap)) {
-    return { end: next, extent: "next-function" };
-  }
-  return { end: fn.address + BigInt(cap), extent: "byte-cap" };
+  const guess: { end: bigint; extent: DecodedProcedure["extent"] } =
+    next !== null && next - fn.address <= BigInt(cap)
+      ? { end: next, extent: "next-function" }
+      : { end: fn.address + BigInt(cap), extent: "byte-cap" };
+  const section = sectionAt(image, fn.address);
+  const sectionEnd = section !== undefined && section.size > 0n
+    ? section.address + section.size
+    : null;
+  return sectionEnd !== null && sectionEnd < guess.end
+    ? { end: sectionEnd, extent: "section-end" }
+    : guess;
 }
 
 /** The first function start after `address`, or null. */

@@ -107,23 +107,38 @@ export function nameTarget(
   return { name: "", kind: "unknown" };
 }
 
-/** Procedures that call `address` directly, each with its call sites, from the index. */
+/** A procedure that calls or tail-jumps to a target, with the sites. */
+export interface CallerEntry {
+  address: string;
+  name: string;
+  call_sites: string[];
+  /** Jumps to the target from this other procedure: tail calls (also to a `.cold` part). */
+  tail_jump_sites?: string[];
+}
+
+/**
+ * The procedures that reach `address` directly: by a call, or by a jump from
+ * another procedure to it (a tail call, or a jump to a split-off `.cold` part),
+ * whose sites are listed apart. A jump from inside the procedure itself is a
+ * loop, not a caller.
+ */
 export function callersOf(
   program: ProgramAnalysis,
   index: ReferenceIndex,
   address: bigint,
-): { address: string; name: string; call_sites: string[] }[] {
-  const grouped = new Map<bigint, string[]>();
+): CallerEntry[] {
+  const grouped = new Map<bigint, { calls: string[]; jumps: string[] }>();
   for (const ref of index.to(address)) {
-    if (ref.kind !== "call") continue;
-    const sites = grouped.get(ref.procedure) ?? [];
-    sites.push(hex(ref.from));
-    grouped.set(ref.procedure, sites);
+    if (ref.kind === "data" || (ref.kind === "jump" && ref.procedure === address)) continue;
+    let sites = grouped.get(ref.procedure);
+    if (!sites) grouped.set(ref.procedure, sites = { calls: [], jumps: [] });
+    (ref.kind === "call" ? sites.calls : sites.jumps).push(hex(ref.from));
   }
-  return [...grouped].map(([at, sites]) => ({
+  return [...grouped].map(([at, { calls, jumps }]) => ({
     address: hex(at),
     name: program.functionStartingAt(at)?.name ?? "",
-    call_sites: sites,
+    call_sites: calls,
+    ...(jumps.length > 0 ? { tail_jump_sites: jumps } : {}),
   }));
 }
 
@@ -281,7 +296,7 @@ export async function buildDossier(
     }
   });
   const blocks = basicBlocks(decoded.instructions, flows, fn.address, decoded.end);
-  const callers: { address: string; name: string; call_sites: string[] }[] = [];
+  const callers: CallerEntry[] = [];
   const incoming: { from: string; procedure: string; kind: string }[] = [];
   if (index) {
     for (const ref of index.to(fn.address)) {

@@ -70,7 +70,7 @@ const procedureEntry = {
 export const dossierProcedureSchema = z.object({
   ...procedureEntry,
   end: address,
-  extent: z.enum(["symbol-size", "next-function", "byte-cap"]),
+  extent: z.enum(["symbol-size", "next-function", "section-end", "byte-cap"]),
   signature: z.null(),
   locals: z.null(),
   classification: z.enum(["leaf", "non-leaf"]).nullable(),
@@ -82,6 +82,16 @@ const calleeSchema = z.object({
   kind: z.enum(["procedure", "import", "unknown"]),
   call_sites: z.array(address),
   annotation: z.string().nullable().optional().describe("objdump's own annotation (objdump)."),
+});
+
+/** A procedure reaching another by calls, or by tail jumps from outside it. */
+const callerSchema = z.object({
+  address,
+  name: z.string(),
+  call_sites: z.array(address),
+  tail_jump_sites: z.array(address).optional().describe(
+    "Jumps from this procedure to the target's start (or the import's stub or slot): tail calls, or jumps to a split-off .cold part. Absent when there are none.",
+  ),
 });
 
 const instructionScanSchema = z.object({
@@ -102,9 +112,7 @@ export const dossierSchema = z.object({
     operands: z.string(),
     annotation: z.string().nullable().optional(),
   })).nullable().describe("The instruction listing, when include_assembly."),
-  callers: dossierPageSchema(
-    z.object({ address, name: z.string(), call_sites: z.array(address) }),
-  ).nullable(),
+  callers: dossierPageSchema(callerSchema).nullable(),
   callees: dossierPageSchema(calleeSchema).nullable(),
   tail_jumps: dossierPageSchema(calleeSchema).nullable(),
   indirect_call_sites: dossierPageSchema(address).nullable(),
@@ -236,11 +244,7 @@ export const xrefsResultSchema = listPageSchema(z.object({
 });
 
 /** `procedure_callers`. */
-export const callersResultSchema = listPageSchema(z.object({
-  address,
-  name: z.string(),
-  call_sites: z.array(address),
-})).extend({
+export const callersResultSchema = listPageSchema(callerSchema).extend({
   document: z.string(),
   procedure: procedureRefSchema.extend({
     kind: z.enum(["procedure", "import"]).describe(
@@ -254,6 +258,9 @@ export const callersResultSchema = listPageSchema(z.object({
 export const calleesResultSchema = listPageSchema(calleeSchema).extend({
   document: z.string(),
   procedure: procedureRefSchema,
+  tail_jumps: z.array(calleeSchema).describe(
+    "Procedures and imports this one jumps to outside itself (tail calls, a split-off .cold part), with the jump sites; not paged.",
+  ),
   indirect_call_sites: z.array(address),
   instruction_scan: instructionScanSchema,
 });

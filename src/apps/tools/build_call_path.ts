@@ -128,12 +128,18 @@ export function buildCallPathTool(context: AppsContext): ToolDefinition {
               unknowns.push({ procedure: hex(at), reason: "indirect-call" });
             }
             for (const [k, flow] of flows.entries()) {
-              if (flow.kind !== "call" && flow.kind !== "jump") continue;
+              // A conditional jump to another procedure's start is a tail call too (mk's je to
+              // mk.cold); one to an address inside the procedure is its own control flow.
+              if (
+                flow.kind !== "call" && flow.kind !== "jump" && flow.kind !== "conditional-jump"
+              ) {
+                continue;
+              }
               // A stub of the document's own function reaches that function.
               const target = flow.target !== null ? program.callTarget(flow.target) : through[k]!;
               if (target === null) continue;
               if (
-                flow.kind === "jump" && program.functionStartingAt(target) === undefined &&
+                flow.kind !== "call" && program.functionStartingAt(target) === undefined &&
                 target !== goal.address
               ) {
                 continue;
@@ -144,7 +150,7 @@ export function buildCallPathTool(context: AppsContext): ToolDefinition {
                 break;
               }
               parent.set(target, at);
-              if (flow.kind === "jump") tailJumps.add(target);
+              if (flow.kind !== "call") tailJumps.add(target);
               if (target === goal.address) {
                 found = true;
                 break;

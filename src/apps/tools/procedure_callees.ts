@@ -21,7 +21,7 @@ export function procedureCalleesTool(context: AppsContext): ToolDefinition {
     name: PROCEDURE_CALLEES,
     toolset: "static",
     description:
-      "Procedures and imports a procedure calls directly (decoding up to max_instructions), with call sites; indirect call sites are listed separately because their targets are unknown statically.",
+      "Procedures and imports a procedure calls directly (decoding up to max_instructions), with call sites; the procedures and imports it jumps to outside itself (tail calls, a split-off .cold part) are listed in tail_jumps, and indirect call sites separately because their targets are unknown statically.",
     input: z.strictObject({
       procedure: procedureField,
       offset: offsetField,
@@ -57,11 +57,13 @@ export function procedureCalleesTool(context: AppsContext): ToolDefinition {
       }
       const callees = (dossier.callees as { items: unknown[] }).items;
       const indirect = (dossier.indirect_call_sites as { items: string[] }).items;
+      const tailJumps = (dossier.tail_jumps as { items: unknown[] } | null)?.items ?? [];
       const scan = dossier.instruction_scan as Record<string, unknown>;
       return {
         result: {
           procedure: { address: hex(fn.address), name: fn.name },
           ...pageOf(callees, args.offset, args.limit),
+          tail_jumps: tailJumps,
           indirect_call_sites: indirect,
           instruction_scan: scan,
         },

@@ -21,7 +21,7 @@ export function procedureCallersTool(context: AppsContext): ToolDefinition {
     name: PROCEDURE_CALLERS,
     toolset: "static",
     description:
-      "Procedures that call a procedure or an import (by name, start, stub or slot address) directly, with their call sites, from a bounded scan of the whole document. Calls through the document's own PLT stubs and GOT slots count as calls to the function they reach. Completeness is reported, with the call sites left unresolved.",
+      "Procedures that call a procedure or an import (by name, start, stub or slot address) directly, with their call sites, from a bounded scan of the whole document. A jump to it from another procedure (a tail call, or a jump to a split-off .cold part) makes a caller too, its sites listed in tail_jump_sites. Calls through the document's own PLT stubs and GOT slots count as calls to the function they reach. Completeness is reported, with the call sites left unresolved.",
     input: z.strictObject({
       procedure: procedureField,
       offset: offsetField,
