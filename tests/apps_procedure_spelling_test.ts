@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fails, hasProgram, ok, run, withTempRoot } from "./helpers/in_memory.ts";
+import { withoutParameters } from "../src/apps/analysis/procedures.ts";
 
 const READY = ["llc-14", "llvm-nm-14"].every((program) => hasProgram(program));
 if (!READY) console.log("apps_procedure_spelling_test: needs llc-14 and llvm-nm-14: skipped");
@@ -67,4 +68,86 @@ Deno.test({
       const none = await fails(client, "procedure_address", { procedure: "absent" });
       assert.equal(none.message, 'No procedure is named "absent".');
     }),
+});
+
+const CPP = `
+namespace ns {
+struct S {
+  int f(int x) const;
+  int f(double x) const;
+  int g(int x);
+};
+int S::f(int x) const { return x + 1; }
+int S::f(double x) const { return static_cast<int>(x * 2); }
+int S::g(int x) { return x * 3; }
+}
+extern "C" int vfun(int x) { return x - 1; }
+`;
+
+const CPP_READY = ["g++", "nm"].every((program) => hasProgram(program));
+if (!CPP_READY) console.log("apps_procedure_spelling_test: needs g++ and nm: C++ case skipped");
+
+Deno.test({
+  name:
+    "procedure_address: a C++ name without parameters names its overloads (or the only one); a name with nm's @@VERSION is refused naming the plain one",
+  ignore: !CPP_READY,
+  fn: () =>
+    withTempRoot("casefile-spelling-cpp-", async ({ client, dir }) => {
+      await Deno.writeTextFile(join(dir, "s.cc"), CPP);
+      await Deno.writeTextFile(
+        join(dir, "v.map"),
+        "V1 { global: vfun; _ZN*; _ZNK*; local: *; };\n",
+      );
+      const lib = join(dir, "libs.so");
+      await run("g++", [
+        "-O1",
+        "-shared",
+        "-fPIC",
+        `-Wl,--version-script=${join(dir, "v.map")}`,
+        "-o",
+        lib,
+        join(dir, "s.cc"),
+      ]);
+      // nm -DC: "0000000000001109 T ns::S::f(int) const"; nm -D: "… T vfun@@V1".
+      const demangled = new Map<string, string>();
+      for (const line of (await run("nm", ["-DC", "--defined-only", lib])).trim().split("\n")) {
+        const m = /^([0-9a-f]+) [TW] (.+?)(@@?\S+)?$/.exec(line);
+        if (m) demangled.set(m[2]!, `0x${BigInt(`0x${m[1]}`).toString(16)}`);
+      }
+      const raw = (await run("nm", ["-D", "--defined-only", lib])).trim();
+      assert.match(raw, / vfun@@V1$/m);
+      const overloads = ["ns::S::f(int) const", "ns::S::f(double) const"];
+      for (const o of overloads) assert.ok(demangled.has(o), [...demangled.keys()].join(", "));
+      await ok(client, "open_binary", { path: lib });
+
+      const ambiguous = await fails(client, "procedure_address", { procedure: "ns::S::f" });
+      assert.match(ambiguous.message, /^2 procedures are named "ns::S::f": /);
+      for (const o of overloads) {
+        assert.ok(ambiguous.message.includes(`${demangled.get(o)} ${o}`), ambiguous.message);
+      }
+      const only = await ok(client, "procedure_address", { procedure: "ns::S::g" });
+      assert.equal(only.result.address, demangled.get("ns::S::g(int)"));
+      // The whole demangled name still names one.
+      const whole = await ok(client, "procedure_address", { procedure: overloads[1] });
+      assert.equal(whole.result.address, demangled.get(overloads[1]!));
+
+      const versioned = await fails(client, "procedure_address", { procedure: "vfun@@V1" });
+      assert.ok(
+        versioned.message.includes(`"vfun" is (${demangled.get("vfun")})`),
+        versioned.message,
+      );
+      assert.equal(versioned.remediation.action, 'Pass "vfun" or the 0x address.');
+    }),
+});
+
+Deno.test("withoutParameters() strips the last parameter list and its qualifiers only", () => {
+  assert.equal(withoutParameters("ns::S::f(int) const"), "ns::S::f");
+  assert.equal(withoutParameters("Foo::operator()(int) const &"), "Foo::operator()");
+  assert.equal(
+    withoutParameters("std::function<void (int)>::operator()(int) const"),
+    "std::function<void (int)>::operator()",
+  );
+  assert.equal(withoutParameters("f(void (*)(int))"), "f");
+  assert.equal(withoutParameters("plain_c_name"), null);
+  assert.equal(withoutParameters("(int)"), null);
 });

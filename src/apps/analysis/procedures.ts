@@ -20,6 +20,7 @@ export class ProcedureTable {
   /** The procedures, ascending by address. */
   readonly functions: readonly ImageFunction[];
   #byName: Map<string, ImageFunction[]> | null = null;
+  #byBaseName: Map<string, ImageFunction[]> | null = null;
 
   /**
    * Wraps `functions`, which must be sorted by address with one entry per address.
@@ -87,4 +88,51 @@ export class ProcedureTable {
     }
     return this.#byName.get(name) ?? [];
   }
+
+  /**
+   * Procedures whose demangled name without its parameter list (and trailing
+   * qualifiers) equals `name`: `icu_72::UnicodeString::doExtract` for each
+   * overload. Consulted when no name is equal.
+   */
+  functionsByBaseName(name: string): ImageFunction[] {
+    if (!this.#byBaseName) {
+      const map = new Map<string, ImageFunction[]>();
+      for (const fn of this.functions) {
+        for (const n of fn.names.length > 0 ? fn.names : [fn.name]) {
+          const plain = n ? demangle(n) : null;
+          const base = plain ? withoutParameters(plain) : null;
+          if (!base) continue;
+          const list = map.get(base);
+          if (!list) map.set(base, [fn]);
+          else if (!list.includes(fn)) list.push(fn);
+        }
+      }
+      this.#byBaseName = map;
+    }
+    return this.#byBaseName.get(name) ?? [];
+  }
+}
+
+/**
+ * A demangled name without its parameter list and the qualifiers after it
+ * (`const`, `&`, `&&`, `volatile`, `noexcept`), or null when it has none.
+ */
+export function withoutParameters(demangled: string): string | null {
+  let text = demangled.trimEnd();
+  for (;;) {
+    const qualifier = /\s*(?:const|volatile|noexcept|&&|&)$/.exec(text);
+    if (!qualifier || qualifier.index === 0) break;
+    text = text.slice(0, qualifier.index);
+  }
+  if (!text.endsWith(")")) return null;
+  let depth = 0;
+  for (let i = text.length - 1; i >= 0; i--) {
+    const c = text[i];
+    if (c === ")") depth++;
+    else if (c === "(" && --depth === 0) {
+      const base = text.slice(0, i).trimEnd();
+      return base === "" ? null : base;
+    }
+  }
+  return null;
 }

@@ -145,6 +145,11 @@ export class ProgramAnalysis {
     return this.procedures.functionsNamed(name);
   }
 
+  /** Procedures whose demangled name without its parameters equals `name` (overloads). */
+  functionsByBaseName(name: string): ImageFunction[] {
+    return this.procedures.functionsByBaseName(name);
+  }
+
   /** The import a call through `address` (stub or slot) reaches. */
   importAt(address: bigint): ImageImport | undefined {
     if (!this.#importsByAddress) {

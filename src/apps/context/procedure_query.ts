@@ -47,7 +47,7 @@ export function pageOf<T>(all: T[], start: number, limit: number): ListPage<T> {
 /** The lookups `findProcedure` needs: a `ProcedureTable`, or a `ProgramAnalysis`. */
 export type ProcedureFinder = Pick<
   ProcedureTable,
-  "functionStartingAt" | "containing" | "functionsNamed"
+  "functionStartingAt" | "containing" | "functionsNamed" | "functionsByBaseName"
 >;
 
 /** Finds a procedure by address or name, with clear errors. */
@@ -70,15 +70,31 @@ export function findProcedure(program: ProcedureFinder, text: string): ImageFunc
       },
     );
   }
-  const named = program.functionsNamed(text);
+  const exact = program.functionsNamed(text);
+  // A C++ name without its parameter list names its overloads.
+  const named = exact.length > 0 ? exact : program.functionsByBaseName(text);
   if (named.length === 1) return named[0]!;
   if (named.length > 1) {
     throw new ToolFailure(
       "invalid_request",
       `${named.length} procedures are named ${JSON.stringify(text)}: ${
-        named.slice(0, 10).map((f) => hex(f.address)).join(", ")
-      }.`,
-      { action: "Pass the 0x address of the one you mean." },
+        named.slice(0, 10).map((f) =>
+          exact.length > 0 ? hex(f.address) : `${hex(f.address)} ${demangle(f.name) ?? f.name}`
+        ).join(", ")
+      }${named.length > 10 ? ", …" : ""}.`,
+      { action: "Pass the 0x address, or the whole demangled name, of the one you mean." },
+    );
+  }
+  // nm -D shows a versioned symbol as name@@VERSION (the default) or name@VERSION.
+  const versioned = /^([^@]+)@@?[^@]+$/.exec(text);
+  const unversioned = versioned ? program.functionsNamed(versioned[1]!) : [];
+  if (unversioned.length > 0) {
+    throw new ToolFailure(
+      "invalid_request",
+      `No procedure is named ${JSON.stringify(text)}; ${JSON.stringify(versioned![1])} is (${
+        unversioned.slice(0, 10).map((f) => hex(f.address)).join(", ")
+      }): procedures are named without the symbol version nm -D appends.`,
+      { action: `Pass ${JSON.stringify(versioned![1])} or the 0x address.` },
     );
   }
   // Mach-O and 32-bit Windows symbols carry the C name with a leading underscore (nm lists
