@@ -114,3 +114,64 @@ Deno.test({
       ]);
     }),
 });
+
+Deno.test({
+  name:
+    "a stripped executable's code outside every known procedure (crt's, with no FDE) makes the caller scan incomplete, saying where",
+  ignore: !READY || !hasProgram("strip"),
+  fn: () =>
+    withTempRoot("casefile-uncovered-", async ({ client, dir }) => {
+      await Deno.writeTextFile(join(dir, "t.c"), SOURCE);
+      const exe = join(dir, "t64");
+      await run("gcc", ["-O2", "-o", exe, join(dir, "t.c")]);
+      const stripped = join(dir, "t64.stripped");
+      await run("strip", ["-o", stripped, exe]);
+      // objdump (on the unstripped copy): crt's __do_global_dtors_aux calls __cxa_finalize.
+      const peer = await peerSites(exe);
+      const crt = peer.get("__cxa_finalize")?.find((s) => s.from === "__do_global_dtors_aux");
+      assert.ok(crt, "no call to __cxa_finalize from __do_global_dtors_aux");
+
+      await ok(client, "open_binary", { path: exe });
+      const full = (await ok(client, "procedure_callers", { procedure: "__cxa_finalize" })).result;
+      assert.deepEqual(full.items.map((c: Loose) => c.call_sites), [[crt.site]]);
+      assert.equal(full.reference_scan.complete, true);
+
+      await ok(client, "open_binary", { path: stripped });
+      const cut: Loose = await ok(client, "procedure_callers", { procedure: "__cxa_finalize" });
+      // The call sits in code no FDE describes: not listed, and the scan says it is incomplete.
+      assert.equal(cut.result.total, 0);
+      assert.equal(cut.result.reference_scan.complete, false);
+      const evidence = await client.readResource({ uri: cut.evidence_uri });
+      const text = (evidence.contents[0] as { text: string }).text;
+      const uncovered =
+        /(\d+) byte\(s\) of code in (\d+) stretch\(es\) lie outside every known procedure \(the first at (0x[0-9a-f]+)\)/
+          .exec(text);
+      assert.ok(uncovered, text.slice(0, 2000));
+      // The crt call site is inside one of those stretches; the first is at or before it.
+      assert.ok(BigInt(uncovered[3]!) <= BigInt(crt.site));
+    }),
+});
+
+Deno.test("fillerLength() reads the nop forms gcc pads with, and stops at code", async () => {
+  const { fillerLength } = await import("../src/apps/analysis/uncovered_code.ts");
+  const hex = (s: string) => new Uint8Array(s.split(" ").map((x) => parseInt(x, 16)));
+  const padding = [
+    "90",
+    "66 90",
+    "0f 1f 00",
+    "0f 1f 40 00",
+    "0f 1f 44 00 00",
+    "66 0f 1f 44 00 00",
+    "0f 1f 80 00 00 00 00",
+    "0f 1f 84 00 00 00 00 00",
+    "66 0f 1f 84 00 00 00 00 00",
+    "66 2e 0f 1f 84 00 00 00 00 00",
+    "66 66 2e 0f 1f 84 00 00 00 00 00",
+    "cc cc 00 00",
+  ];
+  for (const p of padding) assert.equal(fillerLength(hex(p)), hex(p).length, p);
+  // endbr64, then a lea: code.
+  assert.equal(fillerLength(hex("90 f3 0f 1e fa 48 8d 3d 00 00 00 00")), 1);
+  // 0f 1f with a non-zero reg field is not a nop.
+  assert.equal(fillerLength(hex("0f 1f 48 00")), 0);
+});

@@ -7,6 +7,7 @@
  * @module
  */
 
+import { uncoveredCode } from "./uncovered_code.ts";
 import {
   addressToOffset,
   type BinaryImage,
@@ -496,6 +497,16 @@ export class ProgramAnalysis {
           edges.push(u.procedure, Number(u.site - fn.address), reached, 0);
         }
       }
+    }
+    // Code the known procedures do not cover is never decoded: what it calls is unknown.
+    const outside = set !== null ? await uncoveredCode(this.image, functions) : null;
+    if (outside !== null && outside.stretches > 0) {
+      complete = false;
+      limitations.push(
+        `${outside.bytes} byte(s) of code in ${outside.stretches} stretch(es) lie outside every known procedure (the first at 0x${
+          outside.first!.toString(16)
+        }): calls and references from there are not seen.`,
+      );
     }
     const unresolvedCalls = unresolved.result();
     const unresolvedCount = unresolvedCalls.indirectCalls + unresolvedCalls.unknownTargets;
