@@ -325,3 +325,55 @@ Deno.test({
     });
   },
 });
+
+/** Strings loaded by adrp/add pairs whose relocations (not calls) stay unapplied. */
+const STRINGS = `
+@.str = private unnamed_addr constant [14 x i8] c"hello aarch64\\00"
+declare i32 @puts(i8*)
+define internal i32 @sq(i32 %x) noinline {
+  %r = mul i32 %x, %x
+  ret i32 %r
+}
+define i32 @f1(i32 %x) noinline {
+  %a = call i32 @sq(i32 %x)
+  %b = call i32 @puts(i8* getelementptr ([14 x i8], [14 x i8]* @.str, i64 0, i64 0))
+  %c = add i32 %a, %b
+  ret i32 %c
+}
+`;
+
+Deno.test({
+  name:
+    "an object's unapplied relocations name nothing: an adrp/add pair of placeholders is no reference to the code's first procedure",
+  ignore: !READY,
+  fn: () =>
+    withTempRoot("casefile-relocs-data-", async ({ client, dir }) => {
+      await Deno.writeTextFile(`${dir}/s.ll`, STRINGS);
+      const path = `${dir}/s.o`;
+      await run("llc-14", [
+        "-O2",
+        "-mtriple=aarch64-linux-gnu",
+        "-filetype=obj",
+        "-o",
+        path,
+        `${dir}/s.ll`,
+      ]);
+      // llvm-objdump -dr: the add at f1+n carries R_AARCH64_ADD_ABS_LO12_NC .rodata.str1.1.
+      const listing = await run("llvm-objdump-14", ["-dr", path]);
+      assert.match(listing, /R_AARCH64_ADD_ABS_LO12_NC/);
+      await ok(client, "open_binary", { path });
+      const sq = (await ok(client, "procedure_address", { procedure: "sq" })).result.address;
+      const refs: Loose = await ok(client, "xrefs", { address: sq });
+      // Only f1's call reaches sq; the placeholder pair reads as sq's page plus zero.
+      assert.deepEqual(refs.result.items.map((r: Loose) => [r.kind, r.procedure_name]), [[
+        "call",
+        "f1",
+      ]]);
+      assert.equal(refs.result.reference_scan.complete, false);
+      const evidence = await client.readResource({ uri: refs.evidence_uri });
+      assert.match(
+        (evidence.contents[0] as { text: string }).text,
+        /relocation\(s\) in this object's code were not applied/,
+      );
+    }),
+});

@@ -208,7 +208,7 @@ async function decodeMachineCode(
     });
     const bytes = got.reduce((sum, i) => sum + i.size, 0);
     decodedBytes += bytes;
-    const gotFlows = flowOf(run.set, got, pages);
+    const gotFlows = withoutPlaceholders(image, got, flowOf(run.set, got, pages));
     instructions = instructions.length === 0 ? got : instructions.concat(got);
     flows = flows.length === 0 ? gotFlows : flows.concat(gotFlows);
     if (bytes < code.length) {
@@ -332,7 +332,14 @@ export async function scanProcedure(
       count += decoded.count;
       position += decoded.bytes;
       if (decoded.instructions.length > 0) {
-        visit(decoded.instructions, flowOf(run.set, decoded.instructions, pages));
+        visit(
+          decoded.instructions,
+          withoutPlaceholders(
+            image,
+            decoded.instructions,
+            flowOf(run.set, decoded.instructions, pages),
+          ),
+        );
       }
       if (decoded.count < batch) break;
     }
@@ -402,6 +409,34 @@ function parseNumber(text: string): bigint | null {
   const negative = raw.startsWith("-");
   const value = BigInt(negative ? raw.slice(1) : raw);
   return negative ? -value : value;
+}
+
+/**
+ * The flows of `instructions` without what an operand seems to name when a
+ * relocation of a relocatable object that was not applied sits in the
+ * instruction's bytes: its operand is the assembler's placeholder (an
+ * `adrp`/`add` pair of zeros names the code's own first page), so it names
+ * nothing; a branch there has an unknown target.
+ */
+export function withoutPlaceholders(
+  image: Pick<BinaryImage, "unrelocatedSites">,
+  instructions: readonly Instruction[],
+  flows: InstructionFlow[],
+): InstructionFlow[] {
+  const sites = image.unrelocatedSites;
+  if (sites === undefined || sites.length === 0) return flows;
+  for (let k = 0; k < instructions.length; k++) {
+    const insn = instructions[k]!;
+    const next = upperBound(sites, insn.address - 1n, (site) => site);
+    if (next >= sites.length || sites[next]! >= insn.address + BigInt(insn.size)) continue;
+    const flow = flows[k]!;
+    flow.references = NO_REFERENCES;
+    if (flow.target !== null) {
+      flow.target = null;
+      flow.indirect = true;
+    }
+  }
+  return flows;
 }
 
 /**

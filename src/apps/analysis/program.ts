@@ -498,6 +498,14 @@ export class ProgramAnalysis {
         }
       }
     }
+    // A relocatable object's operands that relocations not applied fill hold placeholders.
+    const unrelocated = this.image.unrelocatedSites?.length ?? 0;
+    if (set !== null && unrelocated > 0) {
+      complete = false;
+      limitations.push(
+        `${unrelocated} relocation(s) in this object's code were not applied (data references, GOT loads): what those operands name is unknown until the object is linked, so references through them are not listed.`,
+      );
+    }
     // Code the known procedures do not cover is never decoded: what it calls is unknown.
     const outside = set !== null ? await uncoveredCode(this.image, functions) : null;
     if (outside !== null && outside.stretches > 0) {

@@ -147,6 +147,12 @@ export interface BinaryImage {
    */
   functionTables?: FunctionSource[];
   imports: ImageImport[];
+  /**
+   * A relocatable object's relocation sites in code that were not applied
+   * (ascending addresses): the operands there hold placeholders, so what they
+   * seem to name is no reference.
+   */
+  unrelocatedSites?: readonly bigint[];
   /** Stubs and slots that reach the image's own functions (absent when the format has none). */
   localBindings?: ImageLocalBinding[];
   exports: ImageExport[];

@@ -115,17 +115,20 @@ export function elfImage(
   });
   const head = imageHead(elf, bytes, document, sections);
   let imports = imageImports(elf);
+  let unrelocatedSites: bigint[] | undefined;
   if (elf.layout !== undefined) {
     const linked = linkObjectCalls(elf, bytes, { sections, imports });
     imports = linked.imports;
     head.bytes = linked.bytes;
     notes.unshift(linked.note);
+    if (linked.unrelocated.length > 0) unrelocatedSites = linked.unrelocated;
   }
   return {
     ...head,
     warnings: notes.length === 0 ? head.warnings : [...head.warnings, ...notes],
     functions,
     functionTables: tables,
+    ...(unrelocatedSites === undefined ? {} : { unrelocatedSites }),
     imports,
     localBindings: imageLocalBindings(elf),
     exports: imageExports(elf),
@@ -251,13 +254,14 @@ function linkObjectCalls(
   elf: ElfImage,
   bytes: Uint8Array,
   given: { sections: ImageSection[]; imports: ImageImport[] },
-): { imports: ImageImport[]; bytes: Uint8Array; note: string } {
+): { imports: ImageImport[]; bytes: Uint8Array; note: string; unrelocated: bigint[] } {
   const { sections } = given;
   if (!appliesCallRelocations(elf)) {
     return {
       imports: given.imports,
       bytes,
       note: layoutNote(sections, "its relocations are not applied."),
+      unrelocated: applyCallRelocations(elf, bytes, new Map()).unapplied,
     };
   }
   let end = RELOCATABLE_BASE;
@@ -280,7 +284,7 @@ function linkObjectCalls(
         applied.unresolved > 0 ? `, ${applied.unresolved} left unresolved` : ""
       }), to the code that is decoded; other relocations are not.${placeholders}`,
   );
-  return { imports, bytes: applied.bytes, note };
+  return { imports, bytes: applied.bytes, note, unrelocated: applied.unapplied };
 }
 
 function imageSections(

@@ -43,6 +43,12 @@ export interface AppliedCallRelocations {
    * here, or the branch cannot encode the distance to it.
    */
   unresolved: number;
+  /**
+   * The layout address of every relocation in an executable section that was
+   * not written (data references, GOT loads, unresolved branches), ascending:
+   * the operand there still holds the assembler's placeholder.
+   */
+  unapplied: bigint[];
 }
 
 /** How one kind of branch holds its target offset (4 bytes at `field`, little-endian). */
@@ -256,10 +262,10 @@ export function applyCallRelocations(
   bytes: Uint8Array,
   imports: ReadonlyMap<string, bigint>,
 ): AppliedCallRelocations {
-  const result: AppliedCallRelocations = { bytes, applied: 0, unresolved: 0 };
+  const result: AppliedCallRelocations = { bytes, applied: 0, unresolved: 0, unapplied: [] };
   const layout = elf.layout;
-  const types = branchTypes(elf);
-  if (types === null || layout === undefined || elf.objectSymbols === undefined) return result;
+  const types = branchTypes(elf) ?? new Map();
+  if (layout === undefined) return result;
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let out: Uint8Array | null = null;
   let outView: DataView | null = null;
@@ -270,10 +276,16 @@ export function applyCallRelocations(
     if (target === undefined || base === null || (target.flags & SHF_EXECINSTR) === 0n) continue;
     const targetEnd = Math.min(bytes.length, target.offset + target.size);
     for (const entry of relocations(view, rel, elf.bits === 64)) {
+      if (entry.offset >= BigInt(target.size)) continue;
       const branch = types.get(entry.type);
-      if (branch === undefined || entry.offset >= BigInt(target.size)) continue;
       const field = target.offset + Number(entry.offset);
-      if (field + 4 > targetEnd || !branch.holds(bytes, field)) continue;
+      if (
+        branch === undefined || elf.objectSymbols === undefined || field + 4 > targetEnd ||
+        !branch.holds(bytes, field)
+      ) {
+        result.unapplied.push(base + entry.offset);
+        continue;
+      }
       const s = symbolAddress(entry.symbol, { elf, layout, imports });
       if (out === null) {
         out = bytes.slice();
@@ -282,12 +294,14 @@ export function applyCallRelocations(
       const a = entry.addend ?? branch.addend(outView!, field);
       if (s === null || !branch.write(outView!, field, s + a - (base + entry.offset))) {
         result.unresolved++;
+        result.unapplied.push(base + entry.offset);
         continue;
       }
       result.applied++;
     }
   }
   if (out !== null && result.applied > 0) result.bytes = out;
+  result.unapplied.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   return result;
 }
 
