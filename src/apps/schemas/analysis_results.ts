@@ -168,7 +168,9 @@ export const overviewResultSchema = z.object({
   export_count: int,
   libraries: z.array(z.string()).describe("At most 100."),
   string_count: int,
-  section_count: int,
+  section_count: int.describe(
+    "Sections loaded into memory (for ELF, those with SHF_ALLOC; readelf -S also lists the others: symbol and string tables, debug info, notes kept only in the file).",
+  ),
   sections: z.array(z.object({
     name: z.string(),
     address,
