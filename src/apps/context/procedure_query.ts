@@ -85,36 +85,51 @@ export function findProcedure(program: ProcedureFinder, text: string): ImageFunc
       { action: "Pass the 0x address, or the whole demangled name, of the one you mean." },
     );
   }
-  // nm -D shows a versioned symbol as name@@VERSION (the default) or name@VERSION.
-  const versioned = /^([^@]+)@@?[^@]+$/.exec(text);
-  const unversioned = versioned ? program.functionsNamed(versioned[1]!) : [];
-  if (unversioned.length > 0) {
+  const other = otherSpelling(program, text);
+  if (other !== null) {
     throw new ToolFailure(
       "invalid_request",
-      `No procedure is named ${JSON.stringify(text)}; ${JSON.stringify(versioned![1])} is (${
-        unversioned.slice(0, 10).map((f) => hex(f.address)).join(", ")
-      }): procedures are named without the symbol version nm -D appends.`,
-      { action: `Pass ${JSON.stringify(versioned![1])} or the 0x address.` },
-    );
-  }
-  // Mach-O and 32-bit Windows symbols carry the C name with a leading underscore (nm lists
-  // _main): name the spelling that is there rather than guess which was meant.
-  const spelling = text.startsWith("_") ? text.slice(1) : `_${text}`;
-  const other = spelling === "" ? [] : program.functionsNamed(spelling);
-  if (other.length > 0) {
-    throw new ToolFailure(
-      "invalid_request",
-      `No procedure is named ${JSON.stringify(text)}; ${JSON.stringify(spelling)} is (${
-        other.slice(0, 10).map((f) => hex(f.address)).join(", ")
-      }): the symbol table spells the name ${
-        text.startsWith("_") ? "without" : "with"
-      } a leading underscore.`,
-      { action: `Pass ${JSON.stringify(spelling)} or the 0x address.` },
+      `No procedure is named ${JSON.stringify(text)}; ${JSON.stringify(other.spelling)} is (${
+        other.found.slice(0, 10).map((f) => hex(f.address)).join(", ")
+      }): ${other.why}.`,
+      { action: `Pass ${JSON.stringify(other.spelling)} or the 0x address.` },
     );
   }
   throw new ToolFailure("invalid_request", `No procedure is named ${JSON.stringify(text)}.`, {
     action: "Call search_procedures to find the name, or pass a 0x address.",
   });
+}
+
+/**
+ * The spelling of `text` the symbol table holds when `text` itself names
+ * nothing: without nm -D's symbol version (`name@@VERSION`, `name@VERSION`),
+ * or with the leading underscore Mach-O and 32-bit Windows symbols put before
+ * a C name (nm lists `_main`), or without one too many. Named, not guessed.
+ */
+function otherSpelling(
+  program: ProcedureFinder,
+  text: string,
+): { spelling: string; found: ImageFunction[]; why: string } | null {
+  const versioned = /^([^@]+)@@?[^@]+$/.exec(text);
+  const candidates = [
+    ...(versioned
+      ? [{
+        spelling: versioned[1]!,
+        why: "procedures are named without the symbol version nm -D appends",
+      }]
+      : []),
+    {
+      spelling: text.startsWith("_") ? text.slice(1) : `_${text}`,
+      why: `the symbol table spells the name ${
+        text.startsWith("_") ? "without" : "with"
+      } a leading underscore`,
+    },
+  ];
+  for (const { spelling, why } of candidates) {
+    const found = spelling === "" ? [] : program.functionsNamed(spelling);
+    if (found.length > 0) return { spelling, found, why };
+  }
+  return null;
 }
 
 /** What a call can reach: a procedure of the document, or one of its imports. */

@@ -11,6 +11,7 @@
  * @module
  */
 
+import { parse } from "csv-parse/sync";
 import { DETECTION_ORDER } from "./importer.ts";
 import type { AssetType, EdgeType } from "../model/enums.ts";
 import type { Asset, Json } from "../model/records.ts";
@@ -118,15 +119,14 @@ function join(dir: string, name: string): string {
   return dir.endsWith("/") ? dir + name : `${dir}/${name}`;
 }
 
+/** The rows of a CSV with a header line (the IAM credential report), by column name. */
 function parseCsv(text: string): Record<string, string>[] {
-  const lines = text.split(/\r?\n/).filter((l) => l.length > 0);
-  const header = (lines.shift() ?? "").split(",");
-  return lines.map((line) => {
-    const cells = line.split(",");
-    const row: Record<string, string> = {};
-    header.forEach((h, i) => (row[h] = cells[i] ?? ""));
-    return row;
-  });
+  return parse(text, {
+    columns: true,
+    skip_empty_lines: true,
+    relax_column_count: true,
+    relax_quotes: true,
+  }) as Record<string, string>[];
 }
 
 /** Per-resource responses in `<service>-<operation>/` folders, keyed by decoded file name. */

@@ -34,6 +34,7 @@ import { prowlerCsvImporter } from "./prowler_csv.ts";
 import { prowlerImporter } from "./prowler_report.ts";
 import {
   firstJsonLine,
+  firstLine,
   listDirectory,
   looksLikeJson,
   MAX_INPUT_BYTES,
@@ -139,10 +140,9 @@ export class ImporterRegistry {
         }
         return undefined;
       }
-      const newline = source.text.indexOf("\n");
-      const firstLine = newline < 0 ? source.text : source.text.slice(0, newline);
+      const header = firstLine(source.text);
       for (const { importer, detector } of this.rules("text_header")) {
-        if (detector.test(firstLine)) return importer;
+        if (detector.test(header)) return importer;
       }
     }
     return undefined;

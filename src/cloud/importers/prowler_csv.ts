@@ -14,7 +14,14 @@ import { DETECTION_ORDER } from "./importer.ts";
 import type { Importer, ImportInput, ImportResult } from "./importer.ts";
 import { fileLabel, ImportError, readInputText } from "./import_input.ts";
 import { RecordsBuilder } from "./records_builder.ts";
-import { arnOrNull, frameworksOf, normaliseSeverity, scannerFinding } from "./scanner_common.ts";
+import {
+  arnOrNull,
+  frameworksOf,
+  normaliseSeverity,
+  scannerFinding,
+  utcDateTime,
+} from "./scanner_common.ts";
+import { firstLine } from "./read.ts";
 import { uniqueIds } from "../model/unique_ids.ts";
 
 const KIND = "prowler-csv";
@@ -39,11 +46,7 @@ export function looksLikeProwlerCsv(firstLine: string): boolean {
 
 /** A Prowler CSV time ("2025-02-14 14:27:20.697446", zone-less: UTC) as ISO 8601, or null. */
 export function prowlerCsvTime(text: string | undefined): string | null {
-  if (!text) return null;
-  const iso = text.trim().replace(" ", "T");
-  const zoned = /(Z|[+-]\d\d:?\d\d)$/.test(iso) ? iso : `${iso.slice(0, 23)}Z`;
-  const d = new Date(zoned);
-  return Number.isNaN(d.getTime()) ? null : d.toISOString();
+  return utcDateTime(text);
 }
 
 /** The first non-empty cell of `row` among `names`. */
@@ -66,8 +69,7 @@ export const prowlerCsvImporter: Importer = {
   }],
   async load(input: ImportInput): Promise<ImportResult> {
     const text = await readInputText(input, { kind: KIND, path: input.path });
-    const firstLine = text.slice(0, Math.max(0, text.indexOf("\n")) || text.length);
-    if (prowlerColumns(firstLine) === null) {
+    if (prowlerColumns(firstLine(text)) === null) {
       throw new ImportError(
         `${
           fileLabel(input.path)
@@ -124,7 +126,7 @@ export const prowlerCsvImporter: Importer = {
         source_tool: "prowler",
         source_finding_id: checkId,
         compliance_frameworks: frameworksOf(frameworks, provider),
-        detected_at: prowlerCsvTime(cell(row, "TIMESTAMP", "ASSESSMENT_START_TIME") ?? undefined),
+        detected_at: utcDateTime(cell(row, "TIMESTAMP", "ASSESSMENT_START_TIME")),
       }));
       if (provider) b.records.providers.push(provider.toUpperCase());
       const region = cell(row, "REGION");

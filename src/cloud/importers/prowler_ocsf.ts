@@ -17,6 +17,7 @@ import {
   normaliseSeverity,
   readJsonOrLines,
   scannerFinding,
+  utcDateTime,
 } from "./scanner_common.ts";
 import { uniqueIds } from "../model/unique_ids.ts";
 
@@ -34,15 +35,6 @@ export function looksLikeOcsf(value: unknown): boolean {
   return Array.isArray(value) ? value.length > 0 && isOcsfItem(value[0]) : isOcsfItem(value);
 }
 
-/** An OCSF date-time string as ISO 8601 (zone-less means UTC), or null. */
-function dateTime(value: unknown): string | null {
-  const text = str(value);
-  if (!text) return null;
-  const zoned = /(Z|[+-]\d\d:?\d\d)$/.test(text) ? text : `${text.slice(0, 23)}Z`;
-  const d = new Date(zoned);
-  return Number.isNaN(d.getTime()) ? null : d.toISOString();
-}
-
 /** An OCSF timestamp (epoch seconds or milliseconds) as ISO 8601, or null. */
 function epoch(value: unknown): string | null {
   if (typeof value !== "number" || !Number.isFinite(value)) return null;
@@ -57,8 +49,9 @@ function epoch(value: unknown): string | null {
  */
 export function ocsfTime(f: Record<string, unknown>): string | null {
   const info = isObject(f.finding_info) ? f.finding_info : {};
-  return dateTime(f.time_dt) ?? epoch(f.time) ?? dateTime(f.event_time) ??
-    dateTime(info.created_time_dt) ?? epoch(info.created_time) ?? dateTime(info.created_time);
+  return utcDateTime(f.time_dt) ?? epoch(f.time) ?? utcDateTime(f.event_time) ??
+    utcDateTime(info.created_time_dt) ?? epoch(info.created_time) ??
+    utcDateTime(info.created_time);
 }
 
 /** The `prowler-ocsf` importer entry. */

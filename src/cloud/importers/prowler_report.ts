@@ -1,7 +1,8 @@
 /**
  * The `prowler` importer: any Prowler output format, told apart by
  * content (ASFF findings carry `ProductArn`, OCSF findings `finding_info` /
- * `class_uid`, CSV opens with Prowler's semicolon-separated header), for callers that name the tool rather than the format
+ * `class_uid`, CSV opens with Prowler's semicolon-separated header), for
+ * callers that name the tool rather than the format
  * (`ingest_reports({prowler: [...]})`, `load_dataset(kind="prowler")`). It has
  * no sniff of its own: auto-detection picks the format-specific importers.
  *
@@ -14,6 +15,7 @@ import { looksLikeProwlerCsv, prowlerCsvImporter } from "./prowler_csv.ts";
 import { looksLikeAsff, prowlerAsffImporter } from "./prowler_asff.ts";
 import { looksLikeOcsf, prowlerOcsfImporter } from "./prowler_ocsf.ts";
 import { readJsonOrLines } from "./scanner_common.ts";
+import { firstLine } from "./read.ts";
 
 const KIND = "prowler";
 
@@ -26,8 +28,7 @@ export const prowlerImporter: Importer = {
   async load(input: ImportInput): Promise<ImportResult> {
     if (input.json === undefined) {
       const text = await readInputText(input, { kind: KIND, path: input.path });
-      const newline = text.indexOf("\n");
-      if (looksLikeProwlerCsv(newline < 0 ? text : text.slice(0, newline))) {
+      if (looksLikeProwlerCsv(firstLine(text))) {
         return await prowlerCsvImporter.load({ ...input, text });
       }
       input = { ...input, text };

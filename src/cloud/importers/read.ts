@@ -160,10 +160,15 @@ export function looksLikeJson(text: string): boolean {
   return false;
 }
 
+/** The text before the first line break (all of it when there is none). */
+export function firstLine(text: string): string {
+  const newline = text.indexOf("\n");
+  return newline < 0 ? text : text.slice(0, newline);
+}
+
 /** The first line of a text parsed as JSON, or undefined when it is not JSON. */
 export function firstJsonLine(text: string): unknown {
-  const newline = text.indexOf("\n");
-  const line = (newline < 0 ? text : text.slice(0, newline)).trim();
+  const line = firstLine(text).trim();
   if (line === "") return undefined;
   try {
     return JSON.parse(line);

@@ -161,6 +161,19 @@ export function objectOrArrayDetectors(
   ];
 }
 
+/**
+ * A scanner's date-time text as ISO 8601: `2024-06-03T14:15:19.382075` or
+ * `2025-02-14 14:27:20.697446` (a space for the T), zone-less meaning UTC,
+ * digits past the millisecond dropped; null when it is no date.
+ */
+export function utcDateTime(value: unknown): string | null {
+  if (typeof value !== "string" || value.trim() === "") return null;
+  const text = value.trim().replace(" ", "T");
+  const zoned = /(Z|[+-]\d\d:?\d\d)$/.test(text) ? text : `${text.slice(0, 23)}Z`;
+  const d = new Date(zoned);
+  return Number.isNaN(d.getTime()) ? null : d.toISOString();
+}
+
 /** A finding with defaults for the fields scanners rarely give. */
 export function scannerFinding(
   init:
