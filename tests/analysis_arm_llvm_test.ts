@@ -18,6 +18,7 @@ import {
 } from "./helpers/in_memory.ts";
 import { scanProcedure } from "../src/apps/analysis/code.ts";
 import { elfImage } from "../src/apps/formats/elf/image.ts";
+import { llcObject } from "./helpers/llvm.ts";
 
 const READY = ["llc-14", "llvm-objdump-14", "llvm-nm-14"].every((program) => hasProgram(program));
 if (!READY) console.log("analysis_arm_llvm_test: needs llc-14 and llvm-objdump-14: skipped");
@@ -156,16 +157,7 @@ for (
     ignore: !READY,
     fn: async () => {
       await withTempRoot("casefile-arm-", async ({ client, dir }) => {
-        await Deno.writeTextFile(`${dir}/module.ll`, MODULE);
-        const path = `${dir}/${target}.o`;
-        await run("llc-14", [
-          "-O2",
-          `-mtriple=${target}`,
-          "-filetype=obj",
-          "-o",
-          path,
-          `${dir}/module.ll`,
-        ]);
+        const path = await llcObject(dir, target, MODULE, target);
         await ok(client, "open_binary", { path });
         const values = await symbolValues(path);
         let conditionalReturns = 0;
@@ -220,16 +212,11 @@ for (
         if (!CAN_LINK) return;
         // The same in a linked library, whose addresses are the file's own.
         const library = `${dir}/${target}.so`;
-        await run("llc-14", [
+        const pic = await llcObject(dir, `${target}.pic`, MODULE, target, [
           "-O2",
-          `-mtriple=${target}`,
-          "-filetype=obj",
           "-relocation-model=pic",
-          "-o",
-          `${dir}/${target}.pic.o`,
-          `${dir}/module.ll`,
         ]);
-        await run(LINKER, ["-shared", "-o", library, `${dir}/${target}.pic.o`]);
+        await run(LINKER, ["-shared", "-o", library, pic]);
         await ok(client, "open_binary", { path: library });
         await assertSwitcherListing(client, {
           label: `${target} library`,
@@ -311,17 +298,8 @@ Deno.test({
   fn: async () => {
     await withTempRoot("casefile-arm-exidx-", async ({ client, dir }) => {
       const triple = "thumbv7-linux-gnueabihf";
-      await Deno.writeTextFile(`${dir}/inner.ll`, INNER);
-      await run("llc-14", [
-        "-O2",
-        `-mtriple=${triple}`,
-        "-filetype=obj",
-        "-relocation-model=pic",
-        "-o",
-        `${dir}/inner.o`,
-        `${dir}/inner.ll`,
-      ]);
-      await run(LINKER, ["-shared", "-o", `${dir}/libfull.so`, `${dir}/inner.o`]);
+      const inner = await llcObject(dir, "inner", INNER, triple, ["-O2", "-relocation-model=pic"]);
+      await run(LINKER, ["-shared", "-o", `${dir}/libfull.so`, inner]);
       const path = `${dir}/libinner.so`;
       await run("llvm-objcopy-14", ["--strip-all", `${dir}/libfull.so`, path]);
       // readelf's index entries in .text: every function, inner ones included.

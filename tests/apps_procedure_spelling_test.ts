@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fails, hasProgram, ok, run, withTempRoot } from "./helpers/in_memory.ts";
 import { withoutParameters } from "../src/apps/analysis/procedures.ts";
+import { llcObject } from "./helpers/llvm.ts";
 
 const READY = ["llc-14", "llvm-nm-14"].every((program) => hasProgram(program));
 if (!READY) console.log("apps_procedure_spelling_test: needs llc-14 and llvm-nm-14: skipped");
@@ -31,15 +32,7 @@ Deno.test({
     : false,
   fn: () =>
     withTempRoot("casefile-spelling-", async ({ client, dir: root }) => {
-      await Deno.writeTextFile(join(root, "m.ll"), MODULE);
-      const object = join(root, "m.o");
-      await run("llc-14", [
-        "-mtriple=x86_64-apple-macosx11",
-        "-filetype=obj",
-        join(root, "m.ll"),
-        "-o",
-        object,
-      ]);
+      const object = await llcObject(root, "m", MODULE, "x86_64-apple-macosx11", []);
       // llvm-nm: "0000000000000010 T _main"
       const peer = new Map(
         (await run("llvm-nm-14", [object])).trim().split("\n").map((line) => {

@@ -175,14 +175,14 @@ const BUILDERS: Record<string, (s: Session) => Record<string, unknown>> = {
     expected_revision: 1,
     status: "investigating",
     severity: "low",
-    supporting_evidence_ids: [],
     contradicting_evidence_ids: [],
+    recommended_probes: [],
+    relationships: [],
     required_authority: null,
     required_confidence: "observed",
     required_environment: null,
-    recommended_probes: [],
-    relationships: [],
     resolution: null,
+    supporting_evidence_ids: [],
   }),
   list_unknowns: () => ({ status: "investigating" }),
   verify_unknown_resolution: (s) => ({ unknown_id: s.unknownId }),
@@ -220,41 +220,16 @@ const BUILDERS: Record<string, (s: Session) => Record<string, unknown>> = {
   close_binary: (s) => ({ snapshot_path: join(s.dir, "session.snapshot.json"), overwrite: false }),
 };
 
-/** The call order: each step may use what earlier ones put in the session. */
-const ORDER = [
-  "binary_session",
-  "open_binary",
-  "list_documents",
-  "set_current_document",
-  "list_procedures",
-  "binary_overview",
-  "search_strings",
-  "search_procedures",
-  "procedure_address",
-  "resolve_containing_procedure",
-  "analyze_function",
-  "xrefs",
-  "procedure_callers",
-  "procedure_callees",
-  "build_call_path",
-  "trace_feature",
-  "compare_functions",
-  "capture_process_scenario",
-  "compare_process_captures",
-  "correlate_static_and_runtime",
-  "find_changed_behavior",
-  "record_unknown",
-  "update_unknown",
-  "list_unknowns",
-  "verify_unknown_resolution",
-  "inventory_artifact",
-  "compare_artifacts",
-  "extract_artifact",
-  "verify_reconstruction",
-  "snapshot_evidence_bundle",
-  "release_evidence_bundle",
-  "close_binary",
-];
+/** The call order (each step may use what earlier ones put in the session). */
+const ORDER = `
+  binary_session open_binary list_documents set_current_document list_procedures binary_overview
+  search_strings search_procedures procedure_address resolve_containing_procedure
+  analyze_function xrefs procedure_callers procedure_callees build_call_path trace_feature
+  compare_functions capture_process_scenario compare_process_captures
+  correlate_static_and_runtime find_changed_behavior record_unknown update_unknown list_unknowns
+  verify_unknown_resolution inventory_artifact compare_artifacts extract_artifact
+  verify_reconstruction snapshot_evidence_bundle release_evidence_bundle close_binary
+`.trim().split(/\s+/);
 
 async function appsToolNames(): Promise<Set<string>> {
   const { casefile, close } = await connect();

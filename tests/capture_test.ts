@@ -36,17 +36,8 @@ import { chooseBackends, runCapture } from "../src/apps/capture/runner.ts";
 import { cString, parseTraces, splitArguments } from "../src/apps/capture/strace.ts";
 import { alive, parseStat, readStats, shell } from "../src/apps/capture/tree.ts";
 import { ToolFailure } from "../src/core/errors.ts";
-import {
-  call,
-  connect,
-  type Connected,
-  fails,
-  hasProgram,
-  type Loose,
-  ok,
-  run,
-  withClient,
-} from "./helpers/in_memory.ts";
+import type { Connected, Loose } from "./helpers/in_memory.ts";
+import { call, connect, fails, hasProgram, ok, run, withClient } from "./helpers/in_memory.ts";
 import { childEnv, MOD_TS } from "./helpers/spawn.ts";
 
 const CC = hasProgram("cc");

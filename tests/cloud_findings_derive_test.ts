@@ -19,10 +19,9 @@ import {
   edge as sharedEdge,
   finding as sharedFinding,
 } from "./helpers/cloud_estate.ts";
+import { sharedFixture } from "./helpers/shared_fixtures.ts";
 
-const OCSF =
-  new URL("../../shared/fixtures/cloud/prowler/ocsf/test_prowler_output.ocsf.json", import.meta.url)
-    .pathname;
+const OCSF = sharedFixture("cloud/prowler/ocsf/test_prowler_output.ocsf.json");
 
 function finding(id: string, over: Partial<Finding> = {}): Finding {
   const sg = "arn:aws:ec2:eu-west-1:111122223333:security-group/sg-1";

@@ -49,14 +49,15 @@ Deno.test("buildRelationshipGraph() merges parallel rules with the same CIDR and
       description: "https",
     }),
   ]);
+  // The merged fields first: ports and descriptions joined.
   deepStrictEqual(attrs, {
-    edge_type: "SECURITY_GROUP_RULE",
     port_range: "443,80",
+    description: "https; http",
+    relationship: "INGRESS_ALLOWED",
+    edge_type: "SECURITY_GROUP_RULE",
     protocol: "TCP",
     cidr: W,
     direction: "ingress",
-    description: "https; http",
-    relationship: "INGRESS_ALLOWED",
   });
 });
 

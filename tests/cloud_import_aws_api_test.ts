@@ -9,9 +9,9 @@ import { fileImportInput, ImportError } from "../src/cloud/importers/import_inpu
 import { awsApiImporter, looksLikeAwsDump } from "../src/cloud/importers/aws_api_dump.ts";
 import { withTempDir } from "./helpers/temp_dir.ts";
 import { hasProgram, run } from "./helpers/programs.ts";
+import { sharedFixture } from "./helpers/shared_fixtures.ts";
 
-const DEMO =
-  new URL("../../shared/fixtures/cloud/cloudmapper/account-data/demo", import.meta.url).pathname;
+const DEMO = sharedFixture("cloud/cloudmapper/account-data/demo");
 const ACCOUNT = "123456789012";
 const HAS_JQ = hasProgram("jq");
 if (!HAS_JQ) console.log("jq is not on PATH: the unresolved-references test is skipped");

@@ -17,10 +17,9 @@ import {
 import { withTempDir } from "./helpers/temp_dir.ts";
 import { hasProgram, type Loose, ok, run, withTempRoot } from "./helpers/in_memory.ts";
 import { cloudWorkbench } from "../src/cloud/workbench.ts";
+import { sharedFixture } from "./helpers/shared_fixtures.ts";
 
-const FILE =
-  new URL("../../shared/fixtures/cloud/cloudsplaining/example-authz-details.json", import.meta.url)
-    .pathname;
+const FILE = sharedFixture("cloud/cloudsplaining/example-authz-details.json");
 const ACCT = "012345678901";
 const HAS_JQ = hasProgram("jq");
 if (!HAS_JQ) console.log("jq is not on PATH: the AWS-managed policy account test is skipped");

@@ -14,18 +14,13 @@ import { trivyImporter } from "../src/cloud/importers/trivy_report.ts";
 import { scoutSuiteImporter } from "../src/cloud/importers/scoutsuite_results.ts";
 import { ImporterRegistry } from "../src/cloud/importers/detect.ts";
 import { normaliseFrameworks, normaliseSeverity } from "../src/cloud/importers/scanner_common.ts";
-import {
-  ASFF_REPORT,
-  CHECKOV_REPORT,
-  SCOUTSUITE_SCRIPT,
-  TRIVY_REPORT,
-} from "./helpers/cloud_scanner_samples.ts";
+import { ASFF_REPORT, CHECKOV_REPORT, TRIVY_REPORT } from "./helpers/cloud_scanner_samples.ts";
+import { SCOUTSUITE_SCRIPT } from "./helpers/cloud_scanner_samples.ts";
 import { withTempDir } from "./helpers/temp_dir.ts";
 import { hasProgram, run } from "./helpers/programs.ts";
+import { sharedFixture } from "./helpers/shared_fixtures.ts";
 
-const OCSF =
-  new URL("../../shared/fixtures/cloud/prowler/ocsf/test_prowler_output.ocsf.json", import.meta.url)
-    .pathname;
+const OCSF = sharedFixture("cloud/prowler/ocsf/test_prowler_output.ocsf.json");
 
 const HAS_JQ = hasProgram("jq");
 if (!HAS_JQ) console.log("jq is not on PATH: the ASFF product-name test is skipped");

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { sampleRecords } from "../src/cloud/demo/estate.ts";
+import { d3Link } from "../src/cloud/graph/exports.ts";
+import { edgeAttributes } from "../src/cloud/graph/relationship_graph.ts";
 import { ImporterRegistry, loadInput } from "../src/cloud/importers/detect.ts";
 import { emptyNotes, type Importer } from "../src/cloud/importers/importer.ts";
 import { parseFinding } from "../src/cloud/importers/parse_records.ts";
@@ -42,15 +44,8 @@ function reportDocument(): Record<string, unknown> {
       nodes: r.assets.map((a) => ({ id: a.id, name: a.name })),
       links: [
         ...r.edges.map((e) => ({
-          source: e.source_id,
-          target: e.target_id,
-          type: e.edge_type,
-          port_range: e.port_range ?? "",
-          protocol: e.protocol ?? "",
-          cidr: e.cidr ?? "",
-          direction: e.direction,
+          ...d3Link(e.source_id, e.target_id, edgeAttributes(e)),
           relationship: "",
-          description: e.description ?? "",
         })),
         { source: "web-1", target: "web-2", type: "TELEPATHY" },
         { source: "web-1", type: "ROUTE" },

@@ -40,13 +40,8 @@ Deno.test("list_findings lists the 11 open findings, highest risk first, with th
     const page = await result(client, "list_findings");
     assert.equal(page.dataset, "sample");
     assert.equal(page.total, 11);
-    assert.deepEqual(page.severity_breakdown, {
-      CRITICAL: 2,
-      HIGH: 5,
-      MEDIUM: 2,
-      LOW: 1,
-      INFO: 1,
-    });
+    const breakdown = { CRITICAL: 2, HIGH: 5, MEDIUM: 2, LOW: 1, INFO: 1 };
+    assert.deepEqual(page.severity_breakdown, breakdown);
     assert.deepEqual(page.items.map((f: Loose) => f.id), OPEN_ORDER);
     assert.equal(page.next_cursor, null);
     const cve = page.items.find((f: Loose) => f.id === "f-web-cve");

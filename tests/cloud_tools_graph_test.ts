@@ -14,7 +14,7 @@ import {
   withDemoClient,
   workspaceListing,
 } from "./helpers/cloud_client.ts";
-import { blastRadiusRows } from "./helpers/cloud_graph_rows.ts";
+import { blastRadiusRows, NO_NETWORK_REACH } from "./helpers/cloud_graph_rows.ts";
 
 const GRAPH_TOOLS = [
   "neighbors",
@@ -472,14 +472,7 @@ Deno.test("blast_radius of kms-main: twelve dependents over three accounts; app-
       ["data-bucket", "REFERENCES", 1, "kms-main"],
     ]);
     deepStrictEqual(dep.items.at(-1).id, "alb-web");
-    deepStrictEqual(kms.network, {
-      reachable_assets: 0,
-      reachable_nodes: 0,
-      max_depth: 0,
-      risk_score: 0,
-      sensitive_reachable: [],
-      truncated: false,
-    });
+    deepStrictEqual(kms.network, NO_NETWORK_REACH);
     const role = await result(client, "blast_radius", { ref: "app-role", limit: 3 });
     // deploy-role, data-bucket, kms-main, db-secret, orders-db, sg-db: 6 × 0.5 + 2 for the RDS.
     deepStrictEqual([role.network.reachable_assets, role.network.max_depth], [6, 3]);
@@ -630,15 +623,9 @@ Deno.test("shared_dependencies and largest_blast_radius rank single points of fa
       "app-role",
     ]);
     const largest = await result(client, "largest_blast_radius", { top: 5 });
-    deepStrictEqual(
+    strictEqual(
       blastRadiusRows(largest.items),
-      [
-        ["vpc-prod", 14, 1, 2],
-        ["kms-main", 12, 3, 1],
-        ["subnet-private", 9, 1, 1],
-        ["sg-db", 9, 1, 1],
-        ["data-bucket", 8, 3, 1],
-      ],
+      "vpc-prod 14/1/2; kms-main 12/3/1; subnet-private 9/1/1; sg-db 9/1/1; data-bucket 8/3/1",
     );
     deepStrictEqual([largest.returned, largest.truncated], [5, false]);
     strictEqual((await fails(client, "shared_dependencies", { top: 201 })).code, "invalid_request");

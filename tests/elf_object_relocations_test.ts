@@ -8,14 +8,9 @@
  */
 
 import assert from "node:assert/strict";
-import {
-  type Connected,
-  hasProgram,
-  type Loose,
-  ok,
-  run,
-  withTempRoot,
-} from "./helpers/in_memory.ts";
+import type { Connected, Loose } from "./helpers/in_memory.ts";
+import { hasProgram, ok, run, withTempRoot } from "./helpers/in_memory.ts";
+import { llcObject } from "./helpers/llvm.ts";
 
 const READY = ["llc-14", "llvm-objdump-14", "readelf"].every((program) => hasProgram(program));
 if (!READY) console.log("elf_object_relocations_test: needs llc-14, llvm-objdump-14, readelf");
@@ -35,7 +30,7 @@ define internal i32 @helper(i32 %x) noinline {
 }
 define i32 @hot_fn(i32 %x) noinline {
   %a = call i32 @helper(i32 %x)
-  %b = add i32 %a, 1
+  %b = add nsw i32 %a, 1
   ret i32 %b
 }
 define void @tail_ext(i32 %x) noinline {
@@ -212,17 +207,7 @@ for (const [triple, types] of TARGETS) {
     ignore: !READY,
     fn: async () => {
       await withTempRoot("casefile-relocs-", async ({ client, dir }) => {
-        await Deno.writeTextFile(`${dir}/module.ll`, MODULE);
-        const path = `${dir}/${triple}.o`;
-        await run("llc-14", [
-          "-O2",
-          `-mtriple=${triple}`,
-          "-filetype=obj",
-          "-function-sections",
-          "-o",
-          path,
-          `${dir}/module.ll`,
-        ]);
+        const path = await llcObject(dir, triple, MODULE, triple, ["-O2", "-function-sections"]);
         const branches = await relocatedBranches(path, types);
         // ext_one twice, ext_two, hot_fn, helper; a tail jump to an import at least.
         assert.ok(branches.filter((b) => b.kind === "call").length >= 5, JSON.stringify(branches));
@@ -348,16 +333,7 @@ Deno.test({
   ignore: !READY,
   fn: () =>
     withTempRoot("casefile-relocs-data-", async ({ client, dir }) => {
-      await Deno.writeTextFile(`${dir}/s.ll`, STRINGS);
-      const path = `${dir}/s.o`;
-      await run("llc-14", [
-        "-O2",
-        "-mtriple=aarch64-linux-gnu",
-        "-filetype=obj",
-        "-o",
-        path,
-        `${dir}/s.ll`,
-      ]);
+      const path = await llcObject(dir, "s", STRINGS, "aarch64-linux-gnu");
       // llvm-objdump -dr: the add at f1+n carries R_AARCH64_ADD_ABS_LO12_NC .rodata.str1.1.
       const listing = await run("llvm-objdump-14", ["-dr", path]);
       assert.match(listing, /R_AARCH64_ADD_ABS_LO12_NC/);

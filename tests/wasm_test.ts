@@ -131,22 +131,9 @@ function removeTemp(path: string): void {
 
 const hex = (n: bigint | number): string => `0x${n.toString(16)}`;
 
-const KIND_OF_ID: readonly WasmSectionKind[] = [
-  "custom",
-  "type",
-  "import",
-  "function",
-  "table",
-  "memory",
-  "global",
-  "export",
-  "start",
-  "element",
-  "code",
-  "data",
-  "datacount",
-  "tag",
-];
+/** Section kinds by id, in the order the core specification numbers them (0 to 13). */
+const KIND_OF_ID = ("custom type import function table memory global export start element code " +
+  "data datacount tag").split(" ") as readonly WasmSectionKind[];
 
 /** Parses damaged bytes: only WasmParseError may escape, and any result must be sane. */
 function parseDamaged(bytes: Uint8Array, label: string): WasmModule | WasmParseError {

@@ -39,12 +39,8 @@ import { workspaceTools } from "./toolsets/workspace.ts";
 import { Workspace } from "./workspace/workspace.ts";
 import { knownAssetName } from "./workspace/known_names.ts";
 
-export {
-  CLOUD_TOOLSETS,
-  type CloudSettings,
-  type PreloadedDataset,
-  type ResolvedCloudSettings,
-} from "./descriptor.ts";
+export { CLOUD_TOOLSETS } from "./descriptor.ts";
+export type { CloudSettings, PreloadedDataset, ResolvedCloudSettings } from "./descriptor.ts";
 
 /**
  * The cloud workbench configured with `settings`, built directly by each

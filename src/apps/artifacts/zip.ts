@@ -84,11 +84,14 @@ export interface ZipDirectoryOptions {
   maxPathBytes: number;
 }
 
-const EOCD_SIG = 0x06054b50;
-const ZIP64_LOCATOR_SIG = 0x07064b50;
-const ZIP64_EOCD_SIG = 0x06064b50;
-const CENTRAL_SIG = 0x02014b50;
-const LOCAL_SIG = 0x04034b50;
+/** The signature (first four bytes, little-endian) of each record the reader looks for. */
+const SIGNATURE = {
+  endOfCentralDirectory: 0x06054b50,
+  zip64Locator: 0x07064b50,
+  zip64EndOfCentralDirectory: 0x06064b50,
+  centralHeader: 0x02014b50,
+  localHeader: 0x04034b50,
+} as const;
 const EOCD_SEARCH = 65557;
 const CENTRAL_FIXED = 46;
 const LOCAL_FIXED = 30;
@@ -229,7 +232,7 @@ async function findEnd(source: ByteSource, warnings: string[]): Promise<EndRecor
   let found = -1;
   let loose = -1;
   for (let i = tail.byteLength - 22; i >= 0; i--) {
-    if (u32(tail, i) !== EOCD_SIG) continue;
+    if (u32(tail, i) !== SIGNATURE.endOfCentralDirectory) continue;
     const end = i + 22 + u16(tail, i + 20);
     if (end === tail.byteLength) {
       found = i;
@@ -270,7 +273,7 @@ async function findEnd(source: ByteSource, warnings: string[]): Promise<EndRecor
   // ZIP64: a locator 20 bytes before the end record points at the ZIP64 end record.
   if (eocdOffset >= 20) {
     const locator = await source.read(eocdOffset - 20, 20);
-    if (u32(locator, 0) === ZIP64_LOCATOR_SIG) {
+    if (u32(locator, 0) === SIGNATURE.zip64Locator) {
       const declared = u64(locator, 8);
       const candidates = declared === null ? [] : [declared];
       // With data prepended, the record sits just before the locator.
@@ -280,7 +283,7 @@ async function findEnd(source: ByteSource, warnings: string[]): Promise<EndRecor
       for (const at of candidates) {
         if (at < 0 || at + 56 > size) continue;
         const bytes = await source.read(at, 56);
-        if (u32(bytes, 0) === ZIP64_EOCD_SIG) {
+        if (u32(bytes, 0) === SIGNATURE.zip64EndOfCentralDirectory) {
           zip64 = bytes;
           zip64Offset = at;
           break;
@@ -408,7 +411,7 @@ export async function readZipDirectory(
   const centralStart = end.centralOffset + prefix;
   if (prefix > 0) {
     const at = await source.read(end.centralOffset, 4).catch(() => null);
-    if (at && u32(at, 0) === CENTRAL_SIG && end.entries > 0) {
+    if (at && u32(at, 0) === SIGNATURE.centralHeader && end.entries > 0) {
       // The offsets were right after all; the gap is unexplained data before the end record.
       warnings.push(`${prefix} bytes lie between the central directory and its end record`);
       prefix = 0;
@@ -423,7 +426,7 @@ export async function readZipDirectory(
   let pos = cdStart;
   for (let index = 0; index < end.entries; index++) {
     const fixed = await window.get(pos, CENTRAL_FIXED);
-    if (!fixed || u32(fixed, 0) !== CENTRAL_SIG) {
+    if (!fixed || u32(fixed, 0) !== SIGNATURE.centralHeader) {
       throw new ArchiveFormatError(
         "zip",
         fixed
@@ -558,7 +561,7 @@ async function checkLocalHeader(
   }
   const want = Math.min(LOCAL_FIXED + entry.name.bytes.byteLength, source.size - at);
   const head = await source.read(at, want);
-  if (u32(head, 0) !== LOCAL_SIG) {
+  if (u32(head, 0) !== SIGNATURE.localHeader) {
     mark(`no local header at offset ${at}`);
     return;
   }

@@ -12,14 +12,17 @@ import { listPageSchema } from "./page.ts";
 const int = z.number().int();
 const address = z.string().regex(/^0x[0-9a-f]+$/).describe("0x-prefixed lowercase hex.");
 
-/** A page of one dossier collection (all collections share the dossier's offset and limit). */
-export function dossierPageSchema<T extends z.ZodType>(item: T): z.ZodObject<{
+/** The fields of a dossier collection's page. */
+type DossierPageShape<T extends z.ZodType> = {
   items: z.ZodArray<T>;
   total: z.ZodNullable<z.ZodNumber>;
   returned: z.ZodNumber;
   truncated: z.ZodBoolean;
   next_offset: z.ZodNullable<z.ZodNumber>;
-}> {
+};
+
+/** A page of one dossier collection (all collections share the dossier's offset and limit). */
+export function dossierPageSchema<T extends z.ZodType>(item: T): z.ZodObject<DossierPageShape<T>> {
   return z.object({
     items: z.array(item),
     total: int.nullable().describe("Null when the scan behind the collection was incomplete."),

@@ -432,6 +432,7 @@ function demoEdges(): Edge[] {
 
 interface FindingSpec {
   resource: string;
+  /** The resource's ARN; by default `resource` when that is an ARN, else null. */
   arn?: string | null;
   title: string;
   tool: string;
@@ -447,7 +448,11 @@ function finding(id: string, severity: Severity, spec: FindingSpec): Finding {
   return {
     id,
     resource_id: spec.resource,
-    resource_arn: spec.arn === undefined ? null : spec.arn,
+    resource_arn: spec.arn !== undefined
+      ? spec.arn
+      : spec.resource.startsWith("arn:")
+      ? spec.resource
+      : null,
     severity,
     title: spec.title,
     description: spec.description,
@@ -466,7 +471,6 @@ function demoFindings(): Finding[] {
   return [
     finding("f-ssh-open", "CRITICAL", {
       resource: `${EC2}:security-group/sg-0a1000000000000b3`,
-      arn: `${EC2}:security-group/sg-0a1000000000000b3`,
       title: "Security group allows SSH from the whole internet",
       tool: "prowler",
       frameworks: ["CIS-AWS", "PCI-DSS"],
@@ -494,7 +498,6 @@ function demoFindings(): Finding[] {
     }),
     finding("f-logs-public", "HIGH", {
       resource: "arn:aws:s3:::prod-logs",
-      arn: "arn:aws:s3:::prod-logs",
       title: "Log bucket readable by anyone",
       tool: "prowler",
       frameworks: ["CIS-AWS"],
@@ -504,7 +507,6 @@ function demoFindings(): Finding[] {
     }),
     finding("f-admin-policy", "HIGH", {
       resource: `${IAM}:policy/full-access-policy`,
-      arn: `${IAM}:policy/full-access-policy`,
       title: "Customer policy grants full administrative access",
       tool: "prowler",
       frameworks: ["CIS-AWS"],
@@ -523,7 +525,6 @@ function demoFindings(): Finding[] {
     }),
     finding("f-lambda-secret", "HIGH", {
       resource: `arn:aws:lambda:us-east-1:${PROD_ACCOUNT}:function:api-handler`,
-      arn: `arn:aws:lambda:us-east-1:${PROD_ACCOUNT}:function:api-handler`,
       title: "Function environment holds a plaintext credential",
       tool: "checkov",
       description: "An environment variable of the function carries a static access key.",
@@ -532,7 +533,6 @@ function demoFindings(): Finding[] {
     }),
     finding("f-vendor-trust", "MEDIUM", {
       resource: `arn:aws:iam::${SHARED_ACCOUNT}:role/deploy-role`,
-      arn: `arn:aws:iam::${SHARED_ACCOUNT}:role/deploy-role`,
       title: "Role trusted by an external account without an external id",
       tool: "iam",
       description: "The trust policy lets the vendor account assume the role unconditionally.",
@@ -541,7 +541,6 @@ function demoFindings(): Finding[] {
     }),
     finding("f-db-backup", "MEDIUM", {
       resource: `arn:aws:rds:us-east-1:${PROD_ACCOUNT}:db:orders-db`,
-      arn: `arn:aws:rds:us-east-1:${PROD_ACCOUNT}:db:orders-db`,
       title: "Database has automated backups turned off",
       tool: "prowler",
       frameworks: ["NIST-800-53"],
@@ -551,7 +550,6 @@ function demoFindings(): Finding[] {
     }),
     finding("f-ghost", "LOW", {
       resource: "arn:aws:s3:::ghost-bucket",
-      arn: "arn:aws:s3:::ghost-bucket",
       title: "Bucket access logging disabled",
       tool: "prowler",
       description: "Server access logging is off for a bucket that was not collected.",
@@ -560,7 +558,6 @@ function demoFindings(): Finding[] {
     }),
     finding("f-api-logging", "INFO", {
       resource: "arn:aws:apigateway:us-east-1::/restapis/a1b2c3d4e5",
-      arn: "arn:aws:apigateway:us-east-1::/restapis/a1b2c3d4e5",
       title: "API stage without access logging",
       tool: "prowler",
       description: "The stage writes no access log.",
@@ -569,7 +566,6 @@ function demoFindings(): Finding[] {
     }),
     finding("f-versioning", "LOW", {
       resource: "arn:aws:s3:::prod-data",
-      arn: "arn:aws:s3:::prod-data",
       title: "Bucket versioning suspended",
       tool: "prowler",
       suppressed: true,

@@ -7,6 +7,12 @@
  */
 
 import { join } from "node:path";
+import { d3Link, d3Node } from "../graph/exports.ts";
+import {
+  assetNodeAttributes,
+  edgeAttributes,
+  placeholderAttributes,
+} from "../graph/relationship_graph.ts";
 import { SEVERITIES } from "../model/enums.ts";
 import type { DatasetRecords, Json } from "../model/records.ts";
 import { displayId, riskScore } from "../model/records.ts";
@@ -76,41 +82,11 @@ export function findingsReportDocument(
   ];
   doc["graph"] = {
     nodes: [
-      ...records.assets.map((a) => ({
-        id: a.id,
-        name: a.name,
-        type: a.asset_type,
-        provider: a.provider,
-        region: a.region,
-        arn: a.arn ?? "",
-        account_id: a.account_id ?? "",
-        is_internet_exposed: a.is_internet_exposed,
-        is_external: false,
-      })),
-      ...placeholders.map((id) => ({
-        id,
-        name: id,
-        type: "EXTERNAL",
-        provider: "EXTERNAL",
-        region: "",
-        arn: "",
-        account_id: "",
-        is_internet_exposed: false,
-        is_external: true,
-      })),
+      ...records.assets.map((a) => d3Node(a.id, assetNodeAttributes(a))),
+      ...placeholders.map((id) => d3Node(id, placeholderAttributes(id))),
     ],
-    links: records.edges.map((e) => ({
-      source: e.source_id,
-      target: e.target_id,
-      type: e.edge_type,
-      port_range: e.port_range ?? "",
-      protocol: e.protocol ?? "",
-      cidr: e.cidr ?? "",
-      direction: e.direction,
-      relationship: e.relationship ?? "",
-      description: e.description ?? "",
-    })),
-  };
+    links: records.edges.map((e) => d3Link(e.source_id, e.target_id, edgeAttributes(e))),
+  } as unknown as Json;
   return doc;
 }
 

@@ -257,20 +257,21 @@ export function htmlReport(dataset: Dataset, options: HtmlReportOptions = {}): s
   const listed = findings.slice(0, HTML_FINDING_CAP);
   const pageFindings = listed.map((f) => {
     const asset = dataset.findingAsset(f);
+    const { id, title, severity, source_tool, description, evidence, remediation } = f;
     return {
-      id: f.id,
-      title: f.title,
-      severity: f.severity,
+      id,
+      title,
+      severity,
       risk_score: riskScore(f),
       resource: f.resource_arn ?? f.resource_id,
       asset_id: asset?.id ?? null,
       asset_name: asset ? `${asset.name} (${displayId(asset)})` : null,
-      source_tool: f.source_tool,
+      source_tool,
       frameworks: f.compliance_frameworks,
       suppressed: f.is_suppressed,
-      description: f.description,
-      evidence: f.evidence,
-      remediation: f.remediation,
+      description,
+      evidence,
+      remediation,
     };
   });
   const graph = graphData(dataset, options.graphNodeCap ?? HTML_GRAPH_NODE_CAP);

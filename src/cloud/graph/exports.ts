@@ -6,7 +6,11 @@
  * @module
  */
 
-import type { RelationshipGraph } from "./relationship_graph.ts";
+import type {
+  GraphEdgeAttributes,
+  GraphNodeAttributes,
+  RelationshipGraph,
+} from "./relationship_graph.ts";
 
 /** A D3 node. */
 export interface D3Node {
@@ -60,36 +64,42 @@ export interface CytoscapeGraph {
   };
 }
 
+/** A node in D3 form: missing strings are "", and a node not marked external is not. */
+export function d3Node(id: string, a: GraphNodeAttributes): D3Node {
+  return {
+    id,
+    name: a.name ?? id,
+    type: a.asset_type ?? "UNKNOWN",
+    provider: a.provider ?? "UNKNOWN",
+    region: a.region ?? "",
+    arn: a.arn ?? "",
+    account_id: a.account_id ?? "",
+    is_internet_exposed: a.is_internet_exposed ?? false,
+    is_external: a.is_external ?? false,
+  };
+}
+
+/** An edge in D3 form, from `source` to `target`. */
+export function d3Link(source: string, target: string, e: GraphEdgeAttributes): D3Link {
+  return {
+    source,
+    target,
+    type: e.edge_type,
+    port_range: e.port_range,
+    protocol: e.protocol,
+    cidr: e.cidr,
+    direction: e.direction,
+    relationship: e.relationship,
+    description: e.description,
+  };
+}
+
 /** The D3 form: nodes in graph order, links in graph order; missing strings are "". */
 export function toD3(graph: RelationshipGraph): D3Graph {
   const nodes: D3Node[] = [];
-  graph.forEachNode((id, a) => {
-    nodes.push({
-      id,
-      name: a.name ?? id,
-      type: a.asset_type ?? "UNKNOWN",
-      provider: a.provider ?? "UNKNOWN",
-      region: a.region ?? "",
-      arn: a.arn ?? "",
-      account_id: a.account_id ?? "",
-      is_internet_exposed: a.is_internet_exposed ?? false,
-      is_external: a.is_external ?? false,
-    });
-  });
+  graph.forEachNode((id, a) => nodes.push(d3Node(id, a)));
   const links: D3Link[] = [];
-  graph.forEachEdge((_key, e, source, target) => {
-    links.push({
-      source,
-      target,
-      type: e.edge_type,
-      port_range: e.port_range,
-      protocol: e.protocol,
-      cidr: e.cidr,
-      direction: e.direction,
-      relationship: e.relationship,
-      description: e.description,
-    });
-  });
+  graph.forEachEdge((_key, e, source, target) => links.push(d3Link(source, target, e)));
   return { nodes, links };
 }
 

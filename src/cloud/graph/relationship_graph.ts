@@ -114,6 +114,11 @@ export function assetNodeAttributes(asset: Asset): GraphNodeAttributes {
   };
 }
 
+/** The attributes of a placeholder: a node that edges name but no asset is. */
+export function placeholderAttributes(id: string): GraphNodeAttributes {
+  return { name: id, asset_type: "EXTERNAL", provider: "EXTERNAL", is_external: true };
+}
+
 /** The attributes a raw edge contributes to the graph edge on its pair. */
 export function edgeAttributes(edge: Edge): GraphEdgeAttributes {
   return {
@@ -142,12 +147,7 @@ export function buildRelationshipGraph(
   }
   const ensure = (id: string): void => {
     if (!graph.hasNode(id)) {
-      graph.addNode(id, {
-        name: id,
-        asset_type: "EXTERNAL",
-        provider: "EXTERNAL",
-        is_external: true,
-      });
+      graph.addNode(id, placeholderAttributes(id));
     }
   };
   for (const edge of edges) {

@@ -486,16 +486,17 @@ async function loadRegion(
     }
   }
   for (const d of await records("rds-describe-db-instances.json", "DBInstances")) {
+    const metadata = {
+      source: KIND,
+      engine: str(d.Engine),
+      publicly_accessible: d.PubliclyAccessible === true,
+      encrypted: d.StorageEncrypted === true,
+    };
     const arn = addListed(d, {
       arn: "DBInstanceArn",
       name: "DBInstanceIdentifier",
       asset_type: "RDS_INSTANCE",
-      metadata: {
-        source: KIND,
-        engine: str(d.Engine),
-        publicly_accessible: d.PubliclyAccessible === true,
-        encrypted: d.StorageEncrypted === true,
-      },
+      metadata,
     });
     if (!arn) continue;
     for (const s of arr(obj(d.DBSubnetGroup).Subnets)) {

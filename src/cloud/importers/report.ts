@@ -79,8 +79,8 @@ export function parseReportDocument(doc: unknown, fileName: string): ImportResul
 export const reportImporter: Importer = namedFileImporter({
   kind: "report",
   description: "cloudg findings.json report (assets, findings, compliance, edges or D3 graph)",
-  fileName: REPORT_FILE_NAME,
   order: { directory: DETECTION_ORDER.directory_report, json: DETECTION_ORDER.json_report },
+  fileName: REPORT_FILE_NAME,
   isDocument: isReportDocument,
   read: ({ doc, fileName }) => parseReportDocument(doc, fileName),
 });

@@ -148,9 +148,9 @@ export const terraformPlanImporter: Importer = jsonDocumentImporter({
   kind: KIND,
   description: "Terraform plan JSON (terraform show -json PLANFILE): the planned estate",
   order: DETECTION_ORDER.json_terraform_plan,
-  isDocument: looksLikePlan,
   notA: "a Terraform plan: expected the JSON of " +
     `\`terraform show -json PLANFILE\` (an object with "format_version" and "planned_values").`,
+  isDocument: looksLikePlan,
   read(plan): ImportResult {
     const instances = planInstances(plan);
     const builder = buildTerraformRecords(instances, {

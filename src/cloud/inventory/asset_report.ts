@@ -7,15 +7,8 @@
  * @module
  */
 
-import {
-  type AssetBrief,
-  assetBrief,
-  type EdgeBrief,
-  edgeBrief,
-  type FindingBrief,
-  findingBrief,
-  openFindings,
-} from "../model/briefs.ts";
+import type { AssetBrief, EdgeBrief, FindingBrief } from "../model/briefs.ts";
+import { assetBrief, edgeBrief, findingBrief, openFindings } from "../model/briefs.ts";
 import { compareCodePoints } from "../model/order.ts";
 import type { Asset, Json } from "../model/records.ts";
 import { resolveAsset } from "../model/references.ts";

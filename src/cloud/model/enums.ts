@@ -224,7 +224,11 @@ export const EDGE_TYPE_INFO = {
     typical: "CIDR→SG (ingress), SG→CIDR (egress)",
     dependency: "none",
   },
-  NACL_RULE: { reads: "allows traffic", typical: "network ACL rules", dependency: "none" },
+  NACL_RULE: {
+    reads: "allows traffic",
+    typical: "network ACL rules",
+    dependency: "none",
+  },
   ROUTE: {
     reads: "routes through / forwards to",
     typical: "route table→gateway, DNS record→LB",
@@ -245,13 +249,21 @@ export const EDGE_TYPE_INFO = {
     typical: "VPC→subnet, subnet→instance, account→resource",
     dependency: "reverse",
   },
-  PEERING: { reads: "peers with", typical: "VPC→peering→VPC", dependency: "forward" },
+  PEERING: {
+    reads: "peers with",
+    typical: "VPC→peering→VPC",
+    dependency: "forward",
+  },
   LOAD_BALANCER_TARGET: {
     reads: "sends traffic to",
     typical: "LB→target group→instance",
     dependency: "forward",
   },
-  INTERNET_EXPOSED: { reads: "exposes", typical: "0.0.0.0/0→exposed asset", dependency: "none" },
+  INTERNET_EXPOSED: {
+    reads: "exposes",
+    typical: "0.0.0.0/0→exposed asset",
+    dependency: "none",
+  },
   ATTACHED_TO: {
     reads: "is attached to",
     typical: "instance→SG, volume→instance, ENI→instance",
@@ -287,14 +299,26 @@ export const EDGE_TYPE_INFO = {
     typical: "trail/flow log/LB→log destination",
     dependency: "forward",
   },
-  PROTECTS: { reads: "protects", typical: "WAF→ALB/API/distribution", dependency: "reverse" },
+  PROTECTS: {
+    reads: "protects",
+    typical: "WAF→ALB/API/distribution",
+    dependency: "reverse",
+  },
   MONITORS: {
     reads: "monitors",
     typical: "Inspector→instance, GuardDuty→account",
     dependency: "reverse",
   },
-  MANAGES: { reads: "manages", typical: "stack→resource, ASG→instance", dependency: "reverse" },
-  GOVERNS: { reads: "governs", typical: "SCP/control→OU/account", dependency: "reverse" },
+  MANAGES: {
+    reads: "manages",
+    typical: "stack→resource, ASG→instance",
+    dependency: "reverse",
+  },
+  GOVERNS: {
+    reads: "governs",
+    typical: "SCP/control→OU/account",
+    dependency: "reverse",
+  },
 } as const satisfies Record<
   string,
   { reads: string; typical: string; dependency: DependencyDirection }

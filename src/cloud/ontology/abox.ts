@@ -49,14 +49,9 @@ export interface OntologyInput {
  * asset by the view's reference tiers.
  */
 export function ontologyInputFromView(view: DatasetView): OntologyInput {
-  const records = view.records;
-  return {
-    assets: records.assets,
-    edges: records.edges,
-    findings: records.findings,
-    findingAssetIds: records.findings.map((f) => view.findingAsset(f)?.id ?? null),
-    compliance: records.compliance,
-  };
+  const { assets, edges, findings, compliance } = view.records;
+  const findingAssetIds = findings.map((f) => view.findingAsset(f)?.id ?? null);
+  return { assets, edges, findings, findingAssetIds, compliance };
 }
 
 const XSD_BOOLEAN = iri(XSD + "boolean");

@@ -16,15 +16,9 @@ export class OntologyArgumentError extends Error {
 export class SparqlSyntaxError extends Error {
   /** The class name, kept when the error crosses from the worker. */
   override name = "SparqlSyntaxError";
-  /** 1-based line of the error, or null when unknown. */
-  readonly line: number | null;
-  /** 1-based column of the error, or null when unknown. */
-  readonly column: number | null;
-  /** Wraps a parser message with its position. */
-  constructor(message: string, line: number | null, column: number | null) {
+  /** Wraps a parser message with its position (1-based line and column, null when unknown). */
+  constructor(message: string, readonly line: number | null, readonly column: number | null) {
     super(message);
-    this.line = line;
-    this.column = column;
   }
 }
 
@@ -35,12 +29,9 @@ export type SparqlRefusal = "update" | "service" | "dataset_clause" | "too_long"
 export class SparqlRefusedError extends Error {
   /** The class name, kept when the error crosses from the worker. */
   override name = "SparqlRefusedError";
-  /** The reason, as a stable code. */
-  readonly reason: SparqlRefusal;
-  /** Records the refusal reason. */
-  constructor(message: string, reason: SparqlRefusal) {
+  /** Records the refusal's reason, as a stable code. */
+  constructor(message: string, readonly reason: SparqlRefusal) {
     super(message);
-    this.reason = reason;
   }
 }
 
@@ -48,12 +39,9 @@ export class SparqlRefusedError extends Error {
 export class SparqlTimeoutError extends Error {
   /** The class name, kept when the error crosses from the worker. */
   override name = "SparqlTimeoutError";
-  /** The limit that was reached, in milliseconds. */
-  readonly timeoutMs: number;
-  /** Records the limit. */
-  constructor(message: string, timeoutMs: number) {
+  /** Records the limit that was reached, in milliseconds. */
+  constructor(message: string, readonly timeoutMs: number) {
     super(message);
-    this.timeoutMs = timeoutMs;
   }
 }
 

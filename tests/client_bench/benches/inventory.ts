@@ -15,15 +15,8 @@
  * @module
  */
 
-import {
-  type BenchContext,
-  BenchServer,
-  onPath,
-  paired,
-  runPeer,
-  spread,
-  structured,
-} from "../harness.ts";
+import type { BenchContext } from "../harness.ts";
+import { BenchServer, onPath, paired, runPeer, spread, structured } from "../harness.ts";
 import {
   type BenchTar,
   buildFewLargeFilesTar,

@@ -6,14 +6,8 @@
  * @module
  */
 
-import type {
-  BinaryImage,
-  FunctionSource,
-  ImageExport,
-  ImageFunction,
-  ImageImport,
-  ImageSection,
-} from "../binary_image.ts";
+import type { BinaryImage, FunctionSource, ImageExport } from "../binary_image.ts";
+import type { ImageFunction, ImageImport, ImageSection } from "../binary_image.ts";
 import type { PeFile } from "./model.ts";
 import {
   IMAGE_SCN_CNT_CODE,
