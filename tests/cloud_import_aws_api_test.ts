@@ -22,7 +22,8 @@ Deno.test("awsApiImporter loads the demo account as one dataset", async () => {
   const r = result.records;
   const count = (t: string): number => r.assets.filter((a) => a.asset_type === t).length;
   assert.equal(r.assets.length, 43);
-  assert.equal(r.edges.length, 104);
+  // 105 with sg-00000001's rule admitting its own members (jq: its IpPermissions name its GroupId).
+  assert.equal(r.edges.length, 105);
   assert.equal(r.findings.length, 21);
   assert.equal(count("SECURITY_GROUP"), 8); // jq '.SecurityGroups|length' ec2-describe-security-groups.json
   assert.equal(count("EC2"), 3); // jq '[.Reservations[].Instances[]]|length' ec2-describe-instances.json

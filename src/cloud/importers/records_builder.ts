@@ -145,10 +145,15 @@ export class RecordsBuilder {
 
   /**
    * Adds an edge unless the same one (type, endpoints, ports, protocol, CIDR,
-   * direction) exists. Self-loops are dropped. Returns the edge kept.
+   * direction) exists. Self-loops are dropped, except a firewall rule's: a
+   * security group that admits its own members (AWS `self`, or its own id as
+   * the source group) says which ports they open to each other. Returns the
+   * edge kept.
    */
   addEdge(init: EdgeInit): Edge | undefined {
-    if (init.source_id === init.target_id) return undefined;
+    if (init.source_id === init.target_id && init.edge_type !== "SECURITY_GROUP_RULE") {
+      return undefined;
+    }
     const key = [
       init.edge_type,
       init.source_id,

@@ -57,6 +57,7 @@ const REFERENCE_ATTRIBUTES: Readonly<Record<string, { type: EdgeType; reverse?: 
   network: { type: "CONTAINS", reverse: true },
   subnetwork: { type: "CONTAINS", reverse: true },
   resource_group_name: { type: "CONTAINS", reverse: true },
+  virtual_network_name: { type: "CONTAINS", reverse: true },
   load_balancer_arn: { type: "CONTAINS", reverse: true },
   vpc_security_group_ids: { type: "ATTACHED_TO" },
   security_groups: { type: "ATTACHED_TO" },
@@ -72,6 +73,7 @@ const REFERENCE_ATTRIBUTES: Readonly<Record<string, { type: EdgeType; reverse?: 
   iam_role_arn: { type: "ASSUMES_ROLE" },
   service_role: { type: "ASSUMES_ROLE" },
   iam_instance_profile: { type: "ASSUMES_ROLE" },
+  public_ip_address_id: { type: "REFERENCES" },
   kms_key_id: { type: "REFERENCES" },
   kms_key_arn: { type: "REFERENCES" },
   kms_master_key_id: { type: "REFERENCES" },
@@ -560,7 +562,25 @@ export function buildTerraformRecords(
   analyseIam(b);
   markExposure(b);
   if (options.awsProvider) placeByProvider(b, options.awsProvider.region);
+  placeAzureSubnets(b);
   return b;
+}
+
+/**
+ * Azure subnets carry no location of their own: each lies in its virtual network's region
+ * (the network it references, or the one that contains it).
+ */
+function placeAzureSubnets(b: RecordsBuilder): void {
+  for (const edge of b.records.edges) {
+    const [subnet, network] = edge.edge_type === "CONTAINS"
+      ? [b.asset(edge.target_id), b.asset(edge.source_id)]
+      : edge.edge_type === "REFERENCES"
+      ? [b.asset(edge.source_id), b.asset(edge.target_id)]
+      : [undefined, undefined];
+    if (subnet?.provider !== "AZURE" || subnet.asset_type !== "SUBNET") continue;
+    if (network?.asset_type !== "VNET" || subnet.region !== "global") continue;
+    if (network.region !== "global") subnet.region = network.region;
+  }
 }
 
 /**
@@ -957,6 +977,7 @@ export function markExposure(b: RecordsBuilder): void {
       publicSubnet.add(edge.target_id);
     }
   }
+  markAzureExposure(b, openGroups);
   for (const edge of [...b.records.edges]) {
     if (edge.edge_type !== "ATTACHED_TO") continue;
     const open = openGroups.get(edge.target_id);
@@ -977,6 +998,70 @@ export function markExposure(b: RecordsBuilder): void {
       ...openPortsOf(open.rules),
       properties: { via: edge.target_id },
     });
+  }
+}
+
+/**
+ * Azure: a network interface with a public IP is reachable from the internet when network
+ * security groups filter it (on the interface, its subnet, or both) and every one of them admits
+ * internet traffic; the interface and the virtual machines using it are exposed, through the
+ * group closest to the interface. An interface with a public IP and no group at all is not
+ * marked: whether Azure admits its traffic depends on the IP's SKU, which the input may not say.
+ */
+function markAzureExposure(
+  b: RecordsBuilder,
+  openGroups: ReadonlyMap<string, { placeholder: string; rules: Edge[] }>,
+): void {
+  const out = new Map<string, Edge[]>();
+  const into = new Map<string, Edge[]>();
+  for (const edge of b.records.edges) {
+    pushTo(out, edge.source_id, edge);
+    pushTo(into, edge.target_id, edge);
+  }
+  const linked = (id: string, type: string, assetType: string): string[] =>
+    (out.get(id) ?? []).filter((e) =>
+      e.edge_type === type && b.asset(e.target_id)?.asset_type === assetType
+    ).map((e) => e.target_id);
+  // A plan's configuration says the interface references its subnet; a state's ids, that the
+  // subnet contains it.
+  const subnetsOf = (nic: string): string[] => [
+    ...linked(nic, "REFERENCES", "SUBNET"),
+    ...(into.get(nic) ?? []).filter((e) =>
+      e.edge_type === "CONTAINS" && b.asset(e.source_id)?.asset_type === "SUBNET"
+    ).map((e) => e.source_id),
+  ];
+  const users = new Map<string, string[]>();
+  for (const edge of b.records.edges) {
+    const user = b.asset(edge.source_id);
+    if (edge.edge_type !== "REFERENCES" || user?.provider !== "AZURE") continue;
+    if (user.asset_type !== "VIRTUAL_MACHINE") continue;
+    if (b.asset(edge.target_id)?.asset_type === "NETWORK_INTERFACE") {
+      pushTo(users, edge.target_id, user.id);
+    }
+  }
+  for (const nic of [...b.assets()]) {
+    if (nic.provider !== "AZURE" || nic.asset_type !== "NETWORK_INTERFACE") continue;
+    if (linked(nic.id, "REFERENCES", "ELASTIC_IP").length === 0) continue;
+    const groups = [
+      ...linked(nic.id, "ATTACHED_TO", "NSG"),
+      ...subnetsOf(nic.id).flatMap((s) => linked(s, "ATTACHED_TO", "NSG")),
+    ];
+    if (groups.length === 0 || !groups.every((g) => openGroups.has(g))) continue;
+    const via = groups[0]!;
+    const open = openGroups.get(via)!;
+    for (const id of [nic.id, ...(users.get(nic.id) ?? [])]) {
+      const asset = b.asset(id)!;
+      asset.is_internet_exposed = true;
+      asset.metadata.public_ip = true;
+      b.addEdge({
+        source_id: open.placeholder,
+        target_id: id,
+        edge_type: "INTERNET_EXPOSED",
+        description: `via ${via}`,
+        ...openPortsOf(open.rules),
+        properties: { via },
+      });
+    }
   }
 }
 
