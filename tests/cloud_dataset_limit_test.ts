@@ -156,6 +156,30 @@ Deno.test("--dataset preloads honour --max-dataset-bytes", async () => {
   });
 });
 
+Deno.test("--dataset preloads read a named kind instead of detecting one", async () => {
+  await withScratch(async (dir) => {
+    await Deno.writeTextFile(join(dir, "generic.json"), genericDataset(8 * KiB));
+    const names = async (kind?: string): Promise<string[]> => {
+      let loaded: string[] = [];
+      await withClient({
+        roots: [dir],
+        workbenches: [
+          cloudWorkbenchWith({
+            datasets: [{ path: join(dir, "generic.json"), ...(kind ? { kind } : {}) }],
+          }),
+        ],
+      }, async (client) => {
+        loaded = await datasetNames(client);
+      });
+      return loaded;
+    };
+    assert.deepEqual(await names(), ["generic"]);
+    assert.deepEqual(await names("generic"), ["generic"]);
+    // Read as a Trivy report, it is refused (and logged); nothing else is loaded in its place.
+    assert.deepEqual(await names("trivy"), []);
+  });
+});
+
 Deno.test("loadInput() hands a parsed JSON file to the importer without its text, and the limit", async () => {
   await withScratch(async (dir) => {
     const seen: { text: boolean; json: boolean; maxBytes?: number; reread: string }[] = [];

@@ -325,3 +325,134 @@ for (const [form, load] of [["state", azureState], ["plan", azurePlan]] as const
     }
   });
 }
+
+Deno.test("terraformStateImporter says when a state's resources have no instances", async () => {
+  // As a public assignment's state lists them: five resources, each with "instances": [].
+  const types = ["aws_vpc", "aws_subnet", "aws_security_group", "aws_instance", "aws_eip"];
+  const resources = types.map((type) => ({ mode: "managed", type, name: "main", instances: [] }));
+  const load = (extra: unknown[]) =>
+    terraformStateImporter.load({
+      ...fileImportInput("empty.tfstate"),
+      json: { version: 4, terraform_version: "1.6.0", resources: [...resources, ...extra] },
+    });
+  const empty = await load([]);
+  assert.equal(empty.records.assets.length, 0);
+  assert.equal(empty.notes.skipped["resource without instances"], resources.length);
+  assert.match(empty.notes.warnings.join("\n"), /None of the state's 5 resources has an instance/);
+  const vpc = {
+    mode: "managed",
+    type: "aws_vpc",
+    name: "live",
+    instances: [{ attributes: { id: "vpc-0123456789abcdef0", cidr_block: "10.0.0.0/16" } }],
+  };
+  const partly = await load([vpc]);
+  assert.equal(partly.records.assets.length, 1);
+  assert.equal(partly.notes.skipped["resource without instances"], resources.length);
+  assert.deepEqual(partly.notes.warnings, []);
+});
+
+Deno.test("CIS AWS 5.2 fails on SSH open to 0.0.0.0/0 and 5.3 on ::/0, each only for its family", async () => {
+  const group = (ingress: { cidr_blocks: string[]; ipv6_cidr_blocks: string[] }) => ({
+    mode: "managed",
+    type: "aws_security_group",
+    name: "web",
+    instances: [{
+      attributes: {
+        id: "sg-0123456789abcdef0",
+        arn: "arn:aws:ec2:eu-west-1:111122223333:security-group/sg-0123456789abcdef0",
+        name: "web",
+        ingress: [{ from_port: 22, to_port: 22, protocol: "tcp", ...ingress }],
+        egress: [],
+      },
+    }],
+  });
+  const status = async (ingress: { cidr_blocks: string[]; ipv6_cidr_blocks: string[] }) => {
+    const r = (await terraformStateImporter.load({
+      ...fileImportInput("sg.tfstate"),
+      json: { version: 4, terraform_version: "1.5.0", resources: [group(ingress)] },
+    })).records;
+    const of = (control: string) => r.compliance.find((c) => c.id === `CIS-AWS:${control}`)?.status;
+    return [of("5.2"), of("5.3")];
+  };
+  assert.deepEqual(await status({ cidr_blocks: ["0.0.0.0/0"], ipv6_cidr_blocks: [] }), [
+    "FAIL",
+    "PASS",
+  ]);
+  assert.deepEqual(await status({ cidr_blocks: [], ipv6_cidr_blocks: ["::/0"] }), ["PASS", "FAIL"]);
+  assert.deepEqual(await status({ cidr_blocks: ["0.0.0.0/0"], ipv6_cidr_blocks: ["::/0"] }), [
+    "FAIL",
+    "FAIL",
+  ]);
+  assert.deepEqual(await status({ cidr_blocks: ["10.0.0.0/8"], ipv6_cidr_blocks: [] }), [
+    "PASS",
+    "PASS",
+  ]);
+});
+
+Deno.test("terraformStateImporter: a dependency on a count resource links the instances its values name", async () => {
+  // As a public state writes it: four count subnets (two public), a DB subnet group of two of
+  // them, and a database depending on the subnet group, on the subnets resource as a whole and
+  // on the VPC.
+  const ids = ["subnet-01ec084b93589b74c", "subnet-0055821a14ba6426e", "subnet-0ea4e1fd7570b534d"];
+  ids.push("subnet-0014540d42edbfbd7");
+  const subnets = {
+    module: "module.vpc",
+    mode: "managed",
+    type: "aws_subnet",
+    name: "ebslab_subnets",
+    instances: ids.map((id, i) => ({
+      index_key: i,
+      attributes: { id, vpc_id: "vpc-0a1b2c3d4e5f60718", map_public_ip_on_launch: i < 2 },
+    })),
+  };
+  const group = {
+    module: "module.rds",
+    mode: "managed",
+    type: "aws_db_subnet_group",
+    name: "db_subnet_group",
+    instances: [{
+      attributes: { id: "terraform-2024", name: "terraform-2024", subnet_ids: [ids[3], ids[2]] },
+      dependencies: ["module.vpc.aws_subnet.ebslab_subnets"],
+    }],
+  };
+  const db = (dependencies: string[]) => ({
+    module: "module.rds",
+    mode: "managed",
+    type: "aws_db_instance",
+    name: "mysql_db",
+    instances: [{
+      attributes: {
+        id: "db-1",
+        db_subnet_group_name: "terraform-2024",
+        publicly_accessible: false,
+      },
+      dependencies,
+    }],
+  });
+  const linked = async (dependencies: string[]) => {
+    const r = (await terraformStateImporter.load({
+      ...fileImportInput("rds.tfstate"),
+      json: {
+        version: 4,
+        terraform_version: "1.2.9",
+        resources: [subnets, group, db(dependencies)],
+      },
+    })).records;
+    return r.edges.filter((e) =>
+      e.source_id === "module.rds.aws_db_instance.mysql_db" && e.properties.depends_on === true
+    ).map((e) => e.target_id).sort();
+  };
+  const subnetAddress = (id: string) => `module.vpc.aws_subnet.ebslab_subnets[${ids.indexOf(id)}]`;
+  assert.deepEqual(
+    await linked([
+      "module.rds.aws_db_subnet_group.db_subnet_group",
+      subnets.module + ".aws_subnet.ebslab_subnets",
+    ]),
+    group.instances[0]!.attributes.subnet_ids.map((id) => subnetAddress(id!)).sort(),
+  );
+  // Nothing names an instance: the dependency stays on every one.
+  assert.deepEqual(
+    await linked(["module.vpc.aws_subnet.ebslab_subnets"]),
+    ids.map(subnetAddress).sort(),
+  );
+});

@@ -239,6 +239,17 @@ Deno.test("naming helpers: sanitise and unique-ify default names", () => {
   assert.deepEqual(parseDatasetSpec("prod=/data/inv"), { name: "prod", path: "/data/inv" });
   assert.deepEqual(parseDatasetSpec("/data/a=b.json"), { path: "/data/a=b.json" });
   assert.deepEqual(parseDatasetSpec("prod="), { path: "prod=" });
+  // A kind prefix: a lower-case word (hyphens between parts) and a colon.
+  assert.deepEqual(parseDatasetSpec("terraform-plan:p=/x/plan.json"), {
+    kind: "terraform-plan",
+    name: "p",
+    path: "/x/plan.json",
+  });
+  assert.deepEqual(parseDatasetSpec("trivy:./t.json"), { kind: "trivy", path: "./t.json" });
+  // Not kinds: a drive letter, a URL-like scheme, an upper-case word, nothing after the colon.
+  for (const spec of ["C:/data/x.json", "file:///data/x.json", "Prod:x.json", "trivy:"]) {
+    assert.equal(parseDatasetSpec(spec).kind, undefined, spec);
+  }
 });
 
 Deno.test("Workspace.load() through the fence; a failed load leaves it unchanged", async () => {

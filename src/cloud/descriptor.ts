@@ -29,6 +29,8 @@ export { CLOUD_TOOLSETS };
 export interface PreloadedDataset {
   /** Its name; derived from the path when left out. */
   name?: string;
+  /** The importer kind to read it with; detected when left out. */
+  kind?: string;
   /** Its file or directory. */
   path: string;
 }
@@ -76,10 +78,12 @@ const DEFAULT_LIMIT = describeLimit(MAX_INPUT_BYTES);
 const MEMORY_BOUND = describeLimit(LOAD_MEMORY_BOUND);
 
 const CLOUD_HELP = `Cloud estates (the cloud workbench):
-  --dataset [NAME=]PATH  load a dataset at start (repeatable; grant --allow-read=PATH): cloudg's
+  --dataset [KIND:][NAME=]PATH
+                         load a dataset at start (repeatable; grant --allow-read=PATH): cloudg's
                          inventory and report files, generic {assets, edges, findings} JSON, Terraform
                          state and plan JSON, AWS API dumps, IAM authorization details, Prowler
-                         (ASFF, OCSF), Checkov, Trivy or ScoutSuite output; the kind is detected
+                         (ASFF, OCSF, CSV), Checkov, Trivy or ScoutSuite output; the kind is detected
+                         unless KIND names it (load_dataset's kinds, e.g. terraform-plan:plan.json)
   --demo                 load the demo estate: datasets sample (active) and after (no WAF web ACL)
   --output-dir DIR       write exports (reports, Terraform, ontology) only under DIR; needs
                          --allow-write=DIR and --allow-file-writes

@@ -136,7 +136,10 @@ async function preload(
       maxBytes,
     });
     try {
-      const outcome = await loader.load(dataset.path, dataset.name ? { name: dataset.name } : {});
+      const outcome = await loader.load(dataset.path, {
+        ...(dataset.name ? { name: dataset.name } : {}),
+        ...(dataset.kind ? { kind: dataset.kind } : {}),
+      });
       workspace.add(outcome.dataset.name, outcome.dataset.records, {
         kind: outcome.dataset.kind,
         source: outcome.dataset.source,
@@ -144,12 +147,12 @@ async function preload(
         replace: true,
       });
     } catch (error) {
-      services.log(
-        "error",
-        `--dataset ${dataset.path} was not loaded: ${
-          error instanceof Error ? error.message : error
-        }`,
-      );
+      const message = error instanceof Error ? error.message : String(error);
+      // The loader's advice names load_dataset's argument; on the command line it is a prefix.
+      const hint = /pass one as kind/.test(message)
+        ? ` (here: --dataset KIND:${dataset.path})`
+        : "";
+      services.log("error", `--dataset ${dataset.path} was not loaded: ${message}${hint}`);
     }
   }
 }

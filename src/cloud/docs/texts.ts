@@ -38,8 +38,8 @@ prompts read those views.`,
 
   cli: `# Command line
 
-The cloud workbench shares the server's flags. \`--dataset [NAME=]PATH\` (repeatable) loads a
-dataset at start; \`--demo\` loads the demo estate (\`sample\` and \`after\`); \`--toolsets\`
+The cloud workbench shares the server's flags. \`--dataset [KIND:][NAME=]PATH\` (repeatable) loads a
+dataset at start, read as KIND when given; \`--demo\` loads the demo estate (\`sample\` and \`after\`); \`--toolsets\`
 limits the tool groups served; \`--policy\` picks the privacy profile; \`--root\` adds an
 allowed directory for loading.`,
 

@@ -544,10 +544,39 @@ export function buildTerraformRecords(
     }
   }
 
-  // Pass 5: depends_on links not already covered by a typed edge.
+  // Pass 5: depends_on links not already covered by a typed edge. A dependency on a resource
+  // with several instances (count, for_each) names the resource, not which instance: it links
+  // the instances whose ids the dependent's values, or those of what else it depends on, hold
+  // (an RDS instance on its subnet group's two subnets, not on all four), or every instance
+  // when none is named.
+  const byAddress = new Map(kept.map((inst) => [inst.address, inst]));
   for (const inst of kept) {
+    let named: Set<string> | null = null;
+    const namedByValue = (): Set<string> => {
+      if (named) return named;
+      named = new Set();
+      // The dependent and each single-instance resource it depends on (the instances of a
+      // multi-instance one would each name themselves).
+      const sources = [
+        inst,
+        ...inst.dependencies.map((d) => resolveAddress(d, inst)).filter((t) => t.length === 1)
+          .map(([address]) => byAddress.get(address!)).filter((x) => x !== undefined),
+      ];
+      for (const source of sources) {
+        for (const value of stringsWithin(source.values)) {
+          const address = resolve(value);
+          if (address) named.add(address);
+        }
+      }
+      return named;
+    };
     for (const dep of inst.dependencies) {
-      for (const target of resolveAddress(dep, inst)) {
+      let targets = resolveAddress(dep, inst);
+      if (targets.length > 1) {
+        const narrowed = targets.filter((t) => namedByValue().has(t));
+        if (narrowed.length > 0) targets = narrowed;
+      }
+      for (const target of targets) {
         if (target === inst.address || b.connected(inst.address, target)) continue;
         b.addEdge({
           source_id: inst.address,
@@ -564,6 +593,19 @@ export function buildTerraformRecords(
   if (options.awsProvider) placeByProvider(b, options.awsProvider.region);
   placeAzureSubnets(b);
   return b;
+}
+
+/** Every string inside a value (objects and arrays walked), at most `limit` of them. */
+function stringsWithin(value: unknown, limit = 10_000): string[] {
+  const out: string[] = [];
+  const stack: unknown[] = [value];
+  while (stack.length > 0 && out.length < limit) {
+    const v = stack.pop();
+    if (typeof v === "string") out.push(v);
+    else if (Array.isArray(v)) stack.push(...v);
+    else if (isObject(v)) stack.push(...Object.values(v));
+  }
+  return out;
 }
 
 /**

@@ -135,6 +135,16 @@ export const terraformStateImporter: Importer = jsonDocumentImporter({
       source: "terraform-state",
       awsProvider: soleAwsProvider(state),
     });
+    // A resource whose instances list is empty (destroyed, or never created) has nothing to read.
+    const declared = arr(state.resources).map(obj).filter((r) => str(r.type) && str(r.name));
+    const empty = declared.filter((r) => arr(r.instances).length === 0).length;
+    if (empty > 0) builder.skip("resource without instances", empty);
+    if (empty > 0 && empty === declared.length) {
+      builder.warn(
+        `None of the state's ${empty} resources has an instance (destroyed, or never applied): ` +
+          "it describes no infrastructure.",
+      );
+    }
     evaluateRulesInto(builder.records);
     return builder.finish();
   },

@@ -182,7 +182,7 @@ export interface EdgeBrief {
   cidr?: string;
   /** Description. */
   description?: string;
-  /** The first 20 ports. */
+  /** The first 20 ports written out (single ports, short ranges); `port_range` is the whole rule. */
   ports?: number[];
   /** Only for SECURITY_GROUP_RULE and NACL_RULE. */
   direction?: "ingress" | "egress";

@@ -71,6 +71,7 @@ export function evaluateRules(
       });
       failing.push(id);
       for (const c of controls) {
+        if (rule.failsControl && !rule.failsControl(c.framework, c.control, asset, ctx)) continue;
         const key = `${c.framework} ${c.control}`;
         const entry = controlFindings.get(key) ??
           {

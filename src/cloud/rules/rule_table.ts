@@ -54,6 +54,12 @@ export interface RuleDefinition {
   applies(asset: Asset, ctx: RuleContext): boolean;
   /** Evidence when the asset fails the rule, else null. */
   check(asset: Asset, ctx: RuleContext): string | null;
+  /**
+   * Whether an asset that fails the rule fails CIS control `control` of
+   * `framework` too, when the control asks for less than the rule (by
+   * default every mapped control fails with it).
+   */
+  failsControl?(framework: string, control: string, asset: Asset, ctx: RuleContext): boolean;
 }
 
 const GROUP_TYPES: readonly AssetType[] = ["SECURITY_GROUP", "NSG"];
@@ -68,6 +74,21 @@ function openIngress(asset: Asset, ctx: RuleContext, port: number | null): Edge[
     (e.protocol === "ALL" || e.protocol === "TCP") &&
     (port === null ? e.port_range === "*" : rangeCovers(e.port_range, port))
   );
+}
+
+/**
+ * CIS AWS splits internet ingress by address family: 5.2 is about `0.0.0.0/0`, 5.3 about `::/0`.
+ * An open rule fails the one its open sources belong to (`*` and Azure's `Internet` are both).
+ */
+function failsByFamily(port: number | null) {
+  return (framework: string, control: string, asset: Asset, ctx: RuleContext): boolean => {
+    if (framework !== "CIS-AWS" || (control !== "5.2" && control !== "5.3")) return true;
+    const v6 = control === "5.3";
+    return openIngress(asset, ctx, port).some((e) => {
+      const cidr = e.cidr ?? "";
+      return !/^(0\.0\.0\.0\/0|::\/0)$/.test(cidr) || cidr.includes(":") === v6;
+    });
+  };
 }
 
 function describeEdges(edges: readonly Edge[]): string {
@@ -90,6 +111,7 @@ function portRule(port: number, id: string, name: string, checks: string[]): Rul
       const edges = openIngress(asset, ctx, port);
       return edges.length > 0 ? `Ingress ${describeEdges(edges)}` : null;
     },
+    failsControl: failsByFamily(port),
   };
 }
 
@@ -167,6 +189,7 @@ export const RULES: readonly RuleDefinition[] = [
       const edges = openIngress(asset, ctx, null);
       return edges.length > 0 ? `Ingress ${describeEdges(edges)}` : null;
     },
+    failsControl: failsByFamily(null),
   },
   {
     id: "f-nacl-open",

@@ -143,7 +143,9 @@ export const edgeBriefSchema = z.object({
   protocol: z.string().optional(),
   cidr: z.string().optional(),
   description: z.string().optional(),
-  ports: z.array(z.number().int()).optional(),
+  ports: z.array(z.number().int()).optional().describe(
+    "The first 20 ports the rule names one by one (single ports, and ranges of at most 65 ports written out); port_range is the whole rule.",
+  ),
   direction: z.string().optional(),
   cross_account: z.boolean().optional(),
   conditional: z.boolean().optional().describe(

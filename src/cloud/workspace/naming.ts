@@ -41,21 +41,26 @@ export function uniqueName(base: string, taken: (name: string) => boolean): stri
 }
 
 /**
- * Reads a `--dataset [NAME=]PATH` value: the text before the first `=` is
- * the name when it follows the naming rule and a path follows; otherwise the
- * whole value is the path.
+ * Reads a `--dataset [KIND:][NAME=]PATH` value: a leading lower-case word
+ * and colon (`terraform-plan:`, not a drive letter or a URL scheme's `//`)
+ * names the input kind; the text before the first `=` is the name when it
+ * follows the naming rule and a path follows; otherwise the rest is the path.
  *
  * @example
  * ```ts
  * import { parseDatasetSpec } from "./naming.ts";
  * parseDatasetSpec("prod=./inventory"); // { name: "prod", path: "./inventory" }
  * parseDatasetSpec("./a=b.json"); // { path: "./a=b.json" }
+ * parseDatasetSpec("trivy:scan=./t.json"); // { kind: "trivy", name: "scan", path: "./t.json" }
  * ```
  */
-export function parseDatasetSpec(spec: string): { name?: string; path: string } {
-  const eq = spec.indexOf("=");
-  if (eq > 0 && eq < spec.length - 1 && DATASET_NAME_PATTERN.test(spec.slice(0, eq))) {
-    return { name: spec.slice(0, eq), path: spec.slice(eq + 1) };
+export function parseDatasetSpec(spec: string): { kind?: string; name?: string; path: string } {
+  const kinded = /^([a-z][a-z0-9]*(?:-[a-z0-9]+)+|[a-z][a-z0-9]{2,}):(?!\/\/)(.+)$/.exec(spec);
+  const kind = kinded ? { kind: kinded[1]! } : {};
+  const rest = kinded ? kinded[2]! : spec;
+  const eq = rest.indexOf("=");
+  if (eq > 0 && eq < rest.length - 1 && DATASET_NAME_PATTERN.test(rest.slice(0, eq))) {
+    return { ...kind, name: rest.slice(0, eq), path: rest.slice(eq + 1) };
   }
-  return { path: spec };
+  return { ...kind, path: rest };
 }
