@@ -167,12 +167,14 @@ export const overviewResultSchema = z.object({
   build_id: z.string().nullable(),
   procedure_count: int,
   procedures_by_source: z.record(z.string(), int),
-  import_count: int,
+  import_count: int.describe(
+    "Imported functions (for WebAssembly, function imports only: its memory, table and global imports are not counted, though their modules are among libraries).",
+  ),
   export_count: int,
   libraries: z.array(z.string()).describe("At most 100."),
   string_count: int,
   section_count: int.describe(
-    "Sections loaded into memory (for ELF, those with SHF_ALLOC; readelf -S also lists the others: symbol and string tables, debug info, notes kept only in the file).",
+    "Sections loaded into memory (for ELF, those with SHF_ALLOC; readelf -S also lists the others: symbol and string tables, debug info, notes kept only in the file; for Mach-O, every section and each segment without sections, such as __PAGEZERO and __LINKEDIT, counted under its own name).",
   ),
   sections: z.array(z.object({
     name: z.string(),

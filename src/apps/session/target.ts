@@ -14,6 +14,7 @@ import { ProgramAnalysis } from "../analysis/program.ts";
 import { FORMAT_READERS, readerFor } from "../formats/readers.ts";
 import type { BinaryImage } from "../formats/binary_image.ts";
 import { completeImage, holdImage, releaseImage } from "../formats/deferred_image.ts";
+import { truncatedUniversal } from "../formats/macho/parse.ts";
 import type { ByteRange, TargetFile } from "../paths.ts";
 
 /** Where a target's bytes came from. */
@@ -116,10 +117,13 @@ export function loadTarget(
     const known = FORMAT_READERS.map((r) => r.name).join(", ");
     // A path may also name an artifact; an occurrence is opened as a binary only.
     const artifacts = origin.kind === "file" ? ARTIFACT_KINDS : null;
+    const cut = truncatedUniversal(bytes);
     throw new ToolFailure(
       "invalid_request",
       bytes.length === 0
         ? `Cannot open ${file.requestedPath}: the file is empty.`
+        : cut
+        ? `Cannot open ${file.requestedPath}: a universal Mach-O header lists ${cut.slices} slices, but the file (${bytes.length} bytes) ends before the slice at offset ${cut.offset}: it looks truncated.`
         : artifacts
         ? `Cannot open ${file.requestedPath}: not a supported binary or archive (first bytes: ${head}). Binaries: ${known}; artifacts: ${artifacts}.`
         : `Cannot open ${file.requestedPath}: not a supported binary (first bytes: ${head}). Supported formats: ${known}.`,

@@ -67,6 +67,30 @@ export function isMachO(bytes: Uint8Array): boolean {
 }
 
 /**
+ * A universal Mach-O header, plausible in every respect but that some slice
+ * starts at or past the end of the file: the file was cut short. Returns the
+ * slice count and the first offset past the end, or null for anything else.
+ */
+export function truncatedUniversal(
+  bytes: Uint8Array,
+): { slices: number; offset: number } | null {
+  if (bytes.length < 8 || isMachO(bytes)) return null;
+  const magic = readU32BE(bytes, 0);
+  if (magic !== FAT_MAGIC && magic !== FAT_MAGIC_64) return null;
+  const count = readU32BE(bytes, 4);
+  const entrySize = magic === FAT_MAGIC ? 20 : 32;
+  const tableEnd = 8 + count * entrySize;
+  if (count === 0 || count > MAX_FAT_ARCHES || tableEnd > bytes.length) return null;
+  let past: number | null = null;
+  for (let i = 0; i < count; i++) {
+    const arch = readFatArch(bytes, 8 + i * entrySize, magic === FAT_MAGIC_64);
+    if (!plausibleCpu(arch.cputype) || arch.align > 20 || arch.offset < tableEnd) return null;
+    if (arch.offset >= bytes.length) past ??= arch.offset;
+  }
+  return past === null ? null : { slices: count, offset: past };
+}
+
+/**
  * Parses a thin or universal Mach-O file held in memory.
  *
  * For each slice it reads the header and the load commands, and decodes
