@@ -1,7 +1,8 @@
 /**
  * Prowler's CSV output (`prowler -M csv`): semicolon-separated, with a header
  * that names its columns, Prowler 4/5's and Prowler 3's. Failed checks are
- * findings; passed, manual and muted ones are counted.
+ * findings (a muted one suppressed, with why); passed and manual ones are
+ * counted.
  */
 
 import assert from "node:assert/strict";
@@ -72,7 +73,7 @@ const row = (extra: Record<string, string>) => ({
   ...extra,
 });
 
-Deno.test("prowler-csv: failed checks become findings; passed, manual and muted ones are counted; quoted cells keep their semicolons", async () => {
+Deno.test("prowler-csv: failed checks become findings, a muted one suppressed; passed and manual ones are counted; quoted cells keep their semicolons", async () => {
   const text = csv(V4, [
     row({
       FINDING_UID: "prowler-aws-iam_role_administratoraccess_policy-1",
@@ -96,12 +97,13 @@ Deno.test("prowler-csv: failed checks become findings; passed, manual and muted 
     assert.equal(loaded.kind, "prowler-csv");
     const viaProwler = await new ImporterRegistry().get("prowler")!.load(fileImportInput(path));
     assert.deepEqual(viaProwler.records.findings, loaded.records.findings);
-    assert.deepEqual(loaded.notes.skipped, {
-      "passed check": 1,
-      "muted check": 1,
-      "status MANUAL": 1,
-    });
-    assert.equal(loaded.records.findings.length, 1);
+    assert.deepEqual(loaded.notes.skipped, { "passed check": 1, "status MANUAL": 1 });
+    assert.deepEqual(
+      loaded.records.findings.map((x) => [x.id, x.is_suppressed]),
+      [["prowler-aws-iam_role_administratoraccess_policy-1", false], ["f-3", true]],
+    );
+    assert.match(loaded.records.suppression_reasons["f-3"]!, /Muted in Prowler/);
+    assert.deepEqual(Object.keys(loaded.records.suppression_reasons), ["f-3"]);
     const f = loaded.records.findings[0]!;
     assert.equal(f.id, "prowler-aws-iam_role_administratoraccess_policy-1");
     assert.equal(f.resource_id, ROLE);

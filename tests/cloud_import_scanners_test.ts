@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { fileImportInput, ImportError } from "../src/cloud/importers/import_input.ts";
 import { ocsfTime, prowlerOcsfImporter } from "../src/cloud/importers/prowler_ocsf.ts";
+import { OCSF_MUTED_REASON } from "../src/cloud/importers/prowler_ocsf.ts";
 import { prowlerAsffImporter } from "../src/cloud/importers/prowler_asff.ts";
 import { checkovImporter } from "../src/cloud/importers/checkov_results.ts";
 import { trivyImporter } from "../src/cloud/importers/trivy_report.ts";
@@ -67,7 +68,7 @@ Deno.test("prowlerOcsfImporter: one failed finding kept, two passed counted (arr
   });
 });
 
-Deno.test("prowlerOcsfImporter: a failed check Prowler muted (status Suppressed) is counted, not kept", async () => {
+Deno.test("prowlerOcsfImporter: a failed check Prowler muted (status Suppressed) is kept as a suppressed finding", async () => {
   const [failed] = (JSON.parse(await Deno.readTextFile(OCSF)) as Record<string, unknown>[])
     .filter((f) => f.status_code === "FAIL");
   const muted = {
@@ -80,10 +81,11 @@ Deno.test("prowlerOcsfImporter: a failed check Prowler muted (status Suppressed)
     json: [failed, muted],
   });
   assert.deepEqual(
-    r.records.findings.map((f) => f.id),
-    [(failed!.finding_info as { uid: string }).uid],
+    r.records.findings.map((f) => [f.id, f.is_suppressed]),
+    [[(failed!.finding_info as { uid: string }).uid, false], ["muted-one", true]],
   );
-  assert.equal(r.notes.skipped["muted check"], 1);
+  assert.deepEqual(r.records.suppression_reasons, { "muted-one": OCSF_MUTED_REASON });
+  assert.equal(r.notes.skipped["muted check"], undefined);
 });
 
 Deno.test("prowlerAsffImporter: failed findings with normalised tags", async () => {
@@ -321,7 +323,7 @@ Deno.test("prowlerAsffImporter: a Security Hub control finding is tagged with it
   ]);
 });
 
-Deno.test("prowlerAsffImporter: archived records and suppressed or resolved workflows are counted, not open", async () => {
+Deno.test("prowlerAsffImporter: archived records and resolved workflows are counted, suppressed workflows kept suppressed, none open", async () => {
   // Security Hub counts a finding as open only while RecordState is ACTIVE and its workflow is
   // NEW or NOTIFIED.
   const finding = (id: string, extra: Record<string, unknown>) => ({
@@ -355,10 +357,12 @@ Deno.test("prowlerAsffImporter: archived records and suppressed or resolved work
       ],
     },
   });
-  assert.deepEqual(r.records.findings.map((f) => f.id), ["open", "notified", "threat"]);
+  assert.deepEqual(
+    r.records.findings.map((f) => [f.id, f.is_suppressed]),
+    [["open", false], ["notified", false], ["threat", false], ["suppressed", true]],
+  );
   assert.deepEqual(r.notes.skipped, {
     "archived record": 1,
-    "workflow suppressed": 1,
     "workflow resolved": 1,
     "passed check": 1,
   });

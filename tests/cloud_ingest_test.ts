@@ -98,7 +98,8 @@ const FIXTURE_LOADS: Record<string, [string, number, number, number, number, num
   "driftctl/state/aws_vpc.tfstate": ["terraform", 2, 0, 2, 2, 0],
   // 4 edges: the default group's ingress rule with self = true is one (jq '.resources[0]…ingress').
   "driftctl/state/aws_vpc_security_group.tfstate": ["terraform", 2, 4, 4, 4, 0],
-  "driftctl/state/aws_vpc_security_group_rule.tfstate": ["terraform", 4, 12, 6, 6, 0],
+  // 14 edges: two rules whose source is their own group (jq: source_security_group_id = security_group_id).
+  "driftctl/state/aws_vpc_security_group_rule.tfstate": ["terraform", 4, 14, 6, 6, 0],
   "driftctl/state/azurerm_network_security_group.tfstate": ["terraform", 3, 3, 3, 3, 0],
   "driftctl/state/google_bucket_iam_binding.tfstate": ["terraform", 2, 0, 0, 0, 0],
   "driftctl/state/google_compute_firewall.tfstate": ["terraform", 1, 0, 0, 0, 0],

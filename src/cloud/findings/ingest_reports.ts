@@ -110,9 +110,10 @@ export function parseReports(reports: unknown): { tool: string; kind: string; pa
 }
 
 /**
- * Merges `incoming` into `target`: assets, edges, findings and compliance
- * results whose id the target lacks, providers (whatever their case) and
- * regions not yet listed.
+ * Merges `incoming` into `target`: assets, edges, findings (with the
+ * suppression reasons the report gives them) and compliance results whose id
+ * the target lacks, providers (whatever their case) and regions not yet
+ * listed.
  * Returns the findings added and those left out as duplicates.
  */
 export function mergeRecords(
@@ -136,6 +137,9 @@ export function mergeRecords(
       findingIds.add(f.id);
       target.findings.push(f);
       added++;
+      // A finding the report itself marks suppressed (a muted check) keeps its reason.
+      const reason = incoming.suppression_reasons[f.id];
+      if (reason !== undefined) target.suppression_reasons[f.id] = reason;
     }
   }
   // Importers differ in the case of provider names: `aws` and `AWS` are one provider.

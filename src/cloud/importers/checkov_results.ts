@@ -3,7 +3,10 @@
  * `results_json.json`): one report object (`check_type`, `results`) or an
  * array of them (one per framework). Failed checks become findings whose
  * resource id is Checkov's resource address (`aws_s3_bucket.data`), which is
- * also the asset id of a Terraform dataset of the same code.
+ * also the asset id of a Terraform dataset of the same code. The benchmark
+ * controls a check names (`benchmarks`: `{"CIS GCP V1.1": [{name: "5.1",
+ * description}]}`) become compliance results: FAIL naming the findings of
+ * failed checks, PASS for passed checks.
  *
  * @module
  */
@@ -16,7 +19,9 @@ import {
   frameworksOf,
   normaliseSeverity,
   objectOrArrayDetectors,
+  ScannerCompliance,
   scannerFinding,
+  type TagControls,
 } from "./scanner_common.ts";
 import { uniqueIds } from "../model/unique_ids.ts";
 
@@ -47,6 +52,32 @@ export function looksLikeCheckov(value: unknown): boolean {
 /** The directory names that mean a Checkov output folder. */
 export function looksLikeCheckovDirectory(names: readonly string[]): boolean {
   return names.includes("results_json.json");
+}
+
+/** The provider of a Terraform resource address (`google_storage_bucket.x` → GCP), or null. */
+function providerOf(resource: string): string | null {
+  const prefix = /^(aws|azurerm|google)_/.exec(resource)?.[1] ?? null;
+  return prefix === "azurerm" ? "AZURE" : prefix === "google" ? "GCP" : prefix ? "AWS" : null;
+}
+
+/**
+ * The benchmark controls of a Checkov check: each key of its `benchmarks`
+ * with the `name` (control id) and `description` of every entry.
+ */
+export function checkovBenchmarks(check: Record<string, unknown>): TagControls[] {
+  return Object.entries(obj(check.benchmarks)).map(([tag, entries]) => {
+    const titles: Record<string, string> = {};
+    const controls: string[] = [];
+    for (const entry of arr(entries)) {
+      const e = obj(entry);
+      const id = str(e.name) ?? str(entry);
+      if (id === null) continue;
+      controls.push(id);
+      const description = str(e.description);
+      if (description) titles[id] = description;
+    }
+    return { tag, controls, titles };
+  });
 }
 
 /** The `checkov` importer entry. */
@@ -85,18 +116,29 @@ export const checkovImporter: Importer = {
       b.warn(`${fileLabel(input.path)} is Checkov's summary of a run that checked no resources.`);
     }
     const uniqueId = uniqueIds();
+    const controls = new ScannerCompliance(KIND);
     for (const r of reports.map(obj)) {
       const checkType = str(r.check_type) ?? "unknown";
       const results = obj(r.results);
-      b.skip("passed check", arr(results.passed_checks).length);
+      const passed = arr(results.passed_checks).map(obj);
+      b.skip("passed check", passed.length);
       b.skip("skipped check", arr(results.skipped_checks).length);
+      for (const c of passed) {
+        const resource = str(c.resource_address) ?? str(c.resource);
+        controls.add(checkovBenchmarks(c), {
+          status: "PASS",
+          provider: resource ? providerOf(resource) : null,
+          resources: resource ? [resource] : [],
+        });
+      }
       for (const c of arr(results.failed_checks).map(obj)) {
         const checkId = str(c.check_id) ?? "CKV_UNKNOWN";
         const resource = str(c.resource_address) ?? str(c.resource) ?? "unknown";
         const file = str(c.file_path) ?? str(c.repo_file_path) ?? "";
         const lines = arr(c.file_line_range).map(Number);
         const id = uniqueId(`checkov:${checkId}:${resource}`);
-        const provider = /^(aws|azurerm|google)_/.exec(resource)?.[1] ?? null;
+        const provider = providerOf(resource);
+        const benchmarks = checkovBenchmarks(c);
         b.records.findings.push(scannerFinding({
           id,
           resource_id: resource,
@@ -110,20 +152,18 @@ export const checkovImporter: Importer = {
           remediation: str(c.guideline) ?? "",
           source_tool: "checkov",
           source_finding_id: checkId,
-          compliance_frameworks: frameworksOf(
-            arr(c.benchmarks ? Object.keys(obj(c.benchmarks)) : []).map(String),
-            provider === "azurerm"
-              ? "AZURE"
-              : provider === "google"
-              ? "GCP"
-              : provider
-              ? "AWS"
-              : null,
-          ),
+          compliance_frameworks: frameworksOf(benchmarks.map((x) => x.tag), provider),
         }));
+        controls.add(benchmarks, {
+          status: "FAIL",
+          provider,
+          findingIds: [id],
+          resources: [resource],
+        });
       }
       for (const e of arr(results.parsing_errors)) b.warn(`Checkov could not parse ${String(e)}.`);
     }
+    for (const result of controls.results()) b.records.compliance.push(result);
     return b.finish();
   },
 };

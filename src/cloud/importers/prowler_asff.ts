@@ -6,8 +6,12 @@
  * Failed findings (`Compliance.Status` FAILED, or no compliance status) whose
  * record is active become findings, one per listed resource (its `Id` as
  * given), as the OCSF importer does. What Security Hub does not count as open
- * is counted, not kept: an ARCHIVED record (the resource or control is gone),
- * a workflow status of SUPPRESSED or RESOLVED.
+ * is not open: a failed finding whose workflow status is SUPPRESSED (muted in
+ * Security Hub) is kept as a suppressed finding, and an ARCHIVED record (the
+ * resource or control is gone) or a RESOLVED workflow is counted, not kept.
+ * The controls a finding names become compliance results: FAIL naming the
+ * findings of a failed check, PASS for an active PASSED one (see
+ * {@linkcode asffControls}).
  *
  * @module
  */
@@ -17,14 +21,9 @@ import { DETECTION_ORDER } from "./importer.ts";
 import type { Importer, ImportInput, ImportResult } from "./importer.ts";
 import { arr, fileLabel, ImportError, isObject, obj, str, strings } from "./import_input.ts";
 import { RecordsBuilder } from "./records_builder.ts";
-import {
-  arnOrNull,
-  frameworksOf,
-  normaliseSeverity,
-  objectOrArrayDetectors,
-  readJsonOrLines,
-  scannerFinding,
-} from "./scanner_common.ts";
+import { arnOrNull, frameworksOf, normaliseSeverity, scannerFinding } from "./scanner_common.ts";
+import { objectOrArrayDetectors, readJsonOrLines } from "./scanner_common.ts";
+import { ScannerCompliance, type TagControls } from "./scanner_common.ts";
 import { uniqueIds } from "../model/unique_ids.ts";
 
 const KIND = "prowler-asff";
@@ -101,6 +100,63 @@ export function asffSeverity(severity: Record<string, unknown>): Severity {
   return "INFO";
 }
 
+/** Prowler cuts a `RelatedRequirements` entry longer than 64 characters to this length. */
+const PROWLER_REQUIREMENT_CUT = 63;
+
+/** The `Compliance` framework of Security Hub's Foundational Security Best Practices. */
+const FSBP = "AWS-Foundational-Security-Best-Practices";
+
+/**
+ * The controls an ASFF finding names, by the standard (tag) they belong to:
+ * a Security Hub control finding's `ProductFields.ControlId` (or the CIS
+ * `RuleId`) under its `StandardsArn` (or `StandardsGuideArn`); a consolidated
+ * control finding's `Compliance.SecurityControlId` under the Foundational
+ * Security Best Practices standard when that is one of its standards (other
+ * standards number their controls otherwise); and for Prowler's own ASFF, the
+ * ids of each `RelatedRequirements` entry (`<standard> <id> <id>…`), without a
+ * last id Prowler may have cut short.
+ */
+export function asffControls(finding: Record<string, unknown>): TagControls[] {
+  const fields = obj(finding.ProductFields);
+  const compliance = obj(finding.Compliance);
+  const out: TagControls[] = [];
+  const standard = str(fields.StandardsArn) ?? str(fields.StandardsGuideArn);
+  const controlId = str(fields.ControlId) ?? str(fields.RuleId);
+  if (standard && controlId) {
+    // Security Hub's control titles open with the control id: "IAM.5 MFA should be enabled…".
+    const title = (str(finding.Title) ?? "").replace(
+      /^\S+\s+/,
+      (head) => head.trim() === controlId ? "" : head,
+    );
+    out.push({ tag: standard, controls: [controlId], titles: { [controlId]: title } });
+    return out;
+  }
+  const standards = arr(compliance.AssociatedStandards).map((s) => str(obj(s).StandardsId))
+    .filter((s) => s !== null);
+  const securityControl = str(compliance.SecurityControlId);
+  if (securityControl) {
+    const fsbp = standards.find((s) => frameworksOf([s], "AWS").includes(FSBP));
+    if (fsbp) out.push({ tag: fsbp, controls: [securityControl] });
+    return out;
+  }
+  if (asffSourceTool(finding) !== "prowler") return out;
+  for (const requirement of strings(compliance.RelatedRequirements)) {
+    const tag = standards.find((s) => requirement.startsWith(`${s} `)) ??
+      requirement.split(" ")[0]!;
+    const ids = requirement.slice(tag.length).trim().split(/\s+/).filter((x) => x !== "");
+    // A cut entry's last id may be a piece of one: only whole ids are taken.
+    if (requirement.length === PROWLER_REQUIREMENT_CUT) ids.pop();
+    if (ids.length > 0) out.push({ tag, controls: ids });
+  }
+  return out;
+}
+
+/** Why a finding Security Hub's workflow suppressed is suppressed, with its note when it has one. */
+function suppressionReason(finding: Record<string, unknown>): string {
+  const note = str(obj(finding.Note).Text)?.trim();
+  return `Suppressed in Security Hub (workflow status SUPPRESSED)${note ? `: ${note}` : "."}`;
+}
+
 /** The `prowler-asff` importer entry. */
 export const prowlerAsffImporter: Importer = {
   kind: KIND,
@@ -131,34 +187,49 @@ export const prowlerAsffImporter: Importer = {
     const items = Array.isArray(value) ? value : wrappedFindings(value) ?? [];
     const b = new RecordsBuilder();
     const uniqueId = uniqueIds();
+    const controls = new ScannerCompliance(KIND);
     for (const raw of items) {
       const f = obj(raw);
       const compliance = obj(f.Compliance);
       const status = String(compliance.Status ?? "").toUpperCase();
       const failed = status === "FAILED" || status === "";
+      const fields = obj(f.ProductFields);
+      const provider = str(fields.ProviderName) ?? "AWS";
+      const frameworkProvider = provider.toLowerCase().includes("prowler") ? "AWS" : provider;
+      const resources = arr(f.Resources).map(obj);
+      const archived = String(f.RecordState ?? "ACTIVE").toUpperCase() === "ARCHIVED";
       if (!failed) {
         b.skip(status === "PASSED" ? "passed check" : `status ${status}`);
+        // Security Hub resolves the workflow of a passed control itself: only the record's state
+        // says whether the pass still stands.
+        if (status === "PASSED" && !archived) {
+          controls.add(asffControls(f), {
+            status: "PASS",
+            provider: frameworkProvider,
+            resources: resources.map((r) => str(r.Id)).filter((x) => x !== null),
+          });
+        }
         continue;
       }
-      if (String(f.RecordState ?? "ACTIVE").toUpperCase() === "ARCHIVED") {
+      if (archived) {
         b.skip("archived record");
         continue;
       }
       const workflow = String(obj(f.Workflow).Status ?? f.WorkflowState ?? "").toUpperCase();
-      if (workflow === "SUPPRESSED" || workflow === "RESOLVED") {
-        b.skip(`workflow ${workflow.toLowerCase()}`);
+      if (workflow === "RESOLVED") {
+        b.skip("workflow resolved");
         continue;
       }
-      const fields = obj(f.ProductFields);
+      const suppressed = workflow === "SUPPRESSED";
       const tags = [
         ...arr(compliance.AssociatedStandards).map((s) => str(obj(s).StandardsId) ?? ""),
         ...strings(compliance.RelatedRequirements),
         // Security Hub's own control findings name their standard only here.
         str(fields.StandardsArn) ?? str(fields.StandardsGuideArn) ?? "",
       ];
-      const provider = str(fields.ProviderName) ?? "AWS";
       const findingId = str(f.Id) ?? `asff:${b.records.findings.length}`;
-      const resources = arr(f.Resources).map(obj);
+      const ids: string[] = [];
+      const resourceIds: string[] = [];
       // One finding per listed resource (as OCSF): `<Id>#<n>` when there are several.
       for (const [i, resource] of (resources.length > 0 ? resources : [{}]).entries()) {
         const resourceId = str(resource.Id) ?? str(f.AwsAccountId) ?? "unknown";
@@ -176,16 +247,27 @@ export const prowlerAsffImporter: Importer = {
           remediation: str(obj(obj(f.Remediation).Recommendation).Text) ?? "",
           source_tool: asffSourceTool(f),
           source_finding_id: str(f.GeneratorId),
-          compliance_frameworks: frameworksOf(
-            tags.filter((t) => t !== ""),
-            provider.toLowerCase().includes("prowler") ? "AWS" : provider,
-          ),
+          compliance_frameworks: frameworksOf(tags.filter((t) => t !== ""), frameworkProvider),
           detected_at: str(f.UpdatedAt) ?? str(f.CreatedAt) ?? null,
+          is_suppressed: suppressed,
         }));
+        if (suppressed) b.records.suppression_reasons[id] = suppressionReason(f);
+        ids.push(id);
+        resourceIds.push(resourceId);
         const region = str(resource.Region) ?? str(f.Region);
         if (region) b.records.regions.push(region);
       }
+      // A finding without a compliance status (GuardDuty, Inspector) evaluated no control.
+      if (status === "FAILED") {
+        controls.add(asffControls(f), {
+          status: "FAIL",
+          provider: frameworkProvider,
+          findingIds: ids,
+          resources: resourceIds,
+        });
+      }
     }
+    for (const result of controls.results()) b.records.compliance.push(result);
     b.records.providers = ["AWS"];
     b.records.regions = [...new Set(b.records.regions)];
     return b.finish();

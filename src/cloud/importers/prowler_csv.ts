@@ -3,8 +3,9 @@
  * (`prowler … -M csv`, one of its default outputs), as Prowler 4 and 5 write
  * it (TIMESTAMP, FINDING_UID, RESOURCE_UID, MUTED, COMPLIANCE …) and as
  * Prowler 3 wrote it (ASSESSMENT_START_TIME, FINDING_UNIQUE_ID, RESOURCE_ARN /
- * RESOURCE_ID …). Failed checks become findings on their resource; passed
- * and muted ones are counted, not kept, as the OCSF importer does.
+ * RESOURCE_ID …). Failed checks become findings on their resource; a
+ * failed check Prowler muted (MUTED True) is kept suppressed, with the reason,
+ * as the OCSF importer keeps one; passed checks are counted, not kept.
  *
  * @module
  */
@@ -25,6 +26,9 @@ import { firstLine } from "./read.ts";
 import { uniqueIds } from "../model/unique_ids.ts";
 
 const KIND = "prowler-csv";
+
+/** Why a failed check Prowler muted is suppressed. */
+const CSV_MUTED_REASON = "Muted in Prowler (its mutelist): the CSV row's MUTED is True.";
 
 /** Columns every Prowler CSV header holds, whatever its version. */
 const REQUIRED = ["CHECK_ID", "STATUS", "SEVERITY"];
@@ -101,10 +105,7 @@ export const prowlerCsvImporter: Importer = {
         b.skip(status === "PASS" ? "passed check" : `status ${status || "missing"}`);
         continue;
       }
-      if ((cell(row, "MUTED") ?? "").toLowerCase() === "true") {
-        b.skip("muted check");
-        continue;
-      }
+      const muted = (cell(row, "MUTED") ?? "").toLowerCase() === "true";
       const provider = cell(row, "PROVIDER");
       const checkId = cell(row, "CHECK_ID");
       const resourceId = cell(row, "RESOURCE_UID", "RESOURCE_ARN", "RESOURCE_ID") ??
@@ -114,8 +115,9 @@ export const prowlerCsvImporter: Importer = {
         .map((part) => part.split(":")[0]!.trim()).filter((name) => name !== "");
       const uid = cell(row, "FINDING_UID", "FINDING_UNIQUE_ID") ??
         `${checkId ?? "prowler"}:${resourceId}`;
+      const id = uniqueId(uid);
       b.records.findings.push(scannerFinding({
-        id: uniqueId(uid),
+        id,
         resource_id: resourceId,
         resource_arn: arnOrNull(resourceId),
         severity: normaliseSeverity(cell(row, "SEVERITY"), "INFO"),
@@ -127,7 +129,9 @@ export const prowlerCsvImporter: Importer = {
         source_finding_id: checkId,
         compliance_frameworks: frameworksOf(frameworks, provider),
         detected_at: utcDateTime(cell(row, "TIMESTAMP", "ASSESSMENT_START_TIME")),
+        is_suppressed: muted,
       }));
+      if (muted) b.records.suppression_reasons[id] = CSV_MUTED_REASON;
       if (provider) b.records.providers.push(provider.toUpperCase());
       const region = cell(row, "REGION");
       if (region) b.records.regions.push(region);

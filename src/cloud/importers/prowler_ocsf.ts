@@ -1,8 +1,12 @@
 /**
  * The `prowler-ocsf` importer: Prowler's OCSF (1.x) detection findings, as a
  * JSON array (`-M json-ocsf`) or JSON Lines. Failed checks become findings
- * with the resource uid kept as given (an ARN when Prowler had one); passed
- * and muted checks are counted, not kept.
+ * with the resource uid kept as given (an ARN when Prowler had one); a failed
+ * check Prowler muted (status `Suppressed`) is kept as a suppressed finding,
+ * so it is not open but can be listed; passed and manual checks are counted.
+ * The control ids of `unmapped.compliance` become compliance results: FAIL
+ * naming the findings of failed checks, PASS for passed checks, MANUAL for
+ * manual ones.
  *
  * @module
  */
@@ -16,12 +20,18 @@ import {
   frameworksOf,
   normaliseSeverity,
   readJsonOrLines,
+  ScannerCompliance,
   scannerFinding,
+  tagControlsOf,
   utcDateTime,
 } from "./scanner_common.ts";
 import { uniqueIds } from "../model/unique_ids.ts";
 
 const KIND = "prowler-ocsf";
+
+/** Why a finding Prowler muted is suppressed. */
+export const OCSF_MUTED_REASON =
+  "Muted in Prowler (its mutelist): the OCSF record's status is Suppressed.";
 
 /** Whether a parsed item looks like an OCSF finding. */
 export function isOcsfItem(value: unknown): boolean {
@@ -75,26 +85,33 @@ export const prowlerOcsfImporter: Importer = {
     }
     const b = new RecordsBuilder();
     const uniqueId = uniqueIds();
+    const controls = new ScannerCompliance(KIND);
     for (const raw of items) {
       const f = obj(raw);
       const status = String(f.status_code ?? "").toUpperCase();
-      if (status !== "FAIL") {
-        b.skip(status === "PASS" ? "passed check" : `status ${status || "missing"}`);
-        continue;
-      }
-      // Prowler writes a muted failed check as status "Suppressed" beside its FAIL code.
-      if (String(f.status ?? "").toLowerCase() === "suppressed") {
-        b.skip("muted check");
-        continue;
-      }
-      const info = obj(f.finding_info);
-      const meta = obj(f.metadata);
       const cloud = obj(f.cloud);
       const provider = str(cloud.provider);
       const compliance = obj(obj(f.unmapped).compliance);
       const resources = arr(f.resources).map(obj);
+      if (status !== "FAIL") {
+        b.skip(status === "PASS" ? "passed check" : `status ${status || "missing"}`);
+        if (status === "PASS" || status === "MANUAL") {
+          controls.add(tagControlsOf(compliance), {
+            status: status === "PASS" ? "PASS" : "MANUAL",
+            provider,
+            resources: resources.map((r) => str(r.uid) ?? str(r.name)).filter((x) => x !== null),
+          });
+        }
+        continue;
+      }
+      // Prowler writes a muted check as status "Suppressed" beside its FAIL code.
+      const muted = String(f.status ?? "").toLowerCase() === "suppressed";
+      const info = obj(f.finding_info);
+      const meta = obj(f.metadata);
       const checkId = str(meta.event_code);
       const uid = str(info.uid) ?? `${checkId ?? "ocsf"}:${b.records.findings.length}`;
+      const ids: string[] = [];
+      const resourceIds: string[] = [];
       for (const [i, r] of (resources.length > 0 ? resources : [{}]).entries()) {
         const resourceId = str(r.uid) ?? str(r.name) ?? str(obj(cloud.account).uid) ?? "unknown";
         const id = uniqueId(resources.length > 1 ? `${uid}#${i}` : uid);
@@ -111,12 +128,23 @@ export const prowlerOcsfImporter: Importer = {
           source_finding_id: checkId,
           compliance_frameworks: frameworksOf(Object.keys(compliance), provider),
           detected_at: ocsfTime(f),
+          is_suppressed: muted,
         }));
+        if (muted) b.records.suppression_reasons[id] = OCSF_MUTED_REASON;
+        ids.push(id);
+        resourceIds.push(resourceId);
       }
+      controls.add(tagControlsOf(compliance), {
+        status: "FAIL",
+        provider,
+        findingIds: ids,
+        resources: resourceIds,
+      });
       if (provider) b.records.providers.push(provider.toUpperCase());
       const region = str(cloud.region);
       if (region) b.records.regions.push(region);
     }
+    for (const result of controls.results()) b.records.compliance.push(result);
     b.records.providers = [...new Set(b.records.providers)];
     b.records.regions = [...new Set(b.records.regions)];
     return b.finish();

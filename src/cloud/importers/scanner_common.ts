@@ -2,13 +2,15 @@
  * What the scanner-report importers share: severity normalisation (words,
  * OCSF severity ids, ScoutSuite levels), compliance framework normalisation
  * (`CIS-1.4` of an AWS check → `CIS` and `CIS-AWS`, `PCI-3.2.1` → `PCI-DSS`…),
- * JSON Lines parsing and the finding constructor.
+ * the compliance results of the control ids a report states, JSON Lines
+ * parsing and the finding constructor.
  *
  * @module
  */
 
-import type { Severity } from "../model/enums.ts";
-import type { Finding } from "../model/records.ts";
+import { createHash } from "node:crypto";
+import type { ComplianceStatus, Severity } from "../model/enums.ts";
+import type { ComplianceResult, Finding } from "../model/records.ts";
 import type { Detector, ImportInput } from "./importer.ts";
 import {
   fileLabel,
@@ -16,6 +18,7 @@ import {
   lineColumn,
   parseJsonText,
   readInputText,
+  strings,
 } from "./import_input.ts";
 
 /** Normalises a scanner severity (word, number, ScoutSuite level); unknown → fallback. */
@@ -102,6 +105,183 @@ export function normaliseFrameworks(tag: string, provider: string | null): strin
 /** Unique framework names of several tags. */
 export function frameworksOf(tags: readonly string[], provider: string | null): string[] {
   return [...new Set(tags.flatMap((t) => normaliseFrameworks(t, provider)))];
+}
+
+/**
+ * The one framework a tag's control ids belong to: the provider's CIS
+ * benchmark (`CIS-AWS`…) rather than the coarse `CIS` family tag beside it,
+ * else the tag's one normalised name; null for an empty tag.
+ */
+export function controlFramework(tag: string, provider: string | null): string | null {
+  const names = normaliseFrameworks(tag, provider);
+  return names.find((n) => n !== "CIS") ?? names[0] ?? null;
+}
+
+/** A compliance tag as a title shows it: a Security Hub standard without its ARN prefix. */
+function tagLabel(tag: string): string {
+  return tag.trim().replace(/^arn:[^:]+:securityhub:[^:]*:[^:]*:(?:standards|ruleset)\//, "");
+}
+
+/**
+ * The version numbers a tag names (`CIS-1.4` → [1, 4], `CIS GCP V1.1` → [1, 1],
+ * `…/v/1.2.0` → [1, 2, 0], `MITRE-ATTACK` → []), or those of an explicit version.
+ */
+export function tagVersion(tag: string, version?: string | null): number[] {
+  const text = version ?? /\/v\/([^/]+)$/.exec(tag.trim())?.[1] ?? tag;
+  return (text.match(/\d+/g) ?? []).map(Number);
+}
+
+function compareVersions(a: readonly number[], b: readonly number[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    if (a[i] !== b[i]) return a[i]! - b[i]!;
+  }
+  return a.length - b.length;
+}
+
+/** The controls one compliance tag of a check names. */
+export interface TagControls {
+  /** The tag as the scanner wrote it: `CIS-1.4`, `CIS GCP V1.1`, a Security Hub standard ARN. */
+  tag: string;
+  /** The control ids it lists. */
+  controls: readonly string[];
+  /** The version, when the scanner gives it apart from the tag (ScoutSuite). */
+  version?: string | null;
+  /** Control titles by control id, when the scanner gives them. */
+  titles?: Readonly<Record<string, string>>;
+}
+
+/** What one check of a report found. */
+export interface CheckOutcome {
+  /** The compliance status the check's outcome means. */
+  status: ComplianceStatus;
+  /** The provider the check ran on (for CIS tags that do not name it), or null. */
+  provider: string | null;
+  /** The findings a failed check became (each finding of a report in one check only). */
+  findingIds?: readonly string[];
+  /** The resources checked (ARNs or other ids), when the report names them. */
+  resources?: readonly string[];
+}
+
+interface ControlEntry {
+  framework: string;
+  control: string;
+  label: string;
+  title: string | null;
+  status: ComplianceStatus;
+  /** Finding ids in the order added. */
+  findings: string[];
+  /** The one resource every check so far named; null once they differ; undefined before any. */
+  resource: string | null | undefined;
+}
+
+/**
+ * The compliance results of one report, from the control ids its checks
+ * state: one result per framework, control, status and tag (or tag version)
+ * in the report — FAIL naming the findings of the failed checks, PASS (or
+ * MANUAL) naming none — with the resource ARN when every check behind it was
+ * on that one resource. A check that names several versions of one framework
+ * (Prowler's `CIS-1.4` … `CIS-3.0`, all `CIS-AWS`) counts under the newest
+ * version's control ids only, so one requirement is not several controls.
+ *
+ * @example
+ * ```ts
+ * import { ScannerCompliance } from "./scanner_common.ts";
+ * const c = new ScannerCompliance("prowler");
+ * c.add([{ tag: "CIS-1.4", controls: ["1.20"] }, { tag: "CIS-3.0", controls: ["1.20"] }], {
+ *   status: "FAIL",
+ *   provider: "aws",
+ *   findingIds: ["f1"],
+ * });
+ * const [result] = c.results();
+ * console.assert(result?.framework === "CIS-AWS" && result.control_title === "CIS-3.0 1.20");
+ * ```
+ */
+export class ScannerCompliance {
+  readonly #tool: string;
+  readonly #entries = new Map<string, ControlEntry>();
+
+  /** A collector for the reports of one tool (the results' ids start with its name). */
+  constructor(tool: string) {
+    this.#tool = tool;
+  }
+
+  /** Records what one check found for the controls its tags name. */
+  add(tags: readonly TagControls[], outcome: CheckOutcome): void {
+    const newest = new Map<string, number[]>();
+    const named: { framework: string; version: number[]; tag: TagControls }[] = [];
+    for (const tag of tags) {
+      const framework = controlFramework(tag.tag, outcome.provider);
+      if (framework === null) continue;
+      const version = tagVersion(tag.tag, tag.version);
+      named.push({ framework, version, tag });
+      const best = newest.get(framework);
+      if (best === undefined || compareVersions(version, best) > 0) newest.set(framework, version);
+    }
+    const resources = outcome.resources ?? [];
+    const resource = resources.length === 1 ? resources[0]! : null;
+    for (const { framework, version, tag } of named) {
+      if (compareVersions(version, newest.get(framework)!) !== 0) continue;
+      const label = tag.version ? `${tagLabel(tag.tag)} ${tag.version}` : tagLabel(tag.tag);
+      const seen = new Set<string>();
+      for (const raw of tag.controls) {
+        const control = raw.trim();
+        if (control === "" || seen.has(control)) continue;
+        seen.add(control);
+        const key = [framework, control, outcome.status, label].join("\u0000");
+        let entry = this.#entries.get(key);
+        if (entry === undefined) {
+          entry = {
+            framework,
+            control,
+            label,
+            title: tag.titles?.[raw]?.trim() || null,
+            status: outcome.status,
+            findings: [],
+            resource: undefined,
+          };
+          this.#entries.set(key, entry);
+        }
+        for (const id of outcome.findingIds ?? []) entry.findings.push(id);
+        entry.resource = entry.resource === undefined || entry.resource === resource
+          ? resource
+          : null;
+      }
+    }
+  }
+
+  /**
+   * The results recorded, in the order their controls were first named. Their
+   * finding id lists are the collector's own: ask once the report is read.
+   */
+  results(): ComplianceResult[] {
+    return [...this.#entries.values()].map((e) => {
+      let digest = "";
+      if (e.findings.length > 0) {
+        // Fed id by id: one joined string of a large report's ids would be megabytes.
+        const hash = createHash("sha256");
+        for (const id of e.findings) hash.update(id).update("\n");
+        digest = `:${hash.digest("hex").slice(0, 16)}`;
+      }
+      return {
+        // The findings' digest keeps the results of two reports apart when both are ingested.
+        id: `${this.#tool}:${e.label}:${e.control}:${e.status}${digest}`,
+        framework: e.framework,
+        control_id: e.control,
+        control_title: `${e.label} ${e.control}${e.title ? `: ${e.title}` : ""}`,
+        status: e.status,
+        finding_ids: e.findings,
+        resource_arn: arnOrNull(e.resource ?? null),
+      };
+    });
+  }
+}
+
+/**
+ * The tags of a `{framework: [control ids]}` map (Prowler's OCSF
+ * `unmapped.compliance`); a value that is one string is one control id.
+ */
+export function tagControlsOf(map: Record<string, unknown>): TagControls[] {
+  return Object.entries(map).map(([tag, ids]) => ({ tag, controls: strings(ids) }));
 }
 
 /** Parses JSON, or JSON Lines when the whole text is not one document. */

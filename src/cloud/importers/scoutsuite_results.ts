@@ -2,7 +2,11 @@
  * The `scoutsuite` importer: ScoutSuite's `scoutsuite_results_<provider>-<id>.js`
  * (a JavaScript file assigning one JSON object), or a report folder holding
  * one. Every flagged item of every rule becomes a finding on the resource the
- * item path names (the id after the deepest resource collection).
+ * item path names (the id after the deepest resource collection), named as
+ * the provider names it when the report holds that resource (see
+ * {@linkcode scoutSuiteResourceId}). The controls a rule names (`compliance`:
+ * `{name, version, reference}`) become compliance results: FAIL naming the
+ * rule's findings, PASS when the rule checked more items than it flagged.
  *
  * @module
  */
@@ -21,7 +25,8 @@ import {
   strings,
 } from "./import_input.ts";
 import { RecordsBuilder } from "./records_builder.ts";
-import { frameworksOf, normaliseSeverity, scannerFinding } from "./scanner_common.ts";
+import { arnOrNull, frameworksOf, normaliseSeverity, scannerFinding } from "./scanner_common.ts";
+import { ScannerCompliance, type TagControls } from "./scanner_common.ts";
 
 const KIND = "scoutsuite";
 
@@ -103,18 +108,77 @@ const COLLECTIONS = new Set([
   "credential_reports",
 ]);
 
-function resourceOf(template: string, item: string): string {
+/**
+ * Where in an item path the resource's key is: after the deepest resource
+ * collection the rule's path template names, else at the template's last
+ * `id`; null when the template names none (the item path is the resource).
+ */
+function resourceIndex(template: string, item: string): number | null {
   const t = template.split(".");
   const parts = item.split(".");
-  let chosen = -1;
+  let chosen: number | null = null;
   for (let i = 1; i < t.length && i < parts.length; i++) {
     if (t[i] === "id" && COLLECTIONS.has(t[i - 1] ?? "")) chosen = i;
   }
-  if (chosen === -1) {
-    for (let i = t.length - 1; i >= 0; i--) if (t[i] === "id" && i < parts.length) return parts[i]!;
-    return item;
-  }
-  return parts[chosen]!;
+  if (chosen !== null) return chosen;
+  for (let i = t.length - 1; i >= 0; i--) if (t[i] === "id" && i < parts.length) return i;
+  return null;
+}
+
+/** The key ScoutSuite gives a resource it has no usable id for: a SHA-1 in hex. */
+const SCOUTSUITE_HASH = /^[0-9a-f]{40}$/i;
+
+/**
+ * How the provider names a resource ScoutSuite holds under `key`: its ARN
+ * (`arn:…`), its Azure resource id (`/subscriptions/…`), its own id unless
+ * that is ScoutSuite's hash, its name — a GCP resource by its name first, as
+ * Google's APIs address it, the numeric id after — else the key itself.
+ */
+export function scoutSuiteResourceId(
+  resource: Record<string, unknown>,
+  key: string,
+  provider: string,
+): string {
+  const arn = str(resource.arn);
+  if (arn?.startsWith("arn:")) return arn;
+  const rawId = resource.id;
+  const id = typeof rawId === "number" ? String(rawId) : str(rawId);
+  if (id?.startsWith("/subscriptions/")) return id;
+  const ownId = id !== null && !SCOUTSUITE_HASH.test(id) ? id : null;
+  const name = str(resource.name);
+  const named = provider === "GCP" ? name ?? ownId : ownId ?? name;
+  return named ?? key;
+}
+
+/**
+ * The id of the resource an item path names: as the provider names it when
+ * the report holds the resource, else the key the path gives.
+ */
+function resourceOf(
+  services: Record<string, unknown>,
+  template: string,
+  item: string,
+  provider: string,
+): string {
+  const index = resourceIndex(template, item);
+  if (index === null) return item;
+  const parts = item.split(".");
+  const key = parts[index]!;
+  let node: unknown = services;
+  for (let i = 0; i <= index && isObject(node); i++) node = node[parts[i]!];
+  return isObject(node) ? scoutSuiteResourceId(node, key, provider) : key;
+}
+
+/**
+ * The controls a ScoutSuite rule names: each `compliance` entry's
+ * `reference` under its `name` (the benchmark), with its `version`.
+ */
+function ruleControls(rule: Record<string, unknown>): TagControls[] {
+  return arr(rule.compliance).map(obj).flatMap((c) => {
+    const tag = str(c.name);
+    const reference = str(c.reference);
+    return tag && reference ? [{ tag, controls: [reference], version: str(c.version) }] : [];
+  });
 }
 
 async function findResults(input: ImportInput, dir: string, depth: number): Promise<string | null> {
@@ -166,21 +230,32 @@ export const scoutSuiteImporter: Importer = {
       scoutSuiteJson(path, await readInputText(input, { kind: KIND, path: path })),
     );
     const provider = (str(report.provider_code) ?? "aws").toUpperCase();
+    const services = obj(report.services);
     const b = new RecordsBuilder();
-    for (const [serviceName, service] of Object.entries(obj(report.services))) {
+    const controls = new ScannerCompliance(KIND);
+    for (const [serviceName, service] of Object.entries(services)) {
       for (const [ruleName, rule] of Object.entries(obj(obj(service).findings))) {
         const r = obj(rule);
         const items = strings(r.items);
+        const checked = typeof r.checked_items === "number" ? r.checked_items : 0;
+        const ruleTags = ruleControls(r);
+        // Items it checked and did not flag passed.
+        if (checked > items.length) controls.add(ruleTags, { status: "PASS", provider });
         if (items.length === 0) {
           b.skip("rule with no flagged item");
           continue;
         }
         const template = str(r.path) ?? "";
         const tags = arr(r.compliance).map((c) => str(obj(c).name) ?? "").filter((x) => x !== "");
+        const ids: string[] = [];
+        const resources: string[] = [];
         for (const item of items) {
+          const id = `scoutsuite:${serviceName}:${ruleName}:${item}`;
+          const resourceId = resourceOf(services, template, item, provider);
           b.records.findings.push(scannerFinding({
-            id: `scoutsuite:${serviceName}:${ruleName}:${item}`,
-            resource_id: resourceOf(template, item),
+            id,
+            resource_id: resourceId,
+            resource_arn: arnOrNull(resourceId),
             severity: normaliseSeverity(r.level, "MEDIUM"),
             title: str(r.description) ?? ruleName,
             description: str(r.rationale) ?? "",
@@ -190,9 +265,13 @@ export const scoutSuiteImporter: Importer = {
             source_finding_id: ruleName,
             compliance_frameworks: frameworksOf(tags, provider),
           }));
+          ids.push(id);
+          resources.push(resourceId);
         }
+        controls.add(ruleTags, { status: "FAIL", provider, findingIds: ids, resources });
       }
     }
+    for (const result of controls.results()) b.records.compliance.push(result);
     b.records.providers = [provider];
     return b.finish();
   },
