@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import type { AssetType } from "../src/cloud/model/enums.ts";
 import type { Asset, Edge, Finding } from "../src/cloud/model/records.ts";
 import { emptyRecords } from "../src/cloud/model/records.ts";
-import { normaliseFindings } from "../src/cloud/findings/finding_normalise.ts";
+import { applyMerges, normaliseFindings } from "../src/cloud/findings/finding_normalise.ts";
 import {
   REACHABILITY_SOURCE_TOOL,
   reachabilityFindings,
@@ -74,6 +74,27 @@ Deno.test("normaliseFindings() merges duplicates and re-maps frameworks", () => 
   assert.deepEqual(a.compliance_frameworks.sort(), ["CIS", "CIS-AWS", "PCI-DSS"]);
   assert.deepEqual(out.frameworks, ["CIS", "CIS-AWS", "PCI-DSS"]);
   assert.deepEqual(input[0]!.compliance_frameworks, ["CIS-1.4"], "input unchanged");
+});
+
+Deno.test("applyMerges(): a compliance result that named a merged finding names the one it was merged into", () => {
+  const records = emptyRecords();
+  records.findings = [finding("a"), finding("b"), finding("c", { source_finding_id: "other" })];
+  records.suppression_reasons = { b: "accepted", c: "accepted" };
+  const result = (id: string, findingIds: string[]) => ({
+    id,
+    framework: "CIS-AWS",
+    control_id: id,
+    control_title: id,
+    status: "FAIL" as const,
+    finding_ids: findingIds,
+    resource_arn: null,
+  });
+  records.compliance = [result("5.2", ["b"]), result("5.3", ["a", "b", "c"]), result("1.4", ["c"])];
+  const out = normaliseFindings(records.findings);
+  assert.deepEqual(out.merged_into, { b: "a" });
+  applyMerges(records, out.merged_into);
+  assert.deepEqual(records.compliance.map((r) => r.finding_ids), [["a"], ["a", "c"], ["c"]]);
+  assert.deepEqual(records.suppression_reasons, { c: "accepted" });
 });
 
 Deno.test("normaliseFindings() keeps findings of one generator and resource whose titles differ", () => {

@@ -9,7 +9,7 @@
  */
 
 import { severityRank } from "../model/enums.ts";
-import type { Finding } from "../model/records.ts";
+import type { DatasetRecords, Finding } from "../model/records.ts";
 import { normaliseFrameworks } from "../importers/scanner_common.ts";
 import { cisControlsOf, cisProvider } from "../rules/cis_mapping.ts";
 import { RULES } from "../rules/rule_table.ts";
@@ -21,6 +21,8 @@ export interface NormaliseOutcome {
   after: number;
   /** Ids of findings merged into an earlier duplicate. */
   merged_ids: string[];
+  /** Each merged id → the id of the finding it was merged into. */
+  merged_into: Record<string, string>;
   /** Every framework tag after normalisation, sorted. */
   frameworks: string[];
 }
@@ -46,6 +48,7 @@ for (const r of RULES) {
 export function normaliseFindings(findings: readonly Finding[]): NormaliseOutcome {
   const kept = new Map<string, Finding>();
   const merged: string[] = [];
+  const mergedInto: Record<string, string> = {};
   for (const original of findings) {
     const provider = providerOfResource(original.resource_arn ?? original.resource_id);
     const tags = new Set(
@@ -77,6 +80,7 @@ export function normaliseFindings(findings: readonly Finding[]): NormaliseOutcom
       continue;
     }
     merged.push(f.id);
+    mergedInto[f.id] = first.id;
     if (severityRank(f.severity) > severityRank(first.severity)) first.severity = f.severity;
     first.compliance_frameworks = [
       ...new Set([...first.compliance_frameworks, ...f.compliance_frameworks]),
@@ -89,6 +93,20 @@ export function normaliseFindings(findings: readonly Finding[]): NormaliseOutcom
     before: findings.length,
     after: out.length,
     merged_ids: merged,
+    merged_into: mergedInto,
     frameworks: [...new Set(out.flatMap((f) => f.compliance_frameworks))].sort(),
   };
+}
+
+/**
+ * Applies a normalisation's merges to the rest of the records: a merged
+ * finding's suppression reason goes with it, and a compliance result that
+ * named it names the finding it was merged into instead (once).
+ */
+export function applyMerges(records: DatasetRecords, mergedInto: Record<string, string>): void {
+  for (const id of Object.keys(mergedInto)) delete records.suppression_reasons[id];
+  for (const result of records.compliance) {
+    if (!result.finding_ids.some((id) => id in mergedInto)) continue;
+    result.finding_ids = [...new Set(result.finding_ids.map((id) => mergedInto[id] ?? id))];
+  }
 }

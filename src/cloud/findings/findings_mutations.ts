@@ -9,7 +9,7 @@
 
 import type { Finding } from "../model/records.ts";
 import type { Workspace } from "../workspace/workspace.ts";
-import { normaliseFindings } from "./finding_normalise.ts";
+import { applyMerges, normaliseFindings } from "./finding_normalise.ts";
 import { reachabilityFindings } from "./reachability_findings.ts";
 
 /** What {@linkcode normaliseDatasetFindings} did. */
@@ -44,7 +44,7 @@ export function normaliseDatasetFindings(
     const changed = JSON.stringify(result.findings) !== JSON.stringify(records.findings);
     if (changed) {
       records.findings = result.findings;
-      for (const id of result.merged_ids) delete records.suppression_reasons[id];
+      applyMerges(records, result.merged_into);
     }
     return { changed, result: { ...result, changed } };
   });

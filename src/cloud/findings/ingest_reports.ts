@@ -11,7 +11,7 @@
 import { DatasetExistsError, InvalidArgumentError } from "../model/errors.ts";
 import { parseEnum } from "../model/parse_enum.ts";
 import { type DatasetRecords, emptyRecords, type Json } from "../model/records.ts";
-import { normaliseFindings } from "./finding_normalise.ts";
+import { applyMerges, normaliseFindings } from "./finding_normalise.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { checkDatasetName, uniqueName } from "../workspace/naming.ts";
 
@@ -158,7 +158,7 @@ export function mergeRecords(
 function normaliseInPlace(records: DatasetRecords): { before: number; after: number } {
   const outcome = normaliseFindings(records.findings);
   records.findings = outcome.findings;
-  for (const id of outcome.merged_ids) delete records.suppression_reasons[id];
+  applyMerges(records, outcome.merged_into);
   return { before: outcome.before, after: outcome.after };
 }
 
