@@ -149,12 +149,27 @@ Deno.test("terraformStateImporter keeps aws_security_group_rule resources whose 
   assert.equal(ingress.length, rules.length);
 });
 
+const AZURE_TYPES = {
+  rg: "azurerm_resource_group",
+  vnet: "azurerm_virtual_network",
+  subnet: "azurerm_subnet",
+  nsg: "azurerm_network_security_group",
+  assoc: "azurerm_subnet_network_security_group_association",
+  ip: "azurerm_public_ip",
+  nic: "azurerm_network_interface",
+  vm: "azurerm_linux_virtual_machine",
+} as const;
+
 /**
  * The network of a public Azure plan (a Linux VM whose interface has a public IP, in a subnet
  * whose NSG admits SSH and HTTP from `*`): `nsgOnSubnet` false leaves the subnet unfiltered and
  * puts the group on nothing; `open` false makes its rules admit the virtual network only.
  */
-function azureResources(options: { nsgOnSubnet: boolean; open: boolean; publicIp: boolean }) {
+function azureResources(
+  options: { nsgOnSubnet: boolean; open: boolean; publicIp: boolean },
+): Record<keyof typeof AZURE_TYPES, Record<string, unknown> | null> & {
+  nsg: { security_rule: { destination_port_range: string }[] };
+} {
   const sub = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/lcRG";
   const net = `${sub}/providers/Microsoft.Network`;
   const rule = (name: string, priority: number, port: string) => ({
@@ -227,17 +242,6 @@ function azureResources(options: { nsgOnSubnet: boolean; open: boolean; publicIp
     },
   };
 }
-
-const AZURE_TYPES = {
-  rg: "azurerm_resource_group",
-  vnet: "azurerm_virtual_network",
-  subnet: "azurerm_subnet",
-  nsg: "azurerm_network_security_group",
-  assoc: "azurerm_subnet_network_security_group_association",
-  ip: "azurerm_public_ip",
-  nic: "azurerm_network_interface",
-  vm: "azurerm_linux_virtual_machine",
-} as const;
 
 type AzureOptions = Parameters<typeof azureResources>[0];
 

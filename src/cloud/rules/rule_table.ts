@@ -80,7 +80,7 @@ function openIngress(asset: Asset, ctx: RuleContext, port: number | null): Edge[
  * CIS AWS splits internet ingress by address family: 5.2 is about `0.0.0.0/0`, 5.3 about `::/0`.
  * An open rule fails the one its open sources belong to (`*` and Azure's `Internet` are both).
  */
-function failsByFamily(port: number | null) {
+function failsByFamily(port: number | null): NonNullable<RuleDefinition["failsControl"]> {
   return (framework: string, control: string, asset: Asset, ctx: RuleContext): boolean => {
     if (framework !== "CIS-AWS" || (control !== "5.2" && control !== "5.3")) return true;
     const v6 = control === "5.3";
