@@ -115,12 +115,53 @@ export function procedureEnd(
     : guess;
 }
 
-/** The first function start after `address`, or null. */
+/** The first function start (or start of a function's part) after `address`, or null. */
 export function nextFunctionStart(
   functions: readonly ImageFunction[],
   address: bigint,
 ): bigint | null {
-  return functions[upperBound(functions, address, (fn) => fn.address)]?.address ?? null;
+  const next = functions[upperBound(functions, address, (fn) => fn.address)]?.address ?? null;
+  const parts = partStarts(functions);
+  if (parts.length === 0) return next;
+  const part = parts[upperBound(parts, address, (start) => start)] ?? null;
+  return part !== null && (next === null || part < next) ? part : next;
+}
+
+const partStartsOf = new WeakMap<readonly ImageFunction[], readonly bigint[]>();
+const NO_PARTS: readonly bigint[] = Object.freeze([]);
+
+/** The starts of every function's parts (see `ImageFunction.parts`), ascending; kept per list. */
+function partStarts(functions: readonly ImageFunction[]): readonly bigint[] {
+  let starts = partStartsOf.get(functions);
+  if (starts === undefined) {
+    const found: bigint[] = [];
+    for (const fn of functions) {
+      if (fn.parts !== undefined) { for (const part of fn.parts) found.push(part.address); }
+    }
+    starts = found.length === 0 ? NO_PARTS : found.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    partStartsOf.set(functions, starts);
+  }
+  return starts;
+}
+
+/** A stretch `[start, end)` of a procedure's code. */
+export interface CodeStretch {
+  start: bigint;
+  end: bigint;
+}
+
+/**
+ * The stretches of a procedure's code: `[address, end)` (its extent, see
+ * {@linkcode procedureEnd}), then each of its parts in order.
+ */
+export function procedureStretches(fn: ImageFunction, end: bigint): CodeStretch[] {
+  const stretches = [{ start: fn.address, end }];
+  if (fn.parts !== undefined) {
+    for (const part of fn.parts) {
+      stretches.push({ start: part.address, end: part.address + part.size });
+    }
+  }
+  return stretches;
 }
 
 /** A stretch of a procedure's bytes read as instructions of one set. */
@@ -186,7 +227,10 @@ async function decodeMachineCode(
   let stoppedOnInvalid = false;
   // AArch64 adrp pages carry across runs of one procedure.
   const pages = new Map<string, bigint>();
-  for (const run of codeRuns(image, fn.address, end, set)) {
+  const runs = procedureStretches(fn, end).flatMap((stretch) =>
+    codeRuns(image, stretch.start, stretch.end, set)
+  );
+  for (const run of runs) {
     const offset = addressToOffset(image, run.start);
     if (offset === null) {
       stoppedOnInvalid = true;
@@ -208,7 +252,11 @@ async function decodeMachineCode(
     });
     const bytes = got.reduce((sum, i) => sum + i.size, 0);
     decodedBytes += bytes;
-    const gotFlows = withoutPlaceholders(image, got, flowOf(run.set, got, pages));
+    const gotFlows = withMappedReferences(
+      image,
+      run.set,
+      withoutPlaceholders(image, got, flowOf(run.set, got, pages)),
+    );
     instructions = instructions.length === 0 ? got : instructions.concat(got);
     flows = flows.length === 0 ? gotFlows : flows.concat(gotFlows);
     if (bytes < code.length) {
@@ -305,7 +353,10 @@ export async function scanProcedure(
   const { end } = procedureEnd(image, fn, limits.maxBytesWhenUnsized);
   let count = 0;
   let truncated = false;
-  for (const run of codeRuns(image, fn.address, end, set)) {
+  const runs = procedureStretches(fn, end).flatMap((stretch) =>
+    codeRuns(image, stretch.start, stretch.end, set)
+  );
+  for (const run of runs) {
     const offset = addressToOffset(image, run.start);
     if (offset === null) break;
     const wanted = Number(run.end - run.start);
@@ -334,10 +385,14 @@ export async function scanProcedure(
       if (decoded.instructions.length > 0) {
         visit(
           decoded.instructions,
-          withoutPlaceholders(
+          withMappedReferences(
             image,
-            decoded.instructions,
-            flowOf(run.set, decoded.instructions, pages),
+            run.set,
+            withoutPlaceholders(
+              image,
+              decoded.instructions,
+              flowOf(run.set, decoded.instructions, pages),
+            ),
           ),
         );
       }
@@ -392,6 +447,8 @@ class Flow implements InstructionFlow {
 }
 
 const HEX = /^#?(-?0x[0-9a-f]+|-?\d+)$/i;
+/** An absolute 32-bit value in an x86 operand: an immediate, or a memory operand's displacement. */
+const X86_ABSOLUTE = /(?:^|[\s,[])(0x[0-9a-f]{5,8})(?:\]|$|,)/g;
 const RIP = /\[rip ([+-]) (0x[0-9a-f]+|\d+)\]/i;
 /** A pc-relative load, `[pc, #offset]`, or `[pc]` for offset 0. */
 const ARM_PC_LITERAL = /\[pc(?:, #(-?0x[0-9a-f]+|-?\d+))?\]/i;
@@ -440,6 +497,32 @@ export function withoutPlaceholders(
 }
 
 /**
+ * The flows of 32-bit x86 `instructions` with only the references that name
+ * an address of the image (inside one of its sections): a 32-bit number in an
+ * operand is an address only where the image maps one (`0xffffffff` as `-1`,
+ * a hash constant, a mask are not), as a disassembler names a symbol for an
+ * operand only when some section holds it. Other sets' flows are returned
+ * unchanged.
+ */
+export function withMappedReferences(
+  image: Pick<BinaryImage, "sections">,
+  set: InstructionSet,
+  flows: InstructionFlow[],
+): InstructionFlow[] {
+  if (set !== "x86") return flows;
+  const sections = image.sections;
+  const mapped = (address: bigint): boolean =>
+    sections.some((s) => address >= s.address && address < s.address + s.size);
+  for (const flow of flows) {
+    const references = flow.references;
+    if (references.length === 0 || references.every(mapped)) continue;
+    const kept = references.filter(mapped);
+    flow.references = kept.length === 0 ? NO_REFERENCES : kept;
+  }
+  return flows;
+}
+
+/**
  * Reads control flow and references from a decoded procedure, instruction by
  * instruction, tracking AArch64 `adrp` pages per register. To read one
  * procedure in several batches, pass the same `pages` map for each batch.
@@ -471,11 +554,13 @@ export function flowOf(
         const direct = parseNumber(operands);
         if (direct !== null) flow.target = direct;
         else flow.indirect = true;
-      } else if (set === "x86") {
-        // 32-bit code names absolute addresses in immediates and memory operands.
-        for (const m of operands.matchAll(/(?:^|[\s,[])(0x[0-9a-f]{5,8})(?:\]|$|,)/g)) {
-          flow.refer(BigInt(m[1]!));
-        }
+      }
+      // 32-bit code names absolute addresses in immediates and memory operands, an indirect
+      // call's or jump's too (`call dword ptr [IAT slot]`, `jmp dword ptr [eax*4 + table]`).
+      // Which of them are addresses the image maps is for the caller to say
+      // (`withMappedReferences`).
+      if (set === "x86" && flow.target === null) {
+        for (const m of operands.matchAll(X86_ABSOLUTE)) flow.refer(BigInt(m[1]!));
       }
       return flow;
     }
@@ -584,12 +669,14 @@ export function basicBlocks(
   flows: readonly Pick<InstructionFlow, "kind" | "target" | "targets">[],
   start: bigint,
   end: bigint,
+  parts: readonly CodeStretch[] = [],
 ): BasicBlock[] {
   const hex = (a: bigint): string => `0x${a.toString(16)}`;
-  const inside = (a: bigint): boolean => a >= start && a < end;
+  const inside = (a: bigint): boolean =>
+    (a >= start && a < end) || parts.some((p) => a >= p.start && a < p.end);
   const branches = (flow: Pick<InstructionFlow, "target" | "targets">): bigint[] =>
     (flow.targets ?? (flow.target === null ? [] : [flow.target])).filter(inside);
-  const leaders = new Set<bigint>([start]);
+  const leaders = new Set<bigint>([start, ...parts.map((p) => p.start)]);
   instructions.forEach((insn, k) => {
     const flow = flows[k]!;
     if (flow.kind === "jump" || flow.kind === "conditional-jump" || flow.kind === "return") {
@@ -604,7 +691,12 @@ export function basicBlocks(
     const next = insn.address + BigInt(insn.size);
     blockStart ??= insn.address;
     const branching = flow.kind === "jump" || flow.kind === "conditional-jump";
-    if (!branching && flow.kind !== "return" && !leaders.has(next) && k < instructions.length - 1) {
+    // The next instruction decoded starts one of the procedure's parts: a block ends.
+    const following = instructions[k + 1];
+    if (
+      !branching && flow.kind !== "return" && !leaders.has(next) && following !== undefined &&
+      !(following.address !== next && parts.some((p) => p.start === following.address))
+    ) {
       return;
     }
     const successors = new Set<string>();

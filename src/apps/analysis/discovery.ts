@@ -1,13 +1,26 @@
 /**
- * Function discovery for documents without a function table (a stripped
- * executable with no `.eh_frame`, say): a bounded linear sweep of the
- * executable sections that collects the targets of direct calls.
+ * Function discovery from the targets of direct calls: for documents without
+ * a function table (a stripped executable with no `.eh_frame`, say), a
+ * bounded linear sweep of the executable sections; for x64 and ARM64 PE
+ * images listed by their `.pdata`, which leaves out leaf functions, a bounded
+ * decode of the known functions.
  *
  * @module
  */
 
-import { disassemblerFor, instructionSetOf } from "./code.ts";
-import { type BinaryImage, holdsCode, type ImageFunction } from "../formats/binary_image.ts";
+import {
+  disassemblerFor,
+  flowOf,
+  instructionSetOf,
+  procedureEnd,
+  procedureStretches,
+} from "./code.ts";
+import {
+  addressToOffset,
+  type BinaryImage,
+  holdsCode,
+  type ImageFunction,
+} from "../formats/binary_image.ts";
 import type { AnalysisControl } from "./program.ts";
 
 /** Sources that amount to a function table. */
@@ -22,10 +35,29 @@ const TABLE_SOURCES = new Set([
 ]);
 
 /** Whether a document has no function table and its code can be swept. */
-export function needsDiscovery(image: BinaryImage): boolean {
+function hasNoTable(image: BinaryImage): boolean {
   return instructionSetOf(image) !== null &&
     !(image.functionTables ?? []).some((source) => TABLE_SOURCES.has(source)) &&
     image.functions.every((fn) => !TABLE_SOURCES.has(fn.source));
+}
+
+/**
+ * Whether a document is an x64 or ARM64 PE image, whose function table (its
+ * `.pdata`) leaves out leaf functions: they need no unwind data (see
+ * {@linkcode discoverCallTargets}).
+ */
+function isPe64(image: BinaryImage): boolean {
+  const set = instructionSetOf(image);
+  return image.format === "pe" && (set === "x86_64" || set === "arm64");
+}
+
+/**
+ * Whether a document's procedures need call-target discovery: it has no
+ * function table and its code can be swept, or it is an x64 or ARM64 PE
+ * image listed by its `.pdata`, which leaves out leaf functions.
+ */
+export function needsDiscovery(image: BinaryImage): boolean {
+  return hasNoTable(image) || isPe64(image);
 }
 
 /** What a sweep found. */
@@ -35,7 +67,11 @@ export interface DiscoveryOutcome {
   sweptBytes: number;
   executableBytes: number;
   instructions: number;
-  /** True when every executable byte was swept within the bound. */
+  /**
+   * True when the sweep ended within its bound: every executable byte was
+   * swept (a linear sweep), or every known and added function was decoded
+   * (a PE image's `.pdata` functions).
+   */
   complete: boolean;
 }
 
@@ -47,13 +83,20 @@ const CHUNK = 1 << 20;
 /**
  * Sweeps the executable sections (PLT stubs excepted) and adds every direct
  * call target that lands in executable code and is not an import's address
- * (a Mach-O symbol stub, say) as a function (source `call-target`), in place. Records what it did in `image.warnings`.
+ * (a Mach-O symbol stub, say) as a function (source `call-target`), in place.
+ * Records what it did in `image.warnings`. For an x64 or ARM64 PE image
+ * listed by its `.pdata`, decodes the known functions instead and adds the
+ * targets that lie outside every one of them (see
+ * {@linkcode discoverLeafFunctions}).
  */
 export async function discoverCallTargets(
   image: BinaryImage,
   maxInstructions: number = DISCOVERY_MAX_INSTRUCTIONS,
   control: AnalysisControl = {},
 ): Promise<DiscoveryOutcome> {
+  if (!hasNoTable(image) && isPe64(image)) {
+    return await discoverLeafFunctions(image, maxInstructions, control);
+  }
   const set = instructionSetOf(image);
   if (set === null || set === "arm" || set === "thumb" || set === "wasm") {
     return { added: 0, sweptBytes: 0, executableBytes: 0, instructions: 0, complete: false };
@@ -132,4 +175,237 @@ export async function discoverCallTargets(
     }); functions reached only indirectly are not listed.`,
   );
   return { added: added.length, sweptBytes: swept, executableBytes, instructions, complete };
+}
+
+/** Rounds of {@linkcode discoverLeafFunctions}: the known functions, then what each round added. */
+const LEAF_ROUNDS = 4;
+
+/**
+ * Call-target discovery for an x64 or ARM64 PE image whose functions come
+ * from its `.pdata`: a leaf function (no stack frame, no call) needs no
+ * unwind data, so the table leaves it out, and code that calls it calls an
+ * address no procedure starts at. Decodes every known function over its
+ * extent (its `.pdata` size and parts; an unsized one up to the next start),
+ * from its start, so that no data between functions is read as code, and
+ * adds each direct call target (`call rel32`, `bl`) that lies in an
+ * executable section, outside every sized function and part, and is no
+ * known start or import address, as a function (source `call-target`, no
+ * size: it runs to the next start). ARM64 words are read as they are; x64
+ * code is decoded from each stretch's start up to the last `e8` byte whose
+ * rel32 could reach such a target (past it, no call can), so that only calls
+ * at instruction boundaries count. What was added is decoded in turn (a few
+ * rounds), all within `maxInstructions`. Records what it did in
+ * `image.warnings`.
+ */
+async function discoverLeafFunctions(
+  image: BinaryImage,
+  maxInstructions: number,
+  control: AnalysisControl,
+): Promise<DiscoveryOutcome> {
+  const set = instructionSetOf(image) as "x86_64" | "arm64";
+  const sections = image.sections.filter((s) =>
+    holdsCode(s) && s.fileOffset !== null && s.fileSize > 0
+  );
+  const executableBytes = sections.reduce((n, s) => n + s.fileSize, 0);
+  const inCode = (address: number): boolean =>
+    sections.some((s) => address >= Number(s.address) && address < Number(s.address) + s.fileSize);
+  // What the table covers: every sized function and every part, by start.
+  const covered: { start: number; end: number }[] = [];
+  for (const fn of image.functions) {
+    if (fn.size > 0n) {
+      covered.push({ start: Number(fn.address), end: Number(fn.address + fn.size) });
+    }
+    for (const part of fn.parts ?? []) {
+      covered.push({ start: Number(part.address), end: Number(part.address + part.size) });
+    }
+  }
+  covered.sort((a, b) => a.start - b.start);
+  const insideKnown = (address: number): boolean => {
+    let lo = 0;
+    let hi = covered.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (covered[mid]!.start <= address) lo = mid + 1;
+      else hi = mid;
+    }
+    // Extents do not nest, but may overlap a little in a damaged table: look back a few.
+    for (let k = lo - 1; k >= 0 && k >= lo - 4; k--) {
+      if (address < covered[k]!.end) return true;
+    }
+    return false;
+  };
+  const known = new Set(image.functions.map((fn) => Number(fn.address)));
+  for (const imported of image.imports) {
+    if (imported.address !== null) known.add(Number(imported.address));
+  }
+  const disassembler = await disassemblerFor(set);
+  const imports = new Set<number>();
+  for (const imported of image.imports) {
+    if (imported.address !== null) imports.add(Number(imported.address));
+  }
+  const thunked = new Set<number>();
+  const total = image.functions.reduce((n, fn) => n + Number(fn.size), 0);
+  let instructions = 0;
+  let swept = 0;
+  let bounded = false;
+  let rounds = 0;
+  const added: ImageFunction[] = [];
+  let queue: readonly ImageFunction[] = image.functions;
+  const couldBeNew = (target: number): boolean =>
+    !known.has(target) && !thunked.has(target) && inCode(target) && !insideKnown(target);
+  while (queue.length > 0 && rounds < LEAF_ROUNDS && !bounded) {
+    rounds++;
+    const found = new Set<number>();
+    for (const fn of queue) {
+      if (control.signal?.aborted) throw control.signal.reason ?? new Error("aborted");
+      const { end } = procedureEnd(image, fn, 1 << 16);
+      for (const stretch of procedureStretches(fn, end)) {
+        const offset = addressToOffset(image, stretch.start);
+        if (offset === null) continue;
+        const code = image.bytes.subarray(offset, offset + Number(stretch.end - stretch.start));
+        const start = Number(stretch.start);
+        if (set === "arm64") {
+          // Fixed-width instructions: every word from the start is one.
+          const words = Math.min(code.length >> 2, maxInstructions - instructions);
+          for (let k = 0; k < words; k++) {
+            const target = directCallTarget(set, start + 4 * k, 4, code.subarray(4 * k));
+            if (target !== null) found.add(target);
+          }
+          instructions += words;
+          swept += 4 * words;
+          if (words < code.length >> 2) bounded = true;
+        } else {
+          // Decode only up to the last `e8` whose rel32 could reach a function not yet known:
+          // the decode from the start tells which of them are calls.
+          let last = -1;
+          for (
+            let p = code.indexOf(0xe8);
+            p !== -1 && p + 5 <= code.length;
+            p = code.indexOf(0xe8, p + 1)
+          ) {
+            if (couldBeNew(start + p + 5 + rel32(code, p + 1))) last = p;
+          }
+          let position = 0;
+          while (position < last + 5) {
+            if (instructions >= maxInstructions) {
+              bounded = true;
+              break;
+            }
+            const base = start + position;
+            const result = disassembler.sweep(
+              code.subarray(position, last + 5),
+              BigInt(base),
+              maxInstructions - instructions,
+              (at, size, bytes) => {
+                const target = directCallTarget(set, base + at, size, bytes);
+                if (target !== null) found.add(target);
+              },
+            );
+            instructions += result.count;
+            // A byte sequence that is not an instruction: step over it.
+            const advance = result.count === 0 ? 1 : result.bytes;
+            position += advance;
+            swept += advance;
+          }
+        }
+        if (bounded) break;
+      }
+      if (bounded) break;
+    }
+    const fresh: ImageFunction[] = [];
+    for (const target of found) {
+      if (known.has(target) || thunked.has(target) || !inCode(target) || insideKnown(target)) {
+        continue;
+      }
+      // A thunk (a jump through an import's slot, or to a known function) is no procedure:
+      // the reference scan reads a call to it as a call to what it jumps to.
+      if (await jumpsToKnown(image, set, target, known, imports)) {
+        thunked.add(target);
+        continue;
+      }
+      known.add(target);
+      fresh.push({ address: BigInt(target), size: 0n, name: "", names: [], source: "call-target" });
+    }
+    if (fresh.length > 0) {
+      added.push(...fresh);
+      image.functions = [...image.functions, ...fresh].sort(byAddress);
+    }
+    queue = fresh;
+    await control.onProgress?.(
+      Math.min(swept, total),
+      Math.max(total, 1),
+      `decoded ${swept} bytes of known functions for call targets`,
+    );
+  }
+  const left = queue.length > 0;
+  image.warnings.push(
+    `Leaf functions need no .pdata entry: ${added.length} procedure starts were added from direct call targets that lie outside every .pdata function, found by decoding the known functions from their starts (${swept} bytes, ${instructions} instructions${
+      bounded
+        ? `, stopped at the ${maxInstructions}-instruction bound`
+        : left
+        ? `; the ${queue.length} added in the last of ${LEAF_ROUNDS} rounds were not decoded in turn`
+        : ""
+    }); functions reached only indirectly or from code outside every known function are not listed${
+      thunked.size > 0
+        ? `, nor ${thunked.size} thunks (targets whose first instruction jumps through an import's slot or to a known procedure: a call to one is a call to what it jumps to)`
+        : ""
+    }.`,
+  );
+  return {
+    added: added.length,
+    sweptBytes: swept,
+    executableBytes,
+    instructions,
+    complete: !bounded && !left,
+  };
+}
+
+/**
+ * Whether the first instruction at `address` is a jump through an import's
+ * slot, or a direct jump to a known start or import (`known`): a thunk, as
+ * the reference scan resolves them.
+ */
+async function jumpsToKnown(
+  image: BinaryImage,
+  set: "x86_64" | "arm64",
+  address: number,
+  known: ReadonlySet<number>,
+  imports: ReadonlySet<number>,
+): Promise<boolean> {
+  const offset = addressToOffset(image, BigInt(address));
+  if (offset === null) return false;
+  const disassembler = await disassemblerFor(set);
+  const [insn] = disassembler.disassemble(
+    image.bytes.subarray(offset, offset + 16),
+    BigInt(address),
+    1,
+    { withBytes: false },
+  );
+  const [flow] = insn ? flowOf(set, [insn]) : [];
+  if (flow?.kind !== "jump") return false;
+  if (flow.target !== null) return known.has(Number(flow.target));
+  return flow.references.some((ref) => imports.has(Number(ref)));
+}
+
+/** The target of a direct call (`call rel32`, `bl imm26`) of `size` bytes at `address`, or null. */
+function directCallTarget(
+  set: "x86_64" | "arm64",
+  address: number,
+  size: number,
+  bytes: Uint8Array,
+): number | null {
+  if (set === "arm64") {
+    const word = bytes[0]! | (bytes[1]! << 8) | (bytes[2]! << 16) | (bytes[3]! << 24);
+    return word >>> 26 === 0x25 ? address + ((word << 6) >> 6) * 4 : null;
+  }
+  return size === 5 && bytes[0] === 0xe8 ? address + 5 + rel32(bytes, 1) : null;
+}
+
+/** The signed little-endian 32-bit value at `at`. */
+function rel32(bytes: Uint8Array, at: number): number {
+  return bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24);
+}
+
+function byAddress(a: ImageFunction, b: ImageFunction): number {
+  return a.address < b.address ? -1 : a.address > b.address ? 1 : 0;
 }

@@ -16,7 +16,13 @@ import {
   markedAsData,
   sectionAt,
 } from "../formats/binary_image.ts";
-import { basicBlocks, type DecodedProcedure, decodeWithFlow, instructionSetOf } from "./code.ts";
+import {
+  basicBlocks,
+  type DecodedProcedure,
+  decodeWithFlow,
+  instructionSetOf,
+  procedureStretches,
+} from "./code.ts";
 import type { ProgramAnalysis, ReferenceIndex } from "./program.ts";
 import { readStringAt } from "./strings.ts";
 
@@ -209,7 +215,18 @@ export async function buildDossier(
     { address: string; value: string; encoding: string; from: string[] }
   >();
   const names = new Set<string>();
-  const inside = (a: bigint): boolean => a >= fn.address && a < decoded.end;
+  const parts = procedureStretches(fn, decoded.end).slice(1);
+  if (parts.length > 0) {
+    limitations.push(
+      `The procedure's code is in ${parts.length + 1} stretches apart${
+        fn.source === "pdata" ? " (the later ones from its chained .pdata entries)" : ""
+      }: ${hex(fn.address)}–${hex(decoded.end)}, then ${
+        parts.map((p) => `${hex(p.start)}–${hex(p.end)}`).join(", ")
+      }; end and size describe the first, and the instructions, calls and blocks cover them all.`,
+    );
+  }
+  const inside = (a: bigint): boolean =>
+    (a >= fn.address && a < decoded.end) || parts.some((p) => a >= p.start && a < p.end);
   /**
    * A branch through memory that names a slot (IAT, GOT), or through a register
    * loaded from one, reaches the slot's import (recorded under its stub when it
@@ -295,7 +312,7 @@ export async function buildDossier(
       outgoing.push({ from: hex(insn.address), to: hex(ref), target: kind, name: target.name });
     }
   });
-  const blocks = basicBlocks(decoded.instructions, flows, fn.address, decoded.end);
+  const blocks = basicBlocks(decoded.instructions, flows, fn.address, decoded.end, parts);
   const callers: CallerEntry[] = [];
   const incoming: { from: string; procedure: string; kind: string }[] = [];
   if (index) {

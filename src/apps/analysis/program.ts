@@ -508,6 +508,12 @@ export class ProgramAnalysis {
     }
     // Code the known procedures do not cover is never decoded: what it calls is unknown.
     const outside = set !== null ? await uncoveredCode(this.image, functions) : null;
+    if (outside === null && (set === "arm" || set === "thumb")) {
+      complete = false;
+      limitations.push(
+        `Executable bytes outside every known procedure are not looked for in ${this.image.architecture} code: calls and references from code no procedure covers would not be seen.`,
+      );
+    }
     if (outside !== null && outside.stretches > 0) {
       complete = false;
       limitations.push(
@@ -712,7 +718,8 @@ const TWO_32 = 2 ** 32;
  */
 class EdgeBuffer {
   #procedures: Uint32Array[] = [];
-  #deltas: Uint32Array[] = [];
+  /** Signed: a procedure's part may lie before its start. */
+  #deltas: Int32Array[] = [];
   /** Low 32 bits of each target. */
   #to: Uint32Array[] = [];
   /**
@@ -729,7 +736,7 @@ class EdgeBuffer {
   push(procedure: number, delta: number, target: bigint, kind: number): void {
     if (this.#used === EDGE_BLOCK) {
       this.#procedures.push(new Uint32Array(EDGE_BLOCK));
-      this.#deltas.push(new Uint32Array(EDGE_BLOCK));
+      this.#deltas.push(new Int32Array(EDGE_BLOCK));
       this.#to.push(new Uint32Array(EDGE_BLOCK));
       this.#high?.push(new Uint32Array(EDGE_BLOCK));
       this.#kinds.push(new Uint8Array(EDGE_BLOCK));

@@ -1,8 +1,9 @@
 /**
  * Executable bytes no known procedure covers: code a stripped binary's
- * function tables do not describe (crt's `__do_global_dtors_aux` has no FDE),
- * which a scan of the known procedures never reads. Alignment padding between
- * procedures (zeros, `nop` of any length, `int3`) is not counted.
+ * function tables do not describe (crt's `__do_global_dtors_aux` has no FDE,
+ * a PE leaf function has no `.pdata` entry), which a scan of the known
+ * procedures never reads. Alignment padding between procedures (zeros, `nop`
+ * of any length, `int3`) is not counted.
  *
  * @module
  */
@@ -35,20 +36,32 @@ const MAX_DECODE = 4096;
 
 /**
  * The code of `image`'s executable sections outside every procedure of
- * `functions` (sorted by address), for x86 and x86-64 only: there padding is
- * told from code by decoding it. Null for other architectures (not checked).
+ * `functions` (sorted by address) and their parts, for x86, x86-64 and
+ * AArch64: x86 padding is told from code by decoding it, AArch64 padding is
+ * words of zeros (`udf #0`) and `nop`s. Null for other architectures (not
+ * checked).
  */
 export async function uncoveredCode(
   image: BinaryImage,
   functions: readonly ImageFunction[],
 ): Promise<UncoveredCode | null> {
-  if (image.architecture !== "x86" && image.architecture !== "x86_64") return null;
+  const arm64 = image.architecture === "arm64";
+  if (image.architecture !== "x86" && image.architecture !== "x86_64" && !arm64) return null;
   const result: UncoveredCode = { stretches: 0, bytes: 0, first: null };
-  // Every procedure's extent, its size or (unsized) up to the next start or its section's end.
+  // Every procedure's extent, its size or (unsized) up to the next start or its section's end,
+  // and its parts.
   const extents = functions.map((fn) => ({
     start: fn.address,
     end: procedureEnd(image, fn, 1 << 20).end,
   }));
+  if (functions.some((fn) => fn.parts !== undefined)) {
+    for (const fn of functions) {
+      for (const part of fn.parts ?? []) {
+        extents.push({ start: part.address, end: part.address + part.size });
+      }
+    }
+    extents.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
+  }
   const sections = image.sections.filter((section) =>
     holdsCode(section) && section.fileOffset !== null && section.size > 0n &&
     // Mach-O names a section after its segment: `__TEXT,__stubs`.
@@ -77,6 +90,14 @@ export async function uncoveredCode(
         section.fileSize - Number(gap.start - section.address),
       );
       if (length <= 0) continue;
+      if (arm64) {
+        if (arm64FillerLength(image.bytes.subarray(offset, offset + length)) < length) {
+          result.stretches++;
+          result.bytes += length;
+          if (result.first === null || gap.start < result.first) result.first = gap.start;
+        }
+        continue;
+      }
       const head = image.bytes.subarray(offset, offset + Math.min(length, MAX_DECODE));
       if (fillerLength(head) === head.length && length <= MAX_DECODE) continue;
       if (!(await decodesAsPadding(image, gap.start, length))) {
@@ -155,5 +176,25 @@ export function fillerLength(bytes: Uint8Array): number {
     if (j + length > bytes.length) break;
     i = j + length;
   }
+  return i;
+}
+
+/** AArch64 `nop`. */
+const ARM64_NOP = 0xd503201f;
+
+/**
+ * How many leading bytes of `bytes` are AArch64 filler: whole little-endian
+ * words of zeros (`udf #0`, what linkers pad with) or `nop`, and a last
+ * partial word of zeros.
+ */
+export function arm64FillerLength(bytes: Uint8Array): number {
+  let i = 0;
+  for (; i + 4 <= bytes.length; i += 4) {
+    const word =
+      (bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24)) >>>
+      0;
+    if (word !== 0 && word !== ARM64_NOP) return i;
+  }
+  while (i < bytes.length && bytes[i] === 0) i++;
   return i;
 }

@@ -60,9 +60,9 @@ export function findProcedure(program: ProcedureFinder, text: string): ImageFunc
     throw new ToolFailure(
       "invalid_request",
       containing
-        ? `${text} is inside procedure ${
-          hex(containing.fn.address)
-        } ${containing.fn.name}, not its start.`
+        ? `${text} is inside procedure ${hex(containing.fn.address)}${
+          containing.fn.name ? ` ${containing.fn.name}` : ""
+        }, not its start.`
         : `No procedure starts at ${text}.`,
       {
         action:

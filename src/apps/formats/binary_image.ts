@@ -57,11 +57,31 @@ export type FunctionSource =
   | "code-section"
   | "call-target";
 
+/**
+ * A stretch of a function's code apart from its first one: a PE x64
+ * `.pdata` entry chained to the function's entry (UNW_FLAG_CHAININFO) that
+ * does not adjoin it, say.
+ */
+export interface ImageFunctionPart {
+  address: bigint;
+  /** Size in bytes (never 0). */
+  size: bigint;
+}
+
 /** One function start: a procedure. */
 export interface ImageFunction {
   address: bigint;
-  /** Size in bytes when known (0 when not). */
+  /**
+   * Size in bytes when known (0 when not): of the stretch that starts at
+   * `address`; further stretches are in `parts`.
+   */
   size: bigint;
+  /**
+   * The function's code that does not adjoin the stretch at `address`, in
+   * ascending order, each part lying outside every other function. Absent
+   * when the function is one stretch (or its other parts are not known).
+   */
+  parts?: readonly ImageFunctionPart[];
   /** Preferred name, possibly mangled; "" when unnamed. */
   name: string;
   /** Every distinct name seen at this address (sorted). */

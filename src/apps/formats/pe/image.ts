@@ -1,7 +1,8 @@
 /**
  * A PE file translated into the format-neutral `BinaryImage`: sections,
- * function starts from exports, the exception table, COFF symbols and the
- * entry point, imports and exports.
+ * function starts from exports, the exception table (chained entries read as
+ * parts of their function), COFF symbols and the entry point, imports and
+ * exports.
  *
  * @module
  */
@@ -10,6 +11,7 @@ import type { BinaryImage, FunctionSource, ImageExport } from "../binary_image.t
 import type { ImageFunction, ImageImport, ImageSection } from "../binary_image.ts";
 import type { PeFile } from "./model.ts";
 import {
+  chainOwners,
   IMAGE_SCN_CNT_CODE,
   IMAGE_SCN_MEM_EXECUTE,
   IMAGE_SCN_MEM_READ,
@@ -29,8 +31,12 @@ import {
  * `symtab`) and the entry point (source `entry`), one per address, in
  * ascending order. Where several coincide, the source is the first of
  * export, symtab, entry, pdata; the name comes from the exports, else from
- * the COFF symbols, and the size from `.pdata`. Imports name their DLL and the IAT slot the code calls through;
- * imports by ordinal are named `#<ordinal>`, as are exports by ordinal only.
+ * the COFF symbols, and the size from `.pdata`. An x64 `.pdata` entry
+ * chained to another (UNW_FLAG_CHAININFO) is a piece of the function its
+ * chain leads to, not a function: pieces that adjoin the function's first
+ * stretch extend its size, the others are its `parts`. Imports name their
+ * DLL and the IAT slot the code calls through; imports by ordinal are named
+ * `#<ordinal>`, as are exports by ordinal only.
  *
  * @param bytes The whole file.
  * @param document A short name for the document, e.g. the file name.
@@ -121,6 +127,8 @@ interface FunctionDraft {
   size: number;
   exportNames: string[];
   symbolNames: string[];
+  /** Stretches of the function apart from its first, as `[begin, end)` RVAs. */
+  parts?: [number, number][];
 }
 
 /** Whether `name` is a better choice than `current`: the shorter, then code-unit order. */
@@ -157,11 +165,42 @@ function collectFunctions(pe: PeFile): ImageFunction[] {
     const d = draft(code(rva), SOURCE_RANK.symtab);
     if (s.name !== "" && !d.symbolNames.includes(s.name)) d.symbolNames.push(s.name);
   }
+  if (pe.entryRva !== 0) draft(code(pe.entryRva), SOURCE_RANK.entry);
+  // An entry chained to another is a piece of the function its chain leads to, unless an
+  // export, a COFF symbol or the entry point starts there (parsePe warns about the rest).
+  const owners = chainOwners(pe.runtimeFunctions);
+  const pieces = new Map<number, [number, number][]>();
   for (const f of pe.runtimeFunctions) {
+    const owner = drafts.has(f.begin) ? undefined : owners.get(f);
+    if (owner !== undefined) {
+      if (f.end !== null && f.end > f.begin) {
+        let list = pieces.get(owner);
+        if (list === undefined) pieces.set(owner, list = []);
+        list.push([f.begin, f.end]);
+      }
+      continue;
+    }
     const d = draft(f.begin, SOURCE_RANK.pdata);
     if (f.end !== null && f.end > f.begin && f.end - f.begin > d.size) d.size = f.end - f.begin;
   }
-  if (pe.entryRva !== 0) draft(code(pe.entryRva), SOURCE_RANK.entry);
+  // A function's chained pieces: those adjoining its first stretch extend it, the rest are parts.
+  for (const [owner, list] of pieces) {
+    const d = drafts.get(owner)!;
+    list.push([owner, owner + d.size]);
+    list.sort((a, b) => a[0] - b[0]);
+    const merged: [number, number][] = [];
+    for (const [begin, end] of list) {
+      const last = merged.at(-1);
+      if (last !== undefined && begin <= last[1]) last[1] = Math.max(last[1], end);
+      else merged.push([begin, end]);
+    }
+    const parts: [number, number][] = [];
+    for (const range of merged) {
+      if (owner >= range[0] && owner < range[1]) d.size = range[1] - owner;
+      else if (range[1] > range[0]) parts.push(range);
+    }
+    if (parts.length > 0) d.parts = parts;
+  }
 
   const keys = Float64Array.from(drafts.keys()).sort();
   const base = pe.imageBase;
@@ -181,6 +220,12 @@ function collectFunctions(pe: PeFile): ImageFunction[] {
       names,
       source: SOURCE_OF_RANK[d.rank]!,
       ...(thumb ? { thumb: true } : {}),
+      ...(d.parts === undefined ? {} : {
+        parts: d.parts.map(([begin, end]) => ({
+          address: base + BigInt(begin),
+          size: BigInt(end - begin),
+        })),
+      }),
     };
   }
   return functions;

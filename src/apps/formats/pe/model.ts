@@ -98,6 +98,25 @@ export interface PeRuntimeFunction {
   unwindData: number;
   /** ARM64 / ARM: whether the unwind data is packed into `unwindData` (flag 1 or 2). */
   packed: boolean;
+  /**
+   * x64: the RUNTIME_FUNCTION this entry's unwind data chains to, when it
+   * does: its UNWIND_INFO has UNW_FLAG_CHAININFO (flags bit 0x4) and the
+   * chained entry follows the unwind codes, or (an older form) bit 0 of
+   * `unwindData` is set and it is the RVA of that entry. The entry is then a
+   * part of the function the chain leads to (objdump -x: `Chain: start: …`),
+   * not a function of its own. Absent when the entry is not chained.
+   */
+  chain?: PeChainedFunction;
+}
+
+/** The RUNTIME_FUNCTION a chained x64 `.pdata` entry points at, as stored. */
+export interface PeChainedFunction {
+  /** `BeginAddress` (an RVA). */
+  begin: number;
+  /** `EndAddress` (an RVA). */
+  end: number;
+  /** `UnwindInfoAddress`. */
+  unwindData: number;
 }
 
 /** One entry of the debug directory. */

@@ -3,8 +3,8 @@
  * COFF and optional headers, the section table (with long names from the
  * COFF string table), the data directories, the export table, the import
  * and delay-load import tables, the x64 / ARM64 / ARM `.pdata` function
- * table, the CodeView record of the debug directory, and COFF symbols when a
- * file still carries them.
+ * table (with the chain of each chained x64 entry), the CodeView record of
+ * the debug directory, and COFF symbols when a file still carries them.
  *
  * It takes bytes and never touches the file system. Damage in optional parts
  * of a file is reported in {@linkcode PeFile.warnings}; only bytes that
@@ -24,6 +24,7 @@
 import type { Architecture } from "../binary_image.ts";
 import {
   type ParsePeOptions,
+  type PeChainedFunction,
   type PeCodeView,
   type PeDataDirectory,
   type PeDebugEntry,
@@ -77,6 +78,9 @@ const DIR_DEBUG = 6;
 const DIR_DELAY_IMPORT = 13;
 
 const IMAGE_DEBUG_TYPE_CODEVIEW = 2;
+
+/** UNWIND_INFO flag: the unwind data ends with a chained RUNTIME_FUNCTION. */
+const UNW_FLAG_CHAININFO = 0x4;
 
 const IMPORT_DESCRIPTOR_SIZE = 20;
 
@@ -1281,7 +1285,14 @@ class Parser {
           continue;
         }
         if (second <= begin) tally.add("function that ends at or before it begins");
-        functions.push({ begin, end: second, unwindData: unwind, packed: false });
+        const chain = this.chainOf(unwind, tally);
+        functions.push({
+          begin,
+          end: second,
+          unwindData: unwind,
+          packed: false,
+          ...(chain === null ? {} : { chain }),
+        });
         continue;
       }
       if (begin === 0 && second === 0) {
@@ -1311,7 +1322,45 @@ class Parser {
       this.warn(`The exception table has ${padding} all-zero entries; skipped`);
     }
     this.report(tally, "The exception table");
+    const chained = functions.reduce((n, f) => n + (f.chain === undefined ? 0 : 1), 0);
+    const unresolved = chained - chainOwners(functions).size;
+    if (unresolved > 0) {
+      this.warn(
+        `The exception table has ${unresolved} chained ${
+          unresolved === 1 ? "entry" : "entries"
+        } whose chain leads to no unchained entry (a parent missing from the table, a loop, or ` +
+          `more than ${MAX_CHAIN} links); each is read as a function of its own`,
+      );
+    }
     return functions;
+  }
+
+  /**
+   * The RUNTIME_FUNCTION an x64 entry's unwind data chains to, or null when
+   * it is not chained: bit 0 of `unwind` set makes it the RVA of that entry
+   * (an older form); otherwise the UNWIND_INFO there has UNW_FLAG_CHAININFO
+   * and the entry follows its unwind codes (padded to an even count).
+   */
+  chainOf(unwind: number, tally: Tally): PeChainedFunction | null {
+    let at = unwind - 1;
+    if ((unwind & 1) === 0) {
+      const info = this.spanAt(unwind);
+      // Unreadable unwind information: the entry is taken as it stands, unchained.
+      if (info === null || info.available < 4) return null;
+      if (((this.u8(info.offset) >> 3) & UNW_FLAG_CHAININFO) === 0) return null;
+      const codes = this.u8(info.offset + 2);
+      at = unwind + 4 + 2 * ((codes + 1) & ~1);
+    }
+    const entry = this.spanAt(at);
+    if (entry === null || entry.available < 12) {
+      tally.add("chained unwind information whose RUNTIME_FUNCTION has no file data");
+      return null;
+    }
+    return {
+      begin: this.u32(entry.offset),
+      end: this.u32(entry.offset + 4),
+      unwindData: this.u32(entry.offset + 8),
+    };
   }
 
   // ----- Debug directory
@@ -1388,6 +1437,34 @@ class Parser {
     );
     return null;
   }
+}
+
+/** Most links followed from a chained `.pdata` entry to the unchained one it belongs to. */
+const MAX_CHAIN = 32;
+
+/**
+ * For each chained x64 `.pdata` entry (one with a `chain`), the `begin` RVA
+ * of the unchained entry its chain leads to: the function it is a piece of.
+ * Chained entries whose chain leads nowhere (a parent missing from the table,
+ * a loop, more than 32 links) are left out.
+ *
+ * @param table The exception table, as {@linkcode parsePe} reads it.
+ * @returns Owner RVAs by entry.
+ */
+export function chainOwners(table: readonly PeRuntimeFunction[]): Map<PeRuntimeFunction, number> {
+  const owners = new Map<PeRuntimeFunction, number>();
+  if (!table.some((f) => f.chain !== undefined)) return owners;
+  const byBegin = new Map<number, PeRuntimeFunction>();
+  for (const f of table) if (!byBegin.has(f.begin)) byBegin.set(f.begin, f);
+  for (const f of table) {
+    if (f.chain === undefined) continue;
+    let at: PeRuntimeFunction | undefined = f;
+    for (let links = 0; at?.chain !== undefined && links < MAX_CHAIN; links++) {
+      at = at.chain.begin === at.begin ? undefined : byBegin.get(at.chain.begin);
+    }
+    if (at !== undefined && at.chain === undefined && at.begin !== f.begin) owners.set(f, at.begin);
+  }
+  return owners;
 }
 
 /** The symbol-server key of a CodeView record. */
