@@ -24,6 +24,7 @@ import assert from "node:assert/strict";
 import type { Loose } from "./helpers/in_memory.ts";
 import { connect, fails, hasProgram, ok, run, withTempRoot } from "./helpers/in_memory.ts";
 import { npmFixture } from "./helpers/npm_fixtures.ts";
+import { pagedItems } from "./helpers/procedures.ts";
 
 const OBJDUMP = "objdump";
 const LLVM_OBJDUMP = "llvm-objdump-14";
@@ -173,10 +174,8 @@ Deno.test({
       await ok(client, "open_binary", { path });
       // Every procedure: no chained entry starts one; every unchained entry does.
       const listed = new Map<bigint, string>();
-      for (let offset: number | null = 0; offset !== null;) {
-        const page: Loose = await ok(client, "list_procedures", { offset, limit: 500 });
-        for (const item of page.result.items) listed.set(BigInt(item.address), item.value);
-        offset = page.result.next_offset;
+      for (const item of await pagedItems(client, "list_procedures")) {
+        listed.set(BigInt(item.address), item.value);
       }
       const overview = await ok(client, "binary_overview");
       const sources = overview.result.procedures_by_source;

@@ -21,6 +21,7 @@
 import assert from "node:assert/strict";
 import { connect, hasProgram, type Loose, ok, run } from "./helpers/in_memory.ts";
 import { npmFixture } from "./helpers/npm_fixtures.ts";
+import { pagedItems } from "./helpers/procedures.ts";
 
 const OBJDUMP = "objdump";
 const LLVM_OBJDUMP = "llvm-objdump-14";
@@ -155,12 +156,8 @@ for (const c of CASES) {
         await ok(client, "open_binary", { path });
         // The procedures that are no .pdata start: the expected ones, and exports or the entry.
         const others: string[] = [];
-        for (let offset: number | null = 0; offset !== null;) {
-          const page: Loose = await ok(client, "list_procedures", { offset, limit: 500 });
-          for (const item of page.result.items) {
-            if (!starts.has(BigInt(item.address))) others.push(item.address);
-          }
-          offset = page.result.next_offset;
+        for (const item of await pagedItems(client, "list_procedures")) {
+          if (!starts.has(BigInt(item.address))) others.push(item.address);
         }
         const missing = expected.filter((t) => !others.includes(t));
         assert.deepEqual(missing, [], "leaf targets not listed");

@@ -24,6 +24,7 @@
 import assert from "node:assert/strict";
 import { connect, hasProgram, type Loose, ok, run } from "./helpers/in_memory.ts";
 import { npmFixture } from "./helpers/npm_fixtures.ts";
+import { pagedItems } from "./helpers/procedures.ts";
 
 const OBJDUMP = "llvm-objdump-14";
 const READOBJ = "llvm-readobj-14";
@@ -75,21 +76,6 @@ function absoluteSlot(line: Line): bigint | null {
   return m ? BigInt(m[1]!) : null;
 }
 
-/** Every item of a paged list result. */
-async function allPages(
-  client: Parameters<typeof ok>[0],
-  tool: string,
-  args: Record<string, unknown>,
-): Promise<Loose[]> {
-  const items: Loose[] = [];
-  for (let offset: number | null = 0; offset !== null;) {
-    const page: Loose = await ok(client, tool, { ...args, offset, limit: 500 });
-    items.push(...page.result.items);
-    offset = page.result.next_offset;
-  }
-  return items;
-}
-
 Deno.test({
   name:
     "calls and jumps through an i386 PE's IAT slots (call/jmp dword ptr [slot]) reach their imports, as llvm-objdump lists them",
@@ -118,7 +104,7 @@ Deno.test({
       let matched = 0;
       let registerCalls = 0;
       for (const [slot, sites] of calls) {
-        const callers = await allPages(client, "procedure_callers", { procedure: hex(slot) });
+        const callers = await pagedItems(client, "procedure_callers", { procedure: hex(slot) });
         const ours = new Set<string>(callers.flatMap((c: Loose) => c.call_sites));
         const expected = sites.map(hex);
         const missing = expected.filter((s) => !ours.has(s));
@@ -175,7 +161,7 @@ Deno.test({
       );
       // xrefs of a slot lists its calls.
       const [slot, sites] = [...calls].find(([s]) => s === getLastError)!;
-      const xrefs = await allPages(client, "xrefs", { address: hex(slot) });
+      const xrefs = await pagedItems(client, "xrefs", { address: hex(slot) });
       const xrefCalls = xrefs.filter((x: Loose) => x.kind === "call").map((x: Loose) => x.from);
       for (const site of sites) assert.ok(xrefCalls.includes(hex(site)), hex(site));
 

@@ -36,6 +36,7 @@ import { exportTools } from "./toolsets/export.ts";
 import { metaTools } from "./toolsets/meta.ts";
 import { ontologyTools } from "./toolsets/ontology.ts";
 import { workspaceTools } from "./toolsets/workspace.ts";
+import { LoadError } from "./model/errors.ts";
 import { Workspace } from "./workspace/workspace.ts";
 import { knownAssetName } from "./workspace/known_names.ts";
 
@@ -148,10 +149,11 @@ async function preload(
       });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      // The loader's advice names load_dataset's argument; on the command line it is a prefix.
-      const hint = /pass one as kind/.test(message)
-        ? ` (here: --dataset KIND:${dataset.path})`
-        : "";
+      // Detection found no kind (the loader's error lists the valid ones and advises load_dataset's
+      // `kind`): on the command line the kind is a prefix.
+      const undetected = error instanceof LoadError && error.data.valid !== undefined &&
+        !dataset.kind;
+      const hint = undetected ? ` (here: --dataset KIND:${dataset.path})` : "";
       services.log("error", `--dataset ${dataset.path} was not loaded: ${message}${hint}`);
     }
   }

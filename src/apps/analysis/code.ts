@@ -17,6 +17,7 @@ import { decodeWasmBody, type WasmCodeMap, type WasmInstruction } from "../disas
 import {
   addressToOffset,
   type BinaryImage,
+  functionParts,
   type ImageFunction,
   sectionAt,
 } from "../formats/binary_image.ts";
@@ -121,27 +122,10 @@ export function nextFunctionStart(
   address: bigint,
 ): bigint | null {
   const next = functions[upperBound(functions, address, (fn) => fn.address)]?.address ?? null;
-  const parts = partStarts(functions);
+  const parts = functionParts(functions);
   if (parts.length === 0) return next;
-  const part = parts[upperBound(parts, address, (start) => start)] ?? null;
+  const part = parts[upperBound(parts, address, (p) => p.start)]?.start ?? null;
   return part !== null && (next === null || part < next) ? part : next;
-}
-
-const partStartsOf = new WeakMap<readonly ImageFunction[], readonly bigint[]>();
-const NO_PARTS: readonly bigint[] = Object.freeze([]);
-
-/** The starts of every function's parts (see `ImageFunction.parts`), ascending; kept per list. */
-function partStarts(functions: readonly ImageFunction[]): readonly bigint[] {
-  let starts = partStartsOf.get(functions);
-  if (starts === undefined) {
-    const found: bigint[] = [];
-    for (const fn of functions) {
-      if (fn.parts !== undefined) { for (const part of fn.parts) found.push(part.address); }
-    }
-    starts = found.length === 0 ? NO_PARTS : found.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    partStartsOf.set(functions, starts);
-  }
-  return starts;
 }
 
 /** A stretch `[start, end)` of a procedure's code. */
@@ -252,11 +236,7 @@ async function decodeMachineCode(
     });
     const bytes = got.reduce((sum, i) => sum + i.size, 0);
     decodedBytes += bytes;
-    const gotFlows = withMappedReferences(
-      image,
-      run.set,
-      withoutPlaceholders(image, got, flowOf(run.set, got, pages)),
-    );
+    const gotFlows = imageFlows(image, run.set, got, pages);
     instructions = instructions.length === 0 ? got : instructions.concat(got);
     flows = flows.length === 0 ? gotFlows : flows.concat(gotFlows);
     if (bytes < code.length) {
@@ -383,18 +363,7 @@ export async function scanProcedure(
       count += decoded.count;
       position += decoded.bytes;
       if (decoded.instructions.length > 0) {
-        visit(
-          decoded.instructions,
-          withMappedReferences(
-            image,
-            run.set,
-            withoutPlaceholders(
-              image,
-              decoded.instructions,
-              flowOf(run.set, decoded.instructions, pages),
-            ),
-          ),
-        );
+        visit(decoded.instructions, imageFlows(image, run.set, decoded.instructions, pages));
       }
       if (decoded.count < batch) break;
     }
@@ -469,13 +438,29 @@ function parseNumber(text: string): bigint | null {
 }
 
 /**
+ * The flows of `instructions` of `image` ({@linkcode flowOf}) with only the
+ * references that hold there: none through a relocation not applied
+ * ({@linkcode withoutPlaceholders}), and 32-bit x86 numbers only where the
+ * image maps them ({@linkcode withMappedReferences}).
+ */
+function imageFlows(
+  image: BinaryImage,
+  set: InstructionSet,
+  instructions: readonly Instruction[],
+  pages: Map<string, bigint>,
+): InstructionFlow[] {
+  const flows = withoutPlaceholders(image, instructions, flowOf(set, instructions, pages));
+  return withMappedReferences(image, set, flows);
+}
+
+/**
  * The flows of `instructions` without what an operand seems to name when a
  * relocation of a relocatable object that was not applied sits in the
  * instruction's bytes: its operand is the assembler's placeholder (an
  * `adrp`/`add` pair of zeros names the code's own first page), so it names
  * nothing; a branch there has an unknown target.
  */
-export function withoutPlaceholders(
+function withoutPlaceholders(
   image: Pick<BinaryImage, "unrelocatedSites">,
   instructions: readonly Instruction[],
   flows: InstructionFlow[],
@@ -504,15 +489,13 @@ export function withoutPlaceholders(
  * operand only when some section holds it. Other sets' flows are returned
  * unchanged.
  */
-export function withMappedReferences(
-  image: Pick<BinaryImage, "sections">,
+function withMappedReferences(
+  image: BinaryImage,
   set: InstructionSet,
   flows: InstructionFlow[],
 ): InstructionFlow[] {
   if (set !== "x86") return flows;
-  const sections = image.sections;
-  const mapped = (address: bigint): boolean =>
-    sections.some((s) => address >= s.address && address < s.address + s.size);
+  const mapped = (address: bigint): boolean => sectionAt(image, address) !== undefined;
   for (const flow of flows) {
     const references = flow.references;
     if (references.length === 0 || references.every(mapped)) continue;
@@ -520,6 +503,28 @@ export function withMappedReferences(
     flow.references = kept.length === 0 ? NO_REFERENCES : kept;
   }
   return flows;
+}
+
+/**
+ * The flow of the one instruction at `address` of `image` (a stub's or
+ * thunk's first), or null when no section maps the address or its bytes are
+ * no instruction.
+ */
+export async function firstFlowAt(
+  image: BinaryImage,
+  set: InstructionSet,
+  address: bigint,
+): Promise<InstructionFlow | null> {
+  const offset = addressToOffset(image, address);
+  if (offset === null) return null;
+  const disassembler = await disassemblerFor(set);
+  const [insn] = disassembler.disassemble(
+    image.bytes.subarray(offset, offset + 16),
+    address,
+    1,
+    { withBytes: false },
+  );
+  return insn ? flowOf(set, [insn])[0]! : null;
 }
 
 /**

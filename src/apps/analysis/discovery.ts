@@ -10,7 +10,7 @@
 
 import {
   disassemblerFor,
-  flowOf,
+  firstFlowAt,
   instructionSetOf,
   procedureEnd,
   procedureStretches,
@@ -18,10 +18,12 @@ import {
 import {
   addressToOffset,
   type BinaryImage,
+  functionParts,
   holdsCode,
   type ImageFunction,
 } from "../formats/binary_image.ts";
 import type { AnalysisControl } from "./program.ts";
+import { upperBound } from "../../core/sorted.ts";
 
 /** Sources that amount to a function table. */
 const TABLE_SOURCES = new Set([
@@ -215,34 +217,25 @@ async function discoverLeafFunctions(
     if (fn.size > 0n) {
       covered.push({ start: Number(fn.address), end: Number(fn.address + fn.size) });
     }
-    for (const part of fn.parts ?? []) {
-      covered.push({ start: Number(part.address), end: Number(part.address + part.size) });
-    }
+  }
+  for (const part of functionParts(image.functions)) {
+    covered.push({ start: Number(part.start), end: Number(part.end) });
   }
   covered.sort((a, b) => a.start - b.start);
   const insideKnown = (address: number): boolean => {
-    let lo = 0;
-    let hi = covered.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (covered[mid]!.start <= address) lo = mid + 1;
-      else hi = mid;
-    }
+    const lo = upperBound(covered, address, (c) => c.start);
     // Extents do not nest, but may overlap a little in a damaged table: look back a few.
     for (let k = lo - 1; k >= 0 && k >= lo - 4; k--) {
       if (address < covered[k]!.end) return true;
     }
     return false;
   };
-  const known = new Set(image.functions.map((fn) => Number(fn.address)));
-  for (const imported of image.imports) {
-    if (imported.address !== null) known.add(Number(imported.address));
-  }
-  const disassembler = await disassemblerFor(set);
   const imports = new Set<number>();
   for (const imported of image.imports) {
     if (imported.address !== null) imports.add(Number(imported.address));
   }
+  const known = new Set([...image.functions.map((fn) => Number(fn.address)), ...imports]);
+  const disassembler = await disassemblerFor(set);
   const thunked = new Set<number>();
   const total = image.functions.reduce((n, fn) => n + Number(fn.size), 0);
   let instructions = 0;
@@ -314,9 +307,7 @@ async function discoverLeafFunctions(
     }
     const fresh: ImageFunction[] = [];
     for (const target of found) {
-      if (known.has(target) || thunked.has(target) || !inCode(target) || insideKnown(target)) {
-        continue;
-      }
+      if (!couldBeNew(target)) continue;
       // A thunk (a jump through an import's slot, or to a known function) is no procedure:
       // the reference scan reads a call to it as a call to what it jumps to.
       if (await jumpsToKnown(image, set, target, known, imports)) {
@@ -372,16 +363,7 @@ async function jumpsToKnown(
   known: ReadonlySet<number>,
   imports: ReadonlySet<number>,
 ): Promise<boolean> {
-  const offset = addressToOffset(image, BigInt(address));
-  if (offset === null) return false;
-  const disassembler = await disassemblerFor(set);
-  const [insn] = disassembler.disassemble(
-    image.bytes.subarray(offset, offset + 16),
-    BigInt(address),
-    1,
-    { withBytes: false },
-  );
-  const [flow] = insn ? flowOf(set, [insn]) : [];
+  const flow = await firstFlowAt(image, set, BigInt(address));
   if (flow?.kind !== "jump") return false;
   if (flow.target !== null) return known.has(Number(flow.target));
   return flow.references.some((ref) => imports.has(Number(ref)));

@@ -8,7 +8,7 @@
  */
 
 import { demangle } from "../disasm/demangle.ts";
-import type { ImageFunction } from "../formats/binary_image.ts";
+import { functionParts, type ImageFunction } from "../formats/binary_image.ts";
 import { nextFunctionStart } from "./code.ts";
 import { upperBound } from "../../core/sorted.ts";
 
@@ -21,7 +21,6 @@ export class ProcedureTable {
   readonly functions: readonly ImageFunction[];
   #byName: Map<string, ImageFunction[]> | null = null;
   #byBaseName: Map<string, ImageFunction[]> | null = null;
-  #parts: { start: bigint; end: bigint; fn: ImageFunction }[] | null = null;
 
   /**
    * Wraps `functions`, which must be sorted by address with one entry per address.
@@ -62,7 +61,7 @@ export class ProcedureTable {
   containing(address: bigint): { fn: ImageFunction; bounded: ContainmentBound } | null {
     const functions = this.functions;
     // A part lies outside every other procedure: its owner contains it, bounded by its size.
-    const parts = this.#partIndex();
+    const parts = functionParts(functions);
     if (parts.length > 0) {
       const part = parts[upperBound(parts, address, (p) => p.start) - 1];
       if (part !== undefined && address < part.end) return { fn: part.fn, bounded: "size" };
@@ -73,21 +72,6 @@ export class ProcedureTable {
     const next = nextFunctionStart(functions, fn.address);
     if (next !== null && address >= next) return null;
     return { fn, bounded: "next-start" };
-  }
-
-  /** Every procedure's parts (see `ImageFunction.parts`) by start, with their owner. */
-  #partIndex(): readonly { start: bigint; end: bigint; fn: ImageFunction }[] {
-    if (this.#parts === null) {
-      const parts: { start: bigint; end: bigint; fn: ImageFunction }[] = [];
-      for (const fn of this.functions) {
-        for (const part of fn.parts ?? []) {
-          parts.push({ start: part.address, end: part.address + part.size, fn });
-        }
-      }
-      parts.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
-      this.#parts = parts;
-    }
-    return this.#parts;
   }
 
   /** Procedures whose name (raw or demangled) equals `name`. */

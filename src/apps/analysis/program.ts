@@ -18,8 +18,8 @@ import {
 import type { Instruction, InstructionSet } from "../disasm/capstone.ts";
 import {
   disassemblerFor,
+  firstFlowAt,
   flowCandidates,
-  flowOf,
   type InstructionFlow,
   instructionSetOf,
   scanProcedure,
@@ -200,23 +200,13 @@ export class ProgramAnalysis {
     const known = this.#thunks.get(address);
     if (known !== undefined) return known;
     if (this.#notThunks.has(address)) return null;
-    const offset = addressToOffset(this.image, address);
     let reached: bigint | null = null;
-    if (offset !== null) {
-      const disassembler = await disassemblerFor(set);
-      const [insn] = disassembler.disassemble(
-        this.image.bytes.subarray(offset, offset + 16),
-        address,
-        1,
-        { withBytes: false },
-      );
-      const [flow] = insn ? flowOf(set, [insn]) : [];
-      if (flow?.kind === "jump") {
-        if (flow.target !== null) {
-          const landing = this.callTarget(flow.target);
-          if (landing !== address && this.knownCallTarget(landing)) reached = landing;
-        } else reached = this.slotTarget(flow.references);
-      }
+    const flow = await firstFlowAt(this.image, set, address);
+    if (flow?.kind === "jump") {
+      if (flow.target !== null) {
+        const landing = this.callTarget(flow.target);
+        if (landing !== address && this.knownCallTarget(landing)) reached = landing;
+      } else reached = this.slotTarget(flow.references);
     }
     if (reached === null) this.#notThunks.add(address);
     else this.#thunks.set(address, reached);

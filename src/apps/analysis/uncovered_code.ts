@@ -11,6 +11,7 @@
 import {
   addressToOffset,
   type BinaryImage,
+  functionParts,
   holdsCode,
   type ImageFunction,
 } from "../formats/binary_image.ts";
@@ -54,12 +55,9 @@ export async function uncoveredCode(
     start: fn.address,
     end: procedureEnd(image, fn, 1 << 20).end,
   }));
-  if (functions.some((fn) => fn.parts !== undefined)) {
-    for (const fn of functions) {
-      for (const part of fn.parts ?? []) {
-        extents.push({ start: part.address, end: part.address + part.size });
-      }
-    }
+  const parts = functionParts(functions);
+  if (parts.length > 0) {
+    extents.push(...parts);
     extents.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
   }
   const sections = image.sections.filter((section) =>

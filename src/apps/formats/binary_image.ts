@@ -37,6 +37,37 @@ export interface ImageSection {
   instructions?: boolean;
 }
 
+/** A function's part as a `[start, end)` range, with the function it belongs to. */
+export interface FunctionPartRange {
+  start: bigint;
+  end: bigint;
+  fn: ImageFunction;
+}
+
+const partsByList = new WeakMap<readonly ImageFunction[], readonly FunctionPartRange[]>();
+const NO_PARTS: readonly FunctionPartRange[] = Object.freeze([]);
+
+/**
+ * Every part of `functions` (see {@linkcode ImageFunction.parts}) ascending
+ * by start, with its owner; worked out once per list.
+ */
+export function functionParts(functions: readonly ImageFunction[]): readonly FunctionPartRange[] {
+  let parts = partsByList.get(functions);
+  if (parts === undefined) {
+    const found: FunctionPartRange[] = [];
+    for (const fn of functions) {
+      for (const part of fn.parts ?? []) {
+        found.push({ start: part.address, end: part.address + part.size, fn });
+      }
+    }
+    parts = found.length === 0
+      ? NO_PARTS
+      : found.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
+    partsByList.set(functions, parts);
+  }
+  return parts;
+}
+
 /** Whether a section holds code: executable, and not marked as holding no instructions. */
 export function holdsCode(section: ImageSection): boolean {
   return section.executable && section.instructions !== false;

@@ -24,6 +24,7 @@ import {
   type TagControls,
 } from "./scanner_common.ts";
 import { uniqueIds } from "../model/unique_ids.ts";
+import { terraformProvider } from "./terraform_types.ts";
 
 const KIND = "checkov";
 
@@ -52,12 +53,6 @@ export function looksLikeCheckov(value: unknown): boolean {
 /** The directory names that mean a Checkov output folder. */
 export function looksLikeCheckovDirectory(names: readonly string[]): boolean {
   return names.includes("results_json.json");
-}
-
-/** The provider of a Terraform resource address (`google_storage_bucket.x` → GCP), or null. */
-function providerOf(resource: string): string | null {
-  const prefix = /^(aws|azurerm|google)_/.exec(resource)?.[1] ?? null;
-  return prefix === "azurerm" ? "AZURE" : prefix === "google" ? "GCP" : prefix ? "AWS" : null;
 }
 
 /**
@@ -127,7 +122,7 @@ export const checkovImporter: Importer = {
         const resource = str(c.resource_address) ?? str(c.resource);
         controls.add(checkovBenchmarks(c), {
           status: "PASS",
-          provider: resource ? providerOf(resource) : null,
+          provider: resource ? terraformProvider(resource) : null,
           resources: resource ? [resource] : [],
         });
       }
@@ -137,7 +132,7 @@ export const checkovImporter: Importer = {
         const file = str(c.file_path) ?? str(c.repo_file_path) ?? "";
         const lines = arr(c.file_line_range).map(Number);
         const id = uniqueId(`checkov:${checkId}:${resource}`);
-        const provider = providerOf(resource);
+        const provider = terraformProvider(resource);
         const benchmarks = checkovBenchmarks(c);
         b.records.findings.push(scannerFinding({
           id,

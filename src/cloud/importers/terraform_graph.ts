@@ -1072,15 +1072,11 @@ function markAzureExposure(
       e.edge_type === "CONTAINS" && b.asset(e.source_id)?.asset_type === "SUBNET"
     ).map((e) => e.source_id),
   ];
-  const users = new Map<string, string[]>();
-  for (const edge of b.records.edges) {
-    const user = b.asset(edge.source_id);
-    if (edge.edge_type !== "REFERENCES" || user?.provider !== "AZURE") continue;
-    if (user.asset_type !== "VIRTUAL_MACHINE") continue;
-    if (b.asset(edge.target_id)?.asset_type === "NETWORK_INTERFACE") {
-      pushTo(users, edge.target_id, user.id);
-    }
-  }
+  // The virtual machines that reference an interface use it.
+  const usersOf = (nic: string): string[] =>
+    (into.get(nic) ?? []).filter((e) =>
+      e.edge_type === "REFERENCES" && b.asset(e.source_id)?.asset_type === "VIRTUAL_MACHINE"
+    ).map((e) => e.source_id);
   for (const nic of [...b.assets()]) {
     if (nic.provider !== "AZURE" || nic.asset_type !== "NETWORK_INTERFACE") continue;
     if (linked(nic.id, "REFERENCES", "ELASTIC_IP").length === 0) continue;
@@ -1091,7 +1087,7 @@ function markAzureExposure(
     if (groups.length === 0 || !groups.every((g) => openGroups.has(g))) continue;
     const via = groups[0]!;
     const open = openGroups.get(via)!;
-    for (const id of [nic.id, ...(users.get(nic.id) ?? [])]) {
+    for (const id of [nic.id, ...usersOf(nic.id)]) {
       const asset = b.asset(id)!;
       asset.is_internet_exposed = true;
       asset.metadata.public_ip = true;
