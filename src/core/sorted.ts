@@ -6,7 +6,7 @@
 
 /** The index of the first item whose key is greater than `value` (`items.length` when none). */
 export function upperBound<T, K extends number | bigint>(
-  items: readonly T[],
+  items: ArrayLike<T>,
   value: K,
   key: (item: T) => K,
 ): number {
