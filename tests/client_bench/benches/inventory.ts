@@ -6,7 +6,10 @@
  * `sha256sum` of the same tar. The target opens with `open_binary` before
  * each timed inventory (not timed: it hashes the file once), so every run
  * scans afresh. Targets: ≥ 60 % of sha256sum's throughput on the small
- * files (time ratio ≤ 1.67×), ≥ 100 % on the large ones (≤ 1.0×).
+ * files (time ratio ≤ 1.67×), ≥ 100 % on the large ones (≤ 1.0×). For the
+ * small files, also the transport floor of the pages after the scan (the
+ * same pages, stored, from a minimal SDK server) and the scan plus that
+ * floor against sha256sum: the least the whole inventory could take.
  *
  * Then a growth table: the many-small-files inventory at three sizes (every
  * 4th, every 2nd and every entry of the same directories), time per MiB and
@@ -22,6 +25,7 @@ import {
   buildFewLargeFilesTar,
   buildManySmallFilesTar,
 } from "../../helpers/inventory_tars.ts";
+import { startPageFloor } from "../page_floor.ts";
 
 const MB = 2 ** 20;
 /** Every traversal limit at its upper bound, so nothing in these tars is cut short. */
@@ -66,6 +70,7 @@ async function inventoryAllPages(
   server: BenchServer,
   path: string,
   other: string,
+  keep?: Record<string, unknown>[],
 ): Promise<InventoryRun> {
   await server.call("open_binary", { path: other });
   await server.call("open_binary", { path });
@@ -94,6 +99,7 @@ async function inventoryAllPages(
     if (run.pages === 0) run.firstMs = call.ms;
     run.bytes += call.bytes;
     run.pages++;
+    keep?.push(call.result);
     const result = structured(call).result as Record<string, unknown>;
     const manifest = result.manifest as { complete: boolean };
     run.complete = manifest.complete;
@@ -116,6 +122,48 @@ async function inventoryAllPages(
   run.cpuMs = await bothCpuMs(server) - cpuBefore;
   if (!run.complete) throw new Error(`the inventory of ${path} is incomplete`);
   return run;
+}
+
+/**
+ * The transport floor of the pages after the first (the scan): those of one
+ * more run, stored and answered by a minimal SDK server, paired with
+ * sha256sum; and what the scan alone plus that floor come to against it.
+ */
+async function pageFloor(
+  ctx: BenchContext,
+  server: BenchServer,
+  tar: BenchTar,
+  other: string,
+  scanMs: number,
+): Promise<void> {
+  const pages: Record<string, unknown>[] = [];
+  await inventoryAllPages(server, tar.path, other, pages);
+  const later = pages.slice(1);
+  if (later.length === 0) return;
+  await using floor = await startPageFloor(later, `${ctx.tempDir}/inventory_pages.json`);
+  const result = await paired(
+    `transport floor: the ${later.length} pages after the scan stored, from a minimal SDK server`,
+    {
+      peer: "sha256sum",
+      runs: ctx.runs,
+      target: null,
+      subject: () => floor.replay(later.length),
+      peerRun: async () => (await runPeer(["sha256sum", tar.path])).ms,
+    },
+  );
+  ctx.pairedResult(result);
+  const floorMs = spread(result.subject).median;
+  const peerMs = spread(result.peerTimes).median;
+  const total = scanMs + floorMs;
+  ctx.figure({
+    label: "the scan (first page) plus the transport floor of the later pages",
+    value: `${total.toFixed(0)} ms = ${(total / peerMs).toFixed(2)}× sha256sum (${
+      (100 * peerMs / total).toFixed(0)
+    } % of its throughput)`,
+    note: `scan ${scanMs.toFixed(0)} ms (median), floor ${floorMs.toFixed(0)} ms, sha256sum ${
+      peerMs.toFixed(0)
+    } ms: what our work on the later pages adds to`,
+  });
 }
 
 /**
@@ -206,6 +254,10 @@ export default async function inventory(ctx: BenchContext): Promise<void> {
         peerRun: () => sha256sum(tar.path, peerCpu),
       });
       ctx.pairedResult(result);
+      if (tar === small) {
+        const scanMs = spread(runs.slice(1).map((r) => r.firstMs)).median;
+        await pageFloor(ctx, server, tar, other, scanMs);
+      }
       // CPU time, ours (server and client) against sha256sum's: steadier than wall time on a
       // shared machine. The first pair is dropped, as in the wall-time ratios.
       const cpuRatios = spread(runs.slice(1).map((run, i) => run.cpuMs / peerCpu[i + 1]!));

@@ -8,10 +8,9 @@
  * @module
  */
 
-import { Client } from "@modelcontextprotocol/sdk/client";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { type BenchContext, BenchServer, onPath, paired, runPeer } from "../harness.ts";
 import { benchLibrary, mib, rootOf } from "../library.ts";
+import { startPageFloor } from "../page_floor.ts";
 import { walkProcedures, type WalkTally } from "../walk.ts";
 
 /** Runs the procedure-walk measure. */
@@ -50,44 +49,17 @@ export default async function procedureWalk(ctx: BenchContext): Promise<void> {
   // server (page 0 alone would be smaller than the average page: its procedures have no names).
   const pages: Record<string, unknown>[] = [];
   await walkProcedures(server, { keep: pages });
-  const file = `${ctx.tempDir}/pages.json`;
-  await Deno.writeTextFile(file, JSON.stringify(pages));
-  const transport = new StdioClientTransport({
-    command: Deno.execPath(),
-    args: [
-      "run",
-      "--no-prompt",
-      "--v8-flags=--max-semi-space-size=2",
-      `--allow-read=${file}`,
-      PEER,
-      file,
-    ],
-    stderr: "pipe",
-  });
-  const client = new Client({ name: "floor", version: "0.0.0" });
-  await client.connect(transport);
-  try {
-    ctx.pairedResult(
-      await paired(
-        `transport floor: the walk's ${tally.pages} pages stored, from a minimal SDK server`,
-        {
-          peer: "`nm -D --defined-only`",
-          runs: ctx.runs,
-          target: null,
-          subject: async () => {
-            const began = performance.now();
-            for (let i = 0; i < tally.pages; i++) {
-              await client.callTool({ name: "page", arguments: {} });
-            }
-            return performance.now() - began;
-          },
-          peerRun: async () => (await runPeer(["nm", "-D", "--defined-only", library.path])).ms,
-        },
-      ),
-    );
-  } finally {
-    await client.close();
-  }
+  await using floor = await startPageFloor(pages, `${ctx.tempDir}/pages.json`);
+  ctx.pairedResult(
+    await paired(
+      `transport floor: the walk's ${tally.pages} pages stored, from a minimal SDK server`,
+      {
+        peer: "`nm -D --defined-only`",
+        runs: ctx.runs,
+        target: null,
+        subject: () => floor.replay(tally.pages),
+        peerRun: async () => (await runPeer(["nm", "-D", "--defined-only", library.path])).ms,
+      },
+    ),
+  );
 }
-
-const PEER = new URL("../peers/page_server.ts", import.meta.url).pathname;
