@@ -32,6 +32,7 @@ const TABLE_SOURCES = new Set([
   "function-starts",
   "eh-frame",
   "arm-exidx",
+  "gopclntab",
   "name-section",
   "code-section",
 ]);

@@ -126,6 +126,7 @@ export function procedureCoverage(image: BinaryImage): string[] {
       "function-starts",
       "eh-frame",
       "arm-exidx",
+      "gopclntab",
     ];
     known = table.some((source) => sources.has(source as never)) ? [] : [
       `No full function table: procedure starts come from ${

@@ -84,6 +84,7 @@ export type FunctionSource =
   | "function-starts"
   | "eh-frame"
   | "arm-exidx"
+  | "gopclntab"
   | "name-section"
   | "code-section"
   | "call-target";

@@ -1,0 +1,225 @@
+/**
+ * A stripped Go binary keeps its function table (`.gopclntab`: every
+ * function's entry, extent and name, for the runtime's stack traces), so its
+ * procedures are all listed, named, where the symbol table is gone:
+ * - a program built here with Go 1.19 (the 1.18 layout), stripped with
+ *   `-ldflags=-s -w`, lists exactly the functions `nm` lists for the same
+ *   program built unstripped (assembly functions' `.abi0` suffix aside, and
+ *   array lengths, which the table writes `[...]` in the names of generated
+ *   equality functions: `type..eq.[...]runtime.Frame` for nm's
+ *   `type..eq.[2]runtime.Frame`; the `runtime.text` and `runtime.etext`
+ *   markers are not functions);
+ * - esbuild's Linux binaries from npm, stripped, in the layouts of Go 1.2
+ *   (esbuild 0.6.34), Go 1.16 (0.13.15) and Go 1.20 (0.24.0): every direct
+ *   `call` `objdump -d` decodes in `.text` lands on a listed procedure's
+ *   start (or inside `runtime.duffzero` / `runtime.duffcopy`, which are
+ *   entered part-way by design), every procedure is named, and `main.main`
+ *   is found by name;
+ * - a table cut short is refused (`GoPclntabError`), bytes without Go's
+ *   magic are no table, and a binary whose table is damaged lists what else
+ *   it has and says why the table was not read.
+ *
+ * Run with `deno test --no-prompt --allow-read --allow-write --allow-run --allow-env
+ * tests/go_pclntab_test.ts`; skipped, with the reason printed, without the programs
+ * or the packages.
+ */
+
+import assert from "node:assert/strict";
+import { dirname } from "node:path";
+import { connect, hasProgram, ok, run } from "./helpers/in_memory.ts";
+import { npmFixture } from "./helpers/npm_fixtures.ts";
+import { listedProcedures } from "./helpers/procedures.ts";
+import { GoPclntabError, readGoPclntab } from "../src/apps/formats/go/pclntab.ts";
+import { readerFor } from "../src/apps/formats/readers.ts";
+
+const HAVE_BINUTILS = hasProgram("objdump") && hasProgram("nm");
+const HAVE_GO = hasProgram("go");
+if (!HAVE_BINUTILS) console.log("go_pclntab_test: objdump or nm missing: skipped");
+if (!HAVE_GO) {
+  console.log("go_pclntab_test: go (Debian's golang-go) missing: the build test is skipped");
+}
+
+const PROGRAM = `package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+)
+
+type shape interface{ area() float64 }
+type square struct{ side float64 }
+
+func (s square) area() float64 { return s.side * s.side }
+
+//go:noinline
+func total(shapes []shape) float64 {
+	sum := 0.0
+	for _, s := range shapes {
+		sum += s.area()
+	}
+	return sum
+}
+
+func main() {
+	fmt.Println(strings.ToUpper("casefile"), total([]shape{square{2}, square{3}}), len(os.Args))
+}
+`;
+
+/**
+ * Function symbols `nm` lists (address → names), markers left out, `.abi0`
+ * dropped and array lengths written `[...]`, as the function table names them.
+ */
+async function nmFunctions(path: string): Promise<Map<string, Set<string>>> {
+  const functions = new Map<string, Set<string>>();
+  for (const line of (await run("nm", [path])).split("\n")) {
+    const m = /^([0-9a-f]+) [Tt] (.+)$/.exec(line);
+    if (!m || m[2] === "runtime.text" || m[2] === "runtime.etext") continue;
+    const address = `0x${BigInt(`0x${m[1]}`).toString(16)}`;
+    const names = functions.get(address) ?? new Set<string>();
+    names.add(m[2]!.replace(/\.abi0$/, "").replace(/^type\.\.eq\.\[\d+\]/, "type..eq.[...]"));
+    functions.set(address, names);
+  }
+  return functions;
+}
+
+Deno.test({
+  name: "a stripped Go 1.19 build lists the functions nm lists for the unstripped build, named",
+  ignore: !HAVE_BINUTILS || !HAVE_GO,
+  fn: async () => {
+    const dir = await Deno.makeTempDir({ prefix: "casefile-go-" });
+    try {
+      await Deno.writeTextFile(`${dir}/main.go`, PROGRAM);
+      await Deno.writeTextFile(`${dir}/go.mod`, "module example.com/probe\n\ngo 1.19\n");
+      const env = {
+        HOME: dir,
+        GOCACHE: `${dir}/cache`,
+        GOPATH: `${dir}/gopath`,
+        GOFLAGS: "-mod=mod",
+      };
+      for (const [output, flags] of [["full", []], ["stripped", ["-ldflags=-s -w"]]] as const) {
+        const built = await new Deno.Command("go", {
+          args: ["build", ...flags, "-o", output, "."],
+          cwd: dir,
+          env,
+          stdout: "piped",
+          stderr: "piped",
+        }).output();
+        assert.ok(built.success, new TextDecoder().decode(built.stderr));
+      }
+      assert.doesNotMatch(await run("readelf", ["-S", "-W", `${dir}/stripped`]), /\.symtab/);
+      const expected = await nmFunctions(`${dir}/full`);
+      assert.ok(expected.size > 1000, `nm lists only ${expected.size} functions`);
+      const c = await connect({ roots: [dir] });
+      try {
+        await ok(c.client, "open_binary", { path: `${dir}/stripped` });
+        const listed = await listedProcedures(c.client);
+        const missing = [...expected].filter(([address, names]) =>
+          !names.has(listed.get(address) ?? "")
+        );
+        assert.deepEqual(
+          missing.slice(0, 10),
+          [],
+          `${missing.length} of nm's functions not listed`,
+        );
+        const extra = [...listed].filter(([address]) => !expected.has(address));
+        assert.deepEqual(extra.slice(0, 10), [], `${extra.length} procedures nm does not list`);
+        const found = await ok(c.client, "procedure_address", { procedure: "main.total" });
+        assert.equal(found.result.address, [...expected].find(([, n]) => n.has("main.total"))![0]);
+      } finally {
+        await c.close();
+      }
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+/** esbuild's stripped Linux x64 binaries, one per table layout. */
+const ESBUILD = [
+  { layout: "Go 1.2", spec: "esbuild-linux-64@0.6.34", file: "bin/esbuild" },
+  { layout: "Go 1.16", spec: "esbuild-linux-64@0.13.15", file: "bin/esbuild" },
+  { layout: "Go 1.20", spec: "@esbuild/linux-x64@0.24.0", file: "bin/esbuild" },
+];
+
+for (const { layout, spec, file } of ESBUILD) {
+  const path = HAVE_BINUTILS ? await npmFixture(spec, file) : null;
+  Deno.test({
+    name:
+      `${spec} (stripped, ${layout} table): every direct call objdump decodes lands on a listed, named procedure`,
+    ignore: path === null,
+    fn: async () => {
+      const c = await connect({ roots: [dirname(path!)] });
+      try {
+        await ok(c.client, "open_binary", { path: path! });
+        const listed = await listedProcedures(c.client);
+        assert.ok(listed.size > 4000, `only ${listed.size} procedures listed`);
+        const unnamed = [...listed].filter(([, name]) => name === "");
+        assert.deepEqual(unnamed.slice(0, 5), [], `${unnamed.length} procedures have no name`);
+        const starts = [...listed.keys()].map((a) => BigInt(a)).sort((a, b) => (a < b ? -1 : 1));
+        // Duff's devices are entered part-way, at the offset that does the work asked.
+        const entered = [...listed].filter(([, name]) => /^runtime\.duff(zero|copy)$/.test(name))
+          .map(([address]) => BigInt(address));
+        assert.equal(entered.length, 2, "runtime.duffzero and runtime.duffcopy are listed");
+        const within = (target: bigint): boolean =>
+          entered.some((start) => {
+            const next = starts.find((s) => s > start) ?? start;
+            return target > start && target < next;
+          });
+        const text = await run("objdump", ["-d", "--no-show-raw-insn", "-j", ".text", path!]);
+        let calls = 0;
+        const stray = new Set<string>();
+        for (const m of text.matchAll(/\tcall\s+0x([0-9a-f]+)$/gm)) {
+          calls++;
+          const target = BigInt(`0x${m[1]}`);
+          if (!listed.has(`0x${target.toString(16)}`) && !within(target)) {
+            stray.add(`0x${target.toString(16)}`);
+          }
+        }
+        assert.ok(calls > 10_000, `objdump decoded only ${calls} direct calls`);
+        assert.deepEqual(
+          [...stray].slice(0, 10),
+          [],
+          `${stray.size} call targets are no procedure`,
+        );
+        const main = await ok(c.client, "procedure_address", { procedure: "main.main" });
+        assert.equal(listed.get(main.result.address), "main.main");
+      } finally {
+        await c.close();
+      }
+    },
+  });
+}
+
+const LATEST = HAVE_BINUTILS ? await npmFixture("@esbuild/linux-x64@0.24.0", "bin/esbuild") : null;
+
+Deno.test({
+  name: "a damaged .gopclntab is refused with a reason and noted in the document's warnings",
+  ignore: LATEST === null,
+  fn: async () => {
+    const path = LATEST!;
+    const bytes = await Deno.readFile(path);
+    const row = (await run("readelf", ["-S", "-W", path])).split("\n")
+      .find((line) => line.includes(".gopclntab"))!.replace(/^\s*\[\s*\d+\]\s*/, "").split(/\s+/);
+    const offset = parseInt(row[3]!, 16);
+    const size = parseInt(row[4]!, 16);
+    const table = bytes.subarray(offset, offset + size);
+    assert.equal(readGoPclntab(table, true)?.functions.length, 7897);
+    assert.throws(() => readGoPclntab(table.subarray(0, 4096), true), GoPclntabError);
+    const other = table.slice(0, 64);
+    other[0] = 0;
+    assert.equal(readGoPclntab(other, true), null, "no Go magic: not a Go table");
+    // The entries' offset (the header's eighth word) pointed past the table.
+    const damaged = bytes.slice();
+    new DataView(damaged.buffer).setBigUint64(offset + 8 + 7 * 8, BigInt(size - 16), true);
+    const [image] = readerFor(damaged)!.read(damaged, "esbuild");
+    assert.ok(
+      image!.functions.length < 10,
+      `${image!.functions.length} procedures without the table`,
+    );
+    assert.ok(
+      image!.warnings.some((w) => /^The Go function table \(\.gopclntab\) was not read: /.test(w)),
+      image!.warnings.join("\n"),
+    );
+  },
+});
