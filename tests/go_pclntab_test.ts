@@ -9,12 +9,14 @@
  *   equality functions: `type..eq.[...]runtime.Frame` for nm's
  *   `type..eq.[2]runtime.Frame`; the `runtime.text` and `runtime.etext`
  *   markers are not functions);
- * - esbuild's Linux binaries from npm, stripped, in the layouts of Go 1.2
- *   (esbuild 0.6.34), Go 1.16 (0.13.15) and Go 1.20 (0.24.0): every direct
- *   `call` `objdump -d` decodes in `.text` lands on a listed procedure's
- *   start (or inside `runtime.duffzero` / `runtime.duffcopy`, which are
- *   entered part-way by design), every procedure is named, and `main.main`
- *   is found by name;
+ * - esbuild's binaries from npm, stripped: Linux x64 in the layouts of Go 1.2
+ *   (esbuild 0.6.34), Go 1.16 (0.13.15) and Go 1.20 (0.24.0), and 0.24.0's
+ *   Mach-O (x86-64 and arm64, `__gopclntab`) and PE (x64, where the table
+ *   has no section of its own and is found in `.rdata`): every direct call
+ *   the peer decodes (`objdump -d` for ELF, `llvm-objdump-14 -d` for the
+ *   others) lands on a listed procedure's start (or inside
+ *   `runtime.duffzero` / `runtime.duffcopy`, entered part-way by design),
+ *   every procedure is named, and `main.main` is found by name;
  * - a table cut short is refused (`GoPclntabError`), bytes without Go's
  *   magic are no table, and a binary whose table is damaged lists what else
  *   it has and says why the table was not read.
@@ -135,18 +137,40 @@ Deno.test({
   },
 });
 
-/** esbuild's stripped Linux x64 binaries, one per table layout. */
+/** esbuild's stripped binaries: Linux x64 in each table layout, and the 1.20 layout in Mach-O and PE. */
 const ESBUILD = [
-  { layout: "Go 1.2", spec: "esbuild-linux-64@0.6.34", file: "bin/esbuild" },
-  { layout: "Go 1.16", spec: "esbuild-linux-64@0.13.15", file: "bin/esbuild" },
-  { layout: "Go 1.20", spec: "@esbuild/linux-x64@0.24.0", file: "bin/esbuild" },
+  { what: "Go 1.2 table, ELF", spec: "esbuild-linux-64@0.6.34", file: "bin/esbuild" },
+  { what: "Go 1.16 table, ELF", spec: "esbuild-linux-64@0.13.15", file: "bin/esbuild" },
+  { what: "Go 1.20 table, ELF", spec: "@esbuild/linux-x64@0.24.0", file: "bin/esbuild" },
+  { what: "Mach-O x86-64", spec: "@esbuild/darwin-x64@0.24.0", file: "bin/esbuild" },
+  { what: "Mach-O arm64", spec: "@esbuild/darwin-arm64@0.24.0", file: "bin/esbuild" },
+  {
+    what: "PE x64, no section names the table",
+    spec: "@esbuild/win32-x64@0.24.0",
+    file: "esbuild.exe",
+  },
 ];
+const HAVE_LLVM = hasProgram("llvm-objdump-14");
 
-for (const { layout, spec, file } of ESBUILD) {
-  const path = HAVE_BINUTILS ? await npmFixture(spec, file) : null;
+/**
+ * The direct call targets (`call`, `callq`, `bl`) the peer decodes: GNU
+ * objdump for ELF's `.text`, llvm-objdump-14 for Mach-O and PE.
+ */
+async function callTargets(path: string, elf: boolean): Promise<bigint[]> {
+  const text = elf
+    ? await run("objdump", ["-d", "--no-show-raw-insn", "-j", ".text", path])
+    : await run("llvm-objdump-14", ["-d", "--no-show-raw-insn", path]);
+  return [...text.matchAll(/\t(?:call|callq|bl)\s+0x([0-9a-f]+)/gm)].map((m) =>
+    BigInt(`0x${m[1]}`)
+  );
+}
+
+for (const { what, spec, file } of ESBUILD) {
+  const elf = what.endsWith("ELF");
+  const path = HAVE_BINUTILS && (elf || HAVE_LLVM) ? await npmFixture(spec, file) : null;
   Deno.test({
     name:
-      `${spec} (stripped, ${layout} table): every direct call objdump decodes lands on a listed, named procedure`,
+      `${spec} (stripped, ${what}): every direct call the peer decodes lands on a listed, named procedure`,
     ignore: path === null,
     fn: async () => {
       const c = await connect({ roots: [dirname(path!)] });
@@ -166,17 +190,15 @@ for (const { layout, spec, file } of ESBUILD) {
             const next = starts.find((s) => s > start) ?? start;
             return target > start && target < next;
           });
-        const text = await run("objdump", ["-d", "--no-show-raw-insn", "-j", ".text", path!]);
-        let calls = 0;
-        const stray = new Set<string>();
-        for (const m of text.matchAll(/\tcall\s+0x([0-9a-f]+)$/gm)) {
-          calls++;
-          const target = BigInt(`0x${m[1]}`);
-          if (!listed.has(`0x${target.toString(16)}`) && !within(target)) {
-            stray.add(`0x${target.toString(16)}`);
-          }
-        }
-        assert.ok(calls > 10_000, `objdump decoded only ${calls} direct calls`);
+        const targets = await callTargets(path!, elf);
+        assert.ok(targets.length > 10_000, `the peer decoded only ${targets.length} direct calls`);
+        // Calls past the last procedure go to import stubs (Mach-O's __symbol_stub1).
+        const stray = new Set(
+          targets.filter((t) =>
+            t <= starts.at(-1)! && !listed.has(`0x${t.toString(16)}`) && !within(t)
+          )
+            .map((t) => `0x${t.toString(16)}`),
+        );
         assert.deepEqual(
           [...stray].slice(0, 10),
           [],

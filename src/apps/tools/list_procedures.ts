@@ -22,7 +22,7 @@ export function listProceduresTool(context: AppsContext): ToolDefinition {
     name: LIST_PROCEDURES,
     toolset: "static",
     description:
-      `List procedures (function symbols, the starts the binary's function tables record: .eh_frame, PE .pdata, Mach-O function starts, a Go binary's .gopclntab with its names, and the entry point) sorted by address, one page at a time: follow next_offset until has_more is false. Addresses are 0x-prefixed lowercase hex. At most ${MAX_PROCEDURE_PAGE} per page; each page is recorded as Evidence. A stripped binary without such a table lists its exports, its entry point and the direct call targets found in its code, unnamed.`,
+      `List procedures (function symbols, the starts the binary's function tables record: .eh_frame, PE .pdata, Mach-O function starts, a Go binary's function table (pclntab) with its names, and the entry point) sorted by address, one page at a time: follow next_offset until has_more is false. Addresses are 0x-prefixed lowercase hex. At most ${MAX_PROCEDURE_PAGE} per page; each page is recorded as Evidence. A stripped binary without such a table lists its exports, its entry point and the direct call targets found in its code, unnamed.`,
     input: z.strictObject({
       offset: offsetField.describe(
         "Index of the first procedure to return.",

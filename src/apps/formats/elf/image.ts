@@ -9,8 +9,7 @@ import { dynamicSymbolTable } from "./dynamic_symbols.ts";
 import { armIndexRanges } from "./arm_exidx.ts";
 import { EM_ARM } from "./constants.ts";
 import { ehFrameRanges } from "./eh_frame.ts";
-import { type GoFunction, GoPclntabError, readGoPclntab } from "../go/pclntab.ts";
-import { compareCodePoints } from "../../../core/completion.ts";
+import { goFunctions, withGoFunctions } from "../go/functions.ts";
 import { appliesCallRelocations, applyCallRelocations } from "./object_relocations.ts";
 import {
   type ElfHeaders,
@@ -410,7 +409,7 @@ function imageFunctions(
     if (f.thumb || thumbByIndex) fn.thumb = true;
     functions.push(fn);
   }
-  const go = goFunctions(elf, bytes, inCode, out.notes);
+  const go = goFunctions(sections, bytes, elf.endianness === "little", inCode, out.notes);
   if (go.length > 0) {
     tables.push("gopclntab");
     return withGoFunctions(functions, go);
@@ -426,69 +425,6 @@ function imageFunctions(
     );
   }
   return functions;
-}
-
-/**
- * The functions of a Go binary's `.gopclntab` that lie in code, or none
- * (a damaged table is noted and left out).
- */
-function goFunctions(
-  elf: ElfImage,
-  bytes: Uint8Array,
-  inCode: (address: bigint) => boolean,
-  notes: string[],
-): GoFunction[] {
-  const section = elf.sections.find((s) => s.name === ".gopclntab" && s.type !== SHT_NOBITS);
-  if (!section || section.offset + section.size > bytes.length) return [];
-  try {
-    const table = readGoPclntab(
-      bytes.subarray(section.offset, section.offset + section.size),
-      elf.endianness === "little",
-    );
-    return table?.functions.filter((fn) => fn.name !== "" && inCode(fn.address)) ?? [];
-  } catch (error) {
-    if (!(error instanceof GoPclntabError)) throw error;
-    notes.push(`The Go function table (.gopclntab) was not read: ${error.message}.`);
-    return [];
-  }
-}
-
-/**
- * `functions` with the Go functions merged in, both sorted by address: a
- * start already known takes the Go name when it has none (or adds it to its
- * names: assembly functions' symbols carry an `.abi0` suffix the table
- * leaves out) and the Go extent when it has no size; the others are added.
- */
-function withGoFunctions(functions: ImageFunction[], go: readonly GoFunction[]): ImageFunction[] {
-  const merged: ImageFunction[] = [];
-  let i = 0;
-  for (const g of go) {
-    while (i < functions.length && functions[i]!.address < g.address) merged.push(functions[i++]!);
-    const known = i < functions.length && functions[i]!.address === g.address
-      ? functions[i++]!
-      : null;
-    if (known === null) {
-      merged.push({
-        address: g.address,
-        size: g.end - g.address,
-        name: g.name,
-        names: [g.name],
-        source: "gopclntab",
-      });
-      continue;
-    }
-    const names = known.names.includes(g.name)
-      ? known.names
-      : [...known.names, g.name].sort(compareCodePoints);
-    merged.push({
-      ...known,
-      name: known.name === "" ? g.name : known.name,
-      names,
-      size: known.size === 0n ? g.end - g.address : known.size,
-    });
-  }
-  while (i < functions.length) merged.push(functions[i++]!);
-  return merged;
 }
 
 /** The function starts an unwind table gives, where they come from, and their Thumb marks. */

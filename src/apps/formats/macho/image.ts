@@ -5,6 +5,7 @@
  * @module
  */
 
+import { withGoTable } from "../go/functions.ts";
 import type {
   BinaryImage,
   FunctionSource,
@@ -80,12 +81,12 @@ export function machOImages(bytes: Uint8Array, fileName: string): BinaryImage[] 
       seen.set(slice.cpuName, n);
       document = `${fileName} (${slice.cpuName}${n > 1 ? ` ${n}` : ""})`;
     }
-    return sliceImage(
+    return withGoTable(sliceImage(
       slice,
       bytes.subarray(slice.offset, slice.offset + slice.size),
       document,
       universalWarnings,
-    );
+    ));
   });
 }
 

@@ -7,6 +7,7 @@
  * @module
  */
 
+import { withGoTable } from "../go/functions.ts";
 import type { BinaryImage, FunctionSource, ImageExport } from "../binary_image.ts";
 import type { ImageFunction, ImageImport, ImageSection } from "../binary_image.ts";
 import type { PeFile } from "./model.ts";
@@ -92,7 +93,7 @@ export function peImage(bytes: Uint8Array, document: string): BinaryImage {
       : { name, address: va(code(e.rva)) };
   });
 
-  return {
+  return withGoTable({
     format: "pe",
     document,
     architecture: pe.architecture,
@@ -109,7 +110,7 @@ export function peImage(bytes: Uint8Array, document: string): BinaryImage {
     warnings: pe.warnings,
     fileBase: 0,
     bytes,
-  };
+  });
 }
 
 /** Which source a function reports when several know it (lower wins). */

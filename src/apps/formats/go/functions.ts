@@ -1,0 +1,158 @@
+/**
+ * A Go binary's functions from its function table, whatever the container:
+ * the table is found (ELF's `.gopclntab`, Mach-O's `__gopclntab`, or in a
+ * PE file's read-only data, where no section names it), read, and merged
+ * into the functions the format's own tables gave.
+ *
+ * @module
+ */
+
+import type { BinaryImage, ImageFunction, ImageSection } from "../binary_image.ts";
+import { compareCodePoints } from "../../../core/completion.ts";
+import { type GoFunction, GoPclntabError, readGoPclntab } from "./pclntab.ts";
+
+/** Sections that hold the table by name: ELF's, and Mach-O's (`__DATA_CONST,__gopclntab`). */
+const NAMED = /(?:^\.gopclntab|,__gopclntab)$/;
+
+/**
+ * The Go functions of a file that lie in code, or none; a damaged table is
+ * noted in `notes` and left out.
+ */
+export function goFunctions(
+  sections: readonly ImageSection[],
+  bytes: Uint8Array,
+  littleEndian: boolean,
+  inCode: (address: bigint) => boolean,
+  notes: string[],
+): GoFunction[] {
+  const named = sections.find((s) => NAMED.test(s.name) && s.fileOffset !== null);
+  try {
+    const table = named
+      ? readGoPclntab(contents(named, bytes), littleEndian)
+      : searchTable(sections, bytes, littleEndian, inCode);
+    return table?.functions.filter((fn) => fn.name !== "" && inCode(fn.address)) ?? [];
+  } catch (error) {
+    if (!(error instanceof GoPclntabError)) throw error;
+    notes.push(
+      `The Go function table (${named?.name ?? "pclntab"}) was not read: ${error.message}.`,
+    );
+    return [];
+  }
+}
+
+/**
+ * `functions` with the Go functions merged in, both sorted by address: a
+ * start already known takes the Go name when it has none (or adds it to its
+ * names: assembly functions' symbols carry an `.abi0` suffix the table
+ * leaves out) and the Go extent when it has no size; the others are added.
+ */
+export function withGoFunctions(
+  functions: readonly ImageFunction[],
+  go: readonly GoFunction[],
+): ImageFunction[] {
+  const merged: ImageFunction[] = [];
+  let i = 0;
+  for (const g of go) {
+    while (i < functions.length && functions[i]!.address < g.address) merged.push(functions[i++]!);
+    const known = i < functions.length && functions[i]!.address === g.address
+      ? functions[i++]!
+      : null;
+    if (known === null) {
+      merged.push({
+        address: g.address,
+        size: g.end - g.address,
+        name: g.name,
+        names: [g.name],
+        source: "gopclntab",
+      });
+      continue;
+    }
+    const names = known.names.includes(g.name)
+      ? known.names
+      : [...known.names, g.name].sort(compareCodePoints);
+    merged.push({
+      ...known,
+      name: known.name === "" ? g.name : known.name,
+      names,
+      size: known.size === 0n ? g.end - g.address : known.size,
+    });
+  }
+  while (i < functions.length) merged.push(functions[i++]!);
+  return merged;
+}
+
+/**
+ * `image` with its Go functions, when it is a Go binary: the merged
+ * functions, `gopclntab` among its function tables, and a warning when the
+ * table was there but damaged.
+ */
+export function withGoTable(image: BinaryImage): BinaryImage {
+  const code = image.sections.filter((s) => s.executable && s.instructions !== false);
+  const inCode = (address: bigint): boolean =>
+    code.some((s) => address >= s.address && address < s.address + s.size);
+  const notes: string[] = [];
+  const go = goFunctions(image.sections, image.bytes, image.endianness === "little", inCode, notes);
+  if (go.length === 0 && notes.length === 0) return image;
+  return {
+    ...image,
+    functions: withGoFunctions(image.functions, go),
+    functionTables: go.length === 0
+      ? image.functionTables
+      : [...(image.functionTables ?? []), "gopclntab"],
+    warnings: [...image.warnings, ...notes],
+  };
+}
+
+/** A section's bytes in the file. */
+function contents(section: ImageSection, bytes: Uint8Array): Uint8Array {
+  const start = Math.min(section.fileOffset!, bytes.length);
+  return bytes.subarray(start, Math.min(bytes.length, start + section.fileSize));
+}
+
+/** What Go's linker writes at the start of the text: `\xff Go build ID: "`. */
+const BUILD_ID = Uint8Array.of(0xff, ...new TextEncoder().encode(' Go build ID: "'));
+
+/** Whether a code section starts with Go's build ID (only a Go binary's tables are searched for). */
+function startsWithGoBuildId(sections: readonly ImageSection[], bytes: Uint8Array): boolean {
+  return sections.some((s) => {
+    if (!s.executable || s.fileOffset === null || s.fileSize < BUILD_ID.length) return false;
+    const head = bytes.subarray(s.fileOffset, s.fileOffset + BUILD_ID.length);
+    return head.length === BUILD_ID.length && head.every((b, i) => b === BUILD_ID[i]);
+  });
+}
+
+/**
+ * The table in a Go binary whose sections do not name it (PE): the first
+ * spot in a readable, non-executable section where a Go header starts a
+ * table that reads whole and whose functions begin and end in code. Null
+ * when none does, or when no code section starts with Go's build ID.
+ */
+function searchTable(
+  sections: readonly ImageSection[],
+  bytes: Uint8Array,
+  littleEndian: boolean,
+  inCode: (address: bigint) => boolean,
+): ReturnType<typeof readGoPclntab> {
+  if (!startsWithGoBuildId(sections, bytes)) return null;
+  for (const section of sections) {
+    if (section.executable || section.fileOffset === null || section.fileSize < 16) continue;
+    const data = contents(section, bytes);
+    const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+    for (let at = 0; at + 16 <= data.length; at += 4) {
+      // Go's magics are 0xfffffff0, …f1, …fa and …fb, followed by two zero bytes.
+      const magic = view.getUint32(at, littleEndian);
+      if (magic >>> 4 !== 0x0fffffff || data[at + 4] !== 0 || data[at + 5] !== 0) continue;
+      let table: ReturnType<typeof readGoPclntab> = null;
+      try {
+        table = readGoPclntab(data.subarray(at), littleEndian);
+      } catch (error) {
+        if (!(error instanceof GoPclntabError)) throw error;
+        continue;
+      }
+      const first = table?.functions[0];
+      const last = table?.functions.at(-1);
+      if (first && last && inCode(first.address) && inCode(last.end - 1n)) return table;
+    }
+  }
+  return null;
+}
