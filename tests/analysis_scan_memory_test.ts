@@ -8,6 +8,7 @@
  */
 
 import assert from "node:assert/strict";
+import { heapChild } from "./helpers/heap_child.ts";
 import { largestSharedLibrary } from "./helpers/largest_library.ts";
 
 const LIBRARY = largestSharedLibrary();
@@ -22,24 +23,13 @@ Deno.test({
   name: "ProgramAnalysis.references() after dossiers keeps the heap within 3 bytes per instruction",
   ignore: LIBRARY === null,
   fn: async () => {
-    const output = await new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "--no-prompt",
-        "--v8-flags=--max-semi-space-size=2",
-        "--allow-read",
-        CHILD,
-        LIBRARY!,
-        String(BOUND),
-      ],
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const stderr = new TextDecoder().decode(output.stderr);
-    assert.ok(output.success, `the child failed: ${stderr.slice(0, 2000)}`);
-    const { before, highest, instructions } = JSON.parse(
-      new TextDecoder().decode(output.stdout).trim().split("\n").at(-1)!,
-    ) as { before: number; highest: number; instructions: number };
+    const { before, highest, instructions } = await heapChild<
+      { before: number; highest: number; instructions: number }
+    >(
+      CHILD,
+      "--max-semi-space-size=2",
+      [LIBRARY!, String(BOUND)],
+    );
     assert.ok(instructions > 100_000, `only ${instructions} instructions were decoded`);
     const perInstruction = (highest - before) / instructions;
     console.log(

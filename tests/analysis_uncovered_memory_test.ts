@@ -7,6 +7,7 @@
  */
 
 import assert from "node:assert/strict";
+import { heapChild } from "./helpers/heap_child.ts";
 import { largestSharedLibrary } from "./helpers/largest_library.ts";
 
 const LIBRARY = largestSharedLibrary();
@@ -19,23 +20,13 @@ Deno.test({
   name: "uncoveredCode() grows the heap by under 60 bytes per procedure of the largest library",
   ignore: LIBRARY === null,
   fn: async () => {
-    const output = await new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "--no-prompt",
-        "--v8-flags=--expose-gc,--max-semi-space-size=2",
-        "--allow-read",
-        CHILD,
-        LIBRARY!,
-      ],
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const stderr = new TextDecoder().decode(output.stderr);
-    assert.ok(output.success, `the child failed: ${stderr.slice(0, 2000)}`);
-    const { grown, procedures, stretches } = JSON.parse(
-      new TextDecoder().decode(output.stdout).trim().split("\n").at(-1)!,
-    ) as { grown: number; procedures: number; stretches: number | null };
+    const { grown, procedures, stretches } = await heapChild<
+      { grown: number; procedures: number; stretches: number | null }
+    >(
+      CHILD,
+      "--expose-gc,--max-semi-space-size=2",
+      [LIBRARY!],
+    );
     assert.ok(procedures > 10_000, `only ${procedures} procedures: too small to show the cost`);
     assert.notEqual(stretches, null, "the check did not run on this architecture");
     const perProcedure = grown / procedures;
