@@ -107,6 +107,7 @@ export class ProgramAnalysis {
   #localByAddress: Map<bigint, ImageLocalBinding> | null = null;
   /** Thunks found by the reference index: thunk address → what it jumps to. */
   #thunks = new Map<bigint, bigint>();
+  #duffDevices: { start: bigint; end: bigint }[] | null = null;
   #notThunks = new Set<bigint>();
   #strings: Promise<StringTable> | null = null;
   readonly #stringsOf = new Map<StringEncodingName, Promise<StringTable>>();
@@ -181,13 +182,20 @@ export class ProgramAnalysis {
   }
 
   /**
-   * Where a call to `address` lands: the function a local stub reaches, else
+   * Where a call to `address` lands: the function a local stub reaches (or a
+   * thunk jumps to), the start of a Go Duff's device entered part-way, else
    * `address` itself.
    */
   callTarget(address: bigint): bigint {
     const local = this.localBindingAt(address);
     if (local !== undefined && local.stub === address) return local.target;
-    return this.#thunks.get(address) ?? address;
+    const thunk = this.#thunks.get(address);
+    if (thunk !== undefined) return thunk;
+    this.#duffDevices ??= duffDevices(this.image.functions);
+    for (const device of this.#duffDevices) {
+      if (address > device.start && address < device.end) return device.start;
+    }
+    return address;
   }
 
   /**
@@ -826,4 +834,13 @@ class EdgeBuffer {
       high[bb]![ib] = h;
     }
   }
+}
+
+/** Go's Duff's devices, which compiled code calls part-way in, at the offset that does the work. */
+const DUFF_DEVICES = new Set(["runtime.duffzero", "runtime.duffcopy"]);
+
+/** The extents of the Duff's devices among `functions` (none outside Go binaries). */
+function duffDevices(functions: readonly ImageFunction[]): { start: bigint; end: bigint }[] {
+  return functions.filter((fn) => fn.size > 0n && fn.names.some((name) => DUFF_DEVICES.has(name)))
+    .map((fn) => ({ start: fn.address, end: fn.address + fn.size }));
 }

@@ -9,14 +9,18 @@
 
 import type { BinaryImage, ImageFunction, ImageSection } from "../binary_image.ts";
 import { compareCodePoints } from "../../../core/completion.ts";
-import { type GoFunction, GoPclntabError, readGoPclntab } from "./pclntab.ts";
-
-/** Sections that hold the table by name: ELF's, and Mach-O's (`__DATA_CONST,__gopclntab`). */
-const NAMED = /(?:^\.gopclntab|,__gopclntab)$/;
+import { type GoFunction, type GoPclntab, GoPclntabError, readGoPclntab } from "./pclntab.ts";
 
 /**
- * The Go functions of a file that lie in code, or none; a damaged table is
- * noted in `notes` and left out.
+ * Sections that hold the table by name: ELF's (`.gopclntab`, or
+ * `.data.rel.ro.gopclntab` in a position-independent build) and Mach-O's
+ * (`__DATA_CONST,__gopclntab`).
+ */
+const NAMED = /(?:^|\.)gopclntab$|,__gopclntab$/;
+
+/**
+ * The named Go functions of a file, or none; a damaged table, or one whose
+ * functions do not all lie in code, is noted in `notes` and left out.
  */
 export function goFunctions(
   sections: readonly ImageSection[],
@@ -26,18 +30,47 @@ export function goFunctions(
   notes: string[],
 ): GoFunction[] {
   const named = sections.find((s) => NAMED.test(s.name) && s.fileOffset !== null);
+  const where = named?.name ?? "pclntab";
+  const textStart = textStartOf(sections);
+  let table: GoPclntab | null;
   try {
-    const table = named
-      ? readGoPclntab(contents(named, bytes), littleEndian)
-      : searchTable(sections, bytes, littleEndian, inCode);
-    return table?.functions.filter((fn) => fn.name !== "" && inCode(fn.address)) ?? [];
+    table = named
+      ? readGoPclntab(contents(named, bytes), littleEndian, textStart)
+      : searchTable(sections, bytes, littleEndian, textStart, inCode);
   } catch (error) {
     if (!(error instanceof GoPclntabError)) throw error;
+    notes.push(`The Go function table (${where}) was not read: ${error.message}.`);
+    return [];
+  }
+  if (table === null) return [];
+  // Go's table lists code only: a function outside it means the table's addresses do not fit
+  // this file (its text start, say), and then none of them can be trusted.
+  const outside = table.functions.filter((fn) => !inCode(fn.address));
+  if (outside.length > 0) {
+    const first = outside[0]!;
     notes.push(
-      `The Go function table (${named?.name ?? "pclntab"}) was not read: ${error.message}.`,
+      `The Go function table (${where}) was not used: ${outside.length} of its ${table.functions.length} functions lie outside the code (the first, ${first.name}, at 0x${
+        first.address.toString(16)
+      }): its addresses do not fit this file.`,
     );
     return [];
   }
+  return table.functions.filter((fn) => fn.name !== "");
+}
+
+/**
+ * Where a Go binary's text starts, for a table that does not say: the
+ * `.text` (ELF, PE) or `__TEXT,__text` (Mach-O) section, else the lowest
+ * code section.
+ */
+function textStartOf(sections: readonly ImageSection[]): bigint | undefined {
+  const text = sections.find((s) => s.name === ".text" || s.name === "__TEXT,__text");
+  if (text) return text.address;
+  let low: bigint | undefined;
+  for (const s of sections) {
+    if (s.executable && (low === undefined || s.address < low)) low = s.address;
+  }
+  return low;
 }
 
 /**
@@ -112,12 +145,23 @@ function contents(section: ImageSection, bytes: Uint8Array): Uint8Array {
 /** What Go's linker writes at the start of the text: `\xff Go build ID: "`. */
 const BUILD_ID = Uint8Array.of(0xff, ...new TextEncoder().encode(' Go build ID: "'));
 
-/** Whether a code section starts with Go's build ID (only a Go binary's tables are searched for). */
-function startsWithGoBuildId(sections: readonly ImageSection[], bytes: Uint8Array): boolean {
+/** Bytes at the start of each code section the build ID is looked for in. */
+const BUILD_ID_WINDOW = 4096;
+
+/**
+ * Whether Go's build ID is near the start of a code section (only a Go
+ * binary's tables are searched for): first on amd64, after the
+ * `__x86.get_pc_thunk` helpers on 386.
+ */
+function hasGoBuildId(sections: readonly ImageSection[], bytes: Uint8Array): boolean {
   return sections.some((s) => {
-    if (!s.executable || s.fileOffset === null || s.fileSize < BUILD_ID.length) return false;
-    const head = bytes.subarray(s.fileOffset, s.fileOffset + BUILD_ID.length);
-    return head.length === BUILD_ID.length && head.every((b, i) => b === BUILD_ID[i]);
+    if (!s.executable || s.fileOffset === null) return false;
+    const head = bytes.subarray(s.fileOffset, s.fileOffset + Math.min(s.fileSize, BUILD_ID_WINDOW));
+    for (let at = head.indexOf(0xff); at >= 0; at = head.indexOf(0xff, at + 1)) {
+      if (at + BUILD_ID.length > head.length) return false;
+      if (BUILD_ID.every((b, k) => head[at + k] === b)) return true;
+    }
+    return false;
   });
 }
 
@@ -125,15 +169,16 @@ function startsWithGoBuildId(sections: readonly ImageSection[], bytes: Uint8Arra
  * The table in a Go binary whose sections do not name it (PE): the first
  * spot in a readable, non-executable section where a Go header starts a
  * table that reads whole and whose functions begin and end in code. Null
- * when none does, or when no code section starts with Go's build ID.
+ * when none does, or when no code section begins with Go's build ID.
  */
 function searchTable(
   sections: readonly ImageSection[],
   bytes: Uint8Array,
   littleEndian: boolean,
+  textStart: bigint | undefined,
   inCode: (address: bigint) => boolean,
-): ReturnType<typeof readGoPclntab> {
-  if (!startsWithGoBuildId(sections, bytes)) return null;
+): GoPclntab | null {
+  if (!hasGoBuildId(sections, bytes)) return null;
   for (const section of sections) {
     if (section.executable || section.fileOffset === null || section.fileSize < 16) continue;
     const data = contents(section, bytes);
@@ -142,9 +187,9 @@ function searchTable(
       // Go's magics are 0xfffffff0, …f1, …fa and …fb, followed by two zero bytes.
       const magic = view.getUint32(at, littleEndian);
       if (magic >>> 4 !== 0x0fffffff || data[at + 4] !== 0 || data[at + 5] !== 0) continue;
-      let table: ReturnType<typeof readGoPclntab> = null;
+      let table: GoPclntab | null = null;
       try {
-        table = readGoPclntab(data.subarray(at), littleEndian);
+        table = readGoPclntab(data.subarray(at), littleEndian, textStart);
       } catch (error) {
         if (!(error instanceof GoPclntabError)) throw error;
         continue;

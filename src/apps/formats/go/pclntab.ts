@@ -47,11 +47,18 @@ const names = new TextDecoder();
 
 /**
  * Reads the function table in `table` (the section's bytes), or null when
- * it does not start with a known Go header. Throws a
+ * it does not start with a known Go header. From Go 1.18 on, entries are
+ * offsets from the start of the text, which the header records; where the
+ * file holds 0 there (a position-independent build, whose loader relocates
+ * it, and recent Go releases), `textStart` is taken instead. Throws a
  * {@linkcode GoPclntabError} when a header is there but the table it
  * describes runs out of the section, is out of order, or names nothing.
  */
-export function readGoPclntab(table: Uint8Array, littleEndian: boolean): GoPclntab | null {
+export function readGoPclntab(
+  table: Uint8Array,
+  littleEndian: boolean,
+  textStart?: bigint,
+): GoPclntab | null {
   if (table.length < 16) return null;
   const view = new DataView(table.buffer, table.byteOffset, table.byteLength);
   const version = LAYOUTS[view.getUint32(0, littleEndian)];
@@ -91,7 +98,7 @@ export function readGoPclntab(table: Uint8Array, littleEndian: boolean): GoPclnt
   let records: number;
   let nameTable: number;
   let field: number;
-  let textStart = 0n;
+  let base = 0n;
   const header = (k: number): number => 8 + k * pointerSize;
   if (version === "1.2") {
     entries = header(1);
@@ -103,7 +110,8 @@ export function readGoPclntab(table: Uint8Array, littleEndian: boolean): GoPclnt
     entries = records = offset(header(6), "the function entries' offset");
     field = pointerSize;
   } else {
-    textStart = word(header(2), "the text start");
+    base = word(header(2), "the text start");
+    if (base === 0n && textStart !== undefined) base = textStart;
     nameTable = offset(header(3), "the name table's offset");
     entries = records = offset(header(7), "the function entries' offset");
     field = 4;
@@ -114,11 +122,11 @@ export function readGoPclntab(table: Uint8Array, littleEndian: boolean): GoPclnt
     field === 4
       ? BigInt(view.getUint32(entries + k * 4, littleEndian))
       : word(entries + k * field, "an entry");
-  const addressOf = (k: number): bigint => textStart + entryField(2 * k);
+  const addressOf = (k: number): bigint => base + entryField(2 * k);
   const functions: GoFunction[] = [];
   let address = count > 0 ? addressOf(0) : 0n;
   for (let i = 0; i < count; i++) {
-    const end = i + 1 < count ? addressOf(i + 1) : textStart + entryField(2 * count);
+    const end = i + 1 < count ? addressOf(i + 1) : base + entryField(2 * count);
     if (end < address) {
       throw new GoPclntabError(
         `Go function table (${version} layout): function ${i} at 0x${
