@@ -1416,6 +1416,9 @@ async function compareWithPeers(
   }
   if (image.entry !== null) explained.add(image.entry);
   for (const f of image.functions) {
+    // Go's function table has no LLVM reader: go_pclntab_test.ts checks those functions
+    // against the call targets llvm-objdump decodes.
+    if (f.source === "gopclntab") continue;
     assert.ok(
       explained.has(f.address),
       `${label}: function ${f.name} at ${hex(f.address)} unexplained`,
