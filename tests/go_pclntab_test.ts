@@ -172,6 +172,13 @@ for (const build of BUILDS) {
             found.result.address,
             [...expected].find(([, n]) => n.has("main.total"))![0],
           );
+          const dossier = await ok(c.client, "analyze_function", { procedure: "main.total" });
+          const read = await c.client.readResource({ uri: dossier.evidence_uri });
+          const record = JSON.parse((read.contents[0] as { text: string }).text);
+          assert.ok(
+            record.limitations.some((l: string) => l.includes("Go's function table")),
+            "the dossier's Evidence says its extent includes the padding",
+          );
           if (build.target !== "linux/amd64") return;
           // Calls into Go's Duff's devices enter them part-way: they are calls to the device.
           const disassembly = await run("objdump", ["-d", "--no-show-raw-insn", `${dir}/full`]);

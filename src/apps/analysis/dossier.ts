@@ -199,7 +199,11 @@ export async function buildDossier(
       }.`,
     );
   }
-  if (decoded.extent !== "symbol-size") {
+  if (fn.source === "gopclntab") {
+    limitations.push(
+      "The size is from Go's function table, which ends each function where the next starts: the alignment padding after its code (int3, zeros) is decoded as part of it.",
+    );
+  } else if (decoded.extent !== "symbol-size") {
     limitations.push(
       decoded.extent === "next-function"
         ? "The procedure has no recorded size; its extent runs to the next known procedure start."
