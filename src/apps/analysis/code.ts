@@ -148,6 +148,27 @@ export function procedureStretches(fn: ImageFunction, end: bigint): CodeStretch[
   return stretches;
 }
 
+/** Whether `address` lies in the stretch `[start, end)` or one of `parts`. */
+export function withinStretches(
+  start: bigint,
+  end: bigint,
+  parts: readonly CodeStretch[],
+): (address: bigint) => boolean {
+  return (a) => (a >= start && a < end) || parts.some((p) => a >= p.start && a < p.end);
+}
+
+/** The code runs ({@linkcode codeRuns}) of each of a procedure's stretches, in order. */
+function procedureRuns(
+  image: BinaryImage,
+  fn: ImageFunction,
+  end: bigint,
+  set: InstructionSet,
+): CodeRun[] {
+  return procedureStretches(fn, end).flatMap((stretch) =>
+    codeRuns(image, stretch.start, stretch.end, set)
+  );
+}
+
 /** A stretch of a procedure's bytes read as instructions of one set. */
 export interface CodeRun {
   start: bigint;
@@ -211,9 +232,7 @@ async function decodeMachineCode(
   let stoppedOnInvalid = false;
   // AArch64 adrp pages carry across runs of one procedure.
   const pages = new Map<string, bigint>();
-  const runs = procedureStretches(fn, end).flatMap((stretch) =>
-    codeRuns(image, stretch.start, stretch.end, set)
-  );
+  const runs = procedureRuns(image, fn, end, set);
   for (const run of runs) {
     const offset = addressToOffset(image, run.start);
     if (offset === null) {
@@ -333,9 +352,7 @@ export async function scanProcedure(
   const { end } = procedureEnd(image, fn, limits.maxBytesWhenUnsized);
   let count = 0;
   let truncated = false;
-  const runs = procedureStretches(fn, end).flatMap((stretch) =>
-    codeRuns(image, stretch.start, stretch.end, set)
-  );
+  const runs = procedureRuns(image, fn, end, set);
   for (const run of runs) {
     const offset = addressToOffset(image, run.start);
     if (offset === null) break;
@@ -677,8 +694,7 @@ export function basicBlocks(
   parts: readonly CodeStretch[] = [],
 ): BasicBlock[] {
   const hex = (a: bigint): string => `0x${a.toString(16)}`;
-  const inside = (a: bigint): boolean =>
-    (a >= start && a < end) || parts.some((p) => a >= p.start && a < p.end);
+  const inside = withinStretches(start, end, parts);
   const branches = (flow: Pick<InstructionFlow, "target" | "targets">): bigint[] =>
     (flow.targets ?? (flow.target === null ? [] : [flow.target])).filter(inside);
   const leaders = new Set<bigint>([start, ...parts.map((p) => p.start)]);

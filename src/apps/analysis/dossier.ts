@@ -22,6 +22,7 @@ import {
   decodeWithFlow,
   instructionSetOf,
   procedureStretches,
+  withinStretches,
 } from "./code.ts";
 import type { ProgramAnalysis, ReferenceIndex } from "./program.ts";
 import { readStringAt } from "./strings.ts";
@@ -229,8 +230,7 @@ export async function buildDossier(
       }; end and size describe the first, and the instructions, calls and blocks cover them all.`,
     );
   }
-  const inside = (a: bigint): boolean =>
-    (a >= fn.address && a < decoded.end) || parts.some((p) => a >= p.start && a < p.end);
+  const inside = withinStretches(fn.address, decoded.end, parts);
   /**
    * A branch through memory that names a slot (IAT, GOT), or through a register
    * loaded from one, reaches the slot's import (recorded under its stub when it

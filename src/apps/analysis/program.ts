@@ -107,8 +107,9 @@ export class ProgramAnalysis {
   #localByAddress: Map<bigint, ImageLocalBinding> | null = null;
   /** Thunks found by the reference index: thunk address → what it jumps to. */
   #thunks = new Map<bigint, bigint>();
-  #duffDevices: { start: bigint; end: bigint }[] | null = null;
   #notThunks = new Set<bigint>();
+  /** Go's Duff's devices in this image (see {@linkcode duffDevices}), found on first use. */
+  #duffDevices: { start: bigint; end: bigint }[] | null = null;
   #strings: Promise<StringTable> | null = null;
   readonly #stringsOf = new Map<StringEncodingName, Promise<StringTable>>();
   #index: Promise<ReferenceIndex> | null = null;

@@ -9,7 +9,7 @@ import { dynamicSymbolTable } from "./dynamic_symbols.ts";
 import { armIndexRanges } from "./arm_exidx.ts";
 import { EM_ARM } from "./constants.ts";
 import { ehFrameRanges } from "./eh_frame.ts";
-import { goFunctions, withGoFunctions } from "../go/functions.ts";
+import { withGoTable } from "../go/functions.ts";
 import { appliesCallRelocations, applyCallRelocations } from "./object_relocations.ts";
 import {
   type ElfHeaders,
@@ -124,7 +124,7 @@ export function elfImage(
     notes.unshift(linked.note);
     if (linked.unrelocated.length > 0) unrelocatedSites = linked.unrelocated;
   }
-  return {
+  return withGoTable({
     ...head,
     warnings: notes.length === 0 ? head.warnings : [...head.warnings, ...notes],
     functions,
@@ -135,7 +135,7 @@ export function elfImage(
     exports: imageExports(elf),
     ...codeMarksOf(elf, sections),
     libraries: [...elf.dynamic.needed],
-  };
+  });
 }
 
 const MARK_KINDS: Readonly<Record<"a" | "t" | "x" | "d", CodeMarkKind>> = {
@@ -408,11 +408,6 @@ function imageFunctions(
     };
     if (f.thumb || thumbByIndex) fn.thumb = true;
     functions.push(fn);
-  }
-  const go = goFunctions(sections, bytes, elf.endianness === "little", inCode, out.notes);
-  if (go.length > 0) {
-    tables.push("gopclntab");
-    return withGoFunctions(functions, go);
   }
   if (unmarked > 0) {
     const { named, unmarkedThumb } = unwind;

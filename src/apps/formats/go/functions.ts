@@ -2,12 +2,19 @@
  * A Go binary's functions from its function table, whatever the container:
  * the table is found (ELF's `.gopclntab`, Mach-O's `__gopclntab`, or in a
  * PE file's read-only data, where no section names it), read, and merged
- * into the functions the format's own tables gave.
+ * into the functions the format's own tables gave ({@linkcode withGoTable},
+ * which each format's image adapter ends with).
  *
  * @module
  */
 
-import type { BinaryImage, ImageFunction, ImageSection } from "../binary_image.ts";
+import {
+  type BinaryImage,
+  holdsCode,
+  type ImageFunction,
+  type ImageSection,
+  sectionAt,
+} from "../binary_image.ts";
 import { compareCodePoints } from "../../../core/completion.ts";
 import { type GoFunction, type GoPclntab, GoPclntabError, readGoPclntab } from "./pclntab.ts";
 
@@ -22,7 +29,7 @@ const NAMED = /(?:^|\.)gopclntab$|,__gopclntab$/;
  * The named Go functions of a file, or none; a damaged table, or one whose
  * functions do not all lie in code, is noted in `notes` and left out.
  */
-export function goFunctions(
+function goFunctions(
   sections: readonly ImageSection[],
   bytes: Uint8Array,
   littleEndian: boolean,
@@ -68,7 +75,7 @@ function textStartOf(sections: readonly ImageSection[]): bigint | undefined {
   if (text) return text.address;
   let low: bigint | undefined;
   for (const s of sections) {
-    if (s.executable && (low === undefined || s.address < low)) low = s.address;
+    if (holdsCode(s) && (low === undefined || s.address < low)) low = s.address;
   }
   return low;
 }
@@ -79,7 +86,7 @@ function textStartOf(sections: readonly ImageSection[]): bigint | undefined {
  * names: assembly functions' symbols carry an `.abi0` suffix the table
  * leaves out) and the Go extent when it has no size; the others are added.
  */
-export function withGoFunctions(
+function withGoFunctions(
   functions: readonly ImageFunction[],
   go: readonly GoFunction[],
 ): ImageFunction[] {
@@ -120,9 +127,10 @@ export function withGoFunctions(
  * table was there but damaged.
  */
 export function withGoTable(image: BinaryImage): BinaryImage {
-  const code = image.sections.filter((s) => s.executable && s.instructions !== false);
-  const inCode = (address: bigint): boolean =>
-    code.some((s) => address >= s.address && address < s.address + s.size);
+  const inCode = (address: bigint): boolean => {
+    const section = sectionAt(image, address);
+    return section !== undefined && holdsCode(section);
+  };
   const notes: string[] = [];
   const go = goFunctions(image.sections, image.bytes, image.endianness === "little", inCode, notes);
   if (go.length === 0 && notes.length === 0) return image;

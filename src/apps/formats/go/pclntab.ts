@@ -151,11 +151,9 @@ function readName(table: Uint8Array, at: number, index: number): string {
   if (at < 0 || at >= table.length) {
     throw new GoPclntabError(`Go function table: function ${index}'s name lies outside the table`);
   }
-  const limit = Math.min(table.length, at + MAX_NAME_BYTES);
-  let end = at;
-  while (end < limit && table[end] !== 0) end++;
-  if (end === limit) {
+  const length = table.subarray(at, at + MAX_NAME_BYTES).indexOf(0);
+  if (length < 0) {
     throw new GoPclntabError(`Go function table: function ${index}'s name is not terminated`);
   }
-  return names.decode(table.subarray(at, end));
+  return names.decode(table.subarray(at, at + length));
 }
