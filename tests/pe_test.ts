@@ -13,7 +13,8 @@
 import assert from "node:assert/strict";
 import { hasProgram } from "./helpers/programs.ts";
 import { addressToOffset, type BinaryImage } from "../src/apps/formats/binary_image.ts";
-import { isPe, parsePe } from "../src/apps/formats/pe/parse.ts";
+import { isPe } from "../src/apps/formats/pe/headers.ts";
+import { parsePe } from "../src/apps/formats/pe/parse.ts";
 import { peImage } from "../src/apps/formats/pe/image.ts";
 import {
   type PeExport,

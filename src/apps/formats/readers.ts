@@ -11,7 +11,7 @@ import type { BinaryImage } from "./binary_image.ts";
 import { machOImages } from "./macho/image.ts";
 import { isMachO } from "./macho/parse.ts";
 import { peImage } from "./pe/image.ts";
-import { isPe } from "./pe/parse.ts";
+import { isPe } from "./pe/headers.ts";
 import { isElf } from "./elf/parse.ts";
 import { type ByteRange, elfHeaderRanges } from "./elf/header_ranges.ts";
 import { wasmImage } from "./wasm/image.ts";

@@ -12,15 +12,15 @@ import type { BinaryImage, FunctionSource, ImageExport } from "../binary_image.t
 import type { ImageFunction, ImageImport, ImageSection } from "../binary_image.ts";
 import type { PeFile } from "./model.ts";
 import {
-  chainOwners,
   IMAGE_SCN_CNT_CODE,
   IMAGE_SCN_MEM_EXECUTE,
   IMAGE_SCN_MEM_READ,
   IMAGE_SCN_MEM_WRITE,
   MACHINE_ARMNT,
   MACHINE_THUMB,
-  parsePe,
-} from "./parse.ts";
+} from "./constants.ts";
+import { chainOwners } from "./exceptions.ts";
+import { parsePe } from "./parse.ts";
 
 /**
  * Reads a PE image into the format-neutral {@linkcode BinaryImage}.
