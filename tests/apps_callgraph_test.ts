@@ -413,3 +413,74 @@ Deno.test({
     });
   },
 });
+
+/** RELATIVE-relocated GOT slots readelf lists: slot address → the address it is filled with. */
+async function relativeGotSlots(path: string): Promise<Map<bigint, bigint>> {
+  const got = (await run("readelf", ["-S", "-W", path])).split("\n")
+    .map((l) => /\]\s+(\.got(?:\.plt)?)\s+\S+\s+([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)/.exec(l))
+    .filter((m) => m !== null)
+    .map((m) => [BigInt(`0x${m![2]}`), BigInt(`0x${m![2]}`) + BigInt(`0x${m![3]}`)] as const);
+  const slots = new Map<bigint, bigint>();
+  for (const line of (await run("readelf", ["-r", "-W", path])).split("\n")) {
+    const f = line.trim().split(/\s+/);
+    if (f[2] !== "R_X86_64_RELATIVE") continue;
+    const slot = BigInt(`0x${f[0]}`);
+    if (got.some(([start, end]) => slot >= start && slot < end)) {
+      slots.set(slot, BigInt(`0x${f[3]}`));
+    }
+  }
+  return slots;
+}
+
+// A Rust library from npm: rustc calls the functions of other crates through GOT slots that a
+// RELATIVE relocation fills (no PLT, no symbol), which objdump prints as `call *…(%rip) # slot`.
+const RUST_NODE = TOOLS
+  ? await npmFixture("lightningcss-linux-x64-gnu@1.33.0", "lightningcss.linux-x64-gnu.node")
+  : null;
+
+Deno.test({
+  name:
+    "calls through GOT slots a RELATIVE relocation fills are callers of the function (rustc's code, lightningcss)",
+  ignore: RUST_NODE === null,
+  fn: async () => {
+    const path = RUST_NODE!;
+    const slots = await relativeGotSlots(path);
+    assert.ok(slots.size >= 5, `readelf lists ${slots.size} RELATIVE GOT slots`);
+    // Every call or jump objdump shows through one of those slots, by the slot's target.
+    const sitesOf = new Map<bigint, string[]>();
+    for (const line of await objdumpLines(path)) {
+      const m = /^(call|jmp)\s+\*0x[0-9a-f]+\(%rip\)\s+# ([0-9a-f]+)/.exec(line.text);
+      const target = m ? slots.get(BigInt(`0x${m[2]}`)) : undefined;
+      if (target === undefined) continue;
+      let sites = sitesOf.get(target);
+      if (!sites) sitesOf.set(target, sites = []);
+      sites.push(`0x${line.address.toString(16)}`);
+    }
+    const busiest = [...sitesOf].sort((a, b) => b[1].length - a[1].length).slice(0, 3);
+    assert.ok(busiest[0]![1].length >= 100, `${busiest[0]![1].length} sites`);
+    await withClient({ roots: [path.slice(0, path.lastIndexOf("/"))] }, async (client) => {
+      await ok(client, "open_binary", { path });
+      for (const [target, sites] of busiest) {
+        const address = `0x${target.toString(16)}`;
+        const callers = await ok(client, "procedure_callers", { procedure: address, limit: 500 });
+        assert.equal(callers.result.procedure.address, address);
+        // Through-slot sites are all found; other sites are direct calls or jumps to the target.
+        const found = new Set(callSites(callers.result));
+        assert.deepEqual(sites.filter((s) => !found.has(s)), [], address);
+        const lines = await objdumpLines(path);
+        const direct = new Set(
+          lines.filter((l) =>
+            /^(call|jmp)\s/.test(l.text) &&
+            l.text.startsWith(`${l.text.split(/\s+/)[0]} ${target.toString(16)} `)
+          )
+            .map((l) => `0x${l.address.toString(16)}`),
+        );
+        assert.deepEqual(
+          [...found].filter((s) => !sites.includes(s) && !direct.has(s)),
+          [],
+          address,
+        );
+      }
+    });
+  },
+});

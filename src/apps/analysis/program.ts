@@ -439,9 +439,12 @@ export class ProgramAnalysis {
           }
           for (const ref of flow.references) {
             edges.push(i, delta, ref, 2);
+            if (flow.kind !== "other") continue;
+            // Loading a local binding's slot takes its function's address (a call or jump
+            // through the slot is the call edge above, not a second reference).
             const local = this.localBindingAt(ref);
             if (local !== undefined && local.stub !== ref) edges.push(i, delta, local.target, 2);
-            if (flow.kind === "other") loads.note(insn, this.slotTarget([ref]));
+            loads.note(insn, this.slotTarget([ref]));
           }
         }
       });

@@ -77,8 +77,9 @@ const NO_NAMES: string[] = Object.freeze([]) as unknown as string[];
  *   slot and their GOT slots (`slots`, for calls that go through the slot
  *   directly); `library` is null, since ELF does not bind a symbol to a library.
  * - `localBindings`: JUMP_SLOT and GLOB_DAT relocations against function
- *   symbols the object defines, with their PLT stub and GOT slots: calls
- *   through them reach the defined function.
+ *   symbols the object defines, and RELATIVE relocations of GOT slots to its
+ *   code, with their PLT stub and GOT slots: calls through them reach the
+ *   function.
  * - `exports`: defined global and weak dynamic STT_FUNC, STT_GNU_IFUNC and
  *   STT_OBJECT symbols in dynamic symbol table order, each name and address
  *   once (Thumb bit cleared for ARM functions).

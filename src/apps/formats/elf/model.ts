@@ -184,8 +184,9 @@ export interface ElfImage {
   /**
    * JUMP_SLOT and GLOB_DAT relocations against function (or untyped) dynamic
    * symbols this object defines itself, with the PLT stub that jumps through
-   * the slot when there is one; sorted by GOT address. Calls through such a
-   * stub or slot reach the defined function.
+   * the slot when there is one, and RELATIVE relocations of `.got` /
+   * `.got.plt` slots to addresses in its code; sorted by GOT address. Calls
+   * through such a stub or slot reach the defined function.
    */
   localBindings: ElfLocalBinding[];
   /** Human-readable notes about what was skipped or bounded; empty for a sound file. */
@@ -296,7 +297,10 @@ export interface ElfImport {
 
 /** A GOT slot the dynamic loader fills with a function this object defines. */
 export interface ElfLocalBinding {
-  /** Symbol name, without any `@VERSION` suffix. */
+  /**
+   * Symbol name, without any `@VERSION` suffix; for a RELATIVE slot, the name
+   * of the function symbol at its address, or `""`.
+   */
   name: string;
   /** The symbol's value: the function's address (Thumb bit cleared). */
   address: bigint;
@@ -304,8 +308,11 @@ export interface ElfLocalBinding {
   gotAddress: bigint;
   /** The PLT stub that jumps through the slot, or null when none does. */
   stubAddress: bigint | null;
-  /** JUMP_SLOT (called through the PLT) or GLOB_DAT (address loaded from the GOT). */
-  kind: "jump-slot" | "glob-dat";
+  /**
+   * JUMP_SLOT (called through the PLT), GLOB_DAT (address loaded from the
+   * GOT), or RELATIVE (the slot holds the address plus the load base).
+   */
+  kind: "jump-slot" | "glob-dat" | "relative";
 }
 
 /** Options for {@linkcode parseElf}. */

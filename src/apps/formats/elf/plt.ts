@@ -1,7 +1,9 @@
 /**
  * PLT stubs (`.plt`, `.plt.sec`, `.plt.got`) and the imports resolved through
  * JUMP_SLOT, GLOB_DAT and IRELATIVE relocations, for x86-64, i386, AArch64
- * and ARM32.
+ * and ARM32; and the GOT slots a RELATIVE relocation fills with one of the
+ * object's own code addresses (code built without a PLT, as rustc's is,
+ * calls the functions of other crates through such slots).
  *
  * @module
  */
@@ -22,6 +24,7 @@ import {
   EM_ARM,
   EM_X86_64,
   SHF_ALLOC,
+  SHF_EXECINSTR,
   SHT_REL,
   SHT_RELA,
 } from "./constants.ts";
@@ -33,21 +36,28 @@ import type { ElfImport, ElfLocalBinding, ElfPltStub, ElfSection } from "./model
 interface Slot {
   symbol: number;
   type: number;
-  kind: "jump-slot" | "glob-dat" | "irelative";
+  kind: "jump-slot" | "glob-dat" | "irelative" | "relative";
   /** RELA addend; for REL, read from the slot when needed. */
   addend: bigint | null;
 }
 
-/** JUMP_SLOT, GLOB_DAT and IRELATIVE relocation types by e_machine. */
-const RELOCATION_TYPES: ReadonlyMap<
-  number,
-  { jumpSlot: number; globDat: number; irelative: number }
-> = new Map([
-  [EM_X86_64, { jumpSlot: 7, globDat: 6, irelative: 37 }],
-  [EM_386, { jumpSlot: 7, globDat: 6, irelative: 42 }],
-  [EM_AARCH64, { jumpSlot: 1026, globDat: 1025, irelative: 1032 }],
-  [EM_ARM, { jumpSlot: 22, globDat: 21, irelative: 160 }],
+/** JUMP_SLOT, GLOB_DAT, IRELATIVE and RELATIVE relocation types by e_machine. */
+interface RelocationTypes {
+  jumpSlot: number;
+  globDat: number;
+  irelative: number;
+  relative: number;
+}
+
+const RELOCATION_TYPES: ReadonlyMap<number, RelocationTypes> = new Map([
+  [EM_X86_64, { jumpSlot: 7, globDat: 6, irelative: 37, relative: 8 }],
+  [EM_386, { jumpSlot: 7, globDat: 6, irelative: 42, relative: 8 }],
+  [EM_AARCH64, { jumpSlot: 1026, globDat: 1025, irelative: 1032, relative: 1027 }],
+  [EM_ARM, { jumpSlot: 22, globDat: 21, irelative: 160, relative: 23 }],
 ]);
+
+/** The sections whose RELATIVE-relocated slots are read: the GOT (other slots are data tables). */
+const GOT_SECTIONS: ReadonlySet<string> = new Set([".got", ".got.plt"]);
 
 /**
  * Reads the PLT stubs and the imports resolved through JUMP_SLOT and
@@ -103,6 +113,21 @@ export class PltReader extends ExtrasReader {
     let missing = 0;
     for (const slot of order) {
       const relocation = slots.get(slot)!;
+      if (relocation.kind === "relative") {
+        // The slot holds one of this object's own addresses: a call through it reaches that
+        // code, as one through a GLOB_DAT slot of a defined function does.
+        const target = relocation.addend ?? this.readSlot(slot);
+        if (target === null || !this.inCode(target)) continue;
+        const address = p.machine === EM_ARM ? target & ~1n : target;
+        localBindings.push({
+          name: this.functionAt(address),
+          address,
+          gotAddress: BigInt(slot),
+          stubAddress: stubOfSlot.get(slot) ?? null,
+          kind: "relative",
+        });
+        continue;
+      }
       if (relocation.kind === "irelative" || relocation.symbol === 0) continue;
       const symbol = symbolAt(relocation.symbol);
       if (symbol === undefined) {
@@ -141,6 +166,15 @@ export class PltReader extends ExtrasReader {
     return { pltStubs, imports, localBindings };
   }
 
+  /** Whether `address` lies in an executable section. */
+  inCode(address: bigint): boolean {
+    for (const s of this.p.sections) {
+      if ((s.flags & SHF_EXECINSTR) === 0n || (s.flags & SHF_ALLOC) === 0n) continue;
+      if (address >= s.address && address < s.address + BigInt(s.size)) return true;
+    }
+    return false;
+  }
+
   /** Name of the function symbol starting at `address`, or `""`. */
   functionAt(address: bigint): string {
     const f = this.functions[firstAtOrAfter(this.functions, address)];
@@ -156,13 +190,18 @@ export class PltReader extends ExtrasReader {
 
   /**
    * The GOT slots that JUMP_SLOT, GLOB_DAT and IRELATIVE relocations fill,
-   * keyed by address: from DT_JMPREL and DT_RELA / DT_REL, else from the
-   * `.rela.plt` / `.rel.plt` and other allocated relocation sections.
+   * and RELATIVE ones inside `.got` and `.got.plt`, keyed by address: from
+   * DT_JMPREL and DT_RELA / DT_REL, else from the `.rela.plt` / `.rel.plt`
+   * and other allocated relocation sections.
    */
-  readSlots(
-    types: { jumpSlot: number; globDat: number; irelative: number } | null,
-  ): Map<number, Slot> {
+  readSlots(types: RelocationTypes | null): Map<number, Slot> {
     const p = this.p;
+    // RELATIVE relocations are mostly data (vtables, pointer tables): only the GOT's are kept.
+    const got = p.sections
+      .filter((s) => GOT_SECTIONS.has(s.name) && s.size > 0)
+      .map((s) => [Number(s.address), Number(s.address) + s.size] as const);
+    const inGot = (slot: number): boolean =>
+      got.some(([start, end]) => slot >= start && slot < end);
     const tags = p.dynamicTags;
     const slots = new Map<number, Slot>();
     const tables: { region: Region; rela: boolean; plt: boolean; entrySize: number | null }[] = [];
@@ -258,6 +297,7 @@ export class PltReader extends ExtrasReader {
         } else if (type === types.jumpSlot) kind = "jump-slot";
         else if (type === types.globDat) kind = "glob-dat";
         else if (type === types.irelative) kind = "irelative";
+        else if (type === types.relative && got.length > 0 && inGot(slot)) kind = "relative";
         else continue;
         if (slot >= 2 ** 53) continue;
         const addend = rela
