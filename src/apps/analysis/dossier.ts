@@ -217,7 +217,7 @@ export async function buildDossier(
   const outgoing: { from: string; to: string; target: string; name: string }[] = [];
   const strings = new Map<
     bigint,
-    { address: string; value: string; encoding: string; from: string[] }
+    { address: string; value: string; encoding: string; terminated?: false; from: string[] }
   >();
   const names = new Set<string>();
   const parts = procedureStretches(fn, decoded.end).slice(1);
@@ -307,6 +307,7 @@ export async function buildDossier(
             address: hex(ref),
             value: text.value,
             encoding: text.encoding,
+            ...(text.terminated ? {} : { terminated: false as const }),
             from: [hex(insn.address)],
           });}
       } else if (target.kind !== "unknown") {
@@ -333,6 +334,14 @@ export async function buildDossier(
   if (indirect.length > 0) {
     limitations.push(
       `${indirect.length} indirect call site(s): their targets are unknown statically.`,
+    );
+  }
+  const unterminated = [...strings.values()].filter((s) => s.terminated === false).length;
+  if (unterminated > 0) {
+    limitations.push(
+      `${unterminated} referenced string(s) have no NUL after them (terminated: false; ` +
+        "length-delimited strings, as Rust, Go and Swift store them): each value runs to the end " +
+        "of its printable run, which may hold the strings packed after it.",
     );
   }
   const { limit } = limits;

@@ -83,6 +83,8 @@ export interface ReferenceIndex {
   count: number;
   /** References to `address` (all of them; the index is in memory). */
   to(address: bigint): Reference[];
+  /** References to any address from `start` up to (not including) `end`, by target. */
+  within(start: bigint, end: bigint): Reference[];
 }
 
 /** Bounds of the reference index. */
@@ -538,6 +540,28 @@ export class ProgramAnalysis {
     for (let i = 0; i < functions.length; i++) starts[i] = Number(functions[i]!.address);
     edges.sort(starts);
     const target = (e: number): number => edges.target(e);
+    const within = (start: bigint, end: bigint): Reference[] => {
+      const key = Number(start);
+      const stop = Number(end);
+      let lo = 0;
+      let hi = count;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (target(mid) < key) lo = mid + 1;
+        else hi = mid;
+      }
+      const found: Reference[] = [];
+      for (let e = lo; e < count && target(e) < stop; e++) {
+        const procedure = functions[edges.procedure(e)]!.address;
+        found.push({
+          from: procedure + BigInt(edges.delta(e)),
+          procedure,
+          to: BigInt(target(e)),
+          kind: CODE_KIND[edges.kind(e)]!,
+        });
+      }
+      return found;
+    };
     return {
       scannedProcedures,
       totalProcedures: functions.length,
@@ -546,27 +570,8 @@ export class ProgramAnalysis {
       unresolved: unresolvedCalls,
       limitations,
       count,
-      to: (address) => {
-        const key = Number(address);
-        let lo = 0;
-        let hi = count;
-        while (lo < hi) {
-          const mid = (lo + hi) >> 1;
-          if (target(mid) < key) lo = mid + 1;
-          else hi = mid;
-        }
-        const found: Reference[] = [];
-        for (let e = lo; e < count && target(e) === key; e++) {
-          const procedure = functions[edges.procedure(e)]!.address;
-          found.push({
-            from: procedure + BigInt(edges.delta(e)),
-            procedure,
-            to: BigInt(target(e)),
-            kind: CODE_KIND[edges.kind(e)]!,
-          });
-        }
-        return found;
-      },
+      to: (address) => within(address, address + 1n),
+      within,
     };
   }
 }

@@ -266,21 +266,30 @@ export function stringMatcher(
 }
 
 /**
- * The string at a virtual address, read directly from the bytes: a NUL-
- * terminated run of printable ASCII (or UTF-16LE) at least four long; null otherwise.
+ * The string at a file offset, read directly from the bytes: a run of
+ * printable ASCII (or UTF-16LE) at least four long that ends with a NUL
+ * (`terminated`), else a printable ASCII run of that length that ends
+ * without one, as the length-delimited strings of Rust, Go or Swift are
+ * stored (packed one after another: the run may hold the strings after
+ * it); null otherwise.
  */
 export function readStringAt(
   image: BinaryImage,
   offset: number,
-): { value: string; encoding: "ascii" | "utf-16le" } | null {
+): { value: string; encoding: "ascii" | "utf-16le"; terminated: boolean } | null {
   const bytes = image.bytes;
   let end = offset;
   while (end < bytes.length && end - offset < MAX_STRING_VALUE && printable(bytes[end]!)) end++;
+  const asciiEnd = end;
   if (
     end - offset >= MIN_STRING_LENGTH &&
     (end >= bytes.length || bytes[end] === 0 || end - offset === MAX_STRING_VALUE)
   ) {
-    return { value: ascii.decode(bytes.subarray(offset, end)), encoding: "ascii" };
+    return {
+      value: ascii.decode(bytes.subarray(offset, end)),
+      encoding: "ascii",
+      terminated: true,
+    };
   }
   let chars = 0;
   end = offset;
@@ -297,7 +306,14 @@ export function readStringAt(
   ) {
     let value = "";
     for (let i = offset; i < end; i += 2) value += String.fromCharCode(bytes[i]!);
-    return { value, encoding: "utf-16le" };
+    return { value, encoding: "utf-16le", terminated: true };
+  }
+  if (asciiEnd - offset >= MIN_STRING_LENGTH) {
+    return {
+      value: ascii.decode(bytes.subarray(offset, asciiEnd)),
+      encoding: "ascii",
+      terminated: false,
+    };
   }
   return null;
 }

@@ -132,6 +132,10 @@ export const dossierSchema = z.object({
     address,
     value: z.string(),
     encoding: z.string(),
+    terminated: z.literal(false).optional().describe(
+      "Present (false) when no NUL follows the string: a length-delimited string whose value " +
+        "runs to the end of its printable run.",
+    ),
     from: z.array(address),
   })).nullable(),
   referenced_names: dossierPageSchema(z.string()).nullable(),
@@ -316,7 +320,9 @@ export const traceFeatureResultSchema = z.object({
   procedures: z.array(z.object({
     address,
     name: z.string(),
-    via: z.array(z.string()).describe("name, or `from → string address` per reference."),
+    via: z.array(z.string()).describe(
+      "name, or `from → address` per reference (the string's start, or a point inside it).",
+    ),
     dossier: z.object({
       procedure: dossierProcedureSchema,
       callees: z.array(procedureRefSchema),

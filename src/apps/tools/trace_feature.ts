@@ -20,7 +20,7 @@ export function traceFeatureTool(context: AppsContext): ToolDefinition {
     name: TRACE_FEATURE,
     toolset: "static",
     description:
-      "Follow a literal seed through the binary: strings containing it, the code that references those strings, the procedures containing that code, and a compact dossier of each — bounded by limit (hits kept) and max_operations (dossiers built), with every cut reported.",
+      "Follow a literal seed through the binary: strings containing it, the code that references those strings (at their start or anywhere up to the seed's end: length-delimited strings are packed one after another), the procedures containing that code, and a compact dossier of each — bounded by limit (hits kept) and max_operations (dossiers built), with every cut reported.",
     input: z.strictObject({
       query: z.string().min(1).max(4096).describe(
         "A literal seed: a message, a key, a symbol fragment.",
@@ -58,18 +58,34 @@ export function traceFeatureTool(context: AppsContext): ToolDefinition {
         const index = await program.references({}, progressOf(call));
         indexFactsValue = referenceScanFacts(index);
         limitations.push(...index.limitations);
+        // References into a string after its start but before the seed.
+        let before = 0;
         for (const hit of strings) {
           if (hit.address === null) continue;
-          for (const ref of index.to(BigInt(hit.address))) {
+          // Code may point into the run rather than at its start (strings stored one after
+          // another without NULs, as Rust's are): any reference up to the seed's end counts.
+          const start = BigInt(hit.address);
+          const unit = hit.encoding === "ascii" ? 1n : 2n;
+          const seed = seedSpan(hit.value, args.query, args.case_sensitive);
+          const seedStart = start + unit * BigInt(seed.start);
+          for (const ref of index.within(start, start + unit * BigInt(seed.end))) {
+            if (ref.to > start && ref.to < seedStart) before++;
             const entry = procedures.get(ref.procedure) ??
               {
                 address: hex(ref.procedure),
                 name: program.functionStartingAt(ref.procedure)?.name ?? "",
                 via: [],
               };
-            entry.via.push(`${hex(ref.from)} → ${hit.address}`);
+            entry.via.push(`${hex(ref.from)} → ${hex(ref.to)}`);
             procedures.set(ref.procedure, entry);
           }
+        }
+        if (before > 0) {
+          limitations.push(
+            `${before} reference(s) point inside a string hit, before the seed: a string stored ` +
+              "without a NUL may end before the seed, so whether they reach it is not known from " +
+              "the bytes (their via gives the address).",
+          );
         }
       } else {
         limitations.push(
@@ -136,4 +152,20 @@ export function traceFeatureTool(context: AppsContext): ToolDefinition {
       };
     }),
   });
+}
+
+/**
+ * Where the seed's first occurrence lies in a string's value, in characters
+ * (the whole value when the seed is not found whole in it, as when the value
+ * was cut).
+ */
+function seedSpan(
+  value: string,
+  seed: string,
+  caseSensitive: boolean,
+): { start: number; end: number } {
+  const at = caseSensitive ? value.indexOf(seed) : value.toLowerCase().indexOf(seed.toLowerCase());
+  return at < 0
+    ? { start: 0, end: Math.max(value.length, 1) }
+    : { start: at, end: at + seed.length };
 }
