@@ -144,3 +144,60 @@ Deno.test("withoutParameters() strips the last parameter list and its qualifiers
   assert.equal(withoutParameters("plain_c_name"), null);
   assert.equal(withoutParameters("(int)"), null);
 });
+
+// Legacy Rust symbols (their demangled path ends in a hash that nm -C leaves out): two
+// monomorphisations share one path, as rustc writes them for a generic function.
+const RUST_NAMES = {
+  total: "_ZN4prog10total_area17hc557270ae7af01baE",
+  maxA: "_ZN4prog11generic_max17h033b17c216dfae05E",
+  maxB: "_ZN4prog11generic_max17h4d356734d418d89eE",
+};
+const RUST_LIKE = `
+__attribute__((noinline)) int total(int x) __asm__("${RUST_NAMES.total}");
+__attribute__((noinline)) int max_a(int x) __asm__("${RUST_NAMES.maxA}");
+__attribute__((noinline)) long max_b(long x) __asm__("${RUST_NAMES.maxB}");
+int total(int x) { return x * 7; }
+int max_a(int x) { return x > 3 ? x : 3; }
+long max_b(long x) { return x > 9 ? x : 9; }
+int main(void) { return total(1) + max_a(2) + (int)max_b(3); }
+`;
+
+Deno.test({
+  name:
+    "a legacy Rust name with its hash (as a backtrace prints it) names its procedure; two of one path are told apart by their symbols",
+  ignore: !hasProgram("cc") || !hasProgram("nm"),
+  fn: () =>
+    withTempRoot("casefile-rust-names-", async ({ client, dir }) => {
+      await Deno.writeTextFile(join(dir, "r.c"), RUST_LIKE);
+      const path = join(dir, "r");
+      await run("cc", ["-O1", "-o", path, join(dir, "r.c")]);
+      const at = new Map<string, string>();
+      for (const line of (await run("nm", ["--defined-only", path])).trim().split("\n")) {
+        const [address, , name] = line.trim().split(/\s+/);
+        at.set(name!, `0x${BigInt(`0x${address}`).toString(16)}`);
+      }
+      // nm -C writes both generic_max symbols as the same path, and no hash.
+      const shown = (await run("nm", ["-C", "--defined-only", path])).split("\n");
+      assert.equal(shown.filter((l) => l.endsWith(" prog::generic_max")).length, 2);
+      await ok(client, "open_binary", { path });
+
+      const hashed = await ok(client, "procedure_address", {
+        procedure: "prog::total_area::hc557270ae7af01ba",
+      });
+      assert.equal(hashed.result.address, at.get(RUST_NAMES.total));
+      const other = await ok(client, "procedure_address", {
+        procedure: "prog::generic_max::h4d356734d418d89e",
+      });
+      assert.equal(other.result.address, at.get(RUST_NAMES.maxB));
+
+      const ambiguous = await fails(client, "procedure_address", {
+        procedure: "prog::generic_max",
+      });
+      for (const name of [RUST_NAMES.maxA, RUST_NAMES.maxB]) {
+        assert.ok(ambiguous.message.includes(`${at.get(name)} ${name}`), ambiguous.message);
+      }
+      assert.match(ambiguous.remediation.action, /mangled/);
+      const byRaw = await ok(client, "procedure_address", { procedure: RUST_NAMES.maxA });
+      assert.equal(byRaw.result.address, at.get(RUST_NAMES.maxA));
+    }),
+});

@@ -88,7 +88,11 @@ export class ProcedureTable {
           if (!n) continue;
           add(n, fn);
           const plain = demangle(n);
-          if (plain) add(plain, fn);
+          if (!plain) continue;
+          add(plain, fn);
+          // A legacy Rust name as a backtrace prints it: the demangled path and its hash.
+          const hash = RUST_LEGACY_HASH.exec(n);
+          if (hash) add(`${plain}::${hash[1]}`, fn);
         }
       }
       this.#byName = map;
@@ -119,6 +123,9 @@ export class ProcedureTable {
     return this.#byBaseName.get(name) ?? [];
   }
 }
+
+/** The hash element that ends a legacy Rust symbol name (`…17h<16 hex digits>E`). */
+const RUST_LEGACY_HASH = /^_ZN.*17(h[0-9a-f]{16})E$/;
 
 /**
  * A demangled name without its parameter list and the qualifiers after it

@@ -79,10 +79,16 @@ export function findProcedure(program: ProcedureFinder, text: string): ImageFunc
       "invalid_request",
       `${named.length} procedures are named ${JSON.stringify(text)}: ${
         named.slice(0, 10).map((f) =>
-          exact.length > 0 ? hex(f.address) : `${hex(f.address)} ${demangle(f.name) ?? f.name}`
+          exact.length > 0
+            ? f.name === text ? hex(f.address) : `${hex(f.address)} ${f.name}`
+            : `${hex(f.address)} ${demangle(f.name) ?? f.name}`
         ).join(", ")
       }${named.length > 10 ? ", …" : ""}.`,
-      { action: "Pass the 0x address, or the whole demangled name, of the one you mean." },
+      {
+        action: exact.length > 0
+          ? "Pass the 0x address, or the symbol's own (mangled) name, of the one you mean."
+          : "Pass the 0x address, or the whole demangled name, of the one you mean.",
+      },
     );
   }
   const other = otherSpelling(program, text);

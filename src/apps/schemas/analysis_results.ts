@@ -172,7 +172,7 @@ export const overviewResultSchema = z.object({
   procedure_count: int,
   procedures_by_source: z.record(z.string(), int),
   import_count: int.describe(
-    "Imported functions (for WebAssembly, function imports only: its memory, table and global imports are not counted, though their modules are among libraries).",
+    "Imported functions (data imports such as ELF OBJECT symbols are not counted; for WebAssembly, function imports only: its memory, table and global imports are not counted, though their modules are among libraries).",
   ),
   export_count: int,
   libraries: z.array(z.string()).describe("At most 100."),

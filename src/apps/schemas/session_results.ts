@@ -50,7 +50,7 @@ export const targetSchema = z.object({
     "Procedures of the document; null until its first use (list_procedures, binary_overview or another analysis tool) reads its symbol and function tables.",
   ),
   import_count: z.number().int().nullable().describe(
-    "Imported symbols of the document; null until its first use, like procedure_count.",
+    "Imported functions of the document (data imports such as environ are not counted); null until its first use, like procedure_count.",
   ),
   export_count: z.number().int().nullable().describe(
     "Exported symbols of the document; null until its first use, like procedure_count.",
