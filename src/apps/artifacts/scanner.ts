@@ -65,6 +65,7 @@ import {
   decompressedName,
   escapeMemberName,
   hexOf,
+  HOSTILE_NOTE,
   lastSegment,
 } from "./member_names.ts";
 import { CaptureDone, isFatal, message, SinkFailure, StopScan } from "./scan_errors.ts";
@@ -749,11 +750,10 @@ export class Scanner {
           directories.push(this.#archiveDirectory(named.path, parentOccurrenceId, meta));
         } else if (type === "hardlink") {
           this.#record.countEntry();
-          const targetPath = linkTarget === null ? null : this.#memberPath(input.logicalPath, {
-            text: linkTarget,
-            bytes: new TextEncoder().encode(linkTarget),
-            validUtf8: true,
-          })?.path ?? null;
+          const linkName = "linkTarget" in entry ? entry.linkTarget : null;
+          const targetPath = linkName
+            ? this.#memberPath(input.logicalPath, linkName)?.path ?? null
+            : null;
           const target = targetPath ? this.#record.occurrenceByPath.get(targetPath) : undefined;
           this.#record.addOccurrence({
             logicalPath: named.path,
@@ -1045,8 +1045,9 @@ export class Scanner {
 
   /**
    * The logical path of an archive member: hostile names (absolute, `..`,
-   * NUL, backslashes, invalid UTF-8) are escaped into a safe path and the
-   * original bytes kept; null when the name is empty.
+   * NUL, backslashes, control or invisible characters, invalid UTF-8) are
+   * escaped into a safe path and the original bytes kept; null when the name
+   * is empty.
    */
   #memberPath(
     parentLogical: string,
@@ -1059,7 +1060,7 @@ export class Scanner {
     return {
       path,
       originalHex: escaped.hostile ? hexOf(name.bytes) : null,
-      limitations: escaped.hostile ? [`Hostile member name escaped: ${escaped.reason}.`] : [],
+      limitations: escaped.hostile ? [`${HOSTILE_NOTE}${escaped.reason}.`] : [],
     };
   }
 

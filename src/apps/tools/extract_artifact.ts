@@ -28,7 +28,7 @@ export function extractArtifactTool(context: AppsContext): ToolDefinition {
     name: EXTRACT_ARTIFACT,
     toolset: "artifacts",
     description:
-      "Extract chosen file members of the active artifact target into a new directory. Refused unless the operator allows file writes (--allow-file-writes plus Deno --allow-write and --allow-read grants covering the output root) and the call says approved: true. The output root must not exist (its parent must) and its path must cross no symbolic link; nothing is overwritten; links, hostile names (.., absolute, NUL), encrypted and unverified members are refused; limits stop archive bombs; a failed extraction removes its output. The members are found in a fresh scan and their content must match it.",
+      "Extract chosen file members of the active artifact target into a new directory. Refused unless the operator allows file writes (--allow-file-writes plus Deno --allow-write and --allow-read grants covering the output root) and the call says approved: true. The output root must not exist (its parent must) and its path must cross no symbolic link; nothing is overwritten; links, hostile names (.., absolute, NUL, control or invisible characters, invalid UTF-8), encrypted and unverified members are refused; limits stop archive bombs; a failed extraction removes its output. The members are found in a fresh scan and their content must match it.",
     input: z.strictObject({
       approved: z.literal(true).describe(
         "Must be true: you approve writing these files to the host.",
