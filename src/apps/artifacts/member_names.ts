@@ -142,6 +142,21 @@ function codePoint(c: string): string {
   return "U+" + c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0");
 }
 
+/**
+ * The logical path of the `instance`-th (from 2) member of an ar archive
+ * named like an earlier one: the name's path with `%%` and the instance
+ * appended. Escaping never writes `%%` (its `%` is always followed by two
+ * hex digits), so no member's own name has this path.
+ */
+export function arInstancePath(path: string, instance: number): string {
+  return `${path}%%${instance}`;
+}
+
+/** The note on such a member. */
+export function arInstanceNote(name: string, instance: number): string {
+  return `Member ${instance} named ${name} in this ar archive: ar keeps every member of a name (a linker reads them all, and \`ar xN ${instance} ARCHIVE ${name}\` extracts this one), so its logical path adds %%${instance} to the name.`;
+}
+
 /** The first 2 KiB of a name's bytes in hex. */
 export function hexOf(bytes: Uint8Array): string {
   return [...bytes.subarray(0, 2048)].map((b) => b.toString(16).padStart(2, "0")).join("");

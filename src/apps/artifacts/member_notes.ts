@@ -38,6 +38,21 @@ export function isFailedCheck(error: { format: string; reason: string }): boolea
     /\b(data|length) check\b|\bcrc\b|checksum/i.test(error.reason);
 }
 
+/**
+ * The scan-wide note on members a later member of the same path shadowed (a
+ * tar appended to, a zip with a name twice): their content is not listed.
+ */
+export function shadowedNote(count: number, firstPath: string): string {
+  return `${count} member${
+    count === 1 ? " was" : "s were"
+  } shadowed by a later member with the same path (first: ${firstPath}); only the later one of each path is listed, as extraction leaves it: the earlier ones' content is neither listed nor compared.`;
+}
+
+/** Whether an inventory's note is a {@linkcode shadowedNote}. */
+export function isShadowedNote(note: string): boolean {
+  return /^\d+ members? (?:was|were) shadowed by a later member with the same path /.test(note);
+}
+
 /** The note on a container max_depth keeps closed. */
 export function maxDepthNote(format: string, depth: number, maxDepth: number): string {
   return `A ${format} archive at nesting depth ${depth}: max_depth (${maxDepth}) stops descent.`;

@@ -61,6 +61,8 @@ import {
 import { describeBinary, formatOf, mediaType } from "./content_kind.ts";
 import { directoryIdentity, EMPTY_SOURCE, LookAhead, openDiskFile, rootsOf } from "./look_ahead.ts";
 import {
+  arInstanceNote,
+  arInstancePath,
   childLogicalPath,
   decompressedName,
   escapeMemberName,
@@ -714,10 +716,22 @@ export class Scanner {
       const entries = container === "tar" ? readTar(body, readOptions) : readAr(body, readOptions);
       const directories: Array<{ logicalPath: string; occurrence: ArtifactOccurrence }> = [];
       const members: ArchiveMember[] = [];
+      // ar keeps every member of a name (a static library may hold two util.o, and the linker
+      // reads both): each is its own occurrence. tar extraction leaves the last (see addOccurrence).
+      const arInstances = container === "ar" ? new Map<string, number>() : null;
       for await (const { entry, body: entryBody, whole } of entries) {
         if ("isSymbolTable" in entry && entry.isSymbolTable) continue;
         const named = this.#memberPath(input.logicalPath, entry.name);
         if (named === null) continue;
+        if (arInstances !== null) {
+          const instance = (arInstances.get(named.path) ?? 0) + 1;
+          arInstances.set(named.path, instance);
+          if (instance > 1) {
+            named.limitations.push(arInstanceNote(lastSegment(named.path), instance));
+            named.path = arInstancePath(named.path, instance);
+            this.#checkPath(named.path);
+          }
+        }
         const type = "type" in entry ? entry.type : "file";
         const meta: MemberMeta = {
           declared_size: entry.size,
