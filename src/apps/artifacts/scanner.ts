@@ -9,6 +9,7 @@
 import {
   damagedNote,
   failedCheckNote,
+  failedStreamCheck,
   isFailedCheck,
   maxDepthNote,
   notFullyReadNote,
@@ -505,6 +506,8 @@ export class Scanner {
     const children: PendingChild[] = [];
     let format = formatOf(sniffed);
     let stopped: unknown = null;
+    /** A failed stream check was recorded as an integrity contradiction while descending. */
+    let checkFailed = false;
 
     const content = replay(headParts, ended || readError !== null ? null : reader, count);
     const descend = readError === null && sniffed.container !== null &&
@@ -540,11 +543,15 @@ export class Scanner {
                 );
               }
             }
-            if (/crc/i.test(error.message) && sniffed.container === "gzip") {
+            const failed = failedStreamCheck(error);
+            if (failed !== null) {
+              // The stream this content was decoded from failed its own check: a contradiction,
+              // under integrity_policy as a zip entry's CRC-32 is.
+              checkFailed = true;
               this.#record.integrity({
                 logical_path: logicalPath,
-                check: "gzip-crc32",
-                declared: "gzip trailer",
+                check: failed.check,
+                declared: failed.declared,
                 observed: error.message,
               });
             }
@@ -570,7 +577,20 @@ export class Scanner {
       limitations.push(notFullyTraversedNote(stopped.message));
     }
     if (readError && !stopped) {
-      if (readError instanceof ArchiveFormatError && /crc|checksum|size/i.test(readError.message)) {
+      const failed = readError instanceof ArchiveFormatError ? failedStreamCheck(readError) : null;
+      if (failed !== null) {
+        // The stream this content was decoded from failed its check after every byte was read.
+        if (!checkFailed) {
+          this.#record.integrity({
+            logical_path: logicalPath,
+            check: failed.check,
+            declared: failed.declared,
+            observed: message(readError),
+          });
+        }
+      } else if (
+        readError instanceof ArchiveFormatError && /crc|checksum|size/i.test(readError.message)
+      ) {
         // The enclosing zip entry failed its check after every byte was read.
         this.#record.integrity({
           logical_path: logicalPath,
