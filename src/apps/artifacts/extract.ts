@@ -51,6 +51,14 @@ export class ExtractionError extends Error {
   }
 }
 
+/** The output root exists already: nothing was written. */
+export class OutputRootExists extends ExtractionError {
+  constructor(readonly path: string) {
+    super(`${path} already exists; extraction writes only into a new directory.`, "refused");
+    this.name = "OutputRootExists";
+  }
+}
+
 /** Checks the selection against a fresh scan; returns the occurrences to write. */
 export function selectForExtraction(
   snapshot: ArtifactSnapshot,
@@ -170,10 +178,9 @@ export async function checkOutputRoot(outputRoot: string): Promise<string> {
     if (error instanceof Deno.errors.NotFound) return path;
     throw error;
   }
+  if (!existing.isSymlink) throw new OutputRootExists(path);
   throw new ExtractionError(
-    existing.isSymlink
-      ? `${path} is a symbolic link; output roots must not cross symbolic links. Name a new, real directory.`
-      : `${path} already exists; extraction writes only into a new directory.`,
+    `${path} is a symbolic link; output roots must not cross symbolic links. Name a new, real directory.`,
     "refused",
   );
 }
