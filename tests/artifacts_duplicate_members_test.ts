@@ -3,7 +3,9 @@
  * `tar -r`): the inventory lists the later member, as extraction by GNU tar
  * leaves it, so extract_artifact must write that member's bytes and not
  * call the artifact changed because an earlier member had the same name.
- * The expected bytes come from GNU tar extracting the same archive.
+ * The expected bytes come from GNU tar extracting the same archive. An ar
+ * archive keeps every member of a name (a static library with two util.o,
+ * both linked): each is listed, as GNU ar lists and extracts them.
  */
 
 import assert from "node:assert/strict";
@@ -180,6 +182,108 @@ Deno.test({
           include_unchanged: true,
         })).result;
         assert.equal(compared.status, "unchanged", JSON.stringify(compared));
+        // ...and the comparison says the earlier members' content was not compared.
+        assert.ok(
+          compared.limitations.some((l: string) =>
+            l.startsWith(`In the left inventory, ${peerList.length - 1} members were shadowed`) &&
+            l.endsWith("neither listed nor compared.")
+          ),
+          JSON.stringify(compared.limitations),
+        );
+        assert.ok(!compared.limitations.some((l: string) => l.startsWith("In the right")));
+      } finally {
+        await close();
+      }
+    }),
+});
+
+/** Runs GNU ar in `cwd`; returns its stdout. */
+async function ar(cwd: string, args: string[]): Promise<string> {
+  const out = await new Deno.Command("ar", { args, cwd, stdout: "piped", stderr: "piped" })
+    .output();
+  if (!out.success) {
+    throw new Error(`ar ${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
+  }
+  return new TextDecoder().decode(out.stdout);
+}
+
+Deno.test({
+  name:
+    "inventory_artifact lists every member of an ar archive that shares a name, as GNU ar lists and extracts them",
+  ignore: !hasProgram("ar"),
+  fn: () =>
+    withTempDir(async (dir) => {
+      const roots = join(dir, "root");
+      await Deno.mkdir(roots);
+      // Two libraries, each with two members named util.o; the second's second util.o differs.
+      const libraries: string[] = [];
+      for (const [k, second] of ["second util\n", "second util, changed\n"].entries()) {
+        const src = join(dir, `src${k}`);
+        await Deno.mkdir(join(src, "a"), { recursive: true });
+        await Deno.mkdir(join(src, "b"));
+        await Deno.writeTextFile(join(src, "a", "util.o"), "first util\n");
+        await Deno.writeTextFile(join(src, "b", "util.o"), second);
+        await Deno.writeTextFile(join(src, "main.o"), "main\n");
+        const library = join(roots, `libdup${k}.a`);
+        await ar(src, ["qc", library, "a/util.o", "b/util.o", "main.o"]);
+        libraries.push(library);
+      }
+      const [library, changed] = libraries as [string, string];
+      // The peer: ar lists both util.o, and extracts each by its instance number.
+      assert.deepEqual((await ar(dir, ["t", library])).trim().split("\n"), [
+        "util.o",
+        "util.o",
+        "main.o",
+      ]);
+      const instance = async (n: number): Promise<Uint8Array> => {
+        const at = join(dir, `peer${n}`);
+        await Deno.mkdir(at);
+        await ar(at, ["xN", String(n), library, "util.o"]);
+        return await Deno.readFile(join(at, "util.o"));
+      };
+      const first = await instance(1);
+      const second = await instance(2);
+      assert.notDeepEqual(first, second);
+
+      const { client, close } = await connect({ roots: [roots, dir], allowFileWrites: true });
+      try {
+        await ok(client, "open_binary", { path: library });
+        const full = await inventoryAll(client);
+        assert.equal(full.manifest.complete, true);
+        assert.deepEqual(full.first.limitations, [], "nothing is shadowed in an ar archive");
+        const members = full.occurrences.filter((o: Loose) => o.logical_path !== ".");
+        const byPath = new Map<string, Loose>(members.map((o: Loose) => [o.logical_path, o]));
+        assert.deepEqual([...byPath.keys()].sort(), ["main.o", "util.o", "util.o%%2"]);
+        assert.equal(byPath.get("util.o").sha256, await sha256Hex(first));
+        assert.equal(byPath.get("util.o%%2").sha256, await sha256Hex(second));
+        assert.deepEqual(byPath.get("util.o").limitations, []);
+        assert.match(byPath.get("util.o%%2").limitations[0], /^Member 2 named util\.o /);
+        // Both are extracted, each with its own bytes.
+        const out = join(dir, "out");
+        const done = (await ok(client, "extract_artifact", {
+          approved: true,
+          output_root: out,
+          occurrence_ids: [
+            byPath.get("util.o").occurrence_id,
+            byPath.get("util.o%%2").occurrence_id,
+          ],
+        })).result;
+        assert.equal(done.files.total, 2);
+        assert.deepEqual(await Deno.readFile(join(out, "util.o")), first);
+        assert.deepEqual(await Deno.readFile(join(out, "util.o%%2")), second);
+        // A change to the second util.o is a change, not hidden behind the first.
+        await ok(client, "open_binary", { path: changed });
+        const other = await inventoryAll(client);
+        const compared = (await ok(client, "compare_artifacts", {
+          left_evidence_ids: full.ids,
+          right_evidence_ids: other.ids,
+          limit: 500,
+        })).result;
+        assert.equal(compared.status, "changed");
+        assert.deepEqual(
+          compared.changes.items.map((c: Loose) => [c.status, c.logical_path]),
+          [["changed", "util.o%%2"]],
+        );
       } finally {
         await close();
       }

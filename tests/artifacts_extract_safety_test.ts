@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { concat, TAR_END, tarData, tarHeader } from "./helpers/archives.ts";
-import { connect, fails, type Loose, ok } from "./helpers/in_memory.ts";
+import { connect, fails, hasProgram, type Loose, ok, run } from "./helpers/in_memory.ts";
 import { removeOutput, verifyContainment } from "../src/apps/artifacts/extract.ts";
 import { DEFAULT_LIMITS } from "../src/apps/artifacts/model.ts";
 import { captureMembers } from "../src/apps/artifacts/scan.ts";
@@ -286,4 +286,81 @@ Deno.test("verifyContainment() finds a swapped file, a planted link, an extra fi
     await Deno.remove(dir, { recursive: true });
     await Deno.remove(outside, { recursive: true });
   }
+});
+
+Deno.test({
+  name:
+    "extract_artifact writes the whole selection in the first call and says offset and limit page only the report, as GNU tar extracts it",
+  ignore: !hasProgram("tar"),
+  fn: () =>
+    withTempDir(async (dir) => {
+      const src = join(dir, "src");
+      const roots = join(dir, "root");
+      const peer = join(dir, "peer");
+      for (const d of [src, roots, peer]) await Deno.mkdir(d);
+      const names = ["one.txt", "two.txt", "three.txt"];
+      for (const [i, name] of names.entries()) {
+        await Deno.writeTextFile(join(src, name), `member ${i}\n`.repeat(i + 1));
+      }
+      const archive = join(roots, "three.tar");
+      await run("tar", ["-cf", archive, "-C", src, ...names]);
+      await run("tar", ["-xf", archive, "-C", peer]);
+
+      const { client, close } = await connect({ roots: [roots, dir], allowFileWrites: true });
+      try {
+        await ok(client, "open_binary", { path: archive });
+        const byPath = await occurrences(client);
+        const ids = names.map((n) => byPath.get(n).occurrence_id);
+        const out = join(dir, "out");
+        const first = (await ok(client, "extract_artifact", {
+          approved: true,
+          output_root: out,
+          occurrence_ids: ids,
+          limit: 2,
+        })).result;
+        // The report is paged; the disk holds every member, byte for byte as tar leaves it.
+        assert.equal(first.files.items.length, 2);
+        assert.equal(first.files.next_offset, 2);
+        assert.equal(first.written_files, 3);
+        assert.match(first.paging_note, /wrote all 3 selected file\(s\).*page only this report/);
+        assert.deepEqual(await listing(out), [...names].sort());
+        for (const name of names) {
+          assert.deepEqual(
+            await Deno.readFile(join(out, name)),
+            await Deno.readFile(join(peer, name)),
+          );
+        }
+        // The next page cannot be asked of the same output root: the refusal says why.
+        const refused = await fails(client, "extract_artifact", {
+          approved: true,
+          output_root: out,
+          occurrence_ids: ids,
+          limit: 2,
+          offset: 2,
+        });
+        assert.equal(refused.code, "invalid_request");
+        assert.match(refused.message, /was done by the call with offset 0/);
+        assert.match(refused.message, /offset pages only the report/);
+        assert.match(refused.remediation.action, /limit: 500/);
+        assert.deepEqual(await listing(out), [...names].sort());
+        // Without an offset the refusal stays the plain one.
+        const again = await fails(client, "extract_artifact", {
+          approved: true,
+          output_root: out,
+          occurrence_ids: ids,
+        });
+        assert.match(again.message, /already exists; extraction writes only into a new directory/);
+        // A report that fits says so.
+        const whole = (await ok(client, "extract_artifact", {
+          approved: true,
+          output_root: join(dir, "out2"),
+          occurrence_ids: ids,
+          limit: 500,
+        })).result;
+        assert.equal(whole.files.items.length, 3);
+        assert.match(whole.paging_note, /files lists every one/);
+      } finally {
+        await close();
+      }
+    }),
 });

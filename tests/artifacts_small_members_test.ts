@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { EntryBody, SOURCE_CHUNK_BYTES } from "../src/apps/artifacts/byte_source.ts";
-import { scanArtifact } from "../src/apps/artifacts/scan.ts";
+import { IntegrityFailure, scanArtifact } from "../src/apps/artifacts/scan.ts";
 import { type ArtifactSnapshot, DEFAULT_LIMITS } from "../src/apps/artifacts/model.ts";
 import { concat, sha256, TAR_END, tarData, tarHeader } from "./helpers/archives.ts";
 
@@ -106,6 +106,7 @@ Deno.test("scan: an archive cut inside a small member records it as not fully re
 async function scanTarGz(
   members: { name: string; bytes: Uint8Array }[],
   damage: (gz: Uint8Array) => Uint8Array,
+  continueOnIntegrity?: { maxMismatches: number },
 ): Promise<{ snapshot: ArtifactSnapshot; gzipTest: string | null }> {
   const { gzipSync } = await import("node:zlib");
   const tar = concat([
@@ -130,6 +131,7 @@ async function scanTarGz(
     }
     const snapshot = await scanArtifact({ kind: "file", realPath: path, name: "members.tar.gz" }, {
       limits: DEFAULT_LIMITS,
+      ...(continueOnIntegrity ? { continueOnIntegrity } : {}),
     });
     return { snapshot, gzipTest };
   } finally {
@@ -180,16 +182,21 @@ for (
   Deno.test(`scan: members read before a gzip trailer's ${what} check fails are mismatched, not verified, as gzip -t fails the stream`, async () => {
     const first = noise(50_000);
     const second = noise(200_000);
-    const { snapshot, gzipTest } = await scanTarGz(
-      [{ name: "first.bin", bytes: first }, { name: "second.bin", bytes: second }],
-      // The trailer's check value no longer matches the (intact) data it covers.
-      (gz) => {
-        gz[gz.length - at] = gz[gz.length - at]! ^ 0x01;
-        return gz;
-      },
-    );
+    const members = [{ name: "first.bin", bytes: first }, { name: "second.bin", bytes: second }];
+    // The trailer's check value no longer matches the (intact) data it covers.
+    const damage = (gz: Uint8Array): Uint8Array => {
+      gz[gz.length - at] = gz[gz.length - at]! ^ 0x01;
+      return gz;
+    };
+    // A failed check is an integrity contradiction: it fails the scan unless recording is allowed.
+    await assert.rejects(scanTarGz(members, damage), IntegrityFailure);
+    const { snapshot, gzipTest } = await scanTarGz(members, damage, { maxMismatches: 10 });
     if (gzipTest !== null) assert.match(gzipTest, /crc error|length error/);
     assert.equal(snapshot.manifest.complete, false);
+    assert.deepEqual(
+      snapshot.integrity_contradictions.map((c) => [c.logical_path, c.check]),
+      [["members.tar", what === "length" ? "gzip-isize" : "gzip-crc32"]],
+    );
     for (const [name, bytes] of [["first.bin", first], ["second.bin", second]] as const) {
       const member = snapshot.occurrences.find((o) => o.logical_path === `members.tar/${name}`);
       assert.ok(member, snapshot.occurrences.map((o) => o.logical_path).join(", "));

@@ -20,7 +20,7 @@ import type {
 import { compareCodePoints } from "../../core/completion.ts";
 import { pushTo } from "../../core/multimap.ts";
 import { groupByName, pairUniqueNames } from "../analysis/name_pairs.ts";
-import { unreadMembersReason } from "./member_notes.ts";
+import { isShadowedNote, unreadMembersReason } from "./member_notes.ts";
 
 /** One side's pages merged. */
 export interface MergedInventory {
@@ -29,6 +29,8 @@ export interface MergedInventory {
   occurrences: Map<string, ArtifactOccurrence>;
   edges: Map<string, ArtifactEdge>;
   contradictions: IntegrityContradiction[];
+  /** The inventory's scan-wide notes. */
+  limitations: string[];
   /** Every node, occurrence and edge the manifest counts is present. */
   complete: boolean;
   missing: { nodes: number; occurrences: number; edges: number };
@@ -88,6 +90,7 @@ export function mergePages(
     occurrences,
     edges,
     contradictions: first.page.integrity_contradictions,
+    limitations: first.page.limitations,
     complete: missing.nodes === 0 && missing.occurrences === 0 && missing.edges === 0,
     missing,
     evidenceIds: pages.map((p) => p.evidenceId),
@@ -508,6 +511,8 @@ export function compareInventories(
         `The ${name} page set is incomplete: ${inventory.missing.nodes} node(s), ${inventory.missing.occurrences} occurrence(s) and ${inventory.missing.edges} edge(s) of manifest ${inventory.manifest.manifest_id} were not supplied; paths on missing pages are reported as added or removed although they may exist.`,
       );
     }
+    const shadowed = inventory.limitations.find(isShadowedNote);
+    if (shadowed !== undefined) limitations.push(`In the ${name} inventory, ${shadowed}`);
     if (!inventory.manifest.complete) {
       limitations.push(
         `The ${name} inventory did not cover its whole artifact (a limit or damaged member); see its Evidence limitations.`,

@@ -13,6 +13,7 @@ import { extractionId } from "./ids.ts";
 import type { ArtifactOccurrence, ArtifactSnapshot, TraversalLimits } from "./model.ts";
 import { compareCodePoints } from "../../core/completion.ts";
 import { captureMembers, type ScanRoot } from "./scan.ts";
+import { HOSTILE_NOTE } from "./member_names.ts";
 import type { FileIdentity } from "../../core/roots.ts";
 
 /** One written file. */
@@ -50,6 +51,14 @@ export class ExtractionError extends Error {
   }
 }
 
+/** The output root exists already: nothing was written. */
+export class OutputRootExists extends ExtractionError {
+  constructor(readonly path: string) {
+    super(`${path} already exists; extraction writes only into a new directory.`, "refused");
+    this.name = "OutputRootExists";
+  }
+}
+
 /** Checks the selection against a fresh scan; returns the occurrences to write. */
 export function selectForExtraction(
   snapshot: ArtifactSnapshot,
@@ -74,8 +83,11 @@ export function selectForExtraction(
     }
     if (occ.encrypted) throw new ExtractionError(`${occ.logical_path} is encrypted.`, "refused");
     if (occ.original_name_hex !== null) {
+      const why = occ.limitations.find((note) => note.startsWith(HOSTILE_NOTE))
+        ?.slice(HOSTILE_NOTE.length).replace(/\.$/, "") ??
+        "absolute, .., NUL, a backslash, a control or invisible character, or invalid UTF-8";
       throw new ExtractionError(
-        `${occ.logical_path} has a hostile name in the archive (absolute, .., NUL or invalid UTF-8); it is never extracted.`,
+        `${occ.logical_path} has a hostile name in the archive (${why}; its bytes are in original_name_hex); it is never extracted.`,
         "refused",
       );
     }
@@ -166,10 +178,9 @@ export async function checkOutputRoot(outputRoot: string): Promise<string> {
     if (error instanceof Deno.errors.NotFound) return path;
     throw error;
   }
+  if (!existing.isSymlink) throw new OutputRootExists(path);
   throw new ExtractionError(
-    existing.isSymlink
-      ? `${path} is a symbolic link; output roots must not cross symbolic links. Name a new, real directory.`
-      : `${path} already exists; extraction writes only into a new directory.`,
+    `${path} is a symbolic link; output roots must not cross symbolic links. Name a new, real directory.`,
     "refused",
   );
 }

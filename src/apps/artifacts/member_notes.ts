@@ -35,7 +35,49 @@ const CODECS = new Set(["gzip", "deflate", "xz", "zstd", "bzip2"]);
  */
 export function isFailedCheck(error: { format: string; reason: string }): boolean {
   return CODECS.has(error.format) &&
-    /\b(data|length) check\b|\bcrc\b|checksum/i.test(error.reason);
+    /\b(data|length) check\b|\bcrc(?:32)?\b|checksum/i.test(error.reason);
+}
+
+/**
+ * The scan-wide note on members a later member of the same path shadowed (a
+ * tar appended to, a zip with a name twice): their content is not listed.
+ */
+export function shadowedNote(count: number, firstPath: string): string {
+  return `${count} member${
+    count === 1 ? " was" : "s were"
+  } shadowed by a later member with the same path (first: ${firstPath}); only the later one of each path is listed, as extraction leaves it: the earlier ones' content is neither listed nor compared.`;
+}
+
+/** Whether an inventory's note is a {@linkcode shadowedNote}. */
+export function isShadowedNote(note: string): boolean {
+  return /^\d+ members? (?:was|were) shadowed by a later member with the same path /.test(note);
+}
+
+/** The integrity checks a compressed stream carries that this reader verifies. */
+export type StreamCheck = "gzip-crc32" | "gzip-isize" | "bzip2-crc32" | "zstd-checksum";
+
+/**
+ * Which check of a compressed stream a decoder's error is the failure of
+ * (the gzip trailer's CRC-32 or length, bzip2's CRC-32, zstd's content
+ * checksum), or null when it is not one (xz's decoder does not tell a failed
+ * check from corrupt data), with where the expected value is declared.
+ */
+export function failedStreamCheck(
+  error: { format: string; reason: string },
+): { check: StreamCheck; declared: string } | null {
+  if (!isFailedCheck(error)) return null;
+  switch (error.format) {
+    case "gzip":
+      return /length/i.test(error.reason)
+        ? { check: "gzip-isize", declared: "gzip trailer (ISIZE)" }
+        : { check: "gzip-crc32", declared: "gzip trailer (CRC-32)" };
+    case "bzip2":
+      return { check: "bzip2-crc32", declared: "bzip2 block and stream CRC-32" };
+    case "zstd":
+      return { check: "zstd-checksum", declared: "zstd frame content checksum" };
+    default:
+      return null;
+  }
 }
 
 /** The note on a container max_depth keeps closed. */

@@ -151,7 +151,14 @@ export type ArtifactEdge = z.infer<typeof edgeSchema>;
 export const contradictionSchema = z.object({
   contradiction_id: prefixed("ic"),
   logical_path: logicalPathSchema,
-  check: z.enum(["crc32", "gzip-crc32", "root-digest"]),
+  check: z.enum([
+    "crc32",
+    "gzip-crc32",
+    "gzip-isize",
+    "bzip2-crc32",
+    "zstd-checksum",
+    "root-digest",
+  ]),
   declared: z.string(),
   observed: z.string(),
 });

@@ -27,6 +27,7 @@ import type {
 import { graphDigest } from "./graph_digest.ts";
 import { IntegrityFailure, StopScan } from "./scan_errors.ts";
 import { octalMode } from "./model.ts";
+import { shadowedNote } from "./member_notes.ts";
 import type { ScanOptions, ScanRoot } from "./scan_options.ts";
 
 /** Most scan-wide limitations recorded. */
@@ -311,11 +312,7 @@ export class ScanRecord {
     }
     const shadowed = [...this.#shadowCount.values()].reduce((sum, n) => sum + n, 0);
     const first = [...this.#shadowCount.keys()].sort(compareCodePoints)[0];
-    this.note(
-      `${shadowed} member${
-        shadowed === 1 ? " was" : "s were"
-      } shadowed by a later member with the same path (first: ${first}); only the later one of each path is listed, as extraction leaves it.`,
-    );
+    this.note(shadowedNote(shadowed, first ?? ""));
   }
 
   /** Records a node unless one with its id is recorded (keys in code-unit order). */

@@ -9,6 +9,7 @@
 import {
   damagedNote,
   failedCheckNote,
+  failedStreamCheck,
   isFailedCheck,
   maxDepthNote,
   notFullyReadNote,
@@ -61,10 +62,13 @@ import {
 import { describeBinary, formatOf, mediaType } from "./content_kind.ts";
 import { directoryIdentity, EMPTY_SOURCE, LookAhead, openDiskFile, rootsOf } from "./look_ahead.ts";
 import {
+  arInstanceNote,
+  arInstancePath,
   childLogicalPath,
   decompressedName,
   escapeMemberName,
   hexOf,
+  HOSTILE_NOTE,
   lastSegment,
 } from "./member_names.ts";
 import { CaptureDone, isFatal, message, SinkFailure, StopScan } from "./scan_errors.ts";
@@ -502,6 +506,8 @@ export class Scanner {
     const children: PendingChild[] = [];
     let format = formatOf(sniffed);
     let stopped: unknown = null;
+    /** A failed stream check was recorded as an integrity contradiction while descending. */
+    let checkFailed = false;
 
     const content = replay(headParts, ended || readError !== null ? null : reader, count);
     const descend = readError === null && sniffed.container !== null &&
@@ -537,11 +543,15 @@ export class Scanner {
                 );
               }
             }
-            if (/crc/i.test(error.message) && sniffed.container === "gzip") {
+            const failed = failedStreamCheck(error);
+            if (failed !== null) {
+              // The stream this content was decoded from failed its own check: a contradiction,
+              // under integrity_policy as a zip entry's CRC-32 is.
+              checkFailed = true;
               this.#record.integrity({
                 logical_path: logicalPath,
-                check: "gzip-crc32",
-                declared: "gzip trailer",
+                check: failed.check,
+                declared: failed.declared,
                 observed: error.message,
               });
             }
@@ -567,7 +577,20 @@ export class Scanner {
       limitations.push(notFullyTraversedNote(stopped.message));
     }
     if (readError && !stopped) {
-      if (readError instanceof ArchiveFormatError && /crc|checksum|size/i.test(readError.message)) {
+      const failed = readError instanceof ArchiveFormatError ? failedStreamCheck(readError) : null;
+      if (failed !== null) {
+        // The stream this content was decoded from failed its check after every byte was read.
+        if (!checkFailed) {
+          this.#record.integrity({
+            logical_path: logicalPath,
+            check: failed.check,
+            declared: failed.declared,
+            observed: message(readError),
+          });
+        }
+      } else if (
+        readError instanceof ArchiveFormatError && /crc|checksum|size/i.test(readError.message)
+      ) {
         // The enclosing zip entry failed its check after every byte was read.
         this.#record.integrity({
           logical_path: logicalPath,
@@ -713,10 +736,22 @@ export class Scanner {
       const entries = container === "tar" ? readTar(body, readOptions) : readAr(body, readOptions);
       const directories: Array<{ logicalPath: string; occurrence: ArtifactOccurrence }> = [];
       const members: ArchiveMember[] = [];
+      // ar keeps every member of a name (a static library may hold two util.o, and the linker
+      // reads both): each is its own occurrence. tar extraction leaves the last (see addOccurrence).
+      const arInstances = container === "ar" ? new Map<string, number>() : null;
       for await (const { entry, body: entryBody, whole } of entries) {
         if ("isSymbolTable" in entry && entry.isSymbolTable) continue;
         const named = this.#memberPath(input.logicalPath, entry.name);
         if (named === null) continue;
+        if (arInstances !== null) {
+          const instance = (arInstances.get(named.path) ?? 0) + 1;
+          arInstances.set(named.path, instance);
+          if (instance > 1) {
+            named.limitations.push(arInstanceNote(lastSegment(named.path), instance));
+            named.path = arInstancePath(named.path, instance);
+            this.#checkPath(named.path);
+          }
+        }
         const type = "type" in entry ? entry.type : "file";
         const meta: MemberMeta = {
           declared_size: entry.size,
@@ -749,11 +784,10 @@ export class Scanner {
           directories.push(this.#archiveDirectory(named.path, parentOccurrenceId, meta));
         } else if (type === "hardlink") {
           this.#record.countEntry();
-          const targetPath = linkTarget === null ? null : this.#memberPath(input.logicalPath, {
-            text: linkTarget,
-            bytes: new TextEncoder().encode(linkTarget),
-            validUtf8: true,
-          })?.path ?? null;
+          const linkName = "linkTarget" in entry ? entry.linkTarget : null;
+          const targetPath = linkName
+            ? this.#memberPath(input.logicalPath, linkName)?.path ?? null
+            : null;
           const target = targetPath ? this.#record.occurrenceByPath.get(targetPath) : undefined;
           this.#record.addOccurrence({
             logicalPath: named.path,
@@ -1045,8 +1079,9 @@ export class Scanner {
 
   /**
    * The logical path of an archive member: hostile names (absolute, `..`,
-   * NUL, backslashes, invalid UTF-8) are escaped into a safe path and the
-   * original bytes kept; null when the name is empty.
+   * NUL, backslashes, control or invisible characters, invalid UTF-8) are
+   * escaped into a safe path and the original bytes kept; null when the name
+   * is empty.
    */
   #memberPath(
     parentLogical: string,
@@ -1059,7 +1094,7 @@ export class Scanner {
     return {
       path,
       originalHex: escaped.hostile ? hexOf(name.bytes) : null,
-      limitations: escaped.hostile ? [`Hostile member name escaped: ${escaped.reason}.`] : [],
+      limitations: escaped.hostile ? [`${HOSTILE_NOTE}${escaped.reason}.`] : [],
     };
   }
 

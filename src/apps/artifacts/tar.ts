@@ -36,6 +36,12 @@ export interface ArchiveEntryName {
   bytes: Uint8Array;
   /** Whether `bytes` is valid UTF-8 (so `text` renders it exactly). */
   validUtf8: boolean;
+  /**
+   * Whether `text` renders `bytes` without loss: false only when `text` is
+   * the UTF-8 decoding of bytes that are not valid UTF-8 (a code page such as
+   * CP437 renders every byte, and is exact).
+   */
+  exact: boolean;
 }
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
@@ -55,11 +61,11 @@ export function entryName(bytes: Uint8Array): ArchiveEntryName {
       break;
     }
   }
-  if (ascii) return { text: String.fromCharCode(...bytes), bytes, validUtf8: true };
+  if (ascii) return { text: String.fromCharCode(...bytes), bytes, validUtf8: true, exact: true };
   try {
-    return { text: strictUtf8.decode(bytes), bytes, validUtf8: true };
+    return { text: strictUtf8.decode(bytes), bytes, validUtf8: true, exact: true };
   } catch {
-    return { text: lenientUtf8.decode(bytes), bytes, validUtf8: false };
+    return { text: lenientUtf8.decode(bytes), bytes, validUtf8: false, exact: false };
   }
 }
 

@@ -170,7 +170,7 @@ function decodeName(
     const unicode = entryName(unicodeExtra);
     if (unicode.validUtf8) {
       return {
-        name: { text: unicode.text, bytes, validUtf8: utf8.validUtf8 },
+        name: { text: unicode.text, bytes, validUtf8: utf8.validUtf8, exact: true },
         encoding: "unicode-extra",
       };
     }
@@ -179,7 +179,7 @@ function decodeName(
   for (const byte of bytes) if (byte >= 0x80) ascii = false;
   if (ascii) return { name: utf8, encoding: "utf-8" };
   return {
-    name: { text: decodeCp437(bytes), bytes, validUtf8: utf8.validUtf8 },
+    name: { text: decodeCp437(bytes), bytes, validUtf8: utf8.validUtf8, exact: true },
     encoding: "cp437",
   };
 }

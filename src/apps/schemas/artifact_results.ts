@@ -132,6 +132,10 @@ export const extractResultSchema = z.object({
     sha256,
     size: int,
   })),
+  written_files: int.describe(
+    "Files this call wrote: the whole selection, whatever offset and limit say (they page only files, the report).",
+  ),
+  paging_note: z.string().describe("How files pages the report of what was written."),
   containment_verified: z.boolean(),
   cleanup: z.object({
     attempted: z.boolean(),

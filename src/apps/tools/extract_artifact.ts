@@ -8,7 +8,12 @@ import { z } from "zod";
 import { defineTool, type ToolDefinition } from "../../core/catalog.ts";
 import { ToolFailure } from "../../core/errors.ts";
 import { flagFor, isGranted } from "../../core/permissions.ts";
-import { ExtractionError, extractMembers, selectForExtraction } from "../artifacts/extract.ts";
+import {
+  ExtractionError,
+  extractMembers,
+  OutputRootExists,
+  selectForExtraction,
+} from "../artifacts/extract.ts";
 import { OCCURRENCE_ID_PATTERN } from "../artifacts/ids.ts";
 import type { AppsContext } from "../context/apps_context.ts";
 import { pageOf } from "../context/procedure_query.ts";
@@ -28,7 +33,7 @@ export function extractArtifactTool(context: AppsContext): ToolDefinition {
     name: EXTRACT_ARTIFACT,
     toolset: "artifacts",
     description:
-      "Extract chosen file members of the active artifact target into a new directory. Refused unless the operator allows file writes (--allow-file-writes plus Deno --allow-write and --allow-read grants covering the output root) and the call says approved: true. The output root must not exist (its parent must) and its path must cross no symbolic link; nothing is overwritten; links, hostile names (.., absolute, NUL), encrypted and unverified members are refused; limits stop archive bombs; a failed extraction removes its output. The members are found in a fresh scan and their content must match it.",
+      "Extract chosen file members of the active artifact target into a new directory. Refused unless the operator allows file writes (--allow-file-writes plus Deno --allow-write and --allow-read grants covering the output root) and the call says approved: true. The output root must not exist (its parent must) and its path must cross no symbolic link; nothing is overwritten; links, hostile names (.., absolute, NUL, control or invisible characters, invalid UTF-8), encrypted and unverified members are refused; limits stop archive bombs; a failed extraction removes its output. The members are found in a fresh scan and their content must match it. One call writes the whole selection (at most 500 members); offset and limit page only the report of written files, and a second call with the same output_root is refused because it exists, so pass limit: 500 to see every written file at once.",
     input: z.strictObject({
       approved: z.literal(true).describe(
         "Must be true: you approve writing these files to the host.",
@@ -89,6 +94,16 @@ export function extractArtifactTool(context: AppsContext): ToolDefinition {
           onProgress: (bytes) => call.progress(bytes, undefined, `read ${bytes} bytes`),
         });
       } catch (error) {
+        if (error instanceof OutputRootExists && args.offset > 0) {
+          throw new ToolFailure(
+            "invalid_request",
+            `${error.path} already exists: the extraction to it was done by the call with offset 0, which wrote the whole selection; offset pages only the report of written files, so a call with offset ${args.offset} cannot add to it or page it again (extraction writes only into a new directory).`,
+            {
+              action:
+                "Read the files under that output root, or extract into a new output_root with offset 0 and limit: 500 to get the whole report in one result.",
+            },
+          );
+        }
         if (error instanceof ExtractionError) {
           throw new ToolFailure(
             error.kind === "limit"
@@ -116,6 +131,11 @@ export function extractArtifactTool(context: AppsContext): ToolDefinition {
         throw error;
       }
       const files = pageOf(result.files, args.offset, args.limit);
+      const total = result.files.length;
+      const whole = args.offset === 0 && files.next_offset === null;
+      const paging_note = whole
+        ? `This call wrote all ${total} selected file(s) under $OUTPUT_ROOT; files lists every one.`
+        : `This call wrote all ${total} selected file(s) under $OUTPUT_ROOT; offset and limit page only this report, which lists ${files.items.length} of them from offset ${args.offset}. A later call with this output_root is refused because it exists: to list every written file in one result, extract into a new output_root with offset 0 and limit: 500.`;
       return {
         kind: "evidence",
         draft: {
@@ -123,7 +143,7 @@ export function extractArtifactTool(context: AppsContext): ToolDefinition {
           provider: ARTIFACT_GRAPH_PROVIDER,
           operation: EXTRACT_ARTIFACT,
           parameters: call.parameters,
-          normalized_result: { ...result, files },
+          normalized_result: { ...result, files, written_files: total, paging_note },
           limitations: [
             ...notes,
             "Paths are relative to the output root, named $OUTPUT_ROOT in the manifest.",
