@@ -1,0 +1,235 @@
+/**
+ * Explicit Deny in resource and trust policies. The oracle is AWS's
+ * documented policy evaluation logic
+ * (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_evaluation-logic.html):
+ * an explicit Deny in any applicable policy overrides every Allow. The
+ * inputs are small Terraform states and authorization-details documents
+ * written here.
+ */
+
+import assert from "node:assert/strict";
+import { fileImportInput } from "../src/cloud/importers/import_input.ts";
+import { iamAuthorizationImporter } from "../src/cloud/importers/iam_authorization.ts";
+import { terraformStateImporter } from "../src/cloud/importers/terraform_state.ts";
+import { parsePolicy, trustedPrincipals } from "../src/cloud/importers/iam_policy.ts";
+import type { DatasetRecords } from "../src/cloud/model/records.ts";
+
+const A = "111111111111";
+const B = "444444444444";
+const AWS_PROVIDER = 'provider["registry.terraform.io/hashicorp/aws"]';
+
+/** One managed resource of a state, with one instance. */
+function resource(
+  type: string,
+  name: string,
+  attributes: Record<string, unknown>,
+): Record<string, unknown> {
+  return {
+    mode: "managed",
+    type,
+    name,
+    provider: AWS_PROVIDER,
+    instances: [{ schema_version: 0, attributes }],
+  };
+}
+
+/** A version-4 state holding the resources. */
+function state(resources: Record<string, unknown>[]): Record<string, unknown> {
+  return {
+    version: 4,
+    terraform_version: "1.5.7",
+    serial: 1,
+    lineage: "deny-test",
+    outputs: {},
+    resources,
+  };
+}
+
+const doc = (...statements: Record<string, unknown>[]): string =>
+  JSON.stringify({ Version: "2012-10-17", Statement: statements });
+
+/** A bucket and its policy resource. */
+function bucket(name: string, ...statements: Record<string, unknown>[]): Record<string, unknown>[] {
+  const out = [
+    resource("aws_s3_bucket", name, { id: name, bucket: name, arn: `arn:aws:s3:::${name}` }),
+  ];
+  if (statements.length > 0) {
+    out.push(
+      resource("aws_s3_bucket_policy", name, {
+        id: name,
+        bucket: name,
+        policy: doc(...statements),
+      }),
+    );
+  }
+  return out;
+}
+
+/** A role (in account `account`), with an inline policy when statements are given. */
+function role(
+  name: string,
+  trust: Record<string, unknown>[],
+  inline: Record<string, unknown>[] = [],
+  account = A,
+): Record<string, unknown>[] {
+  const out = [
+    resource("aws_iam_role", name, {
+      id: name,
+      name,
+      arn: `arn:aws:iam::${account}:role/${name}`,
+      assume_role_policy: doc(...trust),
+    }),
+  ];
+  if (inline.length > 0) {
+    out.push(
+      resource("aws_iam_role_policy", `${name}_p`, {
+        id: `${name}:p`,
+        name: "p",
+        role: name,
+        policy: doc(...inline),
+      }),
+    );
+  }
+  return out;
+}
+
+async function loadState(resources: Record<string, unknown>[]): Promise<DatasetRecords> {
+  return (await terraformStateImporter.load({
+    ...fileImportInput("crafted.tfstate"),
+    json: state(resources),
+  })).records;
+}
+
+const everyone = { Effect: "Allow", Principal: { AWS: "*" } };
+const assume = { Action: "sts:AssumeRole" };
+
+const edgesInto = (r: DatasetRecords, target: string, type: string) =>
+  r.edges.filter((e) => e.target_id === target && e.edge_type === type);
+const findingIds = (r: DatasetRecords): Set<string> => new Set(r.findings.map((f) => f.id));
+
+// 1. An explicit Deny in a resource or trust policy.
+
+Deno.test("terraformStateImporter: an unconditional Deny covering a public grant removes it", async () => {
+  const objects = (b: string) => [`arn:aws:s3:::${b}`, `arn:aws:s3:::${b}/*`];
+  const r = await loadState([
+    // Control: a plain public grant.
+    ...bucket("open", {
+      Effect: "Allow",
+      Principal: "*",
+      Action: "s3:GetObject",
+      Resource: objects("open"),
+    }),
+    ...bucket(
+      "denied",
+      { ...everyone, Action: "s3:*", Resource: objects("denied") },
+      { Effect: "Deny", Principal: "*", Action: "s3:*", Resource: objects("denied") },
+    ),
+    // A Deny of one action leaves the others public.
+    ...bucket(
+      "partly",
+      { ...everyone, Action: "s3:*", Resource: objects("partly") },
+      { Effect: "Deny", Principal: "*", Action: "s3:DeleteBucket", Resource: objects("partly") },
+    ),
+    // A Deny of the bucket but not its objects leaves the objects public.
+    ...bucket(
+      "objects",
+      { ...everyone, Action: "s3:*", Resource: objects("objects") },
+      { Effect: "Deny", Principal: "*", Action: "s3:*", Resource: "arn:aws:s3:::objects" },
+    ),
+    ...role("open_role", [{ ...everyone, ...assume }]),
+    ...role("deny_trust_role", [{ ...everyone, ...assume }, {
+      Effect: "Deny",
+      Principal: { AWS: "*" },
+      ...assume,
+    }]),
+  ]);
+  const ids = findingIds(r);
+  for (const name of ["open", "partly", "objects"]) {
+    const id = `aws_s3_bucket.${name}`;
+    assert.equal(
+      edgesInto(r, id, "GRANTS_ACCESS").filter((e) => e.source_id === "*").length,
+      1,
+      name,
+    );
+    assert.equal(edgesInto(r, id, "INTERNET_EXPOSED").length, 1, name);
+    assert.ok(ids.has(`f-bucket-public:${id}`), name);
+  }
+  const denied = "aws_s3_bucket.denied";
+  assert.deepEqual(edgesInto(r, denied, "GRANTS_ACCESS"), []);
+  assert.deepEqual(edgesInto(r, denied, "INTERNET_EXPOSED"), []);
+  assert.equal(r.assets.find((a) => a.id === denied)!.is_internet_exposed, false);
+  assert.ok(!ids.has(`f-bucket-public:${denied}`));
+
+  assert.equal(edgesInto(r, "aws_iam_role.open_role", "IAM_TRUST").length, 1);
+  assert.ok(ids.has("f-iam-trust-any:aws_iam_role.open_role"));
+  assert.deepEqual(edgesInto(r, "aws_iam_role.deny_trust_role", "IAM_TRUST"), []);
+  assert.ok(!ids.has("f-iam-trust-any:aws_iam_role.deny_trust_role"));
+  assert.equal(
+    r.assets.find((a) => a.id === "aws_iam_role.deny_trust_role")!.is_internet_exposed,
+    false,
+  );
+});
+
+Deno.test("trustedPrincipals(): a conditional Deny keeps the grant, conditional when it pins the caller", () => {
+  const grant = { ...everyone, Action: "s3:GetObject", Resource: "arn:aws:s3:::b/*" };
+  const deny = { Effect: "Deny", Principal: "*", Action: "s3:*", Resource: "arn:aws:s3:::b/*" };
+  // The usual VPC-endpoint lock: everyone but callers through vpce-1 is refused.
+  const vpce = trustedPrincipals(parsePolicy({
+    Statement: [grant, { ...deny, Condition: { StringNotEquals: { "aws:SourceVpce": "vpce-1" } } }],
+  }));
+  assert.deepEqual(vpce.map((p) => [p.value, p.conditional]), [["*", true]]);
+  // TLS enforcement refuses plain HTTP only: HTTPS callers from anywhere are still admitted.
+  const tls = trustedPrincipals(parsePolicy({
+    Statement: [grant, { ...deny, Condition: { Bool: { "aws:SecureTransport": "false" } } }],
+  }));
+  assert.deepEqual(tls.map((p) => [p.value, p.conditional]), [["*", false]]);
+  // A Deny of another account's principals leaves anyone (and the rest) admitted.
+  const other = trustedPrincipals(parsePolicy({
+    Statement: [grant, { ...deny, Principal: { AWS: `arn:aws:iam::${B}:root` } }],
+  }));
+  assert.deepEqual(other.map((p) => p.value), ["*"]);
+  // An account's root in a Deny covers that account's principals.
+  const named = trustedPrincipals(parsePolicy({
+    Statement: [
+      {
+        Effect: "Allow",
+        Principal: { AWS: [`arn:aws:iam::${B}:role/x`, `arn:aws:iam::${A}:role/y`] },
+        Action: "s3:GetObject",
+        Resource: "arn:aws:s3:::b/*",
+      },
+      { ...deny, Principal: { AWS: B } },
+    ],
+  }));
+  assert.deepEqual(named.map((p) => p.value), [`arn:aws:iam::${A}:role/y`]);
+});
+
+Deno.test("iamAuthorizationImporter: a trust policy's Deny of anyone removes the trust and the finding", async () => {
+  const roleOf = (name: string, statements: Record<string, unknown>[]) => ({
+    RoleName: name,
+    Arn: `arn:aws:iam::${A}:role/${name}`,
+    AssumeRolePolicyDocument: { Version: "2012-10-17", Statement: statements },
+    RolePolicyList: [],
+    AttachedManagedPolicies: [],
+    InstanceProfileList: [],
+  });
+  const r = (await iamAuthorizationImporter.load({
+    ...fileImportInput("d.json"),
+    json: {
+      UserDetailList: [],
+      GroupDetailList: [],
+      Policies: [],
+      RoleDetailList: [
+        roleOf("r_star", [{ Effect: "Allow", Principal: "*", ...assume }]),
+        roleOf("r_denytrust", [{ ...everyone, ...assume }, {
+          Effect: "Deny",
+          Principal: "*",
+          ...assume,
+        }]),
+      ],
+    },
+  })).records;
+  const ids = findingIds(r);
+  assert.ok(ids.has(`f-iam-trust-any:arn:aws:iam::${A}:role/r_star`));
+  assert.ok(!ids.has(`f-iam-trust-any:arn:aws:iam::${A}:role/r_denytrust`));
+  assert.deepEqual(edgesInto(r, `arn:aws:iam::${A}:role/r_denytrust`, "IAM_TRUST"), []);
+});
