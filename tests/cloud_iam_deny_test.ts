@@ -1,17 +1,23 @@
 /**
- * Explicit Deny in resource and trust policies. The oracle is AWS's
- * documented policy evaluation logic
+ * Explicit Deny and NotAction in resource, trust and identity policies. The
+ * oracle is AWS's documented policy evaluation logic
  * (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_evaluation-logic.html):
- * an explicit Deny in any applicable policy overrides every Allow. The
- * inputs are small Terraform states and authorization-details documents
- * written here.
+ * an explicit Deny in any applicable policy overrides every Allow; a Deny
+ * with NotAction refuses every action but the ones it lists. The inputs are
+ * small Terraform states and authorization-details documents written here.
  */
 
 import assert from "node:assert/strict";
 import { fileImportInput } from "../src/cloud/importers/import_input.ts";
 import { iamAuthorizationImporter } from "../src/cloud/importers/iam_authorization.ts";
 import { terraformStateImporter } from "../src/cloud/importers/terraform_state.ts";
-import { parsePolicy, trustedPrincipals } from "../src/cloud/importers/iam_policy.ts";
+import {
+  decide,
+  grantsOnResource,
+  isWildcardAdmin,
+  parsePolicy,
+  trustedPrincipals,
+} from "../src/cloud/importers/iam_policy.ts";
 import type { DatasetRecords } from "../src/cloud/model/records.ts";
 
 const A = "111111111111";
@@ -103,6 +109,11 @@ async function loadState(resources: Record<string, unknown>[]): Promise<DatasetR
 const everyone = { Effect: "Allow", Principal: { AWS: "*" } };
 const assume = { Action: "sts:AssumeRole" };
 
+const lambdaTrust = [{
+  Effect: "Allow",
+  Principal: { Service: "lambda.amazonaws.com" },
+  ...assume,
+}];
 const edgesInto = (r: DatasetRecords, target: string, type: string) =>
   r.edges.filter((e) => e.target_id === target && e.edge_type === type);
 const findingIds = (r: DatasetRecords): Set<string> => new Set(r.findings.map((f) => f.id));
@@ -232,4 +243,125 @@ Deno.test("iamAuthorizationImporter: a trust policy's Deny of anyone removes the
   assert.ok(ids.has(`f-iam-trust-any:arn:aws:iam::${A}:role/r_star`));
   assert.ok(!ids.has(`f-iam-trust-any:arn:aws:iam::${A}:role/r_denytrust`));
   assert.deepEqual(edgesInto(r, `arn:aws:iam::${A}:role/r_denytrust`, "IAM_TRUST"), []);
+});
+
+// 2. Deny and NotAction in identity policies.
+
+Deno.test("terraformStateImporter: identity Deny and NotAction cut grants, admin and exfiltration", async () => {
+  const r = await loadState([
+    ...bucket("data"),
+    resource("aws_db_instance", "db", {
+      id: "orders",
+      identifier: "orders",
+      arn: `arn:aws:rds:us-east-1:${A}:db:orders`,
+    }),
+    // Control: every action, no Deny.
+    ...role("r_admin", lambdaTrust, [{ Effect: "Allow", Action: "*", Resource: "*" }]),
+    // Everything, then a Deny of every action but s3:GetObject: only s3:GetObject is left.
+    ...role("r_denyall_notact", lambdaTrust, [
+      { Effect: "Allow", Action: "*", Resource: "*" },
+      { Effect: "Deny", NotAction: "s3:GetObject", Resource: "*" },
+    ]),
+    // Reading one bucket's objects, then a Deny of all of S3 on that bucket: nothing is left.
+    ...role("r_denyobj", lambdaTrust, [
+      { Effect: "Allow", Action: "s3:GetObject", Resource: "arn:aws:s3:::data/*" },
+      { Effect: "Deny", Action: "s3:*", Resource: ["arn:aws:s3:::data", "arn:aws:s3:::data/*"] },
+    ]),
+  ]);
+  const grants = (role: string) =>
+    r.edges.filter((e) => e.edge_type === "GRANTS_ACCESS" && e.source_id === `aws_iam_role.${role}`)
+      .map((e) => `${e.target_id} ${e.description}`).sort();
+  assert.deepEqual(grants("r_admin"), ["aws_db_instance.db *", "aws_s3_bucket.data *"]);
+  assert.deepEqual(grants("r_denyall_notact"), ["aws_s3_bucket.data s3:GetObject"]);
+  assert.deepEqual(grants("r_denyobj"), []);
+  const ids = findingIds(r);
+  assert.ok(ids.has("f-iam-wildcard-admin:aws_iam_role.r_admin"));
+  assert.ok(!ids.has("f-iam-wildcard-admin:aws_iam_role.r_denyall_notact"));
+  assert.ok(ids.has("f-iam-data-exfiltration:aws_iam_role.r_denyall_notact"));
+  assert.ok(!ids.has("f-iam-data-exfiltration:aws_iam_role.r_denyobj"));
+  const meta = (role: string) => r.assets.find((a) => a.id === `aws_iam_role.${role}`)!.metadata;
+  assert.deepEqual(meta("r_denyall_notact").exfiltration_actions, ["s3:GetObject"]);
+  assert.deepEqual(meta("r_denyall_notact").privilege_escalation, []);
+  assert.deepEqual(meta("r_denyobj").exfiltration_actions, []);
+});
+
+Deno.test("the Terraform and authorization-details paths evaluate the same identity policy alike", async () => {
+  const statements = [
+    { Effect: "Allow", Action: "*", Resource: "*" },
+    { Effect: "Deny", NotAction: "s3:GetObject", Resource: "*" },
+  ];
+  const tf = await loadState(role("u", lambdaTrust, statements));
+  const iam = (await iamAuthorizationImporter.load({
+    ...fileImportInput("d.json"),
+    json: {
+      GroupDetailList: [],
+      RoleDetailList: [],
+      Policies: [],
+      UserDetailList: [{
+        UserName: "u",
+        Arn: `arn:aws:iam::${A}:user/u`,
+        GroupList: [],
+        AttachedManagedPolicies: [],
+        UserPolicyList: [{ PolicyName: "p", PolicyDocument: { Statement: statements } }],
+      }],
+    },
+  })).records;
+  const facts = (r: DatasetRecords, id: string) => {
+    const m = r.assets.find((a) => a.id === id)!.metadata;
+    return {
+      exfiltration: m.exfiltration_actions,
+      escalation: m.privilege_escalation,
+      admin: r.findings.some((f) => f.id === `f-iam-wildcard-admin:${id}`),
+    };
+  };
+  const expected = { exfiltration: ["s3:GetObject"], escalation: [], admin: false };
+  assert.deepEqual(facts(tf, "aws_iam_role.u"), expected);
+  assert.deepEqual(facts(iam, `arn:aws:iam::${A}:user/u`), expected);
+});
+
+Deno.test("decide(), grantsOnResource() and isWildcardAdmin() take a Deny away only where it covers the Allow", () => {
+  const s = parsePolicy({
+    Statement: [
+      {
+        Effect: "Allow",
+        Action: ["s3:GetObject", "s3:PutObject"],
+        Resource: "arn:aws:s3:::logs-*/*",
+      },
+      { Effect: "Deny", Action: "s3:Get*", Resource: "arn:aws:s3:::logs-a" },
+      { Effect: "Deny", Action: "s3:PutObject", Resource: "arn:aws:s3:::logs-*/*" },
+      { Effect: "Allow", Action: "sqs:*", Resource: "*" },
+      { Effect: "Deny", NotAction: "sqs:SendMessage", Resource: "arn:aws:sqs:*:*:jobs" },
+    ],
+  });
+  // The first Deny names a bucket, not its objects: s3:GetObject on objects stays allowed.
+  // (A `*` in an ARN pattern spans `/`, so arn:aws:s3:::logs-* would have named them.)
+  assert.deepEqual(decide(s, "s3:GetObject"), { allowed: true, conditional: false });
+  assert.deepEqual(decide(s, "s3:PutObject"), { allowed: false, conditional: false });
+  assert.deepEqual(grantsOnResource(s, "arn:aws:s3:::logs-a").actions, ["s3:GetObject"]);
+  assert.deepEqual(grantsOnResource(s, `arn:aws:sqs:us-east-1:${A}:jobs`).actions, [
+    "sqs:SendMessage",
+  ]);
+  assert.deepEqual(grantsOnResource(s, `arn:aws:sqs:us-east-1:${A}:other`).actions, ["sqs:*"]);
+  // A Deny whose pattern is not shown to cover the Allow's leaves the Allow standing.
+  const unsure = parsePolicy({
+    Statement: [
+      { Effect: "Allow", Action: "s3:*", Resource: "arn:aws:s3:::a*" },
+      { Effect: "Deny", Action: "s3:*", Resource: "arn:aws:s3:::*b" },
+    ],
+  });
+  assert.equal(decide(unsure, "s3:GetObject").allowed, true);
+  const admin = { Effect: "Allow", Action: "*", Resource: "*" };
+  assert.equal(isWildcardAdmin(parsePolicy({ Statement: [admin] })), true);
+  assert.equal(
+    isWildcardAdmin(parsePolicy({
+      Statement: [admin, { Effect: "Deny", NotAction: ["s3:GetObject"], Resource: "*" }],
+    })),
+    false,
+  );
+  assert.equal(
+    isWildcardAdmin(parsePolicy({
+      Statement: [admin, { Effect: "Deny", Action: "s3:DeleteBucket", Resource: "*" }],
+    })),
+    true,
+  );
 });

@@ -239,6 +239,21 @@ function denyCoversStatement(deny: PolicyStatement, allow: PolicyStatement): boo
     : denyCoversResource(deny, null);
 }
 
+/**
+ * Whether an unconditional `Deny` among the statements covers `action` on
+ * one resource ARN: the explicit refusal no `Allow` anywhere overrides.
+ */
+export function explicitlyDenied(
+  statements: readonly PolicyStatement[],
+  action: string,
+  resource: string,
+): boolean {
+  return statements.some((s) =>
+    s.effect === "Deny" && !s.conditional && statementCoversAction(s, action) &&
+    statementCoversResource(s, resource)
+  );
+}
+
 /** The answer for one action on one resource. */
 export interface AccessDecision {
   allowed: boolean;
@@ -247,8 +262,9 @@ export interface AccessDecision {
 }
 
 /**
- * Whether the statements allow `action` on `resource` (`*` means "on some
- * resource": any Allow counts whatever its resource clause).
+ * Whether the statements allow `action` on `resource`. `*` means "on some
+ * resource": an `Allow` counts unless unconditional `Deny`s covering the
+ * action cover every resource pattern it names.
  */
 export function decide(
   statements: readonly PolicyStatement[],
@@ -257,27 +273,36 @@ export function decide(
 ): AccessDecision {
   const resource = options.resource ?? "*";
   const anyResource = resource === "*";
+  if (!anyResource && explicitlyDenied(statements, action, resource)) {
+    return { allowed: false, conditional: false };
+  }
+  const denies = statements.filter((s) =>
+    s.effect === "Deny" && !s.conditional && statementCoversAction(s, action)
+  );
+  const deniedEverywhere = (patterns: readonly string[] | null): boolean =>
+    patterns === null
+      ? denies.some((d) => denyCoversResource(d, null))
+      : patterns.every((p) => denies.some((d) => denyCoversResource(d, p)));
   let allowed = false;
   let unconditional = false;
   for (const s of statements) {
-    if (!statementCoversAction(s, action)) continue;
-    if (s.effect === "Deny") {
-      if (s.conditional) continue;
-      const covers = anyResource
-        ? s.resources.includes("*") || (s.resources.length === 0 && s.notResources.length === 0)
-        : statementCoversResource(s, resource);
-      if (covers) return { allowed: false, conditional: false };
-      continue;
-    }
-    if (anyResource || statementCoversResource(s, resource)) {
-      allowed = true;
-      if (!s.conditional) unconditional = true;
-    }
+    if (s.effect !== "Allow" || !statementCoversAction(s, action)) continue;
+    if (anyResource) {
+      if (deniedEverywhere(s.resources.length > 0 ? s.resources : null)) continue;
+    } else if (!statementCoversResource(s, resource)) continue;
+    allowed = true;
+    if (!s.conditional) unconditional = true;
   }
   return { allowed, conditional: allowed && !unconditional };
 }
 
-/** Whether the statements grant every action on every resource without condition. */
+/**
+ * Whether the statements grant every action on every resource without
+ * condition: an unconditional `Allow` of `*` on `*` that no unconditional
+ * `Deny` on every resource cuts down to a set of actions (`Action: "*"`, or
+ * any `NotAction`, which denies all but the actions it lists). A `Deny` of
+ * named actions leaves the grant counted as admin.
+ */
 export function isWildcardAdmin(statements: readonly PolicyStatement[]): boolean {
   const grants = statements.some((s) =>
     s.effect === "Allow" && !s.conditional && s.actions.some((a) => a === "*" || a === "*:*") &&
@@ -285,8 +310,9 @@ export function isWildcardAdmin(statements: readonly PolicyStatement[]): boolean
   );
   if (!grants) return false;
   return !statements.some((s) =>
-    s.effect === "Deny" && !s.conditional && s.resources.includes("*") &&
-    s.actions.some((a) => a === "*" || a === "*:*")
+    s.effect === "Deny" && !s.conditional && denyCoversResource(s, null) &&
+    (s.actions.some((a) => a === "*" || a === "*:*") ||
+      (s.notActions.length > 0 && !s.notActions.some((a) => a === "*" || a === "*:*")))
   );
 }
 
@@ -503,11 +529,6 @@ export function statementReachesService(s: PolicyStatement, service: string): bo
   return false;
 }
 
-/** Whether a statement's action clause covers every action of a service. */
-function statementCoversService(s: PolicyStatement, service: string): boolean {
-  return s.actions.some((p) => p === "*" || p.toLowerCase() === `${service.toLowerCase()}:*`);
-}
-
 function resourceMatches(patterns: readonly string[], arn: string): boolean {
   return patterns.some((p) => wildcardMatch(p, arn) || wildcardMatch(p, `${arn}/*`));
 }
@@ -526,7 +547,11 @@ export interface ResourceGrant {
 /**
  * Whether the statements grant some action of the resource's service on the
  * resource (`Resource` patterns, also matching objects under a bucket), less
- * unconditional `Deny`s covering the whole service on it.
+ * what unconditional `Deny`s take away: a `Deny` covering the resource (and
+ * its objects, where the `Allow` reaches them) removes the action patterns it
+ * covers, and a `NotAction` `Deny` leaves only the actions it lists. The
+ * reported actions are what is left of the granting patterns (an `Allow` of
+ * `*`, or with `NotAction`, counts as the whole service).
  */
 export function grantsOnResource(
   statements: readonly PolicyStatement[],
@@ -534,32 +559,42 @@ export function grantsOnResource(
 ): ResourceGrant {
   const service = arnService(arn);
   if (!service) return { granted: false, conditional: false, actions: [], wildcardOnly: false };
-  for (const s of statements) {
-    if (s.effect !== "Deny" || s.conditional) continue;
-    if (
-      statementCoversService(s, service) &&
-      (s.resources.length === 0 || resourceMatches(s.resources, arn))
-    ) {
-      return { granted: false, conditional: false, actions: [], wildcardOnly: false };
-    }
-  }
+  const denies = statements.filter((s) => s.effect === "Deny" && !s.conditional);
+  const objects = `${arn}/*`;
   const actions: string[] = [];
   let granted = false;
   let unconditional = false;
   let specific = false;
   for (const s of statements) {
     if (s.effect !== "Allow" || !statementReachesService(s, service)) continue;
-    const covers = s.resources.length > 0
-      ? resourceMatches(s.resources, arn)
-      : s.notResources.length > 0 && !resourceMatches(s.notResources, arn);
-    if (!covers) continue;
+    // What of the resource the statement reaches: the resource itself, its objects (a bucket's;
+    // other services' sub-resources are not told apart), or both.
+    let reached = s.resources.length > 0
+      ? [arn, objects].filter((r) => s.resources.some((p) => wildcardMatch(p, r)))
+      : s.notResources.length > 0 && !resourceMatches(s.notResources, arn)
+      ? [arn, objects]
+      : [];
+    if (service !== "s3" && reached.includes(arn)) reached = [arn];
+    if (reached.length === 0) continue;
+    const applicable = denies.filter((d) => reached.every((r) => denyCoversResource(d, r)));
+    const whole = `${service}:*`;
+    let left = s.actions.length > 0
+      ? s.actions.filter((p) => patternInService(p, service)).map((p) =>
+        p === "*" || p === "*:*" ? whole : p
+      )
+      : [whole];
+    for (const d of applicable) left = [...new Set(left.flatMap((a) => actionsLeft(a, d)))];
+    if (left.length === 0) continue;
     granted = true;
     if (!s.conditional) unconditional = true;
     if (s.resources.some((r) => r !== "*")) specific = true;
-    const reaching = s.actions.length > 0
+    // As written when no Deny applies; else what the Denies leave.
+    const shown = applicable.length > 0
+      ? left
+      : s.actions.length > 0
       ? s.actions.filter((p) => patternInService(p, service))
       : [`NotAction:${s.notActions.join(",")}`];
-    for (const a of reaching) if (!actions.includes(a)) actions.push(a);
+    for (const a of shown) if (!actions.includes(a)) actions.push(a);
   }
   return {
     granted,
