@@ -2,8 +2,10 @@
  * Explicit Deny and NotAction in resource, trust and identity policies. The
  * oracle is AWS's documented policy evaluation logic
  * (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_evaluation-logic.html):
- * an explicit Deny in any applicable policy overrides every Allow; a Deny
- * with NotAction refuses every action but the ones it lists. The inputs are
+ * an explicit Deny in any applicable policy overrides every Allow (an
+ * identity policy's Deny of sts:AssumeRole included, whatever the role's
+ * trust policy says); a Deny with NotAction refuses every action but the
+ * ones it lists. The inputs are
  * small Terraform states and authorization-details documents written here.
  */
 
@@ -19,6 +21,8 @@ import {
   trustedPrincipals,
 } from "../src/cloud/importers/iam_policy.ts";
 import type { DatasetRecords } from "../src/cloud/model/records.ts";
+import { type Loose, ok, withTempRoot } from "./helpers/in_memory.ts";
+import { cloudWorkbench } from "../src/cloud/workbench.ts";
 
 const A = "111111111111";
 const B = "444444444444";
@@ -364,4 +368,67 @@ Deno.test("decide(), grantsOnResource() and isWildcardAdmin() take a Deny away o
     })),
     true,
   );
+});
+
+// 3. An identity Deny of sts:AssumeRole breaks the chain.
+
+function chainDetails(denyAssume: boolean): Record<string, unknown> {
+  const trust = (principal: string) => ({
+    Version: "2012-10-17",
+    Statement: [{ Effect: "Allow", Principal: { AWS: principal }, ...assume }],
+  });
+  const chain1Policies = [{
+    PolicyName: "hop",
+    PolicyDocument: {
+      Statement: [
+        { Effect: "Allow", Action: "sts:AssumeRole", Resource: `arn:aws:iam::${A}:role/r_chain2` },
+        ...(denyAssume ? [{ Effect: "Deny", Action: "sts:AssumeRole", Resource: "*" }] : []),
+      ],
+    },
+  }];
+  const roleOf = (name: string, trusted: string, policies: unknown[] = []) => ({
+    RoleName: name,
+    Arn: `arn:aws:iam::${A}:role/${name}`,
+    AssumeRolePolicyDocument: trust(trusted),
+    RolePolicyList: policies,
+    AttachedManagedPolicies: [],
+    InstanceProfileList: [],
+  });
+  return {
+    UserDetailList: [],
+    GroupDetailList: [],
+    Policies: [],
+    RoleDetailList: [
+      roleOf("r_chain1", "arn:aws:iam::333333333333:role/ext", chain1Policies),
+      roleOf("r_chain2", `arn:aws:iam::${A}:role/r_chain1`),
+    ],
+  };
+}
+
+Deno.test("lateral_movement_paths and find_paths: an identity Deny of sts:AssumeRole breaks the role chain", async () => {
+  await withTempRoot("cloud-iam-deny-", async ({ client, dir }) => {
+    for (const deny of [false, true]) {
+      const name = deny ? "denied" : "open";
+      await Deno.writeTextFile(`${dir}/${name}.json`, JSON.stringify(chainDetails(deny)));
+      await ok(client, "load_dataset", { path: `${dir}/${name}.json`, name });
+    }
+    const chains = async (dataset: string, start?: string): Promise<string[]> =>
+      (await ok(client, "lateral_movement_paths", {
+        dataset,
+        max_depth: 6,
+        ...(start ? { start } : {}),
+      })).result.paths.map((p: Loose) => p.summary).sort();
+    const ext = "arn:aws:iam::333333333333:role/ext";
+    const full = `${ext} -> r_chain1 -> r_chain2`;
+    assert.deepEqual(await chains("open", ext), [full]);
+    assert.deepEqual(await chains("denied", ext), [`${ext} -> r_chain1`]);
+    const hop = async (dataset: string) =>
+      (await ok(client, "find_paths", { dataset, source: "r_chain1", target: "r_chain2" }))
+        .result.total_found;
+    assert.equal(await hop("open"), 1);
+    assert.equal(await hop("denied"), 0);
+    const chain2 = (await ok(client, "get_asset_metadata", { dataset: "denied", ref: "r_chain2" }))
+      .result;
+    assert.deepEqual(chain2.metadata.trust_denied_by_identity, [`arn:aws:iam::${A}:role/r_chain1`]);
+  }, { workbenches: [cloudWorkbench] });
 });
