@@ -1,12 +1,13 @@
 /**
- * Explicit Deny and NotAction in resource, trust and identity policies. The
- * oracle is AWS's documented policy evaluation logic
+ * Explicit Deny, NotAction and NotPrincipal in resource, trust and identity
+ * policies. The oracle is AWS's documented policy evaluation logic
  * (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_evaluation-logic.html):
  * an explicit Deny in any applicable policy overrides every Allow (an
  * identity policy's Deny of sts:AssumeRole included, whatever the role's
- * trust policy says); a Deny with NotAction refuses every action but the
- * ones it lists. The inputs are
- * small Terraform states and authorization-details documents written here.
+ * trust policy says); an Allow with NotPrincipal admits everyone but the
+ * principals it names, anonymous callers included; a Deny with NotAction
+ * refuses every action but the ones it lists. The inputs are small
+ * Terraform states and authorization-details documents written here.
  */
 
 import assert from "node:assert/strict";
@@ -431,4 +432,51 @@ Deno.test("lateral_movement_paths and find_paths: an identity Deny of sts:Assume
       .result;
     assert.deepEqual(chain2.metadata.trust_denied_by_identity, [`arn:aws:iam::${A}:role/r_chain1`]);
   }, { workbenches: [cloudWorkbench] });
+});
+
+// 4. Allow with NotPrincipal.
+
+Deno.test("terraformStateImporter: an Allow with NotPrincipal admits everyone else; a Deny with NotPrincipal keeps only those it names", async () => {
+  const root = `arn:aws:iam::${A}:root`;
+  const reader = `arn:aws:iam::${A}:role/reader`;
+  const r = await loadState([
+    ...bucket("notprincipal", {
+      Effect: "Allow",
+      NotPrincipal: { AWS: root },
+      Action: "s3:GetObject",
+      Resource: "arn:aws:s3:::notprincipal/*",
+    }),
+    ...bucket(
+      "only-reader",
+      {
+        Effect: "Allow",
+        Principal: "*",
+        Action: "s3:GetObject",
+        Resource: "arn:aws:s3:::only-reader/*",
+      },
+      {
+        Effect: "Deny",
+        NotPrincipal: { AWS: reader },
+        Action: "s3:*",
+        Resource: ["arn:aws:s3:::only-reader", "arn:aws:s3:::only-reader/*"],
+      },
+    ),
+    ...role("reader", lambdaTrust),
+    ...role("r_notprincipal", [{ Effect: "Allow", NotPrincipal: { AWS: root }, ...assume }]),
+  ]);
+  const ids = findingIds(r);
+  const open = edgesInto(r, "aws_s3_bucket.notprincipal", "GRANTS_ACCESS");
+  assert.deepEqual(open.map((e) => [e.source_id, e.properties.except_principals]), [["*", [root]]]);
+  assert.equal(edgesInto(r, "aws_s3_bucket.notprincipal", "INTERNET_EXPOSED").length, 1);
+  assert.ok(ids.has("f-bucket-public:aws_s3_bucket.notprincipal"));
+  const trust = edgesInto(r, "aws_iam_role.r_notprincipal", "IAM_TRUST");
+  assert.deepEqual(trust.map((e) => [e.source_id, e.properties.except_principals]), [["*", [
+    root,
+  ]]]);
+  const finding = r.findings.find((f) => f.id === "f-iam-trust-any:aws_iam_role.r_notprincipal");
+  assert.match(finding!.evidence, /every principal but arn:aws:iam::111111111111:root/);
+  // Anyone is refused but the reader role, which the policy's Allow of `*` admits.
+  const only = edgesInto(r, "aws_s3_bucket.only-reader", "GRANTS_ACCESS");
+  assert.deepEqual(only.map((e) => e.source_id), ["aws_iam_role.reader"]);
+  assert.ok(!ids.has("f-bucket-public:aws_s3_bucket.only-reader"));
 });

@@ -310,6 +310,7 @@ export function addTrustEdges(b: RecordsBuilder, options: TrustEdgeOptions): voi
         cross_account: crossAccount,
         conditional: p.conditional,
         ...(p.account ? { principal_account: p.account } : {}),
+        ...(p.except ? { except_principals: p.except } : {}),
       },
     });
   }
@@ -506,6 +507,7 @@ export function addResourcePolicyGrants(b: RecordsBuilder): void {
           anyone: p.anyone,
           conditional: p.conditional,
           cross_account: p.account !== null && a.account_id !== null && p.account !== a.account_id,
+          ...(p.except ? { except_principals: p.except } : {}),
         },
       });
     }

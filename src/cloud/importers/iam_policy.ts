@@ -397,7 +397,7 @@ export interface TrustedPrincipal {
   /** `AWS`, `Service`, `Federated`, `CanonicalUser` or `*`. */
   type: string;
   value: string;
-  /** Anyone (`*` as principal or AWS principal `*`). */
+  /** Anyone (`*` as principal or AWS principal `*`, or an `Allow` with `NotPrincipal`). */
   anyone: boolean;
   /** The AWS account the principal belongs to, when it names one. */
   account: string | null;
@@ -410,6 +410,13 @@ export interface TrustedPrincipal {
    * grant also makes it conditional.
    */
   conditional: boolean;
+  /**
+   * The principals an `Allow` with `NotPrincipal` leaves out: it admits
+   * everyone else, anonymous callers included, as AWS documented it (AWS now
+   * calls `Allow` with `NotPrincipal` unsupported and refuses `NotPrincipal`
+   * in role trust policies; a policy that holds it is read at its worst).
+   */
+  except?: string[];
 }
 
 /** The account id an ARN or bare 12-digit principal names, or null. */
@@ -449,7 +456,8 @@ function denyCoversPrincipal(deny: PolicyStatement, p: TrustedPrincipal): boolea
 
 /**
  * The principals that a trust or resource policy admits: those its `Allow`
- * statements name, less those an unconditional `Deny` covering the
+ * statements name (an `Allow` with `NotPrincipal` admits anyone, with the
+ * named ones in `except`), less those an unconditional `Deny` covering the
  * `Allow`'s actions and resources refuses (see the module notes on what
  * "covers" means). A `Deny` with `NotPrincipal` leaves anyone admitted only
  * as the principals it lists. A conditional `Deny` removes nothing; one that
@@ -471,7 +479,7 @@ export function trustedPrincipals(statements: readonly PolicyStatement[]): Trust
         // Everyone but the principals the Deny lists is refused: those stay admitted.
         for (const [type, values] of Object.entries(d.principals)) {
           for (const value of values) {
-            if (value === "*") continue;
+            if (value === "*" || p.except?.includes(value)) continue;
             admit(named(type, value, allow), allow, depth + 1);
           }
         }
@@ -492,7 +500,13 @@ export function trustedPrincipals(statements: readonly PolicyStatement[]): Trust
     };
   };
   for (const s of statements) {
-    if (s.effect !== "Allow" || s.notPrincipal) continue;
+    if (s.effect !== "Allow") continue;
+    if (s.notPrincipal) {
+      const except = Object.values(s.principals).flat();
+      if (except.includes("*")) continue;
+      admit({ ...named("*", "*", s), except }, s, 0);
+      continue;
+    }
     for (const [type, values] of Object.entries(s.principals)) {
       for (const value of values) admit(named(type, value, s), s, 0);
     }
