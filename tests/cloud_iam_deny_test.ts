@@ -6,8 +6,9 @@
  * identity policy's Deny of sts:AssumeRole included, whatever the role's
  * trust policy says); an Allow with NotPrincipal admits everyone but the
  * principals it names, anonymous callers included; a Deny with NotAction
- * refuses every action but the ones it lists. The inputs are small
- * Terraform states and authorization-details documents written here.
+ * refuses every action but the ones it lists. Principals named by ARN are
+ * the dataset's assets with that ARN. The inputs are small Terraform states
+ * and authorization-details documents written here.
  */
 
 import assert from "node:assert/strict";
@@ -479,4 +480,54 @@ Deno.test("terraformStateImporter: an Allow with NotPrincipal admits everyone el
   const only = edgesInto(r, "aws_s3_bucket.only-reader", "GRANTS_ACCESS");
   assert.deepEqual(only.map((e) => e.source_id), ["aws_iam_role.reader"]);
   assert.ok(!ids.has("f-bucket-public:aws_s3_bucket.only-reader"));
+});
+
+// 5. Principals named by role ARN in a state.
+
+Deno.test("terraformStateImporter: a role ARN in a trust policy links to the role, across accounts too", async () => {
+  const resources = [
+    ...role("xacct_role", [{
+      Effect: "Allow",
+      Principal: { AWS: "arn:aws:iam::999999999999:root" },
+      ...assume,
+    }]),
+    ...role("chain_role", [{
+      Effect: "Allow",
+      Principal: { AWS: `arn:aws:iam::${A}:role/xacct_role` },
+      ...assume,
+    }]),
+    ...role(
+      "b_admin",
+      [{ Effect: "Allow", Principal: { AWS: `arn:aws:iam::${A}:role/chain_role` }, ...assume }],
+      [],
+      B,
+    ),
+  ];
+  const r = await loadState(resources);
+  assert.deepEqual(
+    r.edges.filter((e) => e.edge_type === "IAM_TRUST").map((e) =>
+      `${e.source_id} > ${e.target_id}`
+    ),
+    [
+      "arn:aws:iam::999999999999:root > aws_iam_role.xacct_role",
+      "aws_iam_role.xacct_role > aws_iam_role.chain_role",
+      "aws_iam_role.chain_role > aws_iam_role.b_admin",
+    ],
+  );
+  await withTempRoot("cloud-iam-xacct-", async ({ client, dir }) => {
+    await Deno.writeTextFile(`${dir}/two.tfstate`, JSON.stringify(state(resources)));
+    await ok(client, "load_dataset", { path: `${dir}/two.tfstate`, name: "two" });
+    const cross = (await ok(client, "cross_account_edges", { edge_types: ["IAM_TRUST"] })).result;
+    assert.deepEqual(
+      cross.items.map((x: Loose) => [x.source, x.source_account, x.target_account]),
+      [[`arn:aws:iam::${A}:role/chain_role`, A, B]],
+    );
+    const chains = await ok(client, "lateral_movement_paths", {
+      start: "xacct_role",
+      max_depth: 6,
+    });
+    assert.deepEqual(chains.result.paths.map((p: Loose) => p.summary), [
+      "xacct_role -> chain_role -> b_admin",
+    ]);
+  }, { workbenches: [cloudWorkbench] });
 });

@@ -257,7 +257,8 @@ export function addAuthorizationDetails(b: RecordsBuilder, details: Record<strin
 
   // Trust edges once every principal's identity policies are known (a Deny there wins).
   const identities = new Map(principals.map((p) => [p.id, p.statements]));
-  for (const t of trusts) addTrustEdges(b, { ...t, identities });
+  const idsByArn = assetIdsByArn(b);
+  for (const t of trusts) addTrustEdges(b, { ...t, identities, idsByArn });
 
   for (const p of principals) {
     const asset = b.asset(p.id)!;
@@ -278,11 +279,24 @@ export interface TrustEdgeOptions {
    * @default no identity policies known
    */
   identities?: ReadonlyMap<string, readonly PolicyStatement[]>;
+  /**
+   * Asset ids by ARN, so a principal named by ARN links to its asset.
+   * @default the builder's assets, indexed on each call
+   */
+  idsByArn?: ReadonlyMap<string, string>;
+}
+
+/** Asset ids by ARN over a builder's assets. */
+export function assetIdsByArn(b: RecordsBuilder): Map<string, string> {
+  const byArn = new Map<string, string>();
+  for (const a of b.assets()) if (a.arn && !byArn.has(a.arn)) byArn.set(a.arn, a.id);
+  return byArn;
 }
 
 /**
- * `IAM_TRUST` edges from each principal a role's trust policy admits (`*`
- * for anyone). A principal whose identity
+ * `IAM_TRUST` edges from each principal a role's trust policy admits: from
+ * the principal's asset when the dataset holds one with that ARN, else from
+ * the principal as written (`*` for anyone). A principal whose identity
  * policies explicitly deny it `sts:AssumeRole` on the role gets no edge; the
  * role lists it in `metadata.trust_denied_by_identity`.
  */
@@ -290,15 +304,17 @@ export function addTrustEdges(b: RecordsBuilder, options: TrustEdgeOptions): voi
   const { roleId, trust } = options;
   const role = b.asset(roleId);
   const own = role?.account_id ?? null;
+  const byArn = options.idsByArn ?? assetIdsByArn(b);
   const denied: string[] = [];
   for (const p of trustedPrincipals(parsePolicy(trust))) {
-    const source = p.anyone ? "*" : p.value;
+    const source = p.anyone ? "*" : byArn.get(p.value) ?? p.value;
     const statements = options.identities?.get(source);
     if (statements && explicitlyDenied(statements, "sts:AssumeRole", role?.arn ?? roleId)) {
       denied.push(source);
       continue;
     }
-    const crossAccount = p.account !== null && own !== null && p.account !== own;
+    const account = b.asset(source)?.account_id ?? p.account;
+    const crossAccount = account !== null && own !== null && account !== own;
     b.addEdge({
       source_id: source,
       target_id: roleId,
@@ -309,7 +325,7 @@ export function addTrustEdges(b: RecordsBuilder, options: TrustEdgeOptions): voi
         anyone: p.anyone,
         cross_account: crossAccount,
         conditional: p.conditional,
-        ...(p.account ? { principal_account: p.account } : {}),
+        ...(account ? { principal_account: account } : {}),
         ...(p.except ? { except_principals: p.except } : {}),
       },
     });
@@ -478,7 +494,8 @@ export function analyseIam(b: RecordsBuilder): void {
     principals.push({ id: a.id, statements });
   }
   const identities = new Map(principals.map((p) => [p.id, p.statements]));
-  for (const r of roles) addTrustEdges(b, { ...r, identities });
+  const idsByArn = assetIdsByArn(b);
+  for (const r of roles) addTrustEdges(b, { ...r, identities, idsByArn });
   addGrantEdges(b, principals);
   addResourcePolicyGrants(b);
 }
@@ -490,8 +507,7 @@ export function analyseIam(b: RecordsBuilder): void {
  * the dataset has it, else from the principal as written (`*` for anyone).
  */
 export function addResourcePolicyGrants(b: RecordsBuilder): void {
-  const byArn = new Map<string, string>();
-  for (const a of b.assets()) if (a.arn) byArn.set(a.arn, a.id);
+  const byArn = assetIdsByArn(b);
   for (const a of [...b.assets()]) {
     if (a.metadata.resource_policy === undefined) continue;
     for (const p of trustedPrincipals(parsePolicy(a.metadata.resource_policy))) {
