@@ -7,8 +7,9 @@
  * trust policy says); an Allow with NotPrincipal admits everyone but the
  * principals it names, anonymous callers included; a Deny with NotAction
  * refuses every action but the ones it lists. Principals named by ARN are
- * the dataset's assets with that ARN. The inputs are small Terraform states
- * and authorization-details documents written here.
+ * the dataset's assets with that ARN; one of an account no asset belongs to
+ * is external. The inputs are small Terraform states and
+ * authorization-details documents written here.
  */
 
 import assert from "node:assert/strict";
@@ -372,7 +373,7 @@ Deno.test("decide(), grantsOnResource() and isWildcardAdmin() take a Deny away o
   );
 });
 
-// 3. An identity Deny of sts:AssumeRole breaks the chain.
+// 3. An identity Deny of sts:AssumeRole breaks the chain; 6. chains start at external accounts.
 
 function chainDetails(denyAssume: boolean): Record<string, unknown> {
   const trust = (principal: string) => ({
@@ -424,6 +425,9 @@ Deno.test("lateral_movement_paths and find_paths: an identity Deny of sts:Assume
     const full = `${ext} -> r_chain1 -> r_chain2`;
     assert.deepEqual(await chains("open", ext), [full]);
     assert.deepEqual(await chains("denied", ext), [`${ext} -> r_chain1`]);
+    // 6: with no start, the chains start at the external principal too.
+    assert.deepEqual(await chains("open"), [full]);
+    assert.deepEqual(await chains("denied"), [`${ext} -> r_chain1`]);
     const hop = async (dataset: string) =>
       (await ok(client, "find_paths", { dataset, source: "r_chain1", target: "r_chain2" }))
         .result.total_found;
@@ -482,9 +486,9 @@ Deno.test("terraformStateImporter: an Allow with NotPrincipal admits everyone el
   assert.ok(!ids.has("f-bucket-public:aws_s3_bucket.only-reader"));
 });
 
-// 5. Principals named by role ARN in a state.
+// 5. Principals named by role ARN in a state; 6. accounts outside the dataset.
 
-Deno.test("terraformStateImporter: a role ARN in a trust policy links to the role, across accounts too", async () => {
+Deno.test("cross_account_edges, dataset_summary and lateral_movement_paths: role ARNs link to their assets and external accounts count", async () => {
   const resources = [
     ...role("xacct_role", [{
       Effect: "Allow",
@@ -517,17 +521,31 @@ Deno.test("terraformStateImporter: a role ARN in a trust policy links to the rol
   await withTempRoot("cloud-iam-xacct-", async ({ client, dir }) => {
     await Deno.writeTextFile(`${dir}/two.tfstate`, JSON.stringify(state(resources)));
     await ok(client, "load_dataset", { path: `${dir}/two.tfstate`, name: "two" });
-    const cross = (await ok(client, "cross_account_edges", { edge_types: ["IAM_TRUST"] })).result;
+    const cross = (await ok(client, "cross_account_edges", {})).result;
     assert.deepEqual(
-      cross.items.map((x: Loose) => [x.source, x.source_account, x.target_account]),
-      [[`arn:aws:iam::${A}:role/chain_role`, A, B]],
+      cross.items.map((x: Loose) => [x.source, x.source_account, x.target_account, x.external]),
+      [
+        ["arn:aws:iam::999999999999:root", "999999999999", A, true],
+        [`arn:aws:iam::${A}:role/chain_role`, A, B, false],
+      ],
     );
-    const chains = await ok(client, "lateral_movement_paths", {
-      start: "xacct_role",
-      max_depth: 6,
-    });
-    assert.deepEqual(chains.result.paths.map((p: Loose) => p.summary), [
+    assert.deepEqual(cross.by_account_pair, { [`999999999999 -> ${A}`]: 1, [`${A} -> ${B}`]: 1 });
+    assert.equal(
+      (await ok(client, "cross_account_edges", { external_only: true })).result.total,
+      1,
+    );
+    assert.equal((await ok(client, "dataset_summary", {})).result.cross_account_edges, 2);
+    assert.equal((await ok(client, "get_edges", { cross_account_only: true })).result.total, 2);
+    const chains = (args: Record<string, unknown>) =>
+      ok(client, "lateral_movement_paths", { max_depth: 6, ...args }).then((x) =>
+        x.result.paths.map((p: Loose) => p.summary)
+      );
+    assert.deepEqual(await chains({ start: "xacct_role" }), [
       "xacct_role -> chain_role -> b_admin",
+    ]);
+    // No start: from the external account (nothing here is internet-exposed).
+    assert.deepEqual(await chains({}), [
+      "arn:aws:iam::999999999999:root -> xacct_role -> chain_role -> b_admin",
     ]);
   }, { workbenches: [cloudWorkbench] });
 });
