@@ -1,48 +1,45 @@
 /**
- * `cross_account_edges`: relationships whose two asset ends live in
- * different accounts, subscriptions or projects (organisation containment
- * left out), flagging external accounts, with counts by account pair.
+ * `cross_account_edges`: relationships whose two ends live in different
+ * accounts, subscriptions or projects (organisation containment left out;
+ * an end may be a principal the dataset does not hold, with the account its
+ * ARN names), flagging external accounts, with counts by account pair.
  *
  * @module
  */
 
 import type { DatasetView } from "../model/view.ts";
+import { viewCrossAccountEnds } from "../model/edge_accounts.ts";
 
 /** One cross-account edge. */
 export interface CrossAccountRow {
-  /** The source's ARN, else its id. */
+  /** The source's ARN, else its id (a principal the dataset does not hold: as written). */
   source: string;
   source_account: string;
   target: string;
   target_account: string;
   edge_type: string;
   relationship: string | null;
-  /** Either end is marked external in its metadata. */
+  /** Either end is external (see `EdgeAccounts.external` in model/edge_accounts.ts). */
   external: boolean;
 }
-
-const HIERARCHY_TYPES = new Set(["ORGANIZATION", "ORG_UNIT", "CLOUD_ACCOUNT"]);
 
 /** Every cross-account edge of a dataset, in dataset order; built once per version. */
 export function crossAccountRows(view: DatasetView): readonly CrossAccountRow[] {
   return view.derived("graph:cross_account", () => {
     const out: CrossAccountRow[] = [];
     for (const e of view.records.edges) {
+      const ends = viewCrossAccountEnds(view, e);
+      if (!ends) continue;
       const s = view.asset(e.source_id);
       const t = view.asset(e.target_id);
-      if (!s || !t || !s.account_id || !t.account_id || s.account_id === t.account_id) continue;
-      if (
-        e.edge_type === "CONTAINS" && HIERARCHY_TYPES.has(s.asset_type) &&
-        HIERARCHY_TYPES.has(t.asset_type)
-      ) continue;
       out.push({
-        source: s.arn ?? s.id,
-        source_account: s.account_id,
-        target: t.arn ?? t.id,
-        target_account: t.account_id,
+        source: s?.arn ?? s?.id ?? e.source_id,
+        source_account: ends.source_account,
+        target: t?.arn ?? t?.id ?? e.target_id,
+        target_account: ends.target_account,
         edge_type: e.edge_type,
         relationship: e.relationship,
-        external: Boolean(t.metadata["external"] || s.metadata["external"]),
+        external: ends.external,
       });
     }
     return out;

@@ -9,6 +9,7 @@ import type { Edge } from "../model/records.ts";
 import type { DatasetView } from "../model/view.ts";
 import type { EdgeBrief } from "../model/briefs.ts";
 import { edgeBrief } from "../model/briefs.ts";
+import { viewCrossAccountEnds } from "../model/edge_accounts.ts";
 import { INTERNET_NODE, isInternetEntry } from "./internet.ts";
 import { edgeAllowsPort } from "./ports.ts";
 
@@ -28,11 +29,9 @@ export interface EdgeFilter {
   port?: number;
 }
 
-/** Whether both ends of an edge are assets in different accounts. */
+/** Whether an edge joins two known, different accounts (see {@link viewCrossAccountEnds}). */
 export function crossesAccounts(view: DatasetView, edge: Edge): boolean {
-  const s = view.asset(edge.source_id);
-  const t = view.asset(edge.target_id);
-  return Boolean(s?.account_id && t?.account_id && s.account_id !== t.account_id);
+  return viewCrossAccountEnds(view, edge) !== null;
 }
 
 /** Every raw edge matching all filters, in dataset order. */

@@ -9,6 +9,7 @@
 
 import { DirectedGraph } from "graphology";
 import type { DatasetView } from "../model/view.ts";
+import { viewCrossAccountEnds } from "../model/edge_accounts.ts";
 import { IDENTITY_EDGE_TYPES } from "./flow_graph.ts";
 import type { PathDescription } from "./paths.ts";
 import { DEFAULT_PATH_BUDGET, describePath } from "./paths.ts";
@@ -41,7 +42,11 @@ export function compactIdentityGraph(view: DatasetView): CompactGraph {
 
 /** Options of {@link lateralMovementPaths}. */
 export interface LateralMovementOptions {
-  /** A node id to start from; absent: every internet-exposed asset and external account. */
+  /**
+   * A node id to start from; absent: every internet-exposed asset, every
+   * CLOUD_ACCOUNT marked external, and every principal of an external
+   * account (see `EdgeAccounts.external` in model/edge_accounts.ts) an identity edge starts at.
+   */
   start?: string;
   /** Hops, 1..8. @default 4 */
   maxDepth?: number;
@@ -81,6 +86,12 @@ export function lateralMovementPaths(
     for (const a of view.records.assets) if (a.is_internet_exposed) starts.push(a.id);
     for (const a of view.records.assets) {
       if (a.asset_type === "CLOUD_ACCOUNT" && a.metadata["external"]) starts.push(a.id);
+    }
+    // Principals of accounts outside the dataset that an identity edge admits (a role trusting
+    // 999999999999:root): the dataset holds no asset for them, only the edge.
+    for (const e of view.records.edges) {
+      if (!IDENTITY_EDGE_TYPES.has(e.edge_type) || view.asset(e.source_id)) continue;
+      if (viewCrossAccountEnds(view, e)?.external) starts.push(e.source_id);
     }
   }
   const unique = [...new Set(starts)];

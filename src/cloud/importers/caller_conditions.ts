@@ -47,6 +47,19 @@ const MATCHING_OPERATORS: ReadonlySet<string> = new Set([
   "ipaddress",
 ]);
 
+/**
+ * Operators that hold for every value but the listed ones: in a `Deny` they
+ * refuse everyone else, so the callers the values name are the only ones left.
+ */
+const NEGATED_OPERATORS: ReadonlySet<string> = new Set([
+  "stringnotequals",
+  "stringnotequalsignorecase",
+  "stringnotlike",
+  "arnnotequals",
+  "arnnotlike",
+  "notipaddress",
+]);
+
 /** The widest source IP prefixes that still count as limiting, by address family. */
 const MIN_PREFIX = { v4: 8, v6: 32 };
 
@@ -84,10 +97,27 @@ function fixedValue(key: string, value: string): boolean {
  * against fixed values only.
  */
 export function conditionLimitsCaller(condition: unknown): boolean {
+  return pinsCaller(condition, (op) => MATCHING_OPERATORS.has(op.replace(/^foranyvalue:/, "")));
+}
+
+/**
+ * Whether a `Deny` statement's `Condition` block limits who may call: some
+ * negated operator (`StringNotEquals`, `StringNotLike`, `ArnNotLike`,
+ * `NotIpAddress`…, optionally `…IfExists`, which also refuses callers
+ * without the key) tests a caller key against fixed values only, so the
+ * `Deny` refuses every caller but the ones named (the usual way to keep a
+ * bucket to one VPC endpoint or organisation). A `Deny` under any other
+ * condition (aws:SecureTransport, a date…) limits nothing about who calls.
+ */
+export function denyConditionLimitsCaller(condition: unknown): boolean {
+  return pinsCaller(condition, (op) => NEGATED_OPERATORS.has(op.replace(/ifexists$/, "")));
+}
+
+function pinsCaller(condition: unknown, operatorLimits: (operator: string) => boolean): boolean {
   if (!isObject(condition)) return false;
   for (const [rawOperator, tests] of Object.entries(condition)) {
-    const operator = rawOperator.toLowerCase().replace(/^foranyvalue:/, "");
-    if (!MATCHING_OPERATORS.has(operator) || !isObject(tests)) continue;
+    const operator = rawOperator.toLowerCase();
+    if (!operatorLimits(operator) || !isObject(tests)) continue;
     for (const [rawKey, rawValues] of Object.entries(tests)) {
       const key = rawKey.toLowerCase();
       if (!CALLER_KEYS.has(key)) continue;

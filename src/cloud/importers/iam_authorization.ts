@@ -20,6 +20,7 @@ import type { PolicyStatement } from "./iam_policy.ts";
 import {
   arnService,
   exfiltrationActions,
+  explicitlyDenied,
   grantsOnResource,
   parsePolicy,
   privilegeEscalations,
@@ -131,6 +132,7 @@ export function addAuthorizationDetails(b: RecordsBuilder, details: Record<strin
   const groupStatements = new Map<string, PolicyStatement[]>();
   const groupByName = new Map<string, string>();
   const principals: { id: string; statements: PolicyStatement[] }[] = [];
+  const trusts: { roleId: string; trust: Json }[] = [];
 
   const inlineOf = (list: unknown): { name: string; document: Json }[] =>
     arr(list).map(obj).flatMap((p) => {
@@ -250,8 +252,13 @@ export function addAuthorizationDetails(b: RecordsBuilder, details: Record<strin
       });
       b.addEdge({ source_id: ipArn, target_id: arn, edge_type: "ASSUMES_ROLE" });
     }
-    if (trust !== undefined) addTrustEdges(b, { roleId: arn, trust: trust });
+    if (trust !== undefined) trusts.push({ roleId: arn, trust });
   }
+
+  // Trust edges once every principal's identity policies are known (a Deny there wins).
+  const identities = new Map(principals.map((p) => [p.id, p.statements]));
+  const idsByArn = assetIdsByArn(b);
+  for (const t of trusts) addTrustEdges(b, { ...t, identities, idsByArn });
 
   for (const p of principals) {
     const asset = b.asset(p.id)!;
@@ -261,14 +268,53 @@ export function addAuthorizationDetails(b: RecordsBuilder, details: Record<strin
   addGrantEdges(b, principals);
 }
 
-/** `IAM_TRUST` edges from each principal a role's trust policy admits. */
-export function addTrustEdges(b: RecordsBuilder, options: { roleId: string; trust: Json }): void {
+/** What {@link addTrustEdges} needs beyond the role and its trust policy. */
+export interface TrustEdgeOptions {
+  roleId: string;
+  trust: Json;
+  /**
+   * The identity statements of principals of the dataset, by asset id: a
+   * principal whose own policies explicitly deny `sts:AssumeRole` on the role
+   * cannot assume it, whatever the trust policy says.
+   * @default no identity policies known
+   */
+  identities?: ReadonlyMap<string, readonly PolicyStatement[]>;
+  /**
+   * Asset ids by ARN, so a principal named by ARN links to its asset.
+   * @default the builder's assets, indexed on each call
+   */
+  idsByArn?: ReadonlyMap<string, string>;
+}
+
+/** Asset ids by ARN over a builder's assets. */
+export function assetIdsByArn(b: RecordsBuilder): Map<string, string> {
+  const byArn = new Map<string, string>();
+  for (const a of b.assets()) if (a.arn && !byArn.has(a.arn)) byArn.set(a.arn, a.id);
+  return byArn;
+}
+
+/**
+ * `IAM_TRUST` edges from each principal a role's trust policy admits: from
+ * the principal's asset when the dataset holds one with that ARN, else from
+ * the principal as written (`*` for anyone). A principal whose identity
+ * policies explicitly deny it `sts:AssumeRole` on the role gets no edge; the
+ * role lists it in `metadata.trust_denied_by_identity`.
+ */
+export function addTrustEdges(b: RecordsBuilder, options: TrustEdgeOptions): void {
   const { roleId, trust } = options;
   const role = b.asset(roleId);
   const own = role?.account_id ?? null;
+  const byArn = options.idsByArn ?? assetIdsByArn(b);
+  const denied: string[] = [];
   for (const p of trustedPrincipals(parsePolicy(trust))) {
-    const source = p.anyone ? "*" : p.value;
-    const crossAccount = p.account !== null && own !== null && p.account !== own;
+    const source = p.anyone ? "*" : byArn.get(p.value) ?? p.value;
+    const statements = options.identities?.get(source);
+    if (statements && explicitlyDenied(statements, "sts:AssumeRole", role?.arn ?? roleId)) {
+      denied.push(source);
+      continue;
+    }
+    const account = b.asset(source)?.account_id ?? p.account;
+    const crossAccount = account !== null && own !== null && account !== own;
     b.addEdge({
       source_id: source,
       target_id: roleId,
@@ -279,10 +325,12 @@ export function addTrustEdges(b: RecordsBuilder, options: { roleId: string; trus
         anyone: p.anyone,
         cross_account: crossAccount,
         conditional: p.conditional,
-        ...(p.account ? { principal_account: p.account } : {}),
+        ...(account ? { principal_account: account } : {}),
+        ...(p.except ? { except_principals: p.except } : {}),
       },
     });
   }
+  if (role && denied.length > 0) role.metadata.trust_denied_by_identity = denied;
 }
 
 /** Asset types that hold or move data: the only targets of grants made through `Resource: "*"`. */
@@ -427,6 +475,7 @@ export function analyseIam(b: RecordsBuilder): void {
     return [...own, ...attached];
   };
   const principals: { id: string; statements: PolicyStatement[] }[] = [];
+  const roles: { roleId: string; trust: Json }[] = [];
   for (const a of [...b.assets()]) {
     if (a.provider !== "AWS") continue;
     if (
@@ -437,13 +486,16 @@ export function analyseIam(b: RecordsBuilder): void {
       for (const group of groupsOf.get(a.id) ?? []) statements.push(...documentsOf(group));
     }
     if (a.asset_type === "IAM_ROLE" && a.metadata.trust_policy !== undefined) {
-      addTrustEdges(b, { roleId: a.id, trust: a.metadata.trust_policy });
+      roles.push({ roleId: a.id, trust: a.metadata.trust_policy });
     }
     if (statements.length === 0) continue;
     a.metadata.privilege_escalation = privilegeEscalations(statements);
     a.metadata.exfiltration_actions = exfiltrationActions(statements);
     principals.push({ id: a.id, statements });
   }
+  const identities = new Map(principals.map((p) => [p.id, p.statements]));
+  const idsByArn = assetIdsByArn(b);
+  for (const r of roles) addTrustEdges(b, { ...r, identities, idsByArn });
   addGrantEdges(b, principals);
   addResourcePolicyGrants(b);
 }
@@ -455,8 +507,7 @@ export function analyseIam(b: RecordsBuilder): void {
  * the dataset has it, else from the principal as written (`*` for anyone).
  */
 export function addResourcePolicyGrants(b: RecordsBuilder): void {
-  const byArn = new Map<string, string>();
-  for (const a of b.assets()) if (a.arn) byArn.set(a.arn, a.id);
+  const byArn = assetIdsByArn(b);
   for (const a of [...b.assets()]) {
     if (a.metadata.resource_policy === undefined) continue;
     for (const p of trustedPrincipals(parsePolicy(a.metadata.resource_policy))) {
@@ -472,6 +523,7 @@ export function addResourcePolicyGrants(b: RecordsBuilder): void {
           anyone: p.anyone,
           conditional: p.conditional,
           cross_account: p.account !== null && a.account_id !== null && p.account !== a.account_id,
+          ...(p.except ? { except_principals: p.except } : {}),
         },
       });
     }

@@ -10,13 +10,20 @@
  * unconditional `Deny` that matches wins; an `Allow` matches when its action
  * and resource clauses match; an `Allow` with a `Condition` still counts but
  * is reported as conditional; a conditional `Deny` is ignored (it may not
- * apply, so risk is not hidden behind it).
+ * apply, so risk is not hidden behind it), except in a resource or trust
+ * policy, where a `Deny` that refuses every caller but named ones (see
+ * {@link denyConditionLimitsCaller}) makes the grants it covers conditional.
+ * A `Deny` removes an `Allow` only where it provably covers it: its action
+ * and resource patterns cover the `Allow`'s (see {@link patternCovers}), and
+ * in resource and trust policies its principals
+ * cover the admitted principal. Where coverage cannot be shown the `Allow`
+ * stands, so the answers may overstate access but do not hide it.
  *
  * @module
  */
 
 import { isObject, str, strings } from "./import_input.ts";
-import { conditionLimitsCaller } from "./caller_conditions.ts";
+import { conditionLimitsCaller, denyConditionLimitsCaller } from "./caller_conditions.ts";
 
 /** One statement, normalised. */
 export interface PolicyStatement {
@@ -32,7 +39,10 @@ export interface PolicyStatement {
   notPrincipal: boolean;
   /** Whether the statement has a `Condition`. */
   conditional: boolean;
-  /** Whether its `Condition` limits who may call (see {@link conditionLimitsCaller}). */
+  /**
+   * Whether its `Condition` limits who may call: for an `Allow`, see
+   * {@link conditionLimitsCaller}; for a `Deny`, see {@link denyConditionLimitsCaller}.
+   */
   limitsCaller: boolean;
 }
 
@@ -81,7 +91,9 @@ export function parsePolicy(document: unknown): PolicyStatement[] {
       principals,
       notPrincipal: s.NotPrincipal !== undefined,
       conditional: isObject(s.Condition) && Object.keys(s.Condition).length > 0,
-      limitsCaller: conditionLimitsCaller(s.Condition),
+      limitsCaller: effect === "Allow"
+        ? conditionLimitsCaller(s.Condition)
+        : denyConditionLimitsCaller(s.Condition),
     });
   }
   return out;
@@ -132,6 +144,116 @@ function statementCoversResource(s: PolicyStatement, resource: string): boolean 
   return true;
 }
 
+/**
+ * Whether pattern `outer` matches every value pattern `inner` can match:
+ * `outer` matches `inner` read as plain text, which is sound unless a `?` of
+ * `outer` would stand for a `*` of `inner` (then only `*` or the same
+ * pattern count). Anything else is not shown to cover, so a caller removing
+ * access on this answer never removes more than it should.
+ */
+export function patternCovers(
+  outer: string,
+  inner: string,
+  options: { ignoreCase?: boolean } = {},
+): boolean {
+  const ignoreCase = options.ignoreCase ?? false;
+  const o = ignoreCase ? outer.toLowerCase() : outer;
+  const i = ignoreCase ? inner.toLowerCase() : inner;
+  if (o === "*" || o === i) return true;
+  if (o.includes("?") && i.includes("*")) return false;
+  return wildcardMatch(o, i);
+}
+
+/**
+ * Whether two action patterns provably share no action: their services
+ * differ, or both are literal up to a final `*` and neither prefix extends
+ * the other.
+ */
+function actionsDisjoint(a: string, b: string): boolean {
+  const x = a.toLowerCase();
+  const y = b.toLowerCase();
+  const sx = x.split(":")[0] ?? "";
+  const sy = y.split(":")[0] ?? "";
+  if (!/[*?]/.test(sx) && !/[*?]/.test(sy) && x.includes(":") && y.includes(":") && sx !== sy) {
+    return true;
+  }
+  const literal = (p: string): string | null =>
+    !/[*?]/.test(p) ? p : p.endsWith("*") && !/[*?]/.test(p.slice(0, -1)) ? p.slice(0, -1) : null;
+  const px = literal(x);
+  const py = literal(y);
+  if (px === null || py === null) return false;
+  if (px === x && py === y) return x !== y;
+  const lx = px === x ? null : px;
+  const ly = py === y ? null : py;
+  if (lx !== null && ly !== null) return !lx.startsWith(ly) && !ly.startsWith(lx);
+  if (lx !== null) return !y.startsWith(lx);
+  return !x.startsWith(ly!);
+}
+
+/**
+ * The part of action pattern `action` left once `deny`'s action clause is
+ * taken away, as patterns: none when the `Deny` covers it, the actions a
+ * `NotAction` `Deny` spares inside it, or the pattern itself when no part
+ * is shown denied.
+ */
+function actionsLeft(action: string, deny: PolicyStatement): string[] {
+  if (deny.actions.length > 0) {
+    return deny.actions.some((d) => patternCovers(d, action, { ignoreCase: true })) ? [] : [action];
+  }
+  if (deny.notActions.length === 0 || deny.notActions.some((n) => n === "*")) return [action];
+  const left: string[] = [];
+  for (const n of deny.notActions) {
+    if (patternCovers(action, n, { ignoreCase: true })) left.push(n);
+    else if (patternCovers(n, action, { ignoreCase: true })) left.push(action);
+    else if (!actionsDisjoint(action, n)) left.push(action);
+  }
+  return [...new Set(left)];
+}
+
+/** Whether a `Deny`'s action clause covers every action of pattern `action`. */
+function denyCoversActionPattern(deny: PolicyStatement, action: string): boolean {
+  return actionsLeft(action, deny).length === 0;
+}
+
+/**
+ * Whether a `Deny`'s resource clause covers resource pattern `resource`
+ * (`null`: every resource, as an `Allow` with `NotResource` or no
+ * `Resource` may reach).
+ */
+function denyCoversResource(deny: PolicyStatement, resource: string | null): boolean {
+  if (deny.resources.length === 0 && deny.notResources.length === 0) return true;
+  if (resource === null) return deny.resources.includes("*");
+  if (deny.resources.length > 0) return deny.resources.some((d) => patternCovers(d, resource));
+  // NotResource: covers a plain resource none of its patterns names.
+  return !/[*?]/.test(resource) && !deny.notResources.some((n) => wildcardMatch(n, resource));
+}
+
+/** Whether a `Deny` covers everything an `Allow` statement allows (actions and resources). */
+function denyCoversStatement(deny: PolicyStatement, allow: PolicyStatement): boolean {
+  const actionsCovered = allow.actions.length > 0
+    ? allow.actions.every((a) => denyCoversActionPattern(deny, a))
+    : denyCoversActionPattern(deny, "*");
+  if (!actionsCovered) return false;
+  return allow.resources.length > 0
+    ? allow.resources.every((r) => denyCoversResource(deny, r))
+    : denyCoversResource(deny, null);
+}
+
+/**
+ * Whether an unconditional `Deny` among the statements covers `action` on
+ * one resource ARN: the explicit refusal no `Allow` anywhere overrides.
+ */
+export function explicitlyDenied(
+  statements: readonly PolicyStatement[],
+  action: string,
+  resource: string,
+): boolean {
+  return statements.some((s) =>
+    s.effect === "Deny" && !s.conditional && statementCoversAction(s, action) &&
+    statementCoversResource(s, resource)
+  );
+}
+
 /** The answer for one action on one resource. */
 export interface AccessDecision {
   allowed: boolean;
@@ -140,8 +262,9 @@ export interface AccessDecision {
 }
 
 /**
- * Whether the statements allow `action` on `resource` (`*` means "on some
- * resource": any Allow counts whatever its resource clause).
+ * Whether the statements allow `action` on `resource`. `*` means "on some
+ * resource": an `Allow` counts unless unconditional `Deny`s covering the
+ * action cover every resource pattern it names.
  */
 export function decide(
   statements: readonly PolicyStatement[],
@@ -150,27 +273,36 @@ export function decide(
 ): AccessDecision {
   const resource = options.resource ?? "*";
   const anyResource = resource === "*";
+  if (!anyResource && explicitlyDenied(statements, action, resource)) {
+    return { allowed: false, conditional: false };
+  }
+  const denies = statements.filter((s) =>
+    s.effect === "Deny" && !s.conditional && statementCoversAction(s, action)
+  );
+  const deniedEverywhere = (patterns: readonly string[] | null): boolean =>
+    patterns === null
+      ? denies.some((d) => denyCoversResource(d, null))
+      : patterns.every((p) => denies.some((d) => denyCoversResource(d, p)));
   let allowed = false;
   let unconditional = false;
   for (const s of statements) {
-    if (!statementCoversAction(s, action)) continue;
-    if (s.effect === "Deny") {
-      if (s.conditional) continue;
-      const covers = anyResource
-        ? s.resources.includes("*") || (s.resources.length === 0 && s.notResources.length === 0)
-        : statementCoversResource(s, resource);
-      if (covers) return { allowed: false, conditional: false };
-      continue;
-    }
-    if (anyResource || statementCoversResource(s, resource)) {
-      allowed = true;
-      if (!s.conditional) unconditional = true;
-    }
+    if (s.effect !== "Allow" || !statementCoversAction(s, action)) continue;
+    if (anyResource) {
+      if (deniedEverywhere(s.resources.length > 0 ? s.resources : null)) continue;
+    } else if (!statementCoversResource(s, resource)) continue;
+    allowed = true;
+    if (!s.conditional) unconditional = true;
   }
   return { allowed, conditional: allowed && !unconditional };
 }
 
-/** Whether the statements grant every action on every resource without condition. */
+/**
+ * Whether the statements grant every action on every resource without
+ * condition: an unconditional `Allow` of `*` on `*` that no unconditional
+ * `Deny` on every resource cuts down to a set of actions (`Action: "*"`, or
+ * any `NotAction`, which denies all but the actions it lists). A `Deny` of
+ * named actions leaves the grant counted as admin.
+ */
 export function isWildcardAdmin(statements: readonly PolicyStatement[]): boolean {
   const grants = statements.some((s) =>
     s.effect === "Allow" && !s.conditional && s.actions.some((a) => a === "*" || a === "*:*") &&
@@ -178,8 +310,9 @@ export function isWildcardAdmin(statements: readonly PolicyStatement[]): boolean
   );
   if (!grants) return false;
   return !statements.some((s) =>
-    s.effect === "Deny" && !s.conditional && s.resources.includes("*") &&
-    s.actions.some((a) => a === "*" || a === "*:*")
+    s.effect === "Deny" && !s.conditional && denyCoversResource(s, null) &&
+    (s.actions.some((a) => a === "*" || a === "*:*") ||
+      (s.notActions.length > 0 && !s.notActions.some((a) => a === "*" || a === "*:*")))
   );
 }
 
@@ -264,7 +397,7 @@ export interface TrustedPrincipal {
   /** `AWS`, `Service`, `Federated`, `CanonicalUser` or `*`. */
   type: string;
   value: string;
-  /** Anyone (`*` as principal or AWS principal `*`). */
+  /** Anyone (`*` as principal or AWS principal `*`, or an `Allow` with `NotPrincipal`). */
   anyone: boolean;
   /** The AWS account the principal belongs to, when it names one. */
   account: string | null;
@@ -272,9 +405,18 @@ export interface TrustedPrincipal {
    * Whether a condition limits the principal: for anyone (`*`), a condition
    * that limits who may call (see {@link conditionLimitsCaller}), so a grant
    * to `*` under, say, aws:SecureTransport alone stays open to everyone; for
-   * a named principal, any condition.
+   * a named principal, any condition. A conditional `Deny` that refuses every
+   * caller but named ones (see {@link denyConditionLimitsCaller}) covering the
+   * grant also makes it conditional.
    */
   conditional: boolean;
+  /**
+   * The principals an `Allow` with `NotPrincipal` leaves out: it admits
+   * everyone else, anonymous callers included, as AWS documented it (AWS now
+   * calls `Allow` with `NotPrincipal` unsupported and refuses `NotPrincipal`
+   * in role trust policies; a policy that holds it is read at its worst).
+   */
+  except?: string[];
 }
 
 /** The account id an ARN or bare 12-digit principal names, or null. */
@@ -284,22 +426,89 @@ export function principalAccount(value: string): string | null {
   return m ? m[1]! : null;
 }
 
-/** The principals that Allow statements of a trust or resource policy admit. */
+/** The principal values a statement names under a type, `*` type included. */
+function listed(s: PolicyStatement, type: string): string[] {
+  return [...(s.principals[type] ?? []), ...(s.principals["*"] ?? [])];
+}
+
+/**
+ * Whether a `Deny`'s `Principal` (or `NotPrincipal`) covers an admitted
+ * principal: `*` covers all; AWS `*` covers anyone and AWS principals; an
+ * account (its root ARN or bare id) covers the principals of that account;
+ * otherwise the same value. A `NotPrincipal` `Deny` covers every named
+ * principal it does not list, and anyone only in part (see
+ * {@link trustedPrincipals}).
+ */
+function denyCoversPrincipal(deny: PolicyStatement, p: TrustedPrincipal): boolean {
+  const names = (values: readonly string[]): boolean =>
+    values.some((v) =>
+      v === "*" || v === p.value ||
+      (p.type === "AWS" && p.account !== null &&
+        (v === p.account || v === `arn:aws:iam::${p.account}:root`))
+    );
+  if (deny.notPrincipal) {
+    if (p.anyone) return false;
+    return !(deny.principals[p.type] ?? []).includes(p.value);
+  }
+  if (p.anyone) return listed(deny, "AWS").includes("*");
+  return names(listed(deny, p.type));
+}
+
+/**
+ * The principals that a trust or resource policy admits: those its `Allow`
+ * statements name (an `Allow` with `NotPrincipal` admits anyone, with the
+ * named ones in `except`), less those an unconditional `Deny` covering the
+ * `Allow`'s actions and resources refuses (see the module notes on what
+ * "covers" means). A `Deny` with `NotPrincipal` leaves anyone admitted only
+ * as the principals it lists. A conditional `Deny` removes nothing; one that
+ * refuses every caller but named ones marks the grants it covers conditional.
+ */
 export function trustedPrincipals(statements: readonly PolicyStatement[]): TrustedPrincipal[] {
+  const denies = statements.filter((s) => s.effect === "Deny");
   const out: TrustedPrincipal[] = [];
-  for (const s of statements) {
-    if (s.effect !== "Allow" || s.notPrincipal) continue;
-    for (const [type, values] of Object.entries(s.principals)) {
-      for (const value of values) {
-        const anyone = value === "*";
-        out.push({
-          type,
-          value,
-          anyone,
-          account: type === "AWS" ? principalAccount(value) : null,
-          conditional: anyone ? s.limitsCaller : s.conditional,
-        });
+  const admit = (p: TrustedPrincipal, allow: PolicyStatement, depth: number): void => {
+    for (const d of denies) {
+      if (!denyCoversStatement(d, allow)) continue;
+      if (d.conditional) {
+        if (d.limitsCaller && (d.notPrincipal ? false : denyCoversPrincipal(d, p))) {
+          p = { ...p, conditional: true };
+        }
+        continue;
       }
+      if (d.notPrincipal && p.anyone && depth === 0) {
+        // Everyone but the principals the Deny lists is refused: those stay admitted.
+        for (const [type, values] of Object.entries(d.principals)) {
+          for (const value of values) {
+            if (value === "*" || p.except?.includes(value)) continue;
+            admit(named(type, value, allow), allow, depth + 1);
+          }
+        }
+        return;
+      }
+      if (denyCoversPrincipal(d, p)) return;
+    }
+    out.push(p);
+  };
+  const named = (type: string, value: string, s: PolicyStatement): TrustedPrincipal => {
+    const anyone = value === "*";
+    return {
+      type,
+      value,
+      anyone,
+      account: type === "AWS" ? principalAccount(value) : null,
+      conditional: anyone ? s.limitsCaller : s.conditional,
+    };
+  };
+  for (const s of statements) {
+    if (s.effect !== "Allow") continue;
+    if (s.notPrincipal) {
+      const except = Object.values(s.principals).flat();
+      if (except.includes("*")) continue;
+      admit({ ...named("*", "*", s), except }, s, 0);
+      continue;
+    }
+    for (const [type, values] of Object.entries(s.principals)) {
+      for (const value of values) admit(named(type, value, s), s, 0);
     }
   }
   return out;
@@ -334,11 +543,6 @@ export function statementReachesService(s: PolicyStatement, service: string): bo
   return false;
 }
 
-/** Whether a statement's action clause covers every action of a service. */
-function statementCoversService(s: PolicyStatement, service: string): boolean {
-  return s.actions.some((p) => p === "*" || p.toLowerCase() === `${service.toLowerCase()}:*`);
-}
-
 function resourceMatches(patterns: readonly string[], arn: string): boolean {
   return patterns.some((p) => wildcardMatch(p, arn) || wildcardMatch(p, `${arn}/*`));
 }
@@ -357,7 +561,11 @@ export interface ResourceGrant {
 /**
  * Whether the statements grant some action of the resource's service on the
  * resource (`Resource` patterns, also matching objects under a bucket), less
- * unconditional `Deny`s covering the whole service on it.
+ * what unconditional `Deny`s take away: a `Deny` covering the resource (and
+ * its objects, where the `Allow` reaches them) removes the action patterns it
+ * covers, and a `NotAction` `Deny` leaves only the actions it lists. The
+ * reported actions are what is left of the granting patterns (an `Allow` of
+ * `*`, or with `NotAction`, counts as the whole service).
  */
 export function grantsOnResource(
   statements: readonly PolicyStatement[],
@@ -365,32 +573,42 @@ export function grantsOnResource(
 ): ResourceGrant {
   const service = arnService(arn);
   if (!service) return { granted: false, conditional: false, actions: [], wildcardOnly: false };
-  for (const s of statements) {
-    if (s.effect !== "Deny" || s.conditional) continue;
-    if (
-      statementCoversService(s, service) &&
-      (s.resources.length === 0 || resourceMatches(s.resources, arn))
-    ) {
-      return { granted: false, conditional: false, actions: [], wildcardOnly: false };
-    }
-  }
+  const denies = statements.filter((s) => s.effect === "Deny" && !s.conditional);
+  const objects = `${arn}/*`;
   const actions: string[] = [];
   let granted = false;
   let unconditional = false;
   let specific = false;
   for (const s of statements) {
     if (s.effect !== "Allow" || !statementReachesService(s, service)) continue;
-    const covers = s.resources.length > 0
-      ? resourceMatches(s.resources, arn)
-      : s.notResources.length > 0 && !resourceMatches(s.notResources, arn);
-    if (!covers) continue;
+    // What of the resource the statement reaches: the resource itself, its objects (a bucket's;
+    // other services' sub-resources are not told apart), or both.
+    let reached = s.resources.length > 0
+      ? [arn, objects].filter((r) => s.resources.some((p) => wildcardMatch(p, r)))
+      : s.notResources.length > 0 && !resourceMatches(s.notResources, arn)
+      ? [arn, objects]
+      : [];
+    if (service !== "s3" && reached.includes(arn)) reached = [arn];
+    if (reached.length === 0) continue;
+    const applicable = denies.filter((d) => reached.every((r) => denyCoversResource(d, r)));
+    const whole = `${service}:*`;
+    let left = s.actions.length > 0
+      ? s.actions.filter((p) => patternInService(p, service)).map((p) =>
+        p === "*" || p === "*:*" ? whole : p
+      )
+      : [whole];
+    for (const d of applicable) left = [...new Set(left.flatMap((a) => actionsLeft(a, d)))];
+    if (left.length === 0) continue;
     granted = true;
     if (!s.conditional) unconditional = true;
     if (s.resources.some((r) => r !== "*")) specific = true;
-    const reaching = s.actions.length > 0
+    // As written when no Deny applies; else what the Denies leave.
+    const shown = applicable.length > 0
+      ? left
+      : s.actions.length > 0
       ? s.actions.filter((p) => patternInService(p, service))
       : [`NotAction:${s.notActions.join(",")}`];
-    for (const a of reaching) if (!actions.includes(a)) actions.push(a);
+    for (const a of shown) if (!actions.includes(a)) actions.push(a);
   }
   return {
     granted,

@@ -10,6 +10,7 @@ import { severityRank } from "./enums.ts";
 import type { Asset, Edge, Finding } from "./records.ts";
 import { displayId, riskScore } from "./records.ts";
 import type { DatasetView } from "./view.ts";
+import { viewCrossAccountEnds } from "./edge_accounts.ts";
 
 /** URI scheme prefix of every workbench resource. */
 export const URI_SCHEME = "cloudg://";
@@ -192,12 +193,9 @@ export interface EdgeBrief {
   conditional?: true;
 }
 
-/** True when both ends are assets with known, different accounts. */
+/** True when the edge joins two known, different accounts (see {@link viewCrossAccountEnds}). */
 export function isCrossAccount(view: DatasetView, edge: Edge): boolean {
-  const source = view.asset(edge.source_id);
-  const target = view.asset(edge.target_id);
-  return !!source && !!target && source.account_id !== null && target.account_id !== null &&
-    source.account_id !== target.account_id;
+  return viewCrossAccountEnds(view, edge) !== null;
 }
 
 /** The edge brief; endpoint names are asset names, or the raw id for placeholders. */

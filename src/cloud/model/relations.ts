@@ -19,6 +19,7 @@ import {
   type RelationType,
 } from "./enums.ts";
 import type { Asset, Edge, Json } from "./records.ts";
+import { endpointAccount } from "./edge_accounts.ts";
 
 // Edge kinds whose declared relationship replaces the inferred default.
 const TYPED_EDGE_KINDS: ReadonlySet<EdgeType> = new Set<EdgeType>([
@@ -126,14 +127,6 @@ export function ruleRanges(edge: Pick<Edge, "ports" | "port_range" | "protocol">
     return null;
   }
   return ranges;
-}
-
-/** The account an endpoint belongs to: the asset's, else one read from an ARN or a bare id. */
-function endpointAccount(id: string, asset: Asset | undefined): string | null {
-  if (asset) return asset.account_id;
-  if (/^\d{12}$/.test(id)) return id;
-  const arn = /^arn:[^:]*:[^:]*:[^:]*:(\d{12}):/.exec(id);
-  return arn ? arn[1]! : null;
 }
 
 function networkRuleRelations(edge: Edge, out: RelationType[]): void {

@@ -407,7 +407,13 @@ export const RULES: readonly RuleDefinition[] = [
       const anyone = trustedPrincipals(parsePolicy(a.metadata.trust_policy)).filter((p) =>
         p.anyone && !p.conditional
       );
-      return anyone.length > 0 ? "Trust policy admits principal *" : null;
+      if (anyone.length === 0) return null;
+      const except = anyone.find((p) => p.except)?.except;
+      return except && anyone.every((p) => p.except)
+        ? `Trust policy allows every principal but ${except.join(", ")} (Allow with ` +
+          "NotPrincipal; AWS now refuses NotPrincipal in trust policies, so this holds only if " +
+          "the policy is in force)"
+        : "Trust policy admits principal *";
     },
   },
   {

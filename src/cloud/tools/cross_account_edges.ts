@@ -23,13 +23,17 @@ import { countsSchema } from "../schemas/results.ts";
 export const CROSS_ACCOUNT_EDGES = "cross_account_edges";
 
 const rowSchema = z.object({
-  source: z.string().describe("The source's ARN, else its id."),
+  source: z.string().describe(
+    "The source's ARN, else its id; a principal the dataset does not hold, as the policy names it.",
+  ),
   source_account: z.string(),
   target: z.string(),
   target_account: z.string(),
   edge_type: z.string(),
   relationship: z.string().nullable(),
-  external: z.boolean().describe("Either end is in an account marked external."),
+  external: z.boolean().describe(
+    "Either end is marked external, or is a principal outside the dataset in an account no asset of the dataset belongs to.",
+  ),
 });
 
 /** Builds the tool for one connection. */
@@ -39,7 +43,7 @@ export function crossAccountEdgesTool(ctx: CloudContext): ToolDefinition {
     toolset: "graph",
     sensitivity: "confidential",
     description:
-      "List the edges whose two asset ends are in different accounts, subscriptions or projects (organisation containment left out), with the accounts of each end and whether either is external, plus by_account_pair counts over every match. Filter by an account at either end, external accounts only, or edge types. Paginated with next_cursor.",
+      "List the edges whose two ends are in different accounts, subscriptions or projects (organisation containment left out), with the accounts of each end and whether either is external. An end is an asset, or a principal the dataset does not hold (an external role, an account root) with the account its ARN names; external means an end marked external or in an account no asset of the dataset belongs to, which may also be an account of your own that the dataset leaves out. Also returns by_account_pair counts over every match. Filter by an account at either end, external accounts only, or edge types. Paginated with next_cursor.",
     input: z.strictObject({
       account_id: z.string().max(128).default("").describe(
         "Only edges with this account at either end (empty: any).",

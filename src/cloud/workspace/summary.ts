@@ -8,7 +8,8 @@
 import { type AssetType, PROVIDERS, SEVERITIES, type Severity } from "../model/enums.ts";
 import { countBy, rankedCounts } from "../model/counts.ts";
 import { recordFrameworks } from "../model/frameworks.ts";
-import type { DatasetRecords, Json } from "../model/records.ts";
+import type { Asset, DatasetRecords, Json } from "../model/records.ts";
+import { crossAccountEnds, datasetAccounts } from "../model/edge_accounts.ts";
 import type { Dataset } from "./dataset.ts";
 import { DERIVED_VIEW_KEYS } from "./dataset.ts";
 
@@ -170,16 +171,12 @@ export function datasetSummary(dataset: Dataset): DatasetSummary {
 }
 
 function countCrossAccount(records: DatasetRecords): number {
-  const accountOf = new Map<string, string | null>();
-  for (const asset of records.assets) {
-    if (!accountOf.has(asset.id)) accountOf.set(asset.id, asset.account_id);
-  }
+  const byId = new Map<string, Asset>();
+  for (const asset of records.assets) if (!byId.has(asset.id)) byId.set(asset.id, asset);
+  const accounts = datasetAccounts(records);
   let count = 0;
   for (const edge of records.edges) {
-    if (edge.properties["hierarchy"] === true) continue;
-    const source = accountOf.get(edge.source_id);
-    const target = accountOf.get(edge.target_id);
-    if (source && target && source !== target) count++;
+    if (crossAccountEnds(edge, (id) => byId.get(id), accounts)) count++;
   }
   return count;
 }

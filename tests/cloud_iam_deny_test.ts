@@ -1,0 +1,551 @@
+/**
+ * Explicit Deny, NotAction and NotPrincipal in resource, trust and identity
+ * policies. The oracle is AWS's documented policy evaluation logic
+ * (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_evaluation-logic.html):
+ * an explicit Deny in any applicable policy overrides every Allow (an
+ * identity policy's Deny of sts:AssumeRole included, whatever the role's
+ * trust policy says); an Allow with NotPrincipal admits everyone but the
+ * principals it names, anonymous callers included; a Deny with NotAction
+ * refuses every action but the ones it lists. Principals named by ARN are
+ * the dataset's assets with that ARN; one of an account no asset belongs to
+ * is external. The inputs are small Terraform states and
+ * authorization-details documents written here.
+ */
+
+import assert from "node:assert/strict";
+import { fileImportInput } from "../src/cloud/importers/import_input.ts";
+import { iamAuthorizationImporter } from "../src/cloud/importers/iam_authorization.ts";
+import { terraformStateImporter } from "../src/cloud/importers/terraform_state.ts";
+import {
+  decide,
+  grantsOnResource,
+  isWildcardAdmin,
+  parsePolicy,
+  trustedPrincipals,
+} from "../src/cloud/importers/iam_policy.ts";
+import type { DatasetRecords } from "../src/cloud/model/records.ts";
+import { type Loose, ok, withTempRoot } from "./helpers/in_memory.ts";
+import { cloudWorkbench } from "../src/cloud/workbench.ts";
+
+const A = "111111111111";
+const B = "444444444444";
+const AWS_PROVIDER = 'provider["registry.terraform.io/hashicorp/aws"]';
+
+/** One managed resource of a state, with one instance. */
+function resource(
+  type: string,
+  name: string,
+  attributes: Record<string, unknown>,
+): Record<string, unknown> {
+  return {
+    mode: "managed",
+    type,
+    name,
+    provider: AWS_PROVIDER,
+    instances: [{ schema_version: 0, attributes }],
+  };
+}
+
+/** A version-4 state holding the resources. */
+function state(resources: Record<string, unknown>[]): Record<string, unknown> {
+  return {
+    version: 4,
+    terraform_version: "1.5.7",
+    serial: 1,
+    lineage: "deny-test",
+    outputs: {},
+    resources,
+  };
+}
+
+const doc = (...statements: Record<string, unknown>[]): string =>
+  JSON.stringify({ Version: "2012-10-17", Statement: statements });
+
+/** A bucket and its policy resource. */
+function bucket(name: string, ...statements: Record<string, unknown>[]): Record<string, unknown>[] {
+  const out = [
+    resource("aws_s3_bucket", name, { id: name, bucket: name, arn: `arn:aws:s3:::${name}` }),
+  ];
+  if (statements.length > 0) {
+    out.push(
+      resource("aws_s3_bucket_policy", name, {
+        id: name,
+        bucket: name,
+        policy: doc(...statements),
+      }),
+    );
+  }
+  return out;
+}
+
+/** A role (in account `account`), with an inline policy when statements are given. */
+function role(
+  name: string,
+  trust: Record<string, unknown>[],
+  inline: Record<string, unknown>[] = [],
+  account = A,
+): Record<string, unknown>[] {
+  const out = [
+    resource("aws_iam_role", name, {
+      id: name,
+      name,
+      arn: `arn:aws:iam::${account}:role/${name}`,
+      assume_role_policy: doc(...trust),
+    }),
+  ];
+  if (inline.length > 0) {
+    out.push(
+      resource("aws_iam_role_policy", `${name}_p`, {
+        id: `${name}:p`,
+        name: "p",
+        role: name,
+        policy: doc(...inline),
+      }),
+    );
+  }
+  return out;
+}
+
+async function loadState(resources: Record<string, unknown>[]): Promise<DatasetRecords> {
+  return (await terraformStateImporter.load({
+    ...fileImportInput("crafted.tfstate"),
+    json: state(resources),
+  })).records;
+}
+
+const everyone = { Effect: "Allow", Principal: { AWS: "*" } };
+const assume = { Action: "sts:AssumeRole" };
+
+const lambdaTrust = [{
+  Effect: "Allow",
+  Principal: { Service: "lambda.amazonaws.com" },
+  ...assume,
+}];
+const edgesInto = (r: DatasetRecords, target: string, type: string) =>
+  r.edges.filter((e) => e.target_id === target && e.edge_type === type);
+const findingIds = (r: DatasetRecords): Set<string> => new Set(r.findings.map((f) => f.id));
+
+// 1. An explicit Deny in a resource or trust policy.
+
+Deno.test("terraformStateImporter: an unconditional Deny covering a public grant removes it", async () => {
+  const objects = (b: string) => [`arn:aws:s3:::${b}`, `arn:aws:s3:::${b}/*`];
+  const r = await loadState([
+    // Control: a plain public grant.
+    ...bucket("open", {
+      Effect: "Allow",
+      Principal: "*",
+      Action: "s3:GetObject",
+      Resource: objects("open"),
+    }),
+    ...bucket(
+      "denied",
+      { ...everyone, Action: "s3:*", Resource: objects("denied") },
+      { Effect: "Deny", Principal: "*", Action: "s3:*", Resource: objects("denied") },
+    ),
+    // A Deny of one action leaves the others public.
+    ...bucket(
+      "partly",
+      { ...everyone, Action: "s3:*", Resource: objects("partly") },
+      { Effect: "Deny", Principal: "*", Action: "s3:DeleteBucket", Resource: objects("partly") },
+    ),
+    // A Deny of the bucket but not its objects leaves the objects public.
+    ...bucket(
+      "objects",
+      { ...everyone, Action: "s3:*", Resource: objects("objects") },
+      { Effect: "Deny", Principal: "*", Action: "s3:*", Resource: "arn:aws:s3:::objects" },
+    ),
+    ...role("open_role", [{ ...everyone, ...assume }]),
+    ...role("deny_trust_role", [{ ...everyone, ...assume }, {
+      Effect: "Deny",
+      Principal: { AWS: "*" },
+      ...assume,
+    }]),
+  ]);
+  const ids = findingIds(r);
+  for (const name of ["open", "partly", "objects"]) {
+    const id = `aws_s3_bucket.${name}`;
+    assert.equal(
+      edgesInto(r, id, "GRANTS_ACCESS").filter((e) => e.source_id === "*").length,
+      1,
+      name,
+    );
+    assert.equal(edgesInto(r, id, "INTERNET_EXPOSED").length, 1, name);
+    assert.ok(ids.has(`f-bucket-public:${id}`), name);
+  }
+  const denied = "aws_s3_bucket.denied";
+  assert.deepEqual(edgesInto(r, denied, "GRANTS_ACCESS"), []);
+  assert.deepEqual(edgesInto(r, denied, "INTERNET_EXPOSED"), []);
+  assert.equal(r.assets.find((a) => a.id === denied)!.is_internet_exposed, false);
+  assert.ok(!ids.has(`f-bucket-public:${denied}`));
+
+  assert.equal(edgesInto(r, "aws_iam_role.open_role", "IAM_TRUST").length, 1);
+  assert.ok(ids.has("f-iam-trust-any:aws_iam_role.open_role"));
+  assert.deepEqual(edgesInto(r, "aws_iam_role.deny_trust_role", "IAM_TRUST"), []);
+  assert.ok(!ids.has("f-iam-trust-any:aws_iam_role.deny_trust_role"));
+  assert.equal(
+    r.assets.find((a) => a.id === "aws_iam_role.deny_trust_role")!.is_internet_exposed,
+    false,
+  );
+});
+
+Deno.test("trustedPrincipals(): a conditional Deny keeps the grant, conditional when it pins the caller", () => {
+  const grant = { ...everyone, Action: "s3:GetObject", Resource: "arn:aws:s3:::b/*" };
+  const deny = { Effect: "Deny", Principal: "*", Action: "s3:*", Resource: "arn:aws:s3:::b/*" };
+  // The usual VPC-endpoint lock: everyone but callers through vpce-1 is refused.
+  const vpce = trustedPrincipals(parsePolicy({
+    Statement: [grant, { ...deny, Condition: { StringNotEquals: { "aws:SourceVpce": "vpce-1" } } }],
+  }));
+  assert.deepEqual(vpce.map((p) => [p.value, p.conditional]), [["*", true]]);
+  // TLS enforcement refuses plain HTTP only: HTTPS callers from anywhere are still admitted.
+  const tls = trustedPrincipals(parsePolicy({
+    Statement: [grant, { ...deny, Condition: { Bool: { "aws:SecureTransport": "false" } } }],
+  }));
+  assert.deepEqual(tls.map((p) => [p.value, p.conditional]), [["*", false]]);
+  // A Deny of another account's principals leaves anyone (and the rest) admitted.
+  const other = trustedPrincipals(parsePolicy({
+    Statement: [grant, { ...deny, Principal: { AWS: `arn:aws:iam::${B}:root` } }],
+  }));
+  assert.deepEqual(other.map((p) => p.value), ["*"]);
+  // An account's root in a Deny covers that account's principals.
+  const named = trustedPrincipals(parsePolicy({
+    Statement: [
+      {
+        Effect: "Allow",
+        Principal: { AWS: [`arn:aws:iam::${B}:role/x`, `arn:aws:iam::${A}:role/y`] },
+        Action: "s3:GetObject",
+        Resource: "arn:aws:s3:::b/*",
+      },
+      { ...deny, Principal: { AWS: B } },
+    ],
+  }));
+  assert.deepEqual(named.map((p) => p.value), [`arn:aws:iam::${A}:role/y`]);
+});
+
+Deno.test("iamAuthorizationImporter: a trust policy's Deny of anyone removes the trust and the finding", async () => {
+  const roleOf = (name: string, statements: Record<string, unknown>[]) => ({
+    RoleName: name,
+    Arn: `arn:aws:iam::${A}:role/${name}`,
+    AssumeRolePolicyDocument: { Version: "2012-10-17", Statement: statements },
+    RolePolicyList: [],
+    AttachedManagedPolicies: [],
+    InstanceProfileList: [],
+  });
+  const r = (await iamAuthorizationImporter.load({
+    ...fileImportInput("d.json"),
+    json: {
+      UserDetailList: [],
+      GroupDetailList: [],
+      Policies: [],
+      RoleDetailList: [
+        roleOf("r_star", [{ Effect: "Allow", Principal: "*", ...assume }]),
+        roleOf("r_denytrust", [{ ...everyone, ...assume }, {
+          Effect: "Deny",
+          Principal: "*",
+          ...assume,
+        }]),
+      ],
+    },
+  })).records;
+  const ids = findingIds(r);
+  assert.ok(ids.has(`f-iam-trust-any:arn:aws:iam::${A}:role/r_star`));
+  assert.ok(!ids.has(`f-iam-trust-any:arn:aws:iam::${A}:role/r_denytrust`));
+  assert.deepEqual(edgesInto(r, `arn:aws:iam::${A}:role/r_denytrust`, "IAM_TRUST"), []);
+});
+
+// 2. Deny and NotAction in identity policies.
+
+Deno.test("terraformStateImporter: identity Deny and NotAction cut grants, admin and exfiltration", async () => {
+  const r = await loadState([
+    ...bucket("data"),
+    resource("aws_db_instance", "db", {
+      id: "orders",
+      identifier: "orders",
+      arn: `arn:aws:rds:us-east-1:${A}:db:orders`,
+    }),
+    // Control: every action, no Deny.
+    ...role("r_admin", lambdaTrust, [{ Effect: "Allow", Action: "*", Resource: "*" }]),
+    // Everything, then a Deny of every action but s3:GetObject: only s3:GetObject is left.
+    ...role("r_denyall_notact", lambdaTrust, [
+      { Effect: "Allow", Action: "*", Resource: "*" },
+      { Effect: "Deny", NotAction: "s3:GetObject", Resource: "*" },
+    ]),
+    // Reading one bucket's objects, then a Deny of all of S3 on that bucket: nothing is left.
+    ...role("r_denyobj", lambdaTrust, [
+      { Effect: "Allow", Action: "s3:GetObject", Resource: "arn:aws:s3:::data/*" },
+      { Effect: "Deny", Action: "s3:*", Resource: ["arn:aws:s3:::data", "arn:aws:s3:::data/*"] },
+    ]),
+  ]);
+  const grants = (role: string) =>
+    r.edges.filter((e) => e.edge_type === "GRANTS_ACCESS" && e.source_id === `aws_iam_role.${role}`)
+      .map((e) => `${e.target_id} ${e.description}`).sort();
+  assert.deepEqual(grants("r_admin"), ["aws_db_instance.db *", "aws_s3_bucket.data *"]);
+  assert.deepEqual(grants("r_denyall_notact"), ["aws_s3_bucket.data s3:GetObject"]);
+  assert.deepEqual(grants("r_denyobj"), []);
+  const ids = findingIds(r);
+  assert.ok(ids.has("f-iam-wildcard-admin:aws_iam_role.r_admin"));
+  assert.ok(!ids.has("f-iam-wildcard-admin:aws_iam_role.r_denyall_notact"));
+  assert.ok(ids.has("f-iam-data-exfiltration:aws_iam_role.r_denyall_notact"));
+  assert.ok(!ids.has("f-iam-data-exfiltration:aws_iam_role.r_denyobj"));
+  const meta = (role: string) => r.assets.find((a) => a.id === `aws_iam_role.${role}`)!.metadata;
+  assert.deepEqual(meta("r_denyall_notact").exfiltration_actions, ["s3:GetObject"]);
+  assert.deepEqual(meta("r_denyall_notact").privilege_escalation, []);
+  assert.deepEqual(meta("r_denyobj").exfiltration_actions, []);
+});
+
+Deno.test("the Terraform and authorization-details paths evaluate the same identity policy alike", async () => {
+  const statements = [
+    { Effect: "Allow", Action: "*", Resource: "*" },
+    { Effect: "Deny", NotAction: "s3:GetObject", Resource: "*" },
+  ];
+  const tf = await loadState(role("u", lambdaTrust, statements));
+  const iam = (await iamAuthorizationImporter.load({
+    ...fileImportInput("d.json"),
+    json: {
+      GroupDetailList: [],
+      RoleDetailList: [],
+      Policies: [],
+      UserDetailList: [{
+        UserName: "u",
+        Arn: `arn:aws:iam::${A}:user/u`,
+        GroupList: [],
+        AttachedManagedPolicies: [],
+        UserPolicyList: [{ PolicyName: "p", PolicyDocument: { Statement: statements } }],
+      }],
+    },
+  })).records;
+  const facts = (r: DatasetRecords, id: string) => {
+    const m = r.assets.find((a) => a.id === id)!.metadata;
+    return {
+      exfiltration: m.exfiltration_actions,
+      escalation: m.privilege_escalation,
+      admin: r.findings.some((f) => f.id === `f-iam-wildcard-admin:${id}`),
+    };
+  };
+  const expected = { exfiltration: ["s3:GetObject"], escalation: [], admin: false };
+  assert.deepEqual(facts(tf, "aws_iam_role.u"), expected);
+  assert.deepEqual(facts(iam, `arn:aws:iam::${A}:user/u`), expected);
+});
+
+Deno.test("decide(), grantsOnResource() and isWildcardAdmin() take a Deny away only where it covers the Allow", () => {
+  const s = parsePolicy({
+    Statement: [
+      {
+        Effect: "Allow",
+        Action: ["s3:GetObject", "s3:PutObject"],
+        Resource: "arn:aws:s3:::logs-*/*",
+      },
+      { Effect: "Deny", Action: "s3:Get*", Resource: "arn:aws:s3:::logs-a" },
+      { Effect: "Deny", Action: "s3:PutObject", Resource: "arn:aws:s3:::logs-*/*" },
+      { Effect: "Allow", Action: "sqs:*", Resource: "*" },
+      { Effect: "Deny", NotAction: "sqs:SendMessage", Resource: "arn:aws:sqs:*:*:jobs" },
+    ],
+  });
+  // The first Deny names a bucket, not its objects: s3:GetObject on objects stays allowed.
+  // (A `*` in an ARN pattern spans `/`, so arn:aws:s3:::logs-* would have named them.)
+  assert.deepEqual(decide(s, "s3:GetObject"), { allowed: true, conditional: false });
+  assert.deepEqual(decide(s, "s3:PutObject"), { allowed: false, conditional: false });
+  assert.deepEqual(grantsOnResource(s, "arn:aws:s3:::logs-a").actions, ["s3:GetObject"]);
+  assert.deepEqual(grantsOnResource(s, `arn:aws:sqs:us-east-1:${A}:jobs`).actions, [
+    "sqs:SendMessage",
+  ]);
+  assert.deepEqual(grantsOnResource(s, `arn:aws:sqs:us-east-1:${A}:other`).actions, ["sqs:*"]);
+  // A Deny whose pattern is not shown to cover the Allow's leaves the Allow standing.
+  const unsure = parsePolicy({
+    Statement: [
+      { Effect: "Allow", Action: "s3:*", Resource: "arn:aws:s3:::a*" },
+      { Effect: "Deny", Action: "s3:*", Resource: "arn:aws:s3:::*b" },
+    ],
+  });
+  assert.equal(decide(unsure, "s3:GetObject").allowed, true);
+  const admin = { Effect: "Allow", Action: "*", Resource: "*" };
+  assert.equal(isWildcardAdmin(parsePolicy({ Statement: [admin] })), true);
+  assert.equal(
+    isWildcardAdmin(parsePolicy({
+      Statement: [admin, { Effect: "Deny", NotAction: ["s3:GetObject"], Resource: "*" }],
+    })),
+    false,
+  );
+  assert.equal(
+    isWildcardAdmin(parsePolicy({
+      Statement: [admin, { Effect: "Deny", Action: "s3:DeleteBucket", Resource: "*" }],
+    })),
+    true,
+  );
+});
+
+// 3. An identity Deny of sts:AssumeRole breaks the chain; 6. chains start at external accounts.
+
+function chainDetails(denyAssume: boolean): Record<string, unknown> {
+  const trust = (principal: string) => ({
+    Version: "2012-10-17",
+    Statement: [{ Effect: "Allow", Principal: { AWS: principal }, ...assume }],
+  });
+  const chain1Policies = [{
+    PolicyName: "hop",
+    PolicyDocument: {
+      Statement: [
+        { Effect: "Allow", Action: "sts:AssumeRole", Resource: `arn:aws:iam::${A}:role/r_chain2` },
+        ...(denyAssume ? [{ Effect: "Deny", Action: "sts:AssumeRole", Resource: "*" }] : []),
+      ],
+    },
+  }];
+  const roleOf = (name: string, trusted: string, policies: unknown[] = []) => ({
+    RoleName: name,
+    Arn: `arn:aws:iam::${A}:role/${name}`,
+    AssumeRolePolicyDocument: trust(trusted),
+    RolePolicyList: policies,
+    AttachedManagedPolicies: [],
+    InstanceProfileList: [],
+  });
+  return {
+    UserDetailList: [],
+    GroupDetailList: [],
+    Policies: [],
+    RoleDetailList: [
+      roleOf("r_chain1", "arn:aws:iam::333333333333:role/ext", chain1Policies),
+      roleOf("r_chain2", `arn:aws:iam::${A}:role/r_chain1`),
+    ],
+  };
+}
+
+Deno.test("lateral_movement_paths and find_paths: an identity Deny of sts:AssumeRole breaks the role chain", async () => {
+  await withTempRoot("cloud-iam-deny-", async ({ client, dir }) => {
+    for (const deny of [false, true]) {
+      const name = deny ? "denied" : "open";
+      await Deno.writeTextFile(`${dir}/${name}.json`, JSON.stringify(chainDetails(deny)));
+      await ok(client, "load_dataset", { path: `${dir}/${name}.json`, name });
+    }
+    const chains = async (dataset: string, start?: string): Promise<string[]> =>
+      (await ok(client, "lateral_movement_paths", {
+        dataset,
+        max_depth: 6,
+        ...(start ? { start } : {}),
+      })).result.paths.map((p: Loose) => p.summary).sort();
+    const ext = "arn:aws:iam::333333333333:role/ext";
+    const full = `${ext} -> r_chain1 -> r_chain2`;
+    assert.deepEqual(await chains("open", ext), [full]);
+    assert.deepEqual(await chains("denied", ext), [`${ext} -> r_chain1`]);
+    // 6: with no start, the chains start at the external principal too.
+    assert.deepEqual(await chains("open"), [full]);
+    assert.deepEqual(await chains("denied"), [`${ext} -> r_chain1`]);
+    const hop = async (dataset: string) =>
+      (await ok(client, "find_paths", { dataset, source: "r_chain1", target: "r_chain2" }))
+        .result.total_found;
+    assert.equal(await hop("open"), 1);
+    assert.equal(await hop("denied"), 0);
+    const chain2 = (await ok(client, "get_asset_metadata", { dataset: "denied", ref: "r_chain2" }))
+      .result;
+    assert.deepEqual(chain2.metadata.trust_denied_by_identity, [`arn:aws:iam::${A}:role/r_chain1`]);
+  }, { workbenches: [cloudWorkbench] });
+});
+
+// 4. Allow with NotPrincipal.
+
+Deno.test("terraformStateImporter: an Allow with NotPrincipal admits everyone else; a Deny with NotPrincipal keeps only those it names", async () => {
+  const root = `arn:aws:iam::${A}:root`;
+  const reader = `arn:aws:iam::${A}:role/reader`;
+  const r = await loadState([
+    ...bucket("notprincipal", {
+      Effect: "Allow",
+      NotPrincipal: { AWS: root },
+      Action: "s3:GetObject",
+      Resource: "arn:aws:s3:::notprincipal/*",
+    }),
+    ...bucket(
+      "only-reader",
+      {
+        Effect: "Allow",
+        Principal: "*",
+        Action: "s3:GetObject",
+        Resource: "arn:aws:s3:::only-reader/*",
+      },
+      {
+        Effect: "Deny",
+        NotPrincipal: { AWS: reader },
+        Action: "s3:*",
+        Resource: ["arn:aws:s3:::only-reader", "arn:aws:s3:::only-reader/*"],
+      },
+    ),
+    ...role("reader", lambdaTrust),
+    ...role("r_notprincipal", [{ Effect: "Allow", NotPrincipal: { AWS: root }, ...assume }]),
+  ]);
+  const ids = findingIds(r);
+  const open = edgesInto(r, "aws_s3_bucket.notprincipal", "GRANTS_ACCESS");
+  assert.deepEqual(open.map((e) => [e.source_id, e.properties.except_principals]), [["*", [root]]]);
+  assert.equal(edgesInto(r, "aws_s3_bucket.notprincipal", "INTERNET_EXPOSED").length, 1);
+  assert.ok(ids.has("f-bucket-public:aws_s3_bucket.notprincipal"));
+  const trust = edgesInto(r, "aws_iam_role.r_notprincipal", "IAM_TRUST");
+  assert.deepEqual(trust.map((e) => [e.source_id, e.properties.except_principals]), [["*", [
+    root,
+  ]]]);
+  const finding = r.findings.find((f) => f.id === "f-iam-trust-any:aws_iam_role.r_notprincipal");
+  assert.match(finding!.evidence, /every principal but arn:aws:iam::111111111111:root/);
+  // Anyone is refused but the reader role, which the policy's Allow of `*` admits.
+  const only = edgesInto(r, "aws_s3_bucket.only-reader", "GRANTS_ACCESS");
+  assert.deepEqual(only.map((e) => e.source_id), ["aws_iam_role.reader"]);
+  assert.ok(!ids.has("f-bucket-public:aws_s3_bucket.only-reader"));
+});
+
+// 5. Principals named by role ARN in a state; 6. accounts outside the dataset.
+
+Deno.test("cross_account_edges, dataset_summary and lateral_movement_paths: role ARNs link to their assets and external accounts count", async () => {
+  const resources = [
+    ...role("xacct_role", [{
+      Effect: "Allow",
+      Principal: { AWS: "arn:aws:iam::999999999999:root" },
+      ...assume,
+    }]),
+    ...role("chain_role", [{
+      Effect: "Allow",
+      Principal: { AWS: `arn:aws:iam::${A}:role/xacct_role` },
+      ...assume,
+    }]),
+    ...role(
+      "b_admin",
+      [{ Effect: "Allow", Principal: { AWS: `arn:aws:iam::${A}:role/chain_role` }, ...assume }],
+      [],
+      B,
+    ),
+  ];
+  const r = await loadState(resources);
+  assert.deepEqual(
+    r.edges.filter((e) => e.edge_type === "IAM_TRUST").map((e) =>
+      `${e.source_id} > ${e.target_id}`
+    ),
+    [
+      "arn:aws:iam::999999999999:root > aws_iam_role.xacct_role",
+      "aws_iam_role.xacct_role > aws_iam_role.chain_role",
+      "aws_iam_role.chain_role > aws_iam_role.b_admin",
+    ],
+  );
+  await withTempRoot("cloud-iam-xacct-", async ({ client, dir }) => {
+    await Deno.writeTextFile(`${dir}/two.tfstate`, JSON.stringify(state(resources)));
+    await ok(client, "load_dataset", { path: `${dir}/two.tfstate`, name: "two" });
+    const cross = (await ok(client, "cross_account_edges", {})).result;
+    assert.deepEqual(
+      cross.items.map((x: Loose) => [x.source, x.source_account, x.target_account, x.external]),
+      [
+        ["arn:aws:iam::999999999999:root", "999999999999", A, true],
+        [`arn:aws:iam::${A}:role/chain_role`, A, B, false],
+      ],
+    );
+    assert.deepEqual(cross.by_account_pair, { [`999999999999 -> ${A}`]: 1, [`${A} -> ${B}`]: 1 });
+    assert.equal(
+      (await ok(client, "cross_account_edges", { external_only: true })).result.total,
+      1,
+    );
+    assert.equal((await ok(client, "dataset_summary", {})).result.cross_account_edges, 2);
+    assert.equal((await ok(client, "get_edges", { cross_account_only: true })).result.total, 2);
+    const chains = (args: Record<string, unknown>) =>
+      ok(client, "lateral_movement_paths", { max_depth: 6, ...args }).then((x) =>
+        x.result.paths.map((p: Loose) => p.summary)
+      );
+    assert.deepEqual(await chains({ start: "xacct_role" }), [
+      "xacct_role -> chain_role -> b_admin",
+    ]);
+    // No start: from the external account (nothing here is internet-exposed).
+    assert.deepEqual(await chains({}), [
+      "arn:aws:iam::999999999999:root -> xacct_role -> chain_role -> b_admin",
+    ]);
+  }, { workbenches: [cloudWorkbench] });
+});
