@@ -232,8 +232,19 @@ async function discoverLeafFunctions(
     return false;
   };
   const imports = new Set<number>();
+  // What a thunk may jump through: an import's slot (an IAT slot, or its `slots` when its
+  // address is a thunk of its own).
+  const slots = new Set<number>();
   for (const imported of image.imports) {
     if (imported.address !== null) imports.add(Number(imported.address));
+    for (
+      const at of [
+        ...(imported.slots ?? []),
+        ...(imported.address === null ? [] : [imported.address]),
+      ]
+    ) {
+      slots.add(Number(at));
+    }
   }
   const known = new Set([...image.functions.map((fn) => Number(fn.address)), ...imports]);
   const disassembler = await disassemblerFor(set);
@@ -311,7 +322,7 @@ async function discoverLeafFunctions(
       if (!couldBeNew(target)) continue;
       // A thunk (a jump through an import's slot, or to a known function) is no procedure:
       // the reference scan reads a call to it as a call to what it jumps to.
-      if (await jumpsToKnown(image, set, target, known, imports)) {
+      if (await jumpsToKnown(image, set, target, known, slots)) {
         thunked.add(target);
         continue;
       }
@@ -354,20 +365,20 @@ async function discoverLeafFunctions(
 
 /**
  * Whether the first instruction at `address` is a jump through an import's
- * slot, or a direct jump to a known start or import (`known`): a thunk, as
- * the reference scan resolves them.
+ * slot (`slots`), or a direct jump to a known start or import (`known`): a
+ * thunk, as the reference scan resolves them.
  */
 async function jumpsToKnown(
   image: BinaryImage,
   set: "x86_64" | "arm64",
   address: number,
   known: ReadonlySet<number>,
-  imports: ReadonlySet<number>,
+  slots: ReadonlySet<number>,
 ): Promise<boolean> {
   const flow = await firstFlowAt(image, set, BigInt(address));
   if (flow?.kind !== "jump") return false;
   if (flow.target !== null) return known.has(Number(flow.target));
-  return flow.references.some((ref) => imports.has(Number(ref)));
+  return flow.references.some((ref) => slots.has(Number(ref)));
 }
 
 /** The target of a direct call (`call rel32`, `bl imm26`) of `size` bytes at `address`, or null. */

@@ -213,6 +213,12 @@ export interface PeFile {
   imports: PeImportLibrary[];
   /** The exception (`.pdata`) table in table order, for x64, ARM64 and ARM images. */
   runtimeFunctions: PeRuntimeFunction[];
+  /**
+   * RVAs of the TLS callbacks, in list order: the virtual addresses listed at
+   * the TLS directory's `AddressOfCallBacks` (up to the zero that ends the
+   * list) less the image base. Empty without a TLS directory.
+   */
+  tlsCallbacks: number[];
   /** Debug directory entries. */
   debug: PeDebugEntry[];
   /** The first CodeView record of the debug directory, or `null`. */
