@@ -252,7 +252,8 @@ for (const c of CASES) {
           const depth = position.get(site)! - position.get(start)!;
           assert.ok(depth >= 20_000, `${site}: instruction ${depth} of ${start}`);
         }
-        assert.ok(missed.length < 10, `${missed.length} sites not listed`);
+        // (On i386, code between the functions `.eh_frame` sizes that nothing calls directly.)
+        assert.ok(missed.length * 50 < calls.length + jumps.length, `${missed.length} not listed`);
         const listedCalls = calls.length - missed.filter((a) => peerCalls.has(a)).length;
         const listedJumps = jumps.length - missed.filter((a) => peerJumps.has(a)).length;
         const callees2 = await ok(client, "procedure_callees", {

@@ -31,12 +31,14 @@ import { parsePe } from "./parse.ts";
  * the `.pdata` function starts (source `pdata`, with their sizes), COFF
  * function symbols in executable sections when the file has any (source
  * `symtab`), the entry point (source `entry`), the TLS callbacks (source
- * `tls-callback`) and the import thunks (source `import-thunk`: a
+ * `tls-callback`), the FDEs of a MinGW image's `.eh_frame` (source
+ * `eh-frame`, with their sizes) and the import thunks (source `import-thunk`: a
  * `jmp [IAT slot]` that starts where a procedure can, sized by its jump and
  * named after its import, see `findImportThunks`), one per address, in
  * ascending order. Where several coincide, the source is the first of
- * export, symtab, entry, tls-callback, pdata, import-thunk; the name comes
- * from the exports, else from the COFF symbols, and the size from `.pdata`. An x64 `.pdata` entry
+ * export, symtab, entry, tls-callback, pdata, eh-frame, import-thunk; the
+ * name comes from the exports, else from the COFF symbols, and the size from
+ * `.pdata` or the FDE (the larger). An x64 `.pdata` entry
  * chained to another (UNW_FLAG_CHAININFO) is a piece of the function its
  * chain leads to, not a function: pieces that adjoin the function's first
  * stretch extend its size, the others are its `parts`. Imports name their
@@ -131,7 +133,8 @@ const SOURCE_RANK = {
   entry: 2,
   "tls-callback": 3,
   pdata: 4,
-  "import-thunk": 5,
+  "eh-frame": 5,
+  "import-thunk": 6,
 } as const;
 
 const SOURCE_OF_RANK: readonly FunctionSource[] = [
@@ -140,6 +143,7 @@ const SOURCE_OF_RANK: readonly FunctionSource[] = [
   "entry",
   "tls-callback",
   "pdata",
+  "eh-frame",
   "import-thunk",
 ];
 
@@ -213,6 +217,12 @@ function collectFunctions(
     }
     const d = draft(f.begin, SOURCE_RANK.pdata);
     if (f.end !== null && f.end > f.begin && f.end - f.begin > d.size) d.size = f.end - f.begin;
+  }
+  // MinGW's `.eh_frame`: one FDE per function it compiled, sized.
+  for (const f of pe.frameFunctions) {
+    if (!inCode(f.begin)) continue;
+    const d = draft(code(f.begin), SOURCE_RANK["eh-frame"]);
+    if (f.size > d.size) d.size = f.size;
   }
   // A function's chained pieces: those adjoining its first stretch extend it, the rest are parts.
   for (const [owner, list] of pieces) {
