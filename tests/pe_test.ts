@@ -1082,6 +1082,24 @@ for (const real of REAL_FILES) {
       );
       const entry = pe.imageBase + BigInt(pe.entryRva);
       starts.add(entry);
+      // And the import thunks: each a `jmp [slot]` (`ff 25`, or `48 ff 25`) through an IAT slot.
+      const slotSet = new Set(
+        pe.imports.flatMap((l) => l.symbols.map((s) => pe.imageBase + BigInt(s.slotRva))),
+      );
+      for (const f of image.functions.filter((f) => f.source === "import-thunk")) {
+        const at = addressToOffset(image, f.address)!;
+        const rex = bytes[at] === 0x48 ? 1 : 0;
+        assert.deepEqual([bytes[at + rex], bytes[at + rex + 1]], [0xff, 0x25]);
+        const next = f.address + BigInt(rex + 6);
+        const displacement = new DataView(bytes.buffer, bytes.byteOffset).getInt32(
+          at + rex + 2,
+          true,
+        );
+        const slot = pe.bits === 64 ? next + BigInt(displacement) : BigInt(displacement >>> 0);
+        assert.ok(slotSet.has(slot), hex(f.address));
+        assert.equal(f.size, BigInt(rex + 6));
+        starts.add(f.address);
+      }
       assert.deepEqual(
         image.functions.map((f) => f.address),
         [...starts].sort((a, b) => (a < b ? -1 : 1)),
@@ -1097,7 +1115,11 @@ for (const real of REAL_FILES) {
       const slots = pe.imports.flatMap((l) =>
         l.symbols.map((s) => pe.imageBase + BigInt(s.slotRva))
       );
-      assert.deepEqual(image.imports.map((i) => i.address), slots);
+      // An import with a thunk is called through it; its slot is then in `slots`.
+      assert.deepEqual(image.imports.map((i) => i.slots?.[0] ?? i.address), slots);
+      for (const i of image.imports.filter((i) => i.slots !== undefined)) {
+        assert.equal(image.functions.find((f) => f.address === i.address)?.source, "import-thunk");
+      }
       assert.deepEqual(image.libraries, [...new Set(pe.imports.map((l) => l.name))]);
       assert.ok(image.imports.every((i) => i.library !== null && i.name !== ""));
     },

@@ -46,12 +46,14 @@ function hasNoTable(image: BinaryImage): boolean {
 
 /**
  * Whether a document is an x64 or ARM64 PE image, whose function table (its
- * `.pdata`) leaves out leaf functions: they need no unwind data (see
- * {@linkcode discoverCallTargets}).
+ * `.pdata`) leaves out leaf functions: they need no unwind data, or an i386
+ * PE image with a function table (MinGW's `.eh_frame`), which leaves out
+ * what was built without unwind tables (see {@linkcode discoverCallTargets}).
  */
 function isPe64(image: BinaryImage): boolean {
   const set = instructionSetOf(image);
-  return image.format === "pe" && (set === "x86_64" || set === "arm64");
+  return image.format === "pe" &&
+    (set === "x86_64" || set === "arm64" || (set === "x86" && !hasNoTable(image)));
 }
 
 /**
@@ -205,7 +207,7 @@ async function discoverLeafFunctions(
   maxInstructions: number,
   control: AnalysisControl,
 ): Promise<DiscoveryOutcome> {
-  const set = instructionSetOf(image) as "x86_64" | "arm64";
+  const set = instructionSetOf(image) as "x86_64" | "arm64" | "x86";
   const sections = image.sections.filter((s) =>
     holdsCode(s) && s.fileOffset !== null && s.fileSize > 0
   );
@@ -232,8 +234,19 @@ async function discoverLeafFunctions(
     return false;
   };
   const imports = new Set<number>();
+  // What a thunk may jump through: an import's slot (an IAT slot, or its `slots` when its
+  // address is a thunk of its own).
+  const slots = new Set<number>();
   for (const imported of image.imports) {
     if (imported.address !== null) imports.add(Number(imported.address));
+    for (
+      const at of [
+        ...(imported.slots ?? []),
+        ...(imported.address === null ? [] : [imported.address]),
+      ]
+    ) {
+      slots.add(Number(at));
+    }
   }
   const known = new Set([...image.functions.map((fn) => Number(fn.address)), ...imports]);
   const disassembler = await disassemblerFor(set);
@@ -277,7 +290,8 @@ async function discoverLeafFunctions(
             p !== -1 && p + 5 <= code.length;
             p = code.indexOf(0xe8, p + 1)
           ) {
-            if (couldBeNew(start + p + 5 + rel32(code, p + 1))) last = p;
+            const target = start + p + 5 + rel32(code, p + 1);
+            if (couldBeNew(set === "x86" ? target >>> 0 : target)) last = p;
           }
           let position = 0;
           while (position < last + 5) {
@@ -311,7 +325,7 @@ async function discoverLeafFunctions(
       if (!couldBeNew(target)) continue;
       // A thunk (a jump through an import's slot, or to a known function) is no procedure:
       // the reference scan reads a call to it as a call to what it jumps to.
-      if (await jumpsToKnown(image, set, target, known, imports)) {
+      if (await jumpsToKnown(image, set, target, known, slots)) {
         thunked.add(target);
         continue;
       }
@@ -331,7 +345,13 @@ async function discoverLeafFunctions(
   }
   const left = queue.length > 0;
   image.warnings.push(
-    `Leaf functions need no .pdata entry: ${added.length} procedure starts were added from direct call targets that lie outside every .pdata function, found by decoding the known functions from their starts (${swept} bytes, ${instructions} instructions${
+    `${
+      set === "x86"
+        ? "Code built without unwind tables has no .eh_frame entry"
+        : "Leaf functions need no .pdata entry"
+    }: ${added.length} procedure starts were added from direct call targets that lie outside every ${
+      set === "x86" ? ".eh_frame" : ".pdata"
+    } function, found by decoding the known functions from their starts (${swept} bytes, ${instructions} instructions${
       bounded
         ? `, stopped at the ${maxInstructions}-instruction bound`
         : left
@@ -354,25 +374,25 @@ async function discoverLeafFunctions(
 
 /**
  * Whether the first instruction at `address` is a jump through an import's
- * slot, or a direct jump to a known start or import (`known`): a thunk, as
- * the reference scan resolves them.
+ * slot (`slots`), or a direct jump to a known start or import (`known`): a
+ * thunk, as the reference scan resolves them.
  */
 async function jumpsToKnown(
   image: BinaryImage,
-  set: "x86_64" | "arm64",
+  set: "x86_64" | "arm64" | "x86",
   address: number,
   known: ReadonlySet<number>,
-  imports: ReadonlySet<number>,
+  slots: ReadonlySet<number>,
 ): Promise<boolean> {
   const flow = await firstFlowAt(image, set, BigInt(address));
   if (flow?.kind !== "jump") return false;
   if (flow.target !== null) return known.has(Number(flow.target));
-  return flow.references.some((ref) => imports.has(Number(ref)));
+  return flow.references.some((ref) => slots.has(Number(ref)));
 }
 
 /** The target of a direct call (`call rel32`, `bl imm26`) of `size` bytes at `address`, or null. */
 function directCallTarget(
-  set: "x86_64" | "arm64",
+  set: "x86_64" | "arm64" | "x86",
   address: number,
   size: number,
   bytes: Uint8Array,
@@ -381,7 +401,9 @@ function directCallTarget(
     const word = bytes[0]! | (bytes[1]! << 8) | (bytes[2]! << 16) | (bytes[3]! << 24);
     return word >>> 26 === 0x25 ? address + ((word << 6) >> 6) * 4 : null;
   }
-  return size === 5 && bytes[0] === 0xe8 ? address + 5 + rel32(bytes, 1) : null;
+  if (size !== 5 || bytes[0] !== 0xe8) return null;
+  const target = address + 5 + rel32(bytes, 1);
+  return set === "x86" ? target >>> 0 : target;
 }
 
 /** The signed little-endian 32-bit value at `at`. */

@@ -101,9 +101,12 @@ export function nameTarget(
   address: bigint,
 ): { name: string; kind: "procedure" | "import" | "unknown" } {
   const fn = program.functionStartingAt(address);
-  if (fn) return { name: fn.name, kind: "procedure" };
   const imported = program.importAt(address);
-  if (imported) return { name: imported.name, kind: "import" };
+  // An import's thunk stands for the import.
+  if (imported && (!fn || fn.source === "import-thunk")) {
+    return { name: imported.name, kind: "import" };
+  }
+  if (fn) return { name: fn.name, kind: "procedure" };
   const local = program.localBindingAt(address);
   if (local) {
     return {

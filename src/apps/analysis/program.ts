@@ -404,6 +404,11 @@ export class ProgramAnalysis {
         );
         break;
       }
+      // An import's thunk is the import, as a PLT stub is: its jump is no call of the image's.
+      if (fn.source === "import-thunk" && this.importAt(fn.address) !== undefined) {
+        scannedProcedures++;
+        continue;
+      }
       if (addressToOffset(this.image, fn.address) === null) {
         // No bytes of the procedure are in the file (a truncated copy, or a start
         // outside every mapped segment): its references are unknown, not absent.

@@ -175,6 +175,9 @@ export function findCallTarget(program: CallTargetFinder, text: string): CallTar
     if (imported) return importTarget(imported, imported.address ?? imported.slots?.[0] ?? null);
   }
   const fn = findProcedure(program, text);
+  // An import's thunk stands for the import: calls to either are recorded under the thunk.
+  const thunked = fn.source === "import-thunk" ? program.importAt(fn.address) : undefined;
+  if (thunked) return importTarget(thunked, fn.address);
   return { address: fn.address, name: fn.name, kind: "procedure", fn };
 }
 

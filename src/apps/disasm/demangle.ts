@@ -1,7 +1,9 @@
 /**
- * C++ (Itanium) and Rust (legacy and v0) symbol demangling through the
- * `gecko-profiler-demangle` WebAssembly package. Names that do not look
- * mangled, or that the demangler does not change, yield null.
+ * C++ (Itanium and MSVC) and Rust (legacy and v0) symbol demangling through
+ * the `gecko-profiler-demangle` WebAssembly package. Names that do not look
+ * mangled, or that the demangler does not change, yield null. The package
+ * leaves out the `const` (and `volatile`) of an MSVC member function's
+ * `this`; it is added back for names whose scope holds no template.
  *
  * @module
  */
@@ -34,8 +36,42 @@ export function demangle(name: string): string | null {
   if (!demangleAny) return null;
   try {
     const result = demangleAny(name);
-    return result !== name && result.length > 0 ? result : null;
+    if (result === name || result.length === 0) return null;
+    return name.startsWith("?") ? result + msvcThisQualifiers(name, result) : result;
   } catch {
     return null;
   }
+}
+
+/** MSVC function classes of non-static member functions: private, protected, public; plain and virtual. */
+const MEMBER_CLASSES = new Set(["A", "B", "E", "F", "I", "J", "M", "N", "Q", "R", "U", "V"]);
+
+/** The `this` qualifiers an MSVC cv code spells. */
+const THIS_QUALIFIERS: Readonly<Record<string, string>> = {
+  B: " const",
+  C: " volatile",
+  D: " const volatile",
+};
+
+/**
+ * The qualifiers of `this` the MSVC name of a non-static member function
+ * encodes (` const` for `QEBA…`), which the demangler leaves out; "" when
+ * `demangled` already ends with them, when there are none, or when the name
+ * is not one this reads: its scope must hold no template (`?$`) and no
+ * nested name, so that its first `@@` ends the qualified name. After that
+ * come the function class, `E` (`__ptr64`), `F`/`I` (`__unaligned`,
+ * `__restrict`) and the cv code.
+ */
+function msvcThisQualifiers(name: string, demangled: string): string {
+  if (!demangled.endsWith(")")) return "";
+  // `??X` special names (operators, constructors): the code is part of the first fragment.
+  const start = name.startsWith("??") ? (name[2] === "_" ? (name[3] === "_" ? 5 : 4) : 3) : 1;
+  const end = name.indexOf("@@", start);
+  if (end < 0 || name.slice(start, end).includes("?")) return "";
+  let i = end + 2;
+  if (!MEMBER_CLASSES.has(name[i] ?? "")) return "";
+  i++;
+  while (name[i] === "E" || name[i] === "F" || name[i] === "I") i++;
+  const qualifiers = THIS_QUALIFIERS[name[i] ?? ""] ?? "";
+  return qualifiers !== "" && !demangled.endsWith(qualifiers) ? qualifiers : "";
 }

@@ -73,7 +73,11 @@ export function holdsCode(section: ImageSection): boolean {
   return section.executable && section.instructions !== false;
 }
 
-/** Where a function start was learned. */
+/**
+ * Where a function start was learned. `import-thunk` is a PE `jmp [IAT slot]`
+ * stub: it stands for its import (the import's `address`), as an ELF PLT
+ * stub does, and calls to it are calls to the import.
+ */
 export type FunctionSource =
   | "symtab"
   | "dynsym"
@@ -87,7 +91,9 @@ export type FunctionSource =
   | "gopclntab"
   | "name-section"
   | "code-section"
-  | "call-target";
+  | "call-target"
+  | "import-thunk"
+  | "tls-callback";
 
 /**
  * A stretch of a function's code apart from its first one: a PE x64

@@ -8,9 +8,10 @@
 
 import { decoder, hex, SAFE_HIGH_WORD, SMALL_BIGINTS, TWO_32 } from "./_util.ts";
 import { ET_REL, PT_GNU_EH_FRAME, SHT_PROGBITS, SHT_X86_64_UNWIND } from "./constants.ts";
-import { ExtrasReader, type Region } from "./extras_reader.ts";
+import { type ExtrasHost, ExtrasReader, type Region } from "./extras_reader.ts";
 import { LAZY_TABLES } from "./lazy_tables.ts";
 import type { ElfAddressRange, ElfImage, ElfRangeTable } from "./model.ts";
+import type { Parser } from "./parse.ts";
 
 /** Longest CIE augmentation string read. */
 const MAX_AUGMENTATION = 64;
@@ -67,11 +68,14 @@ class ProblemCounter {
   }
 }
 
+/** What {@linkcode EhFrameReader} reads of the parser. */
+export type EhFrameHost = ExtrasHost & Pick<Parser, "fileType" | "maxFdes">;
+
 /**
  * Reads function starts from the FDEs of `.eh_frame`, through
  * `.eh_frame_hdr`'s search table when there is one.
  */
-export class EhFrameReader extends ExtrasReader {
+export class EhFrameReader extends ExtrasReader<EhFrameHost> {
   // The last record read by readRecord.
   recordStart = 0;
   recordContent = 0;
@@ -149,6 +153,21 @@ export class EhFrameReader extends ExtrasReader {
       }
     }
     if (!fromTable) this.walkEhFrame(frame, sizeKnown, sink, cies, null, problems);
+    this.reportProblems(frame, problems);
+    return new FdeRanges(sink);
+  }
+
+  /** Reads the FDEs of an `.eh_frame` whose bytes and address are `frame` (no search table). */
+  readEhFrameRegion(frame: Region): FdeRanges {
+    const problems = new ProblemCounter();
+    const sink: FdeSink = { starts: [], sizes: [] };
+    this.walkEhFrame(frame, true, sink, new Map(), null, problems);
+    this.reportProblems(frame, problems);
+    return new FdeRanges(sink);
+  }
+
+  /** One warning per kind of damage counted in `problems`. */
+  reportProblems(frame: Region, problems: ProblemCounter): void {
     for (const [reason, { count, first }] of problems.entries()) {
       this.warn(
         `${count} record${count === 1 ? "" : "s"} of ${frame.label} (the first at offset ${
@@ -156,7 +175,6 @@ export class EhFrameReader extends ExtrasReader {
         }) ${reason}; ${count === 1 ? "it was" : "they were"} skipped`,
       );
     }
-    return new FdeRanges(sink);
   }
 
   /**
@@ -868,4 +886,74 @@ export function ehFrameRanges(elf: ElfImage): ElfRangeTable {
     address: (k) => list[k]!.address,
     size: (k) => list[k]!.size,
   };
+}
+
+/** A lone `.eh_frame` section of another format (a PE image's): what {@linkcode readEhFrameSection} reads. */
+export interface EhFrameSection {
+  /** The whole file. */
+  bytes: Uint8Array;
+  /** File offset of the section's first byte. */
+  offset: number;
+  /** File offset just past its last byte in the file. */
+  end: number;
+  /** Address of its first byte. */
+  address: number;
+  /** A name for warnings, such as `.eh_frame`. */
+  label: string;
+  /** Bytes of an address (DW_EH_PE_absptr): 4 or 8. */
+  pointerSize: 4 | 8;
+  /** Most FDEs read. */
+  maxFdes: number;
+  /** File offset of an address, or null when no file bytes back it (for indirect pointers). */
+  offsetOf(address: bigint): number | null;
+}
+
+/**
+ * Reads the FDEs of a lone little-endian `.eh_frame` section, as the ELF
+ * reader reads its own (every pointer encoding but DW_EH_PE_datarel, which
+ * needs an ELF GOT): each FDE's pc_begin and pc_range.
+ *
+ * @example
+ * ```ts
+ * import { readEhFrameSection } from "./eh_frame.ts";
+ * const bytes = new Uint8Array(4); // a zero terminator: no FDEs
+ * const { ranges } = readEhFrameSection({
+ *   bytes, offset: 0, end: 4, address: 0x1000, label: ".eh_frame",
+ *   pointerSize: 4, maxFdes: 10, offsetOf: () => null,
+ * });
+ * console.log(ranges.count); // 0
+ * ```
+ *
+ * @returns The ranges in address order, and what was skipped, as warnings.
+ */
+export function readEhFrameSection(
+  section: EhFrameSection,
+): { ranges: FdeRanges; warnings: string[] } {
+  const warnings: string[] = [];
+  const bytes = section.bytes;
+  const host: EhFrameHost = {
+    bytes,
+    view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+    length: bytes.length,
+    le: true,
+    is64: section.pointerSize === 8,
+    sections: [],
+    segments: [],
+    toFileOffset: (address) => section.offsetOf(address),
+    warn: (message) => {
+      if (warnings.length < 100) warnings.push(message);
+    },
+    dynamicTags: new Map(),
+    fileType: 0,
+    maxFdes: section.maxFdes,
+  };
+  const budget = { remaining: section.end - section.offset, warned: false };
+  const reader = new EhFrameReader(host, [], budget);
+  const ranges = reader.readEhFrameRegion({
+    offset: section.offset,
+    end: Math.min(section.end, bytes.length),
+    address: section.address,
+    label: section.label,
+  });
+  return { ranges, warnings };
 }

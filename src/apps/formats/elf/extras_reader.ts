@@ -40,12 +40,31 @@ export interface ScanBudget {
 }
 
 /**
+ * What {@linkcode ExtrasReader} itself reads of the parser: the bytes, the
+ * headers, the address map and the warnings. A reader of a lone table (a PE
+ * image's `.eh_frame`, say) can provide these without an ELF parse.
+ */
+export type ExtrasHost = Pick<
+  Parser,
+  | "bytes"
+  | "view"
+  | "length"
+  | "le"
+  | "is64"
+  | "sections"
+  | "segments"
+  | "toFileOffset"
+  | "warn"
+  | "dynamicTags"
+>;
+
+/**
  * What the readers of the dynamic section, the notes, `.eh_frame`, the
  * dynamic symbols and the PLT share: the parser's headers and helpers, reads
  * checked against the file, and damage reported through the parser's warnings.
  */
-export class ExtrasReader {
-  readonly p: Parser;
+export class ExtrasReader<P extends ExtrasHost = Parser> {
+  readonly p: P;
   readonly functions: ElfFunction[];
   readonly bytes: Uint8Array;
   readonly view: DataView;
@@ -56,7 +75,7 @@ export class ExtrasReader {
   #gotBase: number | null | undefined = undefined;
   #budget: ScanBudget;
 
-  constructor(p: Parser, functions: ElfFunction[], budget: ScanBudget) {
+  constructor(p: P, functions: ElfFunction[], budget: ScanBudget) {
     this.p = p;
     this.functions = functions;
     this.bytes = p.bytes;

@@ -42,6 +42,7 @@ export const DIR_EXPORT = 0;
 export const DIR_IMPORT = 1;
 export const DIR_EXCEPTION = 3;
 export const DIR_DEBUG = 6;
+export const DIR_TLS = 9;
 export const DIR_DELAY_IMPORT = 13;
 
 /** Debug directory entry type of a CodeView record. */

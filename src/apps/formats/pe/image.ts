@@ -20,6 +20,7 @@ import {
   MACHINE_THUMB,
 } from "./constants.ts";
 import { chainOwners } from "./exceptions.ts";
+import { findImportThunks } from "./import_thunks.ts";
 import { parsePe } from "./parse.ts";
 
 /**
@@ -29,14 +30,21 @@ import { parsePe } from "./parse.ts";
  * union of the exports that lie in executable sections (source `export`),
  * the `.pdata` function starts (source `pdata`, with their sizes), COFF
  * function symbols in executable sections when the file has any (source
- * `symtab`) and the entry point (source `entry`), one per address, in
+ * `symtab`), the entry point (source `entry`), the TLS callbacks (source
+ * `tls-callback`), the FDEs of a MinGW image's `.eh_frame` (source
+ * `eh-frame`, with their sizes) and the import thunks (source `import-thunk`: a
+ * `jmp [IAT slot]` that starts where a procedure can, sized by its jump and
+ * named after its import, see `findImportThunks`), one per address, in
  * ascending order. Where several coincide, the source is the first of
- * export, symtab, entry, pdata; the name comes from the exports, else from
- * the COFF symbols, and the size from `.pdata`. An x64 `.pdata` entry
+ * export, symtab, entry, tls-callback, pdata, eh-frame, import-thunk; the
+ * name comes from the exports, else from the COFF symbols, and the size from
+ * `.pdata` or the FDE (the larger). An x64 `.pdata` entry
  * chained to another (UNW_FLAG_CHAININFO) is a piece of the function its
  * chain leads to, not a function: pieces that adjoin the function's first
  * stretch extend its size, the others are its `parts`. Imports name their
- * DLL and the IAT slot the code calls through; imports by ordinal are named
+ * DLL and the address calls to them go through: their thunk, with the IAT
+ * slot in `slots`, when one has a thunk (as an ELF import names its PLT stub
+ * and its GOT slots), else the IAT slot; imports by ordinal are named
  * `#<ordinal>`, as are exports by ordinal only.
  *
  * @param bytes The whole file.
@@ -68,7 +76,7 @@ export function peImage(bytes: Uint8Array, document: string): BinaryImage {
     };
   });
 
-  const functions = collectFunctions(pe);
+  const { functions, thunks } = collectFunctions(pe, bytes);
 
   const imports: ImageImport[] = [];
   const libraries: string[] = [];
@@ -81,7 +89,12 @@ export function peImage(bytes: Uint8Array, document: string): BinaryImage {
     for (const symbol of library.symbols) {
       const name = symbol.name ?? (symbol.ordinal !== null ? `#${symbol.ordinal}` : null);
       if (name === null) continue;
-      imports.push({ library: library.name, name, address: va(symbol.slotRva) });
+      const thunk = thunks.get(symbol.slotRva);
+      imports.push(
+        thunk === undefined
+          ? { library: library.name, name, address: va(symbol.slotRva) }
+          : { library: library.name, name, address: va(thunk), slots: [va(symbol.slotRva)] },
+      );
     }
   }
 
@@ -114,14 +127,25 @@ export function peImage(bytes: Uint8Array, document: string): BinaryImage {
 }
 
 /** Which source a function reports when several know it (lower wins). */
-const SOURCE_RANK: Readonly<Record<"export" | "symtab" | "entry" | "pdata", number>> = {
+const SOURCE_RANK = {
   export: 0,
   symtab: 1,
   entry: 2,
-  pdata: 3,
-};
+  "tls-callback": 3,
+  pdata: 4,
+  "eh-frame": 5,
+  "import-thunk": 6,
+} as const;
 
-const SOURCE_OF_RANK: readonly FunctionSource[] = ["export", "symtab", "entry", "pdata"];
+const SOURCE_OF_RANK: readonly FunctionSource[] = [
+  "export",
+  "symtab",
+  "entry",
+  "tls-callback",
+  "pdata",
+  "eh-frame",
+  "import-thunk",
+];
 
 interface FunctionDraft {
   rank: number;
@@ -132,26 +156,32 @@ interface FunctionDraft {
   parts?: [number, number][];
 }
 
+/** The draft of the function at `rva`, made when there is none; `rank` lowered to the best seen. */
+function draftAt(drafts: Map<number, FunctionDraft>, rva: number, rank: number): FunctionDraft {
+  let d = drafts.get(rva);
+  if (d === undefined) {
+    d = { rank, size: 0, exportNames: [], symbolNames: [] };
+    drafts.set(rva, d);
+  } else if (rank < d.rank) d.rank = rank;
+  return d;
+}
+
 /** Whether `name` is a better choice than `current`: the shorter, then code-unit order. */
 function isBetterName(name: string, current: string): boolean {
   if (name.length !== current.length) return name.length < current.length;
   return name < current;
 }
 
-function collectFunctions(pe: PeFile): ImageFunction[] {
+function collectFunctions(
+  pe: PeFile,
+  bytes: Uint8Array,
+): { functions: ImageFunction[]; thunks: Map<number, number> } {
   const inCode = codeTest(pe);
   const thumb = isThumbOnly(pe);
   const code = codeRva(pe, inCode);
   // Keys are RVAs (below 2^33 even for COFF symbols, so exact as numbers).
   const drafts = new Map<number, FunctionDraft>();
-  const draft = (rva: number, rank: number): FunctionDraft => {
-    let d = drafts.get(rva);
-    if (d === undefined) {
-      d = { rank, size: 0, exportNames: [], symbolNames: [] };
-      drafts.set(rva, d);
-    } else if (rank < d.rank) d.rank = rank;
-    return d;
-  };
+  const draft = (rva: number, rank: number): FunctionDraft => draftAt(drafts, rva, rank);
   for (const e of pe.exports) {
     if (e.forwarder !== null || e.rva === 0 || !inCode(e.rva)) continue;
     const d = draft(code(e.rva), SOURCE_RANK.export);
@@ -167,6 +197,10 @@ function collectFunctions(pe: PeFile): ImageFunction[] {
     if (s.name !== "" && !d.symbolNames.includes(s.name)) d.symbolNames.push(s.name);
   }
   if (pe.entryRva !== 0) draft(code(pe.entryRva), SOURCE_RANK.entry);
+  // The loader calls each TLS callback as it calls the entry point.
+  for (const rva of pe.tlsCallbacks) {
+    if (rva !== 0 && inCode(rva)) draft(code(rva), SOURCE_RANK["tls-callback"]);
+  }
   // An entry chained to another is a piece of the function its chain leads to, unless an
   // export, a COFF symbol or the entry point starts there (parsePe warns about the rest).
   const owners = chainOwners(pe.runtimeFunctions);
@@ -183,6 +217,12 @@ function collectFunctions(pe: PeFile): ImageFunction[] {
     }
     const d = draft(f.begin, SOURCE_RANK.pdata);
     if (f.end !== null && f.end > f.begin && f.end - f.begin > d.size) d.size = f.end - f.begin;
+  }
+  // MinGW's `.eh_frame`: one FDE per function it compiled, sized.
+  for (const f of pe.frameFunctions) {
+    if (!inCode(f.begin)) continue;
+    const d = draft(code(f.begin), SOURCE_RANK["eh-frame"]);
+    if (f.size > d.size) d.size = f.size;
   }
   // A function's chained pieces: those adjoining its first stretch extend it, the rest are parts.
   for (const [owner, list] of pieces) {
@@ -202,6 +242,7 @@ function collectFunctions(pe: PeFile): ImageFunction[] {
     }
     if (parts.length > 0) d.parts = parts;
   }
+  const thunks = addImportThunks(pe, bytes, drafts);
 
   const keys = Float64Array.from(drafts.keys()).sort();
   const base = pe.imageBase;
@@ -229,7 +270,42 @@ function collectFunctions(pe: PeFile): ImageFunction[] {
       }),
     };
   }
-  return functions;
+  return { functions, thunks };
+}
+
+/**
+ * Adds each import thunk no other function starts at as a function of its
+ * own, named after its import (source `import-thunk`, the size of its `jmp`).
+ *
+ * @returns The first such thunk of each IAT slot, by slot RVA: the address calls to the import go through.
+ */
+function addImportThunks(
+  pe: PeFile,
+  bytes: Uint8Array,
+  drafts: Map<number, FunctionDraft>,
+): Map<number, number> {
+  const sized: [number, number][] = [];
+  for (const [rva, d] of drafts) if (d.size > 0) sized.push([rva, rva + d.size]);
+  for (const d of drafts.values()) for (const part of d.parts ?? []) sized.push(part);
+  sized.sort((a, b) => a[0] - b[0]);
+  const names = new Map<number, string>();
+  for (const library of pe.imports) {
+    for (const symbol of library.symbols) {
+      const name = symbol.name ?? (symbol.ordinal !== null ? `#${symbol.ordinal}` : null);
+      if (name !== null && !names.has(symbol.slotRva)) names.set(symbol.slotRva, name);
+    }
+  }
+  const bySlot = new Map<number, number>();
+  for (const thunk of findImportThunks(pe, bytes, sized, new Set(drafts.keys()))) {
+    // A function that starts with a jump through a slot is that function (an export, say).
+    if (drafts.has(thunk.rva)) continue;
+    const d = draftAt(drafts, thunk.rva, SOURCE_RANK["import-thunk"]);
+    d.size = thunk.size;
+    const name = names.get(thunk.slotRva);
+    if (name !== undefined) d.symbolNames.push(name);
+    if (!bySlot.has(thunk.slotRva)) bySlot.set(thunk.slotRva, thunk.rva);
+  }
+  return bySlot;
 }
 
 /** Machines whose code Windows runs as Thumb-2 only (ARMNT, THUMB). */

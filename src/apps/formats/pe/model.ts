@@ -119,6 +119,14 @@ export interface PeChainedFunction {
   unwindData: number;
 }
 
+/** One FDE of `.eh_frame`: the function it covers, as RVAs. */
+export interface PeFrameFunction {
+  /** RVA of pc_begin. */
+  begin: number;
+  /** pc_range in bytes. */
+  size: number;
+}
+
 /** One entry of the debug directory. */
 export interface PeDebugEntry {
   /** `Type` (2 is IMAGE_DEBUG_TYPE_CODEVIEW). */
@@ -213,6 +221,18 @@ export interface PeFile {
   imports: PeImportLibrary[];
   /** The exception (`.pdata`) table in table order, for x64, ARM64 and ARM images. */
   runtimeFunctions: PeRuntimeFunction[];
+  /**
+   * RVAs of the TLS callbacks, in list order: the virtual addresses listed at
+   * the TLS directory's `AddressOfCallBacks` (up to the zero that ends the
+   * list) less the image base. Empty without a TLS directory.
+   */
+  tlsCallbacks: number[];
+  /**
+   * The functions the FDEs of `.eh_frame` (`.eh_fram`) cover, in address
+   * order, as RVAs: MinGW's GCC writes DWARF call frame information into PE
+   * images. Empty without that section.
+   */
+  frameFunctions: PeFrameFunction[];
   /** Debug directory entries. */
   debug: PeDebugEntry[];
   /** The first CodeView record of the debug directory, or `null`. */

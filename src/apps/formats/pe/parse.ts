@@ -3,7 +3,8 @@
  * COFF and optional headers, the section table (with long names from the
  * COFF string table), the data directories, the export table, the import
  * and delay-load import tables, the x64 / ARM64 / ARM `.pdata` function
- * table (with the chain of each chained x64 entry), the CodeView record of
+ * table (with the chain of each chained x64 entry), the FDEs of a MinGW
+ * image's `.eh_frame`, the TLS callbacks, the CodeView record of
  * the debug directory, and COFF symbols when a file still carries them.
  *
  * It takes bytes and never touches the file system. Damage in optional parts
@@ -16,7 +17,7 @@
  * has been checked against the file size.
  *
  * Each part has its module: `headers.ts` (headers, sections, string table),
- * `coff_symbols.ts`, `exports.ts`, `imports.ts`, `exceptions.ts`, `debug.ts`,
+ * `coff_symbols.ts`, `exports.ts`, `imports.ts`, `exceptions.ts`, `debug.ts`, `tls.ts`, `eh_frame.ts` (through the ELF reader's decoder),
  * all reading through one `PeReader` (`reader.ts`: the bytes, the RVA map,
  * the warnings). `model.ts` holds what a parse yields; `peImage` in
  * `image.ts` translates it into the format-neutral `BinaryImage`.
@@ -32,6 +33,7 @@ import {
   DIR_EXCEPTION,
   DIR_EXPORT,
   DIR_IMPORT,
+  DIR_TLS,
   IMAGE_FILE_DLL,
   MACHINE_NAMES,
   SUBSYSTEM_NAMES,
@@ -41,6 +43,8 @@ import { readRuntimeFunctions } from "./exceptions.ts";
 import { readExports } from "./exports.ts";
 import { readHeaders, readSections, readStringTable } from "./headers.ts";
 import { readImportTables } from "./imports.ts";
+import { readTlsCallbacks } from "./tls.ts";
+import { readEhFrame } from "./eh_frame.ts";
 import type { ParsePeOptions, PeDataDirectory, PeFile } from "./model.ts";
 import { hex, PeReader, STRING_BUDGET_FACTOR } from "./reader.ts";
 
@@ -82,6 +86,9 @@ export function parsePe(bytes: Uint8Array, options: ParsePeOptions = {}): PeFile
     : readRuntimeFunctions(r, exceptionDirectory);
   const debugDirectory = directory(DIR_DEBUG);
   const debug = debugDirectory === null ? null : readDebug(r, debugDirectory);
+  const frameFunctions = readEhFrame(r, sections);
+  const tlsDirectory = directory(DIR_TLS);
+  const tlsCallbacks = tlsDirectory === null ? [] : readTlsCallbacks(r, tlsDirectory);
 
   if (r.budgetExhausted) {
     r.warn(
@@ -117,6 +124,8 @@ export function parsePe(bytes: Uint8Array, options: ParsePeOptions = {}): PeFile
     exports: exported.exports,
     imports,
     runtimeFunctions,
+    tlsCallbacks,
+    frameFunctions,
     debug: debug?.entries ?? [],
     codeView: debug?.codeView ?? null,
     buildId: debug?.codeView ? buildIdOf(debug.codeView) : null,
