@@ -24,6 +24,7 @@
 import assert from "node:assert/strict";
 import { connect, hasProgram, type Loose, ok, run } from "./helpers/in_memory.ts";
 import { npmFixture } from "./helpers/npm_fixtures.ts";
+import { importSlots } from "./helpers/pe_import_slots.ts";
 import { pagedItems } from "./helpers/procedures.ts";
 
 const OBJDUMP = "llvm-objdump-14";
@@ -32,23 +33,6 @@ const HAVE = hasProgram(OBJDUMP) && hasProgram(READOBJ);
 if (!HAVE) console.log(`pe_import_thunks_test: ${OBJDUMP} or ${READOBJ} not available: skipped`);
 
 const hex = (a: bigint): string => `0x${a.toString(16)}`;
-
-/** Each import's IAT slot → its name, as `llvm-readobj-14 --coff-imports` lists them. */
-async function importSlots(path: string, pointer: bigint): Promise<Map<bigint, string>> {
-  const text = await run(READOBJ, ["--file-headers", "--coff-imports", path]);
-  const base = BigInt(/ImageBase: (0x[0-9A-Fa-f]+)/.exec(text)![1]!);
-  const slots = new Map<bigint, string>();
-  for (const block of text.split(/\n\s*Import \{/).slice(1)) {
-    const table = /ImportAddressTableRVA: (0x[0-9A-Fa-f]+)/.exec(block);
-    if (!table) continue;
-    let slot = base + BigInt(table[1]!);
-    for (const symbol of block.matchAll(/Symbol: (\S*) \(/g)) {
-      slots.set(slot, symbol[1]!);
-      slot += pointer;
-    }
-  }
-  return slots;
-}
 
 /** The addresses of the exports `llvm-readobj-14 --coff-exports` lists. */
 async function exportedAddresses(path: string): Promise<Set<bigint>> {

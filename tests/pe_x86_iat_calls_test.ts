@@ -24,6 +24,7 @@
 import assert from "node:assert/strict";
 import { connect, hasProgram, type Loose, ok, run } from "./helpers/in_memory.ts";
 import { npmFixture } from "./helpers/npm_fixtures.ts";
+import { importSlots } from "./helpers/pe_import_slots.ts";
 import { pagedItems } from "./helpers/procedures.ts";
 
 const OBJDUMP = "llvm-objdump-14";
@@ -35,23 +36,6 @@ const FILE = HAVE
   : null;
 
 const hex = (a: bigint): string => `0x${a.toString(16)}`;
-
-/** Each import's IAT slot → its name, as `llvm-readobj-14 --file-headers --coff-imports` lists them. */
-async function importSlots(path: string): Promise<Map<bigint, string>> {
-  const text = await run(READOBJ, ["--file-headers", "--coff-imports", path]);
-  const base = BigInt(/ImageBase: (0x[0-9A-Fa-f]+)/.exec(text)![1]!);
-  const slots = new Map<bigint, string>();
-  for (const block of text.split(/\n\s*Import \{/).slice(1)) {
-    const table = /ImportAddressTableRVA: (0x[0-9A-Fa-f]+)/.exec(block);
-    if (!table) continue;
-    let slot = base + BigInt(table[1]!);
-    for (const symbol of block.matchAll(/Symbol: (\S*) \(/g)) {
-      slots.set(slot, symbol[1]!);
-      slot += 4n;
-    }
-  }
-  return slots;
-}
 
 /** One instruction of the peer's listing. */
 interface Line {
@@ -82,7 +66,7 @@ Deno.test({
   ignore: FILE === null,
   fn: async () => {
     const path = FILE!;
-    const slots = await importSlots(path);
+    const slots = await importSlots(path, 4n);
     const lines = await listing(path);
     const byAddress = new Map(lines.map((l) => [l.address, l]));
     // The peer's calls and jumps through an import's slot, by slot.
