@@ -363,6 +363,10 @@ async function loadRegion(
           source: KIND,
           state: str(obj(i.State).Name),
           public_ip: str(i.PublicIpAddress) !== null,
+          ...(str(i.Ipv6Address) !== null ||
+              arr(i.NetworkInterfaces).some((n) => arr(obj(n).Ipv6Addresses).length > 0)
+            ? { ipv6: true }
+            : {}),
           ...(tokens ? { imdsv2_required: tokens === "required" } : {}),
         };
       },
@@ -491,6 +495,7 @@ async function loadRegion(
       engine: str(d.Engine),
       publicly_accessible: d.PubliclyAccessible === true,
       encrypted: d.StorageEncrypted === true,
+      ...portOf(d.Endpoint),
     };
     const arn = addListed(d, {
       arn: "DBInstanceArn",
@@ -524,6 +529,7 @@ async function loadRegion(
         source: KIND,
         publicly_accessible: c.PubliclyAccessible === true,
         encrypted: c.Encrypted === true,
+        ...portOf(c.Endpoint),
       },
     });
     contain(str(c.VpcId), arn, "vpc");
@@ -843,3 +849,9 @@ export const awsApiImporter: Importer = {
     return b.finish();
   },
 };
+
+/** `{port}` from an endpoint object (`Endpoint.Port` of RDS and Redshift), else nothing. */
+function portOf(endpoint: unknown): { port?: number } {
+  const port = obj(endpoint).Port;
+  return typeof port === "number" && Number.isInteger(port) && port > 0 ? { port } : {};
+}
