@@ -53,6 +53,17 @@ export const INTERNET_ENTRY_RULE =
   "aws:SecureTransport alone does not) " +
   "or an S3 public access block restricts it.";
 
+/**
+ * How flow-mode path searches step through security groups (see
+ * compactFlowGraph), in the words tool descriptions use.
+ */
+export const GROUP_STEP_RULE =
+  "Group steps in flow mode: a security group, NSG or NACL the internet enters (or that is flagged exposed) passes " +
+  "traffic from the internet only to members flagged internet-exposed (a public address, and a default route " +
+  "to an internet gateway where the input holds route tables), and on to groups that admit it only when such a " +
+  "member exists; any other group passes on to the groups admitting it only when it has members. Still coarse: " +
+  "ports are not matched along a path, and a group-to-group hop stands for the group's members without naming them.";
+
 /** The edge types through which a policy admits a principal (resource policies, role trust). */
 const PRINCIPAL_GRANT_TYPES: ReadonlySet<string> = new Set(["GRANTS_ACCESS", "IAM_TRUST"]);
 
