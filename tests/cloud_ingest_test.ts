@@ -68,7 +68,7 @@ const FIXTURE_LOADS: Record<string, [string, number, number, number, number, num
   "checkov/tfplan.json": ["terraform-plan", 41, 54, 22, 22, 0],
   // 29 findings: 27, and AdministratorAccess attached to the user obama and the group admin.
   "cloudsplaining/example-authz-details.json": ["iam-authorization-details", 41, 12, 29, 29, 0],
-  "cloudmapper/account-data/demo": ["aws-api", 43, 105, 21, 21, 0],
+  "cloudmapper/account-data/demo": ["aws-api", 44, 109, 21, 21, 0],
   "cloudmapper/account-data/demo/us-east-1/iam-get-account-authorization-details.json": [
     "iam-authorization-details",
     9,

@@ -51,7 +51,7 @@ export const INTERNET_ENTRY_RULE =
   "aws:SourceOwner, aws:SourceArn, aws:SourceVpc, aws:SourceVpce, aws:PrincipalOrgID, " +
   "aws:PrincipalAccount and the like, or aws:SourceIp ranges of /8 or narrower; " +
   "aws:SecureTransport alone does not) " +
-  "or an S3 public access block restricts it.";
+  "or an S3 public access block restricts it, or the resource answers only inside its VPC (a VPC-only search domain).";
 
 /**
  * How flow-mode path searches step through security groups (see
@@ -70,11 +70,13 @@ const PRINCIPAL_GRANT_TYPES: ReadonlySet<string> = new Set(["GRANTS_ACCESS", "IA
 /**
  * Whether something other than the principal limits the grant or trust an
  * edge stands for: a policy condition (`conditional`), or the bucket's S3
- * public access block (`public_access_blocked`).
+ * public access block (`public_access_blocked`), or a resource reachable
+ * only inside its VPC (`network_restricted`: a VPC-only search domain).
  */
 export function isRestricted(edge: Edge): boolean {
   return edge.properties["conditional"] === true ||
-    edge.properties["public_access_blocked"] === true;
+    edge.properties["public_access_blocked"] === true ||
+    edge.properties["network_restricted"] === true;
 }
 
 /**
