@@ -95,10 +95,11 @@ const REFERENCE_ATTRIBUTES: Readonly<Record<string, { type: EdgeType; reverse?: 
 
 /**
  * The AWS ids of network resources (security groups, subnets, VPCs, instances, network
- * interfaces, gateways, route tables, network ACLs): a reference attribute holding one that is
- * not in the input is listed as an unresolved reference.
+ * interfaces, gateways, route tables, network ACLs), by prefix: a reference attribute holding one
+ * that is not in the input is listed as an unresolved reference, whether its body is the hex AWS
+ * assigns or not (a hand-written or imported state may hold `subnet-missing`).
  */
-const AWS_NETWORK_ID = /^(?:sg|subnet|vpc|i|eni|igw|nat|rtb|acl|tgw|pcx|vpce)-[0-9a-f]{8,17}$/;
+const AWS_NETWORK_ID = /^(?:sg|subnet|vpc|i|eni|igw|nat|rtb|acl|tgw|pcx|vpce)-[0-9A-Za-z]+$/;
 
 /**
  * Terraform types of AWS's global services (IAM, Route 53 but its resolver, CloudFront,
@@ -505,9 +506,21 @@ export function buildTerraformRecords(
 
   // Pass 3: link resources folded into edges and parent facts.
   const targetOf = (inst: TerraformInstance, attr: string): string[] => {
-    const out = strings(inst.values[attr]).map(resolve).filter((x): x is string => !!x);
+    const values = strings(inst.values[attr]);
+    const out = values.map(resolve).filter((x): x is string => !!x);
     if (out.length > 0) return out;
-    return (inst.references[attr] ?? []).flatMap((address) => resolveAddress(address, inst));
+    const referenced = (inst.references[attr] ?? []).flatMap((address) =>
+      resolveAddress(address, inst)
+    );
+    // What a link names by id or name (a user's inline policy naming the user) that the input
+    // does not hold; AWS-managed policies are never in a state, and a rule's missing group is
+    // listed with its stub.
+    if (referenced.length === 0 && attr !== "security_group_id") {
+      for (const value of values) {
+        if (!value.startsWith("arn:aws:iam::aws:policy/")) unresolved(inst.address, attr, value);
+      }
+    }
+    return referenced;
   };
   for (const inst of links) foldLink(b, inst, targetOf, resolve);
 
