@@ -33,6 +33,7 @@ import {
   terraformProvider,
 } from "./terraform_types.ts";
 import { pushTo } from "../../core/multimap.ts";
+import { KEPT_ATTRIBUTES } from "../model/kept_attributes.ts";
 
 /** One resource instance, as a state or plan holds it. */
 export interface TerraformInstance {
@@ -166,9 +167,24 @@ function jsonOf(value: unknown): Json | undefined {
   return isObject(value) ? (value as Json) : undefined;
 }
 
-/** Normalised facts per resource type, read by the rule set. */
+function keptAttributes(v: Record<string, unknown>, m: Record<string, Json>): void {
+  for (const key of KEPT_ATTRIBUTES) {
+    const value = v[key];
+    if (m[key] !== undefined) continue;
+    if (
+      typeof value === "string"
+        ? value !== "" && value.length <= 200
+        : typeof value === "boolean" || (typeof value === "number" && Number.isFinite(value))
+    ) {
+      m[key] = value as Json;
+    }
+  }
+}
+
+/** Normalised facts per resource type, read by the rule set, and the {@link KEPT_ATTRIBUTES}. */
 function facts(type: string, v: Record<string, unknown>): Record<string, Json> {
   const m: Record<string, Json> = {};
+  keptAttributes(v, m);
   const first = (x: unknown): Record<string, unknown> => obj(arr(x)[0]);
   switch (type) {
     case "aws_s3_bucket": {
