@@ -10,6 +10,7 @@ import { awsApiImporter, looksLikeAwsDump } from "../src/cloud/importers/aws_api
 import { withTempDir } from "./helpers/temp_dir.ts";
 import { hasProgram, run } from "./helpers/programs.ts";
 import { sharedFixture } from "./helpers/shared_fixtures.ts";
+import { isInternetEntry } from "../src/cloud/graph/internet.ts";
 
 const DEMO = sharedFixture("cloud/cloudmapper/account-data/demo");
 const ACCOUNT = "123456789012";
@@ -21,9 +22,12 @@ Deno.test("awsApiImporter loads the demo account as one dataset", async () => {
   const result = await awsApiImporter.load(fileImportInput(DEMO));
   const r = result.records;
   const count = (t: string): number => r.assets.filter((a) => a.asset_type === t).length;
-  assert.equal(r.assets.length, 43);
-  // 105 with sg-00000001's rule admitting its own members (jq: its IpPermissions name its GroupId).
-  assert.equal(r.edges.length, 105);
+  // 44 with the search domain myvpcdomain (jq '.DomainNames|length' es-list-domain-names.json).
+  assert.equal(r.assets.length, 44);
+  // 105 with sg-00000001's rule admitting its own members (jq: its IpPermissions name its GroupId),
+  // and 4 of the domain: its subnet and group (jq '.DomainStatus.VPCOptions'
+  // es-describe-elasticsearch-domain/myvpcdomain), its policy's grant to `*` and bad_role's es:*.
+  assert.equal(r.edges.length, 109);
   assert.equal(r.findings.length, 21);
   assert.equal(count("SECURITY_GROUP"), 8); // jq '.SecurityGroups|length' ec2-describe-security-groups.json
   assert.equal(count("EC2"), 3); // jq '[.Reservations[].Instances[]]|length' ec2-describe-instances.json
@@ -34,6 +38,30 @@ Deno.test("awsApiImporter loads the demo account as one dataset", async () => {
   assert.deepEqual(r.regions, ["us-east-1"]);
   assert.ok(looksLikeAwsDump(["describe-regions.json", "us-east-1"]));
   assert.ok(result.notes.skipped["file not read"]! > 0);
+});
+
+Deno.test("awsApiImporter names the files and command folders it does not read, and reads the search domain", async () => {
+  const result = await awsApiImporter.load(fileImportInput(DEMO));
+  const region = `${DEMO}/us-east-1`;
+  const listed = [...Deno.readDirSync(region)].map((e) => e.name);
+  const named = Object.keys(result.notes.skipped).filter((k) => k.startsWith("file not read: "))
+    .map((k) => k.slice("file not read: ".length)).sort();
+  // Every name is an entry of the region folder, and together they make the count.
+  assert.ok(named.every((n) => listed.includes(n)), named.join(", "));
+  assert.equal(named.length, result.notes.skipped["file not read"]);
+  assert.ok(named.includes("ecs-describe-tasks") && named.includes("iam-get-role"));
+  assert.ok(!named.includes("es-describe-elasticsearch-domain"));
+  // myvpcdomain: AccessPolicies allow AWS:* es:*, but its endpoint is the VPC's
+  // (jq '.DomainStatus.Endpoints' es-describe-elasticsearch-domain/myvpcdomain), so no internet entry.
+  const domain = result.records.assets.find((a) => a.asset_type === "SEARCH_DOMAIN")!;
+  assert.equal(domain.name, "myvpcdomain");
+  assert.equal(domain.metadata.vpc_only, true);
+  assert.equal(domain.is_internet_exposed, false);
+  const open = result.records.edges.find((e) =>
+    e.source_id === "*" && e.target_id === domain.id && e.edge_type === "GRANTS_ACCESS"
+  )!;
+  assert.equal(open.properties.network_restricted, true);
+  assert.equal(isInternetEntry(open), false);
 });
 
 Deno.test("awsApiImporter: containment, attachment, load balancer and internet edges", async () => {

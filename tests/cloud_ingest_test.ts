@@ -68,7 +68,7 @@ const FIXTURE_LOADS: Record<string, [string, number, number, number, number, num
   "checkov/tfplan.json": ["terraform-plan", 41, 54, 22, 22, 0],
   // 29 findings: 27, and AdministratorAccess attached to the user obama and the group admin.
   "cloudsplaining/example-authz-details.json": ["iam-authorization-details", 41, 12, 29, 29, 0],
-  "cloudmapper/account-data/demo": ["aws-api", 43, 105, 21, 21, 0],
+  "cloudmapper/account-data/demo": ["aws-api", 44, 109, 21, 21, 0],
   "cloudmapper/account-data/demo/us-east-1/iam-get-account-authorization-details.json": [
     "iam-authorization-details",
     9,
@@ -561,7 +561,15 @@ Deno.test("a Terraform plan diffed against the state it changes shows the planne
       );
       assert.ok(changed, JSON.stringify(diff.assets.changed));
       assert.deepEqual(changed.internet_exposed, { before: true, after: false });
-      assert.deepEqual(changed.changed_fields, ["internet_exposed", "metadata_hash"]);
+      // The metadata keys that differ are named: the narrowed group no longer admits the
+      // internet, and a plan's asset says its source and planned actions.
+      assert.deepEqual(changed.changed_fields, [
+        "internet_exposed",
+        "metadata_hash",
+        "metadata.internet_ingress",
+        "metadata.plan_actions",
+        "metadata.source",
+      ]);
       // The new group's SSH opening is new; the narrowed group's three and the deleted default
       // group's finding are resolved.
       assert.deepEqual(ids(diff.findings.new), ["f-ssh-open:aws_security_group.ssh"]);

@@ -144,6 +144,14 @@ function demoStarGrants(): { open: Set<string>; limited: Set<string> } {
       (s.Condition === undefined ? open : limited).add(arn);
     }
   }
+  // Search domains answering only inside their VPC (an `Endpoints.vpc`): their grants to * are
+  // imported but let no one in from the internet.
+  for (const f of Deno.readDirSync(`${dir}/es-describe-elasticsearch-domain`)) {
+    const status = read(`es-describe-elasticsearch-domain/${f.name}`).DomainStatus;
+    const policy = JSON.parse(status.AccessPolicies);
+    if (!policy.Statement.some(allowsAnyone)) continue;
+    (status.Endpoints?.vpc === undefined ? open : limited).add(status.ARN);
+  }
   for (const arn of open) limited.delete(arn);
   return { open, limited };
 }

@@ -918,7 +918,8 @@ Deno.test("internet_exposure's graph_reachable leaves out identity pivots that f
   const inventory = {
     assets: [
       { id: "sg-web", asset_type: "SECURITY_GROUP", account_id: PROD },
-      { id: "i-web", asset_type: "EC2", account_id: PROD },
+      // A public address: the open group's internet rule reaches only members that have one.
+      { id: "i-web", asset_type: "EC2", account_id: PROD, metadata: { public_ip: "203.0.113.10" } },
       { id: "role-app", asset_type: "IAM_ROLE", account_id: PROD },
     ],
     edges: [

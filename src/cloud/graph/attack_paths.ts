@@ -103,11 +103,12 @@ export function attackPaths(
   }
   const pv = pathView(view, "flow");
   const entryIndexes: number[] = [];
+  const compact = compactFlowGraph(view);
   for (const n of entryEdge.keys()) {
-    const i = pv.indexOf(n);
+    // An exposed group is entered as the internet enters it: its internet copy.
+    const i = compact.internetCopies?.get(n) ?? pv.indexOf(n);
     if (i !== undefined) entryIndexes.push(i);
   }
-  const compact = compactFlowGraph(view);
   const virtual = compact.ids.length;
   const graph = searchGraph(compact, { virtual: [entryIndexes] });
   const hopType = (u: string, v: string): string =>
@@ -116,8 +117,11 @@ export function attackPaths(
   const tree = shortestPathsFrom(graph, virtual, { maxHops: maxDepth + 1, budget });
   const ranked: { path: string[]; weight: number; onPath: number; score: number }[] = [];
   for (const [target, weight] of targets) {
-    const index = compact.index.get(target);
-    const full = index === undefined ? null : pathTo(tree, index);
+    let full: number[] | null = null;
+    for (const index of pv.indexesOf(target)) {
+      const p = pathTo(tree, index);
+      if (p !== null && (full === null || p.length < full.length)) full = [...p];
+    }
     if (full === null) continue;
     const path = full.slice(1).map((i) => compact.ids[i]!);
     if (path.length === 0) continue;

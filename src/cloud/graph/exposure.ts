@@ -38,6 +38,15 @@ export interface ExposureEvidence {
   internet_rules: InternetRule[];
   sensitive_ports_open: number[];
   protected_by_waf: boolean;
+  /**
+   * What the route tables say of a resource exposed through a security
+   * group: `internet_gateway` (its subnet's table, or the VPC's main table,
+   * sends 0.0.0.0/0 or ::/0 to an internet gateway), `not_checked` (the
+   * input holds no route table for its subnet: the exposure rests on its
+   * public address and open rules alone), null where routing was not
+   * looked at (public grants, datasets imported as inventories).
+   */
+  internet_route: string | null;
 }
 
 /** One row of {@link internetExposure}. */
@@ -71,10 +80,21 @@ export function exposureEvidence(view: DatasetView, assetId: string): ExposureEv
       FILTER_TYPES.has(other.asset_type)
     ) via.push([hop.other, other.name]);
   }
+  // An importer that matched rules to the asset's addresses and service port names the rules
+  // each exposure rests on; only those count then (a ::/0 rule does not reach an IPv4 address,
+  // a rule for port 22 does not reach a database listening on 3306).
+  let kept: Set<string> | null = null;
+  for (const e of rulesInto.get(assetId) ?? []) {
+    const ids = e.properties["rules"];
+    if (e.edge_type !== "INTERNET_EXPOSED" || !Array.isArray(ids)) continue;
+    kept ??= new Set();
+    for (const id of ids) kept.add(String(id));
+  }
   const rules: InternetRule[] = [];
   const ports = new Set<number>();
   for (const [node, through] of via) {
     for (const e of rulesInto.get(node) ?? []) {
+      if (through !== null && kept !== null && !kept.has(e.id)) continue;
       rules.push({
         edge_type: e.edge_type,
         ports: e.port_range || e.ports.slice(0, 10).join(",") || "all",
@@ -88,6 +108,9 @@ export function exposureEvidence(view: DatasetView, assetId: string): ExposureEv
     internet_rules: rules.slice(0, 10),
     sensitive_ports_open: [...ports].sort((a, b) => a - b),
     protected_by_waf: protectedByWaf,
+    internet_route: typeof view.asset(assetId)?.metadata.internet_route === "string"
+      ? String(view.asset(assetId)!.metadata.internet_route)
+      : null,
   };
 }
 

@@ -51,7 +51,18 @@ export const INTERNET_ENTRY_RULE =
   "aws:SourceOwner, aws:SourceArn, aws:SourceVpc, aws:SourceVpce, aws:PrincipalOrgID, " +
   "aws:PrincipalAccount and the like, or aws:SourceIp ranges of /8 or narrower; " +
   "aws:SecureTransport alone does not) " +
-  "or an S3 public access block restricts it.";
+  "or an S3 public access block restricts it, or the resource answers only inside its VPC (a VPC-only search domain).";
+
+/**
+ * How flow-mode path searches step through security groups (see
+ * compactFlowGraph), in the words tool descriptions use.
+ */
+export const GROUP_STEP_RULE =
+  "Group steps in flow mode: a security group, NSG or NACL the internet enters (or that is flagged exposed) passes " +
+  "traffic from the internet only to members flagged internet-exposed (a public address, and a default route " +
+  "to an internet gateway where the input holds route tables), and on to groups that admit it only when such a " +
+  "member exists; any other group passes on to the groups admitting it only when it has members. Still coarse: " +
+  "ports are not matched along a path, and a group-to-group hop stands for the group's members without naming them.";
 
 /** The edge types through which a policy admits a principal (resource policies, role trust). */
 const PRINCIPAL_GRANT_TYPES: ReadonlySet<string> = new Set(["GRANTS_ACCESS", "IAM_TRUST"]);
@@ -59,11 +70,13 @@ const PRINCIPAL_GRANT_TYPES: ReadonlySet<string> = new Set(["GRANTS_ACCESS", "IA
 /**
  * Whether something other than the principal limits the grant or trust an
  * edge stands for: a policy condition (`conditional`), or the bucket's S3
- * public access block (`public_access_blocked`).
+ * public access block (`public_access_blocked`), or a resource reachable
+ * only inside its VPC (`network_restricted`: a VPC-only search domain).
  */
 export function isRestricted(edge: Edge): boolean {
   return edge.properties["conditional"] === true ||
-    edge.properties["public_access_blocked"] === true;
+    edge.properties["public_access_blocked"] === true ||
+    edge.properties["network_restricted"] === true;
 }
 
 /**

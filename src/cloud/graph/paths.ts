@@ -46,6 +46,8 @@ export interface PathView {
   indexOf(id: string): number | undefined;
   /** The edge type shown for hop u→v (ids). */
   hopType(u: string, v: string): string;
+  /** Every index standing for a node id: the node, and in flow mode its internet copy. */
+  indexesOf(id: string): number[];
 }
 
 /** The search graph and hop names of a mode, with {@link INTERNET_NODE} linked to every entry point. */
@@ -73,11 +75,17 @@ export function pathView(view: DatasetView, mode: PathMode): PathView {
       if (key === undefined && undirected) key = rel.edge(v, u);
       return key === undefined ? "?" : rel.getEdgeAttribute(key, "edge_type");
     };
+  const indexesOf = (id: string): number[] => {
+    const main = indexOf(id);
+    const copy = compact.internetCopies?.get(id);
+    return [...(main === undefined ? [] : [main]), ...(copy === undefined ? [] : [copy])];
+  };
   return {
     graph,
     ids,
     indexOf,
     hopType: (u, v) => u === INTERNET_NODE ? "INTERNET" : edgeType(u, v),
+    indexesOf,
   };
 }
 
@@ -143,18 +151,28 @@ export function findPaths(
   const skip = ends.source === INTERNET_NODE ? 1 : 0;
   const budget = { left: options.maxNodesVisited ?? DEFAULT_PATH_BUDGET };
   const source = pv.indexOf(ends.source);
-  const target = pv.indexOf(ends.target);
-  const search = source === undefined || target === undefined
-    ? { paths: [], budgetExhausted: false }
-    : kShortestPaths(pv.graph, { source, target }, {
+  // A group the internet enters is also searched as its internet copy (see compactFlowGraph).
+  const search = { paths: [] as number[][], budgetExhausted: false };
+  for (const target of source === undefined ? [] : pv.indexesOf(ends.target)) {
+    if (source === undefined) break;
+    const one = kShortestPaths(pv.graph, { source, target }, {
       count: maxPaths + 1,
       maxHops: maxDepth + skip,
       budget,
       undirected: mode === "undirected",
     });
-  const found = search.paths.map((p) => p.slice(skip).map((i) => pv.ids[i]!)).filter((p) =>
-    p.length > 0
-  );
+    search.paths.push(...one.paths.map((p) => [...p]));
+    search.budgetExhausted ||= one.budgetExhausted;
+  }
+  search.paths.sort((a, b) => a.length - b.length);
+  const seen = new Set<string>();
+  const found = search.paths.map((p) => p.slice(skip).map((i) => pv.ids[i]!)).filter((p) => {
+    // A path through both a group and its internet copy names the group twice.
+    const key = p.join("\u0000");
+    if (p.length === 0 || new Set(p).size < p.length || seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
   const kept = found.slice(0, maxPaths);
   const bounds: string[] = [];
   if (found.length > maxPaths) bounds.push("max_paths");

@@ -363,6 +363,10 @@ async function loadRegion(
           source: KIND,
           state: str(obj(i.State).Name),
           public_ip: str(i.PublicIpAddress) !== null,
+          ...(str(i.Ipv6Address) !== null ||
+              arr(i.NetworkInterfaces).some((n) => arr(obj(n).Ipv6Addresses).length > 0)
+            ? { ipv6: true }
+            : {}),
           ...(tokens ? { imdsv2_required: tokens === "required" } : {}),
         };
       },
@@ -491,6 +495,7 @@ async function loadRegion(
       engine: str(d.Engine),
       publicly_accessible: d.PubliclyAccessible === true,
       encrypted: d.StorageEncrypted === true,
+      ...portOf(d.Endpoint),
     };
     const arn = addListed(d, {
       arn: "DBInstanceArn",
@@ -524,10 +529,35 @@ async function loadRegion(
         source: KIND,
         publicly_accessible: c.PubliclyAccessible === true,
         encrypted: c.Encrypted === true,
+        ...portOf(c.Endpoint),
       },
     });
     contain(str(c.VpcId), arn, "vpc");
     attachGroups(arn, groupIds(c.VpcSecurityGroups, "VpcSecurityGroupId"));
+  }
+  // Elasticsearch / OpenSearch domains: the listing names them, the describe folder holds each.
+  const domains = await responses("es-list-domain-names.json", "es-describe-elasticsearch-domain");
+  for (const d of await records("es-list-domain-names.json", "DomainNames")) {
+    const name = str(d.DomainName);
+    if (!name) continue;
+    const status = obj(obj(domains.get(name)).DomainStatus);
+    const vpc = obj(status.VPCOptions);
+    const vpcOnly = str(vpc.VPCId) !== null || str(obj(status.Endpoints).vpc) !== null;
+    const arn = str(status.ARN) ?? arnOf("es", `domain/${name}`);
+    addRegional(arn, {
+      name,
+      asset_type: "SEARCH_DOMAIN",
+      metadata: {
+        source: KIND,
+        vpc_only: vpcOnly,
+        ...(typeof obj(status.EncryptionAtRestOptions).Enabled === "boolean"
+          ? { encrypted: obj(status.EncryptionAtRestOptions).Enabled as boolean }
+          : {}),
+        ...policyFact(status.AccessPolicies),
+      },
+    });
+    for (const s of strings(vpc.SubnetIds)) contain(s, arn, "subnet");
+    attachGroups(arn, strings(vpc.SecurityGroupIds));
   }
   const policies = await responses("lambda-list-functions.json", "lambda-get-policy");
   for (const f of await records("lambda-list-functions.json", "Functions")) {
@@ -663,7 +693,15 @@ async function loadRegion(
         (row.access_key_2_active === "true" ? 1 : 0);
     }
   }
-  for (const f of region.files) if (!used.has(f)) b.skip("file not read");
+  // Files and command folders no reader here knows: counted, and named (at most MAX_UNREAD_NAMES
+  // names) so the gap shows.
+  for (const f of region.files) {
+    if (used.has(f)) continue;
+    b.skip("file not read");
+    const named = Object.keys(b.notes.skipped).filter((k) => k.startsWith(UNREAD)).length;
+    const key = `${UNREAD}${f.slice(0, 120)}`;
+    b.skip(named < MAX_UNREAD_NAMES || key in b.notes.skipped ? key : `${UNREAD}(more, not named)`);
+  }
 }
 
 /** The account's own asset (its root ARN, which it returns) with these facts. */
@@ -838,8 +876,28 @@ export const awsApiImporter: Importer = {
     }
     b.records.regions = regions.map((r) => r.name);
     addResourcePolicyGrants(b);
+    // A domain reachable only inside its VPC does not let the internet in, whatever its policy.
+    for (const e of b.records.edges) {
+      if (
+        e.edge_type === "GRANTS_ACCESS" && e.properties.anyone === true &&
+        b.asset(e.target_id)?.metadata.vpc_only === true
+      ) {
+        e.properties.network_restricted = true;
+      }
+    }
     markExposure(b);
     evaluateRulesInto(b.records);
     return b.finish();
   },
 };
+
+/** `{port}` from an endpoint object (`Endpoint.Port` of RDS and Redshift), else nothing. */
+function portOf(endpoint: unknown): { port?: number } {
+  const port = obj(endpoint).Port;
+  return typeof port === "number" && Number.isInteger(port) && port > 0 ? { port } : {};
+}
+
+/** The prefix of the skipped-notes keys naming a dump file or folder not read. */
+const UNREAD = "file not read: ";
+/** How many unread files or folders the notes name, across regions. */
+const MAX_UNREAD_NAMES = 40;

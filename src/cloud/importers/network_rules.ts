@@ -18,6 +18,8 @@ import {
   portsOf,
   protocolName,
 } from "./records_builder.ts";
+import { type CidrRange, cidrRange, coversFamily } from "./cidr.ts";
+import { pushTo } from "../../core/multimap.ts";
 
 /** One normalised firewall rule. */
 export interface FirewallRule {
@@ -33,6 +35,8 @@ export interface FirewallRule {
   portRange: string;
   ports: number[];
   description: string | null;
+  /** Extra properties of the rule's CIDR edges. */
+  properties?: Record<string, Json>;
 }
 
 function num(value: unknown): number | null {
@@ -73,7 +77,7 @@ export function addFirewallRule(builder: RecordsBuilder, rule: FirewallRule): bo
     builder.addEdge({
       ...ruleEdge(rule, open ? internetPlaceholder(cidr) : cidr),
       cidr,
-      properties: open ? { internet: true } : {},
+      properties: { ...(open ? { internet: true } : {}), ...rule.properties },
     });
   }
   for (const peer of rule.peerGroups) builder.addEdge(ruleEdge(rule, peer));
@@ -228,4 +232,103 @@ export function googleRules(groupId: string, firewall: Record<string, unknown>):
     });
   }
   return out;
+}
+
+/** The inclusive port bounds of a rule edge's range (`*` or missing: every port), or null. */
+function portBounds(range: string | null): [number, number][] | null {
+  if (range === null || range === "" || range === "*") return [[0, 65535]];
+  const out: [number, number][] = [];
+  for (const part of range.split(",")) {
+    const [a, b] = part.trim().split("-");
+    const lo = Number(a);
+    const hi = b === undefined ? lo : Number(b);
+    if (!Number.isInteger(lo) || !Number.isInteger(hi) || lo > hi) return null;
+    out.push([lo, hi]);
+  }
+  return out;
+}
+
+interface RangeRule {
+  protocol: string;
+  lo: number;
+  hi: number;
+  range: CidrRange;
+  cidr: string;
+}
+
+/**
+ * Security-group ingress from CIDRs that are each narrower than the
+ * internet but together cover every address of a family for the same
+ * protocol and ports (`0.0.0.0/1` and `128.0.0.0/1` on 3306) admits the
+ * whole internet, as AWS evaluates rules as a union. For each such protocol
+ * and port span this adds the internet rule it amounts to (from
+ * `0.0.0.0/0` or `::/0`, `covered_by` naming the CIDRs), so exposure reads
+ * it like any other internet rule. An `ALL` rule counts for every protocol.
+ * Returns how many rules it added.
+ */
+export function addCoveringRules(b: RecordsBuilder): number {
+  const byGroup = new Map<string, RangeRule[]>();
+  for (const e of b.records.edges) {
+    if (
+      e.edge_type !== "SECURITY_GROUP_RULE" || e.direction !== "ingress" ||
+      e.properties.internet === true || e.cidr === null
+    ) continue;
+    const range = cidrRange(e.cidr);
+    const bounds = portBounds(e.port_range);
+    if (range === null || bounds === null) continue;
+    const protocol = (e.protocol ?? "ALL").toUpperCase();
+    for (const [lo, hi] of protocol === "ALL" ? [[0, 65535] as const] : bounds) {
+      pushTo(byGroup, e.target_id, { protocol, lo, hi, range, cidr: e.cidr });
+    }
+  }
+  let added = 0;
+  for (const [groupId, rules] of byGroup) {
+    for (const family of [4, 6] as const) {
+      const own = rules.filter((r) => r.range.family === family);
+      if (!coversFamily(own.map((r) => r.range), family)) continue;
+      const protocols = [...new Set(own.map((r) => r.protocol))].sort((x, y) =>
+        Number(y === "ALL") - Number(x === "ALL")
+      );
+      const coveredAll: [number, number][] = [];
+      for (const protocol of protocols) {
+        const applicable = own.filter((r) => r.protocol === protocol || r.protocol === "ALL");
+        const cuts = [...new Set(applicable.flatMap((r) => [r.lo, r.hi + 1]))].sort((x, y) =>
+          x - y
+        );
+        const spans: { lo: number; hi: number; cidrs: Set<string> }[] = [];
+        for (let i = 0; i + 1 < cuts.length; i++) {
+          const lo = cuts[i]!;
+          const hi = cuts[i + 1]! - 1;
+          if (protocol !== "ALL" && coveredAll.some(([a, z]) => a <= lo && hi <= z)) continue;
+          const over = applicable.filter((r) => r.lo <= lo && hi <= r.hi);
+          if (!coversFamily(over.map((r) => r.range), family)) continue;
+          const prev = spans[spans.length - 1];
+          if (prev && prev.hi + 1 === lo) {
+            prev.hi = hi;
+            for (const r of over) prev.cidrs.add(r.cidr);
+          } else spans.push({ lo, hi, cidrs: new Set(over.map((r) => r.cidr)) });
+        }
+        for (const span of spans) {
+          if (protocol === "ALL") coveredAll.push([span.lo, span.hi]);
+          const cidrs = [...span.cidrs].sort();
+          const all = protocol === "ALL" || (span.lo === 0 && span.hi === 65535);
+          addFirewallRule(b, {
+            groupId,
+            direction: "ingress",
+            cidrs: [family === 4 ? "0.0.0.0/0" : "::/0"],
+            peerGroups: [],
+            protocol,
+            portRange: all ? "*" : portRange(span.lo, span.hi),
+            ports: all ? [] : portsOf(span.lo, span.hi),
+            description: `${cidrs.slice(0, 5).join(" + ")}${
+              cidrs.length > 5 ? ` + ${cidrs.length - 5} more` : ""
+            } together cover every IPv${family} address`,
+            properties: { covered_by: cidrs.slice(0, 20) },
+          });
+          added++;
+        }
+      }
+    }
+  }
+  return added;
 }

@@ -18,7 +18,14 @@ import type { Asset, Edge, Json } from "../model/records.ts";
 import { arr, isObject, obj, str, strings } from "./import_input.ts";
 import { allowsAnyone, parsePolicy } from "./iam_policy.ts";
 import { analyseIam } from "./iam_authorization.ts";
-import { addFirewallRule, awsTerraformRule, azureRule, googleRules } from "./network_rules.ts";
+import {
+  addCoveringRules,
+  addFirewallRule,
+  awsTerraformRule,
+  azureRule,
+  googleRules,
+} from "./network_rules.ts";
+import { internetRoutes, ruleAdmitsPort, ruleFamily, servicePort } from "./internet_reach.ts";
 import { RecordsBuilder } from "./records_builder.ts";
 import {
   TERRAFORM_ASSET_TYPES,
@@ -26,6 +33,7 @@ import {
   terraformProvider,
 } from "./terraform_types.ts";
 import { pushTo } from "../../core/multimap.ts";
+import { KEPT_ATTRIBUTES } from "../model/kept_attributes.ts";
 
 /** One resource instance, as a state or plan holds it. */
 export interface TerraformInstance {
@@ -88,10 +96,11 @@ const REFERENCE_ATTRIBUTES: Readonly<Record<string, { type: EdgeType; reverse?: 
 
 /**
  * The AWS ids of network resources (security groups, subnets, VPCs, instances, network
- * interfaces, gateways, route tables, network ACLs): a reference attribute holding one that is
- * not in the input is listed as an unresolved reference.
+ * interfaces, gateways, route tables, network ACLs), by prefix: a reference attribute holding one
+ * that is not in the input is listed as an unresolved reference, whether its body is the hex AWS
+ * assigns or not (a hand-written or imported state may hold `subnet-missing`).
  */
-const AWS_NETWORK_ID = /^(?:sg|subnet|vpc|i|eni|igw|nat|rtb|acl|tgw|pcx|vpce)-[0-9a-f]{8,17}$/;
+const AWS_NETWORK_ID = /^(?:sg|subnet|vpc|i|eni|igw|nat|rtb|acl|tgw|pcx|vpce)-[0-9A-Za-z]+$/;
 
 /**
  * Terraform types of AWS's global services (IAM, Route 53 but its resolver, CloudFront,
@@ -158,9 +167,24 @@ function jsonOf(value: unknown): Json | undefined {
   return isObject(value) ? (value as Json) : undefined;
 }
 
-/** Normalised facts per resource type, read by the rule set. */
+function keptAttributes(v: Record<string, unknown>, m: Record<string, Json>): void {
+  for (const key of KEPT_ATTRIBUTES) {
+    const value = v[key];
+    if (m[key] !== undefined) continue;
+    if (
+      typeof value === "string"
+        ? value !== "" && value.length <= 200
+        : typeof value === "boolean" || (typeof value === "number" && Number.isFinite(value))
+    ) {
+      m[key] = value as Json;
+    }
+  }
+}
+
+/** Normalised facts per resource type, read by the rule set, and the {@link KEPT_ATTRIBUTES}. */
 function facts(type: string, v: Record<string, unknown>): Record<string, Json> {
   const m: Record<string, Json> = {};
+  keptAttributes(v, m);
   const first = (x: unknown): Record<string, unknown> => obj(arr(x)[0]);
   switch (type) {
     case "aws_s3_bucket": {
@@ -182,6 +206,11 @@ function facts(type: string, v: Record<string, unknown>): Record<string, Json> {
       if (typeof v.storage_encrypted === "boolean") m.encrypted = v.storage_encrypted;
       if (typeof v.publicly_accessible === "boolean") m.publicly_accessible = v.publicly_accessible;
       if (typeof v.engine === "string") m.engine = v.engine;
+      if (typeof v.port === "number" && v.port > 0) m.port = v.port;
+      break;
+    case "aws_redshift_cluster":
+      if (typeof v.publicly_accessible === "boolean") m.publicly_accessible = v.publicly_accessible;
+      if (typeof v.port === "number" && v.port > 0) m.port = v.port;
       break;
     case "aws_ebs_volume":
       if (typeof v.encrypted === "boolean") m.encrypted = v.encrypted;
@@ -190,8 +219,21 @@ function facts(type: string, v: Record<string, unknown>): Record<string, Json> {
       const md = first(v.metadata_options);
       if (typeof md.http_tokens === "string") m.imdsv2_required = md.http_tokens === "required";
       if (str(v.public_ip) || v.associate_public_ip_address === true) m.public_ip = true;
+      // Asked for no public address (this overrides the subnet's default), or holding none.
+      else if (v.associate_public_ip_address === false || v.public_ip === "") m.public_ip = false;
+      if (strings(v.ipv6_addresses).length > 0 || Number(v.ipv6_address_count ?? 0) > 0) {
+        m.ipv6 = true;
+      }
       break;
     }
+    case "aws_vpc":
+      if (str(v.main_route_table_id)) m.main_route_table_id = str(v.main_route_table_id)!;
+      break;
+    case "aws_route_table":
+    case "aws_default_route_table":
+      if (Array.isArray(v.route)) m.routes = v.route.slice(0, MAX_ROUTES).map(routeOf);
+      if (type === "aws_default_route_table" && str(v.vpc_id)) m.main_for_vpc = str(v.vpc_id)!;
+      break;
     case "aws_subnet":
     case "aws_default_subnet":
       if (typeof v.map_public_ip_on_launch === "boolean") {
@@ -480,9 +522,21 @@ export function buildTerraformRecords(
 
   // Pass 3: link resources folded into edges and parent facts.
   const targetOf = (inst: TerraformInstance, attr: string): string[] => {
-    const out = strings(inst.values[attr]).map(resolve).filter((x): x is string => !!x);
+    const values = strings(inst.values[attr]);
+    const out = values.map(resolve).filter((x): x is string => !!x);
     if (out.length > 0) return out;
-    return (inst.references[attr] ?? []).flatMap((address) => resolveAddress(address, inst));
+    const referenced = (inst.references[attr] ?? []).flatMap((address) =>
+      resolveAddress(address, inst)
+    );
+    // What a link names by id or name (a user's inline policy naming the user) that the input
+    // does not hold; AWS-managed policies are never in a state, and a rule's missing group is
+    // listed with its stub.
+    if (referenced.length === 0 && attr !== "security_group_id") {
+      for (const value of values) {
+        if (!value.startsWith("arn:aws:iam::aws:policy/")) unresolved(inst.address, attr, value);
+      }
+    }
+    return referenced;
   };
   for (const inst of links) foldLink(b, inst, targetOf, resolve);
 
@@ -683,6 +737,20 @@ export function addNaclEntries(
   }
 }
 
+/** How many routes of one table its metadata keeps. */
+const MAX_ROUTES = 100;
+
+/** One route (inline block or `aws_route`) as metadata: its destination and where it sends traffic. */
+function routeOf(block: unknown): Json {
+  const r = obj(block);
+  return {
+    destination: str(r.cidr_block) ?? str(r.ipv6_cidr_block) ?? str(r.destination_cidr_block) ??
+      str(r.destination_ipv6_cidr_block) ?? str(r.destination_prefix_list_id),
+    target: ROUTE_TARGETS.map((attr) => str(r[attr])).find((t) => t !== null) ??
+      str(r.egress_only_gateway_id) ?? str(r.network_interface_id) ?? null,
+  };
+}
+
 /** The attributes of an AWS route (resource or inline block) naming where it sends traffic. */
 const ROUTE_TARGETS = [
   "gateway_id",
@@ -795,6 +863,25 @@ function foldLink(
         targetOf(inst, "route_table_id"),
         ROUTE_TARGETS.flatMap((attr) => targetOf(inst, attr)),
       );
+      parentFacts("route_table_id", (a) => {
+        // A table whose own routes the input does not list (a plan's unknown values) is
+        // known only in part.
+        if (!Array.isArray(a.metadata.routes)) a.metadata.routes_partial = true;
+        const list = Array.isArray(a.metadata.routes) ? a.metadata.routes : [];
+        const route = obj(routeOf(v));
+        // A plan names the gateway of a route it creates by reference, not by id.
+        if (route.target === null) {
+          route.target = ROUTE_TARGETS.flatMap((attr) => targetOf(inst, attr))[0] ?? null;
+        }
+        const same = (r: Json): boolean => JSON.stringify(r) === JSON.stringify(route);
+        if (list.length < MAX_ROUTES && !list.some(same)) list.push(route as Json);
+        a.metadata.routes = list;
+      });
+      break;
+    case "aws_main_route_table_association":
+      parentFacts("route_table_id", (a) => {
+        if (str(v.vpc_id)) a.metadata.main_for_vpc = str(v.vpc_id)!;
+      });
       break;
     case "aws_volume_attachment":
       edges("ATTACHED_TO", targetOf(inst, "volume_id"), targetOf(inst, "instance_id"));
@@ -960,6 +1047,7 @@ function markBlockedGrants(b: RecordsBuilder, bucketId: string): void {
 
 /** Sets public-bucket facts and internet exposure of resources behind open groups. */
 export function markExposure(b: RecordsBuilder): void {
+  addCoveringRules(b);
   // Each group open to the internet: the placeholder its rules come from, and those rules.
   const openGroups = new Map<string, { placeholder: string; rules: Edge[] }>();
   for (const edge of b.records.edges) {
@@ -1020,6 +1108,7 @@ export function markExposure(b: RecordsBuilder): void {
     }
   }
   markAzureExposure(b, openGroups);
+  const routes = internetRoutes(b);
   for (const edge of [...b.records.edges]) {
     if (edge.edge_type !== "ATTACHED_TO") continue;
     const open = openGroups.get(edge.target_id);
@@ -1027,18 +1116,38 @@ export function markExposure(b: RecordsBuilder): void {
     const asset = b.asset(edge.source_id);
     if (!asset) continue;
     const m = asset.metadata;
-    const reachable = m.public_ip === true || m.internet_facing === true ||
+    const v4Address = m.public_ip === true || m.internet_facing === true ||
       m.publicly_accessible === true ||
       (asset.asset_type === "EC2" && m.public_ip !== false && publicSubnet.has(asset.id));
-    if (!reachable) continue;
+    const v6Address = m.ipv6 === true;
+    if (!v4Address && !v6Address) continue;
+    // AWS answers a public address only through a default route to an internet gateway.
+    const route = routes(asset.id);
+    m.internet_route = route.route;
+    const v4 = v4Address && route.v4;
+    const v6 = v6Address && route.v6;
+    // A rule from ::/0 reaches only an IPv6 address, one from 0.0.0.0/0 only a public IPv4 one.
+    const port = servicePort(asset);
+    const rules = open.rules.filter((r) => {
+      const family = ruleFamily(r);
+      const reaches = family === 4 ? v4 : family === 6 ? v6 : v4 || v6;
+      return reaches && (port === null || ruleAdmitsPort(r, port));
+    });
+    if (rules.length === 0) continue;
     asset.is_internet_exposed = true;
     b.addEdge({
-      source_id: open.placeholder,
+      source_id: rules[0]!.source_id,
       target_id: asset.id,
       edge_type: "INTERNET_EXPOSED",
       description: `via ${edge.target_id}`,
-      ...openPortsOf(open.rules),
-      properties: { via: edge.target_id },
+      ...(port === null
+        ? openPortsOf(rules)
+        : { ports: [port], port_range: String(port), protocol: "TCP" }),
+      properties: {
+        via: edge.target_id,
+        route_checked: route.route !== "not_checked",
+        rules: rules.slice(0, 50).map((r) => r.id),
+      },
     });
   }
 }

@@ -173,6 +173,7 @@ export const TERRAFORM_LINK_TYPES: ReadonlySet<string> = new Set([
   "aws_iam_group_policy",
   "aws_route_table_association",
   "aws_route",
+  "aws_main_route_table_association",
   "aws_volume_attachment",
   "aws_lb_target_group_attachment",
   "aws_alb_target_group_attachment",

@@ -184,6 +184,9 @@ export const datasetDiffSchema = z.object({
   base: z.string(),
   target: z.string(),
   assets: z.object({
+    compared: z.string().describe(
+      "What assets are compared on, and which attributes an import keeps (others are not compared).",
+    ),
     added: diffSectionSchema(diffAsset),
     removed: diffSectionSchema(diffAsset),
     changed: diffSectionSchema(diffAsset.extend({

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { INTERNET_ENTRY_RULE } from "../graph/internet.ts";
+import { GROUP_STEP_RULE, INTERNET_ENTRY_RULE } from "../graph/internet.ts";
 import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, withDataset } from "../context/cloud_context.ts";
@@ -24,7 +24,7 @@ export function attackPathsTool(ctx: CloudContext): ToolDefinition {
     sensitivity: "confidential",
     description:
       "Rank the shortest routes an attacker on the internet could take over the flow graph to crown-jewel assets (databases, buckets, secrets, keys…), or to one target, entering at the internet-exposed assets and the sources of internet entries. Each path is scored target weight + 0.5 × min(10, open findings on the path) − 0.3 × length (the hops after the path's first node, the entry point; the step in from the internet is not counted); an explicit target weighs 10. Best score first; total_found counts every route before the max_paths cut, targets_considered the assets tried." +
-      " " + INTERNET_ENTRY_RULE,
+      " " + INTERNET_ENTRY_RULE + " " + GROUP_STEP_RULE,
     input: z.strictObject({
       target: nodeFilterArgument(
         "One asset reference or placeholder id to reach (empty: every crown-jewel asset).",

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { INTERNET_ENTRY_RULE } from "../graph/internet.ts";
+import { GROUP_STEP_RULE, INTERNET_ENTRY_RULE } from "../graph/internet.ts";
 import { z } from "zod";
 import { defineTool, READS_ONLY, type ToolDefinition } from "../../core/catalog.ts";
 import { type CloudContext, datasetArgument, withDataset } from "../context/cloud_context.ts";
@@ -29,7 +29,7 @@ export function findPathsTool(ctx: CloudContext): ToolDefinition {
     sensitivity: "confidential",
     description:
       "Find the shortest simple paths from source to target (assets, placeholders or the internet), shortest first, over network flow, directed or undirected relationship edges. mode flow (default) follows network traffic hops plus identity pivots; directed follows every relationship edge its way; undirected ignores direction. source internet starts at a virtual node linked to every internet entry point, the source of an internet entry (not listed in the paths), and leaves a `*` principal only along its internet entries. Each path gives hop briefs, the edge type of each hop and a readable summary; truncated says more paths exist or the search budget ran out; hint says what to try when nothing connects." +
-      " " + INTERNET_ENTRY_RULE,
+      " " + INTERNET_ENTRY_RULE + " " + GROUP_STEP_RULE,
     input: z.strictObject({
       source: z.string().min(1).max(2048).describe(
         "Where paths start: an asset reference, a placeholder id, or internet (also public, 0.0.0.0/0, ::/0).",

@@ -36,6 +36,9 @@ const exposureItemSchema = assetBriefSchema.extend({
     "Open ports among 22, 3389, 3306, 5432, 1433, 27017, 6379, 9200, 5601, 8080, 8443.",
   ),
   protected_by_waf: z.boolean(),
+  internet_route: z.string().nullable().describe(
+    "internet_gateway: the route table of the asset's subnet (or the VPC's main table) sends 0.0.0.0/0 or ::/0 to an internet gateway; not_checked: the input holds no route table for its subnet, so the exposure rests on its public address and open rules alone; null: routing not looked at (public grants, inventories).",
+  ),
 });
 
 /** Builds the tool for one connection. */
@@ -45,7 +48,7 @@ export function internetExposureTool(ctx: CloudContext): ToolDefinition {
     toolset: "graph",
     sensitivity: "confidential",
     description:
-      "List the assets flagged as internet-exposed (the targets of internet entries granting or trusting any principal `*` included) with their evidence: up to ten internet entries (directly or through attached security groups / NSGs), the sensitive ports they open, and whether a WAF protects them. Most sensitive ports first, then unprotected before protected, then most open findings. include_reachable adds graph_reachable: the assets the network hops of the flow graph reach from the internet (at most limit of them); identity pivots (ASSUMES_ROLE, IAM_TRUST, GRANTS_ACCESS), which find_paths and attack_paths also follow, are not followed here. Paginated with next_cursor." +
+      "List the assets flagged as internet-exposed (the targets of internet entries granting or trusting any principal `*` included) with their evidence: up to ten internet entries (directly or through attached security groups / NSGs), the sensitive ports they open, and whether a WAF protects them. A resource behind an open security group counts only with a public address the rules' family reaches (::/0 rules need an IPv6 address, 0.0.0.0/0 rules a public IPv4 one) and, when the input holds its subnet's route table, a default route of that family to an internet gateway (internet_route says whether routes were checked); a managed database, warehouse, cache or search domain counts only when a rule opens the port it listens on; ingress CIDRs that together cover every address (0.0.0.0/1 + 128.0.0.0/1) count as the internet. Most sensitive ports first, then unprotected before protected, then most open findings. include_reachable adds graph_reachable: the assets the network hops of the flow graph reach from the internet (at most limit of them); identity pivots (ASSUMES_ROLE, IAM_TRUST, GRANTS_ACCESS), which find_paths and attack_paths also follow, are not followed here. Paginated with next_cursor." +
       " " + INTERNET_ENTRY_RULE,
     input: z.strictObject({
       asset_types: typeNamesArgument(

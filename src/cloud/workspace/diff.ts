@@ -10,6 +10,7 @@ import { createHash } from "node:crypto";
 import { checkLimit } from "../model/cursors.ts";
 import type { AssetType, EdgeType, Severity } from "../model/enums.ts";
 import { compareCodePoints } from "../model/order.ts";
+import { KEPT_ATTRIBUTES } from "../model/kept_attributes.ts";
 import type { Asset, Finding, Json } from "../model/records.ts";
 import { displayId } from "../model/records.ts";
 import type { DatasetView } from "../model/view.ts";
@@ -82,6 +83,8 @@ export interface DatasetDiff {
   target: string;
   /** Asset counts or changes. */
   assets: {
+    /** What assets are compared on (see {@link DIFF_COMPARES}). */
+    compared: string;
     added: DiffSection<DiffAsset>;
     removed: DiffSection<DiffAsset>;
     changed: DiffSection<ChangedAsset>;
@@ -128,6 +131,23 @@ function fingerprint(asset: Asset): Record<string, string> {
     metadata_hash: metadataHash(asset.metadata),
   };
 }
+
+/** How many changed metadata keys a changed asset names. */
+const MAX_CHANGED_KEYS = 20;
+
+/** `metadata.<key>` for each top-level metadata key whose value differs, at most 20, sorted. */
+function changedMetadata(old: Asset, now: Asset): string[] {
+  const keys = new Set([...Object.keys(old.metadata), ...Object.keys(now.metadata)]);
+  return sortedKeys(
+    [...keys].filter((k) => canonicalJson(old.metadata[k]) !== canonicalJson(now.metadata[k])),
+  ).slice(0, MAX_CHANGED_KEYS).map((k) => `metadata.${k}`);
+}
+
+/** What the asset comparison of {@link diffDatasets} looks at, as results state it. */
+export const DIFF_COMPARES =
+  "Assets are matched by ARN (else id) and compared on name, type, region, account, tags, internet exposure and metadata (the facts the importer keeps; changed_fields names each changed metadata key as metadata.<key>, at most 20, beside metadata_hash). Terraform inputs keep these configuration attributes: " +
+  KEPT_ATTRIBUTES.join(", ") +
+  "; attributes no importer keeps are not compared, so a change to one of them leaves the asset unchanged.";
 
 function diffAsset(asset: Asset): DiffAsset {
   return {
@@ -224,6 +244,7 @@ export function diffDatasets(
     const a = fingerprint(old);
     const b = fingerprint(now);
     const fields = Object.keys(a).filter((f) => a[f] !== b[f]).sort();
+    if (a.metadata_hash !== b.metadata_hash) fields.push(...changedMetadata(old, now));
     if (fields.length === 0) {
       unchanged++;
       continue;
@@ -256,6 +277,7 @@ export function diffDatasets(
     base: base.name,
     target: target.name,
     assets: {
+      compared: DIFF_COMPARES,
       added: section(added.map((k) => diffAsset(after.get(k)!)), limit),
       removed: section(removed.map((k) => diffAsset(before.get(k)!)), limit),
       changed: section(changed, limit),
