@@ -11,10 +11,12 @@ import { terraformStateImporter } from "../src/cloud/importers/terraform_state.t
 import { fileImportInput } from "../src/cloud/importers/import_input.ts";
 import { diffDatasets } from "../src/cloud/workspace/diff.ts";
 import { KEPT_ATTRIBUTES } from "../src/cloud/model/kept_attributes.ts";
+import type { DatasetView } from "../src/cloud/model/view.ts";
 import { makeView } from "./helpers/cloud_estate.ts";
 import { instance, stateOf, type StateResource, subnet, vpc } from "./helpers/cloud_vpc_states.ts";
 
-async function view(name: string, resources: StateResource[]) {
+/** The dataset view of a state holding `resources`. */
+async function view(name: string, resources: StateResource[]): Promise<DatasetView> {
   const records = (await terraformStateImporter.load({
     ...fileImportInput(`${name}.tfstate`),
     json: stateOf(resources),
