@@ -22,7 +22,7 @@ export function lateralMovementPathsTool(ctx: CloudContext): ToolDefinition {
     toolset: "graph",
     sensitivity: "confidential",
     description:
-      "Follow identity pivots (ASSUMES_ROLE, IAM_TRUST, GRANTS_ACCESS) from a starting asset, or by default from every internet-exposed asset and external account (a CLOUD_ACCOUNT marked external, or a principal of an account no asset of the dataset belongs to that a trust or grant admits, such as 999999999999:root), to wherever each chain ends. An identity policy's explicit Deny of sts:AssumeRole removes that trust hop. Chains reaching the most sensitive assets come first, then shorter ones; total_found counts every chain before the max_paths cut.",
+      "Follow identity pivots (ASSUMES_ROLE, IAM_TRUST, GRANTS_ACCESS) from a starting asset, or by default from every internet-exposed asset and external account (a CLOUD_ACCOUNT marked external, or a principal of an account no asset of the dataset belongs to that a trust or grant admits, such as another account's root), to wherever each chain ends. An identity policy's explicit Deny of sts:AssumeRole removes that trust hop. Chains reaching the most sensitive assets come first, then shorter ones; total_found counts every chain before the max_paths cut.",
     input: z.strictObject({
       start: nodeFilterArgument(
         "One asset reference or placeholder id to start from (empty: every internet-exposed asset and external account).",
