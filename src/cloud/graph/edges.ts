@@ -29,11 +29,6 @@ export interface EdgeFilter {
   port?: number;
 }
 
-/** Whether an edge joins two known, different accounts (see {@link viewCrossAccountEnds}). */
-export function crossesAccounts(view: DatasetView, edge: Edge): boolean {
-  return viewCrossAccountEnds(view, edge) !== null;
-}
-
 /** Every raw edge matching all filters, in dataset order. */
 export function matchingEdges(view: DatasetView, filter: EdgeFilter = {}): Edge[] {
   const types = filter.edgeTypes && filter.edgeTypes.length > 0 ? new Set(filter.edgeTypes) : null;
@@ -47,7 +42,7 @@ export function matchingEdges(view: DatasetView, filter: EdgeFilter = {}): Edge[
     if (filter.relationship && (e.relationship ?? "") !== filter.relationship) continue;
     if (filter.internetOnly && !isInternetEntry(e)) continue;
     if (filter.port !== undefined && !edgeAllowsPort(e, filter.port)) continue;
-    if (filter.crossAccountOnly && !crossesAccounts(view, e)) continue;
+    if (filter.crossAccountOnly && viewCrossAccountEnds(view, e) === null) continue;
     out.push(e);
   }
   return out;

@@ -193,11 +193,6 @@ export interface EdgeBrief {
   conditional?: true;
 }
 
-/** True when the edge joins two known, different accounts (see {@link viewCrossAccountEnds}). */
-export function isCrossAccount(view: DatasetView, edge: Edge): boolean {
-  return viewCrossAccountEnds(view, edge) !== null;
-}
-
 /** The edge brief; endpoint names are asset names, or the raw id for placeholders. */
 export function edgeBrief(view: DatasetView, edge: Edge): EdgeBrief {
   const brief: EdgeBrief = {
@@ -217,7 +212,7 @@ export function edgeBrief(view: DatasetView, edge: Edge): EdgeBrief {
   if (edge.edge_type === "SECURITY_GROUP_RULE" || edge.edge_type === "NACL_RULE") {
     brief.direction = edge.direction;
   }
-  if (isCrossAccount(view, edge)) brief.cross_account = true;
+  if (viewCrossAccountEnds(view, edge) !== null) brief.cross_account = true;
   if (edge.properties["conditional"] === true) brief.conditional = true;
   return brief;
 }

@@ -124,7 +124,6 @@ function readDelayImports(
   let terminated = false;
   let skipped = 0;
   let i = 0;
-  const base = r.imageBase;
   for (; i < fit; i++) {
     const o = span.offset + i * DELAY_DESCRIPTOR_SIZE;
     const attributes = r.u32(o);
@@ -146,10 +145,7 @@ function readDelayImports(
     // Attribute bit 0 clear: an old (Visual C++ 6) table of virtual addresses.
     const vaBased = (attributes & 1) === 0;
     if (vaBased) {
-      const toRva = (value: number): number => {
-        const rva = BigInt(value) - base;
-        return value === 0 || rva < 0n || rva > 0xffffffffn ? 0 : Number(rva);
-      };
+      const toRva = (value: number): number => value === 0 ? 0 : r.rvaOf(BigInt(value)) ?? 0;
       nameRva = toRva(nameRva);
       addressRva = toRva(addressRva);
       namesRva = toRva(namesRva);
@@ -221,7 +217,6 @@ function readThunks(
   const is64 = r.is64;
   const entrySize = is64 ? 8 : 4;
   const fit = Math.floor(span.available / entrySize);
-  const base = r.imageBase;
   const tally = s.importTally;
   const place = library === "" ? "an unnamed DLL" : library;
   let terminated = false;
@@ -254,10 +249,7 @@ function readThunks(
     }
     let hintRva = low;
     if (is64 && high !== 0) hintRva = -1;
-    else if (vaBased) {
-      const rva = BigInt(low) - base;
-      hintRva = rva < 0n || rva > 0xffffffffn ? -1 : Number(rva);
-    }
+    else if (vaBased) hintRva = r.rvaOf(BigInt(low)) ?? -1;
     const entry = hintRva < 0 ? null : hintName(r, s, hintRva);
     if (entry === null) {
       tally.add("hint/name RVA with no file data, name unknown", place);

@@ -120,6 +120,12 @@ export class PeReader {
     return this.view.getUint16(offset, true);
   }
 
+  /** The RVA of a virtual address, or null when it lies below the image base or 4 GiB past it. */
+  rvaOf(va: bigint): number | null {
+    const rva = va - this.imageBase;
+    return rva < 0n || rva > 0xffffffffn ? null : Number(rva);
+  }
+
   /** The little-endian 32-bit word at a file offset. */
   u32(offset: number): number {
     return this.view.getUint32(offset, true);

@@ -32,15 +32,15 @@ export function readTlsCallbacks(r: PeReader, directory: PeDataDirectory): numbe
     r.is64 ? r.view.getBigUint64(offset, true) : BigInt(r.u32(offset));
   const list = read(span.offset + 3 * pointer);
   if (list === 0n) return [];
-  const listRva = list - r.imageBase;
-  if (listRva < 0n || listRva >= 1n << 32n) {
+  const listRva = r.rvaOf(list);
+  if (listRva === null) {
     r.warn(
       `Cannot read the TLS callbacks: AddressOfCallBacks ${hex(list)} is outside the image ` +
         `(image base ${hex(r.imageBase)})`,
     );
     return [];
   }
-  const at = r.locate(Number(listRva), pointer, "the TLS callbacks");
+  const at = r.locate(listRva, pointer, "the TLS callbacks");
   if (at === null) return [];
   const callbacks: number[] = [];
   let outside = 0;
@@ -49,7 +49,7 @@ export function readTlsCallbacks(r: PeReader, directory: PeDataDirectory): numbe
       // Past the file bytes: zero-filled memory ends the list, anything else cuts it.
       if (!at.zeroFilled) {
         r.warn(
-          `The TLS callback list at RVA ${hex(Number(listRva))} runs past the file bytes of ` +
+          `The TLS callback list at RVA ${hex(listRva)} runs past the file bytes of ` +
             `its section; reading the ${callbacks.length} before that`,
         );
       }
@@ -63,9 +63,9 @@ export function readTlsCallbacks(r: PeReader, directory: PeDataDirectory): numbe
     }
     const value = read(at.offset + k * pointer);
     if (value === 0n) break;
-    const rva = value - r.imageBase;
-    if (rva < 0n || rva >= 1n << 32n) outside++;
-    else callbacks.push(Number(rva));
+    const rva = r.rvaOf(value);
+    if (rva === null) outside++;
+    else callbacks.push(rva);
   }
   if (outside > 0) {
     r.warn(
