@@ -42,11 +42,15 @@ export interface ChunkSource {
   next(): Promise<Uint8Array | null>;
 }
 
-/** The head chunks, then the rest of `rest`, each passed to `count`. */
+/**
+ * The head chunks, then the rest of `rest`, each passed to `count`; a count
+ * that returns a promise (a hashing worker asking the reader to wait) holds
+ * the next chunk until it settles.
+ */
 export function replay(
   head: Uint8Array[],
   rest: ReadableStreamDefaultReader<Uint8Array> | null,
-  count: (chunk: Uint8Array) => void,
+  count: (chunk: Uint8Array) => void | Promise<void>,
 ): ChunkSource {
   let index = 0;
   let finished = false;
@@ -54,7 +58,8 @@ export function replay(
     async next(): Promise<Uint8Array | null> {
       if (index < head.length) {
         const chunk = head[index++]!;
-        count(chunk);
+        const wait = count(chunk);
+        if (wait) await wait;
         return chunk;
       }
       if (!rest || finished) return null;
@@ -63,7 +68,8 @@ export function replay(
         finished = true;
         return null;
       }
-      count(value);
+      const wait = count(value);
+      if (wait) await wait;
       return value;
     },
   };

@@ -9,6 +9,7 @@
  * @module
  */
 
+import { HashWorkerError } from "./off_thread_hash.ts";
 import { Scanner } from "./scanner.ts";
 import type { ArtifactSnapshot } from "./model.ts";
 import type { CapturedMember, MemberCapture, ScanOptions, ScanRoot } from "./scan_options.ts";
@@ -75,6 +76,11 @@ export async function scanArtifact(
   options: ScanOptions,
 ): Promise<ArtifactSnapshot> {
   if (options.capture) throw new TypeError("scanArtifact does not capture; use readMember");
-  const scanner = new Scanner(root, options);
-  return (await scanner.run())!;
+  try {
+    return (await new Scanner(root, options).run())!;
+  } catch (error) {
+    // A hashing worker that failed leaves digests unknown: the scan is done again on one thread.
+    if (!(error instanceof HashWorkerError) || options.hashWorkers === false) throw error;
+    return (await new Scanner(root, { ...options, hashWorkers: false }).run())!;
+  }
 }

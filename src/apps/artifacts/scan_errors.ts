@@ -7,6 +7,7 @@
 
 import { ToolFailure } from "../../core/errors.ts";
 import type { IntegrityContradiction } from "./model.ts";
+import { HashWorkerError } from "./off_thread_hash.ts";
 
 /** A checksum failure under the `fail` integrity policy. */
 export class IntegrityFailure extends Error {
@@ -36,7 +37,7 @@ export class SinkFailure extends Error {
 export function isFatal(error: unknown): boolean {
   return error instanceof StopScan || error instanceof CaptureDone ||
     error instanceof SinkFailure || isAbort(error) ||
-    error instanceof IntegrityFailure ||
+    error instanceof IntegrityFailure || error instanceof HashWorkerError ||
     (error instanceof ToolFailure && error.code === "outside_approved_root");
 }
 

@@ -40,6 +40,12 @@ export interface ScanOptions {
    * edges; its manifest has the root digest, completeness and limitations.
    */
   identityOnly?: boolean;
+  /**
+   * Hashing on worker threads, for a root file of at least `minBytes`
+   * (default `OFF_THREAD_HASH_MIN_BYTES`); `url` replaces the worker's module
+   * (tests). False: every digest on the scan's own thread.
+   */
+  hashWorkers?: false | { minBytes?: number; url?: URL };
 }
 
 /** One member's bytes, read from a root without extracting anything to disk. */

@@ -17,8 +17,8 @@ import {
   truncatedListingNote,
   unlistedNote,
 } from "./member_notes.ts";
-import { createHash } from "node:crypto";
 import { join } from "node:path";
+import { inlineHash, OffThreadHasher, type StreamingHash } from "./off_thread_hash.ts";
 import { sha256Hex } from "../../core/canonical_json.ts";
 import { compareCodePoints } from "../../core/completion.ts";
 import { readAr } from "./ar.ts";
@@ -95,6 +95,11 @@ export const ZIP_IN_MEMORY_BYTES = 64 * 1024 * 1024;
 /** Archive members up to this size are read whole, not streamed (one chunk of the source). */
 const SMALL_MEMBER_BYTES = SOURCE_CHUNK_BYTES;
 const PROGRESS_EVERY = 16 * 1024 * 1024;
+/**
+ * A root file at least this large is hashed on a worker thread while the
+ * walk parses it (starting the worker costs more than it saves on small ones).
+ */
+export const OFF_THREAD_HASH_MIN_BYTES = 16 * 1024 * 1024;
 
 /** One scan of one root: the traversal, recording into a {@linkcode ScanRecord}. */
 export class Scanner {
@@ -108,6 +113,8 @@ export class Scanner {
   readonly capturedPaths = new Set<string>();
   /** Files opened ahead of the walk and not yet taken, scan-wide. */
   readonly #opensAhead = { open: 0 };
+  /** The worker hashing the root file's bytes as they pass (large roots only). */
+  #rootHasher: OffThreadHasher | null = null;
 
   constructor(root: ScanRoot, options: ScanOptions) {
     this.#root = root;
@@ -166,6 +173,13 @@ export class Scanner {
       this.#record.rekeyRoot(artifactId(rootSha256));
     } else {
       const source = await openDiskFile(root.realPath, root, null, { whole: false });
+      const workers = this.#options.hashWorkers;
+      if (
+        workers !== false && !this.#options.capture &&
+        source.size >= (workers?.minBytes ?? OFF_THREAD_HASH_MIN_BYTES)
+      ) {
+        this.#rootHasher = OffThreadHasher.start(workers?.url);
+      }
       try {
         rootSha256 = expected ?? await hashSource(source, this.#options.signal);
         this.#record.rootArtifactId = artifactId(rootSha256);
@@ -204,6 +218,8 @@ export class Scanner {
         }
       } finally {
         source.close();
+        this.#rootHasher?.close();
+        this.#rootHasher = null;
       }
     }
     return this.#record.snapshot(rootSha256, rootFormat);
@@ -443,14 +459,18 @@ export class Scanner {
       : this.#record.occurrenceIdOf(logicalPath, "file");
     const limitations = [...input.meta.limitations];
     const reader = input.bytes ? null : input.stream!.getReader();
-    // Empty content (an empty file, read without opening it) has a known digest.
-    const hash = input.bytes?.length === 0 ? null : createHash("sha256");
+    // Empty content (an empty file, read without opening it) has a known digest. A large root
+    // is hashed by a worker while this thread parses it: the same bytes, in the same order.
+    const hasher = input.isRoot ? this.#rootHasher : null;
+    const hash: StreamingHash | null = input.bytes?.length === 0
+      ? null
+      : hasher?.job() ?? inlineHash();
     let size = 0;
     let overEntryLimit = false;
     const capturing = this.#options.capture?.paths.has(logicalPath) ? this.#options.capture : null;
     const kept = capturing ? new MemberBytes(input.size, capturing.maxBytes) : null;
     let slice: UniversalSliceProbe | null = null;
-    const count = (chunk: Uint8Array): void => {
+    const count = (chunk: Uint8Array): void | Promise<void> => {
       size += chunk.length;
       slice?.feed(chunk, size - chunk.length);
       if (capturing) {
@@ -476,6 +496,8 @@ export class Scanner {
         this.#record.reported = this.#record.bytesRead;
         void this.#options.onProgress?.(this.#record.bytesRead, this.#record.occurrenceCount);
       }
+      // The worker is far behind: wait for it rather than queue more copies.
+      if (hasher?.congested) return hasher.drained();
     };
     // The head decides the kind; it is replayed in front of the rest.
     const headParts: Uint8Array[] = [];
@@ -606,8 +628,8 @@ export class Scanner {
     // is costly per member); one left part-read is released.
     if (readError || stopped) reader?.releaseLock();
     const complete = !readError && !stopped && !overEntryLimit;
-    const sha256 = complete ? (hash ? hash.digest("hex") : EMPTY_SHA256) : null;
-    if (!complete) hash?.destroy?.();
+    const sha256 = complete ? (hash ? await hash.digest() : EMPTY_SHA256) : null;
+    if (!complete) hash?.destroy();
     if (overEntryLimit) {
       limitations.push(
         `Not hashed: larger than max_entry_bytes (${this.#limits.max_entry_bytes}).`,
