@@ -169,15 +169,32 @@ export async function discoverCallTargets(
       added.push({ address: BigInt(target), size: 0n, name: "", names: [], source: "call-target" });
     }
   }
+  // A 64-bit PE image's switch tables hold offsets, not relocated addresses, so the code that
+  // relocated data points at starts functions (a 32-bit image's tables may hold case labels).
+  const pointers = image.format === "pe" && image.bits === 64 ? image.codePointers ?? [] : [];
+  let pointed = 0;
+  for (const pointer of pointers) {
+    const target = Number(pointer);
+    if (known.has(target) || targets.has(target) || !inCode(target)) continue;
+    known.add(target);
+    pointed++;
+    added.push({ address: pointer, size: 0n, name: "", names: [], source: "code-pointer" });
+  }
   image.functions = [...image.functions, ...added].sort((
     a,
     b,
   ) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
   const complete = swept >= executableBytes;
   image.warnings.push(
-    `No function table: ${added.length} procedure starts were discovered from direct call targets in a linear sweep of ${swept} of ${executableBytes} executable bytes (${instructions} instructions${
+    `No function table: ${
+      added.length - pointed
+    } procedure starts were discovered from direct call targets in a linear sweep of ${swept} of ${executableBytes} executable bytes (${instructions} instructions${
       complete ? "" : `, stopped at the ${maxInstructions}-instruction bound`
-    }); functions reached only indirectly are not listed.`,
+    })${
+      pointers.length > 0
+        ? `, and ${pointed} from code addresses that base-relocated data outside code holds (vtables, function tables)`
+        : ""
+    }; functions reached only indirectly${pointers.length > 0 ? " from code" : ""} are not listed.`,
   );
   return { added: added.length, sweptBytes: swept, executableBytes, instructions, complete };
 }
@@ -257,9 +274,27 @@ async function discoverLeafFunctions(
   let bounded = false;
   let rounds = 0;
   const added: ImageFunction[] = [];
-  let queue: readonly ImageFunction[] = image.functions;
   const couldBeNew = (target: number): boolean =>
     !known.has(target) && !thunked.has(target) && inCode(target) && !insideKnown(target);
+  // Code that data points at (vtables, function tables) and no function covers is a function
+  // reached only through those pointers; its calls are looked for in the rounds, as the known ones'.
+  // Only in 64-bit code: a 32-bit image's switch tables hold relocated case labels.
+  const pointed: ImageFunction[] = [];
+  for (const pointer of set === "x86" ? [] : image.codePointers ?? []) {
+    const target = Number(pointer);
+    if (!couldBeNew(target)) continue;
+    if (await jumpsToKnown(image, set, target, known, slots)) {
+      thunked.add(target);
+      continue;
+    }
+    known.add(target);
+    pointed.push({ address: pointer, size: 0n, name: "", names: [], source: "code-pointer" });
+  }
+  if (pointed.length > 0) {
+    added.push(...pointed);
+    image.functions = [...image.functions, ...pointed].sort(byAddress);
+  }
+  let queue: readonly ImageFunction[] = image.functions;
   while (queue.length > 0 && rounds < LEAF_ROUNDS && !bounded) {
     rounds++;
     const found = new Set<number>();
@@ -349,15 +384,23 @@ async function discoverLeafFunctions(
       set === "x86"
         ? "Code built without unwind tables has no .eh_frame entry"
         : "Leaf functions need no .pdata entry"
-    }: ${added.length} procedure starts were added from direct call targets that lie outside every ${
+    }: ${
+      added.length - pointed.length
+    } procedure starts were added from direct call targets that lie outside every ${
       set === "x86" ? ".eh_frame" : ".pdata"
-    } function, found by decoding the known functions from their starts (${swept} bytes, ${instructions} instructions${
+    } function, found by decoding the known functions from their starts${
+      set === "x86"
+        ? ""
+        : `, and ${pointed.length} from code addresses that base-relocated data outside code holds (vtables, function tables) and no function covers`
+    } (${swept} bytes, ${instructions} instructions${
       bounded
         ? `, stopped at the ${maxInstructions}-instruction bound`
         : left
         ? `; the ${queue.length} added in the last of ${LEAF_ROUNDS} rounds were not decoded in turn`
         : ""
-    }); functions reached only indirectly or from code outside every known function are not listed${
+    }); functions reached only indirectly${
+      set === "x86" ? "" : " from code"
+    } or from code outside every known function are not listed${
       thunked.size > 0
         ? `, nor ${thunked.size} thunks (targets whose first instruction jumps through an import's slot or to a known procedure: a call to one is a call to what it jumps to)`
         : ""

@@ -92,6 +92,7 @@ export type FunctionSource =
   | "name-section"
   | "code-section"
   | "call-target"
+  | "code-pointer"
   | "import-thunk"
   | "tls-callback";
 
@@ -204,6 +205,14 @@ export interface BinaryImage {
    * for an ELF file with FDEs in its code. Absent when the reader does not say.
    */
   functionTables?: FunctionSource[];
+  /**
+   * Addresses in code that data outside code holds as absolute pointers the
+   * loader relocates (a PE image's base relocations): vtable entries,
+   * callback and dispatch tables. Ascending; absent when the reader does not
+   * say. Call-target discovery takes the ones no function covers as starts
+   * (source `code-pointer`).
+   */
+  codePointers?: bigint[];
   imports: ImageImport[];
   /**
    * A relocatable object's relocation sites in code that were not applied

@@ -116,6 +116,7 @@ export function peImage(bytes: Uint8Array, document: string): BinaryImage {
     entry: pe.entryRva !== 0 ? va(code(pe.entryRva)) : null,
     sections,
     functions,
+    codePointers: pe.codePointers.map((rva) => va(code(rva))),
     imports,
     exports,
     libraries,

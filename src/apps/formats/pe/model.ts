@@ -228,6 +228,12 @@ export interface PeFile {
    */
   tlsCallbacks: number[];
   /**
+   * RVAs of code that base-relocated slots outside code sections hold
+   * (vtables, function tables), sorted and unique; empty without a base
+   * relocation table (see `relocations.ts`).
+   */
+  codePointers: number[];
+  /**
    * The functions the FDEs of `.eh_frame` (`.eh_fram`) cover, in address
    * order, as RVAs: MinGW's GCC writes DWARF call frame information into PE
    * images. Empty without that section.

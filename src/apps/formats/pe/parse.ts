@@ -28,6 +28,7 @@
 import { readSymbols } from "./coff_symbols.ts";
 import {
   ARCHITECTURES,
+  DIR_BASERELOC,
   DIR_DEBUG,
   DIR_DELAY_IMPORT,
   DIR_EXCEPTION,
@@ -44,6 +45,7 @@ import { readExports } from "./exports.ts";
 import { readHeaders, readSections, readStringTable } from "./headers.ts";
 import { readImportTables } from "./imports.ts";
 import { readTlsCallbacks } from "./tls.ts";
+import { readCodePointers } from "./relocations.ts";
 import { readEhFrame } from "./eh_frame.ts";
 import type { ParsePeOptions, PeDataDirectory, PeFile } from "./model.ts";
 import { hex, PeReader, STRING_BUDGET_FACTOR } from "./reader.ts";
@@ -89,6 +91,10 @@ export function parsePe(bytes: Uint8Array, options: ParsePeOptions = {}): PeFile
   const frameFunctions = readEhFrame(r, sections);
   const tlsDirectory = directory(DIR_TLS);
   const tlsCallbacks = tlsDirectory === null ? [] : readTlsCallbacks(r, tlsDirectory);
+  const relocationDirectory = directory(DIR_BASERELOC);
+  const codePointers = relocationDirectory === null
+    ? []
+    : readCodePointers(r, relocationDirectory, sections);
 
   if (r.budgetExhausted) {
     r.warn(
@@ -125,6 +131,7 @@ export function parsePe(bytes: Uint8Array, options: ParsePeOptions = {}): PeFile
     imports,
     runtimeFunctions,
     tlsCallbacks,
+    codePointers,
     frameFunctions,
     debug: debug?.entries ?? [],
     codeView: debug?.codeView ?? null,
