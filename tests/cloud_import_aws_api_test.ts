@@ -356,3 +356,89 @@ Deno.test(
     });
   },
 );
+
+/** Copies the directory `from` into `to` (which must not exist), files and folders. */
+async function copyTree(from: string, to: string): Promise<void> {
+  await Deno.mkdir(to);
+  for (const entry of Deno.readDirSync(from)) {
+    if (entry.isDirectory) await copyTree(`${from}/${entry.name}`, `${to}/${entry.name}`);
+    else await Deno.copyFile(`${from}/${entry.name}`, `${to}/${entry.name}`);
+  }
+}
+
+Deno.test("awsApiImporter: a public address is exposed only through its subnet's route to an internet gateway", async () => {
+  await withTempDir(async (tmp) => {
+    const dir = `${tmp}/demo`;
+    await copyTree(DEMO, dir);
+    const eni = `arn:aws:ec2:us-east-1:${ACCOUNT}:network-interface/eni-00000001`;
+    const table = `arn:aws:ec2:us-east-1:${ACCOUNT}:route-table/rtb-1`;
+    const local = { DestinationCidrBlock: "10.0.0.0/16", GatewayId: "local", State: "active" };
+    const toIgw = { DestinationCidrBlock: "0.0.0.0/0", GatewayId: "igw-1", State: "active" };
+    // eni-00000001 (public IP 3.80.3.41, sg-00000008 open on 443) sits in subnet-00000001.
+    const load = async (tables: unknown[] | null) => {
+      const routes = `${dir}/us-east-1/ec2-describe-route-tables.json`;
+      if (tables === null) await Deno.remove(routes).catch(() => {});
+      else await Deno.writeTextFile(routes, JSON.stringify({ RouteTables: tables }));
+      const r = (await awsApiImporter.load(fileImportInput(dir))).records;
+      const asset = r.assets.find((a) => a.id === eni)!;
+      return {
+        r,
+        exposed: asset.is_internet_exposed,
+        route: asset.metadata.internet_route,
+        edge: r.edges.some((e) => e.edge_type === "INTERNET_EXPOSED" && e.target_id === eni),
+      };
+    };
+    await Deno.writeTextFile(
+      `${dir}/us-east-1/ec2-describe-internet-gateways.json`,
+      JSON.stringify({
+        InternetGateways: [{
+          InternetGatewayId: "igw-1",
+          Attachments: [{ State: "available", VpcId: "vpc-12345678" }],
+        }],
+      }),
+    );
+    const associated = (routes: unknown[]) => [{
+      RouteTableId: "rtb-1",
+      VpcId: "vpc-12345678",
+      Routes: routes,
+      Associations: [{ RouteTableId: "rtb-1", SubnetId: "subnet-00000001", Main: false }],
+    }];
+
+    const open = await load(associated([local, toIgw]));
+    assert.deepEqual([open.exposed, open.route, open.edge], [true, "internet_gateway", true]);
+    const has = (type: string, s: string, t: string): boolean =>
+      open.r.edges.some((e) => e.edge_type === type && e.source_id === s && e.target_id === t);
+    const subnet = `arn:aws:ec2:us-east-1:${ACCOUNT}:subnet/subnet-00000001`;
+    const igw = `arn:aws:ec2:us-east-1:${ACCOUNT}:internet-gateway/igw-1`;
+    assert.ok(has("ROUTE", subnet, table) && has("ROUTE", table, igw));
+    assert.equal(open.r.assets.find((a) => a.id === igw)?.asset_type, "INTERNET_GATEWAY");
+
+    // Only the VPC's own range: the address answers nothing from the internet.
+    const closed = await load(associated([local]));
+    assert.deepEqual([closed.exposed, closed.route, closed.edge], [false, "none", false]);
+    // A route to a gateway that is gone (AWS: State blackhole) sends nothing either.
+    const gone = await load(associated([local, { ...toIgw, State: "blackhole" }]));
+    assert.deepEqual([gone.exposed, gone.route, gone.edge], [false, "none", false]);
+    // A 0.0.0.0/0 route to a NAT gateway is a way out, not in.
+    const nat = await load(
+      associated([local, { ...toIgw, GatewayId: undefined, NatGatewayId: "nat-1" }]),
+    );
+    assert.deepEqual([nat.exposed, nat.route], [false, "none"]);
+
+    // No association for the subnet: the VPC's main table decides.
+    const main = (routes: unknown[]) => [{
+      RouteTableId: "rtb-main",
+      VpcId: "vpc-12345678",
+      Routes: routes,
+      Associations: [{ RouteTableId: "rtb-main", Main: true }],
+    }];
+    const viaMain = await load(main([local, toIgw]));
+    assert.deepEqual([viaMain.exposed, viaMain.route], [true, "internet_gateway"]);
+    const mainClosed = await load(main([local]));
+    assert.deepEqual([mainClosed.exposed, mainClosed.route], [false, "none"]);
+
+    // Without route tables the routes are not weighed, as before, and the result says so.
+    const unknown = await load(null);
+    assert.deepEqual([unknown.exposed, unknown.route, unknown.edge], [true, "not_checked", true]);
+  }, { prefix: "casefile-aws-routes-" });
+});

@@ -70,6 +70,37 @@ interface Ec2List extends Ec2Init {
   after?: () => void;
 }
 
+/** How many routes of one table its metadata keeps. */
+const MAX_ROUTES = 100;
+
+/** The fields of an API route naming where it sends traffic, in the order they are read. */
+const ROUTE_TARGET_FIELDS = [
+  "GatewayId",
+  "NatGatewayId",
+  "TransitGatewayId",
+  "VpcPeeringConnectionId",
+  "EgressOnlyInternetGatewayId",
+  "NetworkInterfaceId",
+  "InstanceId",
+  "CarrierGatewayId",
+  "LocalGatewayId",
+  "CoreNetworkArn",
+] as const;
+
+/** A route table's routes that send traffic (AWS marks one whose target is gone `blackhole`). */
+function activeRoutes(table: Record<string, unknown>): Record<string, unknown>[] {
+  return arr(table.Routes).map(obj).filter((r) => r.State !== "blackhole");
+}
+
+/** An API route (`aws ec2 describe-route-tables`) as route metadata: destination and target. */
+function apiRoute(r: Record<string, unknown>): Json {
+  return {
+    destination: str(r.DestinationCidrBlock) ?? str(r.DestinationIpv6CidrBlock) ??
+      str(r.DestinationPrefixListId),
+    target: ROUTE_TARGET_FIELDS.map((f) => str(r[f])).find((t) => t !== null) ?? null,
+  };
+}
+
 /** A network ACL entry as the ACL reader takes it. */
 function naclEntry(e: Record<string, unknown>): Record<string, Json> {
   return {
@@ -321,6 +352,46 @@ async function loadRegion(
         public_subnet: s.MapPublicIpOnLaunch === true,
         source: KIND,
       }),
+    },
+    {
+      file: "ec2-describe-internet-gateways.json",
+      list: "InternetGateways",
+      id: "InternetGatewayId",
+      path: "internet-gateway",
+      asset_type: "INTERNET_GATEWAY",
+      facts: () => ({ source: KIND }),
+      link: (arn, g) => {
+        for (const a of arr(g.Attachments)) contain(str(obj(a).VpcId), arn, "vpc");
+      },
+    },
+    {
+      file: "ec2-describe-route-tables.json",
+      list: "RouteTables",
+      id: "RouteTableId",
+      path: "route-table",
+      asset_type: "ROUTE_TABLE",
+      parent: "VpcId",
+      // Exposure weighs these routes (see internet_reach.ts): a blackhole route sends nothing.
+      facts: (t) => {
+        const main = arr(t.Associations).some((a) => obj(a).Main === true);
+        const vpc = str(t.VpcId);
+        return {
+          source: KIND,
+          routes: activeRoutes(t).slice(0, MAX_ROUTES).map(apiRoute),
+          ...(main && vpc ? { main_for_vpc: vpc } : {}),
+        };
+      },
+      link: (arn, t) => {
+        for (const a of arr(t.Associations).map(obj)) {
+          const subnetId = str(a.SubnetId);
+          if (!subnetId) continue;
+          const subnet = idOf(subnetId);
+          if (subnet) b.addEdge({ source_id: subnet, target_id: arn, edge_type: "ROUTE" });
+          else unresolved(arn, "subnet", subnetId);
+        }
+        // Each route links the table to where it sends traffic, when the dump holds that.
+        for (const route of activeRoutes(t)) toKnown(arn, obj(apiRoute(route)).target, "ROUTE");
+      },
     },
     {
       file: "ec2-describe-security-groups.json",
