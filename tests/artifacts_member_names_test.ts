@@ -318,3 +318,65 @@ Deno.test({
       }
     }),
 });
+
+/** Writes a GNU tar at argv[1] of symlinks `l<i>` to the targets argv[2:] (hex bytes). */
+const WRITE_LINKS = `
+import sys, tarfile
+with tarfile.open(sys.argv[1], "w", format=tarfile.GNU_FORMAT, encoding="utf-8", errors="surrogateescape") as out:
+    for i, target in enumerate(sys.argv[2:]):
+        info = tarfile.TarInfo("l%d" % i)
+        info.type = tarfile.SYMTYPE
+        info.linkname = bytes.fromhex(target).decode("utf-8", "surrogateescape")
+        out.addfile(info)
+`;
+
+/** Lists a tar's symlinks as the peer reads them: name, then the target's bytes in hex. */
+const LIST_LINKS = `
+import sys, tarfile
+with tarfile.open(sys.argv[1], encoding="utf-8", errors="surrogateescape") as t:
+    for m in t.getmembers():
+        if m.issym():
+            print(m.name, m.linkname.encode("utf-8", "surrogateescape").hex())
+`;
+
+Deno.test({
+  name:
+    "inventory_artifact keeps symlink targets that are not valid UTF-8 apart, as python3's tarfile lists their bytes",
+  ignore: IGNORE !== false,
+  fn: () =>
+    withTempDir(async (dir) => {
+      const path = join(dir, "links.tar");
+      const targets = ["caf\xe9", "caf\xe8", "50%\xff", "50%", "plain/../t"].map((t) =>
+        hex(Uint8Array.from(t, (c) => c.charCodeAt(0)))
+      );
+      await python(WRITE_LINKS, [path, ...targets]);
+      const peer = new Map(
+        (await python(LIST_LINKS, [path])).trim().split("\n").map((line) =>
+          line.split(" ") as [string, string]
+        ),
+      );
+      assert.equal(peer.size, targets.length);
+      const { client, close } = await connect({ roots: [dir] });
+      try {
+        await ok(client, "open_binary", { path });
+        const full = await inventoryAll(client);
+        const links = full.occurrences.filter((o: Loose) => o.entry_kind === "symlink");
+        assert.equal(links.length, peer.size);
+        for (const link of links) {
+          const raw = peer.get(link.logical_path)!;
+          const escaped = link.limitations.includes(
+            "Its link target is not valid UTF-8: each byte that is not is written %XX, and % as %25.",
+          );
+          // A target that is valid UTF-8 is given as it is stored; only one that is not is escaped.
+          const bytes = escaped
+            ? unescaped(link.link_target)
+            : new TextEncoder().encode(link.link_target);
+          assert.equal(hex(bytes), raw, `${link.logical_path}: ${link.link_target}`);
+          assert.equal(escaped, ["l0", "l1", "l2"].includes(link.logical_path), link.logical_path);
+        }
+        assert.equal(new Set(links.map((l: Loose) => l.link_target)).size, links.length);
+      } finally {
+        await close();
+      }
+    }),
+});

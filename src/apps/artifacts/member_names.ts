@@ -94,6 +94,28 @@ function surrogateEscaped(bytes: Uint8Array): string {
 }
 
 /**
+ * A link target as text: exactly as stored when its bytes are valid UTF-8
+ * (or a code page renders them); otherwise each byte that is not valid UTF-8
+ * becomes `%XX` of itself and `%` becomes `%25`, so two different targets
+ * never read the same (a decoder would turn both into U+FFFD).
+ */
+export function linkTargetText(target: ArchiveEntryName): { text: string; escaped: boolean } {
+  if (target.exact) return { text: target.text, escaped: false };
+  let text = "";
+  for (const ch of surrogateEscaped(target.bytes)) {
+    const unit = ch.charCodeAt(0);
+    if (ch.length === 1 && unit >= 0xdc80 && unit <= 0xdcff) {
+      text += `%${(unit - 0xdc00).toString(16).toUpperCase()}`;
+    } else text += ch === "%" ? "%25" : ch;
+  }
+  return { text, escaped: true };
+}
+
+/** The note on a link whose target is not valid UTF-8 (see {@linkcode linkTargetText}). */
+export const ESCAPED_TARGET_NOTE =
+  "Its link target is not valid UTF-8: each byte that is not is written %XX, and % as %25.";
+
+/**
  * Escapes one archive member name into safe path segments. Escaping keeps
  * every name's identity: `%` and each character a path never holds as it is
  * (controls, invisible characters, U+FFFD, backslashes) become `%XX` of their

@@ -41,7 +41,7 @@ import type {
 } from "./model.ts";
 import { sniff, type Sniffed } from "./sniff.ts";
 import { UniversalSliceProbe } from "./universal_slice.ts";
-import { type ArchiveEntryName, readTar } from "./tar.ts";
+import { type ArchiveEntryName, entryName, readTar } from "./tar.ts";
 import { readZipDirectory, zipEntryBody } from "./zip.ts";
 import {
   collect,
@@ -66,10 +66,12 @@ import {
   arInstancePath,
   childLogicalPath,
   decompressedName,
+  ESCAPED_TARGET_NOTE,
   escapeMemberName,
   hexOf,
   HOSTILE_NOTE,
   lastSegment,
+  linkTargetText,
 } from "./member_names.ts";
 import { CaptureDone, isFatal, message, SinkFailure, StopScan } from "./scan_errors.ts";
 import type { ScanOptions, ScanRoot } from "./scan_options.ts";
@@ -783,7 +785,11 @@ export class Scanner {
           original_name_hex: named.originalHex,
           limitations: [...named.limitations, ...entry.warnings],
         };
-        const linkTarget = "linkTarget" in entry && entry.linkTarget ? entry.linkTarget.text : null;
+        const target = "linkTarget" in entry && entry.linkTarget
+          ? linkTargetText(entry.linkTarget)
+          : null;
+        const linkTarget = target?.text ?? null;
+        if (target?.escaped) meta.limitations.push(ESCAPED_TARGET_NOTE);
         if (type === "file") {
           // A small member is read whole: no stream, reader or promise chain per member.
           const content = entry.size <= SMALL_MEMBER_BYTES
@@ -956,13 +962,14 @@ export class Scanner {
         let linkTarget: string | null = null;
         if (!unreadable && entry.type === "symlink" && entry.uncompressedSize <= 4096) {
           try {
-            linkTarget = new TextDecoder().decode(
-              await collect(
-                zipEntryBody(source, entry, this.#decompressLimits()),
-                4096,
-                named.path,
-              ),
+            const bytes = await collect(
+              zipEntryBody(source, entry, this.#decompressLimits()),
+              4096,
+              named.path,
             );
+            const target = linkTargetText(entryName(bytes));
+            linkTarget = target.text;
+            if (target.escaped) meta.limitations.push(ESCAPED_TARGET_NOTE);
           } catch (error) {
             meta.limitations.push(`Link target unreadable: ${message(error)}`);
           }
