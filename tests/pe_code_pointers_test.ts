@@ -24,6 +24,7 @@ import { connect, hasProgram, type Loose, ok, run, withTempRoot } from "./helper
 import { npmFixture } from "./helpers/npm_fixtures.ts";
 import { pagedItems } from "./helpers/procedures.ts";
 import { peerCodePointers } from "./helpers/pe_code_pointers.ts";
+import { buildDll } from "./helpers/pe_dll.ts";
 
 const OBJDUMP = "llvm-objdump-14";
 const READOBJ = "llvm-readobj-14";
@@ -88,24 +89,13 @@ Deno.test({
   ignore: !BUILD,
   fn: () =>
     withTempRoot("casefile-pe-pointers-", async ({ client, dir }) => {
-      await Deno.writeTextFile(`${dir}/vt.s`, SOURCE);
-      await run(MC, [
-        "-filetype=obj",
-        "-triple=x86_64-pc-windows-msvc",
-        `${dir}/vt.s`,
-        "-o",
-        `${dir}/vt.obj`,
-      ]);
-      const path = `${dir}/vt.dll`;
-      await run(LINK, [
-        "/dll",
-        "/nodefaultlib",
-        "/entry:DllMain",
-        "/export:fc",
-        "/export:getvt",
-        `/out:${path}`,
-        `${dir}/vt.obj`,
-      ]);
+      const path = await buildDll({
+        dir,
+        name: "vt",
+        source: SOURCE,
+        x64: true,
+        exports: ["fc", "getvt"],
+      });
       const { pointers, base } = await peerCodePointers(path);
       // The vtable holds vfn and fc; fc is an export, so vfn is the pointer-only function.
       const listing = await run(OBJDUMP, ["-d", "--no-show-raw-insn", path]);

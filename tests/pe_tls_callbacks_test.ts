@@ -22,6 +22,7 @@ import assert from "node:assert/strict";
 import { connect, hasProgram, type Loose, ok, run, withTempRoot } from "./helpers/in_memory.ts";
 import { npmFixture } from "./helpers/npm_fixtures.ts";
 import { peerCallbacks } from "./helpers/pe_tls.ts";
+import { buildDll } from "./helpers/pe_dll.ts";
 import { listedProcedures, pagedItems } from "./helpers/procedures.ts";
 
 const OBJDUMP = "llvm-objdump-14";
@@ -76,24 +77,13 @@ for (const x64 of [true, false]) {
     ignore: !BUILD,
     fn: () =>
       withTempRoot("casefile-pe-tls-", async ({ client, dir }) => {
-        await Deno.writeTextFile(`${dir}/tls.s`, source(x64));
-        const triple = x64 ? "x86_64-pc-windows-msvc" : "i686-pc-windows-msvc";
-        await run(MC, [
-          "-filetype=obj",
-          `-triple=${triple}`,
-          `${dir}/tls.s`,
-          "-o",
-          `${dir}/tls.obj`,
-        ]);
-        const path = `${dir}/tls.dll`;
-        await run(LINK, [
-          "/dll",
-          "/nodefaultlib",
-          ...(x64 ? ["/entry:DllMain"] : ["/entry:DllMain@12", "/safeseh:no"]),
-          "/export:fc",
-          `/out:${path}`,
-          `${dir}/tls.obj`,
-        ]);
+        const path = await buildDll({
+          dir,
+          name: "tls",
+          source: source(x64),
+          x64,
+          exports: ["fc"],
+        });
         const callbacks = await peerCallbacks(path, x64 ? 8 : 4);
         assert.equal(callbacks.length, 1);
         const callback = callbacks[0]!;
