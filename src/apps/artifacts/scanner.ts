@@ -39,7 +39,7 @@ import type {
   ArtifactSnapshot,
   TraversalLimits,
 } from "./model.ts";
-import { sniff, type Sniffed } from "./sniff.ts";
+import { sniff, type Sniffed, sniffSource } from "./sniff.ts";
 import { UniversalSliceProbe } from "./universal_slice.ts";
 import { type ArchiveEntryName, entryName, readTar } from "./tar.ts";
 import { readZipDirectory, zipEntryBody } from "./zip.ts";
@@ -525,7 +525,10 @@ export class Scanner {
       }
     }
     const head = concat(headParts).subarray(0, HEAD_BYTES);
-    const sniffed = sniff(head, input.name);
+    // A root file is read in place: a zip after a prefix is found by its end record.
+    const sniffed = input.isRoot && input.source
+      ? await sniffSource(head, input.name, input.source)
+      : sniff(head, input.name);
     if (sniffed.kind === "mach-o-universal") slice = UniversalSliceProbe.from(head);
     const children: PendingChild[] = [];
     let format = formatOf(sniffed);

@@ -7,8 +7,10 @@
  * @module
  */
 
+import type { ByteSource } from "./byte_source.ts";
 import { detectCompression } from "./compression.ts";
 import { isTarHeader } from "./tar.ts";
+import { endsWithZipDirectory } from "./zip.ts";
 
 /** What a file's content is. */
 export type ContentKind =
@@ -176,4 +178,21 @@ export function sniff(head: Uint8Array, name: string): Sniffed {
     }
   }
   return result("data");
+}
+
+/**
+ * {@linkcode sniff} for content with random access (a file): what the first
+ * bytes name, or, when they name no format and no executable, a zip when
+ * the content ends with a zip's end record (a zip after a prefix: a
+ * self-extractor stub or a script, as `unzip` reads it).
+ */
+export async function sniffSource(
+  head: Uint8Array,
+  name: string,
+  source: ByteSource,
+): Promise<Sniffed> {
+  const sniffed = sniff(head, name);
+  if (sniffed.container !== null || sniffed.executableFormat) return sniffed;
+  if (!await endsWithZipDirectory(source)) return sniffed;
+  return result("data", "zip", ZIP_FLAVOURS[extension(name)] ?? null);
 }

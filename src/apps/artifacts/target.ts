@@ -18,7 +18,7 @@ import {
   type TraversalLimits,
 } from "./model.ts";
 import { hashSource, scanArtifact, type ScanRoot } from "./scan.ts";
-import { sniff } from "./sniff.ts";
+import { type Sniffed, sniffSource } from "./sniff.ts";
 
 /** An opened artifact. */
 export interface ArtifactTarget {
@@ -75,14 +75,15 @@ export async function resolveTargetPath(
       roots,
     }),
   );
+  let sniffed: Sniffed;
   try {
     head = await source.read(0, Math.min(4096, source.size));
+    sniffed = await sniffSource(head, basename(realPath), source);
   } catch (error) {
     throw ioFailure(error, requestedPath, roots);
   } finally {
     source.close();
   }
-  const sniffed = sniff(head, basename(realPath));
   return sniffed.container !== null && !sniffed.executableFormat
     ? { kind: "archive", requestedPath, realPath }
     : { kind: "file", requestedPath, realPath };
@@ -140,7 +141,7 @@ export async function openArtifact(
       size = source.size;
       sha256 = await hashSource(source, options.signal);
       const head = await source.read(0, Math.min(4096, source.size));
-      const sniffed = sniff(head, name);
+      const sniffed = await sniffSource(head, name, source);
       format = sniffed.container === "ar" && sniffed.flavour === "deb"
         ? "deb"
         : sniffed.container === "zip" && sniffed.flavour &&

@@ -224,6 +224,28 @@ interface EndRecord {
   zip64: boolean;
 }
 
+/**
+ * Whether a file whose first bytes name no format is a zip after a prefix (a
+ * self-extractor stub, a shell script): its last bytes end exactly with an
+ * end-of-central-directory record (its comment running to the end of the
+ * file), whose central directory lies inside the file. Reads at most the
+ * last 65,557 bytes.
+ */
+export async function endsWithZipDirectory(source: ByteSource): Promise<boolean> {
+  const size = source.size;
+  if (size < 22) return false;
+  const tailStart = size - Math.min(size, EOCD_SEARCH);
+  const tail = await source.read(tailStart, size - tailStart);
+  for (let i = tail.byteLength - 22; i >= 0; i--) {
+    if (u32(tail, i) !== SIGNATURE.endOfCentralDirectory) continue;
+    if (i + 22 + u16(tail, i + 20) !== tail.byteLength) continue;
+    // The directory (size, offset as stored) must fit before the record, prefix or not.
+    const centralSize = u32(tail, i + 12);
+    return centralSize <= tailStart + i;
+  }
+  return false;
+}
+
 async function findEnd(source: ByteSource, warnings: string[]): Promise<EndRecord> {
   const size = source.size;
   if (size < 22) throw new ArchiveFormatError("zip", `not a zip archive (only ${size} bytes)`, 0);

@@ -1,0 +1,93 @@
+/**
+ * A zip after a prefix (a self-extractor's stub, a shell script) opens and is
+ * inventoried as `unzip` reads it: the first bytes name no format, and the
+ * file ends with a zip's end record. Compared with `unzip -Z1` (the names)
+ * and `unzip -p` (each member's bytes) on a zip `zip` writes of real files
+ * from /usr/share/doc, behind a stub of random bytes and behind a shell
+ * script; random bytes without a zip at the end are still refused.
+ *
+ * Run with `deno test --no-prompt --allow-read --allow-write --allow-run --allow-env
+ * tests/artifacts_zip_prefix_test.ts`; skipped without zip and unzip.
+ */
+
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { fails, hasProgram, type Loose, ok, run, withTempRoot } from "./helpers/in_memory.ts";
+import { inventoryAll } from "./helpers/inventory.ts";
+
+const HAVE = hasProgram("zip") && hasProgram("unzip");
+/** Real files to zip: a few documentation folders every Debian machine has. */
+const SOURCES = ["/usr/share/doc/tar", "/usr/share/doc/gzip", "/usr/share/doc/bash"].filter((p) => {
+  try {
+    return Deno.statSync(p).isDirectory;
+  } catch {
+    return false;
+  }
+});
+
+/** Runs unzip; exit code 1 is its warning about bytes before the archive. */
+async function unzip(args: string[]): Promise<Uint8Array> {
+  const out = await new Deno.Command("unzip", { args, stdout: "piped", stderr: "piped" }).output();
+  if (out.code > 1) {
+    throw new Error(`unzip ${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
+  }
+  return out.stdout;
+}
+
+/** Each member's bytes as `unzip -p` gives them, by name (`unzip -Z1`), as SHA-256. */
+async function peerMembers(path: string): Promise<Map<string, string>> {
+  const names = new TextDecoder().decode(await unzip(["-Z1", path])).split("\n")
+    .filter((n) => n && !n.endsWith("/"));
+  const members = new Map<string, string>();
+  for (const name of names) {
+    members.set(name, createHash("sha256").update(await unzip(["-p", path, name])).digest("hex"));
+  }
+  return members;
+}
+
+Deno.test({
+  name: "a zip behind a stub or a script is inventoried as unzip lists and extracts it",
+  ignore: !HAVE || SOURCES.length === 0,
+  fn: () =>
+    withTempRoot("casefile-zip-prefix-", async ({ client, dir }) => {
+      const plain = `${dir}/plain.zip`;
+      await run("zip", ["-q", "-r", plain, ...SOURCES]);
+      const zipBytes = await Deno.readFile(plain);
+      const stub = crypto.getRandomValues(new Uint8Array(3000));
+      // Random bytes may begin like a known format by chance: make sure they name none.
+      stub.set([0x00, 0x01, 0x02, 0x03]);
+      const script = new TextEncoder().encode("#!/bin/sh\necho unpacking\nexit 0\n");
+      for (const [label, prefix] of [["stub", stub], ["script", script]] as const) {
+        const path = `${dir}/${label}.zip`;
+        await Deno.writeFile(path, new Uint8Array([...prefix, ...zipBytes]));
+        const peer = await peerMembers(path);
+        assert.ok(peer.size > 5, `${label}: ${peer.size} members`);
+
+        await ok(client, "open_binary", { path });
+        const full = await inventoryAll(client);
+        assert.equal(full.manifest.complete, true, label);
+        const root = full.occurrences.find((o: Loose) => o.logical_path === ".");
+        // The zip's own members (the .gz among them are opened in turn, one level down).
+        const files = full.occurrences.filter((o: Loose) =>
+          o.entry_kind === "file" && o.parent_occurrence_id === root.occurrence_id
+        );
+        assert.deepEqual(
+          files.map((o: Loose) => [o.logical_path, o.sha256]).sort(),
+          [...peer].sort(),
+          label,
+        );
+        const nodes = new Map(full.nodes.map((n: Loose) => [n.artifact_id, n]));
+        assert.equal((nodes.get(root.artifact_id) as Loose).format, "zip", label);
+        assert.ok(
+          JSON.stringify(full.first).includes(`${prefix.length} bytes precede the archive`),
+          `${label}: the prefix is not mentioned`,
+        );
+      }
+
+      // Random bytes that do not end with a zip's end record are no archive.
+      const junk = `${dir}/junk.bin`;
+      await Deno.writeFile(junk, new Uint8Array([...stub, ...stub]));
+      const refused = await fails(client, "open_binary", { path: junk });
+      assert.match(refused.message, /not a supported binary or archive/);
+    }),
+});
