@@ -473,6 +473,8 @@ for (const machine of MACHINES) {
           ...mode,
         },
       ],
+      // The fixture has no base relocations.
+      codePointers: [],
       imports: [
         { library: "KERNEL32.dll", name: "GetProcAddress", address: iat("KERNEL32.dll", 0) },
         { library: "KERNEL32.dll", name: "ExitProcess", address: iat("KERNEL32.dll", 1) },

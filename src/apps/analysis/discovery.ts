@@ -176,6 +176,7 @@ export async function discoverCallTargets(
   for (const pointer of pointers) {
     const target = Number(pointer);
     if (known.has(target) || targets.has(target) || !inCode(target)) continue;
+    if (atPadding(image, set, pointer)) continue;
     known.add(target);
     pointed++;
     added.push({ address: pointer, size: 0n, name: "", names: [], source: "code-pointer" });
@@ -282,7 +283,7 @@ async function discoverLeafFunctions(
   const pointed: ImageFunction[] = [];
   for (const pointer of set === "x86" ? [] : image.codePointers ?? []) {
     const target = Number(pointer);
-    if (!couldBeNew(target)) continue;
+    if (!couldBeNew(target) || atPadding(image, set, pointer)) continue;
     if (await jumpsToKnown(image, set, target, known, slots)) {
       thunked.add(target);
       continue;
@@ -452,6 +453,22 @@ function directCallTarget(
 /** The signed little-endian 32-bit value at `at`. */
 function rel32(bytes: Uint8Array, at: number): number {
   return bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24);
+}
+
+/**
+ * Whether the code at `address` is padding between functions: `int3` on x86,
+ * a zero word (`udf #0`) on ARM64. Data can point there (Go's module data
+ * holds the end of its text), but no function starts with it.
+ */
+function atPadding(image: BinaryImage, set: string, address: bigint): boolean {
+  const offset = addressToOffset(image, address);
+  if (offset === null) return true;
+  if (set === "arm64") {
+    return offset + 4 > image.bytes.length ||
+      (image.bytes[offset]! | image.bytes[offset + 1]! | image.bytes[offset + 2]! |
+          image.bytes[offset + 3]!) === 0;
+  }
+  return image.bytes[offset] === 0xcc;
 }
 
 function byAddress(a: ImageFunction, b: ImageFunction): number {
