@@ -110,3 +110,48 @@ Deno.test({
     });
   },
 });
+
+// Format strings end with a line end before their NUL, as printf's usually do.
+const LINES_SOURCE = `
+extern int printf(const char *, ...);
+__attribute__((noinline)) void report(int a, int b) {
+  printf("report: first=%d second=%d\\n", a, b);
+  printf("two lines\\r\\nof text\\n");
+}
+int main(void) { report(1, 2); return 0; }
+`;
+
+Deno.test({
+  name:
+    "analyze_function gives a C string that ends with a line end whole, up to its NUL, as the file's bytes hold it",
+  ignore: !TOOLS || Deno.build.arch !== "x86_64",
+  fn: async () => {
+    await withTempRoot("casefile-lines-", async ({ client, dir }) => {
+      await Deno.writeTextFile(`${dir}/lines.c`, LINES_SOURCE);
+      const path = `${dir}/lines`;
+      await run("cc", ["-O1", "-fPIE", "-pie", "-o", path, `${dir}/lines.c`]);
+      // The oracle: each string objdump's lea in report points at, read from the file to its NUL.
+      const leas = (await leaTargets(path)).get("report") ?? [];
+      assert.equal(leas.length, 2, JSON.stringify(leas));
+      const headers = await run("objdump", ["-h", path]);
+      const rodata = /\.rodata\s+[0-9a-f]+\s+([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)/.exec(headers)!;
+      const [vma, offset] = [BigInt(`0x${rodata[1]}`), Number(`0x${rodata[2]}`)];
+      const bytes = await Deno.readFile(path);
+      const expected = leas.map((address) => {
+        const at = offset + Number(BigInt(address) - vma);
+        const end = bytes.indexOf(0, at);
+        return [address, new TextDecoder().decode(bytes.subarray(at, end))];
+      }).sort();
+      // (The compiler may turn the second printf into puts, dropping its last line end.)
+      assert.ok(expected.every(([, v]) => v!.includes("\n")), JSON.stringify(expected));
+      assert.ok(expected.some(([, v]) => v!.endsWith("%d\n")), JSON.stringify(expected));
+
+      await ok(client, "open_binary", { path });
+      const dossier = await ok(client, "analyze_function", { procedure: "report" });
+      const strings = dossier.result.referenced_strings.items;
+      assert.deepEqual(strings.map((s: Loose) => [s.address, s.value]).sort(), expected);
+      // Only a string without its NUL says so (terminated: false).
+      assert.ok(strings.every((s: Loose) => s.terminated !== false), JSON.stringify(strings));
+    });
+  },
+});

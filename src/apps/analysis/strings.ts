@@ -267,8 +267,9 @@ export function stringMatcher(
 
 /**
  * The string at a file offset, read directly from the bytes: a run of
- * printable ASCII (or UTF-16LE) at least four long that ends with a NUL
- * (`terminated`), else a printable ASCII run of that length that ends
+ * printable ASCII (with the line ends `\n` and `\r` a C string holds, as in
+ * `"%s\n"`), or of UTF-16LE, with at least four printable characters, that
+ * ends with a NUL (`terminated`), else a printable ASCII run of that length that ends
  * without one, as the length-delimited strings of Rust, Go or Swift are
  * stored (packed one after another: the run may hold the strings after
  * it); null otherwise.
@@ -279,10 +280,21 @@ export function readStringAt(
 ): { value: string; encoding: "ascii" | "utf-16le"; terminated: boolean } | null {
   const bytes = image.bytes;
   let end = offset;
-  while (end < bytes.length && end - offset < MAX_STRING_VALUE && printable(bytes[end]!)) end++;
-  const asciiEnd = end;
+  // A C string runs to its NUL through line ends too ("…%u\n"): they are part of its value.
+  let shown = 0;
+  while (end < bytes.length && end - offset < MAX_STRING_VALUE) {
+    const byte = bytes[end]!;
+    if (printable(byte)) shown++;
+    else if (byte !== 0x0a && byte !== 0x0d) break;
+    end++;
+  }
+  // Line ends after the last printable byte belong to the value only when a NUL follows them.
+  let asciiEnd = end;
+  if (end < bytes.length && bytes[end] !== 0 && end - offset < MAX_STRING_VALUE) {
+    while (asciiEnd > offset && !printable(bytes[asciiEnd - 1]!)) asciiEnd--;
+  }
   if (
-    end - offset >= MIN_STRING_LENGTH &&
+    shown >= MIN_STRING_LENGTH &&
     (end >= bytes.length || bytes[end] === 0 || end - offset === MAX_STRING_VALUE)
   ) {
     return {
@@ -308,7 +320,7 @@ export function readStringAt(
     for (let i = offset; i < end; i += 2) value += String.fromCharCode(bytes[i]!);
     return { value, encoding: "utf-16le", terminated: true };
   }
-  if (asciiEnd - offset >= MIN_STRING_LENGTH) {
+  if (shown >= MIN_STRING_LENGTH) {
     return {
       value: ascii.decode(bytes.subarray(offset, asciiEnd)),
       encoding: "ascii",
