@@ -7,7 +7,7 @@
 
 import { dynamicSymbolTable } from "./dynamic_symbols.ts";
 import { armIndexRanges } from "./arm_exidx.ts";
-import { EM_ARM } from "./constants.ts";
+import { EM_ARM, SHN_ABS } from "./constants.ts";
 import { ehFrameRanges } from "./eh_frame.ts";
 import { withGoTable } from "../go/functions.ts";
 import { appliesCallRelocations, applyCallRelocations } from "./object_relocations.ts";
@@ -73,7 +73,8 @@ const NO_NAMES: string[] = Object.freeze([]) as unknown as string[];
  *   32-bit ARM without FDEs `arm-exidx` when an exception index entry does
  *   (its entries also mark Thumb code).
  * - `imports`: undefined dynamic symbols (for a relocatable file, undefined
- *   `.symtab` symbols) of type STT_FUNC, STT_GNU_IFUNC or STT_NOTYPE, with the PLT stub address when one calls through their GOT
+ *   `.symtab` symbols) of type STT_FUNC, STT_GNU_IFUNC or STT_NOTYPE, or of
+ *   any type with a JUMP_SLOT relocation (Go types them all STT_OBJECT), with the PLT stub address when one calls through their GOT
  *   slot and their GOT slots (`slots`, for calls that go through the slot
  *   directly); `library` is null, since ELF does not bind a symbol to a library.
  * - `localBindings`: JUMP_SLOT and GLOB_DAT relocations against function
@@ -81,7 +82,8 @@ const NO_NAMES: string[] = Object.freeze([]) as unknown as string[];
  *   code, with their PLT stub and GOT slots: calls through them reach the
  *   function.
  * - `exports`: defined global and weak dynamic STT_FUNC, STT_GNU_IFUNC and
- *   STT_OBJECT symbols in dynamic symbol table order, each name and address
+ *   STT_OBJECT symbols in dynamic symbol table order (not the absolute
+ *   symbols at 0 that name version definitions), each name and address
  *   once (Thumb bit cleared for ARM functions).
  * - `codeMarks`: the ARM and AArch64 mapping symbols of `.symtab` in
  *   executable sections (`$a` ARM, `$t` Thumb, `$x` code, `$d` data).
@@ -469,7 +471,11 @@ function unwindTable(elf: ElfImage, bytes: Uint8Array, withEhFrame: boolean): Un
 function imageImports(elf: ElfImage): ImageImport[] {
   const stubs = new Map<string, bigint>();
   const slots = new Map<string, bigint[]>();
+  // Go's linker types every undefined symbol STT_OBJECT, its libc functions too: a symbol the
+  // loader binds through a JUMP_SLOT (a PLT slot) is a function whatever its type says.
+  const jumpSlots = new Set<string>();
   for (const i of elf.imports) {
+    if (i.kind === "jump-slot") jumpSlots.add(i.name);
     if (i.stubAddress !== null && !stubs.has(i.name)) stubs.set(i.name, i.stubAddress);
     const known = slots.get(i.name);
     if (!known) slots.set(i.name, [i.gotAddress]);
@@ -483,7 +489,9 @@ function imageImports(elf: ElfImage): ImageImport[] {
     const name = symbols.name(i);
     if (symbols.defined(i) || name === "") continue;
     const type = symbols.type(i);
-    if (type !== "function" && type !== "ifunc" && type !== "notype") continue;
+    if (type !== "function" && type !== "ifunc" && type !== "notype" && !jumpSlots.has(name)) {
+      continue;
+    }
     if (seen.has(name)) continue;
     seen.add(name);
     const got = slots.get(name);
@@ -536,6 +544,8 @@ function imageExports(elf: ElfImage): ImageExport[] {
     const name = symbols.name(i);
     if (name === "") continue;
     const value = symbols.value(i);
+    // A version definition (`ZLIB_1.2.2`, `GLIBCXX_3.4`) is an absolute object at 0, no export.
+    if (value === 0n && symbols.sectionIndex(i) === SHN_ABS) continue;
     const address = isFunction && elf.machine === EM_ARM ? value & ~1n : value;
     // Above 2^53 distinct addresses may share a key; names and addresses are compared exactly.
     const key = Number(address);
