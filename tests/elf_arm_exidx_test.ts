@@ -12,6 +12,7 @@ import { armIndexRanges, SHT_ARM_EXIDX } from "../src/apps/formats/elf/arm_exidx
 import type { ElfSection } from "../src/apps/formats/elf/model.ts";
 import { hasProgram, type Loose, ok, run, withClient } from "./helpers/in_memory.ts";
 import { npmFixture } from "./helpers/npm_fixtures.ts";
+import { peerStartupFunctions } from "./helpers/elf_startup.ts";
 import { listedProcedures } from "./helpers/procedures.ts";
 
 const EM_ARM = 40;
@@ -89,7 +90,9 @@ Deno.test({
     await withClient({ roots: [path.slice(0, path.lastIndexOf("/"))] }, async (client) => {
       await ok(client, "open_binary", { path });
       const listed = new Set((await listedProcedures(client)).keys());
-      assert.deepEqual([...listed].sort(), [...new Set([...starts, entry])].sort());
+      // And what the loader calls: _init and _fini (.init, .fini), the arrays' entries.
+      const startup = (await peerStartupFunctions(path)).map((a) => `0x${a.toString(16)}`);
+      assert.deepEqual([...listed].sort(), [...new Set([...starts, entry, ...startup])].sort());
       const overview = await ok(client, "binary_overview", {});
       const fromIndex = overview.result.procedures_by_source["arm-exidx"];
       assert.ok(fromIndex > 1000);

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { hasProgram, ok, run, withClient } from "./helpers/in_memory.ts";
 import { withTempDir } from "./helpers/temp_dir.ts";
 import { listedProcedures } from "./helpers/procedures.ts";
+import { peerStartupFunctions } from "./helpers/elf_startup.ts";
 
 const HAS_NM = hasProgram("nm");
 const HAS_CC = hasProgram("cc");
@@ -50,6 +51,8 @@ async function compare(path: string, dynamic: boolean): Promise<void> {
   await withClient({ roots: ["/", Deno.realPathSync("/tmp")] }, async (client) => {
     const opened = await ok(client, "open_binary", { path });
     const frames = await ehFrameStarts(path);
+    // What the loader calls (DT_INIT, DT_FINI, the init and fini arrays), per readelf.
+    const startup = new Set((await peerStartupFunctions(path)).map((a) => `0x${a.toString(16)}`));
     const entry: string = opened.result.target.entry;
     const listed = await listedProcedures(client);
     const expected = await nmFunctions(path, dynamic);
@@ -65,15 +68,18 @@ async function compare(path: string, dynamic: boolean): Promise<void> {
     }
     for (const [address, name] of listed) {
       if (expected.has(address)) continue;
-      // Procedures nm cannot show have no symbol: the entry point, and starts learned
-      // from .eh_frame (checked against readelf in elf_extras_test.ts). They are unnamed.
+      // Procedures nm cannot show have no symbol: the entry point, starts learned from
+      // .eh_frame (checked against readelf in elf_extras_test.ts) and the functions the
+      // loader calls. They are unnamed.
       assert.ok(
-        address === entry || frames.has(address),
+        address === entry || frames.has(address) || startup.has(address),
         `${path}: ${address} (${name}) has no source`,
       );
       assert.equal(name, "", `${path}: ${address} is named ${name} but nm has no function there`);
     }
     assert.ok(expected.size > 0);
+    // Each function the loader calls is one (a stripped program's crt code has no FDE).
+    assert.deepEqual([...startup].filter((address) => !listed.has(address)), [], path);
   });
 }
 

@@ -93,6 +93,7 @@ export type FunctionSource =
   | "code-section"
   | "call-target"
   | "code-pointer"
+  | "startup"
   | "import-thunk"
   | "tls-callback";
 

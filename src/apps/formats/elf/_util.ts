@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { ElfFunction, ElfSection } from "./model.ts";
+import type { ElfSection } from "./model.ts";
 
 /** 2^32, to combine two 32-bit words into a number. */
 export const TWO_32 = 4294967296;
@@ -37,7 +37,10 @@ export function hex2(byte: number): string {
 }
 
 /** The index of the first of `functions` (sorted by address) at or after `address`. */
-export function firstAtOrAfter(functions: readonly ElfFunction[], address: bigint): number {
+export function firstAtOrAfter(
+  functions: readonly { address: bigint }[],
+  address: bigint,
+): number {
   let low = 0;
   let high = functions.length;
   while (low < high) {

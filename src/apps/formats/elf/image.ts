@@ -8,6 +8,7 @@
 import { dynamicSymbolTable } from "./dynamic_symbols.ts";
 import { armIndexRanges } from "./arm_exidx.ts";
 import { EM_ARM, SHN_ABS } from "./constants.ts";
+import { firstAtOrAfter } from "./_util.ts";
 import { ehFrameRanges } from "./eh_frame.ts";
 import { withGoTable } from "../go/functions.ts";
 import { appliesCallRelocations, applyCallRelocations } from "./object_relocations.ts";
@@ -117,6 +118,7 @@ export function elfImage(
     tables,
     notes,
   });
+  addStartupFunctions(elf, bytes, sections, functions, tables);
   const head = imageHead(elf, bytes, document, sections);
   let imports = imageImports(elf);
   let unrelocatedSites: bigint[] | undefined;
@@ -423,6 +425,72 @@ function imageFunctions(
     );
   }
   return functions;
+}
+
+/** Most entries read from one DT_INIT_ARRAY or DT_FINI_ARRAY. */
+const MAX_STARTUP_ENTRIES = 4096;
+
+/**
+ * Adds the functions the loader calls that nothing else may name: DT_INIT,
+ * DT_FINI and the entries of DT_INIT_ARRAY and DT_FINI_ARRAY (a stripped
+ * program's `frame_dummy` and `__do_global_dtors_aux` have no FDE and no
+ * symbol), each in code, where no function starts and none covers it by
+ * an FDE's or a symbol's size (source `startup`; an `.ARM.exidx` extent,
+ * which only runs to the next entry, ends there). Array entries are read from the file, where
+ * x86 and ARM linkers leave the address the RELATIVE relocation restores;
+ * an entry the file holds as 0 (AArch64's default) is not read.
+ */
+function addStartupFunctions(
+  elf: ElfImage,
+  bytes: Uint8Array,
+  sections: ImageSection[],
+  functions: ImageFunction[],
+  tables: readonly FunctionSource[],
+): void {
+  const { init, fini, initArray, finiArray } = elf.dynamic;
+  const targets: bigint[] = [];
+  if (init !== null) targets.push(init);
+  if (fini !== null) targets.push(fini);
+  const word = elf.bits === 64 ? 8 : 4;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const little = elf.endianness === "little";
+  for (const range of [initArray, finiArray]) {
+    if (range === null) continue;
+    const section = sections.find((s) =>
+      s.fileOffset !== null && range.address >= s.address &&
+      range.address < s.address + BigInt(s.fileSize)
+    );
+    if (section === undefined) continue;
+    const offset = section.fileOffset! + Number(range.address - section.address);
+    const end = Math.min(offset + Number(range.size), section.fileOffset! + section.fileSize);
+    for (let at = offset, k = 0; at + word <= end && k < MAX_STARTUP_ENTRIES; at += word, k++) {
+      const value = word === 8 ? view.getBigUint64(at, little) : BigInt(view.getUint32(at, little));
+      // 0 and -1 mark the ends of the older __CTOR_LIST__ style; 0 is also an unapplied slot.
+      if (value !== 0n && value !== (word === 8 ? 0xffffffffffffffffn : 0xffffffffn)) {
+        targets.push(value);
+      }
+    }
+  }
+  const code = sections.filter((s) => s.executable && !/^\.i?plt/.test(s.name));
+  for (const target of targets) {
+    const thumb = elf.machine === EM_ARM && (target & 1n) === 1n;
+    const address = elf.machine === EM_ARM ? target & ~1n : target;
+    if (!code.some((s) => address >= s.address && address < s.address + s.size)) continue;
+    const at = firstAtOrAfter(functions, address);
+    if (functions[at]?.address === address) continue;
+    const before = functions[at - 1];
+    if (before !== undefined && before.size > 0n && address < before.address + before.size) {
+      // An FDE's or a symbol's size is the function's: the address lies inside it. A size taken
+      // from the next .ARM.exidx entry only runs up to the next start, which this is.
+      const inferred = tables.includes("arm-exidx") && before.source !== "symtab" &&
+        before.source !== "dynsym";
+      if (!inferred) continue;
+      before.size = address - before.address;
+    }
+    const fn: ImageFunction = { address, size: 0n, name: "", names: NO_NAMES, source: "startup" };
+    if (thumb) fn.thumb = true;
+    functions.splice(at, 0, fn);
+  }
 }
 
 /** The function starts an unwind table gives, where they come from, and their Thumb marks. */
