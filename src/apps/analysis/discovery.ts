@@ -169,14 +169,11 @@ export async function discoverCallTargets(
       added.push({ address: BigInt(target), size: 0n, name: "", names: [], source: "call-target" });
     }
   }
-  // A 64-bit PE image's switch tables hold offsets, not relocated addresses, so the code that
-  // relocated data points at starts functions (a 32-bit image's tables may hold case labels).
-  const pointers = image.format === "pe" && image.bits === 64 ? image.codePointers ?? [] : [];
+  const pointers = pointerCandidates(image, set);
   let pointed = 0;
-  for (const pointer of pointers) {
+  for (const pointer of pointers ?? []) {
     const target = Number(pointer);
     if (known.has(target) || targets.has(target) || !inCode(target)) continue;
-    if (atPadding(image, set, pointer)) continue;
     known.add(target);
     pointed++;
     added.push({ address: pointer, size: 0n, name: "", names: [], source: "code-pointer" });
@@ -191,11 +188,9 @@ export async function discoverCallTargets(
       added.length - pointed
     } procedure starts were discovered from direct call targets in a linear sweep of ${swept} of ${executableBytes} executable bytes (${instructions} instructions${
       complete ? "" : `, stopped at the ${maxInstructions}-instruction bound`
-    })${
-      pointers.length > 0
-        ? `, and ${pointed} from code addresses that base-relocated data outside code holds (vtables, function tables)`
-        : ""
-    }; functions reached only indirectly${pointers.length > 0 ? " from code" : ""} are not listed.`,
+    })${pointers ? `, and ${pointed} from ${POINTED}` : ""}; functions reached only indirectly${
+      pointers ? " from code" : ""
+    } are not listed.`,
   );
   return { added: added.length, sweptBytes: swept, executableBytes, instructions, complete };
 }
@@ -279,11 +274,10 @@ async function discoverLeafFunctions(
     !known.has(target) && !thunked.has(target) && inCode(target) && !insideKnown(target);
   // Code that data points at (vtables, function tables) and no function covers is a function
   // reached only through those pointers; its calls are looked for in the rounds, as the known ones'.
-  // Only in 64-bit code: a 32-bit image's switch tables hold relocated case labels.
   const pointed: ImageFunction[] = [];
-  for (const pointer of set === "x86" ? [] : image.codePointers ?? []) {
+  for (const pointer of pointerCandidates(image, set) ?? []) {
     const target = Number(pointer);
-    if (!couldBeNew(target) || atPadding(image, set, pointer)) continue;
+    if (!couldBeNew(target)) continue;
     if (await jumpsToKnown(image, set, target, known, slots)) {
       thunked.add(target);
       continue;
@@ -390,9 +384,7 @@ async function discoverLeafFunctions(
     } procedure starts were added from direct call targets that lie outside every ${
       set === "x86" ? ".eh_frame" : ".pdata"
     } function, found by decoding the known functions from their starts${
-      set === "x86"
-        ? ""
-        : `, and ${pointed.length} from code addresses that base-relocated data outside code holds (vtables, function tables) and no function covers`
+      set === "x86" ? "" : `, and ${pointed.length} from ${POINTED} and no function covers`
     } (${swept} bytes, ${instructions} instructions${
       bounded
         ? `, stopped at the ${maxInstructions}-instruction bound`
@@ -453,6 +445,22 @@ function directCallTarget(
 /** The signed little-endian 32-bit value at `at`. */
 function rel32(bytes: Uint8Array, at: number): number {
   return bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24);
+}
+
+/** Where procedures found through code pointers come from, as the warnings say. */
+const POINTED =
+  "code addresses that base-relocated data outside code holds (vtables, function tables)";
+
+/**
+ * The code addresses a 64-bit image's base-relocated data holds that may
+ * start functions (not padding), or null when the image gives none. Not in
+ * 32-bit code: there switch tables hold relocated case labels too; a 64-bit
+ * image's hold offsets.
+ */
+function pointerCandidates(image: BinaryImage, set: string): bigint[] | null {
+  const pointers = image.codePointers ?? [];
+  if (image.bits !== 64 || pointers.length === 0) return null;
+  return pointers.filter((pointer) => !atPadding(image, set, pointer));
 }
 
 /**

@@ -101,14 +101,10 @@ function surrogateEscaped(bytes: Uint8Array): string {
  */
 export function linkTargetText(target: ArchiveEntryName): { text: string; escaped: boolean } {
   if (target.exact) return { text: target.text, escaped: false };
-  let text = "";
-  for (const ch of surrogateEscaped(target.bytes)) {
-    const unit = ch.charCodeAt(0);
-    if (ch.length === 1 && unit >= 0xdc80 && unit <= 0xdcff) {
-      text += `%${(unit - 0xdc00).toString(16).toUpperCase()}`;
-    } else text += ch === "%" ? "%25" : ch;
-  }
-  return { text, escaped: true };
+  return {
+    text: surrogateEscaped(target.bytes).replace(/[%\udc80-\udcff]/gu, escapeCharacter),
+    escaped: true,
+  };
 }
 
 /** The note on a link whose target is not valid UTF-8 (see {@linkcode linkTargetText}). */

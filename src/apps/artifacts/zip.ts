@@ -236,14 +236,25 @@ export async function endsWithZipDirectory(source: ByteSource): Promise<boolean>
   if (size < 22) return false;
   const tailStart = size - Math.min(size, EOCD_SEARCH);
   const tail = await source.read(tailStart, size - tailStart);
+  const { exact } = endRecordIn(tail);
+  // The directory (its stored size) must fit before the record, prefix or not.
+  return exact >= 0 && u32(tail, exact + 12) <= tailStart + exact;
+}
+
+/**
+ * Where the end-of-central-directory record lies in the last bytes of a
+ * file: `exact`, the last one whose comment runs to the end; else `loose`,
+ * the last one that ends before it (bytes follow it); -1 for none.
+ */
+function endRecordIn(tail: Uint8Array): { exact: number; loose: number } {
+  let loose = -1;
   for (let i = tail.byteLength - 22; i >= 0; i--) {
     if (u32(tail, i) !== SIGNATURE.endOfCentralDirectory) continue;
-    if (i + 22 + u16(tail, i + 20) !== tail.byteLength) continue;
-    // The directory (size, offset as stored) must fit before the record, prefix or not.
-    const centralSize = u32(tail, i + 12);
-    return centralSize <= tailStart + i;
+    const end = i + 22 + u16(tail, i + 20);
+    if (end === tail.byteLength) return { exact: i, loose };
+    if (end < tail.byteLength && loose < 0) loose = i;
   }
-  return false;
+  return { exact: -1, loose };
 }
 
 async function findEnd(source: ByteSource, warnings: string[]): Promise<EndRecord> {
@@ -251,17 +262,9 @@ async function findEnd(source: ByteSource, warnings: string[]): Promise<EndRecor
   if (size < 22) throw new ArchiveFormatError("zip", `not a zip archive (only ${size} bytes)`, 0);
   const tailStart = size - Math.min(size, EOCD_SEARCH);
   const tail = await source.read(tailStart, size - tailStart);
-  let found = -1;
-  let loose = -1;
-  for (let i = tail.byteLength - 22; i >= 0; i--) {
-    if (u32(tail, i) !== SIGNATURE.endOfCentralDirectory) continue;
-    const end = i + 22 + u16(tail, i + 20);
-    if (end === tail.byteLength) {
-      found = i;
-      break;
-    }
-    if (end < tail.byteLength && loose < 0) loose = i;
-  }
+  const located = endRecordIn(tail);
+  let found = located.exact;
+  const loose = located.loose;
   if (found < 0 && loose >= 0) {
     found = loose;
     const extra = tail.byteLength - (loose + 22 + u16(tail, loose + 20));

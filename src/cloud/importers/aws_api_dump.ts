@@ -29,6 +29,7 @@ import {
 } from "./import_input.ts";
 import { addAuthorizationDetails, addResourcePolicyGrants } from "./iam_authorization.ts";
 import { addFirewallRule, awsApiRule } from "./network_rules.ts";
+import { MAX_ROUTES } from "./internet_reach.ts";
 import { type AssetInit, RecordsBuilder } from "./records_builder.ts";
 import { addNaclEntries, markExposure } from "./terraform_graph.ts";
 import { evaluateRulesInto } from "../rules/rule_evaluate.ts";
@@ -69,9 +70,6 @@ interface Ec2List extends Ec2Init {
   /** Work once the whole listing is added. */
   after?: () => void;
 }
-
-/** How many routes of one table its metadata keeps. */
-const MAX_ROUTES = 100;
 
 /** The fields of an API route naming where it sends traffic, in the order they are read. */
 const ROUTE_TARGET_FIELDS = [

@@ -14,6 +14,9 @@ import type { RecordsBuilder } from "./records_builder.ts";
 import { pushTo } from "../../core/multimap.ts";
 import { rangeCovers } from "./records_builder.ts";
 
+/** How many routes of one route table its metadata keeps. */
+export const MAX_ROUTES = 100;
+
 /** What the route tables say of a resource's way out to an internet gateway. */
 export type InternetRoute = "internet_gateway" | "none" | "not_checked";
 

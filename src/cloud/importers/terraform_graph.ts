@@ -25,7 +25,13 @@ import {
   azureRule,
   googleRules,
 } from "./network_rules.ts";
-import { internetRoutes, ruleAdmitsPort, ruleFamily, servicePort } from "./internet_reach.ts";
+import {
+  internetRoutes,
+  MAX_ROUTES,
+  ruleAdmitsPort,
+  ruleFamily,
+  servicePort,
+} from "./internet_reach.ts";
 import { RecordsBuilder } from "./records_builder.ts";
 import {
   TERRAFORM_ASSET_TYPES,
@@ -736,9 +742,6 @@ export function addNaclEntries(
     });
   }
 }
-
-/** How many routes of one table its metadata keeps. */
-const MAX_ROUTES = 100;
 
 /** One route (inline block or `aws_route`) as metadata: its destination and where it sends traffic. */
 function routeOf(block: unknown): Json {

@@ -341,14 +341,7 @@ function imageFunctions(
   out: { tables: FunctionSource[]; notes: string[] },
 ): ImageFunction[] {
   const { tables } = out;
-  // PLT sections hold import stubs (reported as imports), not functions; the
-  // linker's FDE that covers a whole .plt would otherwise read as one procedure.
-  const code = sections.filter((s) => s.executable && !/^\.i?plt/.test(s.name))
-    .map((s) => [s.address, s.address + s.size]);
-  const inCode = (address: bigint): boolean => {
-    for (const [start, end] of code) if (address >= start! && address < end!) return true;
-    return false;
-  };
+  const inCode = functionCode(sections);
   // Both lists are sorted by address: merge them. Several FDEs may share a
   // start; the largest pc_range wins. 32-bit ARM code unwinds through its
   // exception index table (.ARM.exidx) instead, whose entries also mark Thumb code.
@@ -427,6 +420,17 @@ function imageFunctions(
   return functions;
 }
 
+/**
+ * Whether an address lies in code that holds functions: an executable
+ * section other than a PLT, whose stubs are imports (the linker's FDE that
+ * covers a whole .plt would otherwise read as one procedure).
+ */
+function functionCode(sections: readonly ImageSection[]): (address: bigint) => boolean {
+  const code = sections.filter((s) => s.executable && !/^\.i?plt/.test(s.name))
+    .map((s) => [s.address, s.address + s.size] as const);
+  return (address) => code.some(([start, end]) => address >= start && address < end);
+}
+
 /** Most entries read from one DT_INIT_ARRAY or DT_FINI_ARRAY. */
 const MAX_STARTUP_ENTRIES = 4096;
 
@@ -471,11 +475,11 @@ function addStartupFunctions(
       }
     }
   }
-  const code = sections.filter((s) => s.executable && !/^\.i?plt/.test(s.name));
+  const inCode = functionCode(sections);
   for (const target of targets) {
     const thumb = elf.machine === EM_ARM && (target & 1n) === 1n;
     const address = elf.machine === EM_ARM ? target & ~1n : target;
-    if (!code.some((s) => address >= s.address && address < s.address + s.size)) continue;
+    if (!inCode(address)) continue;
     const at = firstAtOrAfter(functions, address);
     if (functions[at]?.address === address) continue;
     const before = functions[at - 1];
