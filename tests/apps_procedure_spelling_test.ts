@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { fails, hasProgram, ok, run, withTempRoot } from "./helpers/in_memory.ts";
+import { fails, hasProgram, ok, run, withClient, withTempRoot } from "./helpers/in_memory.ts";
 import { withoutParameters } from "../src/apps/analysis/procedures.ts";
 import { llcObject } from "./helpers/llvm.ts";
 
@@ -200,4 +200,46 @@ Deno.test({
       const byRaw = await ok(client, "procedure_address", { procedure: RUST_NAMES.maxA });
       assert.equal(byRaw.result.address, at.get(RUST_NAMES.maxA));
     }),
+});
+
+const LIBC = ["/usr/lib/x86_64-linux-gnu/libc.so.6", "/usr/lib/aarch64-linux-gnu/libc.so.6"]
+  .find((path) => {
+    try {
+      return Deno.statSync(path).isFile;
+    } catch {
+      return false;
+    }
+  });
+
+Deno.test({
+  name:
+    "a name the symbol table holds at several addresses (libc's versioned memcpy) is refused with each address, and only the address is asked for",
+  ignore: LIBC === undefined || !hasProgram("nm"),
+  fn: async () => {
+    const lib = LIBC!;
+    // nm -D: "… T memcpy@@GLIBC_2.14" and "… T memcpy@GLIBC_2.2.5": one name, two functions.
+    const versions = (await run("nm", ["-D", "--defined-only", lib])).split("\n")
+      .map((line) => /^([0-9a-f]+) [TiW] memcpy@@?\S+$/.exec(line))
+      .filter((m) => m !== null)
+      .map((m) => `0x${BigInt(`0x${m![1]}`).toString(16)}`);
+    const addresses = [...new Set(versions)].sort();
+    assert.ok(addresses.length >= 2, `nm -D lists memcpy at ${addresses}`);
+    await withClient({ roots: [lib.slice(0, lib.lastIndexOf("/"))] }, async (client) => {
+      await ok(client, "open_binary", { path: lib });
+      const refused = await fails(client, "procedure_address", { procedure: "memcpy" });
+      assert.match(
+        refused.message,
+        new RegExp(`^${addresses.length} procedures are named "memcpy": `),
+      );
+      for (const address of addresses) {
+        assert.ok(refused.message.includes(address), refused.message);
+      }
+      assert.match(refused.message, /holds this very name at each of them/);
+      assert.equal(refused.remediation.action, "Pass the 0x address of the one you mean.");
+      for (const address of addresses) {
+        const one = await ok(client, "procedure_address", { procedure: address });
+        assert.equal(one.result.name, "memcpy");
+      }
+    });
+  },
 });

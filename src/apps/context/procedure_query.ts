@@ -75,6 +75,8 @@ export function findProcedure(program: ProcedureFinder, text: string): ImageFunc
   const named = exact.length > 0 ? exact : program.functionsByBaseName(text);
   if (named.length === 1) return named[0]!;
   if (named.length > 1) {
+    // The symbol table itself holds the name more than once: no other spelling tells them apart.
+    const ownSpelling = exact.length > 0 && named.every((f) => f.name === text);
     throw new ToolFailure(
       "invalid_request",
       `${named.length} procedures are named ${JSON.stringify(text)}: ${
@@ -83,9 +85,15 @@ export function findProcedure(program: ProcedureFinder, text: string): ImageFunc
             ? f.name === text ? hex(f.address) : `${hex(f.address)} ${f.name}`
             : `${hex(f.address)} ${demangle(f.name) ?? f.name}`
         ).join(", ")
-      }${named.length > 10 ? ", …" : ""}.`,
+      }${named.length > 10 ? ", …" : ""}.${
+        ownSpelling
+          ? " The symbol table holds this very name at each of them (symbol versions, or local symbols or compiler clones that share a name), so only the address tells them apart."
+          : ""
+      }`,
       {
-        action: exact.length > 0
+        action: ownSpelling
+          ? "Pass the 0x address of the one you mean."
+          : exact.length > 0
           ? "Pass the 0x address, or the symbol's own (mangled) name, of the one you mean."
           : "Pass the 0x address, or the whole demangled name, of the one you mean.",
       },
