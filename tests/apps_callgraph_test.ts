@@ -11,7 +11,7 @@ import { type Loose, ok, withClient, withTempRoot } from "./helpers/in_memory.ts
 import { hasProgram, run } from "./helpers/programs.ts";
 import { haveJqFixtures, OLD } from "./helpers/jq_fixtures.ts";
 import { npmFixture } from "./helpers/npm_fixtures.ts";
-import { peerStartupFunctions } from "./helpers/elf_startup.ts";
+import { peerStartupCallees, peerStartupFunctions } from "./helpers/elf_startup.ts";
 import { readerFor } from "../src/apps/formats/readers.ts";
 
 const TOOLS = ["objdump", "readelf", "dpkg-deb", "tar"].every(hasProgram);
@@ -176,9 +176,18 @@ Deno.test({
       const frames = await run("readelf", ["--debug-dump=frames", path]);
       const fdes = [...frames.matchAll(/ FDE cie=[0-9a-f]+ pc=([0-9a-f]+)\.\.([0-9a-f]+)/g)]
         .map((m) => [BigInt(`0x${m[1]}`), BigInt(`0x${m[2]}`)] as const);
-      const startup = await peerStartupFunctions(path);
-      const starts = new Set([...fdes.map(([start]) => start), ...startup]);
       const inFde = (at: bigint): boolean => fdes.some(([start, end]) => at >= start && at < end);
+      // The loader's functions, and what they call or jump to that no FDE covers (crt's
+      // deregister_tm_clones, register_tm_clones): procedures too.
+      const loaderCalls = await peerStartupFunctions(path);
+      const callees = await peerStartupCallees(
+        path,
+        loaderCalls,
+        new Set([...fdes.map(([start]) => start), ...loaderCalls]),
+        inFde,
+      );
+      const startup = [...loaderCalls, ...callees];
+      const starts = new Set([...fdes.map(([start]) => start), ...startup]);
       const unknown = lines.filter((l) => {
         const call = /^call\s+([0-9a-f]+) <([^>]+)>/.exec(l.text);
         if (!call || call[2]!.includes("@plt")) return false;

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { hasProgram, ok, run, withClient } from "./helpers/in_memory.ts";
 import { withTempDir } from "./helpers/temp_dir.ts";
 import { listedProcedures } from "./helpers/procedures.ts";
-import { peerStartupFunctions } from "./helpers/elf_startup.ts";
+import { peerStartupCallees, peerStartupFunctions } from "./helpers/elf_startup.ts";
 
 const HAS_NM = hasProgram("nm");
 const HAS_CC = hasProgram("cc");
@@ -29,10 +29,10 @@ async function nmFunctions(path: string, dynamic: boolean): Promise<Map<string, 
   return functions;
 }
 
-/** FDE start addresses, as `readelf --debug-dump=frames` prints them. */
-async function ehFrameStarts(path: string): Promise<Set<string>> {
-  const starts = new Set<string>();
-  if (!hasProgram("readelf")) return starts;
+/** FDE extents `[start, end)`, as `readelf --debug-dump=frames` prints them. */
+async function ehFrameExtents(path: string): Promise<[bigint, bigint][]> {
+  const extents: [bigint, bigint][] = [];
+  if (!hasProgram("readelf")) return extents;
   // readelf may exit 1 after printing every frame (seen on libc); the output is what counts.
   const out = await new Deno.Command("readelf", {
     args: ["--debug-dump=frames", path],
@@ -41,21 +41,34 @@ async function ehFrameStarts(path: string): Promise<Set<string>> {
   })
     .output();
   const text = new TextDecoder().decode(out.stdout);
-  for (const m of text.matchAll(/ FDE cie=[0-9a-f]+ pc=([0-9a-f]+)\.\./g)) {
-    starts.add(`0x${BigInt(`0x${m[1]}`).toString(16)}`);
+  for (const m of text.matchAll(/ FDE cie=[0-9a-f]+ pc=([0-9a-f]+)\.\.([0-9a-f]+)/g)) {
+    extents.push([BigInt(`0x${m[1]}`), BigInt(`0x${m[2]}`)]);
   }
-  return starts;
+  return extents;
 }
 
 async function compare(path: string, dynamic: boolean): Promise<void> {
   await withClient({ roots: ["/", Deno.realPathSync("/tmp")] }, async (client) => {
     const opened = await ok(client, "open_binary", { path });
-    const frames = await ehFrameStarts(path);
+    const extents = await ehFrameExtents(path);
+    const hex = (a: bigint): string => `0x${a.toString(16)}`;
+    const frames = new Set(extents.map(([start]) => hex(start)));
     // What the loader calls (DT_INIT, DT_FINI, the init and fini arrays), per readelf.
-    const startup = new Set((await peerStartupFunctions(path)).map((a) => `0x${a.toString(16)}`));
+    const loaderCalls = await peerStartupFunctions(path);
+    const startup = new Set(loaderCalls.map(hex));
     const entry: string = opened.result.target.entry;
     const listed = await listedProcedures(client);
     const expected = await nmFunctions(path, dynamic);
+    // What those call or jump to that no FDE, symbol or other start covers, per objdump.
+    const starts = new Set([...frames, ...startup, entry, ...expected.keys()].map(BigInt));
+    const callees = new Set(
+      (await peerStartupCallees(
+        path,
+        loaderCalls,
+        starts,
+        (at) => extents.some(([start, end]) => at >= start && at < end),
+      )).map(hex),
+    );
     for (const [address, names] of expected) {
       assert.ok(
         listed.has(address),
@@ -69,17 +82,19 @@ async function compare(path: string, dynamic: boolean): Promise<void> {
     for (const [address, name] of listed) {
       if (expected.has(address)) continue;
       // Procedures nm cannot show have no symbol: the entry point, starts learned from
-      // .eh_frame (checked against readelf in elf_extras_test.ts) and the functions the
-      // loader calls. They are unnamed.
+      // .eh_frame (checked against readelf in elf_extras_test.ts), the functions the
+      // loader calls and what they call. They are unnamed.
       assert.ok(
-        address === entry || frames.has(address) || startup.has(address),
+        address === entry || frames.has(address) || startup.has(address) || callees.has(address),
         `${path}: ${address} (${name}) has no source`,
       );
       assert.equal(name, "", `${path}: ${address} is named ${name} but nm has no function there`);
     }
     assert.ok(expected.size > 0);
-    // Each function the loader calls is one (a stripped program's crt code has no FDE).
+    // Each function the loader calls is one (a stripped program's crt code has no FDE), and so
+    // is each it reaches that nothing lists (crt's deregister_tm_clones, register_tm_clones).
     assert.deepEqual([...startup].filter((address) => !listed.has(address)), [], path);
+    assert.deepEqual([...callees].filter((address) => !listed.has(address)), [], path);
   });
 }
 

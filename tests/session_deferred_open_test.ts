@@ -17,6 +17,7 @@ import { DEFERRED_FIELDS, isDeferred } from "../src/apps/formats/deferred_image.
 import type { BinaryImage } from "../src/apps/formats/binary_image.ts";
 import { nativeProvider } from "../src/apps/providers/native.ts";
 import { BinarySession } from "../src/apps/session/binary_session.ts";
+import { discoverStartupCallees } from "../src/apps/analysis/discovery.ts";
 import { connect, hasProgram, type Loose, ok, run } from "./helpers/in_memory.ts";
 
 const LS = "/usr/bin/ls";
@@ -31,6 +32,17 @@ function fields(image: BinaryImage): Record<string, unknown> {
     if (value !== undefined) out[key] = value;
   }
   return out;
+}
+
+/**
+ * `elfImage()` of `bytes`, prepared as the first use prepares a document:
+ * the procedures the loader's startup code reaches added (ls is stripped, so
+ * crt's two helpers have no symbol and no FDE).
+ */
+async function preparedElf(bytes: Uint8Array, name: string): Promise<BinaryImage> {
+  const image = elfImage(bytes, name);
+  await discoverStartupCallees(image);
+  return image;
 }
 
 /** Files that exercise the reader: ls, its copy with a damaged section table, a 64-byte stub. */
@@ -102,7 +114,7 @@ Deno.test("BinarySession.open() leaves an ELF document unread until prepared()",
   assert.equal(scope.image, image);
   assert.ok(!isDeferred(image));
   assert.ok(session.isPrepared(image));
-  assert.deepEqual(fields(image), fields(elfImage(await Deno.readFile(LS), "ls")));
+  assert.deepEqual(fields(image), fields(await preparedElf(await Deno.readFile(LS), "ls")));
   // Reopening the same file keeps the state: the document stays read.
   const again = await session.open(LS);
   assert.equal(again.action, "reopened");
@@ -115,7 +127,7 @@ Deno.test("open_binary reports counts as null until the first use, which compute
     assert.equal(opened.result.target.procedure_count, null);
     assert.equal(opened.result.target.import_count, null);
     assert.equal(opened.result.target.export_count, null);
-    const eager = elfImage(await Deno.readFile(LS), "ls");
+    const eager = await preparedElf(await Deno.readFile(LS), "ls");
     assert.equal(opened.result.target.build_id, eager.buildId);
     const page = await ok(client, "list_procedures", { limit: 1 });
     assert.equal(page.result.total, eager.functions.length);
@@ -220,6 +232,7 @@ Deno.test("a large ELF file is read by its identifying ranges at open, and whole
     );
     await session.prepared("list_procedures", undefined);
     assert.deepEqual(image.bytes, bytes);
+    await discoverStartupCallees(eager);
     assert.deepEqual(fields(image), fields(eager));
   } finally {
     await Deno.remove(root, { recursive: true });

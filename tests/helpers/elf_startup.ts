@@ -43,3 +43,90 @@ export async function peerStartupFunctions(path: string): Promise<bigint[]> {
   }
   return [...found].map((a) => (arm ? a & ~1n : a)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
+
+/** One instruction line of `objdump -d`: its address, section and text. */
+interface Line {
+  address: bigint;
+  section: string;
+  text: string;
+}
+
+/** How a disassembler prints direct branches and the ends of straight-line code. */
+interface Syntax {
+  command: [string, ...string[]];
+  /** A direct call or jump: group 1 is the target in hex. */
+  branch: RegExp;
+  /** A return or an unconditional jump (direct or not). */
+  end: RegExp;
+}
+
+/** binutils objdump on x86 code, or llvm-objdump-14 on AArch64 code. */
+const SYNTAX: Record<"x86" | "arm64", Syntax> = {
+  x86: {
+    command: ["objdump", "-d", "-w", "--no-show-raw-insn"],
+    branch: /^(?:bnd |notrack )?(?:call|jmp)q?\s+([0-9a-f]+) </,
+    end: /^(?:bnd |notrack |rep )?(?:ret|jmp)/,
+  },
+  arm64: {
+    command: ["llvm-objdump-14", "-d", "--no-show-raw-insn"],
+    branch: /^bl?\s+0x([0-9a-f]+)/,
+    end: /^(?:ret|br?)(?:\s|$)/,
+  },
+};
+
+/**
+ * What the disassembler shows the loader's functions reach that nothing
+ * else lists: from each of `startup`, the instruction lines up to its first
+ * return or unconditional jump, within its extent (up to the next of
+ * `starts`), and the target of each direct call or jump there that leaves
+ * the extent for a non-PLT section, is no start yet and lies in no sized
+ * extent (`inside`); the same from each target found, for four rounds.
+ * Sorted and unique.
+ */
+export async function peerStartupCallees(
+  path: string,
+  startup: readonly bigint[],
+  starts: ReadonlySet<bigint>,
+  inside: (address: bigint) => boolean,
+  set: "x86" | "arm64" = "x86",
+): Promise<bigint[]> {
+  const syntax = SYNTAX[set];
+  const lines: Line[] = [];
+  let section = "";
+  const [program, ...args] = syntax.command;
+  for (const line of (await run(program, [...args, path])).split("\n")) {
+    const heading = /^Disassembly of section (\S+):/.exec(line);
+    if (heading) section = heading[1]!;
+    const m = /^\s+([0-9a-f]+):\s+(.*)$/.exec(line);
+    if (m) lines.push({ address: BigInt(`0x${m[1]}`), section, text: m[2]!.trim() });
+  }
+  const sectionOf = new Map(lines.map((l) => [l.address, l.section]));
+  const known = new Set(starts);
+  const found: bigint[] = [];
+  let queue = [...startup];
+  for (let round = 0; round < 4 && queue.length > 0; round++) {
+    const fresh: bigint[] = [];
+    for (const start of queue) {
+      const next = [...known].filter((s) => s > start).reduce((a, b) => (b < a ? b : a), 1n << 64n);
+      for (const line of lines) {
+        if (line.address < start || line.address >= next) continue;
+        const branch = syntax.branch.exec(line.text);
+        if (branch) {
+          const target = BigInt(`0x${branch[1]}`);
+          const into = sectionOf.get(target) ?? "";
+          if (
+            (target < start || target >= next) && !/^\.i?plt/.test(into) && into !== "" &&
+            !known.has(target) && !inside(target)
+          ) {
+            known.add(target);
+            fresh.push(target);
+          }
+        }
+        if (syntax.end.test(line.text)) break;
+      }
+    }
+    found.push(...fresh);
+    queue = fresh;
+  }
+  return found.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}

@@ -11,6 +11,7 @@
 import {
   disassemblerFor,
   firstFlowAt,
+  flowOf,
   instructionSetOf,
   procedureEnd,
   procedureStretches,
@@ -63,6 +64,99 @@ function isPe64(image: BinaryImage): boolean {
  */
 export function needsDiscovery(image: BinaryImage): boolean {
   return hasNoTable(image) || isPe64(image);
+}
+
+/** Whether a document lists functions the loader calls (source `startup`). */
+export function hasStartupFunctions(image: BinaryImage): boolean {
+  return image.functions.some((fn) => fn.source === "startup");
+}
+
+/**
+ * Whether a document's procedure list is only final once prepared: it needs
+ * call-target discovery ({@linkcode needsDiscovery}), or the code of its
+ * startup functions may call functions nothing lists
+ * ({@linkcode discoverStartupCallees}).
+ */
+export function needsPreparation(image: BinaryImage): boolean {
+  return needsDiscovery(image) || hasStartupFunctions(image);
+}
+
+/** Most instructions decoded from one startup function (up to its first return or jump). */
+const STARTUP_INSTRUCTIONS = 64;
+/** Rounds of {@linkcode discoverStartupCallees}: the startup functions, then what each added. */
+const STARTUP_ROUNDS = 4;
+
+/**
+ * Functions the loader's startup code reaches that nothing lists: GCC's
+ * crtstuff helpers `deregister_tm_clones` and `register_tm_clones` have no
+ * FDE and, in a stripped file, no symbol; `__do_global_dtors_aux` calls the
+ * one and `frame_dummy` jumps to the other. Decodes each `startup` function
+ * from its start to its first return or unconditional jump (at most
+ * {@linkcode STARTUP_INSTRUCTIONS} instructions, within its extent) and adds
+ * the target of each direct call or unconditional jump that leaves that
+ * extent for function code (a PLT is the imports') outside every sized
+ * function and part, where nothing starts (source `call-target`, no size);
+ * what is added is decoded the same way, for a few rounds. x86, x86-64 and
+ * AArch64; returns how many were added (the overview counts them by source;
+ * no warning: nothing is guessed).
+ */
+export async function discoverStartupCallees(
+  image: BinaryImage,
+  control: AnalysisControl = {},
+): Promise<number> {
+  const set = instructionSetOf(image);
+  if (set !== "x86" && set !== "x86_64" && set !== "arm64") return 0;
+  const sections = image.sections.filter((s) =>
+    holdsCode(s) && s.fileOffset !== null && s.fileSize > 0 && !/\.i?plt/.test(s.name)
+  );
+  const inCode = (address: bigint): boolean =>
+    sections.some((s) => address >= s.address && address < s.address + BigInt(s.fileSize));
+  const covered: { start: bigint; end: bigint }[] = [];
+  for (const fn of image.functions) {
+    if (fn.size > 0n) covered.push({ start: fn.address, end: fn.address + fn.size });
+  }
+  for (const part of functionParts(image.functions)) covered.push(part);
+  covered.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
+  const insideKnown = (address: bigint): boolean => {
+    const at = upperBound(covered, address, (c) => c.start);
+    for (let k = at - 1; k >= 0 && k >= at - 4; k--) if (address < covered[k]!.end) return true;
+    return false;
+  };
+  const known = new Set(image.functions.map((fn) => fn.address));
+  for (const imported of image.imports) if (imported.address !== null) known.add(imported.address);
+  const disassembler = await disassemblerFor(set);
+  const added: ImageFunction[] = [];
+  let queue = image.functions.filter((fn) => fn.source === "startup");
+  for (let round = 0; round < STARTUP_ROUNDS && queue.length > 0; round++) {
+    const fresh: ImageFunction[] = [];
+    for (const fn of queue) {
+      if (control.signal?.aborted) throw control.signal.reason ?? new Error("aborted");
+      const { end } = procedureEnd(image, fn, 4096);
+      const offset = addressToOffset(image, fn.address);
+      if (offset === null || end <= fn.address) continue;
+      const code = image.bytes.subarray(offset, offset + Number(end - fn.address));
+      const instructions = disassembler.disassemble(code, fn.address, STARTUP_INSTRUCTIONS, {
+        withBytes: false,
+      });
+      for (const flow of flowOf(set, instructions)) {
+        const target = flow.target;
+        if (
+          (flow.kind === "call" || flow.kind === "jump") && target !== null &&
+          (target < fn.address || target >= end) && !known.has(target) && inCode(target) &&
+          !insideKnown(target)
+        ) {
+          known.add(target);
+          fresh.push({ address: target, size: 0n, name: "", names: [], source: "call-target" });
+        }
+        if (flow.kind === "return" || flow.kind === "jump") break;
+      }
+    }
+    if (fresh.length === 0) break;
+    added.push(...fresh);
+    image.functions = [...image.functions, ...fresh].sort(byAddress);
+    queue = fresh;
+  }
+  return added.length;
 }
 
 /** What a sweep found. */

@@ -7,7 +7,7 @@
 
 import type { z } from "zod";
 import type { ArtifactTarget } from "../artifacts/target.ts";
-import { needsDiscovery } from "../analysis/discovery.ts";
+import { needsPreparation } from "../analysis/discovery.ts";
 import type { BinaryImage } from "../formats/binary_image.ts";
 import { isDeferred } from "../formats/deferred_image.ts";
 import type { Binding } from "../providers/provider.ts";
@@ -43,7 +43,7 @@ export function describeTarget(
     entry: image.entry === null ? null : `0x${image.entry.toString(16)}`,
     // Counting needs the full read (and sweep), which the open leaves to the first use.
     ...counts(
-      session.isPrepared(image) || (!isDeferred(image) && !needsDiscovery(image)) ? image : null,
+      session.isPrepared(image) || (!isDeferred(image) && !needsPreparation(image)) ? image : null,
     ),
     build_id: image.buildId,
     warnings: image.warnings.slice(0, 50),

@@ -13,7 +13,9 @@ import { type ReadOptions, readTargetFile, type TargetFile } from "../paths.ts";
 import { type AnalysisProvider, type Binding, selectProvider } from "../providers/provider.ts";
 import {
   discoverCallTargets,
+  discoverStartupCallees,
   DISCOVERY_MAX_INSTRUCTIONS,
+  hasStartupFunctions,
   needsDiscovery,
 } from "../analysis/discovery.ts";
 import type { AnalysisControl, ProgramAnalysis } from "../analysis/program.ts";
@@ -329,4 +331,5 @@ async function readyDocument(
   }
   // Discovery and the tool's own work report progress above 0 on their scales.
   if (needsDiscovery(image)) await discoverCallTargets(image, DISCOVERY_MAX_INSTRUCTIONS, control);
+  if (hasStartupFunctions(image)) await discoverStartupCallees(image, control);
 }

@@ -1,0 +1,137 @@
+/**
+ * What the loader's startup functions call or jump to is a procedure even
+ * when nothing lists it: crt's `deregister_tm_clones` and
+ * `register_tm_clones` have no FDE and, stripped, no symbol. Checked against
+ * the symbol table of the same program before `strip`, and against the
+ * disassembly binutils objdump (x86-64) or llvm-objdump (AArch64) prints.
+ *
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import { hasProgram, type Loose, ok, run, withClient } from "./helpers/in_memory.ts";
+import { peerStartupCallees, peerStartupFunctions } from "./helpers/elf_startup.ts";
+import { listedProcedures } from "./helpers/procedures.ts";
+import { npmFixture } from "./helpers/npm_fixtures.ts";
+import { withTempDir } from "./helpers/temp_dir.ts";
+
+const HAS_CC = ["cc", "strip", "nm"].every(hasProgram);
+const HAS_BINUTILS = ["objdump", "readelf"].every(hasProgram);
+const HAS_LLVM = hasProgram("llvm-objdump-14") && hasProgram("readelf");
+const LIGHTNINGCSS_ARM64 = HAS_LLVM
+  ? await npmFixture("lightningcss-linux-arm64-gnu@1.33.0", "lightningcss.linux-arm64-gnu.node")
+  : null;
+
+const hex = (address: bigint): string => `0x${address.toString(16)}`;
+
+/** FDE extents `[start, end)` that readelf prints. */
+async function fdeExtents(path: string): Promise<[bigint, bigint][]> {
+  const out = await new Deno.Command("readelf", {
+    args: ["--debug-dump=frames", path],
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  return [
+    ...new TextDecoder().decode(out.stdout).matchAll(
+      / FDE cie=[0-9a-f]+ pc=([0-9a-f]+)\.\.([0-9a-f]+)/g,
+    ),
+  ].map((m) => [BigInt(`0x${m[1]}`), BigInt(`0x${m[2]}`)]);
+}
+
+/** The addresses of `path`'s procedures whose source is `call-target`. */
+async function callTargets(client: Parameters<typeof ok>[0]): Promise<string[]> {
+  const found: string[] = [];
+  for (const address of (await listedProcedures(client)).keys()) {
+    const entry = await ok(client, "procedure_address", { procedure: address });
+    if ((entry.result as Loose).source === "call-target") found.push(address);
+  }
+  return found.sort();
+}
+
+/** The disassembler's startup callees of `path` (its FDEs, the loader's calls and `extra` known). */
+async function peerCallees(
+  path: string,
+  set: "x86" | "arm64",
+  extra: readonly bigint[] = [],
+): Promise<string[]> {
+  const extents = await fdeExtents(path);
+  const loader = await peerStartupFunctions(path);
+  const callees = await peerStartupCallees(
+    path,
+    loader,
+    new Set([...extents.map(([start]) => start), ...loader, ...extra]),
+    (at) => extents.some(([start, end]) => at >= start && at < end),
+    set,
+  );
+  return callees.map(hex).sort();
+}
+
+Deno.test({
+  name:
+    "a stripped C program's crt helpers are procedures, at the addresses its unstripped build's symbols give",
+  ignore: !HAS_CC || !HAS_BINUTILS,
+  fn: async () => {
+    await withTempDir(async (dir) => {
+      await Deno.writeTextFile(
+        `${dir}/prog.c`,
+        '#include <stdio.h>\nint main(int argc, char **argv) { (void)argv; printf("%d\\n", argc); return 0; }\n',
+      );
+      await run("cc", ["-O2", "-o", `${dir}/full`, `${dir}/prog.c`]);
+      await run("strip", ["--strip-all", "-o", `${dir}/stripped`, `${dir}/full`]);
+      const symbols = new Map<string, string>();
+      for (const line of (await run("nm", ["--defined-only", `${dir}/full`])).split("\n")) {
+        const m = /^([0-9a-f]+) [tT] (\S+)$/.exec(line.trim());
+        if (m) symbols.set(m[2]!, hex(BigInt(`0x${m[1]}`)));
+      }
+      const helpers = ["deregister_tm_clones", "register_tm_clones"].map((name) => {
+        assert.ok(symbols.has(name), `cc's crt has ${name}: ${[...symbols.keys()]}`);
+        return symbols.get(name)!;
+      });
+      await withClient({ roots: [dir] }, async (client) => {
+        await ok(client, "open_binary", { path: `${dir}/stripped` });
+        const listed = await listedProcedures(client);
+        for (const address of helpers) assert.ok(listed.has(address), `${address} is listed`);
+        assert.deepEqual(await callTargets(client), [...helpers].sort());
+        const overview = await ok(client, "binary_overview");
+        assert.equal(overview.result.procedures_by_source["call-target"], 2);
+        // The call from __do_global_dtors_aux reaches a procedure: no unknown call target left.
+        const xrefs = await ok(client, "xrefs", { address: helpers[0] });
+        assert.equal(xrefs.result.items.length, 1, JSON.stringify(xrefs.result));
+        assert.equal(xrefs.result.reference_scan.unresolved.unknown_call_targets, 0);
+      });
+      // The peer on the same file: what objdump shows the loader's functions reach.
+      assert.deepEqual(await peerCallees(`${dir}/stripped`, "x86"), [...helpers].sort());
+    }, { prefix: "casefile-startup-callees-" });
+  },
+});
+
+Deno.test({
+  name: "the call-target procedures of Debian's stripped ls are what objdump shows its crt reach",
+  ignore: !HAS_BINUTILS,
+  fn: async () => {
+    const peer = await peerCallees("/usr/bin/ls", "x86");
+    assert.ok(peer.length >= 2, `objdump shows ${peer}`);
+    await withClient({ roots: ["/usr/bin"] }, async (client) => {
+      await ok(client, "open_binary", { path: "/usr/bin/ls" });
+      assert.deepEqual(await callTargets(client), peer);
+    });
+  },
+});
+
+Deno.test({
+  name:
+    "the call-target procedures of an AArch64 library (lightningcss, Rust) are what llvm-objdump shows its crt reach",
+  ignore: LIGHTNINGCSS_ARM64 === null,
+  fn: async () => {
+    const path = LIGHTNINGCSS_ARM64!;
+    const peer = await peerCallees(path, "arm64");
+    // call_weak_fn (from _init), deregister_tm_clones, register_tm_clones.
+    assert.ok(peer.length >= 2, `llvm-objdump shows ${peer}`);
+    await withClient({ roots: [path.slice(0, path.lastIndexOf("/"))] }, async (client) => {
+      await ok(client, "open_binary", { path });
+      assert.deepEqual(await callTargets(client), peer);
+    });
+  },
+});
+
+if (!HAS_LLVM) console.log("skip: llvm-objdump-14 is not installed; the AArch64 check is ignored");
