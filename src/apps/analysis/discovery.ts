@@ -111,19 +111,24 @@ export async function discoverStartupCallees(
   );
   const inCode = (address: bigint): boolean =>
     sections.some((s) => address >= s.address && address < s.address + BigInt(s.fileSize));
-  const covered: { start: bigint; end: bigint }[] = [];
-  for (const fn of image.functions) {
-    if (fn.size > 0n) covered.push({ start: fn.address, end: fn.address + fn.size });
-  }
-  for (const part of functionParts(image.functions)) covered.push(part);
-  covered.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
+  // Only a handful of targets are looked up: each by a binary search of the sorted functions
+  // and their parts, so no set or copy of a large library's 100,000 functions is made here.
+  const starts = (address: bigint): boolean =>
+    image.functions[upperBound(image.functions, address, (fn) => fn.address) - 1]?.address ===
+      address || image.imports.some((i) => i.address === address);
   const insideKnown = (address: bigint): boolean => {
-    const at = upperBound(covered, address, (c) => c.start);
-    for (let k = at - 1; k >= 0 && k >= at - 4; k--) if (address < covered[k]!.end) return true;
+    const functions = image.functions;
+    const at = upperBound(functions, address, (fn) => fn.address);
+    // Extents do not nest, but may overlap a little in a damaged table: look back a few.
+    for (let k = at - 1; k >= 0 && k >= at - 4; k--) {
+      const fn = functions[k]!;
+      if (fn.size > 0n && address < fn.address + fn.size) return true;
+    }
+    const parts = functionParts(functions);
+    const p = upperBound(parts, address, (part) => part.start);
+    for (let k = p - 1; k >= 0 && k >= p - 4; k--) if (address < parts[k]!.end) return true;
     return false;
   };
-  const known = new Set(image.functions.map((fn) => fn.address));
-  for (const imported of image.imports) if (imported.address !== null) known.add(imported.address);
   const disassembler = await disassemblerFor(set);
   const added: ImageFunction[] = [];
   let queue = image.functions.filter((fn) => fn.source === "startup");
@@ -142,18 +147,22 @@ export async function discoverStartupCallees(
         const target = flow.target;
         if (
           (flow.kind === "call" || flow.kind === "jump") && target !== null &&
-          (target < fn.address || target >= end) && !known.has(target) && inCode(target) &&
-          !insideKnown(target)
+          (target < fn.address || target >= end) && inCode(target) && !starts(target) &&
+          !insideKnown(target) && !fresh.some((f) => f.address === target)
         ) {
-          known.add(target);
           fresh.push({ address: target, size: 0n, name: "", names: [], source: "call-target" });
         }
         if (flow.kind === "return" || flow.kind === "jump") break;
       }
     }
     if (fresh.length === 0) break;
+    // A new list (what was derived from the old one, keyed by it, stays as it was).
+    const functions = image.functions.slice();
+    for (const fn of fresh) {
+      functions.splice(upperBound(functions, fn.address, (f) => f.address), 0, fn);
+    }
+    image.functions = functions;
     added.push(...fresh);
-    image.functions = [...image.functions, ...fresh].sort(byAddress);
     queue = fresh;
   }
   return added.length;
