@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { fails, hasProgram, ok, run, withClient, withTempRoot } from "./helpers/in_memory.ts";
 import { withoutParameters } from "../src/apps/analysis/procedures.ts";
 import { llcObject } from "./helpers/llvm.ts";
+import { findLibc } from "./helpers/system_files.ts";
 
 const READY = ["llc-14", "llvm-nm-14"].every((program) => hasProgram(program));
 if (!READY) console.log("apps_procedure_spelling_test: needs llc-14 and llvm-nm-14: skipped");
@@ -202,19 +203,12 @@ Deno.test({
     }),
 });
 
-const LIBC = ["/usr/lib/x86_64-linux-gnu/libc.so.6", "/usr/lib/aarch64-linux-gnu/libc.so.6"]
-  .find((path) => {
-    try {
-      return Deno.statSync(path).isFile;
-    } catch {
-      return false;
-    }
-  });
+const LIBC = findLibc();
 
 Deno.test({
   name:
     "a name the symbol table holds at several addresses (libc's versioned memcpy) is refused with each address, and only the address is asked for",
-  ignore: LIBC === undefined || !hasProgram("nm"),
+  ignore: LIBC === null || !hasProgram("nm"),
   fn: async () => {
     const lib = LIBC!;
     // nm -D: "… T memcpy@@GLIBC_2.14" and "… T memcpy@GLIBC_2.2.5": one name, two functions.

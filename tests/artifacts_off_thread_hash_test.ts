@@ -10,18 +10,12 @@ import {
 import { IntegrityFailure, scanArtifact } from "../src/apps/artifacts/scan.ts";
 import { type ArtifactSnapshot, DEFAULT_LIMITS } from "../src/apps/artifacts/model.ts";
 import { hasProgram } from "./helpers/programs.ts";
+import { findLibc } from "./helpers/system_files.ts";
 
 const hasTar = hasProgram("tar");
 
 /** A real shared library of this machine (the C library), or null. */
-const LIBC = ["/usr/lib/x86_64-linux-gnu/libc.so.6", "/usr/lib/aarch64-linux-gnu/libc.so.6"]
-  .find((path) => {
-    try {
-      return Deno.statSync(path).isFile;
-    } catch {
-      return false;
-    }
-  }) ?? null;
+const LIBC = findLibc();
 
 function sha256(bytes: Uint8Array): string {
   return createHash("sha256").update(bytes).digest("hex");
