@@ -14,10 +14,13 @@ import { peerStartupCallees, peerStartupFunctions } from "./helpers/elf_startup.
 import { listedProcedures } from "./helpers/procedures.ts";
 import { npmFixture } from "./helpers/npm_fixtures.ts";
 import { withTempDir } from "./helpers/temp_dir.ts";
+import { isFile } from "./helpers/system_files.ts";
 
 const HAS_CC = ["cc", "strip", "nm"].every(hasProgram);
 const HAS_BINUTILS = ["objdump", "readelf"].every(hasProgram);
 const HAS_LLVM = hasProgram("llvm-objdump-14") && hasProgram("readelf");
+const HAS_STATIC_LIBC = ["/usr/lib/x86_64-linux-gnu/libc.a", "/usr/lib/aarch64-linux-gnu/libc.a"]
+  .some(isFile);
 const LIGHTNINGCSS_ARM64 = HAS_LLVM
   ? await npmFixture("lightningcss-linux-arm64-gnu@1.33.0", "lightningcss.linux-arm64-gnu.node")
   : null;
@@ -102,6 +105,42 @@ Deno.test({
       // The peer on the same file: what objdump shows the loader's functions reach.
       assert.deepEqual(await peerCallees(`${dir}/stripped`, "x86"), [...helpers].sort());
     }, { prefix: "casefile-startup-callees-" });
+  },
+});
+
+Deno.test({
+  name:
+    "a stripped static executable (no dynamic section): its .init, .fini and array functions and crt's helpers are procedures where its unstripped build's symbols say",
+  ignore: !HAS_CC || !HAS_STATIC_LIBC,
+  fn: async () => {
+    await withTempDir(async (dir) => {
+      await Deno.writeTextFile(
+        `${dir}/prog.c`,
+        '#include <stdio.h>\nint main(int argc, char **argv) { (void)argv; printf("%d\\n", argc); return 0; }\n',
+      );
+      await run("cc", ["-O2", "-static", "-o", `${dir}/full`, `${dir}/prog.c`]);
+      await run("strip", ["--strip-all", "-o", `${dir}/stripped`, `${dir}/full`]);
+      assert.doesNotMatch(await run("readelf", ["-d", `${dir}/stripped`]), /\(INIT\)/);
+      const symbols = new Map<string, string>();
+      for (const line of (await run("nm", ["--defined-only", `${dir}/full`])).split("\n")) {
+        const m = /^([0-9a-f]+) [tT] (\S+)$/.exec(line.trim());
+        if (m) symbols.set(m[2]!, hex(BigInt(`0x${m[1]}`)));
+      }
+      const loader = ["_init", "_fini", "frame_dummy", "__do_global_dtors_aux"];
+      const helpers = ["deregister_tm_clones", "register_tm_clones"];
+      await withClient({ roots: [dir] }, async (client) => {
+        await ok(client, "open_binary", { path: `${dir}/stripped` });
+        for (const name of [...loader, ...helpers]) {
+          assert.ok(symbols.has(name), `${name} in nm of the unstripped build`);
+          const entry = await ok(client, "procedure_address", { procedure: symbols.get(name) });
+          assert.equal(
+            entry.result.source,
+            helpers.includes(name) ? "call-target" : "startup",
+            `${name} at ${symbols.get(name)}`,
+          );
+        }
+      });
+    }, { prefix: "casefile-startup-static-" });
   },
 });
 

@@ -442,7 +442,10 @@ const MAX_STARTUP_ENTRIES = 4096;
  * an FDE's or a symbol's size (source `startup`; an `.ARM.exidx` extent,
  * which only runs to the next entry, ends there). Array entries are read from the file, where
  * x86 and ARM linkers leave the address the RELATIVE relocation restores;
- * an entry the file holds as 0 (AArch64's default) is not read.
+ * an entry the file holds as 0 (AArch64's default) is not read. A file
+ * without a dynamic section (a static executable) is read from its `.init`,
+ * `.fini`, `.init_array` and `.fini_array` sections, which its own start-up
+ * code runs.
  */
 function addStartupFunctions(
   elf: ElfImage,
@@ -451,7 +454,19 @@ function addStartupFunctions(
   functions: ImageFunction[],
   tables: readonly FunctionSource[],
 ): void {
-  const { init, fini, initArray, finiArray } = elf.dynamic;
+  let { init, fini, initArray, finiArray } = elf.dynamic;
+  if (init === null && fini === null && initArray === null && finiArray === null) {
+    // No dynamic section (a static executable): its start-up code runs the same sections.
+    const named = (name: string) => sections.find((s) => s.name === name && s.size > 0n);
+    init = named(".init")?.address ?? null;
+    fini = named(".fini")?.address ?? null;
+    const range = (name: string) => {
+      const section = named(name);
+      return section ? { address: section.address, size: section.size } : null;
+    };
+    initArray = range(".init_array");
+    finiArray = range(".fini_array");
+  }
   const targets: bigint[] = [];
   if (init !== null) targets.push(init);
   if (fini !== null) targets.push(fini);
