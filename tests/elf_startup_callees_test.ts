@@ -69,23 +69,32 @@ async function peerCallees(
   return callees.map(hex).sort();
 }
 
+/**
+ * Compiles a small C program (`cc -O2` and `flags`) to `dir/full`, strips it
+ * to `dir/stripped`, and returns the unstripped build's code symbols (nm).
+ */
+async function strippedProgram(dir: string, flags: string[]): Promise<Map<string, string>> {
+  await Deno.writeTextFile(
+    `${dir}/prog.c`,
+    '#include <stdio.h>\nint main(int argc, char **argv) { (void)argv; printf("%d\\n", argc); return 0; }\n',
+  );
+  await run("cc", ["-O2", ...flags, "-o", `${dir}/full`, `${dir}/prog.c`]);
+  await run("strip", ["--strip-all", "-o", `${dir}/stripped`, `${dir}/full`]);
+  const symbols = new Map<string, string>();
+  for (const line of (await run("nm", ["--defined-only", `${dir}/full`])).split("\n")) {
+    const m = /^([0-9a-f]+) [tT] (\S+)$/.exec(line.trim());
+    if (m) symbols.set(m[2]!, hex(BigInt(`0x${m[1]}`)));
+  }
+  return symbols;
+}
+
 Deno.test({
   name:
     "a stripped C program's crt helpers are procedures, at the addresses its unstripped build's symbols give",
   ignore: !HAS_CC || !HAS_BINUTILS,
   fn: async () => {
     await withTempDir(async (dir) => {
-      await Deno.writeTextFile(
-        `${dir}/prog.c`,
-        '#include <stdio.h>\nint main(int argc, char **argv) { (void)argv; printf("%d\\n", argc); return 0; }\n',
-      );
-      await run("cc", ["-O2", "-o", `${dir}/full`, `${dir}/prog.c`]);
-      await run("strip", ["--strip-all", "-o", `${dir}/stripped`, `${dir}/full`]);
-      const symbols = new Map<string, string>();
-      for (const line of (await run("nm", ["--defined-only", `${dir}/full`])).split("\n")) {
-        const m = /^([0-9a-f]+) [tT] (\S+)$/.exec(line.trim());
-        if (m) symbols.set(m[2]!, hex(BigInt(`0x${m[1]}`)));
-      }
+      const symbols = await strippedProgram(dir, []);
       const helpers = ["deregister_tm_clones", "register_tm_clones"].map((name) => {
         assert.ok(symbols.has(name), `cc's crt has ${name}: ${[...symbols.keys()]}`);
         return symbols.get(name)!;
@@ -114,18 +123,8 @@ Deno.test({
   ignore: !HAS_CC || !HAS_STATIC_LIBC,
   fn: async () => {
     await withTempDir(async (dir) => {
-      await Deno.writeTextFile(
-        `${dir}/prog.c`,
-        '#include <stdio.h>\nint main(int argc, char **argv) { (void)argv; printf("%d\\n", argc); return 0; }\n',
-      );
-      await run("cc", ["-O2", "-static", "-o", `${dir}/full`, `${dir}/prog.c`]);
-      await run("strip", ["--strip-all", "-o", `${dir}/stripped`, `${dir}/full`]);
+      const symbols = await strippedProgram(dir, ["-static"]);
       assert.doesNotMatch(await run("readelf", ["-d", `${dir}/stripped`]), /\(INIT\)/);
-      const symbols = new Map<string, string>();
-      for (const line of (await run("nm", ["--defined-only", `${dir}/full`])).split("\n")) {
-        const m = /^([0-9a-f]+) [tT] (\S+)$/.exec(line.trim());
-        if (m) symbols.set(m[2]!, hex(BigInt(`0x${m[1]}`)));
-      }
       const loader = ["_init", "_fini", "frame_dummy", "__do_global_dtors_aux"];
       const helpers = ["deregister_tm_clones", "register_tm_clones"];
       await withClient({ roots: [dir] }, async (client) => {
