@@ -26,25 +26,28 @@ export function inflateEmbeddedWasm(
   base64: string,
   module: EmbeddedWasm,
 ): Promise<Uint8Array<ArrayBuffer>> {
-  const { bytes, label } = module;
-  const packed = Uint8Array.fromBase64(base64);
+  try {
+    return Promise.resolve(inflate(base64, module));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+function inflate(base64: string, { bytes, label }: EmbeddedWasm): Uint8Array<ArrayBuffer> {
+  const over = () => new Error(`embedded ${label} wasm is over ${bytes} bytes`);
   let wasm: Uint8Array;
   try {
     // One byte of room past the size, so an over-long stream is told from an exact one.
-    wasm = gunzipSync(packed, { maxOutputLength: bytes + 1, chunkSize: bytes + 1 });
+    wasm = gunzipSync(Uint8Array.fromBase64(base64), {
+      maxOutputLength: bytes + 1,
+      chunkSize: bytes + 1,
+    });
   } catch (error) {
-    if (error instanceof RangeError) {
-      return Promise.reject(new Error(`embedded ${label} wasm is over ${bytes} bytes`));
-    }
-    return Promise.reject(error);
+    throw error instanceof RangeError ? over() : error;
   }
-  if (wasm.length > bytes) {
-    return Promise.reject(new Error(`embedded ${label} wasm is over ${bytes} bytes`));
-  }
+  if (wasm.length > bytes) throw over();
   if (wasm.length !== bytes) {
-    return Promise.reject(
-      new Error(`embedded ${label} wasm is ${wasm.length} bytes, expected ${bytes}`),
-    );
+    throw new Error(`embedded ${label} wasm is ${wasm.length} bytes, expected ${bytes}`);
   }
-  return Promise.resolve(new Uint8Array(wasm.buffer as ArrayBuffer, wasm.byteOffset, wasm.length));
+  return new Uint8Array(wasm.buffer as ArrayBuffer, wasm.byteOffset, wasm.length);
 }

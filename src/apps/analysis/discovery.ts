@@ -22,6 +22,7 @@ import {
   functionParts,
   holdsCode,
   type ImageFunction,
+  type ImageSection,
 } from "../formats/binary_image.ts";
 import type { AnalysisControl } from "./program.ts";
 import { upperBound } from "../../core/sorted.ts";
@@ -106,9 +107,10 @@ export async function discoverStartupCallees(
 ): Promise<number> {
   const set = instructionSetOf(image);
   if (set !== "x86" && set !== "x86_64" && set !== "arm64") return 0;
-  const sections = image.sections.filter((s) =>
-    holdsCode(s) && s.fileOffset !== null && s.fileSize > 0 && !/\.i?plt/.test(s.name)
-  );
+  let queue = image.functions.filter((fn) => fn.source === "startup");
+  // Nothing to decode: the disassembler is not even loaded.
+  if (queue.length === 0) return 0;
+  const sections = functionSections(image);
   const inCode = (address: bigint): boolean =>
     sections.some((s) => address >= s.address && address < s.address + BigInt(s.fileSize));
   // Only a handful of targets are looked up: each by a binary search of the sorted functions
@@ -131,7 +133,6 @@ export async function discoverStartupCallees(
   };
   const disassembler = await disassemblerFor(set);
   const added: ImageFunction[] = [];
-  let queue = image.functions.filter((fn) => fn.source === "startup");
   for (let round = 0; round < STARTUP_ROUNDS && queue.length > 0; round++) {
     const fresh: ImageFunction[] = [];
     for (const fn of queue) {
@@ -166,6 +167,13 @@ export async function discoverStartupCallees(
     queue = fresh;
   }
   return added.length;
+}
+
+/** The sections whose code holds functions: with code and file bytes, and no PLT (imports' stubs). */
+function functionSections(image: BinaryImage): ImageSection[] {
+  return image.sections.filter((s) =>
+    holdsCode(s) && s.fileOffset !== null && s.fileSize > 0 && !/\.i?plt/.test(s.name)
+  );
 }
 
 /** What a sweep found. */
@@ -209,9 +217,7 @@ export async function discoverCallTargets(
   if (set === null || set === "arm" || set === "thumb" || set === "wasm") {
     return { added: 0, sweptBytes: 0, executableBytes: 0, instructions: 0, complete: false };
   }
-  const sections = image.sections.filter((s) =>
-    holdsCode(s) && s.fileOffset !== null && s.fileSize > 0 && !/\.i?plt/.test(s.name)
-  );
+  const sections = functionSections(image);
   const executableBytes = sections.reduce((n, s) => n + s.fileSize, 0);
   const inCode = (address: number): boolean =>
     sections.some((s) => address >= Number(s.address) && address < Number(s.address) + s.fileSize);
