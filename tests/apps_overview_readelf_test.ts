@@ -44,13 +44,18 @@ async function readelfSections(path: string): Promise<SectionRow[]> {
   return rows;
 }
 
-/** One `readelf --dyn-syms -W` row, its name without the version suffix. */
+/** One `readelf --dyn-syms -W` row. */
 interface DynamicSymbol {
   value: bigint;
   type: string;
   bind: string;
   ndx: string;
+  /** The name without its version suffix. */
   name: string;
+  /** As readelf writes it: `memcpy@@GLIBC_2.14`, `memcpy@GLIBC_2.2.5`, or the name alone. */
+  spelled: string;
+  /** The version index readelf adds in parentheses (for a needed version), or null. */
+  versionIndex: number | null;
 }
 
 async function readelfDynamicSymbols(path: string): Promise<DynamicSymbol[]> {
@@ -58,15 +63,32 @@ async function readelfDynamicSymbols(path: string): Promise<DynamicSymbol[]> {
   for (const line of (await run("readelf", ["--dyn-syms", "-W", path])).split("\n")) {
     const m = /^\s*\d+:\s+([0-9a-f]+)\s+\S+\s+(\S+)\s+(\S+)\s+\S+\s+(\S+)\s*(.*)$/.exec(line);
     if (!m) continue;
+    const index = / \((\d+)\)$/.exec(m[5]!);
+    const spelled = m[5]!.replace(/ \(\d+\)$/, "");
     symbols.push({
       value: BigInt(`0x${m[1]}`),
       type: m[2]!,
       bind: m[3]!,
       ndx: m[4]!,
-      name: m[5]!.replace(/ \(\d+\)$/, "").replace(/@.*$/, ""),
+      name: spelled.replace(/@.*$/, ""),
+      spelled,
+      versionIndex: index ? Number(index[1]) : null,
     });
   }
   return symbols;
+}
+
+/** The library `readelf -V` names for each needed version index (`Version needs` section). */
+async function readelfNeededFiles(path: string): Promise<Map<number, string>> {
+  const files = new Map<number, string>();
+  let file: string | null = null;
+  for (const line of (await run("readelf", ["-V", "-W", path])).split("\n")) {
+    const library = /^\s*[0-9a-fx]+: Version: \d+\s+File: (\S+)/.exec(line);
+    if (library) file = library[1]!;
+    const version = /^\s*[0-9a-fx]+:\s+Name: \S+\s+Flags: .*Version: (\d+)$/.exec(line);
+    if (version && file !== null) files.set(Number(version[1]), file);
+  }
+  return files;
 }
 
 const hex = (value: bigint): string => `0x${value.toString(16)}`;
@@ -108,22 +130,52 @@ for (const path of LIBRARIES) {
         );
 
         const symbols = await readelfDynamicSymbols(path);
-        const imports = new Set(
-          symbols.filter((s) =>
-            s.ndx === "UND" && s.name !== "" && ["FUNC", "IFUNC", "NOTYPE"].includes(s.type)
-          ).map((s) => s.name),
-        );
+        const files = await readelfNeededFiles(path);
+        assert.ok(files.size > 0, "readelf -V lists no needed versions");
+        // Each import once, with the version its first symbol needs and that version's library.
+        const imports = new Map<
+          string,
+          { name: string; library: string | null; version: string | null }
+        >();
+        for (const s of symbols) {
+          if (s.ndx !== "UND" || s.name === "" || imports.has(s.name)) continue;
+          if (!["FUNC", "IFUNC", "NOTYPE"].includes(s.type)) continue;
+          const version = s.spelled === s.name ? null : s.spelled.slice(s.name.length + 1);
+          imports.set(s.name, {
+            name: s.name,
+            library: s.versionIndex === null ? null : files.get(s.versionIndex) ?? null,
+            version,
+          });
+        }
         assert.ok(imports.size > 0);
+        assert.ok([...imports.values()].some((i) => i.library !== null && i.version !== null));
         assert.equal(overview.import_count, imports.size);
-        assert.deepEqual(overview.imports.map((i: Loose) => i.name), [...imports].slice(0, 50));
-        const exports = new Map<string, { name: string; address: string }>();
+        assert.deepEqual(
+          overview.imports.map((i: Loose) => ({
+            name: i.name,
+            library: i.library,
+            version: i.version,
+          })),
+          [...imports.values()].slice(0, 50),
+        );
+        const exports = new Map<
+          string,
+          { name: string; address: string; versioned_names: string[] }
+        >();
         for (const s of symbols) {
           if (s.ndx === "UND" || s.name === "") continue;
           if (s.bind !== "GLOBAL" && s.bind !== "WEAK") continue;
           if (!["FUNC", "IFUNC", "OBJECT"].includes(s.type)) continue;
           // A version definition (nm -D: type A) is an absolute symbol at 0, not an export.
           if (s.ndx === "ABS" && s.value === 0n) continue;
-          exports.set(`${s.name} ${s.value}`, { name: s.name, address: hex(s.value) });
+          const key = `${s.name} ${s.value}`;
+          const entry = exports.get(key) ??
+            { name: s.name, address: hex(s.value), versioned_names: [] };
+          exports.set(key, entry);
+          // The same symbol under several versions (libc's aliases): one export, each spelling.
+          if (s.spelled !== s.name && !entry.versioned_names.includes(s.spelled)) {
+            entry.versioned_names.push(s.spelled);
+          }
         }
         assert.equal(overview.export_count, exports.size);
         assert.deepEqual(overview.exports, [...exports.values()].slice(0, 50));

@@ -8,7 +8,12 @@
  */
 
 import { demangle } from "../disasm/demangle.ts";
-import { functionParts, type ImageFunction } from "../formats/binary_image.ts";
+import {
+  type BinaryImage,
+  functionParts,
+  type ImageFunction,
+  versionedExportNames,
+} from "../formats/binary_image.ts";
 import { nextFunctionStart } from "./code.ts";
 import { upperBound } from "../../core/sorted.ts";
 
@@ -21,6 +26,7 @@ export class ProcedureTable {
   readonly functions: readonly ImageFunction[];
   #byName: Map<string, ImageFunction[]> | null = null;
   #byBaseName: Map<string, ImageFunction[]> | null = null;
+  readonly #exports: Pick<BinaryImage, "exports" | "exportVersions"> | null;
 
   /**
    * Wraps `functions`, which must be sorted by address with one entry per address.
@@ -34,8 +40,12 @@ export class ProcedureTable {
    * table.containing(0x1010n)?.fn.name; // "main"
    * ```
    */
-  constructor(functions: readonly ImageFunction[]) {
+  constructor(
+    functions: readonly ImageFunction[],
+    exports: Pick<BinaryImage, "exports" | "exportVersions"> | null = null,
+  ) {
     this.functions = functions;
+    this.#exports = exports?.exportVersions === undefined ? null : exports;
   }
 
   /** The procedure starting exactly at `address`. */
@@ -98,6 +108,46 @@ export class ProcedureTable {
       this.#byName = map;
     }
     return this.#byName.get(name) ?? [];
+  }
+
+  /**
+   * The procedures `name@@VERSION` or `name@VERSION` names, as `nm -D` spells a versioned
+   * dynamic symbol (ELF symbol versioning): the export of that name carrying that version.
+   */
+  functionsByVersionedName(text: string): ImageFunction[] {
+    const at = text.indexOf("@");
+    if (this.#exports === null || at <= 0) return [];
+    const name = text.slice(0, at);
+    const found: ImageFunction[] = [];
+    this.#eachVersion(name, (address, spelling) => {
+      if (spelling !== text) return;
+      const fn = this.functionStartingAt(address);
+      if (fn !== undefined && !found.includes(fn)) found.push(fn);
+    });
+    return found;
+  }
+
+  /**
+   * Every versioned spelling of the symbol `name` (`name@@VERSION`, `name@VERSION`) with the
+   * address it names, in export order; empty when the image has no symbol versions.
+   */
+  versionedNames(name: string): { address: bigint; spelling: string }[] {
+    const out: { address: bigint; spelling: string }[] = [];
+    this.#eachVersion(name, (address, spelling) => out.push({ address, spelling }));
+    return out;
+  }
+
+  #eachVersion(name: string, visit: (address: bigint, spelling: string) => void): void {
+    const image = this.#exports;
+    if (image === null) return;
+    const exports = image.exports;
+    for (let i = 0; i < exports.length; i++) {
+      const entry = exports[i]!;
+      if (entry.name !== name || entry.address === null) continue;
+      for (const spelling of versionedExportNames(image, i)) {
+        if (spelling !== name) visit(entry.address, spelling);
+      }
+    }
   }
 
   /**

@@ -128,7 +128,7 @@ export class ProgramAnalysis {
 
   /** The procedure table of the document's functions. */
   get procedures(): ProcedureTable {
-    this.#procedures ??= new ProcedureTable(this.image.functions);
+    this.#procedures ??= new ProcedureTable(this.image.functions, this.image);
     return this.#procedures;
   }
 
@@ -148,6 +148,16 @@ export class ProgramAnalysis {
   /** Procedures whose name (raw or demangled) equals `name`. */
   functionsNamed(name: string): ImageFunction[] {
     return this.procedures.functionsNamed(name);
+  }
+
+  /** The procedures a versioned name (`memcpy@@GLIBC_2.14`) names. */
+  functionsByVersionedName(text: string): ImageFunction[] {
+    return this.procedures.functionsByVersionedName(text);
+  }
+
+  /** Every versioned spelling of the symbol `name`, with the address it names. */
+  versionedNames(name: string): { address: bigint; spelling: string }[] {
+    return this.procedures.versionedNames(name);
   }
 
   /** Procedures whose demangled name without its parameters equals `name` (overloads). */

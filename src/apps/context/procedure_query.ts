@@ -47,8 +47,32 @@ export function pageOf<T>(all: T[], start: number, limit: number): ListPage<T> {
 /** The lookups `findProcedure` needs: a `ProcedureTable`, or a `ProgramAnalysis`. */
 export type ProcedureFinder = Pick<
   ProcedureTable,
-  "functionStartingAt" | "containing" | "functionsNamed" | "functionsByBaseName"
+  | "functionStartingAt"
+  | "containing"
+  | "functionsNamed"
+  | "functionsByBaseName"
+  | "functionsByVersionedName"
+  | "versionedNames"
 >;
+
+/**
+ * For procedures that all carry the symbol name `name`: each one's versioned spellings, when
+ * every one has a spelling none of the others has; else null.
+ */
+function versionsTellingApart(
+  program: ProcedureFinder,
+  name: string,
+  named: readonly ImageFunction[],
+): string[][] | null {
+  const all = program.versionedNames(name);
+  const spellings = named.map((f) =>
+    all.filter((v) => v.address === f.address).map((v) => v.spelling)
+  );
+  const owners = new Map<string, number>();
+  for (const list of spellings) for (const s of list) owners.set(s, (owners.get(s) ?? 0) + 1);
+  const apart = spellings.map((list) => list.filter((s) => owners.get(s) === 1));
+  return apart.every((list) => list.length > 0) ? apart : null;
+}
 
 /** Finds a procedure by address or name, with clear errors. */
 export function findProcedure(program: ProcedureFinder, text: string): ImageFunction {
@@ -71,32 +95,62 @@ export function findProcedure(program: ProcedureFinder, text: string): ImageFunc
     );
   }
   const exact = program.functionsNamed(text);
+  // `memcpy@@GLIBC_2.14`, as nm -D spells a versioned dynamic symbol, names its version's one.
+  const versioned = exact.length === 0 ? program.functionsByVersionedName(text) : [];
   // A C++ name without its parameter list names its overloads.
-  const named = exact.length > 0 ? exact : program.functionsByBaseName(text);
+  const named = exact.length > 0
+    ? exact
+    : versioned.length > 0
+    ? versioned
+    : program.functionsByBaseName(text);
   if (named.length === 1) return named[0]!;
   if (named.length > 1) {
-    // The symbol table itself holds the name more than once: no other spelling tells them apart.
+    // The symbol table itself holds the name more than once: no other spelling tells them apart,
+    // unless the symbol versions do.
     const ownSpelling = exact.length > 0 && named.every((f) => f.name === text);
+    const versions = ownSpelling ? versionsTellingApart(program, text, named) : null;
     throw new ToolFailure(
       "invalid_request",
       `${named.length} procedures are named ${JSON.stringify(text)}: ${
-        named.slice(0, 10).map((f) =>
-          exact.length > 0
+        named.slice(0, 10).map((f, k) =>
+          versions !== null
+            ? `${hex(f.address)} (${versions[k]!.join(", ")})`
+            : exact.length > 0
             ? f.name === text ? hex(f.address) : `${hex(f.address)} ${f.name}`
             : `${hex(f.address)} ${demangle(f.name) ?? f.name}`
         ).join(", ")
       }${named.length > 10 ? ", …" : ""}.${
-        ownSpelling
+        versions !== null
+          ? " The symbol table holds this very name at each of them under different symbol versions."
+          : ownSpelling
           ? " The symbol table holds this very name at each of them (symbol versions, or local symbols or compiler clones that share a name), so only the address tells them apart."
           : ""
       }`,
       {
-        action: ownSpelling
+        action: versions !== null
+          ? `Pass the 0x address, or the versioned name (such as ${
+            JSON.stringify(versions[0]![0])
+          }), of the one you mean.`
+          : ownSpelling
           ? "Pass the 0x address of the one you mean."
           : exact.length > 0
           ? "Pass the 0x address, or the symbol's own (mangled) name, of the one you mean."
           : "Pass the 0x address, or the whole demangled name, of the one you mean.",
       },
+    );
+  }
+  // A version the symbol does not carry: name the ones it does.
+  const version = /^([^@]+)@@?[^@]+$/.exec(text);
+  const versions = version ? program.versionedNames(version[1]!) : [];
+  if (versions.length > 0) {
+    throw new ToolFailure(
+      "invalid_request",
+      `No procedure is named ${JSON.stringify(text)}: the symbol versions of ${
+        JSON.stringify(version![1])
+      } are ${versions.slice(0, 10).map((v) => `${v.spelling} (${hex(v.address)})`).join(", ")}${
+        versions.length > 10 ? ", …" : ""
+      }.`,
+      { action: "Pass one of those versioned names, or the 0x address." },
     );
   }
   const other = otherSpelling(program, text);
@@ -179,7 +233,10 @@ export function findCallTarget(program: CallTargetFinder, text: string): CallTar
       if (fn) return { address: fn.address, name: fn.name, kind: "procedure", fn };
     }
   } else if (program.functionsNamed(text).length === 0) {
-    const imported = program.image.imports.find((i) => i.name === text);
+    // nm -D spells an undefined versioned symbol `memcpy@GLIBC_2.14`.
+    const imported = program.image.imports.find((i) =>
+      i.name === text || (i.version !== undefined && `${i.name}@${i.version}` === text)
+    );
     if (imported) return importTarget(imported, imported.address ?? imported.slots?.[0] ?? null);
   }
   const fn = findProcedure(program, text);

@@ -150,8 +150,13 @@ export interface ImageCodeMark {
 
 /** An imported function or data symbol. */
 export interface ImageImport {
-  /** The library it comes from, when the format says (DT_NEEDED is not per symbol in ELF). */
+  /**
+   * The library it comes from, when the format says: for ELF (whose DT_NEEDED list is not per
+   * symbol), the library a versioned import's version requirement names; else null.
+   */
   library: string | null;
+  /** The symbol version it needs (ELF symbol versioning: `GLIBC_2.14`), when it has one. */
+  version?: string;
   /** Symbol name, or `#<ordinal>` for an import by ordinal. */
   name: string;
   /** Address a call goes through: PLT stub, IAT slot, symbol stub; null when unknown. */
@@ -183,6 +188,44 @@ export interface ImageExport {
   address: bigint | null;
   /** `library.symbol` a forwarder or re-export points at. */
   forwardedTo?: string;
+}
+
+/**
+ * The symbol versions of an image's exports (ELF symbol versioning), parallel to
+ * {@linkcode BinaryImage.exports}: `index[i]` is 0 when export `i` has no version, else one
+ * more than its version's position in `names`, with {@linkcode HIDDEN_VERSION} set when that is
+ * not the symbol's default version (`nm -D` writes `name@VERSION`, not `name@@VERSION`).
+ */
+export interface ExportVersions {
+  names: string[];
+  index: Uint16Array;
+  /** Further versions of an export the image defines under several (coded as in `index`). */
+  more?: { export: number; code: number }[];
+}
+
+/** The bit of an {@linkcode ExportVersions} index that marks a non-default version. */
+export const HIDDEN_VERSION = 0x8000;
+
+/**
+ * Export `i` of `image` spelled as `nm -D` spells it, once per version it carries:
+ * `name@@VERSION` for a default version, `name@VERSION` for another; the plain name alone
+ * when it has none.
+ */
+export function versionedExportNames(
+  image: Pick<BinaryImage, "exports" | "exportVersions">,
+  i: number,
+): string[] {
+  const name = image.exports[i]!.name;
+  const versions = image.exportVersions;
+  const first = versions?.index[i] ?? 0;
+  if (first === 0) return [name];
+  const spell = (code: number): string =>
+    `${name}${(code & HIDDEN_VERSION) !== 0 ? "@" : "@@"}${
+      versions!.names[(code & ~HIDDEN_VERSION) - 1]
+    }`;
+  const out = [spell(first)];
+  for (const more of versions!.more ?? []) if (more.export === i) out.push(spell(more.code));
+  return out;
 }
 
 /** The format-neutral view of one analysis document. */
@@ -224,6 +267,8 @@ export interface BinaryImage {
   /** Stubs and slots that reach the image's own functions (absent when the format has none). */
   localBindings?: ImageLocalBinding[];
   exports: ImageExport[];
+  /** The exports' symbol versions, when the format has them and some export carries one. */
+  exportVersions?: ExportVersions;
   /**
    * Marks in the executable sections, sorted by address, one per address:
    * each says what the bytes up to the next mark are. Absent when the file

@@ -22,6 +22,7 @@ export const DEFERRED_FIELDS = [
   "imports",
   "localBindings",
   "exports",
+  "exportVersions",
   "libraries",
   "wasmCode",
   "codeMarks",

@@ -189,10 +189,21 @@ export const overviewResultSchema = z.object({
   disassembly: z.string().describe("The instruction set decoded, or unavailable."),
   imports: z.array(z.object({
     name: z.string(),
-    library: z.string().nullable(),
+    library: z.string().nullable().describe(
+      "The library it comes from when the format says: for ELF, the library its symbol version's requirement names (readelf -V), else null.",
+    ),
+    version: z.string().nullable().describe(
+      "The symbol version it needs (ELF: GLIBC_2.14, shown by nm -D as memcpy@GLIBC_2.14), or null.",
+    ),
     address: address.nullable(),
   })).optional().describe("With detail detailed: the first `limit` imports."),
-  exports: z.array(z.object({ name: z.string(), address: address.nullable() })).optional()
+  exports: z.array(z.object({
+    name: z.string(),
+    address: address.nullable(),
+    versioned_names: z.array(z.string()).describe(
+      "The name with each symbol version it carries, as nm -D writes it (memcpy@@GLIBC_2.14 for the default version, memcpy@GLIBC_2.2.5 for an older one); empty when it has none. Tools taking a procedure name accept these.",
+    ),
+  })).optional()
     .describe("With detail detailed: the first `limit` exports."),
 });
 

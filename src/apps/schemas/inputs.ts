@@ -40,7 +40,7 @@ export const addressField = z.string().regex(
 
 /** A procedure argument: its start address or its name. */
 export const procedureField = z.string().min(1).max(4096).describe(
-  "A procedure: its 0x start address, or its name (raw or demangled).",
+  "A procedure: its 0x start address, or its name (raw or demangled, or with its symbol version as nm -D writes it: memcpy@@GLIBC_2.14).",
 );
 
 /** The first item of a page. */

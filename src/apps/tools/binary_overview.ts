@@ -8,6 +8,7 @@ import { z } from "zod";
 import { defineTool, RECORDS_EVIDENCE, type ToolDefinition } from "../../core/catalog.ts";
 import { instructionSetOf } from "../analysis/code.ts";
 import { hex } from "../analysis/dossier.ts";
+import { versionedExportNames } from "../formats/binary_image.ts";
 import type { AppsContext } from "../context/apps_context.ts";
 import { observedRun, progressOf } from "../context/observation.ts";
 import { overviewResultSchema } from "../schemas/analysis_results.ts";
@@ -64,11 +65,15 @@ export function binaryOverviewTool(context: AppsContext): ToolDefinition {
               imports: image.imports.slice(0, args.limit).map((entry) => ({
                 name: entry.name,
                 library: entry.library,
+                version: entry.version ?? null,
                 address: entry.address === null ? null : hex(entry.address),
               })),
-              exports: image.exports.slice(0, args.limit).map((entry) => ({
+              exports: image.exports.slice(0, args.limit).map((entry, i) => ({
                 name: entry.name,
                 address: entry.address === null ? null : hex(entry.address),
+                versioned_names: image.exportVersions === undefined
+                  ? []
+                  : versionedExportNames(image, i).filter((n) => n !== entry.name),
               })),
             }
             : {}),

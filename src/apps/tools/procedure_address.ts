@@ -23,7 +23,7 @@ export function procedureAddressTool(context: AppsContext): ToolDefinition {
     name: PROCEDURE_ADDRESS,
     toolset: "static",
     description:
-      "Turn a procedure name (raw or demangled; a C++ name without its parameter list names its overloads) or start address into its canonical entry: address, names, source and size. Ambiguous names are refused with the candidates.",
+      "Turn a procedure name (raw or demangled; a C++ name without its parameter list names its overloads; an ELF dynamic symbol also as nm -D spells it with its version, memcpy@@GLIBC_2.14) or start address into its canonical entry: address, names, source and size. Ambiguous names are refused with the candidates.",
     input: z.strictObject({
       procedure: procedureField,
       ...documentFields,

@@ -87,6 +87,14 @@ export const DT_RUNPATH = 29;
 export const DT_FLAGS = 30;
 export const DT_FLAGS_1 = 0x6ffffffb;
 export const DT_GNU_HASH = 0x6ffffef5;
+export const DT_VERSYM = 0x6ffffff0;
+export const DT_VERDEF = 0x6ffffffc;
+export const DT_VERDEFNUM = 0x6ffffffd;
+export const DT_VERNEED = 0x6ffffffe;
+export const DT_VERNEEDNUM = 0x6fffffff;
+export const SHT_GNU_VERDEF = 0x6ffffffd;
+export const SHT_GNU_VERNEED = 0x6ffffffe;
+export const SHT_GNU_VERSYM = 0x6fffffff;
 
 /** Longest symbol or section name read, in bytes; longer ones are cut with a warning. */
 export const MAX_NAME_BYTES = 65536;

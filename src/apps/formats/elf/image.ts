@@ -9,6 +9,7 @@ import { dynamicSymbolTable } from "./dynamic_symbols.ts";
 import { armIndexRanges } from "./arm_exidx.ts";
 import { EM_ARM, SHN_ABS } from "./constants.ts";
 import { firstAtOrAfter } from "./_util.ts";
+import type { ElfSymbolVersions } from "./symbol_versions.ts";
 import { ehFrameRanges } from "./eh_frame.ts";
 import { withGoTable } from "../go/functions.ts";
 import { appliesCallRelocations, applyCallRelocations } from "./object_relocations.ts";
@@ -21,16 +22,18 @@ import {
 } from "./model.ts";
 import { parseElf, parseElfHeaders } from "./parse.ts";
 import { deferredImage, type ImageHead, type ImageRest } from "../deferred_image.ts";
-import type {
-  BinaryImage,
-  CodeMarkKind,
-  FunctionSource,
-  ImageCodeMark,
-  ImageExport,
-  ImageFunction,
-  ImageImport,
-  ImageLocalBinding,
-  ImageSection,
+import {
+  type BinaryImage,
+  type CodeMarkKind,
+  type ExportVersions,
+  type FunctionSource,
+  HIDDEN_VERSION,
+  type ImageCodeMark,
+  type ImageExport,
+  type ImageFunction,
+  type ImageImport,
+  type ImageLocalBinding,
+  type ImageSection,
 } from "../binary_image.ts";
 
 /** Options for {@linkcode elfImage}. */
@@ -75,9 +78,12 @@ const NO_NAMES: string[] = Object.freeze([]) as unknown as string[];
  *   (its entries also mark Thumb code).
  * - `imports`: undefined dynamic symbols (for a relocatable file, undefined
  *   `.symtab` symbols) of type STT_FUNC, STT_GNU_IFUNC or STT_NOTYPE, or of
- *   any type with a JUMP_SLOT relocation (Go types them all STT_OBJECT), with the PLT stub address when one calls through their GOT
- *   slot and their GOT slots (`slots`, for calls that go through the slot
- *   directly); `library` is null, since ELF does not bind a symbol to a library.
+ *   any type with a JUMP_SLOT relocation (Go types them all STT_OBJECT), with
+ *   the PLT stub address when one calls through their GOT slot and their GOT
+ *   slots (`slots`, for calls that go through the slot directly); `version`
+ *   is the symbol version it needs (`.gnu.version`) and `library` the library
+ *   that version's requirement names (`.gnu.version_r`), null for an
+ *   unversioned import, since ELF binds no other symbol to a library.
  * - `localBindings`: JUMP_SLOT and GLOB_DAT relocations against function
  *   symbols the object defines, and RELATIVE relocations of GOT slots to its
  *   code, with their PLT stub and GOT slots: calls through them reach the
@@ -85,7 +91,8 @@ const NO_NAMES: string[] = Object.freeze([]) as unknown as string[];
  * - `exports`: defined global and weak dynamic STT_FUNC, STT_GNU_IFUNC and
  *   STT_OBJECT symbols in dynamic symbol table order (not the absolute
  *   symbols at 0 that name version definitions), each name and address
- *   once (Thumb bit cleared for ARM functions).
+ *   once (Thumb bit cleared for ARM functions); `exportVersions` their
+ *   symbol versions, when any carries one.
  * - `codeMarks`: the ARM and AArch64 mapping symbols of `.symtab` in
  *   executable sections (`$a` ARM, `$t` Thumb, `$x` code, `$d` data).
  * - `entry`: null for relocatable files and when `e_entry` is 0.
@@ -137,7 +144,7 @@ export function elfImage(
     ...(unrelocatedSites === undefined ? {} : { unrelocatedSites }),
     imports,
     localBindings: imageLocalBindings(elf),
-    exports: imageExports(elf),
+    ...imageExports(elf),
     ...codeMarksOf(elf, sections),
     libraries: [...elf.dynamic.needed],
   });
@@ -582,9 +589,11 @@ function imageImports(elf: ElfImage): ImageImport[] {
     if (seen.has(name)) continue;
     seen.add(name);
     const got = slots.get(name);
+    const version = elf.objectSymbols === undefined ? elf.symbolVersions?.of(i) : null;
     imports.push({
-      library: null,
+      library: version?.file ?? null,
       name,
+      ...(version ? { version: version.name } : {}),
       address: stubs.get(name) ?? null,
       ...(got ? { slots: got } : {}),
     });
@@ -613,14 +622,19 @@ function imageLocalBindings(elf: ElfImage): ImageLocalBinding[] {
   return [...byKey.values()];
 }
 
-function imageExports(elf: ElfImage): ImageExport[] {
+function imageExports(elf: ElfImage): { exports: ImageExport[]; exportVersions?: ExportVersions } {
   const exports: ImageExport[] = [];
-  // Exports seen per address, to drop exact duplicates (the same name and
-  // address twice). Names are not used as keys: a Map would keep an
-  // internalised copy of every one, and hashing every name costs more than
-  // comparing the few names that share an address.
-  const seen = new Map<number, ImageExport | ImageExport[]>();
   const symbols = dynamicSymbolTable(elf);
+  const versions = elf.symbolVersions === null
+    ? null
+    : new ExportVersionCodes(elf.symbolVersions, symbols.count);
+  // Exports seen per address (their positions in `exports`), to drop exact duplicates (the
+  // same name and address twice). Names are not used as keys: a Map would keep an
+  // internalised copy of every one, and hashing every name costs more than comparing the few
+  // names that share an address.
+  const seen = new Map<number, number | number[]>();
+  const sameAs = (k: number, name: string, address: bigint): boolean =>
+    exports[k]!.name === name && exports[k]!.address === address;
   for (let i = 0; i < symbols.count; i++) {
     if (!symbols.defined(i)) continue;
     const binding = symbols.binding(i);
@@ -637,16 +651,79 @@ function imageExports(elf: ElfImage): ImageExport[] {
     // Above 2^53 distinct addresses may share a key; names and addresses are compared exactly.
     const key = Number(address);
     const known = seen.get(key);
-    const entry = { name, address };
-    if (known === undefined) seen.set(key, entry);
-    else if (Array.isArray(known)) {
-      if (known.some((e) => e.name === name && e.address === address)) continue;
-      known.push(entry);
-    } else {
-      if (known.name === name && known.address === address) continue;
-      seen.set(key, [known, entry]);
+    // The same symbol again (libc defines __libc_start_main under two versions): one export,
+    // with each version it carries.
+    const same = known === undefined
+      ? undefined
+      : typeof known === "number"
+      ? sameAs(known, name, address) ? known : undefined
+      : known.find((k) => sameAs(k, name, address));
+    if (same !== undefined) {
+      versions?.alias(same, i);
+      continue;
     }
-    exports.push(entry);
+    const index = exports.length;
+    if (known === undefined) seen.set(key, index);
+    else if (typeof known === "number") seen.set(key, [known, index]);
+    else known.push(index);
+    versions?.add(index, i);
+    exports.push({ name, address });
   }
-  return exports;
+  const exportVersions = versions?.finish(exports.length);
+  return exportVersions === undefined ? { exports } : { exports, exportVersions };
+}
+
+/** The {@linkcode ExportVersions} of exports as {@linkcode imageExports} lists them. */
+class ExportVersionCodes {
+  readonly #versions: ElfSymbolVersions;
+  /** One code per export so far (there are at most as many exports as symbols). */
+  readonly #codes: Uint16Array;
+  #any = false;
+  readonly #names: string[] = [];
+  readonly #byName = new Map<string, number>();
+  readonly #more: { export: number; code: number }[] = [];
+
+  constructor(versions: ElfSymbolVersions, symbols: number) {
+    this.#versions = versions;
+    this.#codes = new Uint16Array(symbols);
+  }
+
+  /** Export number `index` is dynamic symbol `symbol`. */
+  add(index: number, symbol: number): void {
+    const code = this.#code(symbol);
+    this.#codes[index] = code;
+    if (code !== 0) this.#any = true;
+  }
+
+  /** Dynamic symbol `symbol` is export `index` again, perhaps under another version. */
+  alias(index: number, symbol: number): void {
+    const code = this.#code(symbol);
+    if (code === 0 || this.#codes[index] === 0 || this.#codes[index] === code) return;
+    if (!this.#more.some((m) => m.export === index && m.code === code)) {
+      this.#more.push({ export: index, code });
+    }
+  }
+
+  finish(count: number): ExportVersions | undefined {
+    if (!this.#any) return undefined;
+    return {
+      names: this.#names,
+      index: this.#codes.slice(0, count),
+      ...(this.#more.length === 0 ? {} : { more: this.#more }),
+    };
+  }
+
+  #code(symbol: number): number {
+    const version = this.#versions.of(symbol);
+    if (version === null) return 0;
+    let code = this.#byName.get(version.name);
+    if (code === undefined) {
+      // Past what an index holds, no more versions are told apart.
+      if (this.#names.length >= HIDDEN_VERSION - 1) return 0;
+      this.#names.push(version.name);
+      code = this.#names.length;
+      this.#byName.set(version.name, code);
+    }
+    return version.isDefault ? code : code | HIDDEN_VERSION;
+  }
 }

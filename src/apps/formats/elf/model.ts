@@ -7,6 +7,7 @@
  */
 
 import { FormatParseError } from "../format_error.ts";
+import type { ElfSymbolVersions } from "./symbol_versions.ts";
 
 /** Thrown by `parseElf` when the bytes are not a usable ELF image. */
 export class ElfParseError extends FormatParseError {}
@@ -163,6 +164,11 @@ export interface ElfImage {
    * without an object each).
    */
   dynamicSymbols: ElfDynamicSymbol[];
+  /**
+   * The version each dynamic symbol carries (GNU symbol versioning), indexed as the dynamic
+   * symbols are; null when the file has no `.gnu.version`.
+   */
+  symbolVersions: ElfSymbolVersions | null;
   /**
    * For a relocatable file parsed with `layoutRelocatable`: its static symbol
    * table (`.symtab`, without the null symbol), whose undefined symbols are

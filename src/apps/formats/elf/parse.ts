@@ -45,6 +45,7 @@ import type {
 import { NoteReader } from "./notes.ts";
 import { PltReader } from "./plt.ts";
 import { relocatableLayout } from "./relocatable_layout.ts";
+import { type ElfSymbolVersions, SymbolVersionReader } from "./symbol_versions.ts";
 import { SymbolReader } from "./symbols.ts";
 
 const DEFAULT_MAX_SYMBOLS = 4_000_000;
@@ -157,6 +158,7 @@ interface Extras {
   buildId: string | null;
   ehFrameFunctions: FdeRanges;
   dynamicSymbols: DynamicSymbols;
+  symbolVersions: ElfSymbolVersions | null;
   objectSymbols: DynamicSymbols | null;
   pltStubs: ElfPltStub[];
   imports: ElfImport[];
@@ -203,6 +205,7 @@ export class Parser extends SymbolReader {
       set dynamicSymbols(list: ElfDynamicSymbol[]) {
         symbols.set(list);
       },
+      symbolVersions: extras.symbolVersions,
       ...(extras.objectSymbols === null ? {} : { objectSymbols: extras.objectSymbols }),
       pltStubs: extras.pltStubs,
       imports: extras.imports,
@@ -278,6 +281,12 @@ export class Parser extends SymbolReader {
       () => new DynamicSymbolReader(this, functions, budget).readDynamicSymbols(),
       new DynamicSymbols(this.view, true, true, 0, 0, []),
     );
+    const symbolVersions = reader.guard(
+      "the symbol versions",
+      () =>
+        new SymbolVersionReader(this, functions, budget).readSymbolVersions(dynamicSymbols.count),
+      null,
+    );
     const objectSymbols = this.layout === null ? null : reader.guard(
       "the static symbols",
       () => new DynamicSymbolReader(this, functions, budget).readStaticSymbols(),
@@ -292,6 +301,7 @@ export class Parser extends SymbolReader {
       buildId,
       ehFrameFunctions,
       dynamicSymbols,
+      symbolVersions,
       objectSymbols,
       pltStubs,
       imports,
