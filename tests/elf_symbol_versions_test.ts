@@ -173,6 +173,24 @@ Deno.test({
 });
 
 Deno.test({
+  name: "without section headers, the versions come through DT_VERSYM, DT_VERDEF and DT_VERNEED",
+  ignore: LIBZ === null,
+  fn: () => {
+    const intact = Deno.readFileSync(LIBZ!);
+    const bare = intact.slice();
+    const view = new DataView(bare.buffer);
+    view.setBigUint64(0x28, 0n, true); // e_shoff
+    view.setUint16(0x3c, 0, true); // e_shnum
+    view.setUint16(0x3e, 0, true); // e_shstrndx
+    assert.equal(parseElf(bare).sections.length, 0);
+    const sound = versionsOf(intact);
+    const through = versionsOf(bare);
+    assert.deepEqual(through.exports, sound.exports);
+    assert.deepEqual(through.imports, sound.imports);
+  },
+});
+
+Deno.test({
   name: "bytes flipped in the version tables never make the reader fail",
   ignore: LIBZ === null,
   fn: () => {
