@@ -164,7 +164,7 @@ for (const path of LIBRARIES) {
         >();
         for (const s of symbols) {
           if (s.ndx === "UND" || s.name === "") continue;
-          if (s.bind !== "GLOBAL" && s.bind !== "WEAK") continue;
+          if (s.bind !== "GLOBAL" && s.bind !== "WEAK" && s.bind !== "UNIQUE") continue;
           if (!["FUNC", "IFUNC", "OBJECT"].includes(s.type)) continue;
           // A version definition (nm -D: type A) is an absolute symbol at 0, not an export.
           if (s.ndx === "ABS" && s.value === 0n) continue;

@@ -18,7 +18,7 @@ Deno.test({
     const seen = new Set<string>();
     for (const symbol of elf.dynamicSymbols) {
       if (!symbol.defined || symbol.name === "") continue;
-      if (symbol.binding !== "global" && symbol.binding !== "weak") continue;
+      if (!["global", "weak", "unique"].includes(symbol.binding)) continue;
       if (!["function", "ifunc", "object"].includes(symbol.type)) continue;
       // Version definitions (GLIBC_2.10…) are absolute symbols at 0, not exports.
       if (symbol.sectionIndex === 0xfff1 && symbol.value === 0n) continue;

@@ -38,7 +38,7 @@ async function readelfSpellings(
       if (!undefinedSymbols.has(name)) undefinedSymbols.set(name, spelled);
       continue;
     }
-    if ((m[3] !== "GLOBAL" && m[3] !== "WEAK") || m[2] === "NOTYPE") continue;
+    if (!["GLOBAL", "WEAK", "UNIQUE"].includes(m[3]!) || m[2] === "NOTYPE") continue;
     if (m[4] === "ABS" && BigInt(`0x${m[1]}`) === 0n) continue;
     defined.add(`0x${BigInt(`0x${m[1]}`).toString(16)} ${spelled}`);
   }

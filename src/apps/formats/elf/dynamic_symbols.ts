@@ -21,7 +21,8 @@ const SYMBOL_TYPES: readonly ElfDynamicSymbol["type"][] = [
   "tls",
 ];
 
-const SYMBOL_BINDINGS: readonly ElfDynamicSymbol["binding"][] = ["local", "global", "weak"];
+/** STB_GNU_UNIQUE. */
+const STB_GNU_UNIQUE = 10;
 
 /** Reads the dynamic symbol table the symbol reader found (or its static one). */
 export class DynamicSymbolReader extends ExtrasReader {
@@ -121,8 +122,16 @@ export class DynamicSymbols implements ElfSymbolTable {
   }
 
   binding(i: number): ElfDynamicSymbol["binding"] {
-    const info = this.#view.getUint8(this.#at(i) + (this.#is64 ? 4 : 12));
-    return SYMBOL_BINDINGS[info >> 4] ?? "other";
+    const bind = this.#view.getUint8(this.#at(i) + (this.#is64 ? 4 : 12)) >> 4;
+    return bind === 0
+      ? "local"
+      : bind === 1
+      ? "global"
+      : bind === 2
+      ? "weak"
+      : bind === STB_GNU_UNIQUE
+      ? "unique"
+      : "other";
   }
 
   sectionIndex(i: number): number {

@@ -88,7 +88,7 @@ const NO_NAMES: string[] = Object.freeze([]) as unknown as string[];
  *   symbols the object defines, and RELATIVE relocations of GOT slots to its
  *   code, with their PLT stub and GOT slots: calls through them reach the
  *   function.
- * - `exports`: defined global and weak dynamic STT_FUNC, STT_GNU_IFUNC and
+ * - `exports`: defined global, weak and unique (STB_GNU_UNIQUE) dynamic STT_FUNC, STT_GNU_IFUNC and
  *   STT_OBJECT symbols in dynamic symbol table order (not the absolute
  *   symbols at 0 that name version definitions), each name and address
  *   once (Thumb bit cleared for ARM functions); `exportVersions` their
@@ -638,7 +638,7 @@ function imageExports(elf: ElfImage): { exports: ImageExport[]; exportVersions?:
   for (let i = 0; i < symbols.count; i++) {
     if (!symbols.defined(i)) continue;
     const binding = symbols.binding(i);
-    if (binding !== "global" && binding !== "weak") continue;
+    if (binding !== "global" && binding !== "weak" && binding !== "unique") continue;
     const type = symbols.type(i);
     const isFunction = type === "function" || type === "ifunc";
     if (!isFunction && type !== "object") continue;

@@ -264,8 +264,8 @@ export interface ElfDynamicSymbol {
     | "tls"
     | "ifunc"
     | "other";
-  /** `ELF_ST_BIND`. */
-  binding: "local" | "global" | "weak" | "other";
+  /** `ELF_ST_BIND` (`unique`: STB_GNU_UNIQUE, one definition per process; nm's `u`). */
+  binding: "local" | "global" | "weak" | "unique" | "other";
   /** `st_shndx`. */
   sectionIndex: number;
   /** Whether `st_shndx` is not SHN_UNDEF. */
