@@ -173,3 +173,81 @@ Deno.test({
 });
 
 if (!HAS_LLVM) console.log("skip: llvm-objdump-14 is not installed; the AArch64 check is ignored");
+
+const HAS_LLVM_LINK = ["llvm-mc-14", "ld.lld-14", "llvm-strip-14", "llvm-nm-14", "readelf"]
+  .every(hasProgram);
+if (!HAS_LLVM_LINK) {
+  console.log(
+    "skip: llvm-mc-14, ld.lld-14, llvm-strip-14 or llvm-nm-14 missing: zero-slot test ignored",
+  );
+}
+
+// An AArch64 library whose constructor and destructor have no FDE (no CFI) and, stripped, no
+// symbol; the linker leaves their init and fini array slots 0 and relocates them (RELATIVE).
+const ZERO_SLOTS = `
+  .text
+  .globl entry
+  .type entry, %function
+entry:
+  bl helper
+  ret
+helper:
+  ret
+ctor:
+  bl ctor_helper
+  ret
+ctor_helper:
+  ret
+dtor:
+  ret
+  .section .init_array,"aw"
+  .p2align 3
+  .xword ctor
+  .section .fini_array,"aw"
+  .p2align 3
+  .xword dtor
+`;
+
+Deno.test({
+  name:
+    "an AArch64 library whose init and fini array slots are 0 in the file (relocated) lists its constructor, destructor and what the constructor calls, at nm's addresses",
+  ignore: !HAS_LLVM_LINK,
+  fn: async () => {
+    await withTempDir(async (dir) => {
+      await Deno.writeTextFile(`${dir}/z.s`, ZERO_SLOTS);
+      await run("llvm-mc-14", [
+        "-triple=aarch64-linux-gnu",
+        "-filetype=obj",
+        "-o",
+        `${dir}/z.o`,
+        `${dir}/z.s`,
+      ]);
+      await run("ld.lld-14", ["-shared", "-o", `${dir}/libz0.so`, `${dir}/z.o`]);
+      await run("llvm-strip-14", ["-o", `${dir}/libz0.stripped.so`, `${dir}/libz0.so`]);
+      const nm = new Map(
+        (await run("llvm-nm-14", [`${dir}/libz0.so`])).trim().split("\n").map((line) => {
+          const [address, , name] = line.trim().split(/\s+/);
+          return [name!, `0x${BigInt(`0x${address}`).toString(16)}`] as const;
+        }),
+      );
+      // The slots hold 0 in the file: only the relocations say what runs.
+      const dump = await run("readelf", ["-x", ".init_array", `${dir}/libz0.stripped.so`]);
+      assert.match(dump, /0x[0-9a-f]+ 00000000 00000000/);
+      const loader = (await peerStartupFunctions(`${dir}/libz0.stripped.so`)).map(hex);
+      assert.deepEqual(loader, [nm.get("ctor"), nm.get("dtor")]);
+      await withClient({ roots: [dir] }, async (client) => {
+        await ok(client, "open_binary", { path: `${dir}/libz0.stripped.so` });
+        const listed = await listedProcedures(client);
+        for (const name of ["ctor", "dtor"]) {
+          const entry = await ok(client, "procedure_address", { procedure: nm.get(name)! });
+          assert.equal((entry.result as Loose).source, "startup", name);
+        }
+        assert.ok(listed.has(nm.get("ctor_helper")!), [...listed.keys()].join(", "));
+        assert.deepEqual(
+          await callTargets(client),
+          [nm.get("ctor_helper")!, nm.get("helper")!].sort(),
+        );
+      });
+    }, { prefix: "casefile-startup-zero-slots-" });
+  },
+});

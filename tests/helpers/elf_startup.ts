@@ -1,8 +1,10 @@
 /**
  * Test helper: the functions an ELF file's loader calls, as readelf reads
  * them: DT_INIT and DT_FINI (`readelf -d`) and the entries of the
- * `.init_array` and `.fini_array` sections (`readelf -x`, words in the
- * file's byte order; 0 and all-ones entries are no functions).
+ * `.init_array`, `.fini_array` and `.preinit_array` sections (`readelf -x`,
+ * words in the file's byte order; 0 and all-ones entries are no functions),
+ * and the addends of the RELATIVE relocations of their slots (`readelf -r`):
+ * AArch64 linkers leave those slots 0 in the file.
  *
  * @module
  */
@@ -19,7 +21,23 @@ export async function peerStartupFunctions(path: string): Promise<bigint[]> {
   const little = /little endian/.test(header);
   const arm = /Machine:\s+ARM$/m.test(header);
   const sections = await run("readelf", ["-S", "-W", path]);
-  for (const name of [".init_array", ".fini_array"]) {
+  const arrays: [bigint, bigint][] = [];
+  for (
+    const m of sections.matchAll(
+      /\] \.(?:init|fini|preinit)_array\s+\S+\s+([0-9a-f]+) [0-9a-f]+ ([0-9a-f]+)/g,
+    )
+  ) {
+    const start = BigInt(`0x${m[1]}`);
+    arrays.push([start, start + BigInt(`0x${m[2]}`)]);
+  }
+  const relocations = await run("readelf", ["-r", "-W", path]).catch(() => "");
+  for (
+    const m of relocations.matchAll(/^([0-9a-f]+)\s+[0-9a-f]+\s+R_\w+_RELATIVE\s+([0-9a-f]+)$/gm)
+  ) {
+    const slot = BigInt(`0x${m[1]}`);
+    if (arrays.some(([start, end]) => slot >= start && slot < end)) found.add(BigInt(`0x${m[2]}`));
+  }
+  for (const name of [".init_array", ".fini_array", ".preinit_array"]) {
     if (!sections.includes(` ${name} `)) continue;
     const dump = await run("readelf", ["-x", name, path]);
     const bytes: number[] = [];

@@ -17,6 +17,8 @@ import {
   DT_INIT_ARRAYSZ,
   DT_NEEDED,
   DT_NULL,
+  DT_PREINIT_ARRAY,
+  DT_PREINIT_ARRAYSZ,
   DT_RPATH,
   DT_RUNPATH,
   DT_SONAME,
@@ -209,6 +211,7 @@ export class DynamicSectionReader extends ExtrasReader {
       fini: tags.get(DT_FINI) ?? null,
       initArray: range(DT_INIT_ARRAY, DT_INIT_ARRAYSZ),
       finiArray: range(DT_FINI_ARRAY, DT_FINI_ARRAYSZ),
+      preinitArray: range(DT_PREINIT_ARRAY, DT_PREINIT_ARRAYSZ),
       entries,
     };
   }
@@ -227,6 +230,7 @@ export function emptyDynamic(): ElfDynamic {
     fini: null,
     initArray: null,
     finiArray: null,
+    preinitArray: null,
     entries: [],
   };
 }

@@ -438,21 +438,22 @@ function functionCode(sections: readonly ImageSection[]): (address: bigint) => b
   return (address) => code.some(([start, end]) => address >= start && address < end);
 }
 
-/** Most entries read from one DT_INIT_ARRAY or DT_FINI_ARRAY. */
+/** Most entries read from one DT_INIT_ARRAY, DT_FINI_ARRAY or DT_PREINIT_ARRAY. */
 const MAX_STARTUP_ENTRIES = 4096;
 
 /**
  * Adds the functions the loader calls that nothing else may name: DT_INIT,
- * DT_FINI and the entries of DT_INIT_ARRAY and DT_FINI_ARRAY (a stripped
- * program's `frame_dummy` and `__do_global_dtors_aux` have no FDE and no
- * symbol), each in code, where no function starts and none covers it by
- * an FDE's or a symbol's size (source `startup`; an `.ARM.exidx` extent,
- * which only runs to the next entry, ends there). Array entries are read from the file, where
- * x86 and ARM linkers leave the address the RELATIVE relocation restores;
- * an entry the file holds as 0 (AArch64's default) is not read. A file
- * without a dynamic section (a static executable) is read from its `.init`,
- * `.fini`, `.init_array` and `.fini_array` sections, which its own start-up
- * code runs.
+ * DT_FINI and the entries of DT_INIT_ARRAY, DT_FINI_ARRAY and DT_PREINIT_ARRAY
+ * (a stripped program's `frame_dummy` and `__do_global_dtors_aux` have no FDE
+ * and no symbol), each in code, where no function starts and none covers it
+ * by an FDE's or a symbol's size (source `startup`; an `.ARM.exidx` extent,
+ * which only runs to the next entry, ends there). Array entries are read from
+ * the file, where x86 and ARM linkers leave the address the RELATIVE
+ * relocation restores, and from the RELA RELATIVE relocations of their slots,
+ * which AArch64 linkers leave 0 in the file. A file without a dynamic section
+ * (a static executable) is read from its `.init`, `.fini`, `.init_array`,
+ * `.fini_array` and `.preinit_array` sections, which its own start-up code
+ * runs.
  */
 function addStartupFunctions(
   elf: ElfImage,
@@ -461,8 +462,11 @@ function addStartupFunctions(
   functions: ImageFunction[],
   tables: readonly FunctionSource[],
 ): void {
-  let { init, fini, initArray, finiArray } = elf.dynamic;
-  if (init === null && fini === null && initArray === null && finiArray === null) {
+  let { init, fini, initArray, finiArray, preinitArray } = elf.dynamic;
+  if (
+    init === null && fini === null && initArray === null && finiArray === null &&
+    preinitArray === null
+  ) {
     // No dynamic section (a static executable): its start-up code runs the same sections.
     const named = (name: string) => sections.find((s) => s.name === name && s.size > 0n);
     init = named(".init")?.address ?? null;
@@ -473,6 +477,7 @@ function addStartupFunctions(
     };
     initArray = range(".init_array");
     finiArray = range(".fini_array");
+    preinitArray = range(".preinit_array");
   }
   const targets: bigint[] = [];
   if (init !== null) targets.push(init);
@@ -480,7 +485,9 @@ function addStartupFunctions(
   const word = elf.bits === 64 ? 8 : 4;
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const little = elf.endianness === "little";
-  for (const range of [initArray, finiArray]) {
+  // Slots a RELATIVE relocation fills (0 in the file: AArch64 linkers leave them so).
+  targets.push(...elf.startupTargets);
+  for (const range of [initArray, finiArray, preinitArray]) {
     if (range === null) continue;
     const section = sections.find((s) =>
       s.fileOffset !== null && range.address >= s.address &&

@@ -195,6 +195,11 @@ export interface ElfImage {
    * through such a stub or slot reach the defined function.
    */
   localBindings: ElfLocalBinding[];
+  /**
+   * What RELA RELATIVE relocations put in the slots of the start-up arrays (init, fini and
+   * preinit), which AArch64 linkers leave 0 in the file; in relocation order.
+   */
+  startupTargets: bigint[];
   /** Human-readable notes about what was skipped or bounded; empty for a sound file. */
   warnings: string[];
 }
@@ -239,6 +244,8 @@ export interface ElfDynamic {
   initArray: ElfAddressRange | null;
   /** DT_FINI_ARRAY and DT_FINI_ARRAYSZ. */
   finiArray: ElfAddressRange | null;
+  /** DT_PREINIT_ARRAY and DT_PREINIT_ARRAYSZ (an executable's, run before any initialiser). */
+  preinitArray: ElfAddressRange | null;
   /** Every entry before the first DT_NULL, in order. */
   entries: ElfDynamicEntry[];
 }

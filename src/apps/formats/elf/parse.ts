@@ -163,6 +163,7 @@ interface Extras {
   pltStubs: ElfPltStub[];
   imports: ElfImport[];
   localBindings: ElfLocalBinding[];
+  startupTargets: bigint[];
 }
 
 /**
@@ -210,6 +211,7 @@ export class Parser extends SymbolReader {
       pltStubs: extras.pltStubs,
       imports: extras.imports,
       localBindings: extras.localBindings,
+      startupTargets: extras.startupTargets,
       warnings: this.warnings,
     };
     LAZY_TABLES.set(image, { fdes, symbols });
@@ -292,10 +294,10 @@ export class Parser extends SymbolReader {
       () => new DynamicSymbolReader(this, functions, budget).readStaticSymbols(),
       null,
     );
-    const { pltStubs, imports, localBindings } = reader.guard(
+    const { pltStubs, imports, localBindings, startupTargets } = reader.guard(
       "the PLT and GOT relocations",
       () => new PltReader(this, functions, budget).readPlt(dynamicSymbols),
-      { pltStubs: [], imports: [], localBindings: [] },
+      { pltStubs: [], imports: [], localBindings: [], startupTargets: [] },
     );
     return {
       buildId,
@@ -306,6 +308,7 @@ export class Parser extends SymbolReader {
       pltStubs,
       imports,
       localBindings,
+      startupTargets,
     };
   }
 }

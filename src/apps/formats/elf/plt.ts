@@ -56,6 +56,15 @@ const RELOCATION_TYPES: ReadonlyMap<number, RelocationTypes> = new Map([
   [EM_ARM, { jumpSlot: 22, globDat: 21, irelative: 160, relative: 23 }],
 ]);
 
+/** The sections of the loader's start-up arrays, when the dynamic section does not place them. */
+const STARTUP_SECTIONS: ReadonlySet<string> = new Set([
+  ".init_array",
+  ".fini_array",
+  ".preinit_array",
+]);
+/** Most start-up array slots read (real files have a few dozen). */
+const MAX_STARTUP_SLOTS = 4096;
+
 /** The sections whose RELATIVE-relocated slots are read: the GOT (other slots are data tables). */
 const GOT_SECTIONS: ReadonlySet<string> = new Set([".got", ".got.plt"]);
 
@@ -64,13 +73,26 @@ const GOT_SECTIONS: ReadonlySet<string> = new Set([".got", ".got.plt"]);
  * GLOB_DAT relocations, for x86-64, i386, AArch64 and ARM32.
  */
 export class PltReader extends ExtrasReader {
+  /**
+   * What RELA RELATIVE relocations put in the slots of the loader's start-up arrays
+   * (DT_INIT_ARRAY, DT_FINI_ARRAY, DT_PREINIT_ARRAY, else `.init_array`, `.fini_array`,
+   * `.preinit_array`): linkers for AArch64 leave those slots 0 in the file.
+   */
+  readonly startupTargets: bigint[] = [];
+
   readPlt(
     symbols: DynamicSymbols,
-  ): { pltStubs: ElfPltStub[]; imports: ElfImport[]; localBindings: ElfLocalBinding[] } {
+  ): {
+    pltStubs: ElfPltStub[];
+    imports: ElfImport[];
+    localBindings: ElfLocalBinding[];
+    startupTargets: bigint[];
+  } {
     const p = this.p;
     const types = RELOCATION_TYPES.get(p.machine) ?? null;
     const slots = this.readSlots(types);
-    if (slots.size === 0) return { pltStubs: [], imports: [], localBindings: [] };
+    const startupTargets = this.startupTargets;
+    if (slots.size === 0) return { pltStubs: [], imports: [], localBindings: [], startupTargets };
     const symbolAt = (index: number): { name: string; defined: boolean } | undefined =>
       index >= 1 && index <= symbols.count
         ? { name: symbols.name(index - 1), defined: symbols.defined(index - 1) }
@@ -163,7 +185,7 @@ export class PltReader extends ExtrasReader {
           `${missing === 1 ? "it is" : "they are"} skipped`,
       );
     }
-    return { pltStubs, imports, localBindings };
+    return { pltStubs, imports, localBindings, startupTargets };
   }
 
   /** Whether `address` lies in an executable section. */
@@ -202,6 +224,9 @@ export class PltReader extends ExtrasReader {
       .map((s) => [Number(s.address), Number(s.address) + s.size] as const);
     const inGot = (slot: number): boolean =>
       got.some(([start, end]) => slot >= start && slot < end);
+    const startup = this.#startupArrays();
+    const inStartup = (slot: number): boolean =>
+      startup.some(([start, end]) => slot >= start && slot < end);
     const tags = p.dynamicTags;
     const slots = new Map<number, Slot>();
     const tables: { region: Region; rela: boolean; plt: boolean; entrySize: number | null }[] = [];
@@ -298,7 +323,13 @@ export class PltReader extends ExtrasReader {
         else if (type === types.globDat) kind = "glob-dat";
         else if (type === types.irelative) kind = "irelative";
         else if (type === types.relative && got.length > 0 && inGot(slot)) kind = "relative";
-        else continue;
+        else {
+          if (rela && type === types.relative && startup.length > 0 && inStartup(slot)) {
+            const target = is64 ? view.getBigUint64(o + 16, le) : BigInt(view.getUint32(o + 8, le));
+            if (this.startupTargets.length < MAX_STARTUP_SLOTS) this.startupTargets.push(target);
+          }
+          continue;
+        }
         if (slot >= 2 ** 53) continue;
         const addend = rela
           ? (is64 ? view.getBigInt64(o + 16, le) : BigInt(view.getInt32(o + 8, le)))
@@ -314,6 +345,18 @@ export class PltReader extends ExtrasReader {
       }
     }
     return slots;
+  }
+
+  /** The address ranges of the loader's start-up arrays (see {@linkcode startupTargets}). */
+  #startupArrays(): (readonly [number, number])[] {
+    const { initArray, finiArray, preinitArray } = this.p.dynamicInfo;
+    const ranges = [initArray, finiArray, preinitArray]
+      .filter((r) => r !== null && r.size > 0n && r.address + r.size < 2n ** 53n)
+      .map((r) => [Number(r!.address), Number(r!.address + r!.size)] as const);
+    if (ranges.length > 0) return ranges;
+    return this.p.sections
+      .filter((s) => STARTUP_SECTIONS.has(s.name) && s.size > 0 && s.address < 2n ** 53n)
+      .map((s) => [Number(s.address), Number(s.address) + s.size] as const);
   }
 
   /** [stub address, GOT slot] for each stub of a PLT section the decoder recognises. */
