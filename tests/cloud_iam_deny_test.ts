@@ -292,6 +292,57 @@ Deno.test("terraformStateImporter: identity Deny and NotAction cut grants, admin
   assert.deepEqual(meta("r_denyobj").exfiltration_actions, []);
 });
 
+Deno.test("terraformStateImporter: a principal's own unconditional Deny overrides a bucket policy's grant to it", async () => {
+  const roleArn = (name: string) => `arn:aws:iam::${A}:role/${name}`;
+  const result = await terraformStateImporter.load({
+    ...fileImportInput("crafted.tfstate"),
+    json: state([
+      ...bucket("shared", {
+        Effect: "Allow",
+        Principal: { AWS: ["r_plain", "r_denied", "r_partial", "r_cond", "r_other"].map(roleArn) },
+        Action: "s3:GetObject",
+        Resource: "arn:aws:s3:::shared/*",
+      }),
+      // Control: nothing of its own.
+      ...role("r_plain", lambdaTrust),
+      // All of S3, everywhere: the bucket policy's s3:GetObject is refused.
+      ...role("r_denied", lambdaTrust, [{ Effect: "Deny", Action: "s3:*", Resource: "*" }]),
+      // Another action only: the grant stands.
+      ...role("r_partial", lambdaTrust, [{
+        Effect: "Deny",
+        Action: "s3:PutObject",
+        Resource: "*",
+      }]),
+      // A conditional Deny refuses nothing provably.
+      ...role("r_cond", lambdaTrust, [{
+        Effect: "Deny",
+        Action: "s3:*",
+        Resource: "*",
+        Condition: { Bool: { "aws:SecureTransport": "false" } },
+      }]),
+      // Another bucket only: the grant stands.
+      ...role("r_other", lambdaTrust, [
+        { Effect: "Deny", Action: "s3:*", Resource: "arn:aws:s3:::elsewhere/*" },
+      ]),
+    ]),
+  });
+  const granted = edgesInto(result.records, "aws_s3_bucket.shared", "GRANTS_ACCESS")
+    .filter((e) => (e.properties as Loose).via === "resource_policy")
+    .map((e) => e.source_id).sort();
+  assert.deepEqual(granted, [
+    "aws_iam_role.r_cond",
+    "aws_iam_role.r_other",
+    "aws_iam_role.r_partial",
+    "aws_iam_role.r_plain",
+  ]);
+  assert.ok(
+    result.notes.warnings.some((w) =>
+      /^1 resource-policy grant is left out: the principal's own/.test(w)
+    ),
+    result.notes.warnings.join("\n"),
+  );
+});
+
 Deno.test("the Terraform and authorization-details paths evaluate the same identity policy alike", async () => {
   const statements = [
     { Effect: "Allow", Action: "*", Resource: "*" },

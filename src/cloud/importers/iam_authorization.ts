@@ -18,10 +18,12 @@ import type { Importer, ImportResult } from "./importer.ts";
 import { arr, isObject, jsonDocumentImporter, obj, str, tagList } from "./import_input.ts";
 import type { PolicyStatement } from "./iam_policy.ts";
 import {
+  admissions,
   arnService,
   exfiltrationActions,
   explicitlyDenied,
   grantsOnResource,
+  identityRefuses,
   parsePolicy,
   privilegeEscalations,
   statementReachesService,
@@ -452,6 +454,39 @@ export function addGrantEdges(
  * trust edges, escalation and exfiltration facts, and grant edges.
  */
 export function analyseIam(b: RecordsBuilder): void {
+  const identities = identityStatements(b);
+  const principals: { id: string; statements: PolicyStatement[] }[] = [];
+  const roles: { roleId: string; trust: Json }[] = [];
+  for (const a of [...b.assets()]) {
+    if (!isIdentity(a)) continue;
+    if (a.asset_type === "IAM_ROLE" && a.metadata.trust_policy !== undefined) {
+      roles.push({ roleId: a.id, trust: a.metadata.trust_policy });
+    }
+    const statements = identities.get(a.id);
+    if (statements === undefined) continue;
+    a.metadata.privilege_escalation = privilegeEscalations(statements);
+    a.metadata.exfiltration_actions = exfiltrationActions(statements);
+    principals.push({ id: a.id, statements });
+  }
+  const idsByArn = assetIdsByArn(b);
+  for (const r of roles) addTrustEdges(b, { ...r, identities, idsByArn });
+  addGrantEdges(b, principals);
+  addResourcePolicyGrants(b, identities);
+}
+
+/** An AWS user, role or group: a principal whose identity policies the builder may hold. */
+function isIdentity(a: Asset): boolean {
+  return a.provider === "AWS" &&
+    (a.asset_type === "IAM_USER" || a.asset_type === "IAM_ROLE" || a.asset_type === "IAM_GROUP");
+}
+
+/**
+ * The identity-policy statements of each AWS user, role and group in a builder that has any:
+ * its inline policies (`inline_policies`), the documents of the policies attached to it
+ * (`IAM_POLICY_ATTACHMENT` edges to assets with `policy_document`) and, for a user, its
+ * groups' (`CONTAINS` edges from an `IAM_GROUP`).
+ */
+export function identityStatements(b: RecordsBuilder): Map<string, PolicyStatement[]> {
   const attachedTo = new Map<string, string[]>();
   const groupsOf = new Map<string, string[]>();
   for (const e of b.records.edges) {
@@ -474,30 +509,16 @@ export function analyseIam(b: RecordsBuilder): void {
     );
     return [...own, ...attached];
   };
-  const principals: { id: string; statements: PolicyStatement[] }[] = [];
-  const roles: { roleId: string; trust: Json }[] = [];
-  for (const a of [...b.assets()]) {
-    if (a.provider !== "AWS") continue;
-    if (
-      a.asset_type !== "IAM_USER" && a.asset_type !== "IAM_ROLE" && a.asset_type !== "IAM_GROUP"
-    ) continue;
+  const out = new Map<string, PolicyStatement[]>();
+  for (const a of b.assets()) {
+    if (!isIdentity(a)) continue;
     const statements = documentsOf(a.id);
     if (a.asset_type === "IAM_USER") {
       for (const group of groupsOf.get(a.id) ?? []) statements.push(...documentsOf(group));
     }
-    if (a.asset_type === "IAM_ROLE" && a.metadata.trust_policy !== undefined) {
-      roles.push({ roleId: a.id, trust: a.metadata.trust_policy });
-    }
-    if (statements.length === 0) continue;
-    a.metadata.privilege_escalation = privilegeEscalations(statements);
-    a.metadata.exfiltration_actions = exfiltrationActions(statements);
-    principals.push({ id: a.id, statements });
+    if (statements.length > 0) out.set(a.id, statements);
   }
-  const identities = new Map(principals.map((p) => [p.id, p.statements]));
-  const idsByArn = assetIdsByArn(b);
-  for (const r of roles) addTrustEdges(b, { ...r, identities, idsByArn });
-  addGrantEdges(b, principals);
-  addResourcePolicyGrants(b);
+  return out;
 }
 
 /**
@@ -506,12 +527,22 @@ export function analyseIam(b: RecordsBuilder): void {
  * `metadata.resource_policy`) to the resource: from the principal's asset when
  * the dataset has it, else from the principal as written (`*` for anyone).
  */
-export function addResourcePolicyGrants(b: RecordsBuilder): void {
+export function addResourcePolicyGrants(
+  b: RecordsBuilder,
+  identities: ReadonlyMap<string, readonly PolicyStatement[]> = identityStatements(b),
+): void {
   const byArn = assetIdsByArn(b);
+  let refused = 0;
   for (const a of [...b.assets()]) {
     if (a.metadata.resource_policy === undefined) continue;
-    for (const p of trustedPrincipals(parsePolicy(a.metadata.resource_policy))) {
+    for (const { principal: p, allow } of admissions(parsePolicy(a.metadata.resource_policy))) {
       const source = p.anyone ? "*" : byArn.get(p.value) ?? p.value;
+      // The principal's own explicit Deny wins over the resource policy's Allow.
+      const own = identities.get(source);
+      if (own !== undefined && identityRefuses(own, allow, a.arn)) {
+        refused++;
+        continue;
+      }
       b.addEdge({
         source_id: source,
         target_id: a.id,
@@ -527,6 +558,13 @@ export function addResourcePolicyGrants(b: RecordsBuilder): void {
         },
       });
     }
+  }
+  if (refused > 0) {
+    b.warn(
+      `${refused} resource-policy grant${refused === 1 ? " is" : "s are"} left out: the ` +
+        `principal's own policies deny, without condition, everything the grant allows ` +
+        `(an explicit Deny overrides a resource policy's Allow).`,
+    );
   }
 }
 

@@ -464,8 +464,19 @@ function denyCoversPrincipal(deny: PolicyStatement, p: TrustedPrincipal): boolea
  * refuses every caller but named ones marks the grants it covers conditional.
  */
 export function trustedPrincipals(statements: readonly PolicyStatement[]): TrustedPrincipal[] {
+  return admissions(statements).map((a) => a.principal);
+}
+
+/** A principal a trust or resource policy admits, and the `Allow` that admits it. */
+export interface Admission {
+  principal: TrustedPrincipal;
+  allow: PolicyStatement;
+}
+
+/** {@linkcode trustedPrincipals}, each with the `Allow` statement that admits it. */
+export function admissions(statements: readonly PolicyStatement[]): Admission[] {
   const denies = statements.filter((s) => s.effect === "Deny");
-  const out: TrustedPrincipal[] = [];
+  const out: Admission[] = [];
   const admit = (p: TrustedPrincipal, allow: PolicyStatement, depth: number): void => {
     for (const d of denies) {
       if (!denyCoversStatement(d, allow)) continue;
@@ -487,7 +498,7 @@ export function trustedPrincipals(statements: readonly PolicyStatement[]): Trust
       }
       if (denyCoversPrincipal(d, p)) return;
     }
-    out.push(p);
+    out.push({ principal: p, allow });
   };
   const named = (type: string, value: string, s: PolicyStatement): TrustedPrincipal => {
     const anyone = value === "*";
@@ -512,6 +523,34 @@ export function trustedPrincipals(statements: readonly PolicyStatement[]): Trust
     }
   }
   return out;
+}
+
+/**
+ * Whether a principal's own (identity) statements refuse everything a resource policy's `Allow`
+ * grants it: each action the `Allow` names is covered by an unconditional `Deny` that covers
+ * every resource the `Allow` names (`resource`, the ARN the policy sits on, when it names none).
+ * An explicit `Deny` in any policy that applies overrides an `Allow` in a resource policy. A
+ * `NotAction` `Allow` is refused only by a `Deny` of every action; conditional `Deny`s refuse
+ * nothing here.
+ */
+export function identityRefuses(
+  identity: readonly PolicyStatement[],
+  allow: PolicyStatement,
+  resource: string | null,
+): boolean {
+  const denies = identity.filter((s) => s.effect === "Deny" && !s.conditional);
+  if (denies.length === 0) return false;
+  const resources = allow.resources.length > 0 ? allow.resources : resource === null ? null : [
+    resource,
+  ];
+  const coversResources = (d: PolicyStatement): boolean =>
+    resources === null
+      ? denyCoversResource(d, null)
+      : resources.every((r) => denyCoversResource(d, r));
+  const actions = allow.actions.length > 0 && allow.notActions.length === 0 ? allow.actions : ["*"];
+  return actions.every((a) =>
+    denies.some((d) => denyCoversActionPattern(d, a) && coversResources(d))
+  );
 }
 
 /** Whether a resource policy lets anyone (principal `*`) act without a condition limiting the caller. */
