@@ -65,7 +65,7 @@ async function load(client: Client, args: Record<string, unknown>): Promise<Loos
 
 /** Relative path → [kind, assets, edges, findings, rule findings, unmapped findings]. */
 const FIXTURE_LOADS: Record<string, [string, number, number, number, number, number]> = {
-  "checkov/tfplan.json": ["terraform-plan", 41, 54, 22, 22, 0],
+  "checkov/tfplan.json": ["terraform-plan", 41, 56, 22, 22, 0],
   // 29 findings: 27, and AdministratorAccess attached to the user obama and the group admin.
   "cloudsplaining/example-authz-details.json": ["iam-authorization-details", 41, 12, 29, 29, 0],
   "cloudmapper/account-data/demo": ["aws-api", 44, 109, 21, 21, 0],

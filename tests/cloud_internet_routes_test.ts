@@ -19,6 +19,7 @@ import type { Loose } from "./helpers/in_memory.ts";
 import {
   association,
   database,
+  dbSubnetGroup,
   instance,
   internetGateway,
   routeTable,
@@ -187,6 +188,39 @@ Deno.test("markExposure: a managed database is exposed only on the port it liste
   ]);
   assert.deepEqual(exposed(records), ["custom_port", "open_pg"]);
   assert.deepEqual(exposureOf(records, "open_pg"), [{ ports: "5432", route: false }]);
+});
+
+Deno.test("markExposure: a database's route is its subnet group's subnets' (one with a route to an internet gateway is enough)", async () => {
+  const records = await load([
+    vpc(),
+    internetGateway(),
+    subnet("pub", "10.0.1.0/24"),
+    subnet("priv_a", "10.0.2.0/24"),
+    subnet("priv_b", "10.0.3.0/24"),
+    routeTable("pub", [["0.0.0.0/0", "igw-1"]]),
+    routeTable("priv", [["0.0.0.0/0", "nat-1"]]),
+    association("pub", "pub"),
+    association("priv_a", "priv"),
+    association("priv_b", "priv"),
+    securityGroup("pg", [[5432, 5432, "tcp", ["0.0.0.0/0"]]]),
+    dbSubnetGroup("private", ["priv_a", "priv_b"]),
+    dbSubnetGroup("mixed", ["priv_a", "pub"]),
+    database("in_private", { engine: "postgres", groups: ["pg"], subnetGroup: "private" }),
+    database("in_mixed", { engine: "postgres", groups: ["pg"], subnetGroup: "mixed" }),
+  ]);
+  const route = (name: string) =>
+    records.assets.find((a) => a.name === name)!.metadata.internet_route;
+  assert.equal(route("in_private"), "none");
+  assert.equal(route("in_mixed"), "internet_gateway");
+  assert.deepEqual(exposed(records), ["in_mixed"]);
+  assert.deepEqual(exposureOf(records, "in_mixed"), [{ ports: "5432", route: true }]);
+  // Each subnet of its group contains it, as the API dump's DBSubnetGroup.Subnets say.
+  const containers = (name: string) => {
+    const id = records.assets.find((a) => a.name === name)!.id;
+    return records.edges.filter((e) => e.edge_type === "CONTAINS" && e.target_id === id)
+      .map((e) => e.source_id).sort();
+  };
+  assert.deepEqual(containers("in_private"), ["aws_subnet.priv_a", "aws_subnet.priv_b"]);
 });
 
 Deno.test("coversFamily() joins CIDR ranges as AWS unions rules", () => {

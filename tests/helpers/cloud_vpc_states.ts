@@ -168,7 +168,14 @@ export function instance(
 /** A publicly accessible RDS instance behind groups (engine and, when given, its port). */
 export function database(
   name: string,
-  options: { engine: string; groups: string[]; port?: number; publicly?: boolean },
+  options: {
+    engine: string;
+    groups: string[];
+    port?: number;
+    publicly?: boolean;
+    /** The name of its `aws_db_subnet_group`. */
+    subnetGroup?: string;
+  },
 ): StateResource {
   return {
     type: "aws_db_instance",
@@ -182,6 +189,21 @@ export function database(
       storage_encrypted: true,
       vpc_security_group_ids: options.groups.map((g) => `sg-${g}`),
       ...(options.port ? { port: options.port } : {}),
+      ...(options.subnetGroup ? { db_subnet_group_name: options.subnetGroup } : {}),
+    },
+  };
+}
+
+/** An RDS subnet group over the named subnets (its id is its name, as AWS's provider sets it). */
+export function dbSubnetGroup(name: string, subnetNames: string[]): StateResource {
+  return {
+    type: "aws_db_subnet_group",
+    name,
+    attributes: {
+      id: name,
+      name,
+      arn: arn("rds", `subgrp:${name}`),
+      subnet_ids: subnetNames.map((s) => `subnet-${s}`),
     },
   };
 }

@@ -648,6 +648,32 @@ export function buildTerraformRecords(
     }
   }
 
+  // Pass 6: a database, cache or warehouse runs in the subnets of its subnet group: each of
+  // them contains it (as the API dump's DBSubnetGroup.Subnets say), so its route to the
+  // internet is read from their route tables.
+  const subnetsOf = new Map<string, string[]>();
+  for (const e of b.records.edges) {
+    if (e.edge_type === "CONTAINS" && b.asset(e.source_id)?.asset_type === "SUBNET") {
+      pushTo(subnetsOf, e.target_id, e.source_id);
+    }
+  }
+  for (const inst of kept) {
+    const attr = SUBNET_GROUP_ATTRIBUTES[inst.type];
+    if (attr === undefined) continue;
+    for (const group of targetOf(inst, attr)) {
+      if (b.asset(group)?.asset_type === "SUBNET") continue;
+      for (const subnet of subnetsOf.get(group) ?? []) {
+        if (b.connected(subnet, inst.address)) continue;
+        b.addEdge({
+          source_id: subnet,
+          target_id: inst.address,
+          edge_type: "CONTAINS",
+          properties: { attribute: attr, via: group },
+        });
+      }
+    }
+  }
+
   analyseIam(b);
   markExposure(b);
   if (options.awsProvider) placeByProvider(b, options.awsProvider.region);
@@ -753,6 +779,19 @@ function routeOf(block: unknown): Json {
       str(r.egress_only_gateway_id) ?? str(r.network_interface_id) ?? null,
   };
 }
+
+/** The attribute naming the subnet group a resource type runs in. */
+const SUBNET_GROUP_ATTRIBUTES: Readonly<Record<string, string>> = {
+  aws_db_instance: "db_subnet_group_name",
+  aws_rds_cluster: "db_subnet_group_name",
+  aws_neptune_cluster: "neptune_subnet_group_name",
+  aws_docdb_cluster: "db_subnet_group_name",
+  aws_redshift_cluster: "cluster_subnet_group_name",
+  aws_elasticache_cluster: "subnet_group_name",
+  aws_elasticache_replication_group: "subnet_group_name",
+  aws_dax_cluster: "subnet_group_name",
+  aws_memorydb_cluster: "subnet_group_name",
+};
 
 /** The attributes of an AWS route (resource or inline block) naming where it sends traffic. */
 const ROUTE_TARGETS = [
