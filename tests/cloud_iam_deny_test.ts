@@ -22,6 +22,7 @@ import {
   isWildcardAdmin,
   parsePolicy,
   trustedPrincipals,
+  withinBoundary,
 } from "../src/cloud/importers/iam_policy.ts";
 import type { DatasetRecords } from "../src/cloud/model/records.ts";
 import { type Loose, ok, withTempRoot } from "./helpers/in_memory.ts";
@@ -341,6 +342,171 @@ Deno.test("terraformStateImporter: a principal's own unconditional Deny override
     ),
     result.notes.warnings.join("\n"),
   );
+});
+
+Deno.test("terraformStateImporter: a permissions boundary caps what a role's own policies grant", async () => {
+  const boundaryArn = `arn:aws:iam::${A}:policy/reads-data`;
+  const withBoundary = (name: string, boundary: string) => {
+    const [r, ...rest] = role(name, lambdaTrust, [{ Effect: "Allow", Action: "*", Resource: "*" }]);
+    const attributes = (r!.instances as Loose[])[0].attributes;
+    attributes.permissions_boundary = boundary;
+    return [r!, ...rest];
+  };
+  const r = await terraformStateImporter.load({
+    ...fileImportInput("crafted.tfstate"),
+    json: state([
+      ...bucket("data"),
+      ...bucket("other"),
+      resource("aws_db_instance", "db", {
+        id: "orders",
+        identifier: "orders",
+        arn: `arn:aws:rds:us-east-1:${A}:db:orders`,
+      }),
+      resource("aws_iam_policy", "reads_data", {
+        id: boundaryArn,
+        arn: boundaryArn,
+        name: "reads-data",
+        policy: doc(
+          { Effect: "Allow", Action: "s3:GetObject", Resource: "arn:aws:s3:::data/*" },
+          { Effect: "Allow", Action: "iam:PassRole", Resource: "*" },
+        ),
+      }),
+      // Control: the same policy, no boundary.
+      ...role("r_free", lambdaTrust, [{ Effect: "Allow", Action: "*", Resource: "*" }]),
+      ...withBoundary("r_bounded", boundaryArn),
+      // A boundary whose document the state does not hold: not applied, and said so.
+      ...withBoundary("r_unknown", `arn:aws:iam::${A}:policy/elsewhere`),
+    ]),
+  });
+  const records = r.records;
+  const grants = (name: string) =>
+    records.edges.filter((e) =>
+      e.edge_type === "GRANTS_ACCESS" && e.source_id === `aws_iam_role.${name}`
+    ).map((e) => `${e.target_id} ${e.description}`).sort();
+  assert.deepEqual(grants("r_free"), [
+    "aws_db_instance.db *",
+    "aws_s3_bucket.data *",
+    "aws_s3_bucket.other *",
+  ]);
+  assert.deepEqual(grants("r_bounded"), ["aws_s3_bucket.data s3:GetObject"]);
+  assert.deepEqual(grants("r_unknown"), grants("r_free"));
+  const meta = (name: string) =>
+    records.assets.find((a) => a.id === `aws_iam_role.${name}`)!.metadata;
+  assert.deepEqual(meta("r_bounded").exfiltration_actions, ["s3:GetObject"]);
+  // iam:PassRole alone completes no escalation method.
+  assert.deepEqual(meta("r_bounded").privilege_escalation, []);
+  assert.ok((meta("r_free").privilege_escalation as string[]).length > 5);
+  assert.equal(meta("r_bounded").permissions_boundary_applied, true);
+  assert.equal(meta("r_unknown").permissions_boundary_applied, false);
+  assert.deepEqual(meta("r_unknown").privilege_escalation, meta("r_free").privilege_escalation);
+  assert.ok(
+    r.notes.warnings.some((w) =>
+      /^1 principal has a permissions boundary whose policy document/.test(w)
+    ),
+    r.notes.warnings.join("\n"),
+  );
+  const ids = findingIds(records);
+  assert.ok(ids.has("f-iam-privilege-escalation:aws_iam_role.r_free"), [...ids].join("\n"));
+  assert.ok(!ids.has("f-iam-privilege-escalation:aws_iam_role.r_bounded"));
+});
+
+Deno.test("withinBoundary() keeps the narrower of each pair of action patterns where one covers the other", () => {
+  const bucket = "arn:aws:s3:::b";
+  const policy = (...statements: Record<string, unknown>[]) =>
+    parsePolicy({ Version: "2012-10-17", Statement: statements });
+  const grant = (statements: Record<string, unknown>[], boundary: Record<string, unknown>[]) =>
+    withinBoundary(grantsOnResource(policy(...statements), bucket), policy(...boundary), bucket);
+  const allow = (action: unknown, resource: unknown = "*", extra = {}) => ({
+    Effect: "Allow",
+    Action: action,
+    Resource: resource,
+    ...extra,
+  });
+  assert.deepEqual(grant([allow("s3:*")], [allow("s3:Get*")]).actions, ["s3:Get*"]);
+  assert.deepEqual(grant([allow("s3:GetObject")], [allow("*")]).actions, ["s3:GetObject"]);
+  // Neither covers the other: left out, and with nothing else the grant is gone.
+  assert.equal(grant([allow("s3:Get*")], [allow("s3:*Object")]).granted, false);
+  // The boundary grants on another bucket only.
+  assert.equal(grant([allow("s3:*")], [allow("s3:*", "arn:aws:s3:::other")]).granted, false);
+  // A boundary Deny takes its part away as in any policy.
+  assert.deepEqual(
+    grant([allow("s3:*")], [allow("s3:*"), { Effect: "Deny", Action: "s3:Put*", Resource: "*" }])
+      .granted,
+    true,
+  );
+  assert.equal(
+    grant([allow("s3:PutObject")], [allow("s3:*"), {
+      Effect: "Deny",
+      Action: "s3:*",
+      Resource: "*",
+    }])
+      .granted,
+    false,
+  );
+  // Conditional when either side is.
+  const conditional = grant([allow("s3:*")], [
+    allow("s3:GetObject", "*", { Condition: { Bool: { "aws:SecureTransport": "true" } } }),
+  ]);
+  assert.deepEqual([conditional.granted, conditional.conditional], [true, true]);
+  // An identity NotAction grant counts as the whole service.
+  assert.deepEqual(
+    grant([{ Effect: "Allow", NotAction: "iam:*", Resource: "*" }], [allow("s3:ListBucket")])
+      .actions,
+    ["s3:ListBucket"],
+  );
+});
+
+Deno.test("iamAuthorizationImporter: a user's and a role's PermissionsBoundary cap their grants", async () => {
+  const boundaryArn = `arn:aws:iam::${A}:policy/only-s3-read`;
+  const policy = (arn: string, name: string, statements: Record<string, unknown>[]) => ({
+    PolicyName: name,
+    Arn: arn,
+    DefaultVersionId: "v1",
+    AttachmentCount: 1,
+    PolicyVersionList: [{
+      VersionId: "v1",
+      IsDefaultVersion: true,
+      Document: { Version: "2012-10-17", Statement: statements },
+    }],
+  });
+  const adminArn = "arn:aws:iam::aws:policy/AdministratorAccess";
+  const boundary = { PermissionsBoundaryType: "Policy", PermissionsBoundaryArn: boundaryArn };
+  const admin = [{ PolicyName: "AdministratorAccess", PolicyArn: adminArn }];
+  const details = {
+    UserDetailList: [
+      {
+        UserName: "u",
+        Arn: `arn:aws:iam::${A}:user/u`,
+        AttachedManagedPolicies: admin,
+        PermissionsBoundary: boundary,
+      },
+      { UserName: "free", Arn: `arn:aws:iam::${A}:user/free`, AttachedManagedPolicies: admin },
+    ],
+    GroupDetailList: [],
+    RoleDetailList: [{
+      RoleName: "r",
+      Arn: `arn:aws:iam::${A}:role/r`,
+      AssumeRolePolicyDocument: { Version: "2012-10-17", Statement: lambdaTrust },
+      AttachedManagedPolicies: admin,
+      PermissionsBoundary: boundary,
+    }],
+    Policies: [
+      policy(adminArn, "AdministratorAccess", [{ Effect: "Allow", Action: "*", Resource: "*" }]),
+      policy(boundaryArn, "only-s3-read", [{ Effect: "Allow", Action: "s3:Get*", Resource: "*" }]),
+    ],
+  };
+  const r = await iamAuthorizationImporter.load({
+    ...fileImportInput("details.json"),
+    json: details,
+  });
+  const meta = (arn: string) => r.records.assets.find((a) => a.id === arn)!.metadata;
+  for (const arn of [`arn:aws:iam::${A}:user/u`, `arn:aws:iam::${A}:role/r`]) {
+    assert.deepEqual(meta(arn).exfiltration_actions, ["s3:GetObject"], arn);
+    assert.deepEqual(meta(arn).privilege_escalation, [], arn);
+    assert.equal(meta(arn).permissions_boundary, boundaryArn);
+    assert.equal(meta(arn).permissions_boundary_applied, true);
+  }
+  assert.ok((meta(`arn:aws:iam::${A}:user/free`).privilege_escalation as string[]).length > 5);
 });
 
 Deno.test("the Terraform and authorization-details paths evaluate the same identity policy alike", async () => {

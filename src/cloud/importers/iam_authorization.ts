@@ -29,6 +29,7 @@ import {
   statementReachesService,
   trustedPrincipals,
   wildcardMatch,
+  withinBoundary,
 } from "./iam_policy.ts";
 import { type AssetInit, RecordsBuilder } from "./records_builder.ts";
 import { evaluateRulesInto } from "../rules/rule_evaluate.ts";
@@ -184,6 +185,9 @@ export function addAuthorizationDetails(b: RecordsBuilder, details: Record<strin
         source: KIND,
         path: str(record.Path) ?? "/",
         inline_policies: init.inline,
+        ...(str(obj(record.PermissionsBoundary).PermissionsBoundaryArn)
+          ? { permissions_boundary: str(obj(record.PermissionsBoundary).PermissionsBoundaryArn)! }
+          : {}),
         ...init.metadata,
       },
     });
@@ -262,12 +266,56 @@ export function addAuthorizationDetails(b: RecordsBuilder, details: Record<strin
   const idsByArn = assetIdsByArn(b);
   for (const t of trusts) addTrustEdges(b, { ...t, identities, idsByArn });
 
-  for (const p of principals) {
+  const bounded = withBoundaries(b, principals, idsByArn);
+  for (const p of bounded) {
     const asset = b.asset(p.id)!;
-    asset.metadata.privilege_escalation = privilegeEscalations(p.statements);
-    asset.metadata.exfiltration_actions = exfiltrationActions(p.statements);
+    asset.metadata.privilege_escalation = privilegeEscalations(p.statements, p.boundary);
+    asset.metadata.exfiltration_actions = exfiltrationActions(p.statements, p.boundary);
   }
-  addGrantEdges(b, principals);
+  addGrantEdges(b, bounded);
+}
+
+/** A principal's identity statements and, when it has one, its permissions boundary's. */
+interface BoundedPrincipal {
+  id: string;
+  statements: PolicyStatement[];
+  /** The boundary's statements; null without a boundary or when its document is missing. */
+  boundary: PolicyStatement[] | null;
+}
+
+/**
+ * Each principal with the statements of its permissions boundary (`metadata.permissions_boundary`,
+ * a policy ARN; users and roles), read from the policy asset's `policy_document`. A boundary whose
+ * document the input does not hold is recorded as not applied (`permissions_boundary_applied`),
+ * with one load warning: that principal's grants, escalation and exfiltration facts are then
+ * upper bounds.
+ */
+function withBoundaries(
+  b: RecordsBuilder,
+  principals: readonly { id: string; statements: PolicyStatement[] }[],
+  idsByArn: ReadonlyMap<string, string>,
+): BoundedPrincipal[] {
+  let missing = 0;
+  const out = principals.map((p): BoundedPrincipal => {
+    const asset = b.asset(p.id);
+    const arn = asset?.metadata.permissions_boundary;
+    if (typeof arn !== "string" || arn === "") return { ...p, boundary: null };
+    const document = b.asset(idsByArn.get(arn) ?? arn)?.metadata.policy_document;
+    asset!.metadata.permissions_boundary_applied = document !== undefined;
+    if (document === undefined) {
+      missing++;
+      return { ...p, boundary: null };
+    }
+    return { ...p, boundary: parsePolicy(document) };
+  });
+  if (missing > 0) {
+    b.warn(
+      `${missing} principal${missing === 1 ? " has" : "s have"} a permissions boundary whose ` +
+        `policy document is not in the input: their grants, escalation and exfiltration facts ` +
+        `do not apply it (they are upper bounds).`,
+    );
+  }
+  return out;
 }
 
 /** What {@link addTrustEdges} needs beyond the role and its trust policy. */
@@ -395,7 +443,7 @@ function reachableServices(statements: readonly PolicyStatement[]): string[] | n
  */
 export function addGrantEdges(
   b: RecordsBuilder,
-  principals: readonly { id: string; statements: readonly PolicyStatement[] }[],
+  principals: readonly BoundedPrincipal[],
 ): void {
   // Per service: every target, and the data-bearing ones alone.
   const byService = new Map<string, { all: Asset[]; data: Asset[] }>();
@@ -425,7 +473,8 @@ export function addGrantEdges(
       const entry = byService.get(key)!;
       for (const t of specific ? entry.all : entry.data) {
         if (t.id === p.id) continue;
-        const grant = grantsOnResource(p.statements, t.arn!);
+        const own = grantsOnResource(p.statements, t.arn!);
+        const grant = p.boundary === null ? own : withinBoundary(own, p.boundary, t.arn!);
         if (!grant.granted) continue;
         if (grant.wildcardOnly && !DATA_BEARING_TYPES.has(t.asset_type)) continue;
         if (added >= MAX_GRANT_EDGES) {
@@ -464,13 +513,17 @@ export function analyseIam(b: RecordsBuilder): void {
     }
     const statements = identities.get(a.id);
     if (statements === undefined) continue;
-    a.metadata.privilege_escalation = privilegeEscalations(statements);
-    a.metadata.exfiltration_actions = exfiltrationActions(statements);
     principals.push({ id: a.id, statements });
   }
   const idsByArn = assetIdsByArn(b);
   for (const r of roles) addTrustEdges(b, { ...r, identities, idsByArn });
-  addGrantEdges(b, principals);
+  const bounded = withBoundaries(b, principals, idsByArn);
+  for (const p of bounded) {
+    const asset = b.asset(p.id)!;
+    asset.metadata.privilege_escalation = privilegeEscalations(p.statements, p.boundary);
+    asset.metadata.exfiltration_actions = exfiltrationActions(p.statements, p.boundary);
+  }
+  addGrantEdges(b, bounded);
   addResourcePolicyGrants(b, identities);
 }
 

@@ -378,18 +378,38 @@ export const DATA_EXFILTRATION_ACTIONS: readonly string[] = [
   "rds:CreateDBSnapshot",
 ];
 
-/** The escalation methods fully allowed by the statements, by name. */
-export function privilegeEscalations(statements: readonly PolicyStatement[]): string[] {
+/**
+ * Whether identity statements allow `action`, within a permissions boundary when there is one:
+ * the boundary must allow it too (a boundary grants nothing by itself; it caps what identity
+ * policies grant).
+ */
+function allowedWithin(
+  statements: readonly PolicyStatement[],
+  boundary: readonly PolicyStatement[] | null,
+  action: string,
+): boolean {
+  return decide(statements, action).allowed &&
+    (boundary === null || decide(boundary, action).allowed);
+}
+
+/** The escalation methods fully allowed by the statements (within `boundary`), by name. */
+export function privilegeEscalations(
+  statements: readonly PolicyStatement[],
+  boundary: readonly PolicyStatement[] | null = null,
+): string[] {
   const out: string[] = [];
   for (const [name, actions] of Object.entries(PRIVILEGE_ESCALATION_SETS)) {
-    if (actions.every((a) => decide(statements, a).allowed)) out.push(name);
+    if (actions.every((a) => allowedWithin(statements, boundary, a))) out.push(name);
   }
   return out;
 }
 
-/** The exfiltration actions allowed by the statements. */
-export function exfiltrationActions(statements: readonly PolicyStatement[]): string[] {
-  return DATA_EXFILTRATION_ACTIONS.filter((a) => decide(statements, a).allowed);
+/** The exfiltration actions allowed by the statements (within `boundary`). */
+export function exfiltrationActions(
+  statements: readonly PolicyStatement[],
+  boundary: readonly PolicyStatement[] | null = null,
+): string[] {
+  return DATA_EXFILTRATION_ACTIONS.filter((a) => allowedWithin(statements, boundary, a));
 }
 
 /** A principal named in a trust or resource policy. */
@@ -655,4 +675,45 @@ export function grantsOnResource(
     actions,
     wildcardOnly: granted && !specific,
   };
+}
+
+/**
+ * What of an identity grant on resource `arn` a permissions boundary lets through: the boundary
+ * must grant on the resource too, and of each pair of granted action patterns (the identity's,
+ * the boundary's) the narrower one is kept where one covers the other (`s3:*` and
+ * `s3:GetObject` give `s3:GetObject`). A pair of wildcard patterns neither of which covers the
+ * other (`s3:Get*`, `s3:*Object`) is left out, and an identity `NotAction` grant counts as its
+ * whole service. Conditional when either is.
+ */
+export function withinBoundary(
+  grant: ResourceGrant,
+  boundary: readonly PolicyStatement[],
+  arn: string,
+): ResourceGrant {
+  const none = { granted: false, conditional: false, actions: [], wildcardOnly: false };
+  if (!grant.granted) return grant;
+  const cap = grantsOnResource(boundary, arn);
+  if (!cap.granted) return none;
+  const service = arnService(arn) ?? "*";
+  const whole = (p: string): string => p.startsWith("NotAction:") ? `${service}:*` : p;
+  const actions: string[] = [];
+  for (const a of grant.actions.map(whole)) {
+    for (const b of cap.actions.map(whole)) {
+      const kept = actionPatternCovers(a, b) ? b : actionPatternCovers(b, a) ? a : null;
+      if (kept !== null && !actions.includes(kept)) actions.push(kept);
+    }
+  }
+  if (actions.length === 0) return none;
+  return {
+    granted: true,
+    conditional: grant.conditional || cap.conditional,
+    actions,
+    wildcardOnly: grant.wildcardOnly,
+  };
+}
+
+/** Whether action pattern `outer` matches every action `inner` does (its wildcards taken as text). */
+function actionPatternCovers(outer: string, inner: string): boolean {
+  const plain = (p: string): string => p === "*" ? "*:*" : p;
+  return wildcardMatch(plain(outer), plain(inner), { ignoreCase: true });
 }

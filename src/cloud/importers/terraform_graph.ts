@@ -263,8 +263,12 @@ function facts(type: string, v: Record<string, unknown>): Record<string, Json> {
     case "aws_iam_role": {
       const trust = jsonOf(v.assume_role_policy);
       if (trust !== undefined) m.trust_policy = trust;
+      if (str(v.permissions_boundary)) m.permissions_boundary = str(v.permissions_boundary)!;
       break;
     }
+    case "aws_iam_user":
+      if (str(v.permissions_boundary)) m.permissions_boundary = str(v.permissions_boundary)!;
+      break;
     case "aws_cloudtrail":
       m.multi_region = v.is_multi_region_trail === true;
       m.log_file_validation = v.enable_log_file_validation === true;
