@@ -410,6 +410,79 @@ Deno.test("terraformStateImporter: a permissions boundary caps what a role's own
   assert.ok(!ids.has("f-iam-privilege-escalation:aws_iam_role.r_bounded"));
 });
 
+Deno.test("terraformStateImporter: a queue policy's grant needs another account's principal to allow it too, and holds a role (not a user) to its boundary", async () => {
+  const roleArn = (name: string, account: string) => `arn:aws:iam::${account}:role/${name}`;
+  const s3Only = `arn:aws:iam::${A}:policy/s3-only`;
+  const bounded = (type: "aws_iam_role" | "aws_iam_user", name: string) =>
+    resource(type, name, {
+      id: name,
+      name,
+      arn: `arn:aws:iam::${A}:${type === "aws_iam_role" ? "role" : "user"}/${name}`,
+      permissions_boundary: s3Only,
+      ...(type === "aws_iam_role" ? { assume_role_policy: doc(...lambdaTrust) } : {}),
+    });
+  const result = await terraformStateImporter.load({
+    ...fileImportInput("crafted.tfstate"),
+    json: state([
+      // A queue's ARN names its account (a bucket's does not).
+      resource("aws_sqs_queue", "shared", {
+        id: `https://sqs.us-east-1.amazonaws.com/${A}/shared`,
+        name: "shared",
+        arn: `arn:aws:sqs:us-east-1:${A}:shared`,
+        policy: doc({
+          Effect: "Allow",
+          Principal: {
+            AWS: [
+              roleArn("b_reads", B),
+              roleArn("b_computes", B),
+              roleArn("b_elsewhere", B),
+              roleArn("a_bounded", A),
+              `arn:aws:iam::${A}:user/a_user`,
+            ],
+          },
+          Action: "sqs:ReceiveMessage",
+          Resource: `arn:aws:sqs:us-east-1:${A}:shared`,
+        }),
+      }),
+      resource("aws_iam_policy", "s3_only", {
+        id: s3Only,
+        arn: s3Only,
+        name: "s3-only",
+        policy: doc({ Effect: "Allow", Action: "s3:*", Resource: "*" }),
+      }),
+      // Account B's roles: one whose own policy reads queues, one that only runs instances.
+      ...role(
+        "b_reads",
+        lambdaTrust,
+        [{ Effect: "Allow", Action: "sqs:Receive*", Resource: "*" }],
+        B,
+      ),
+      ...role("b_computes", lambdaTrust, [{ Effect: "Allow", Action: "ec2:*", Resource: "*" }], B),
+      // Account A's role and user under a boundary that allows S3 only.
+      bounded("aws_iam_role", "a_bounded"),
+      bounded("aws_iam_user", "a_user"),
+    ]),
+  });
+  const granted = edgesInto(result.records, "aws_sqs_queue.shared", "GRANTS_ACCESS")
+    .filter((e) => (e.properties as Loose).via === "resource_policy")
+    .map((e) => `${e.source_id} ${(e.properties as Loose).cross_account}`).sort();
+  assert.deepEqual(granted, [
+    // Not in the input: its own policies are unknown, so the grant stands.
+    `${roleArn("b_elsewhere", B)} true`,
+    "aws_iam_role.b_reads true",
+    "aws_iam_user.a_user false",
+  ]);
+  const warnings = result.notes.warnings.join("\n");
+  assert.match(
+    warnings,
+    /^1 resource-policy grant is left out: the principal is of another account/m,
+  );
+  assert.match(
+    warnings,
+    /^1 resource-policy grant is left out: the principal's permissions boundary/m,
+  );
+});
+
 Deno.test("withinBoundary() keeps the narrower of each pair of action patterns where one covers the other", () => {
   const bucket = "arn:aws:s3:::b";
   const policy = (...statements: Record<string, unknown>[]) =>

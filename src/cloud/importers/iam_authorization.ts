@@ -19,6 +19,7 @@ import { arr, isObject, jsonDocumentImporter, obj, str, tagList } from "./import
 import type { PolicyStatement } from "./iam_policy.ts";
 import {
   admissions,
+  allowsSomeOf,
   arnService,
   exfiltrationActions,
   explicitlyDenied,
@@ -275,6 +276,22 @@ export function addAuthorizationDetails(b: RecordsBuilder, details: Record<strin
   addGrantEdges(b, bounded);
 }
 
+/**
+ * The statements of an asset's permissions boundary (`metadata.permissions_boundary`, a policy
+ * ARN, read from that policy asset's `policy_document`): undefined without a boundary, null when
+ * the input does not hold its document.
+ */
+function boundaryOf(
+  b: RecordsBuilder,
+  asset: Asset | undefined,
+  idsByArn: ReadonlyMap<string, string>,
+): PolicyStatement[] | null | undefined {
+  const arn = asset?.metadata.permissions_boundary;
+  if (typeof arn !== "string" || arn === "") return undefined;
+  const document = b.asset(idsByArn.get(arn) ?? arn)?.metadata.policy_document;
+  return document === undefined ? null : parsePolicy(document);
+}
+
 /** A principal's identity statements and, when it has one, its permissions boundary's. */
 interface BoundedPrincipal {
   id: string;
@@ -298,15 +315,11 @@ function withBoundaries(
   let missing = 0;
   const out = principals.map((p): BoundedPrincipal => {
     const asset = b.asset(p.id);
-    const arn = asset?.metadata.permissions_boundary;
-    if (typeof arn !== "string" || arn === "") return { ...p, boundary: null };
-    const document = b.asset(idsByArn.get(arn) ?? arn)?.metadata.policy_document;
-    asset!.metadata.permissions_boundary_applied = document !== undefined;
-    if (document === undefined) {
-      missing++;
-      return { ...p, boundary: null };
-    }
-    return { ...p, boundary: parsePolicy(document) };
+    const boundary = boundaryOf(b, asset, idsByArn);
+    if (boundary === undefined) return { ...p, boundary: null };
+    asset!.metadata.permissions_boundary_applied = boundary !== null;
+    if (boundary === null) missing++;
+    return { ...p, boundary };
   });
   if (missing > 0) {
     b.warn(
@@ -586,14 +599,35 @@ export function addResourcePolicyGrants(
 ): void {
   const byArn = assetIdsByArn(b);
   let refused = 0;
+  let unmatched = 0;
+  let capped = 0;
   for (const a of [...b.assets()]) {
     if (a.metadata.resource_policy === undefined) continue;
     for (const { principal: p, allow } of admissions(parsePolicy(a.metadata.resource_policy))) {
       const source = p.anyone ? "*" : byArn.get(p.value) ?? p.value;
       // The principal's own explicit Deny wins over the resource policy's Allow.
       const own = identities.get(source);
+      const arn = a.arn ?? a.id;
       if (own !== undefined && identityRefuses(own, allow, a.arn)) {
         refused++;
+        continue;
+      }
+      const holder = p.anyone ? undefined : b.asset(source);
+      const crossAccount = p.account !== null && a.account_id !== null &&
+        p.account !== a.account_id;
+      // Another account's principal also needs its own policies to allow it (when the input
+      // holds them); within the account, the resource policy alone suffices.
+      if (crossAccount && own !== undefined && !allowsSomeOf(own, allow, arn)) {
+        unmatched++;
+        continue;
+      }
+      // A role is held to its permissions boundary even by a resource policy of its own
+      // account (a user named by ARN is not); any principal of another account is too.
+      const boundary = holder !== undefined && (holder.asset_type === "IAM_ROLE" || crossAccount)
+        ? boundaryOf(b, holder, byArn)
+        : undefined;
+      if (boundary && !allowsSomeOf(boundary, allow, arn)) {
+        capped++;
         continue;
       }
       b.addEdge({
@@ -612,13 +646,25 @@ export function addResourcePolicyGrants(
       });
     }
   }
-  if (refused > 0) {
-    b.warn(
-      `${refused} resource-policy grant${refused === 1 ? " is" : "s are"} left out: the ` +
-        `principal's own policies deny, without condition, everything the grant allows ` +
-        `(an explicit Deny overrides a resource policy's Allow).`,
-    );
-  }
+  const left = (count: number, why: string): void => {
+    if (count === 0) return;
+    b.warn(`${count} resource-policy grant${count === 1 ? " is" : "s are"} left out: ${why}.`);
+  };
+  left(
+    refused,
+    "the principal's own policies deny, without condition, everything the grant allows " +
+      "(an explicit Deny overrides a resource policy's Allow)",
+  );
+  left(
+    unmatched,
+    "the principal is of another account and its own policies allow none of what the grant " +
+      "allows (access across accounts needs both sides)",
+  );
+  left(
+    capped,
+    "the principal's permissions boundary allows none of what the grant allows (a boundary " +
+      "caps a role's access even through a resource policy)",
+  );
 }
 
 /** The `iam-authorization-details` importer entry. */

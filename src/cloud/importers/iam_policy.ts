@@ -717,3 +717,24 @@ function actionPatternCovers(outer: string, inner: string): boolean {
   const plain = (p: string): string => p === "*" ? "*:*" : p;
   return wildcardMatch(plain(outer), plain(inner), { ignoreCase: true });
 }
+
+/**
+ * Whether `statements` (a principal's identity policies, or its permissions boundary) allow some
+ * of what a resource policy's `Allow` grants on resource `arn`: the other side a cross-account
+ * grant needs, or the cap a boundary puts on a role (see {@linkcode withinBoundary}).
+ */
+export function allowsSomeOf(
+  statements: readonly PolicyStatement[],
+  allow: PolicyStatement,
+  arn: string,
+): boolean {
+  const granted: ResourceGrant = {
+    granted: true,
+    conditional: false,
+    actions: allow.actions.length > 0 && allow.notActions.length === 0
+      ? allow.actions
+      : [`NotAction:${allow.notActions.join(",")}`],
+    wildcardOnly: false,
+  };
+  return withinBoundary(granted, statements, arn).granted;
+}
