@@ -483,6 +483,54 @@ Deno.test("terraformStateImporter: a queue policy's grant needs another account'
   );
 });
 
+Deno.test("terraformStateImporter: a trust policy needs another account's principal to allow sts:AssumeRole too, and holds a role (not a user) to its boundary", async () => {
+  const arnOf = (kind: string, name: string, account: string) =>
+    `arn:aws:iam::${account}:${kind}/${name}`;
+  const s3Only = `arn:aws:iam::${A}:policy/s3-only`;
+  const bounded = (type: "aws_iam_role" | "aws_iam_user", name: string) =>
+    resource(type, name, {
+      id: name,
+      name,
+      arn: arnOf(type === "aws_iam_role" ? "role" : "user", name, A),
+      permissions_boundary: s3Only,
+      ...(type === "aws_iam_role" ? { assume_role_policy: doc(...lambdaTrust) } : {}),
+    });
+  const r = await loadState([
+    ...role("target", [{
+      Effect: "Allow",
+      Principal: {
+        AWS: [
+          arnOf("role", "b_assumer", B),
+          arnOf("role", "b_computes", B),
+          arnOf("role", "a_bounded", A),
+          arnOf("user", "a_user", A),
+        ],
+      },
+      ...assume,
+    }]),
+    resource("aws_iam_policy", "s3_only", {
+      id: s3Only,
+      arn: s3Only,
+      name: "s3-only",
+      policy: doc({ Effect: "Allow", Action: "s3:*", Resource: "*" }),
+    }),
+    ...role("b_assumer", lambdaTrust, [{ Effect: "Allow", ...assume, Resource: "*" }], B),
+    ...role("b_computes", lambdaTrust, [{ Effect: "Allow", Action: "ec2:*", Resource: "*" }], B),
+    bounded("aws_iam_role", "a_bounded"),
+    bounded("aws_iam_user", "a_user"),
+  ]);
+  const target = "aws_iam_role.target";
+  assert.deepEqual(
+    edgesInto(r, target, "IAM_TRUST").map((e) => e.source_id).sort(),
+    ["aws_iam_role.b_assumer", "aws_iam_user.a_user"],
+  );
+  assert.deepEqual(
+    (r.assets.find((a) => a.id === target)!.metadata.trust_not_allowed_by_principal as string[])
+      .sort(),
+    ["aws_iam_role.a_bounded", "aws_iam_role.b_computes"],
+  );
+});
+
 Deno.test("withinBoundary() keeps the narrower of each pair of action patterns where one covers the other", () => {
   const bucket = "arn:aws:s3:::b";
   const policy = (...statements: Record<string, unknown>[]) =>

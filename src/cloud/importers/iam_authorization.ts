@@ -21,6 +21,7 @@ import {
   admissions,
   allowsSomeOf,
   arnService,
+  decide,
   exfiltrationActions,
   explicitlyDenied,
   grantsOnResource,
@@ -361,7 +362,10 @@ export function assetIdsByArn(b: RecordsBuilder): Map<string, string> {
  * the principal's asset when the dataset holds one with that ARN, else from
  * the principal as written (`*` for anyone). A principal whose identity
  * policies explicitly deny it `sts:AssumeRole` on the role gets no edge; the
- * role lists it in `metadata.trust_denied_by_identity`.
+ * role lists it in `metadata.trust_denied_by_identity`. Nor does one of another
+ * account whose own policies (held in the input) do not allow it, or a role (or
+ * a principal of another account) whose permissions boundary does not: those
+ * are listed in `metadata.trust_not_allowed_by_principal`.
  */
 export function addTrustEdges(b: RecordsBuilder, options: TrustEdgeOptions): void {
   const { roleId, trust } = options;
@@ -369,15 +373,30 @@ export function addTrustEdges(b: RecordsBuilder, options: TrustEdgeOptions): voi
   const own = role?.account_id ?? null;
   const byArn = options.idsByArn ?? assetIdsByArn(b);
   const denied: string[] = [];
+  const notAllowed: string[] = [];
+  const roleArn = role?.arn ?? roleId;
   for (const p of trustedPrincipals(parsePolicy(trust))) {
     const source = p.anyone ? "*" : byArn.get(p.value) ?? p.value;
     const statements = options.identities?.get(source);
-    if (statements && explicitlyDenied(statements, "sts:AssumeRole", role?.arn ?? roleId)) {
+    if (statements && explicitlyDenied(statements, "sts:AssumeRole", roleArn)) {
       denied.push(source);
       continue;
     }
-    const account = b.asset(source)?.account_id ?? p.account;
+    const holder = p.anyone ? undefined : b.asset(source);
+    const account = holder?.account_id ?? p.account;
     const crossAccount = account !== null && own !== null && account !== own;
+    // Across accounts the principal's own policies must allow sts:AssumeRole on the role too
+    // (when the input holds them); a role principal is held to its permissions boundary, and so
+    // is any principal of another account (a user named by ARN in the role's account is not).
+    const boundary = holder !== undefined && (holder.asset_type === "IAM_ROLE" || crossAccount)
+      ? boundaryOf(b, holder, byArn)
+      : undefined;
+    const assumes = (policy: readonly PolicyStatement[]): boolean =>
+      decide(policy, "sts:AssumeRole", { resource: roleArn }).allowed;
+    if ((crossAccount && statements && !assumes(statements)) || (boundary && !assumes(boundary))) {
+      notAllowed.push(source);
+      continue;
+    }
     b.addEdge({
       source_id: source,
       target_id: roleId,
@@ -394,6 +413,7 @@ export function addTrustEdges(b: RecordsBuilder, options: TrustEdgeOptions): voi
     });
   }
   if (role && denied.length > 0) role.metadata.trust_denied_by_identity = denied;
+  if (role && notAllowed.length > 0) role.metadata.trust_not_allowed_by_principal = notAllowed;
 }
 
 /** Asset types that hold or move data: the only targets of grants made through `Resource: "*"`. */
