@@ -91,3 +91,78 @@ Deno.test({
       assert.match(refused.message, /not a supported binary or archive/);
     }),
 });
+
+const UNZIPSFX = ["/usr/bin/unzipsfx", "/bin/unzipsfx"].find((p) => {
+  try {
+    return Deno.statSync(p).isFile;
+  } catch {
+    return false;
+  }
+}) ?? null;
+if (UNZIPSFX === null) {
+  console.log("artifacts_zip_prefix_test: no unzipsfx: self-extractor test skipped");
+}
+
+Deno.test({
+  name:
+    "a self-extracting executable (unzipsfx and a zip) opens as a binary, and with provider_id rea-artifact-graph as the zip unzip lists and extracts",
+  ignore: !HAVE || SOURCES.length === 0 || UNZIPSFX === null,
+  fn: () =>
+    withTempRoot("casefile-self-extractor-", async ({ client, dir }) => {
+      const plain = `${dir}/plain.zip`;
+      await run("zip", ["-q", "-r", plain, ...SOURCES]);
+      const stub = await Deno.readFile(UNZIPSFX!);
+      const raw = `${dir}/raw.sfx`;
+      await Deno.writeFile(raw, new Uint8Array([...stub, ...await Deno.readFile(plain)]));
+      // As `zip -A` leaves it: the offsets moved past the stub, as unzipsfx's manual says.
+      const adjusted = `${dir}/adjusted.sfx`;
+      await Deno.copyFile(raw, adjusted);
+      await run("zip", ["-q", "-A", adjusted]);
+      for (const path of [raw, adjusted]) {
+        const peer = await peerMembers(path);
+        assert.ok(peer.size > 5, `${path}: ${peer.size} members`);
+        // Opened plainly, it is the ELF program it starts with; inventory says how to get in.
+        const binary = await ok(client, "open_binary", { path });
+        assert.equal((binary.result.target as Loose).format, "elf");
+        const refused = await fails(client, "inventory_artifact", {});
+        assert.match(refused.remediation.action, /provider_id rea-artifact-graph/);
+
+        const opened = await ok(client, "open_binary", { path, provider_id: "rea-artifact-graph" });
+        assert.equal((opened.result.artifact_target as Loose).format, "zip");
+        const full = await inventoryAll(client);
+        assert.equal(full.manifest.complete, true, path);
+        const root = full.occurrences.find((o: Loose) => o.logical_path === ".");
+        const files = full.occurrences.filter((o: Loose) =>
+          o.entry_kind === "file" && o.parent_occurrence_id === root.occurrence_id
+        );
+        assert.deepEqual(
+          files.map((o: Loose) => [o.logical_path, o.sha256]).sort(),
+          [...peer].sort(),
+          path,
+        );
+        // The root stays the executable it is, carrying the zip.
+        const node = full.nodes.find((n: Loose) => n.artifact_id === root.artifact_id);
+        assert.deepEqual(
+          [node.format, node.content_kind, node.kind],
+          ["zip", "elf", "executable"],
+        );
+        assert.equal(typeof node.architecture, "string");
+        assert.ok(
+          JSON.stringify(full.first).includes(`${stub.length} bytes precede the archive`) ||
+            path === adjusted,
+          `${path}: the stub is not mentioned`,
+        );
+      }
+      // The stub alone carries no zip: the artifact provider refuses it, saying so.
+      const alone = `${dir}/unzipsfx`;
+      await Deno.copyFile(UNZIPSFX!, alone);
+      const none = await fails(client, "open_binary", {
+        path: alone,
+        provider_id: "rea-artifact-graph",
+      });
+      assert.equal(
+        none.message,
+        `provider_id rea-artifact-graph opens a directory or archive, and ${alone} is an executable with no zip after it.`,
+      );
+    }),
+});

@@ -38,7 +38,8 @@ export interface Sniffed {
    * `"npm"` (a tar whose first entry lies under `package/`, as `npm pack`
    * writes; the `.tgz` itself is plain gzip), for the zip family by name
    * `"jar"`, `"war"`, `"ear"`, `"apk"`, `"aab"`, `"aar"`, `"whl"`, `"egg"`,
-   * `"ipa"`, `"nupkg"`, `"xpi"`, `"vsix"`, and `"java-class"` for class files.
+   * `"ipa"`, `"nupkg"`, `"xpi"`, `"vsix"`, `"java-class"` for class files, and
+   * `"self-extractor"` for an executable followed by a zip ({@linkcode sniffSource}).
    */
   flavour: string | null;
   /** Whether the content is a binary executable format (ELF, PE, Mach-O, WebAssembly). */
@@ -182,9 +183,10 @@ export function sniff(head: Uint8Array, name: string): Sniffed {
 
 /**
  * {@linkcode sniff} for content with random access (a file): what the first
- * bytes name, or, when they name no format and no executable, a zip when
- * the content ends with a zip's end record (a zip after a prefix: a
- * self-extractor stub or a script, as `unzip` reads it).
+ * bytes name, or, when they name no container, a zip when the content ends
+ * with a zip's end record (a zip after a prefix, as `unzip` reads it: a
+ * script or other data, or an executable, which stays what it is and carries
+ * the zip: a self-extractor, flavour `self-extractor`).
  */
 export async function sniffSource(
   head: Uint8Array,
@@ -192,7 +194,8 @@ export async function sniffSource(
   source: ByteSource,
 ): Promise<Sniffed> {
   const sniffed = sniff(head, name);
-  if (sniffed.container !== null || sniffed.executableFormat) return sniffed;
+  if (sniffed.container !== null) return sniffed;
   if (!await endsWithZipDirectory(source)) return sniffed;
+  if (sniffed.executableFormat) return { ...sniffed, container: "zip", flavour: "self-extractor" };
   return result("data", "zip", ZIP_FLAVOURS[extension(name)] ?? null);
 }

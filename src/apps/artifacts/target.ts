@@ -40,17 +40,29 @@ export interface ArtifactTarget {
 export type ResolvedPath =
   | { kind: "directory"; requestedPath: string; realPath: string }
   | { kind: "archive"; requestedPath: string; realPath: string }
-  | { kind: "file"; requestedPath: string; realPath: string };
+  | {
+    kind: "file";
+    requestedPath: string;
+    realPath: string;
+    /** What its first bytes (and, for a zip after a prefix, its last) say it is. */
+    sniffed: Sniffed;
+  };
 
 /**
  * Resolves a requested path against the roots (lexically, then after
  * symlinks) and says whether it is a directory, an archive or another file.
+ * An executable that carries a zip (a self-extractor) is a file unless
+ * `options.executableArchive` asks for the archive.
  *
  * Requires `--allow-read` for the roots.
  */
 export async function resolveTargetPath(
   requested: string,
   roots: readonly RootDirectory[],
+  options: {
+    /** An executable that carries an archive (a self-extractor) is that archive. */
+    executableArchive?: boolean;
+  } = {},
 ): Promise<ResolvedPath> {
   const fence = new RootFence(roots);
   const { requestedPath, realPath } = await fence.check(requested, {
@@ -84,9 +96,9 @@ export async function resolveTargetPath(
   } finally {
     source.close();
   }
-  return sniffed.container !== null && !sniffed.executableFormat
+  return sniffed.container !== null && (!sniffed.executableFormat || options.executableArchive)
     ? { kind: "archive", requestedPath, realPath }
-    : { kind: "file", requestedPath, realPath };
+    : { kind: "file", requestedPath, realPath, sniffed };
 }
 
 /** Options of {@linkcode openArtifact}. */

@@ -87,7 +87,7 @@ export function createAppsContext(
           : `${operation} needs an artifact target, and none is open.`,
         {
           action:
-            "Call open_binary with the absolute path of a directory, tar, .deb, zip-family or compressed file.",
+            "Call open_binary with the absolute path of a directory, tar, .deb, zip-family or compressed file (a self-extracting executable opens as the zip it carries with provider_id rea-artifact-graph).",
         },
       );
     },

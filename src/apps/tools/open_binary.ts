@@ -16,7 +16,7 @@ import {
   type RestoredSnapshot,
 } from "../context/analysis_snapshot.ts";
 import type { AppsContext } from "../context/apps_context.ts";
-import { readOccurrence } from "../context/artifact_access.ts";
+import { ARTIFACT_GRAPH_PROVIDER, readOccurrence } from "../context/artifact_access.ts";
 import { describeArtifact, openedBinary } from "../context/describe.ts";
 import { artifactTargetSchema, bindingSchema, targetSchema } from "../schemas/session_results.ts";
 import type { OpenOutcome } from "../session/binary_session.ts";
@@ -30,7 +30,7 @@ export function openBinaryTool(context: AppsContext): ToolDefinition {
     name: OPEN_BINARY,
     toolset: "session",
     description:
-      "Open a target under an allowed root: an ELF, PE, Mach-O (thin or universal) or WebAssembly file as a binary target for static analysis, or a directory or archive (tar, .deb/ar, zip family, gzip/xz/zstd/bzip2) as an artifact target for inventory_artifact. Or pass occurrence_id instead of path to open a file occurrence of a retained inventory as the binary target: it is read back into memory from its artifact (nothing is extracted to disk), checked against the inventoried SHA-256, and the artifact target stays active beside it. Reopening the same target keeps its state; another one switches, keeping the session's Evidence. Opening records the content identity (a directory's is the digest of every file in it, so opening one reads it all) and reports progress; a binary's symbol tables, function tables, imports and exports are read on first use (list_procedures, binary_overview and the other analysis tools), so its counts are null until then. Refuses relative paths, paths outside the roots (also via symlinks), devices and unsupported formats.",
+      "Open a target under an allowed root: an ELF, PE, Mach-O (thin or universal) or WebAssembly file as a binary target for static analysis, or a directory or archive (tar, .deb/ar, zip family, gzip/xz/zstd/bzip2) as an artifact target for inventory_artifact. A self-extracting executable (a zip after its image) opens as a binary; with provider_id rea-artifact-graph it opens as the zip it carries. Or pass occurrence_id instead of path to open a file occurrence of a retained inventory as the binary target: it is read back into memory from its artifact (nothing is extracted to disk), checked against the inventoried SHA-256, and the artifact target stays active beside it. Reopening the same target keeps its state; another one switches, keeping the session's Evidence. Opening records the content identity (a directory's is the digest of every file in it, so opening one reads it all) and reports progress; a binary's symbol tables, function tables, imports and exports are read on first use (list_procedures, binary_overview and the other analysis tools), so its counts are null until then. Refuses relative paths, paths outside the roots (also via symlinks), devices and unsupported formats.",
     input: z.strictObject({
       path: z.string().min(1).max(4096).optional().describe(
         "Absolute path of the file or directory to open. Give this or occurrence_id.",
@@ -39,7 +39,7 @@ export function openBinaryTool(context: AppsContext): ToolDefinition {
         "An occurrence_id from a retained inventory_artifact page: open that member of the artifact as the binary target, in memory. Give this or path.",
       ),
       provider_id: z.string().min(1).max(64).optional().describe(
-        "auto (default) or a provider id from binary_session; an explicit id never falls back. With a directory or archive, it applies to the members opened from it.",
+        "auto (default) or a provider id from binary_session; an explicit id never falls back. With a directory or archive, it applies to the members opened from it. rea-artifact-graph opens the path as an artifact target: a self-extracting executable as the zip it carries.",
       ),
       snapshot_path: z.string().min(1).max(4096).optional().describe(
         "A snapshot close_binary saved (under an allowed root): its Evidence and unknowns are checked, then restored into the session after the target opens.",
@@ -105,10 +105,25 @@ export function openBinaryTool(context: AppsContext): ToolDefinition {
           "Pass exactly one of path (a file or artifact under a root) and occurrence_id (a member of an inventoried artifact).",
         );
       }
-      const resolved = await resolveTargetPath(path, services.roots);
+      // The artifact graph as provider: the path is an artifact, a self-extractor its zip.
+      const asArtifact = provider === ARTIFACT_GRAPH_PROVIDER.id;
+      const resolved = await resolveTargetPath(path, services.roots, {
+        executableArchive: asArtifact,
+      });
+      if (asArtifact && resolved.kind === "file") {
+        throw new ToolFailure(
+          "invalid_request",
+          `provider_id ${ARTIFACT_GRAPH_PROVIDER.id} opens a directory or archive, and ${path} is ${
+            resolved.sniffed.executableFormat
+              ? "an executable with no zip after it"
+              : "no archive this reader knows"
+          }.`,
+          { action: "Open it without provider_id, or pass the path of a directory or archive." },
+        );
+      }
       if (resolved.kind !== "file") {
         // Kept for the members later opened from this artifact (occurrence_id).
-        if (provider !== undefined) checkProviderId(session.candidates, provider);
+        if (provider !== undefined && !asArtifact) checkProviderId(session.candidates, provider);
         const opened = await openArtifact(resolved, {
           limits: context.ceilings,
           signal: call.signal,
@@ -121,7 +136,7 @@ export function openBinaryTool(context: AppsContext): ToolDefinition {
         const hadTarget = previous !== null || session.target !== null;
         await session.close();
         if (!same) context.artifact = opened;
-        context.artifactProvider = provider ?? null;
+        context.artifactProvider = asArtifact ? null : provider ?? null;
         const action: OpenOutcome["action"] = same ? "reopened" : hadTarget ? "switched" : "opened";
         return restored({
           action,
