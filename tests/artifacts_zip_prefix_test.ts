@@ -34,6 +34,22 @@ async function unzip(args: string[]): Promise<Uint8Array> {
   return out.stdout;
 }
 
+/**
+ * Every page of the open artifact's inventory, its root occurrence, and the root's own file
+ * members as `[logical path, SHA-256]`, sorted (the .gz among them are opened in turn, one level
+ * down, and not counted here).
+ */
+async function rootMembers(
+  client: Parameters<typeof inventoryAll>[0],
+): Promise<{ full: Loose; root: Loose; members: [string, string][] }> {
+  const full = await inventoryAll(client);
+  const root = full.occurrences.find((o: Loose) => o.logical_path === ".");
+  const members = full.occurrences.filter((o: Loose) =>
+    o.entry_kind === "file" && o.parent_occurrence_id === root.occurrence_id
+  ).map((o: Loose) => [o.logical_path, o.sha256] as [string, string]).sort();
+  return { full, root, members };
+}
+
 /** Each member's bytes as `unzip -p` gives them, by name (`unzip -Z1`), as SHA-256. */
 async function peerMembers(path: string): Promise<Map<string, string>> {
   const names = new TextDecoder().decode(await unzip(["-Z1", path])).split("\n")
@@ -64,18 +80,9 @@ Deno.test({
         assert.ok(peer.size > 5, `${label}: ${peer.size} members`);
 
         await ok(client, "open_binary", { path });
-        const full = await inventoryAll(client);
+        const { full, root, members } = await rootMembers(client);
         assert.equal(full.manifest.complete, true, label);
-        const root = full.occurrences.find((o: Loose) => o.logical_path === ".");
-        // The zip's own members (the .gz among them are opened in turn, one level down).
-        const files = full.occurrences.filter((o: Loose) =>
-          o.entry_kind === "file" && o.parent_occurrence_id === root.occurrence_id
-        );
-        assert.deepEqual(
-          files.map((o: Loose) => [o.logical_path, o.sha256]).sort(),
-          [...peer].sort(),
-          label,
-        );
+        assert.deepEqual(members, [...peer].sort(), label);
         const nodes = new Map(full.nodes.map((n: Loose) => [n.artifact_id, n]));
         assert.equal((nodes.get(root.artifact_id) as Loose).format, "zip", label);
         assert.ok(
@@ -129,17 +136,9 @@ Deno.test({
 
         const opened = await ok(client, "open_binary", { path, provider_id: "rea-artifact-graph" });
         assert.equal((opened.result.artifact_target as Loose).format, "zip");
-        const full = await inventoryAll(client);
+        const { full, root, members } = await rootMembers(client);
         assert.equal(full.manifest.complete, true, path);
-        const root = full.occurrences.find((o: Loose) => o.logical_path === ".");
-        const files = full.occurrences.filter((o: Loose) =>
-          o.entry_kind === "file" && o.parent_occurrence_id === root.occurrence_id
-        );
-        assert.deepEqual(
-          files.map((o: Loose) => [o.logical_path, o.sha256]).sort(),
-          [...peer].sort(),
-          path,
-        );
+        assert.deepEqual(members, [...peer].sort(), path);
         // The root stays the executable it is, carrying the zip.
         const node = full.nodes.find((n: Loose) => n.artifact_id === root.artifact_id);
         assert.deepEqual(

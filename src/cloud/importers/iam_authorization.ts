@@ -264,10 +264,22 @@ export function addAuthorizationDetails(b: RecordsBuilder, details: Record<strin
   }
 
   // Trust edges once every principal's identity policies are known (a Deny there wins).
-  const identities = new Map(principals.map((p) => [p.id, p.statements]));
+  analysePrincipals(b, principals, trusts, new Map(principals.map((p) => [p.id, p.statements])));
+}
+
+/**
+ * What the principals' identity statements give, once all are known: each role's trust edges,
+ * each principal's escalation methods and exfiltration actions (within its permissions
+ * boundary) and its grant edges.
+ */
+function analysePrincipals(
+  b: RecordsBuilder,
+  principals: readonly { id: string; statements: PolicyStatement[] }[],
+  trusts: readonly { roleId: string; trust: Json }[],
+  identities: ReadonlyMap<string, readonly PolicyStatement[]>,
+): void {
   const idsByArn = assetIdsByArn(b);
   for (const t of trusts) addTrustEdges(b, { ...t, identities, idsByArn });
-
   const bounded = withBoundaries(b, principals, idsByArn);
   for (const p of bounded) {
     const asset = b.asset(p.id)!;
@@ -548,15 +560,7 @@ export function analyseIam(b: RecordsBuilder): void {
     if (statements === undefined) continue;
     principals.push({ id: a.id, statements });
   }
-  const idsByArn = assetIdsByArn(b);
-  for (const r of roles) addTrustEdges(b, { ...r, identities, idsByArn });
-  const bounded = withBoundaries(b, principals, idsByArn);
-  for (const p of bounded) {
-    const asset = b.asset(p.id)!;
-    asset.metadata.privilege_escalation = privilegeEscalations(p.statements, p.boundary);
-    asset.metadata.exfiltration_actions = exfiltrationActions(p.statements, p.boundary);
-  }
-  addGrantEdges(b, bounded);
+  analysePrincipals(b, principals, roles, identities);
   addResourcePolicyGrants(b, identities);
 }
 
