@@ -131,6 +131,12 @@ Deno.test({
         // Opened plainly, it is the ELF program it starts with; inventory says how to get in.
         const binary = await ok(client, "open_binary", { path });
         assert.equal((binary.result.target as Loose).format, "elf");
+        assert.ok(
+          (binary.result.target as Loose).warnings.some((w: string) =>
+            w.startsWith("A zip archive follows the executable (a self-extractor)")
+          ),
+          path,
+        );
         const refused = await fails(client, "inventory_artifact", {});
         assert.match(refused.remediation.action, /provider_id rea-artifact-graph/);
 
@@ -152,9 +158,15 @@ Deno.test({
           `${path}: the stub is not mentioned`,
         );
       }
-      // The stub alone carries no zip: the artifact provider refuses it, saying so.
+      // The stub alone carries no zip: no such warning, and the artifact provider refuses it.
       const alone = `${dir}/unzipsfx`;
       await Deno.copyFile(UNZIPSFX!, alone);
+      const program = await ok(client, "open_binary", { path: alone });
+      assert.ok(
+        !(program.result.target as Loose).warnings.some((w: string) =>
+          w.includes("self-extractor")
+        ),
+      );
       const none = await fails(client, "open_binary", {
         path: alone,
         provider_id: "rea-artifact-graph",

@@ -159,11 +159,18 @@ export function openBinaryTool(context: AppsContext): ToolDefinition {
           ),
       });
       context.artifact = null;
-      return restored(openedBinary(
+      const opened = openedBinary(
         context,
         outcome,
         hadArtifact && outcome.action === "opened" ? "switched" : outcome.action,
-      ));
+      );
+      if (resolved.sniffed.flavour === "self-extractor" && opened.target !== null) {
+        opened.target.warnings = [
+          ...opened.target.warnings,
+          `A zip archive follows the executable (a self-extractor): open_binary with provider_id ${ARTIFACT_GRAPH_PROVIDER.id} opens it as that archive for inventory_artifact.`,
+        ];
+      }
+      return restored(opened);
     },
   });
 }
