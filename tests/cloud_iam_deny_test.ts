@@ -569,6 +569,11 @@ Deno.test("withinBoundary() keeps the narrower of each pair of action patterns w
     allow("s3:GetObject", "*", { Condition: { Bool: { "aws:SecureTransport": "true" } } }),
   ]);
   assert.deepEqual([conditional.granted, conditional.conditional], [true, true]);
+  // Past 4,096 pattern pairs the identity's grant is kept, conditional (overstated, not hidden).
+  const many = (prefix: string) => Array.from({ length: 70 }, (_, k) => `s3:${prefix}${k}`);
+  const wide = grant([allow(many("Get"))], [allow(many("Put"))]);
+  assert.deepEqual([wide.granted, wide.conditional, wide.actions.length], [true, true, 70]);
+  assert.equal(grant([allow(many("Get").slice(0, 50))], [allow(many("Put"))]).granted, false);
   // An identity NotAction grant counts as the whole service.
   assert.deepEqual(
     grant([{ Effect: "Allow", NotAction: "iam:*", Resource: "*" }], [allow("s3:ListBucket")])

@@ -683,7 +683,8 @@ export function grantsOnResource(
  * the boundary's) the narrower one is kept where one covers the other (`s3:*` and
  * `s3:GetObject` give `s3:GetObject`). A pair of wildcard patterns neither of which covers the
  * other (`s3:Get*`, `s3:*Object`) is left out, and an identity `NotAction` grant counts as its
- * whole service. Conditional when either is.
+ * whole service. Conditional when either is. When both name so many patterns that their pairs
+ * pass {@linkcode MAX_BOUNDARY_PAIRS}, the identity's grant is kept, marked conditional.
  */
 export function withinBoundary(
   grant: ResourceGrant,
@@ -696,6 +697,10 @@ export function withinBoundary(
   if (!cap.granted) return none;
   const service = arnService(arn) ?? "*";
   const whole = (p: string): string => p.startsWith("NotAction:") ? `${service}:*` : p;
+  // Past this many pairs the grant is kept as the identity's, conditional: overstated, not hidden.
+  if (grant.actions.length * cap.actions.length > MAX_BOUNDARY_PAIRS) {
+    return { ...grant, conditional: true };
+  }
   const actions: string[] = [];
   for (const a of grant.actions.map(whole)) {
     for (const b of cap.actions.map(whole)) {
@@ -711,6 +716,9 @@ export function withinBoundary(
     wildcardOnly: grant.wildcardOnly,
   };
 }
+
+/** Most action-pattern pairs {@linkcode withinBoundary} compares for one grant. */
+const MAX_BOUNDARY_PAIRS = 4096;
 
 /** Whether action pattern `outer` matches every action `inner` does (its wildcards taken as text). */
 function actionPatternCovers(outer: string, inner: string): boolean {
