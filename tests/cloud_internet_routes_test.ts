@@ -207,12 +207,19 @@ Deno.test("markExposure: a database's route is its subnet group's subnets' (one 
     dbSubnetGroup("mixed", ["priv_a", "pub"]),
     database("in_private", { engine: "postgres", groups: ["pg"], subnetGroup: "private" }),
     database("in_mixed", { engine: "postgres", groups: ["pg"], subnetGroup: "mixed" }),
+    // AWS's default subnet group, not in the state: placed nowhere, and no unresolved reference.
+    database("in_default", { engine: "postgres", groups: ["pg"], subnetGroup: "default" }),
   ]);
+  assert.deepEqual(
+    records.unresolved_references.filter((r) => (r as Loose)?.attribute === "db_subnet_group_name"),
+    [],
+  );
   const route = (name: string) =>
     records.assets.find((a) => a.name === name)!.metadata.internet_route;
   assert.equal(route("in_private"), "none");
   assert.equal(route("in_mixed"), "internet_gateway");
-  assert.deepEqual(exposed(records), ["in_mixed"]);
+  assert.equal(route("in_default"), "not_checked");
+  assert.deepEqual(exposed(records), ["in_default", "in_mixed"]);
   assert.deepEqual(exposureOf(records, "in_mixed"), [{ ports: "5432", route: true }]);
   // Each subnet of its group contains it, as the API dump's DBSubnetGroup.Subnets say.
   const containers = (name: string) => {

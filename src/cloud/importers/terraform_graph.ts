@@ -664,7 +664,12 @@ export function buildTerraformRecords(
   for (const inst of kept) {
     const attr = SUBNET_GROUP_ATTRIBUTES[inst.type];
     if (attr === undefined) continue;
-    for (const group of targetOf(inst, attr)) {
+    // Resolved only: a group the input does not hold (AWS's "default") places it nowhere.
+    const groups = [
+      ...strings(inst.values[attr]).map(resolve).filter((x): x is string => !!x),
+      ...(inst.references[attr] ?? []).flatMap((address) => resolveAddress(address, inst)),
+    ];
+    for (const group of new Set(groups)) {
       if (b.asset(group)?.asset_type === "SUBNET") continue;
       for (const subnet of subnetsOf.get(group) ?? []) {
         if (b.connected(subnet, inst.address)) continue;
