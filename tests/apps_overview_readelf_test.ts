@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { hasProgram, type Loose, ok, run, withClient } from "./helpers/in_memory.ts";
 import { findLibc, firstFile } from "./helpers/system_files.ts";
+import { readelfImageEnd } from "./helpers/image_end.ts";
 
 const HAS_READELF = hasProgram("readelf");
 const LIBRARIES = [
@@ -179,6 +180,10 @@ for (const path of LIBRARIES) {
         }
         assert.equal(overview.export_count, exports.size);
         assert.deepEqual(overview.exports, [...exports.values()].slice(0, 50));
+
+        // Nothing after the image, as readelf places every part of it.
+        assert.equal(await readelfImageEnd(path), (await Deno.stat(path)).size);
+        assert.equal(overview.overlay, null);
 
         const listed = await ok(client, "list_procedures", { limit: 1 });
         assert.equal(overview.procedure_count, listed.result.total);

@@ -14,6 +14,8 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { fails, hasProgram, type Loose, ok, run, withTempRoot } from "./helpers/in_memory.ts";
 import { inventoryAll } from "./helpers/inventory.ts";
+import { readelfImageEnd, readobjPeImageEnd } from "./helpers/image_end.ts";
+import { npmFixture } from "./helpers/npm_fixtures.ts";
 
 const HAVE = hasProgram("zip") && hasProgram("unzip");
 /** Real files to zip: a few documentation folders every Debian machine has. */
@@ -139,6 +141,15 @@ Deno.test({
         );
         const refused = await fails(client, "inventory_artifact", {});
         assert.match(refused.remediation.action, /provider_id rea-artifact-graph/);
+        // Its overview names the zip after the image, where readelf says the image ends.
+        const overview = await ok(client, "binary_overview", {});
+        const end = await readelfImageEnd(path);
+        assert.equal(end, stub.length);
+        assert.deepEqual((overview.result as Loose).overlay, {
+          offset: end,
+          size: (await Deno.stat(path)).size - end,
+          format: "zip",
+        });
 
         const opened = await ok(client, "open_binary", { path, provider_id: "rea-artifact-graph" });
         assert.equal((opened.result.artifact_target as Loose).format, "zip");
@@ -175,5 +186,44 @@ Deno.test({
         none.message,
         `provider_id rea-artifact-graph opens a directory or archive, and ${alone} is an executable with no zip after it.`,
       );
+    }),
+});
+
+const PE_STUB = HAVE && hasProgram("llvm-readobj-14")
+  ? await npmFixture("7zip-bin@5.2.0", "win/ia32/7za.exe")
+  : null;
+
+Deno.test({
+  name:
+    "a PE followed by a zip: its overlay starts where llvm-readobj's sections end, and it opens as that zip",
+  ignore: PE_STUB === null || SOURCES.length === 0,
+  fn: () =>
+    withTempRoot("casefile-pe-self-extractor-", async ({ client, dir }) => {
+      const plain = `${dir}/plain.zip`;
+      await run("zip", ["-q", "-r", plain, ...SOURCES]);
+      const stub = await Deno.readFile(PE_STUB!);
+      const zip = await Deno.readFile(plain);
+      const path = `${dir}/setup.exe`;
+      await Deno.writeFile(path, new Uint8Array([...stub, ...zip]));
+      const end = await readobjPeImageEnd(path);
+      assert.equal(end, stub.length);
+      const binary = await ok(client, "open_binary", { path });
+      assert.equal((binary.result.target as Loose).format, "pe");
+      const overview = await ok(client, "binary_overview", {});
+      assert.deepEqual((overview.result as Loose).overlay, {
+        offset: end,
+        size: zip.length,
+        format: "zip",
+      });
+      // The stub alone has nothing after its image.
+      const alone = `${dir}/7za.exe`;
+      await Deno.writeFile(alone, stub);
+      await ok(client, "open_binary", { path: alone });
+      assert.equal((await ok(client, "binary_overview", {})).result.overlay, null);
+
+      await ok(client, "open_binary", { path, provider_id: "rea-artifact-graph" });
+      const { full, members } = await rootMembers(client);
+      assert.equal(full.manifest.complete, true);
+      assert.deepEqual(members, [...await peerMembers(path)].sort());
     }),
 });

@@ -497,6 +497,8 @@ for (const machine of MACHINES) {
       buildId: "B9DB443817204967BE7AA4A2C20430FA3",
       warnings: [],
       fileBase: 0,
+      // What the writer puts after its sections' raw data (the CodeView record) is overlay.
+      overlay: overlayAfter([...fixture.sections.values()], fixture.bytes.length),
       bytes: fixture.bytes,
     };
     assert.deepEqual(image, expected);
@@ -1616,3 +1618,12 @@ testWith(
     assert.ok(image.warnings.some((w) => w.includes("overlaps an earlier one")));
   },
 );
+
+/** What follows every section's raw data in a synthetic file (its headers come first). */
+function overlayAfter(
+  sections: { offset: number; rawSize: number }[],
+  length: number,
+): { offset: number; size: number } | null {
+  const end = Math.max(...sections.map((s) => s.offset + s.rawSize));
+  return end < length ? { offset: end, size: length - end } : null;
+}

@@ -284,6 +284,14 @@ export interface BinaryImage {
   /** Byte offset of this document inside the opened file (non-zero for universal slices). */
   fileBase: number;
   /**
+   * The bytes after the executable image (an installer's payload, a self-extractor's archive,
+   * a PE's Authenticode certificate table, appended data), as file offset and size: for ELF past
+   * every header table, section and segment, for PE past the headers and every section's raw
+   * data (as pefile defines it, the certificate table being in it). Null when there are none;
+   * absent when the reader does not say (Mach-O, WebAssembly).
+   */
+  overlay?: { offset: number; size: number } | null;
+  /**
    * Bytes of this document (a subarray of the opened file; for an x86-64 ELF
    * relocatable object, a copy with its call and jump relocations applied).
    */

@@ -187,6 +187,15 @@ export const overviewResultSchema = z.object({
     flags: z.string().describe("rwx, with - for a missing permission."),
   })).describe("The first `limit` sections (32 unless limit says otherwise)."),
   disassembly: z.string().describe("The instruction set decoded, or unavailable."),
+  overlay: z.object({
+    offset: int.describe("File offset of its first byte."),
+    size: int,
+    format: z.string().nullable().describe(
+      "The format its first bytes name, as inventory_artifact reads them (zip, gzip, xz, zstd, bzip2, tar, elf, pe, text…); null when they name none.",
+    ),
+  }).nullable().describe(
+    "Bytes after the executable image: a self-extractor's archive, an installer's payload, appended data, and for PE any Authenticode certificate table (pefile's overlay). For ELF past every header table, section and segment; for PE past the headers and every section's raw data. Null when there are none, or for Mach-O and WebAssembly, which are not checked (a limitation says so).",
+  ),
   imports: z.array(z.object({
     name: z.string(),
     library: z.string().nullable().describe(

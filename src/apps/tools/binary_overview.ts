@@ -8,7 +8,8 @@ import { z } from "zod";
 import { defineTool, RECORDS_EVIDENCE, type ToolDefinition } from "../../core/catalog.ts";
 import { instructionSetOf } from "../analysis/code.ts";
 import { hex } from "../analysis/dossier.ts";
-import { versionedExportNames } from "../formats/binary_image.ts";
+import { type BinaryImage, versionedExportNames } from "../formats/binary_image.ts";
+import { sniff } from "../artifacts/sniff.ts";
 import type { AppsContext } from "../context/apps_context.ts";
 import { observedRun, progressOf } from "../context/observation.ts";
 import { overviewResultSchema } from "../schemas/analysis_results.ts";
@@ -60,6 +61,7 @@ export function binaryOverviewTool(context: AppsContext): ToolDefinition {
             flags: `${s.readable ? "r" : "-"}${s.writable ? "w" : "-"}${s.executable ? "x" : "-"}`,
           })),
           disassembly: instructionSetOf(image) ?? "unavailable",
+          overlay: overlayOf(image),
           ...(args.detail === "detailed"
             ? {
               imports: image.imports.slice(0, args.limit).map((entry) => ({
@@ -85,8 +87,24 @@ export function binaryOverviewTool(context: AppsContext): ToolDefinition {
           ...(image.libraries.length > 100
             ? [`Only the first 100 of ${image.libraries.length} libraries are listed.`]
             : []),
+          ...(image.overlay === undefined
+            ? [`Data after the image (an overlay) is not looked for in ${image.format} files.`]
+            : []),
         ],
       };
     }),
   });
+}
+
+/** The image's overlay with what its first bytes name (a zip, a gzip stream, an ELF file…). */
+function overlayOf(
+  image: BinaryImage,
+): { offset: number; size: number; format: string | null } | null {
+  const overlay = image.overlay;
+  if (overlay === undefined || overlay === null) return null;
+  const start = overlay.offset - image.fileBase;
+  const head = image.bytes.subarray(start, start + Math.min(overlay.size, 4096));
+  const sniffed = sniff(head, "");
+  const format = sniffed.container ?? (sniffed.kind === "data" ? null : sniffed.kind);
+  return { offset: overlay.offset, size: overlay.size, format };
 }

@@ -10,7 +10,7 @@
 import { withGoTable } from "../go/functions.ts";
 import type { BinaryImage, FunctionSource, ImageExport } from "../binary_image.ts";
 import type { ImageFunction, ImageImport, ImageSection } from "../binary_image.ts";
-import type { PeFile } from "./model.ts";
+import type { PeFile, PeSection } from "./model.ts";
 import {
   IMAGE_SCN_CNT_CODE,
   IMAGE_SCN_MEM_EXECUTE,
@@ -123,8 +123,22 @@ export function peImage(bytes: Uint8Array, document: string): BinaryImage {
     buildId: pe.buildId,
     warnings: pe.warnings,
     fileBase: 0,
+    overlay: peOverlay(pe, length),
     bytes,
   });
+}
+
+/** What follows the headers and every section's raw data, as pefile's overlay offset says. */
+function peOverlay(
+  pe: { sizeOfHeaders: number; sections: readonly PeSection[] },
+  length: number,
+): { offset: number; size: number } | null {
+  let end = Math.min(pe.sizeOfHeaders, length);
+  for (const s of pe.sections) {
+    if (s.rawDataSize === 0 || s.rawDataPointer >= length) continue;
+    end = Math.max(end, Math.min(length, s.rawDataPointer + s.rawDataSize));
+  }
+  return end < length ? { offset: end, size: length - end } : null;
 }
 
 /** Which source a function reports when several know it (lower wins). */

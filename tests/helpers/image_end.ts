@@ -1,0 +1,55 @@
+/**
+ * Test helper: where an executable image ends as the platform's own tools
+ * describe it, so that what follows (an overlay) can be checked: readelf for
+ * ELF, llvm-readobj for PE.
+ *
+ * @module
+ */
+
+import { run } from "./programs.ts";
+
+/**
+ * Where the ELF image ends as readelf describes it: past the ELF header, the program and section
+ * header tables, every section with file contents and every segment's file bytes.
+ */
+export async function readelfImageEnd(path: string): Promise<number> {
+  const out = await run("readelf", ["-h", "-S", "-l", "-W", path]);
+  const field = (label: string): number => Number(new RegExp(`${label}:\\s+(\\d+)`).exec(out)![1]);
+  let end = Math.max(
+    field("Size of this header"),
+    field("Start of program headers") +
+      field("Size of program headers") * field("Number of program headers"),
+    field("Start of section headers") +
+      field("Size of section headers") * field("Number of section headers"),
+  );
+  for (
+    const m of out.matchAll(
+      /^\s*\[\s*\d+\]\s+\S*\s+(\S+)\s+[0-9a-f]+\s+([0-9a-f]+)\s+([0-9a-f]+)/gm,
+    )
+  ) {
+    if (m[1] === "NOBITS") continue;
+    end = Math.max(end, parseInt(m[2]!, 16) + parseInt(m[3]!, 16));
+  }
+  for (
+    const m of out.matchAll(
+      /^\s+[A-Z_]+[A-Za-z_+]*\s+0x([0-9a-f]+)\s+0x[0-9a-f]+\s+0x[0-9a-f]+\s+0x([0-9a-f]+)/gm,
+    )
+  ) {
+    end = Math.max(end, parseInt(m[1]!, 16) + parseInt(m[2]!, 16));
+  }
+  return end;
+}
+
+/**
+ * Where a PE image ends as `llvm-readobj-14 --file-headers --sections` describes it: past the
+ * headers (SizeOfHeaders) and every section's raw data (PointerToRawData + RawDataSize).
+ */
+export async function readobjPeImageEnd(path: string): Promise<number> {
+  const out = await run("llvm-readobj-14", ["--file-headers", "--sections", path]);
+  let end = Number(/SizeOfHeaders:\s+(\d+)/.exec(out)![1]);
+  for (const m of out.matchAll(/RawDataSize:\s+(\d+)\s+PointerToRawData:\s+0x([0-9A-Fa-f]+)/g)) {
+    if (Number(m[1]) === 0) continue;
+    end = Math.max(end, parseInt(m[2]!, 16) + Number(m[1]));
+  }
+  return end;
+}
