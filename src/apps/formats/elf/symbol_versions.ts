@@ -43,7 +43,7 @@ interface VersionName {
   file: string | null;
 }
 
-/** Version index of a local symbol, and of a global one without a version. */
+/** The highest index that carries no version: 0 is a local symbol, 1 a global unversioned one. */
 const VER_NDX_GLOBAL = 1;
 const VERSYM_HIDDEN = 0x8000;
 const VERSYM_INDEX = 0x7fff;
