@@ -269,6 +269,31 @@ Deno.test({
         // Aliases share an address (_exit, _Exit): the name is among the procedure's names.
         assert.ok(one.result.names.includes(name.slice(0, name.indexOf("@"))), name);
       }
+      // A program's reference (nm -D of ls: "U memcpy@GLIBC_2.14") names the definition it binds
+      // to, default (@@) or not: the one of that name and version in libc's nm -D.
+      const ls = ["/usr/bin/ls", "/bin/ls"].find((p) => {
+        try {
+          return Deno.statSync(p).isFile;
+        } catch {
+          return false;
+        }
+      });
+      if (ls !== undefined) {
+        const references = (await run("nm", ["-D", "--undefined-only", ls])).split("\n")
+          .map((line) => /^\s+U (\S+)@(\S+)$/.exec(line)).filter((m) => m !== null)
+          .filter((m) => m![2]!.startsWith("GLIBC_"));
+        assert.ok(references.length > 20, `${references.length} versioned references in ls`);
+        let bound = 0;
+        for (const m of references) {
+          const [, name, version] = m!;
+          const address = spelled.get(`${name}@@${version}`) ?? spelled.get(`${name}@${version}`);
+          if (address === undefined) continue; // a data symbol, or one ld.so defines
+          const one = await ok(client, "procedure_address", { procedure: `${name}@${version}` });
+          assert.equal(one.result.address, address, `${name}@${version}`);
+          bound++;
+        }
+        assert.ok(bound > 20, `${bound} references resolved`);
+      }
       const wrong = await fails(client, "procedure_address", { procedure: "memcpy@@GLIBC_1.0" });
       for (const [name, address] of memcpy) {
         assert.ok(wrong.message.includes(`${name} (${address})`), wrong.message);

@@ -113,14 +113,17 @@ export class ProcedureTable {
   /**
    * The procedures `name@@VERSION` or `name@VERSION` names, as `nm -D` spells a versioned
    * dynamic symbol (ELF symbol versioning): the export of that name carrying that version.
+   * `name@VERSION` is also how a reference names it (`nm -D` of a program that imports it), so
+   * it names the default definition `name@@VERSION` too; `name@@VERSION` names a default one only.
    */
   functionsByVersionedName(text: string): ImageFunction[] {
     const at = text.indexOf("@");
     if (this.#exports === null || at <= 0) return [];
     const name = text.slice(0, at);
+    const asDefault = text.startsWith("@@", at) ? null : `${name}@${text.slice(at)}`;
     const found: ImageFunction[] = [];
     this.#eachVersion(name, (address, spelling) => {
-      if (spelling !== text) return;
+      if (spelling !== text && spelling !== asDefault) return;
       const fn = this.functionStartingAt(address);
       if (fn !== undefined && !found.includes(fn)) found.push(fn);
     });
