@@ -294,6 +294,19 @@ Deno.test({
         }
         assert.ok(bound > 20, `${bound} references resolved`);
       }
+      // Completion offers the versioned names where the plain one is shared, and each resolves.
+      const completed = await client.complete({
+        ref: { type: "ref/prompt", name: "investigate_feature" },
+        argument: { name: "procedure", value: "memcpy" },
+      });
+      assert.deepEqual(
+        [...completed.completion.values].sort(),
+        memcpy.map(([name]) => name).sort(),
+      );
+      for (const value of completed.completion.values) {
+        const one = await ok(client, "procedure_address", { procedure: value });
+        assert.equal(one.result.address, spelled.get(value), value);
+      }
       const wrong = await fails(client, "procedure_address", { procedure: "memcpy@@GLIBC_1.0" });
       for (const [name, address] of memcpy) {
         assert.ok(wrong.message.includes(`${name} (${address})`), wrong.message);
