@@ -189,13 +189,13 @@ Deno.test({
     }),
 });
 
-const PE_STUB = HAVE && hasProgram("llvm-readobj-14")
+const PE_STUB = HAVE && hasProgram("llvm-readobj-14") && hasProgram("objdump")
   ? await npmFixture("7zip-bin@5.2.0", "win/ia32/7za.exe")
   : null;
 
 Deno.test({
   name:
-    "a PE followed by a zip: its overlay starts where llvm-readobj's sections end, and it opens as that zip",
+    "a PE followed by a zip (and a signed one, its certificate table after the zip): its overlay starts where llvm-readobj's sections end, and it opens as that zip",
   ignore: PE_STUB === null || SOURCES.length === 0,
   fn: () =>
     withTempRoot("casefile-pe-self-extractor-", async ({ client, dir }) => {
@@ -225,5 +225,40 @@ Deno.test({
       const { full, members } = await rootMembers(client);
       assert.equal(full.manifest.complete, true);
       assert.deepEqual(members, [...await peerMembers(path)].sort());
+
+      // Signed: an Authenticode certificate table after the zip, to the end of the file, as the
+      // security data directory says. The zip's end record no longer closes the file.
+      const signed = `${dir}/signed.exe`;
+      const certificate = new Uint8Array(2056);
+      new DataView(certificate.buffer).setUint32(0, certificate.length, true);
+      const bytes = new Uint8Array([...stub, ...zip, ...certificate]);
+      const view = new DataView(bytes.buffer);
+      const optional = view.getUint32(0x3c, true) + 24;
+      const directories = optional + (view.getUint16(optional, true) === 0x20b ? 112 : 96);
+      view.setUint32(directories + 4 * 8, stub.length + zip.length, true);
+      view.setUint32(directories + 4 * 8 + 4, certificate.length, true);
+      await Deno.writeFile(signed, bytes);
+      assert.match(
+        await run("objdump", ["-p", signed]),
+        /Entry 4 [0-9a-f]+ 00000808 Security Directory/,
+      );
+      const opened = await ok(client, "open_binary", { path: signed });
+      assert.ok(
+        (opened.result.target as Loose).warnings.some((w: string) => w.includes("self-extractor")),
+      );
+      assert.deepEqual((await ok(client, "binary_overview", {})).result.overlay, {
+        offset: end,
+        size: zip.length + certificate.length,
+        format: "zip",
+      });
+      await ok(client, "open_binary", { path: signed, provider_id: "rea-artifact-graph" });
+      const read = await rootMembers(client);
+      assert.equal(read.full.manifest.complete, true);
+      assert.deepEqual(read.members, [...await peerMembers(signed)].sort());
+      assert.ok(
+        JSON.stringify(read.full.first).includes(
+          `${certificate.length} bytes follow the end-of-central-directory record`,
+        ),
+      );
     }),
 });

@@ -186,7 +186,8 @@ export function sniff(head: Uint8Array, name: string): Sniffed {
  * bytes name, or, when they name no container, a zip when the content ends
  * with a zip's end record (a zip after a prefix, as `unzip` reads it: a
  * script or other data, or an executable, which stays what it is and carries
- * the zip: a self-extractor, flavour `self-extractor`).
+ * the zip: a self-extractor, flavour `self-extractor`; a signed PE's zip ends
+ * where its certificate table begins).
  */
 export async function sniffSource(
   head: Uint8Array,
@@ -195,7 +196,31 @@ export async function sniffSource(
 ): Promise<Sniffed> {
   const sniffed = sniff(head, name);
   if (sniffed.container !== null) return sniffed;
-  if (!await endsWithZipDirectory(source)) return sniffed;
+  if (!await endsWithZipDirectory(source)) {
+    // A signed PE self-extractor: its certificate table follows the zip, to the end of the file.
+    const certificate = sniffed.kind === "pe" ? peCertificateTable(head, source.size) : null;
+    if (certificate === null || !await endsWithZipDirectory(source, certificate)) return sniffed;
+  }
   if (sniffed.executableFormat) return { ...sniffed, container: "zip", flavour: "self-extractor" };
   return result("data", "zip", ZIP_FLAVOURS[extension(name)] ?? null);
+}
+
+/**
+ * Where a PE's certificate table (the security data directory, a file offset) starts, when the
+ * headers in `head` place it at the very end of a `size`-byte file; else null.
+ */
+function peCertificateTable(head: Uint8Array, size: number): number | null {
+  const view = new DataView(head.buffer, head.byteOffset, head.byteLength);
+  if (head.byteLength < 0x40) return null;
+  const pe = view.getUint32(0x3c, true);
+  const optional = pe + 24;
+  if (optional + 2 > head.byteLength || view.getUint32(pe, true) !== 0x00004550) return null;
+  const magic = view.getUint16(optional, true);
+  const at = magic === 0x10b ? 92 : magic === 0x20b ? 108 : -1;
+  if (at < 0 || optional + at + 4 + 5 * 8 > head.byteLength) return null;
+  if (view.getUint32(optional + at, true) < 5) return null;
+  const entry = optional + at + 4 + 4 * 8;
+  const offset = view.getUint32(entry, true);
+  const length = view.getUint32(entry + 4, true);
+  return offset > 0 && length > 0 && offset + length === size ? offset : null;
 }

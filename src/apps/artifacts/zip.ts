@@ -229,11 +229,14 @@ interface EndRecord {
  * self-extractor stub, a shell script): its last bytes end exactly with an
  * end-of-central-directory record (its comment running to the end of the
  * file), whose central directory lies inside the file. Reads at most the
- * last 65,557 bytes.
+ * last 65,557 bytes. With `size`, the same for the file's first `size` bytes
+ * (what precedes a signed PE's certificate table).
  */
-export async function endsWithZipDirectory(source: ByteSource): Promise<boolean> {
-  const size = source.size;
-  if (size < 22) return false;
+export async function endsWithZipDirectory(
+  source: ByteSource,
+  size: number = source.size,
+): Promise<boolean> {
+  if (size < 22 || size > source.size) return false;
   const tailStart = size - Math.min(size, EOCD_SEARCH);
   const tail = await source.read(tailStart, size - tailStart);
   const { exact } = endRecordIn(tail);
