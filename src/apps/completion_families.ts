@@ -9,6 +9,7 @@ import {
   discoverPaged,
   discoveryCandidates,
   MAX_COMPLETION_VALUE_LENGTH,
+  sharedDiscoveryNames,
 } from "../core/completion.ts";
 import type { CompletionFamily } from "../core/workbench.ts";
 import type { InventoryPage } from "./artifacts/model.ts";
@@ -70,8 +71,8 @@ export function appsCompletionFamilies(context: AppsContext): Record<string, Com
         const candidates = discoveryCandidates(result);
         // A name several procedures share is no candidate; where symbol versions tell them apart
         // (libc's memcpy@@GLIBC_2.14 and memcpy@GLIBC_2.2.5), their versioned names are.
-        const shared = sharedNames(result.firstNames.values());
-        if (result.exhaustive && shared.length > 0 && provider.procedures) {
+        const shared = sharedDiscoveryNames(result).slice(0, MAX_SHARED_NAMES);
+        if (shared.length > 0 && provider.procedures) {
           const { table } = await provider.procedures({ target, document: chosen });
           for (const name of shared) {
             for (const versioned of table.versionedNames(name)) candidates.push(versioned.spelling);
@@ -110,9 +111,5 @@ export function appsCompletionFamilies(context: AppsContext): Record<string, Com
   };
 }
 
-/** The names more than one of `names` holds, at most 1,000 of them. */
-function sharedNames(names: Iterable<string>): string[] {
-  const counts = new Map<string, number>();
-  for (const name of names) if (name.length > 0) counts.set(name, (counts.get(name) ?? 0) + 1);
-  return [...counts].filter(([, count]) => count > 1).map(([name]) => name).slice(0, 1000);
-}
+/** Most shared procedure names whose versioned names completion looks up. */
+const MAX_SHARED_NAMES = 1000;

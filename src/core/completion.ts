@@ -363,10 +363,24 @@ function isDiscoveryPage(page: unknown): page is DiscoveryPage {
 export function discoveryCandidates(result: DiscoveryResult): string[] {
   const candidates = [...result.keys];
   if (!result.exhaustive) return candidates;
+  for (const [name, count] of nameHolders(result)) if (count === 1) candidates.push(name);
+  return candidates;
+}
+
+/**
+ * The non-empty names of an exhaustive discovery that more than one key holds (the ones
+ * {@linkcode discoveryCandidates} leaves out); none when the walk was not exhaustive.
+ */
+export function sharedDiscoveryNames(result: DiscoveryResult): string[] {
+  if (!result.exhaustive) return [];
+  return [...nameHolders(result)].filter(([, count]) => count > 1).map(([name]) => name);
+}
+
+/** How many keys hold each non-empty name. */
+function nameHolders(result: DiscoveryResult): Map<string, number> {
   const holders = new Map<string, number>();
   for (const name of result.firstNames.values()) {
     if (name.length > 0) holders.set(name, (holders.get(name) ?? 0) + 1);
   }
-  for (const [name, count] of holders) if (count === 1) candidates.push(name);
-  return candidates;
+  return holders;
 }

@@ -117,12 +117,11 @@ export class ProcedureTable {
    * it names the default definition `name@@VERSION` too; `name@@VERSION` names a default one only.
    */
   functionsByVersionedName(text: string): ImageFunction[] {
-    const at = text.indexOf("@");
-    if (this.#exports === null || at <= 0) return [];
-    const name = text.slice(0, at);
-    const asDefault = text.startsWith("@@", at) ? null : `${name}@${text.slice(at)}`;
+    const parts = versionedNameParts(text);
+    if (this.#exports === null || parts === null) return [];
+    const asDefault = parts.isDefault ? null : `${parts.name}@@${parts.version}`;
     const found: ImageFunction[] = [];
-    this.#eachVersion(name, (address, spelling) => {
+    this.#eachVersion(parts.name, (address, spelling) => {
       if (spelling !== text && spelling !== asDefault) return;
       const fn = this.functionStartingAt(address);
       if (fn !== undefined && !found.includes(fn)) found.push(fn);
@@ -175,6 +174,17 @@ export class ProcedureTable {
     }
     return this.#byBaseName.get(name) ?? [];
   }
+}
+
+/**
+ * A name with a symbol version as `nm -D` writes it (`memcpy@@GLIBC_2.14`, the default version;
+ * `memcpy@GLIBC_2.2.5`), split into its parts; null for any other text.
+ */
+export function versionedNameParts(
+  text: string,
+): { name: string; version: string; isDefault: boolean } | null {
+  const m = /^([^@]+)(@@?)([^@]+)$/.exec(text);
+  return m === null ? null : { name: m[1]!, version: m[3]!, isDefault: m[2] === "@@" };
 }
 
 /** The hash element that ends a legacy Rust symbol name (`…17h<16 hex digits>E`). */

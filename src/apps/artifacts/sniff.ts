@@ -11,6 +11,10 @@ import type { ByteSource } from "./byte_source.ts";
 import { detectCompression } from "./compression.ts";
 import { isTarHeader } from "./tar.ts";
 import { endsWithZipDirectory } from "./zip.ts";
+import { readHeaders } from "../formats/pe/headers.ts";
+import type { PeDataDirectory } from "../formats/pe/model.ts";
+import { PeReader } from "../formats/pe/reader.ts";
+import { DIR_CERTIFICATE } from "../formats/pe/constants.ts";
 
 /** What a file's content is. */
 export type ContentKind =
@@ -210,17 +214,14 @@ export async function sniffSource(
  * headers in `head` place it at the very end of a `size`-byte file; else null.
  */
 function peCertificateTable(head: Uint8Array, size: number): number | null {
-  const view = new DataView(head.buffer, head.byteOffset, head.byteLength);
-  if (head.byteLength < 0x40) return null;
-  const pe = view.getUint32(0x3c, true);
-  const optional = pe + 24;
-  if (optional + 2 > head.byteLength || view.getUint32(pe, true) !== 0x00004550) return null;
-  const magic = view.getUint16(optional, true);
-  const at = magic === 0x10b ? 92 : magic === 0x20b ? 108 : -1;
-  if (at < 0 || optional + at + 4 + 5 * 8 > head.byteLength) return null;
-  if (view.getUint32(optional + at, true) < 5) return null;
-  const entry = optional + at + 4 + 4 * 8;
-  const offset = view.getUint32(entry, true);
-  const length = view.getUint32(entry + 4, true);
-  return offset > 0 && length > 0 && offset + length === size ? offset : null;
+  let directories: PeDataDirectory[];
+  try {
+    directories = readHeaders(new PeReader(head, 0)).dataDirectories;
+  } catch {
+    return null; // headers past the first bytes, or damaged: no certificate to go by
+  }
+  const table = directories.find((d) => d.index === DIR_CERTIFICATE);
+  return table !== undefined && table.rva > 0 && table.size > 0 && table.rva + table.size === size
+    ? table.rva
+    : null;
 }

@@ -7,7 +7,11 @@
 
 import { ToolFailure } from "../../core/errors.ts";
 import { hex } from "../analysis/dossier.ts";
-import type { ContainmentBound, ProcedureTable } from "../analysis/procedures.ts";
+import {
+  type ContainmentBound,
+  type ProcedureTable,
+  versionedNameParts,
+} from "../analysis/procedures.ts";
 import { demangle } from "../disasm/demangle.ts";
 import type { ImageFunction, ImageImport } from "../formats/binary_image.ts";
 import type { containingProcedureSchema } from "../schemas/analysis_results.ts";
@@ -140,13 +144,13 @@ export function findProcedure(program: ProcedureFinder, text: string): ImageFunc
     );
   }
   // A version the symbol does not carry: name the ones it does.
-  const version = /^([^@]+)@@?[^@]+$/.exec(text);
-  const versions = version ? program.versionedNames(version[1]!) : [];
+  const base = versionedNameParts(text)?.name;
+  const versions = base === undefined ? [] : program.versionedNames(base);
   if (versions.length > 0) {
     throw new ToolFailure(
       "invalid_request",
       `No procedure is named ${JSON.stringify(text)}: the symbol versions of ${
-        JSON.stringify(version![1])
+        JSON.stringify(base)
       } are ${versions.slice(0, 10).map((v) => `${v.spelling} (${hex(v.address)})`).join(", ")}${
         versions.length > 10 ? ", …" : ""
       }.`,
@@ -178,11 +182,11 @@ function otherSpelling(
   program: ProcedureFinder,
   text: string,
 ): { spelling: string; found: ImageFunction[]; why: string } | null {
-  const versioned = /^([^@]+)@@?[^@]+$/.exec(text);
+  const versioned = versionedNameParts(text);
   const candidates = [
     ...(versioned
       ? [{
-        spelling: versioned[1]!,
+        spelling: versioned.name,
         why: "procedures are named without the symbol version nm -D appends",
       }]
       : []),

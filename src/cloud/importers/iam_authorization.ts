@@ -179,6 +179,7 @@ export function addAuthorizationDetails(b: RecordsBuilder, details: Record<strin
     record: Record<string, unknown>,
     init: PrincipalInit,
   ): PolicyStatement[] => {
+    const boundary = str(obj(record.PermissionsBoundary).PermissionsBoundaryArn);
     addAwsIam(b, arn, {
       name: str(init.name) ?? arn,
       asset_type: init.asset_type,
@@ -187,9 +188,7 @@ export function addAuthorizationDetails(b: RecordsBuilder, details: Record<strin
         source: KIND,
         path: str(record.Path) ?? "/",
         inline_policies: init.inline,
-        ...(str(obj(record.PermissionsBoundary).PermissionsBoundaryArn)
-          ? { permissions_boundary: str(obj(record.PermissionsBoundary).PermissionsBoundaryArn)! }
-          : {}),
+        ...(boundary ? { permissions_boundary: boundary } : {}),
         ...init.metadata,
       },
     });
@@ -305,6 +304,31 @@ function boundaryOf(
   return document === undefined ? null : parsePolicy(document);
 }
 
+/**
+ * Why the principal's own side refuses what a trust or resource policy grants it, or null when
+ * it does not: across accounts its own policies (when the input holds them) must allow it too
+ * (`own-policies`), and a role, or any principal of another account, is held to its permissions
+ * boundary (`boundary`); a user named by ARN in the granting account is not. `allows` says
+ * whether a policy allows what is granted.
+ */
+function principalSideRefusal(
+  b: RecordsBuilder,
+  principal: {
+    holder: Asset | undefined;
+    statements: readonly PolicyStatement[] | undefined;
+    crossAccount: boolean;
+    byArn: ReadonlyMap<string, string>;
+  },
+  allows: (policy: readonly PolicyStatement[]) => boolean,
+): "own-policies" | "boundary" | null {
+  const { holder, statements, crossAccount, byArn } = principal;
+  if (crossAccount && statements !== undefined && !allows(statements)) return "own-policies";
+  const boundary = holder !== undefined && (holder.asset_type === "IAM_ROLE" || crossAccount)
+    ? boundaryOf(b, holder, byArn)
+    : undefined;
+  return boundary && !allows(boundary) ? "boundary" : null;
+}
+
 /** A principal's identity statements and, when it has one, its permissions boundary's. */
 interface BoundedPrincipal {
   id: string;
@@ -397,15 +421,12 @@ export function addTrustEdges(b: RecordsBuilder, options: TrustEdgeOptions): voi
     const holder = p.anyone ? undefined : b.asset(source);
     const account = holder?.account_id ?? p.account;
     const crossAccount = account !== null && own !== null && account !== own;
-    // Across accounts the principal's own policies must allow sts:AssumeRole on the role too
-    // (when the input holds them); a role principal is held to its permissions boundary, and so
-    // is any principal of another account (a user named by ARN in the role's account is not).
-    const boundary = holder !== undefined && (holder.asset_type === "IAM_ROLE" || crossAccount)
-      ? boundaryOf(b, holder, byArn)
-      : undefined;
-    const assumes = (policy: readonly PolicyStatement[]): boolean =>
-      decide(policy, "sts:AssumeRole", { resource: roleArn }).allowed;
-    if ((crossAccount && statements && !assumes(statements)) || (boundary && !assumes(boundary))) {
+    const refusal = principalSideRefusal(
+      b,
+      { holder, statements, crossAccount, byArn },
+      (policy) => decide(policy, "sts:AssumeRole", { resource: roleArn }).allowed,
+    );
+    if (refusal !== null) {
       notAllowed.push(source);
       continue;
     }
@@ -639,21 +660,14 @@ export function addResourcePolicyGrants(
       const holder = p.anyone ? undefined : b.asset(source);
       const crossAccount = p.account !== null && a.account_id !== null &&
         p.account !== a.account_id;
-      // Another account's principal also needs its own policies to allow it (when the input
-      // holds them); within the account, the resource policy alone suffices.
-      if (crossAccount && own !== undefined && !allowsSomeOf(own, allow, arn)) {
-        unmatched++;
-        continue;
-      }
-      // A role is held to its permissions boundary even by a resource policy of its own
-      // account (a user named by ARN is not); any principal of another account is too.
-      const boundary = holder !== undefined && (holder.asset_type === "IAM_ROLE" || crossAccount)
-        ? boundaryOf(b, holder, byArn)
-        : undefined;
-      if (boundary && !allowsSomeOf(boundary, allow, arn)) {
-        capped++;
-        continue;
-      }
+      const refusal = principalSideRefusal(
+        b,
+        { holder, statements: own, crossAccount, byArn },
+        (policy) => allowsSomeOf(policy, allow, arn),
+      );
+      if (refusal === "own-policies") unmatched++;
+      if (refusal === "boundary") capped++;
+      if (refusal !== null) continue;
       b.addEdge({
         source_id: source,
         target_id: a.id,
@@ -664,7 +678,7 @@ export function addResourcePolicyGrants(
           principal_type: p.type,
           anyone: p.anyone,
           conditional: p.conditional,
-          cross_account: p.account !== null && a.account_id !== null && p.account !== a.account_id,
+          cross_account: crossAccount,
           ...(p.except ? { except_principals: p.except } : {}),
         },
       });

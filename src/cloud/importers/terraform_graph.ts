@@ -260,15 +260,14 @@ function facts(type: string, v: Record<string, unknown>): Record<string, Json> {
       if (doc !== undefined) m.policy_document = doc;
       break;
     }
-    case "aws_iam_role": {
-      const trust = jsonOf(v.assume_role_policy);
+    case "aws_iam_role":
+    case "aws_iam_user": {
+      const trust = type === "aws_iam_role" ? jsonOf(v.assume_role_policy) : undefined;
       if (trust !== undefined) m.trust_policy = trust;
-      if (str(v.permissions_boundary)) m.permissions_boundary = str(v.permissions_boundary)!;
+      const boundary = str(v.permissions_boundary);
+      if (boundary) m.permissions_boundary = boundary;
       break;
     }
-    case "aws_iam_user":
-      if (str(v.permissions_boundary)) m.permissions_boundary = str(v.permissions_boundary)!;
-      break;
     case "aws_cloudtrail":
       m.multi_region = v.is_multi_region_trail === true;
       m.log_file_validation = v.enable_log_file_validation === true;

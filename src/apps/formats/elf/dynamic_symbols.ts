@@ -21,6 +21,7 @@ const SYMBOL_TYPES: readonly ElfDynamicSymbol["type"][] = [
   "tls",
 ];
 
+const SYMBOL_BINDINGS: readonly ElfDynamicSymbol["binding"][] = ["local", "global", "weak"];
 /** STB_GNU_UNIQUE. */
 const STB_GNU_UNIQUE = 10;
 
@@ -123,15 +124,7 @@ export class DynamicSymbols implements ElfSymbolTable {
 
   binding(i: number): ElfDynamicSymbol["binding"] {
     const bind = this.#view.getUint8(this.#at(i) + (this.#is64 ? 4 : 12)) >> 4;
-    return bind === 0
-      ? "local"
-      : bind === 1
-      ? "global"
-      : bind === 2
-      ? "weak"
-      : bind === STB_GNU_UNIQUE
-      ? "unique"
-      : "other";
+    return SYMBOL_BINDINGS[bind] ?? (bind === STB_GNU_UNIQUE ? "unique" : "other");
   }
 
   sectionIndex(i: number): number {

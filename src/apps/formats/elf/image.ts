@@ -21,6 +21,7 @@ import {
   RELOCATABLE_BASE,
 } from "./model.ts";
 import { parseElf, parseElfHeaders } from "./parse.ts";
+import { elfHeaderRanges } from "./header_ranges.ts";
 import { deferredImage, type ImageHead, type ImageRest } from "../deferred_image.ts";
 import {
   type BinaryImage,
@@ -247,34 +248,21 @@ function imageHead(
 }
 
 /**
- * What follows the ELF image: past the ELF header, the program and section header tables (as
- * the header places them), every section with file contents and every segment's file bytes.
+ * What follows the ELF image: past the ELF header, the program and section header tables (the
+ * ranges {@linkcode elfHeaderRanges} names), every section with file contents and every
+ * segment's file bytes.
  */
 function elfOverlay(
   elf: ElfHeaders,
   bytes: Uint8Array,
 ): { offset: number; size: number } | null {
   const length = bytes.length;
-  const is64 = elf.bits === 64;
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const little = elf.endianness === "little";
-  const word = (at: number): number =>
-    is64 ? Number(view.getBigUint64(at, little)) : view.getUint32(at, little);
-  let end = Math.min(length, is64 ? 64 : 52);
+  // The ELF header itself, even when too short for the ranges to be read.
+  let end = Math.min(length, elf.bits === 64 ? 64 : 52);
   const reach = (offset: number, size: number): void => {
     if (offset < length && size > 0) end = Math.max(end, Math.min(length, offset + size));
   };
-  if (length >= (is64 ? 64 : 52)) {
-    const at = is64 ? 52 : 40;
-    const phentsize = view.getUint16(at + 2, little);
-    const shentsize = view.getUint16(at + 6, little);
-    // A count too large for its header field (0xffff, or 0 sections) is held in section 0: the
-    // parse's tables have them all then.
-    const phnum = view.getUint16(at + 4, little);
-    const shnum = view.getUint16(at + 8, little);
-    reach(word(is64 ? 32 : 28), phentsize * (phnum === 0xffff ? elf.segments.length : phnum));
-    reach(word(is64 ? 40 : 32), shentsize * (shnum === 0 ? elf.sections.length : shnum));
-  }
+  for (const [start, stop] of elfHeaderRanges(bytes, Infinity) ?? []) reach(start, stop - start);
   for (const s of elf.sections) if (s.type !== SHT_NOBITS) reach(s.offset, s.size);
   for (const s of elf.segments) reach(s.offset, s.fileSize);
   return end < length ? { offset: end, size: length - end } : null;

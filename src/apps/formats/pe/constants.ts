@@ -37,10 +37,11 @@ export const IMAGE_SCN_MEM_EXECUTE = 0x20000000;
 export const IMAGE_SCN_MEM_READ = 0x40000000;
 export const IMAGE_SCN_MEM_WRITE = 0x80000000;
 
-/** Data directory indexes: export, import, exception (`.pdata`), base relocations, debug, TLS, delay-load import. */
+/** Data directory indexes: export, import, exception (`.pdata`), certificate (its "RVA" a file offset), base relocations, debug, TLS, delay-load import. */
 export const DIR_EXPORT = 0;
 export const DIR_IMPORT = 1;
 export const DIR_EXCEPTION = 3;
+export const DIR_CERTIFICATE = 4;
 export const DIR_BASERELOC = 5;
 export const DIR_DEBUG = 6;
 export const DIR_TLS = 9;
