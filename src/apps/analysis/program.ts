@@ -7,6 +7,7 @@
  * @module
  */
 
+import { collectGarbageSoon } from "../../core/memory.ts";
 import { uncoveredCode } from "./uncovered_code.ts";
 import {
   addressToOffset,
@@ -310,6 +311,7 @@ export class ProgramAnalysis {
     if (!this.#index || !same) {
       this.#indexLimits = wanted;
       this.#index = this.#buildIndex(wanted, control);
+      this.#index.then(collectGarbageSoon, () => {});
       this.#index.catch(() => {
         this.#index = null;
         this.#indexLimits = null;

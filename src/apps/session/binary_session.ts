@@ -7,6 +7,7 @@
  */
 
 import { ToolFailure } from "../../core/errors.ts";
+import { collectGarbageSoon } from "../../core/memory.ts";
 import { isGranted } from "../../core/permissions.ts";
 import type { RootDirectory } from "../../core/workbench.ts";
 import { type ReadOptions, readTargetFile, type TargetFile } from "../paths.ts";
@@ -256,6 +257,7 @@ export class BinarySession {
     }
     const work = readyDocument(target, image, control).then(() => {
       this.#ready.add(image);
+      collectGarbageSoon();
     }).finally(() => this.#readying.delete(image));
     this.#readying.set(image, work);
     return await work;
