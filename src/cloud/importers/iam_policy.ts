@@ -681,9 +681,9 @@ export function grantsOnResource(
  * What of an identity grant on resource `arn` a permissions boundary lets through: the boundary
  * must grant on the resource too, and of each pair of granted action patterns (the identity's,
  * the boundary's) the narrower one is kept where one covers the other (`s3:*` and
- * `s3:GetObject` give `s3:GetObject`). A pair of wildcard patterns neither of which covers the
- * other (`s3:Get*`, `s3:*Object`) is left out, and an identity `NotAction` grant counts as its
- * whole service. Conditional when either is. When both name so many patterns that their pairs
+ * `s3:GetObject` give `s3:GetObject`), and where neither does, the patterns of the actions both
+ * match (`s3:Get*` and `s3:*Object` give `s3:Get*Object`; see
+ * {@linkcode intersectActionPatterns}). An identity `NotAction` grant counts as its whole service. Conditional when either is. When both name so many patterns that their pairs
  * pass {@linkcode MAX_BOUNDARY_PAIRS}, the identity's grant is kept, marked conditional.
  */
 export function withinBoundary(
@@ -702,19 +702,84 @@ export function withinBoundary(
     return { ...grant, conditional: true };
   }
   const actions: string[] = [];
+  let overstated = false;
   for (const a of grant.actions.map(whole)) {
     for (const b of cap.actions.map(whole)) {
-      const kept = actionPatternCovers(a, b) ? b : actionPatternCovers(b, a) ? a : null;
-      if (kept !== null && !actions.includes(kept)) actions.push(kept);
+      let kept = actionPatternCovers(a, b) ? [b] : actionPatternCovers(b, a) ? [a] : null;
+      if (kept === null) {
+        kept = intersectActionPatterns(a, b);
+        // Too many patterns to say exactly: the identity's, conditional (overstated, not hidden).
+        if (kept === null) {
+          kept = [a];
+          overstated = true;
+        }
+      }
+      for (const k of kept) if (!actions.includes(k)) actions.push(k);
     }
   }
   if (actions.length === 0) return none;
   return {
     granted: true,
-    conditional: grant.conditional || cap.conditional,
+    conditional: grant.conditional || cap.conditional || overstated,
     actions,
     wildcardOnly: grant.wildcardOnly,
   };
+}
+
+/** Most patterns {@linkcode intersectActionPatterns} writes for one pair. */
+const MAX_INTERSECTION_PATTERNS = 16;
+
+/**
+ * Action patterns (`*` any run of characters, `?` any one) that together match exactly the
+ * actions both `a` and `b` match, compared without case as IAM compares actions: `s3:Get*` and
+ * `s3:*Object` give `s3:Get*Object`; none when no action matches both; null when saying it takes
+ * more than {@linkcode MAX_INTERSECTION_PATTERNS} patterns.
+ */
+export function intersectActionPatterns(a: string, b: string): string[] | null {
+  // The intersection of a[i:] and b[j:], by (i, j): a star either ends here, or takes a
+  // character and stays; two stars give a star before what either ending leaves.
+  const memo = new Map<number, string[] | null>();
+  const width = b.length + 1;
+  const join = (head: string, tails: readonly string[], into: Set<string>): void => {
+    for (const tail of tails) into.add(head === "*" && tail.startsWith("*") ? tail : head + tail);
+  };
+  const rest = (i: number, j: number): string[] | null => {
+    const key = i * width + j;
+    if (memo.has(key)) return memo.get(key)!;
+    let out: Set<string> | null = new Set();
+    if (i === a.length || j === b.length) {
+      const left = i === a.length ? b.slice(j) : a.slice(i);
+      // What is left of the other must match the empty string: only its stars can.
+      if (/^\**$/.test(left)) out.add("");
+    } else {
+      const ca = a[i]!;
+      const cb = b[j]!;
+      const parts: [string, string[] | null][] = [];
+      if (ca === "*" && cb === "*") {
+        const first = rest(i + 1, j);
+        const second = rest(i, j + 1);
+        parts.push(["*", first], ["*", second]);
+      } else if (ca === "*") {
+        parts.push(["", rest(i + 1, j)], [cb, rest(i, j + 1)]);
+      } else if (cb === "*") {
+        parts.push(["", rest(i, j + 1)], [ca, rest(i + 1, j)]);
+      } else if (ca === "?" || cb === "?" || ca.toLowerCase() === cb.toLowerCase()) {
+        parts.push([ca === "?" ? cb : ca, rest(i + 1, j + 1)]);
+      }
+      for (const [head, tails] of parts) {
+        if (tails === null) {
+          out = null;
+          break;
+        }
+        join(head, tails, out);
+      }
+      if (out !== null && out.size > MAX_INTERSECTION_PATTERNS) out = null;
+    }
+    const result = out === null ? null : [...out];
+    memo.set(key, result);
+    return result;
+  };
+  return rest(0, 0);
 }
 
 /** Most action-pattern pairs {@linkcode withinBoundary} compares for one grant. */
