@@ -10,9 +10,10 @@
 
 import assert from "node:assert/strict";
 import { parseObjdumpSymbols } from "../src/apps/providers/objdump.ts";
+import { versionedExportNames } from "../src/apps/formats/binary_image.ts";
 import { connect, fails, type Loose, ok } from "./helpers/in_memory.ts";
 import { hasProgram, run } from "./helpers/programs.ts";
-import { isFile } from "./helpers/system_files.ts";
+import { findLibc, isFile } from "./helpers/system_files.ts";
 
 const READY = hasProgram("objdump") && hasProgram("nm") && hasProgram("cc");
 if (!READY) {
@@ -488,6 +489,70 @@ Deno.test({
     } finally {
       await close();
       await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+const LIBC = findLibc();
+
+Deno.test({
+  name:
+    "an objdump binding of libc names versioned symbols as nm -D spells them, at nm's addresses",
+  ignore: !READY || LIBC === null,
+  fn: async () => {
+    // nm -D's defined functions with a version: name@@VERSION (default) or name@VERSION.
+    const spellings = new Map<string, string>();
+    const plain = new Map<string, Set<string>>();
+    for (const line of (await run("nm", ["-D", "--defined-only", LIBC!])).split("\n")) {
+      const m = /^([0-9a-f]+) [TWi] (\S+@\S+)$/.exec(line);
+      if (!m) continue;
+      const address = `0x${BigInt(`0x${m[1]}`).toString(16)}`;
+      spellings.set(m[2]!, address);
+      const name = m[2]!.slice(0, m[2]!.indexOf("@"));
+      plain.set(name, (plain.get(name) ?? new Set()).add(address));
+    }
+    // Every spelling of a name at several addresses (memcpy@@GLIBC_2.14, memcpy@GLIBC_2.2.5, …),
+    // and a stride of the rest.
+    const shared = [...spellings.keys()].filter((s) =>
+      plain.get(s.slice(0, s.indexOf("@")))!.size > 1
+    );
+    const sample = [...shared, ...[...spellings.keys()].filter((_, k) => k % 97 === 0)];
+    assert.ok(shared.length >= 4, `${shared.length} spellings of shared names`);
+    const dir = LIBC!.slice(0, LIBC!.lastIndexOf("/"));
+    const { client, close } = await connect({ roots: [dir], allowProcessLaunch: true });
+    try {
+      await ok(client, "open_binary", { path: LIBC!, provider_id: "objdump" });
+      for (const spelling of sample) {
+        const found = (await ok(client, "procedure_address", { procedure: spelling })).result;
+        assert.equal(found.address, spellings.get(spelling), spelling);
+      }
+      // A name at several addresses is refused, with the spellings that tell them apart.
+      const name = shared[0]!.slice(0, shared[0]!.indexOf("@"));
+      const refused = await fails(client, "procedure_address", { procedure: name });
+      for (const spelling of shared.filter((s) => s.startsWith(`${name}@`))) {
+        assert.ok(refused.message.includes(spelling), `${refused.message} names ${spelling}`);
+      }
+    } finally {
+      await close();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "parseObjdumpSymbols() gives each dynamic function the version nm -D writes (none for Base)",
+  ignore: !READY || LIBC === null,
+  fn: async () => {
+    const libz = [`${LIBC!.slice(0, LIBC!.lastIndexOf("/"))}/libz.so.1`].filter(isFile);
+    for (const path of [LIBC!, ...libz]) {
+      const listing = parseObjdumpSymbols(await run("objdump", ["-T", "-w", path]));
+      const ours = listing.exports.map((e, i) =>
+        `${e.address!.toString(16)} ${versionedExportNames(listing, i).join(" ")}`
+      ).sort();
+      const nm = (await run("nm", ["-D", "--defined-only", path])).split("\n")
+        .map((line) => /^0*([0-9a-f]+) [TWi] (\S+)$/.exec(line))
+        .filter((m) => m !== null).map((m) => `${m![1]} ${m![2]}`).sort();
+      assert.deepEqual(ours, nm, path);
     }
   },
 });

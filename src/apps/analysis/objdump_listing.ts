@@ -9,7 +9,12 @@
 
 import { sha256Hex } from "../../core/canonical_json.ts";
 import { demangle } from "../disasm/demangle.ts";
-import type { ImageFunction } from "../formats/binary_image.ts";
+import {
+  type ExportVersions,
+  HIDDEN_VERSION,
+  type ImageExport,
+  type ImageFunction,
+} from "../formats/binary_image.ts";
 import {
   type CalleeEntry,
   collectionOffsetOf,
@@ -30,6 +35,13 @@ export interface SymbolListing {
   functions: ImageFunction[];
   /** Whether objdump printed a static symbol table with entries (false: stripped or none). */
   hasStaticSymbols: boolean;
+  /** The defined functions of the dynamic symbol table, in its order. */
+  exports: ImageExport[];
+  /**
+   * Their symbol versions, from `-T`'s version column (`GLIBC_2.14` a default version,
+   * `(GLIBC_2.2.5)` another; `Base` none); absent when none carries one.
+   */
+  exportVersions?: ExportVersions;
 }
 
 /** An allocated section from `objdump -h -w`. */
@@ -40,10 +52,11 @@ export interface ListedSection {
   code: boolean;
 }
 
-const SYMBOL_LINE = /^([0-9a-f]{8,16}) (.{7}) (\S+)\s+([0-9a-f]+)\s+(?:(?:\(\S+\)|\S+)\s+)?(\S+)$/;
+const SYMBOL_LINE = /^([0-9a-f]{8,16}) (.{7}) (\S+)\s+([0-9a-f]+)\s+(?:(\(\S+\)|\S+)\s+)?(\S+)$/;
 
 /**
- * Parses `objdump -t -T -w` output: defined function symbols (flag F).
+ * Parses `objdump -t -T -w` output: defined function symbols (flag F) and indirect functions
+ * (flag i).
  *
  * @example
  * ```ts
@@ -59,6 +72,10 @@ export function parseObjdumpSymbols(text: string): SymbolListing {
   >();
   let table: "symtab" | "dynsym" = "symtab";
   let hasStaticSymbols = false;
+  const exports: ImageExport[] = [];
+  const codes: number[] = [];
+  const versionNames: string[] = [];
+  const versionIndex = new Map<string, number>();
   for (const line of text.split("\n")) {
     if (line.startsWith("DYNAMIC SYMBOL TABLE:")) table = "dynsym";
     else if (line.startsWith("SYMBOL TABLE:")) table = "symtab";
@@ -66,10 +83,27 @@ export function parseObjdumpSymbols(text: string): SymbolListing {
     const m = SYMBOL_LINE.exec(line);
     if (!m) continue;
     if (table === "symtab") hasStaticSymbols = true;
-    const [, address, flags, section, size] = m;
-    if (!flags!.includes("F") || section === "*UND*") continue;
-    const name = m[5]!.replace(/@.*$/, "");
+    const [, address, flags, section, size, version] = m;
+    // A function (F in the type column) or an indirect function (i: an IFUNC, as memcpy in libc).
+    if ((flags![6] !== "F" && flags![4] !== "i") || section === "*UND*") continue;
+    const name = m[6]!.replace(/@.*$/, "");
     const key = BigInt(`0x${address}`);
+    if (table === "dynsym") {
+      exports.push({ name, address: key });
+      // "Base" is the file's own base version: nm -D writes no version for it.
+      const hidden = version?.startsWith("(") ?? false;
+      const named = hidden ? version!.slice(1, -1) : version;
+      let code = 0;
+      if (named !== undefined && named !== "Base") {
+        let at = versionIndex.get(named);
+        if (at === undefined) {
+          at = versionNames.push(named);
+          versionIndex.set(named, at);
+        }
+        code = at | (hidden ? HIDDEN_VERSION : 0);
+      }
+      codes.push(code);
+    }
     const entry = byAddress.get(key) ?? { names: [], size: 0n, source: table };
     if (!entry.names.includes(name)) entry.names.push(name);
     const bytes = BigInt(`0x${size}`);
@@ -83,7 +117,16 @@ export function parseObjdumpSymbols(text: string): SymbolListing {
     const names = entry.names.sort();
     return { address, size: entry.size, name: names[0]!, names, source: entry.source };
   });
-  return { addresses, names: functions.map((f) => f.name), functions, hasStaticSymbols };
+  return {
+    addresses,
+    names: functions.map((f) => f.name),
+    functions,
+    hasStaticSymbols,
+    exports,
+    ...(versionNames.length > 0
+      ? { exportVersions: { names: versionNames, index: Uint16Array.from(codes) } }
+      : {}),
+  };
 }
 
 const SECTION_LINE =

@@ -247,7 +247,7 @@ export function objdumpProvider(
     return {
       symbols,
       sections: parseObjdumpSections(text),
-      table: new ProcedureTable(symbols.functions),
+      table: new ProcedureTable(symbols.functions, symbols),
     };
   };
 
