@@ -311,7 +311,7 @@ export class ProgramAnalysis {
     if (!this.#index || !same) {
       this.#indexLimits = wanted;
       this.#index = this.#buildIndex(wanted, control);
-      this.#index.then(collectGarbageSoon, () => {});
+      this.#index.then(() => collectGarbageSoon(), () => {});
       this.#index.catch(() => {
         this.#index = null;
         this.#indexLimits = null;

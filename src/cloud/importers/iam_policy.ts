@@ -683,8 +683,9 @@ export function grantsOnResource(
  * the boundary's) the narrower one is kept where one covers the other (`s3:*` and
  * `s3:GetObject` give `s3:GetObject`), and where neither does, the patterns of the actions both
  * match (`s3:Get*` and `s3:*Object` give `s3:Get*Object`; see
- * {@linkcode intersectActionPatterns}). An identity `NotAction` grant counts as its whole service. Conditional when either is. When both name so many patterns that their pairs
- * pass {@linkcode MAX_BOUNDARY_PAIRS}, the identity's grant is kept, marked conditional.
+ * {@linkcode intersectActionPatterns}). An identity `NotAction` grant counts as its whole
+ * service. Conditional when either is. When both name so many patterns that their pairs pass
+ * {@linkcode MAX_BOUNDARY_PAIRS}, the identity's grant is kept, marked conditional.
  */
 export function withinBoundary(
   grant: ResourceGrant,
@@ -756,9 +757,7 @@ export function intersectActionPatterns(a: string, b: string): string[] | null {
       const cb = b[j]!;
       const parts: [string, string[] | null][] = [];
       if (ca === "*" && cb === "*") {
-        const first = rest(i + 1, j);
-        const second = rest(i, j + 1);
-        parts.push(["*", first], ["*", second]);
+        parts.push(["*", rest(i + 1, j)], ["*", rest(i, j + 1)]);
       } else if (ca === "*") {
         parts.push(["", rest(i + 1, j)], [cb, rest(i, j + 1)]);
       } else if (cb === "*") {
