@@ -14,7 +14,7 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { fails, hasProgram, type Loose, ok, run, withTempRoot } from "./helpers/in_memory.ts";
 import { inventoryAll } from "./helpers/inventory.ts";
-import { readelfImageEnd, readobjPeImageEnd } from "./helpers/image_end.ts";
+import { objdumpMachOImageEnd, readelfImageEnd, readobjPeImageEnd } from "./helpers/image_end.ts";
 import { npmFixture } from "./helpers/npm_fixtures.ts";
 
 const HAVE = hasProgram("zip") && hasProgram("unzip");
@@ -260,5 +260,43 @@ Deno.test({
           `${certificate.length} bytes follow the end-of-central-directory record`,
         ),
       );
+    }),
+});
+
+const MACHO_STUB = HAVE && hasProgram("llvm-objdump-14")
+  ? await npmFixture("@esbuild/darwin-arm64@0.28.2", "bin/esbuild")
+  : null;
+
+Deno.test({
+  name:
+    "a Mach-O followed by a zip: its overlay starts where llvm-objdump's segments, tables and code signature end, and it opens as that zip",
+  ignore: MACHO_STUB === null || SOURCES.length === 0,
+  fn: () =>
+    withTempRoot("casefile-macho-self-extractor-", async ({ client, dir }) => {
+      const plain = `${dir}/plain.zip`;
+      await run("zip", ["-q", "-r", plain, ...SOURCES]);
+      const stub = await Deno.readFile(MACHO_STUB!);
+      const zip = await Deno.readFile(plain);
+      // The stub alone: its code signature closes the file, and nothing follows it.
+      const alone = `${dir}/esbuild`;
+      await Deno.writeFile(alone, stub);
+      assert.equal(await objdumpMachOImageEnd(alone), stub.length);
+      await ok(client, "open_binary", { path: alone });
+      assert.equal(((await ok(client, "binary_overview", {})).result as Loose).overlay, null);
+
+      const path = `${dir}/installer`;
+      await Deno.writeFile(path, new Uint8Array([...stub, ...zip]));
+      assert.equal(await objdumpMachOImageEnd(path), stub.length);
+      const binary = await ok(client, "open_binary", { path });
+      assert.equal((binary.result.target as Loose).format, "mach-o");
+      assert.deepEqual(((await ok(client, "binary_overview", {})).result as Loose).overlay, {
+        offset: stub.length,
+        size: zip.length,
+        format: "zip",
+      });
+      await ok(client, "open_binary", { path, provider_id: "rea-artifact-graph" });
+      const { full, members } = await rootMembers(client);
+      assert.equal(full.manifest.complete, true);
+      assert.deepEqual(members, [...await peerMembers(path)].sort());
     }),
 });

@@ -53,3 +53,24 @@ export async function readobjPeImageEnd(path: string): Promise<number> {
   }
   return end;
 }
+
+/**
+ * Where a thin 64-bit Mach-O image ends as `llvm-objdump-14 --macho --private-headers` describes
+ * it: past the header and load commands, every segment's file content, the symbol and string
+ * tables and every linkedit data blob (the code signature among them).
+ */
+export async function objdumpMachOImageEnd(path: string): Promise<number> {
+  const out = await run("llvm-objdump-14", ["--macho", "--private-headers", path]);
+  const number = (m: RegExpMatchArray, i: number): number => Number(m[i]);
+  let end = 32 + Number(/MH_MAGIC_64\s+\S+\s+\S+\s+\S+\s+\S+\s+\d+\s+(\d+)/.exec(out)![1]);
+  for (const m of out.matchAll(/fileoff (\d+)\s+filesize (\d+)/g)) {
+    end = Math.max(end, number(m, 1) + number(m, 2));
+  }
+  for (const m of out.matchAll(/symoff (\d+)\s+nsyms (\d+)\s+stroff (\d+)\s+strsize (\d+)/g)) {
+    end = Math.max(end, number(m, 1) + 16 * number(m, 2), number(m, 3) + number(m, 4));
+  }
+  for (const m of out.matchAll(/dataoff (\d+)\s+datasize (\d+)/g)) {
+    end = Math.max(end, number(m, 1) + number(m, 2));
+  }
+  return end;
+}

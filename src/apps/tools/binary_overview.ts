@@ -88,7 +88,13 @@ export function binaryOverviewTool(context: AppsContext): ToolDefinition {
             ? [`Only the first 100 of ${image.libraries.length} libraries are listed.`]
             : []),
           ...(image.overlay === undefined
-            ? [`Data after the image (an overlay) is not looked for in ${image.format} files.`]
+            ? [
+              `Data after the image (an overlay) is not looked for in ${
+                image.format === "mach-o"
+                  ? "universal Mach-O files or Mach-O relocatable objects"
+                  : `${image.format} files`
+              }.`,
+            ]
             : []),
         ],
       };

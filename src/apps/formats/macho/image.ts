@@ -76,18 +76,51 @@ export function machOImages(bytes: Uint8Array, fileName: string): BinaryImage[] 
   const seen = new Map<string, number>();
   return file.slices.map((slice) => {
     let document = fileName;
+    // A thin file's image may be followed by data of its own (an overlay); a slice of a
+    // universal file ends where the universal header says.
+    const overlay = file.universal ? undefined : machOOverlay(slice, bytes.length);
     if (file.universal) {
       const n = (seen.get(slice.cpuName) ?? 0) + 1;
       seen.set(slice.cpuName, n);
       document = `${fileName} (${slice.cpuName}${n > 1 ? ` ${n}` : ""})`;
     }
-    return withGoTable(sliceImage(
+    const image = sliceImage(
       slice,
       bytes.subarray(slice.offset, slice.offset + slice.size),
       document,
       universalWarnings,
-    ));
+    );
+    return withGoTable(overlay === undefined ? image : { ...image, overlay });
   });
+}
+
+/** Bytes of a `nlist` / `nlist_64` entry. */
+const NLIST_BYTES = { 32: 12, 64: 16 } as const;
+
+/**
+ * What follows a thin file's image: past the header and load commands, every segment's file
+ * content (`__LINKEDIT` holds the symbol and string tables, the dyld information and the code
+ * signature) and the symbol and string tables; null when nothing does. Undefined for a
+ * relocatable object, whose relocation entries lie outside its one segment and are not measured.
+ */
+function machOOverlay(
+  slice: MachOSlice,
+  length: number,
+): { offset: number; size: number } | null | undefined {
+  if (slice.fileType === "object") return undefined;
+  let end = (slice.bits === 64 ? 32 : 28) + slice.sizeofcmds;
+  for (const segment of slice.segments) {
+    if (segment.fileSize > 0) end = Math.max(end, segment.fileOffset + segment.fileSize);
+  }
+  const symtab = slice.symtab;
+  if (symtab !== null) {
+    end = Math.max(
+      end,
+      symtab.symbolOffset + symtab.symbolCount * NLIST_BYTES[slice.bits],
+      symtab.stringOffset + symtab.stringSize,
+    );
+  }
+  return end < length ? { offset: end, size: length - end } : null;
 }
 
 const SOURCE_RANK: Readonly<Partial<Record<FunctionSource, number>>> = {
