@@ -29,7 +29,10 @@ const RECORDED = {
   // reference scan), and with the loader's functions above (twice: crt's call to its helper is
   // no longer an unknown call target).
   analyze_function: "ev_5323b7918db1a634d01e2a58b417e31e71cb8349982deb583a3b595d3c1eb768",
-  procedure_callees: "ev_b05a60d85506ddcc775985adb66654ee9d13540195cc1f89d4843376b1556b64",
+  // Re-recorded when callees reached through the library's own PLT stubs (jq_compile_args calls
+  // jv_get_kind@plt, jv_free@plt and others libjq defines) came with a limitation saying the
+  // loader binds them by name.
+  procedure_callees: "ev_c54a6e1f2febabb54bb771daa43bf544e932855c7b84a4e815a2634ec3323439",
 };
 
 Deno.test({

@@ -256,12 +256,18 @@ export async function buildDossier(
     if (entry.name) names.add(entry.name);
     return true;
   };
+  /** Call and tail-jump sites that reach the document's own function through its PLT stub. */
+  let throughOwnStubs = 0;
+  const ownStub = (target: bigint, landing: bigint): boolean =>
+    image.format === "elf" && landing !== target &&
+    program.localBindingAt(target)?.stub === target;
   decoded.instructions.forEach((insn, k) => {
     const flow = flows[k]!;
     if (flow.kind === "call") {
       if (flow.target !== null) {
         // A call through a stub of the image's own function is a call to that function.
         const landing = program.callTarget(flow.target);
+        if (ownStub(flow.target, landing)) throughOwnStubs++;
         let entry = callees.get(landing);
         if (!entry) {
           entry = {
@@ -280,6 +286,7 @@ export async function buildDossier(
     if (flow.kind === "jump" || flow.kind === "conditional-jump") {
       if (flow.target !== null && !inside(flow.target)) {
         const landing = program.callTarget(flow.target);
+        if (ownStub(flow.target, landing)) throughOwnStubs++;
         let entry = tails.get(landing);
         if (!entry) {
           entry = {
@@ -337,6 +344,14 @@ export async function buildDossier(
   if (indirect.length > 0) {
     limitations.push(
       `${indirect.length} indirect call site(s): their targets are unknown statically.`,
+    );
+  }
+  if (throughOwnStubs > 0) {
+    limitations.push(
+      `${throughOwnStubs} call or jump site(s) go through this object's own PLT stubs to its own ` +
+        "exported functions and are listed as those functions: the dynamic loader binds such " +
+        "calls by symbol name, so a definition loaded before this object (the executable's, an " +
+        "LD_PRELOAD library's) would be called instead.",
     );
   }
   const unterminated = [...strings.values()].filter((s) => s.terminated === false).length;
