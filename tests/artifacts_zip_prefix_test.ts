@@ -14,7 +14,12 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { fails, hasProgram, type Loose, ok, run, withTempRoot } from "./helpers/in_memory.ts";
 import { inventoryAll } from "./helpers/inventory.ts";
-import { objdumpMachOImageEnd, readelfImageEnd, readobjPeImageEnd } from "./helpers/image_end.ts";
+import {
+  objdumpMachOImageEnd,
+  objdumpUniversalEnd,
+  readelfImageEnd,
+  readobjPeImageEnd,
+} from "./helpers/image_end.ts";
 import { npmFixture } from "./helpers/npm_fixtures.ts";
 
 const HAVE = hasProgram("zip") && hasProgram("unzip");
@@ -298,5 +303,41 @@ Deno.test({
       const { full, members } = await rootMembers(client);
       assert.equal(full.manifest.complete, true);
       assert.deepEqual(members, [...await peerMembers(path)].sort());
+    }),
+});
+
+const UNIVERSAL_STUB = HAVE && hasProgram("llvm-objdump-14")
+  ? await npmFixture("fsevents@2.3.3", "fsevents.node")
+  : null;
+
+Deno.test({
+  name:
+    "a universal Mach-O followed by a zip: every slice's overview reports what follows the last architecture llvm-objdump lists",
+  ignore: UNIVERSAL_STUB === null || SOURCES.length === 0,
+  fn: () =>
+    withTempRoot("casefile-universal-overlay-", async ({ client, dir }) => {
+      const plain = `${dir}/plain.zip`;
+      await run("zip", ["-q", "-r", plain, ...SOURCES]);
+      const stub = await Deno.readFile(UNIVERSAL_STUB!);
+      const zip = await Deno.readFile(plain);
+      const alone = `${dir}/fsevents.node`;
+      await Deno.writeFile(alone, stub);
+      assert.equal(await objdumpUniversalEnd(alone), stub.length);
+      const path = `${dir}/fsevents-with-zip.node`;
+      await Deno.writeFile(path, new Uint8Array([...stub, ...zip]));
+      assert.equal(await objdumpUniversalEnd(path), stub.length);
+      for (const [file, expected] of [[alone, null], [path, stub.length]] as const) {
+        await ok(client, "open_binary", { path: file });
+        const documents = (await ok(client, "list_documents", {})).result.documents as string[];
+        assert.ok(documents.length >= 2, `${file}: a document per slice`);
+        for (const name of documents) {
+          const overlay = (await ok(client, "binary_overview", { document: name })).result.overlay;
+          assert.deepEqual(
+            overlay,
+            expected === null ? null : { offset: expected, size: zip.length, format: "zip" },
+            `${file}: ${name}`,
+          );
+        }
+      }
     }),
 });

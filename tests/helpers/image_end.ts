@@ -74,3 +74,16 @@ export async function objdumpMachOImageEnd(path: string): Promise<number> {
   }
   return end;
 }
+
+/**
+ * Where a universal Mach-O file's architectures end as `llvm-objdump-14 --macho
+ * --universal-headers` lists them: past the last one (offset + size).
+ */
+export async function objdumpUniversalEnd(path: string): Promise<number> {
+  const out = await run("llvm-objdump-14", ["--macho", "--universal-headers", path]);
+  let end = 0;
+  for (const m of out.matchAll(/offset (\d+)\s+size (\d+)/g)) {
+    end = Math.max(end, Number(m[1]) + Number(m[2]));
+  }
+  return end;
+}

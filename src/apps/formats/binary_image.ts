@@ -290,7 +290,12 @@ export interface BinaryImage {
    * data (as pefile defines it, the certificate table being in it). Null when there are none;
    * absent when the reader does not say (Mach-O, WebAssembly).
    */
-  overlay?: { offset: number; size: number } | null;
+  overlay?: {
+    offset: number;
+    size: number;
+    /** Its first bytes, when they lie outside `bytes` (after a universal file's slices). */
+    head?: Uint8Array;
+  } | null;
   /**
    * Bytes of this document (a subarray of the opened file; for an x86-64 ELF
    * relocatable object, a copy with its call and jump relocations applied).

@@ -90,9 +90,7 @@ export function binaryOverviewTool(context: AppsContext): ToolDefinition {
           ...(image.overlay === undefined
             ? [
               `Data after the image (an overlay) is not looked for in ${
-                image.format === "mach-o"
-                  ? "universal Mach-O files or Mach-O relocatable objects"
-                  : `${image.format} files`
+                image.format === "mach-o" ? "Mach-O relocatable objects" : `${image.format} files`
               }.`,
             ]
             : []),
@@ -109,7 +107,7 @@ function overlayOf(
   const overlay = image.overlay;
   if (overlay === undefined || overlay === null) return null;
   const start = overlay.offset - image.fileBase;
-  const head = image.bytes.subarray(start, start + Math.min(overlay.size, 4096));
+  const head = overlay.head ?? image.bytes.subarray(start, start + Math.min(overlay.size, 4096));
   const sniffed = sniff(head, "");
   const format = sniffed.container ?? (sniffed.kind === "data" ? null : sniffed.kind);
   return { offset: overlay.offset, size: overlay.size, format };

@@ -76,9 +76,11 @@ export function machOImages(bytes: Uint8Array, fileName: string): BinaryImage[] 
   const seen = new Map<string, number>();
   return file.slices.map((slice) => {
     let document = fileName;
-    // A thin file's image may be followed by data of its own (an overlay); a slice of a
-    // universal file ends where the universal header says.
-    const overlay = file.universal ? undefined : machOOverlay(slice, bytes.length);
+    // A thin file's image may be followed by data of its own (an overlay); a universal file's
+    // follows its last slice, and each slice's document reports it.
+    const overlay = file.universal
+      ? universalOverlay(file.extent ?? bytes.length, bytes)
+      : machOOverlay(slice, bytes.length);
     if (file.universal) {
       const n = (seen.get(slice.cpuName) ?? 0) + 1;
       seen.set(slice.cpuName, n);
@@ -93,6 +95,22 @@ export function machOImages(bytes: Uint8Array, fileName: string): BinaryImage[] 
     return withGoTable(overlay === undefined ? image : { ...image, overlay });
   });
 }
+
+/** What follows every architecture of a universal file (its first bytes kept to name it). */
+function universalOverlay(
+  extent: number,
+  bytes: Uint8Array,
+): { offset: number; size: number; head: Uint8Array } | null {
+  if (extent >= bytes.length) return null;
+  return {
+    offset: extent,
+    size: bytes.length - extent,
+    head: bytes.slice(extent, Math.min(bytes.length, extent + OVERLAY_HEAD_BYTES)),
+  };
+}
+
+/** Bytes of a universal file's overlay kept to tell what it is. */
+const OVERLAY_HEAD_BYTES = 4096;
 
 /** Bytes of a `nlist` / `nlist_64` entry. */
 const NLIST_BYTES = { 32: 12, 64: 16 } as const;

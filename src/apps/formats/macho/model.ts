@@ -366,6 +366,11 @@ export interface MachOFile {
   /** The slices read, in the universal header's order (one for a thin file). */
   slices: MachOSlice[];
   /**
+   * A universal file: where its header and every architecture its header lists (read or not)
+   * end, within the file; what follows is none of them.
+   */
+  extent?: number;
+  /**
    * Every warning: the universal header's, then each slice's (prefixed with
    * `<cpu> slice: ` in a universal file).
    */

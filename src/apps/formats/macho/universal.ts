@@ -79,9 +79,11 @@ export function parseUniversal(bytes: Uint8Array, maxSymbols: number): MachOFile
   }
   const warnings: string[] = [];
   const kept: { index: number; arch: FatArch; end: number }[] = [];
+  let extent = tableEnd;
   for (let i = 0; i < count; i++) {
     const at = 8 + i * entrySize;
     const arch = readFatArch(bytes, at, is64);
+    if (arch.offset < length) extent = Math.max(extent, Math.min(length, arch.offset + arch.size));
     const label = `Universal architecture ${i} (${cpuName(arch.cputype, arch.cpusubtype)})`;
     if (arch.offset < tableEnd) {
       warnings.push(
@@ -156,5 +158,5 @@ export function parseUniversal(bytes: Uint8Array, maxSymbols: number): MachOFile
   for (const slice of slices) {
     for (const w of slice.warnings) all.push(`${slice.cpuName} slice: ${w}`);
   }
-  return { universal: true, slices, warnings: all };
+  return { universal: true, slices, warnings: all, extent };
 }
