@@ -194,6 +194,26 @@ Deno.test({
     }),
 });
 
+/**
+ * `stub` (a program's path) copied into `dir` alone, and again with a zip of SOURCES appended:
+ * the stub's and the zip's bytes, and both paths.
+ */
+async function stubAndZip(
+  dir: string,
+  stub: string,
+  name: string,
+): Promise<{ stub: Uint8Array; zip: Uint8Array; alone: string; path: string }> {
+  const plain = `${dir}/plain.zip`;
+  await run("zip", ["-q", "-r", plain, ...SOURCES]);
+  const bytes = await Deno.readFile(stub);
+  const zip = await Deno.readFile(plain);
+  const alone = `${dir}/${name}`;
+  await Deno.writeFile(alone, bytes);
+  const path = `${dir}/${name}-with-zip`;
+  await Deno.writeFile(path, new Uint8Array([...bytes, ...zip]));
+  return { stub: bytes, zip, alone, path };
+}
+
 const PE_STUB = HAVE && hasProgram("llvm-readobj-14") && hasProgram("objdump")
   ? await npmFixture("7zip-bin@5.2.0", "win/ia32/7za.exe")
   : null;
@@ -204,12 +224,7 @@ Deno.test({
   ignore: PE_STUB === null || SOURCES.length === 0,
   fn: () =>
     withTempRoot("casefile-pe-self-extractor-", async ({ client, dir }) => {
-      const plain = `${dir}/plain.zip`;
-      await run("zip", ["-q", "-r", plain, ...SOURCES]);
-      const stub = await Deno.readFile(PE_STUB!);
-      const zip = await Deno.readFile(plain);
-      const path = `${dir}/setup.exe`;
-      await Deno.writeFile(path, new Uint8Array([...stub, ...zip]));
+      const { stub, zip, alone, path } = await stubAndZip(dir, PE_STUB!, "7za.exe");
       const end = await readobjPeImageEnd(path);
       assert.equal(end, stub.length);
       const binary = await ok(client, "open_binary", { path });
@@ -221,8 +236,6 @@ Deno.test({
         format: "zip",
       });
       // The stub alone has nothing after its image.
-      const alone = `${dir}/7za.exe`;
-      await Deno.writeFile(alone, stub);
       await ok(client, "open_binary", { path: alone });
       assert.equal((await ok(client, "binary_overview", {})).result.overlay, null);
 
@@ -278,19 +291,12 @@ Deno.test({
   ignore: MACHO_STUB === null || SOURCES.length === 0,
   fn: () =>
     withTempRoot("casefile-macho-self-extractor-", async ({ client, dir }) => {
-      const plain = `${dir}/plain.zip`;
-      await run("zip", ["-q", "-r", plain, ...SOURCES]);
-      const stub = await Deno.readFile(MACHO_STUB!);
-      const zip = await Deno.readFile(plain);
+      const { stub, zip, alone, path } = await stubAndZip(dir, MACHO_STUB!, "esbuild");
       // The stub alone: its code signature closes the file, and nothing follows it.
-      const alone = `${dir}/esbuild`;
-      await Deno.writeFile(alone, stub);
       assert.equal(await objdumpMachOImageEnd(alone), stub.length);
       await ok(client, "open_binary", { path: alone });
       assert.equal(((await ok(client, "binary_overview", {})).result as Loose).overlay, null);
 
-      const path = `${dir}/installer`;
-      await Deno.writeFile(path, new Uint8Array([...stub, ...zip]));
       assert.equal(await objdumpMachOImageEnd(path), stub.length);
       const binary = await ok(client, "open_binary", { path });
       assert.equal((binary.result.target as Loose).format, "mach-o");
@@ -316,15 +322,8 @@ Deno.test({
   ignore: UNIVERSAL_STUB === null || SOURCES.length === 0,
   fn: () =>
     withTempRoot("casefile-universal-overlay-", async ({ client, dir }) => {
-      const plain = `${dir}/plain.zip`;
-      await run("zip", ["-q", "-r", plain, ...SOURCES]);
-      const stub = await Deno.readFile(UNIVERSAL_STUB!);
-      const zip = await Deno.readFile(plain);
-      const alone = `${dir}/fsevents.node`;
-      await Deno.writeFile(alone, stub);
+      const { stub, zip, alone, path } = await stubAndZip(dir, UNIVERSAL_STUB!, "fsevents.node");
       assert.equal(await objdumpUniversalEnd(alone), stub.length);
-      const path = `${dir}/fsevents-with-zip.node`;
-      await Deno.writeFile(path, new Uint8Array([...stub, ...zip]));
       assert.equal(await objdumpUniversalEnd(path), stub.length);
       for (const [file, expected] of [[alone, null], [path, stub.length]] as const) {
         await ok(client, "open_binary", { path: file });
