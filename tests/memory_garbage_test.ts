@@ -8,6 +8,7 @@
  */
 
 import assert from "node:assert/strict";
+import { startTaskFlags } from "./client_bench/harness.ts";
 import { heapChild } from "./helpers/heap_child.ts";
 import { largestSharedLibrary } from "./helpers/largest_library.ts";
 
@@ -19,10 +20,7 @@ const LEFT_STANDING = 3 * 1024 * 1024;
 
 /** The `--v8-flags` value of `deno task start`. */
 function startV8Flags(): string {
-  const config = JSON.parse(Deno.readTextFileSync(new URL("../deno.json", import.meta.url))) as {
-    tasks: Record<string, string>;
-  };
-  const flag = config.tasks.start!.split(/\s+/).find((word) => word.startsWith("--v8-flags="));
+  const flag = startTaskFlags().find((word) => word.startsWith("--v8-flags="));
   assert.ok(flag, "the start task passes V8 flags");
   return flag.slice("--v8-flags=".length);
 }

@@ -258,16 +258,15 @@ export async function buildDossier(
   };
   /** Call and tail-jump sites that reach the document's own function through its PLT stub. */
   let throughOwnStubs = 0;
-  const ownStub = (target: bigint, landing: bigint): boolean =>
-    image.format === "elf" && landing !== target &&
-    program.localBindingAt(target)?.stub === target;
+  const ownStub = (target: bigint): boolean =>
+    image.format === "elf" && program.localBindingAt(target)?.stub === target;
   decoded.instructions.forEach((insn, k) => {
     const flow = flows[k]!;
     if (flow.kind === "call") {
       if (flow.target !== null) {
         // A call through a stub of the image's own function is a call to that function.
         const landing = program.callTarget(flow.target);
-        if (ownStub(flow.target, landing)) throughOwnStubs++;
+        if (ownStub(flow.target)) throughOwnStubs++;
         let entry = callees.get(landing);
         if (!entry) {
           entry = {
@@ -286,7 +285,7 @@ export async function buildDossier(
     if (flow.kind === "jump" || flow.kind === "conditional-jump") {
       if (flow.target !== null && !inside(flow.target)) {
         const landing = program.callTarget(flow.target);
-        if (ownStub(flow.target, landing)) throughOwnStubs++;
+        if (ownStub(flow.target)) throughOwnStubs++;
         let entry = tails.get(landing);
         if (!entry) {
           entry = {

@@ -311,8 +311,7 @@ export class ProgramAnalysis {
     if (!this.#index || !same) {
       this.#indexLimits = wanted;
       this.#index = this.#buildIndex(wanted, control);
-      this.#index.then(() => collectGarbageSoon(), () => {});
-      this.#index.catch(() => {
+      this.#index.then(() => collectGarbageSoon(), () => {
         this.#index = null;
         this.#indexLimits = null;
       });

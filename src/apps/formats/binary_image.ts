@@ -228,6 +228,11 @@ export function versionedExportNames(
   return out;
 }
 
+/** The overlay of a `length`-byte file whose image ends at `end`: what follows, or null. */
+export function overlayAfter(end: number, length: number): { offset: number; size: number } | null {
+  return end < length ? { offset: end, size: length - end } : null;
+}
+
 /** The format-neutral view of one analysis document. */
 export interface BinaryImage {
   format: "elf" | "pe" | "mach-o" | "wasm";
@@ -287,8 +292,10 @@ export interface BinaryImage {
    * The bytes after the executable image (an installer's payload, a self-extractor's archive,
    * a PE's Authenticode certificate table, appended data), as file offset and size: for ELF past
    * every header table, section and segment, for PE past the headers and every section's raw
-   * data (as pefile defines it, the certificate table being in it). Null when there are none;
-   * absent when the reader does not say (Mach-O, WebAssembly).
+   * data (as pefile defines it, the certificate table being in it), for Mach-O past every
+   * segment and the symbol tables (for a universal file, past its last architecture). Null when
+   * there are none; absent when the reader does not say (a Mach-O relocatable object,
+   * WebAssembly).
    */
   overlay?: {
     offset: number;

@@ -35,6 +35,7 @@ import {
   type ImageImport,
   type ImageLocalBinding,
   type ImageSection,
+  overlayAfter,
 } from "../binary_image.ts";
 
 /** Options for {@linkcode elfImage}. */
@@ -265,7 +266,7 @@ function elfOverlay(
   for (const [start, stop] of elfHeaderRanges(bytes, Infinity) ?? []) reach(start, stop - start);
   for (const s of elf.sections) if (s.type !== SHT_NOBITS) reach(s.offset, s.size);
   for (const s of elf.segments) reach(s.offset, s.fileSize);
-  return end < length ? { offset: end, size: length - end } : null;
+  return overlayAfter(end, length);
 }
 
 /**

@@ -6,13 +6,14 @@
  */
 
 import { withGoTable } from "../go/functions.ts";
-import type {
-  BinaryImage,
-  FunctionSource,
-  ImageExport,
-  ImageFunction,
-  ImageImport,
-  ImageSection,
+import {
+  type BinaryImage,
+  type FunctionSource,
+  type ImageExport,
+  type ImageFunction,
+  type ImageImport,
+  type ImageSection,
+  overlayAfter,
 } from "../binary_image.ts";
 import {
   CPU_TYPE_ARM,
@@ -101,12 +102,8 @@ function universalOverlay(
   extent: number,
   bytes: Uint8Array,
 ): { offset: number; size: number; head: Uint8Array } | null {
-  if (extent >= bytes.length) return null;
-  return {
-    offset: extent,
-    size: bytes.length - extent,
-    head: bytes.slice(extent, Math.min(bytes.length, extent + OVERLAY_HEAD_BYTES)),
-  };
+  const overlay = overlayAfter(extent, bytes.length);
+  return overlay && { ...overlay, head: bytes.slice(extent, extent + OVERLAY_HEAD_BYTES) };
 }
 
 /** Bytes of a universal file's overlay kept to tell what it is. */
@@ -138,7 +135,7 @@ function machOOverlay(
       symtab.stringOffset + symtab.stringSize,
     );
   }
-  return end < length ? { offset: end, size: length - end } : null;
+  return overlayAfter(end, length);
 }
 
 const SOURCE_RANK: Readonly<Partial<Record<FunctionSource, number>>> = {

@@ -8,7 +8,12 @@
  */
 
 import { withGoTable } from "../go/functions.ts";
-import type { BinaryImage, FunctionSource, ImageExport } from "../binary_image.ts";
+import {
+  type BinaryImage,
+  type FunctionSource,
+  type ImageExport,
+  overlayAfter,
+} from "../binary_image.ts";
 import type { ImageFunction, ImageImport, ImageSection } from "../binary_image.ts";
 import type { PeFile, PeSection } from "./model.ts";
 import {
@@ -138,7 +143,7 @@ function peOverlay(
     if (s.rawDataSize === 0 || s.rawDataPointer >= length) continue;
     end = Math.max(end, Math.min(length, s.rawDataPointer + s.rawDataSize));
   }
-  return end < length ? { offset: end, size: length - end } : null;
+  return overlayAfter(end, length);
 }
 
 /** Which source a function reports when several know it (lower wins). */
